@@ -1,0 +1,3 @@
+module graphcc
+
+go 1.26
