@@ -1,0 +1,135 @@
+// Package control is the one control loop that the simulator and the testbed
+// share: every control interval a fabric reports per-port telemetry, a Policy
+// reads it and writes the ECN marking settings of every switch egress port.
+//
+// Ports are indexed by topo.PortID in every slice of this package. Ports whose
+// source is a host carry telemetry (hosts' NIC links are neighbours in the agent
+// graph) but their ECN settings are ignored: hosts do not mark.
+package control
+
+import (
+	"fmt"
+	"math"
+
+	"graphcc/topo"
+)
+
+// KB is the unit of ECN thresholds in HPCC's configuration files: 1000 bytes.
+const KB = 1000
+
+// ECN is the RED-style marking setting of one egress port. A packet leaving
+// the port is marked with probability 0 when the bytes still queued behind it,
+// q, are at most KMin; PMax*(q-KMin)/(KMax-KMin) when KMin < q <= KMax; and 1
+// when q > KMax.
+type ECN struct {
+	KMin int64   // bytes
+	KMax int64   // bytes
+	PMax float64 // marking probability at KMax, in [0, 1]
+}
+
+// Validate reports whether e is a usable setting.
+func (e ECN) Validate() error {
+	switch {
+	case e.KMin < 0:
+		return fmt.Errorf("ecn: kmin %d bytes is negative", e.KMin)
+	case e.KMax < e.KMin:
+		return fmt.Errorf("ecn: kmax %d bytes is below kmin %d bytes", e.KMax, e.KMin)
+	case !(e.PMax >= 0 && e.PMax <= 1): // also rejects NaN
+		return fmt.Errorf("ecn: pmax %v is outside [0, 1]", e.PMax)
+	}
+	return nil
+}
+
+// Prob returns the marking probability for a packet that leaves q bytes
+// queued behind it.
+func (e ECN) Prob(q int64) float64 {
+	switch {
+	case q > e.KMax:
+		return 1
+	case q > e.KMin:
+		return e.PMax * float64(q-e.KMin) / float64(e.KMax-e.KMin)
+	}
+	return 0
+}
+
+// String formats e as HPCC's configuration does: thresholds in KB.
+func (e ECN) String() string {
+	return fmt.Sprintf("kmin=%gKB kmax=%gKB pmax=%g", float64(e.KMin)/KB, float64(e.KMax)/KB, e.PMax)
+}
+
+// Alibaba returns the static DCQCN thresholds of Alibaba's production fabric
+// (the HPCC defaults), scaled by port rate: kmin = 100 KB, kmax = 400 KB per
+// 25 Gbps, pmax = 0.2.
+func Alibaba(rate int64) ECN {
+	scale := float64(rate) / float64(25*topo.Gbps)
+	return ECN{
+		KMin: int64(math.Round(100 * KB * scale)),
+		KMax: int64(math.Round(400 * KB * scale)),
+		PMax: 0.2,
+	}
+}
+
+// PortSample is the telemetry of one egress port over one control interval.
+type PortSample struct {
+	TxBytes     int64 // bytes that finished serialization in the interval
+	MarkedBytes int64 // of those, bytes of packets marked CE at this port
+	QueueBytes  int64 // bytes queued at the end of the interval (-1 where the fabric cannot tell)
+	EnqPackets  int64 // packets enqueued in the interval
+	EnqDepthSum int64 // sum over those packets of the queued bytes each met on arrival
+	EnqDepthMax int64 // largest queued bytes a packet met on arrival in the interval
+}
+
+// QueueFeature is the queue length the policies see: the mean depth, in
+// bytes, that packets met at enqueue during the interval, or 0 if none arrived.
+// It is the one definition both fabrics can compute: the simulator knows each
+// packet's depth, the testbed derives it from a per-port depth histogram
+// counted in the P4 pipeline.
+func (s PortSample) QueueFeature() float64 {
+	if s.EnqPackets == 0 {
+		return 0
+	}
+	return float64(s.EnqDepthSum) / float64(s.EnqPackets)
+}
+
+// Utilization returns the fraction of the port's rate used in an interval of
+// dt picoseconds.
+func (s PortSample) Utilization(rate, dt int64) float64 {
+	return float64(s.TxBytes) * 8 * float64(topo.Second) / (float64(dt) * float64(rate))
+}
+
+// MarkingRate returns the marked bytes as a fraction of the port's capacity in
+// an interval of dt picoseconds.
+func (s PortSample) MarkingRate(rate, dt int64) float64 {
+	return float64(s.MarkedBytes) * 8 * float64(topo.Second) / (float64(dt) * float64(rate))
+}
+
+// Telemetry is what a fabric reports at the end of one control interval.
+type Telemetry struct {
+	Now      int64        // end of the interval, picoseconds of fabric time
+	Interval int64        // length of the interval, picoseconds
+	Ports    []PortSample // indexed by topo.PortID
+}
+
+// A Policy chooses ECN settings from telemetry. Decide is called once per
+// control interval with the current settings in ecn (indexed by topo.PortID);
+// it overwrites the entries it wants to change. A Policy is used by one
+// fabric at a time; Decide must not keep t or ecn after it returns.
+type Policy interface {
+	Decide(t *Telemetry, ecn []ECN)
+}
+
+// Static is the policy that never changes a setting: the fabric keeps the
+// settings it was started with (Alibaba's thresholds by default).
+type Static struct{}
+
+// Decide leaves every setting as it is.
+func (Static) Decide(*Telemetry, []ECN) {}
+
+// StaticSettings returns Alibaba's thresholds for every port of f.
+func StaticSettings(f *topo.Fabric) []ECN {
+	ecn := make([]ECN, len(f.Ports))
+	for i, p := range f.Ports {
+		ecn[i] = Alibaba(p.Rate)
+	}
+	return ecn
+}
