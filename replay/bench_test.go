@@ -1,0 +1,44 @@
+package replay
+
+import (
+	"testing"
+
+	"graphcc/topo"
+)
+
+// benchScenario is the benchmark scenario of the README: the GraphCC Clos,
+// FB_Hadoop at 60 % load without incasts, 25 ms of arrivals, seed 1.
+func benchScenario(b testing.TB, load float64) Config {
+	b.Helper()
+	f, err := topo.Clos(topo.DefaultClos())
+	if err != nil {
+		b.Fatal(err)
+	}
+	g := DefaultGen()
+	g.Load = load
+	g.Incast.Period = 0
+	flows, err := Generate(f, g)
+	if err != nil {
+		b.Fatal(err)
+	}
+	return Config{Fabric: f, Flows: flows, Seed: 1}
+}
+
+// BenchmarkRun simulates the benchmark scenario to the end; events/s and
+// the simulated-to-wall ratio are reported as metrics.
+func BenchmarkRun(b *testing.B) {
+	cfg := benchScenario(b, 0.6)
+	b.ReportAllocs()
+	b.ResetTimer()
+	var r *Result
+	for i := 0; i < b.N; i++ {
+		var err error
+		if r, err = Run(cfg); err != nil {
+			b.Fatal(err)
+		}
+	}
+	b.StopTimer()
+	sec := b.Elapsed().Seconds() / float64(b.N)
+	b.ReportMetric(float64(r.Counters.Events)/sec, "events/s")
+	b.ReportMetric(r.Summary.SimSeconds/sec, "sim/wall")
+}

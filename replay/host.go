@@ -1,0 +1,233 @@
+package replay
+
+import (
+	"math"
+
+	"graphcc/topo"
+)
+
+// This file is the RDMA NIC of a host, as HPCC's RdmaHw and QbbNetDevice: one
+// queue pair per flow paced by DCQCN and limited by the fixed window, round
+// robin between queue pairs, ACKs served first, per-packet ACKs with the CNP
+// flag for CE-marked data, NACK and go-back-N on a gap.
+
+// arrivals starts every flow whose time has come and arms the next arrival.
+func (s *Sim) arrivals() {
+	for s.next < len(s.order) && s.flows[s.order[s.next]].start <= s.now {
+		s.startFlow(s.order[s.next])
+		s.next++
+	}
+	if s.next < len(s.order) {
+		s.q.schedule(s.arrivalSrc(), s.flows[s.order[s.next]].start)
+	}
+}
+
+func (s *Sim) startFlow(i int32) {
+	fl := &s.flows[i]
+	fl.fwd, fl.fwdN = s.route(fl.src, fl.dst, fl.sport, fl.dport)
+	fl.rev, fl.revN = s.route(fl.dst, fl.src, fl.dport, fl.sport)
+	h := &s.hosts[fl.src]
+	fl.cc.Reset(&h.cc, s.ports[h.port].rate)
+	fl.nextAvail = s.now
+	fl.progress = s.now
+	h.active = append(h.active, i)
+	if s.rto > 0 {
+		s.armFlow(i)
+	}
+	s.nicSend(h.port)
+}
+
+// armFlow keeps the one pending event of flow i at its next DCQCN timer or,
+// with PFC off, its next loss-timeout check, whichever comes first.
+func (s *Sim) armFlow(i int32) {
+	fl := &s.flows[i]
+	t := fl.cc.Next()
+	if s.rto > 0 {
+		t = min(t, fl.progress+s.rto)
+	}
+	if t != math.MaxInt64 {
+		s.q.schedule(s.flowSrc(i), t)
+	} else {
+		s.q.cancel(s.flowSrc(i))
+	}
+}
+
+// flowTimer runs flow i's due DCQCN timers and its loss timeout.
+func (s *Sim) flowTimer(i int32) {
+	fl := &s.flows[i]
+	fl.cc.Advance(s.now)
+	if s.rto > 0 && s.now >= fl.progress+s.rto {
+		fl.progress = s.now
+		if fl.sndNxt > fl.sndUna {
+			fl.sndNxt = fl.sndUna
+			s.c.Timeouts++
+			s.nicSend(s.hosts[fl.src].port)
+		}
+	}
+	s.armFlow(i)
+}
+
+func (s *Sim) winBound(fl *flowState) bool {
+	return s.window > 0 && fl.sndNxt-fl.sndUna >= s.window
+}
+
+// nicSend starts the next transmission of an idle host port: an ACK if one
+// waits, else a data packet of the next eligible queue pair in round-robin
+// order; if every queue pair with data is pacing, it wakes the port when the
+// first may send.
+func (s *Sim) nicSend(p topo.PortID) {
+	pt := &s.ports[p]
+	if pt.freeAt > s.now {
+		s.wake(p)
+		return
+	}
+	if pt.paused {
+		return
+	}
+	h := &s.hosts[pt.src]
+	if i := pt.qHead; i >= 0 {
+		pt.qHead = s.pkts[i].next
+		if pt.qHead < 0 {
+			pt.qTail = -1
+		}
+		pt.qBytes -= int64(s.pkts[i].size)
+		s.transmit(p, i)
+		s.nicMore(p, h)
+		return
+	}
+	n := len(h.active)
+	for k := 1; k <= n; k++ {
+		idx := (h.rr + k) % n
+		fi := h.active[idx]
+		fl := &s.flows[fi]
+		if fl.sndNxt < fl.size && !s.winBound(fl) {
+			if fl.nextAvail > s.now {
+				continue
+			}
+			h.rr = idx
+			s.sendData(p, fi)
+			s.nicMore(p, h)
+			return
+		}
+	}
+	wake := int64(math.MaxInt64)
+	for _, fi := range h.active {
+		if fl := &s.flows[fi]; fl.sndNxt < fl.size && fl.nextAvail < wake {
+			wake = fl.nextAvail
+		}
+	}
+	if wake != math.MaxInt64 && wake > s.now {
+		s.q.schedule(s.portSrc(p), wake)
+	}
+}
+
+// nicMore arms host port p's event at the end of its transmission if it may
+// have more to send then.
+func (s *Sim) nicMore(p topo.PortID, h *hostState) {
+	if s.ports[p].qHead >= 0 || len(h.active) > 0 {
+		s.q.schedule(s.portSrc(p), s.ports[p].freeAt)
+	}
+}
+
+func (s *Sim) sendData(p topo.PortID, fi int32) {
+	fl := &s.flows[fi]
+	payload := min(int64(s.p.Payload), fl.size-fl.sndNxt)
+	size := payload + int64(s.p.Header)
+	i := s.alloc()
+	s.pkts[i] = packet{next: -1, flow: fi, kind: kData, size: int32(size), payload: int32(payload), seq: fl.sndNxt}
+	fl.sndNxt += payload
+	s.c.SentPayload += payload
+	s.transmit(p, i)
+	fl.nextAvail = s.now + serialization(size, fl.cc.Rate())
+}
+
+// hostReceive takes packet i at the host at the end of its route.
+func (s *Sim) hostReceive(i int32) {
+	pk := s.pkts[i]
+	s.release(i)
+	fl := &s.flows[pk.flow]
+	switch pk.kind {
+	case kData:
+		switch {
+		case pk.seq == fl.rcvNxt:
+			fl.rcvNxt += int64(pk.payload)
+			s.c.DeliverPayload += int64(pk.payload)
+			s.sendAck(pk.flow, kAck, pk.ce)
+		case pk.seq > fl.rcvNxt:
+			if s.now >= fl.nackAt || fl.lastNack != fl.rcvNxt {
+				fl.nackAt = s.now + s.p.NackInterval
+				fl.lastNack = fl.rcvNxt
+				s.sendAck(pk.flow, kNack, pk.ce)
+			}
+		}
+	case kAck, kNack:
+		if fl.done {
+			return
+		}
+		if pk.seq > fl.sndUna {
+			fl.sndUna = pk.seq
+			fl.progress = s.now
+		}
+		if fl.sndUna >= fl.size {
+			s.complete(pk.flow)
+			return
+		}
+		if pk.kind == kNack || fl.sndNxt < fl.sndUna {
+			if pk.kind == kNack {
+				s.c.Retransmits++
+			}
+			fl.sndNxt = fl.sndUna
+		}
+		if pk.cnp {
+			fl.cc.OnCNP(s.now)
+			s.armFlow(pk.flow)
+		}
+		s.nicSend(s.hosts[fl.src].port)
+	}
+}
+
+// sendAck queues an ACK or NACK of flow fi at its receiver's NIC.
+func (s *Sim) sendAck(fi int32, kind uint8, cnp bool) {
+	fl := &s.flows[fi]
+	i := s.alloc()
+	s.pkts[i] = packet{next: -1, flow: fi, kind: kind, size: int32(s.p.AckSize), seq: fl.rcvNxt, cnp: cnp}
+	p := s.routes[fl.rev]
+	pt := &s.ports[p]
+	if pt.qTail < 0 {
+		pt.qHead = i
+	} else {
+		s.pkts[pt.qTail].next = i
+	}
+	pt.qTail = i
+	pt.qBytes += int64(s.p.AckSize)
+	s.nicSend(p)
+}
+
+func (s *Sim) complete(fi int32) {
+	fl := &s.flows[fi]
+	fl.done = true
+	fl.cc.Stop()
+	s.q.cancel(s.flowSrc(fi))
+	h := &s.hosts[fl.src]
+	if k := indexOf(h.active, fi); k >= 0 {
+		h.active = append(h.active[:k], h.active[k+1:]...)
+		if h.rr >= k && h.rr > 0 {
+			h.rr--
+		}
+	}
+	s.done++
+	s.fct = append(s.fct, FCT{
+		Src: fl.src, Dst: fl.dst, SPort: int(fl.sport), DPort: int(fl.dport),
+		Size: fl.size, Start: fl.start, FCT: s.now - fl.start,
+		Standalone: Standalone(s.f, fl.src, fl.dst, fl.size, s.p.Payload, s.p.Header),
+	})
+}
+
+func indexOf(a []int32, v int32) int {
+	for k, x := range a {
+		if x == v {
+			return k
+		}
+	}
+	return -1
+}

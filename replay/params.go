@@ -1,0 +1,120 @@
+package replay
+
+import (
+	"fmt"
+
+	"graphcc/dcqcn"
+	"graphcc/topo"
+)
+
+// Params are the constants of the simulated hardware. DefaultParams gives
+// HPCC's values (the configuration of DESIGN.md); every field can be changed.
+type Params struct {
+	// Payload is the largest data payload per packet, bytes (HPCC's
+	// PACKET_PAYLOAD_SIZE, 1000).
+	Payload int
+	// Header is the per-packet header overhead of a data packet, bytes: 14
+	// link, 20 IPv4, 8 UDP, 6 sequence/priority (48).
+	Header int
+	// AckSize is the wire size of an ACK or NACK, bytes (60).
+	AckSize int
+	// PFCSize is the wire size of a PFC PAUSE or RESUME frame, bytes (64).
+	PFCSize int
+
+	// PFC turns priority flow control on. With it off, a switch drops a
+	// packet that finds its ingress port over the dynamic threshold (there is
+	// no headroom to absorb it), and hosts recover by go-back-N.
+	PFC bool
+	// Reserve is the guaranteed buffer per ingress port and priority, bytes
+	// (HPCC's 4 KiB).
+	Reserve int64
+	// ResumeOffset is the hysteresis below the dynamic threshold at which a
+	// paused ingress port is resumed, bytes (HPCC's 3 KiB).
+	ResumeOffset int64
+	// HeadroomRTTs sizes each ingress port's PFC headroom as HeadroomRTTs *
+	// rate * one-way delay / 8 bytes (HPCC: 3).
+	HeadroomRTTs int64
+
+	// ECN turns marking at switch egress ports on.
+	ECN bool
+
+	// Window is the fixed inflight payload limit per flow, bytes. 0 takes the
+	// fabric's largest base-RTT bandwidth-delay product (HPCC's HAS_WIN 1,
+	// GLOBAL_T 1, VAR_WIN 0); a negative value disables the window.
+	Window int64
+	// NackInterval is the least time between two NACKs for the same
+	// expected sequence number, ps (HPCC's NACK interval, 500 µs).
+	NackInterval int64
+
+	// LossRTO is the retransmission timeout used only when PFC is off, ps.
+	// HPCC's NIC has none: it relies on PFC and on NACKs, which only a later
+	// packet of the same flow can trigger, so a flow whose last packets are
+	// all dropped would never finish. With PFC off, a sender that has data in
+	// flight and has seen no new ACK for LossRTO goes back to its last
+	// acknowledged byte. 0 disables it.
+	LossRTO int64
+
+	// DCQCN holds the reaction-point constants for a 25 Gbps NIC. The
+	// additive steps AI and HAI scale with each NIC's rate (HPCC's run.py:
+	// ai = 5 Mbps * bw / 25G); the other constants are used as they are.
+	DCQCN dcqcn.Params
+}
+
+// DCQCNRefRate is the NIC rate at which Params.DCQCN's AI and HAI hold.
+const DCQCNRefRate = 25 * topo.Gbps
+
+// DefaultParams returns HPCC's configuration of DESIGN.md: 1000-byte payloads,
+// PFC and ECN on, the fixed BDP window and DCQCN's Mellanox preset.
+func DefaultParams() Params {
+	return Params{
+		Payload:      1000,
+		Header:       48,
+		AckSize:      60,
+		PFCSize:      64,
+		PFC:          true,
+		Reserve:      4 * 1024,
+		ResumeOffset: 3 * 1024,
+		HeadroomRTTs: 3,
+		ECN:          true,
+		Window:       0,
+		NackInterval: 500 * topo.Microsecond,
+		LossRTO:      1 * topo.Millisecond,
+		DCQCN:        dcqcn.DefaultParams(DCQCNRefRate),
+	}
+}
+
+// Validate reports the first field that cannot be simulated.
+func (p *Params) Validate() error {
+	switch {
+	case p.Payload <= 0:
+		return fmt.Errorf("params: payload %d must be positive", p.Payload)
+	case p.Header < 0:
+		return fmt.Errorf("params: header %d must not be negative", p.Header)
+	case p.AckSize <= 0:
+		return fmt.Errorf("params: ack size %d must be positive", p.AckSize)
+	case p.PFCSize <= 0:
+		return fmt.Errorf("params: pfc frame size %d must be positive", p.PFCSize)
+	case p.Reserve < 0:
+		return fmt.Errorf("params: reserve %d must not be negative", p.Reserve)
+	case p.ResumeOffset < 0:
+		return fmt.Errorf("params: resume offset %d must not be negative", p.ResumeOffset)
+	case p.HeadroomRTTs < 0:
+		return fmt.Errorf("params: headroom rtts %d must not be negative", p.HeadroomRTTs)
+	case p.LossRTO < 0:
+		return fmt.Errorf("params: loss rto %d must not be negative", p.LossRTO)
+	case p.NackInterval < 0:
+		return fmt.Errorf("params: nack interval %d must not be negative", p.NackInterval)
+	}
+	if err := p.DCQCN.Validate(); err != nil {
+		return fmt.Errorf("params: dcqcn: %w", err)
+	}
+	return nil
+}
+
+// dcqcnFor returns the DCQCN constants of a NIC of the given rate.
+func (p *Params) dcqcnFor(rate int64) dcqcn.Params {
+	d := p.DCQCN
+	d.AI = int64(float64(d.AI) * float64(rate) / float64(DCQCNRefRate))
+	d.HAI = int64(float64(d.HAI) * float64(rate) / float64(DCQCNRefRate))
+	return d
+}

@@ -1,0 +1,647 @@
+package replay
+
+import (
+	"bufio"
+	"errors"
+	"fmt"
+	"io"
+	"math"
+	"math/rand/v2"
+	"slices"
+	"time"
+
+	"graphcc/control"
+	"graphcc/dcqcn"
+	"graphcc/topo"
+)
+
+// DefaultInterval is the control interval Δt of the GraphCC setup: 100 µs.
+const DefaultInterval = 100 * topo.Microsecond
+
+// Config is one simulation: a fabric, the flows to replay on it, and how to
+// control and observe it.
+type Config struct {
+	Fabric *topo.Fabric
+	// Flows need not be sorted; each starts at its Start time.
+	Flows []Flow
+	// Params are the hardware constants; the zero value means DefaultParams().
+	Params Params
+	// Seed drives every random choice of the run (ECN marking, ECMP hashing).
+	Seed uint64
+	// ECN is the initial marking setting per port (indexed by topo.PortID);
+	// nil means Alibaba's static thresholds (control.StaticSettings).
+	ECN []control.ECN
+	// Policy, if not nil, is called every Interval with the telemetry of the
+	// interval and may change the ECN settings; the change takes effect at
+	// the next dequeue.
+	Policy control.Policy
+	// Interval is the control interval Δt in picoseconds; 0 means
+	// DefaultInterval.
+	Interval int64
+	// Until, if positive, stops the run at that simulated time (ps) even if
+	// flows are unfinished.
+	Until int64
+	// Trace, if not nil, receives one CSV row per port per interval (see
+	// TraceHeader).
+	Trace io.Writer
+	// Progress, if not nil, is called every interval with the simulated time
+	// and the flows finished so far.
+	Progress func(now int64, completed, total int)
+}
+
+// Counters are totals of one run, for the summary and for checks.
+type Counters struct {
+	Events         int64 // events processed
+	PFCPauses      int64 // PAUSE frames sent by switches
+	PFCResumes     int64 // RESUME frames sent by switches
+	ECNMarked      int64 // data packets marked CE
+	Drops          int64 // packets dropped at switch admission
+	SentPayload    int64 // payload bytes transmitted by senders, retransmissions included
+	DeliverPayload int64 // payload bytes accepted in order by receivers
+	Retransmits    int64 // NACKs that made a sender go back
+	Timeouts       int64 // loss timeouts that made a sender go back (PFC off only)
+}
+
+// Result is what a run produced.
+type Result struct {
+	Summary  Summary
+	FCT      []FCT // completed flows, in completion order
+	Counters Counters
+	End      int64 // simulated time of the last event processed, ps
+}
+
+// Run simulates cfg until every flow has finished (or cfg.Until).
+func Run(cfg Config) (*Result, error) {
+	s, err := New(cfg)
+	if err != nil {
+		return nil, err
+	}
+	for s.Step() {
+	}
+	return s.Result()
+}
+
+// packet kinds
+const (
+	kData uint8 = iota
+	kAck
+	kNack
+	kPause
+	kResume
+)
+
+// packet is a slot of the packet slab; next links it into exactly one queue
+// or link ring at a time.
+type packet struct {
+	next    int32
+	flow    int32
+	in      topo.PortID // ingress port at the current switch (MMU accounting)
+	size    int32       // bytes on the wire
+	payload int32
+	hop     int32 // index of the port it is on in its route
+	seq     int64 // data: first payload byte; ack: next expected byte
+	arrive  int64 // arrival at the far end of the link it is on
+	kind    uint8
+	ce      bool
+	cnp     bool
+}
+
+// port is the state of one directed link: the egress queue at its source,
+// the packets in flight on its wire, and the ingress accounting at its
+// destination switch of the packets it delivers.
+type port struct {
+	src, dst  topo.NodeID
+	rate      int64
+	delay     int64
+	srcSwitch bool
+	dstSwitch bool
+	freeAt    int64 // end of the current serialization; busy while > now
+	paused    bool  // data class paused by PFC from dst
+
+	qHead, qTail     int32 // data queue (at a host: the ACK queue)
+	qBytes           int64
+	ctlHead, ctlTail int32 // PFC frames waiting to be sent
+	lHead, lTail     int32 // packets on the wire
+
+	kmin, kmax int64
+	pmax       float64
+
+	// ingress accounting at dst for packets arriving over this port
+	ingBytes  int64
+	hdrmBytes int64
+	headroom  int64
+	shift     uint8
+	pausing   bool // dst has sent PAUSE over the reverse port
+
+	// telemetry of the current interval
+	tx, marked, enq, enqSum, enqMax int64
+}
+
+type switchState struct {
+	buffer    int64
+	totalHdrm int64
+	totalRsrv int64
+	shared    int64
+	ecmpSeed  uint32
+	rng       *rand.Rand
+}
+
+type hostState struct {
+	port   topo.PortID
+	active []int32 // flows sending from this host, in arrival order
+	rr     int     // index served last (HPCC's m_rrlast)
+	cc     dcqcn.Params
+}
+
+type flowState struct {
+	src, dst     topo.NodeID
+	size         int64
+	start        int64
+	sport, dport int32
+	sndNxt       int64
+	sndUna       int64
+	nextAvail    int64
+	rcvNxt       int64
+	lastNack     int64
+	nackAt       int64
+	progress     int64 // last time sndUna advanced (or the start)
+	fwd, rev     int32 // offsets of the routes in Sim.routes
+	fwdN, revN   int32
+	done         bool
+	cc           dcqcn.Sender
+}
+
+// Sim is a simulation in progress. Build it with New and advance it with
+// Step; it is not safe for concurrent use, but separate Sims share nothing.
+type Sim struct {
+	cfg      Config
+	f        *topo.Fabric
+	p        Params
+	interval int64
+	window   int64
+
+	now     int64
+	q       eventQueue
+	ports   []port
+	sws     []switchState
+	hosts   []hostState
+	flows   []flowState
+	order   []int32 // flow indices by start time
+	next    int     // next flow of order to start
+	agents  []topo.PortID
+	pkts    []packet
+	free    int32
+	routes  []topo.PortID
+	ecn     []control.ECN
+	tel     control.Telemetry
+	trace   *bufio.Writer
+	samples []int64 // egress queue bytes of every switch port at every tick
+
+	fct      []FCT
+	done     int
+	c        Counters
+	firstAt  int64
+	err      error
+	finished bool
+	wall     time.Time
+	rto      int64 // LossRTO when PFC is off, else 0
+
+	nPorts int32
+	nFlows int32
+}
+
+func (s *Sim) portSrc(p topo.PortID) int32 { return int32(p) }
+func (s *Sim) linkSrc(p topo.PortID) int32 { return s.nPorts + int32(p) }
+func (s *Sim) flowSrc(i int32) int32       { return 2*s.nPorts + i }
+func (s *Sim) arrivalSrc() int32           { return 2*s.nPorts + s.nFlows }
+func (s *Sim) tickSrc() int32              { return 2*s.nPorts + s.nFlows + 1 }
+
+// New validates cfg and prepares a simulation at the time of its first flow.
+func New(cfg Config) (*Sim, error) {
+	f := cfg.Fabric
+	if f == nil {
+		return nil, errors.New("replay: config has no fabric")
+	}
+	p := cfg.Params
+	if p.Payload == 0 {
+		p = DefaultParams()
+	}
+	if err := p.Validate(); err != nil {
+		return nil, fmt.Errorf("replay: %w", err)
+	}
+	s := &Sim{cfg: cfg, f: f, p: p, interval: cfg.Interval, free: -1, wall: time.Now()}
+	if s.interval == 0 {
+		s.interval = DefaultInterval
+	}
+	if s.interval < 0 {
+		return nil, fmt.Errorf("replay: interval %d ps must be positive", s.interval)
+	}
+	if !p.PFC {
+		s.rto = p.LossRTO
+	}
+	s.window = p.Window
+	if s.window == 0 {
+		s.window = f.MaxBDP()
+	}
+	if len(cfg.Flows) > math.MaxInt32/2 {
+		return nil, fmt.Errorf("replay: %d flows is too many", len(cfg.Flows))
+	}
+	s.nPorts = int32(len(f.Ports))
+	s.nFlows = int32(len(cfg.Flows))
+
+	s.ecn = make([]control.ECN, len(f.Ports))
+	if cfg.ECN != nil {
+		if len(cfg.ECN) != len(f.Ports) {
+			return nil, fmt.Errorf("replay: %d ECN settings for %d ports", len(cfg.ECN), len(f.Ports))
+		}
+		copy(s.ecn, cfg.ECN)
+	} else {
+		copy(s.ecn, control.StaticSettings(f))
+	}
+
+	if err := s.buildPorts(); err != nil {
+		return nil, err
+	}
+	if err := s.buildFlows(); err != nil {
+		return nil, err
+	}
+	s.agents = f.Agents()
+	s.tel = control.Telemetry{Interval: s.interval, Ports: make([]control.PortSample, len(f.Ports))}
+	if cfg.Trace != nil {
+		s.trace = bufio.NewWriter(cfg.Trace)
+		if _, err := s.trace.WriteString(TraceHeader + "\n"); err != nil {
+			return nil, fmt.Errorf("replay: trace: %w", err)
+		}
+	}
+
+	s.q.init(int(2*s.nPorts + s.nFlows + 2))
+	if len(s.order) > 0 {
+		s.firstAt = s.flows[s.order[0]].start
+		s.now = s.firstAt
+		s.q.schedule(s.arrivalSrc(), s.firstAt)
+		s.q.schedule(s.tickSrc(), s.firstAt+s.interval)
+	}
+	return s, nil
+}
+
+func (s *Sim) buildPorts() error {
+	f := s.f
+	s.ports = make([]port, len(f.Ports))
+	s.sws = make([]switchState, len(f.Nodes))
+	s.hosts = make([]hostState, len(f.Nodes))
+	nicRate := int64(0)
+	for _, h := range f.Hosts() {
+		out := f.Out(h)
+		if len(out) != 1 {
+			return fmt.Errorf("replay: host %s has %d links; graphcc models one NIC per host", f.Nodes[h].Name, len(out))
+		}
+		s.hosts[h] = hostState{port: out[0], cc: s.p.dcqcnFor(f.Ports[out[0]].Rate)}
+		if nicRate == 0 {
+			nicRate = f.Ports[out[0]].Rate // HPCC's get_nic_rate: the first host's NIC
+		}
+	}
+	for i, fp := range f.Ports {
+		pt := &s.ports[i]
+		*pt = port{
+			src: fp.Src, dst: fp.Dst, rate: fp.Rate, delay: fp.Delay,
+			srcSwitch: f.Nodes[fp.Src].Switch, dstSwitch: f.Nodes[fp.Dst].Switch,
+			qHead: -1, qTail: -1, ctlHead: -1, ctlTail: -1, lHead: -1, lTail: -1,
+		}
+		if err := s.setECN(topo.PortID(i), s.ecn[i]); err != nil {
+			return err
+		}
+		if pt.dstSwitch {
+			// HPCC third.cc: headroom = rate*delay/8/1e9*3 with delay in ns;
+			// pfc_a_shift = 3, one less per doubling above the NIC rate.
+			pt.headroom = fp.Rate * (fp.Delay / topo.Nanosecond) / 8 / 1e9 * s.p.HeadroomRTTs
+			shift, r := uint8(3), fp.Rate
+			for r > nicRate && shift > 0 {
+				shift--
+				r /= 2
+			}
+			pt.shift = shift
+		}
+	}
+	for _, n := range f.Switches() {
+		sw := &s.sws[n]
+		sw.buffer = f.Buffer
+		for _, p := range f.Out(n) {
+			// the headroom of the ingress side of every port of the switch
+			sw.totalHdrm += s.ports[topo.PortID(p).Reverse()].headroom
+			sw.totalRsrv += s.p.Reserve
+		}
+		sw.ecmpSeed = uint32(n) ^ uint32(s.cfg.Seed*0x9e3779b97f4a7c15>>32)
+		sw.rng = rand.New(rand.NewPCG(s.cfg.Seed, 0x65636e00+uint64(n)))
+	}
+	return nil
+}
+
+func (s *Sim) setECN(p topo.PortID, e control.ECN) error {
+	if err := e.Validate(); err != nil {
+		return fmt.Errorf("replay: port %d (%s->%s): %w", p, s.f.Nodes[s.ports[p].src].Name, s.f.Nodes[s.ports[p].dst].Name, err)
+	}
+	pt := &s.ports[p]
+	pt.kmin, pt.kmax, pt.pmax = e.KMin, e.KMax, e.PMax
+	return nil
+}
+
+func (s *Sim) buildFlows() error {
+	f := s.f
+	s.flows = make([]flowState, len(s.cfg.Flows))
+	s.order = make([]int32, len(s.cfg.Flows))
+	sport := make(map[[2]topo.NodeID]int32)
+	for i, fl := range s.cfg.Flows {
+		if int(fl.Src) >= len(f.Nodes) || int(fl.Dst) >= len(f.Nodes) || fl.Src < 0 || fl.Dst < 0 {
+			return fmt.Errorf("replay: flow %d: node out of range", i)
+		}
+		if f.Nodes[fl.Src].Switch || f.Nodes[fl.Dst].Switch || fl.Src == fl.Dst {
+			return fmt.Errorf("replay: flow %d: %s -> %s is not a pair of distinct hosts", i, f.Nodes[fl.Src].Name, f.Nodes[fl.Dst].Name)
+		}
+		if fl.Size <= 0 {
+			return fmt.Errorf("replay: flow %d: size %d must be positive", i, fl.Size)
+		}
+		key := [2]topo.NodeID{fl.Src, fl.Dst}
+		sp, ok := sport[key]
+		if !ok {
+			sp = 10000 // HPCC: each host pair numbers its ports from 10000
+		}
+		sport[key] = sp + 1
+		s.flows[i] = flowState{
+			src: fl.Src, dst: fl.Dst, size: fl.Size, start: fl.Start,
+			sport: sp, dport: int32(fl.DPort), lastNack: -1,
+		}
+		s.order[i] = int32(i)
+	}
+	slices.SortStableFunc(s.order, func(a, b int32) int {
+		x, y := s.flows[a].start, s.flows[b].start
+		switch {
+		case x < y:
+			return -1
+		case x > y:
+			return 1
+		}
+		return 0
+	})
+	return nil
+}
+
+// ecmpHash is HPCC's SwitchNode::EcmpHash (murmur3's 32-bit mix) over the
+// 12-byte key {sip, dip, sport | dport<<16}.
+func ecmpHash(k0, k1, k2, seed uint32) uint32 {
+	h := seed
+	for _, k := range [3]uint32{k0, k1, k2} {
+		k *= 0xcc9e2d51
+		k = k<<15 | k>>17
+		k *= 0x1b873593
+		h ^= k
+		h = h<<13 | h>>19
+		h += h<<2 + 0xe6546b64
+	}
+	h ^= 12
+	h ^= h >> 16
+	h *= 0x85ebca6b
+	h ^= h >> 13
+	h *= 0xc2b2ae35
+	h ^= h >> 16
+	return h
+}
+
+// nodeIP is HPCC's node_id_to_ip.
+func nodeIP(n topo.NodeID) uint32 {
+	return 0x0b000001 + uint32(n/256)*0x10000 + uint32(n%256)*0x100
+}
+
+// route appends the ECMP path of a packet from src to dst with the given
+// ports to s.routes and returns its offset and length.
+func (s *Sim) route(src, dst topo.NodeID, sport, dport int32) (int32, int32) {
+	off := int32(len(s.routes))
+	k0, k1, k2 := nodeIP(src), nodeIP(dst), uint32(sport)&0xffff|uint32(dport)<<16
+	for at := src; at != dst; {
+		hops := s.f.NextHops(at, dst)
+		pick := hops[0]
+		if len(hops) > 1 {
+			pick = hops[ecmpHash(k0, k1, k2, s.sws[at].ecmpSeed)%uint32(len(hops))]
+		}
+		s.routes = append(s.routes, pick)
+		at = s.ports[pick].dst
+	}
+	return off, int32(len(s.routes)) - off
+}
+
+// Step processes one event. It returns false when the run is over: every
+// flow has finished, Until has passed, nothing is left to happen, or an
+// error occurred (see Result).
+func (s *Sim) Step() bool {
+	if s.finished {
+		return false
+	}
+	if s.q.len() == 0 || s.done == len(s.flows) || s.err != nil ||
+		(s.cfg.Until > 0 && s.q.h[0].at > s.cfg.Until) {
+		s.finish()
+		return false
+	}
+	e := s.q.pop()
+	s.now = e.at
+	s.c.Events++
+	switch src := e.src; {
+	case src < s.nPorts:
+		s.kick(topo.PortID(src))
+	case src < 2*s.nPorts:
+		s.deliver(topo.PortID(src - s.nPorts))
+	case src < 2*s.nPorts+s.nFlows:
+		s.flowTimer(src - 2*s.nPorts)
+	case src == s.arrivalSrc():
+		s.arrivals()
+	default:
+		s.tick()
+	}
+	return true
+}
+
+func (s *Sim) finish() {
+	s.finished = true
+	if s.trace != nil {
+		if err := s.trace.Flush(); err != nil && s.err == nil {
+			s.err = fmt.Errorf("replay: trace: %w", err)
+		}
+	}
+}
+
+// Result returns what the run produced so far; after Step has returned false
+// it is the final result.
+func (s *Sim) Result() (*Result, error) {
+	if s.err != nil {
+		return nil, s.err
+	}
+	sum := Summarize(len(s.flows), s.fct, DefaultBins())
+	if n := len(s.samples); n > 0 {
+		var tot float64
+		for _, v := range s.samples {
+			tot += float64(v)
+		}
+		sum.QueueBytesMean = tot / float64(n)
+		sorted := slices.Clone(s.samples)
+		slices.Sort(sorted)
+		sum.QueueBytesP99 = float64(sorted[min(int(float64(n)*0.99), n-1)])
+	}
+	sum.PFCPauses = s.c.PFCPauses
+	sum.ECNMarkedPackets = s.c.ECNMarked
+	sum.Drops = s.c.Drops
+	sum.Events = s.c.Events
+	sum.SimSeconds = float64(s.now-s.firstAt) / float64(topo.Second)
+	sum.WallSeconds = time.Since(s.wall).Seconds()
+	sum.PeakRSSBytes = PeakRSS()
+	return &Result{Summary: sum, FCT: s.fct, Counters: s.c, End: s.now}, nil
+}
+
+// Now returns the simulated time, ps.
+func (s *Sim) Now() int64 { return s.now }
+
+// ---- packets ----
+
+func (s *Sim) alloc() int32 {
+	if i := s.free; i >= 0 {
+		s.free = s.pkts[i].next
+		return i
+	}
+	s.pkts = append(s.pkts, packet{})
+	return int32(len(s.pkts) - 1)
+}
+
+func (s *Sim) release(i int32) {
+	s.pkts[i] = packet{next: s.free}
+	s.free = i
+}
+
+// serialization returns the time to put bytes on a link of the given rate.
+func serialization(bytes, rate int64) int64 {
+	return (bytes*8*topo.Second + rate - 1) / rate
+}
+
+// transmit starts serializing packet i on port p. The port's own event is
+// its caller's business: a port that has nothing more to send needs none
+// (see wake).
+func (s *Sim) transmit(p topo.PortID, i int32) {
+	pt := &s.ports[p]
+	pk := &s.pkts[i]
+	size := int64(pk.size)
+	done := s.now + serialization(size, pt.rate)
+	pt.freeAt = done
+	pk.arrive = done + pt.delay
+	pk.next = -1
+	if pt.lTail < 0 {
+		pt.lHead = i
+		s.q.schedule(s.linkSrc(p), pk.arrive)
+	} else {
+		s.pkts[pt.lTail].next = i
+	}
+	pt.lTail = i
+	pt.tx += size
+}
+
+// wake makes sure a busy port p gets an event when its serialization ends.
+func (s *Sim) wake(p topo.PortID) {
+	src := s.portSrc(p)
+	if at, ok := s.q.pending(src); !ok || at > s.ports[p].freeAt {
+		s.q.schedule(src, s.ports[p].freeAt)
+	}
+}
+
+// deliver hands the packet at the head of p's wire to p's destination.
+func (s *Sim) deliver(p topo.PortID) {
+	pt := &s.ports[p]
+	i := pt.lHead
+	pt.lHead = s.pkts[i].next
+	if pt.lHead < 0 {
+		pt.lTail = -1
+	} else {
+		s.q.schedule(s.linkSrc(p), s.pkts[pt.lHead].arrive)
+	}
+	switch s.pkts[i].kind {
+	case kPause, kResume:
+		// A PFC frame from p's destination... arrives at p's destination;
+		// it controls the port that sends back to the frame's sender.
+		s.pfcArrive(p, s.pkts[i].kind == kPause)
+		s.release(i)
+		return
+	}
+	if pt.dstSwitch {
+		s.forward(p, i)
+	} else {
+		s.hostReceive(i)
+	}
+}
+
+// pfcArrive applies a PAUSE or RESUME that arrived over port p: it controls
+// the reverse port, by which p's destination sends to the frame's sender.
+func (s *Sim) pfcArrive(p topo.PortID, pause bool) {
+	r := p.Reverse()
+	s.ports[r].paused = pause
+	if !pause {
+		s.kick(r)
+	}
+}
+
+// kick lets port p send if it is idle, or wakes it when it will be.
+func (s *Sim) kick(p topo.PortID) {
+	if s.ports[p].srcSwitch {
+		s.switchSend(p)
+	} else {
+		s.nicSend(p)
+	}
+}
+
+// ---- control loop ----
+
+// TraceHeader is the header line of the per-port telemetry CSV.
+const TraceHeader = "time_us,port,src,dst,rate_gbps,tx_bytes,marked_bytes,queue_bytes,enq_packets,enq_depth_mean,enq_depth_max,kmin,kmax,pmax"
+
+func (s *Sim) tick() {
+	for _, p := range s.agents {
+		s.samples = append(s.samples, s.ports[p].qBytes)
+	}
+	if s.cfg.Policy != nil || s.trace != nil {
+		s.tel.Now = s.now
+		for i := range s.ports {
+			pt := &s.ports[i]
+			s.tel.Ports[i] = control.PortSample{
+				TxBytes: pt.tx, MarkedBytes: pt.marked, QueueBytes: pt.qBytes,
+				EnqPackets: pt.enq, EnqDepthSum: pt.enqSum, EnqDepthMax: pt.enqMax,
+			}
+		}
+		if s.trace != nil {
+			s.writeTrace()
+		}
+		if s.cfg.Policy != nil {
+			s.cfg.Policy.Decide(&s.tel, s.ecn)
+			for _, p := range s.agents {
+				if err := s.setECN(p, s.ecn[p]); err != nil {
+					s.err = fmt.Errorf("replay: policy at %d ps: %w", s.now, err)
+					return
+				}
+			}
+		}
+	}
+	for i := range s.ports {
+		pt := &s.ports[i]
+		pt.tx, pt.marked, pt.enq, pt.enqSum, pt.enqMax = 0, 0, 0, 0, 0
+	}
+	if s.cfg.Progress != nil {
+		s.cfg.Progress(s.now, s.done, len(s.flows))
+	}
+	if s.q.len() > 0 {
+		// keep ticking while anything else can still happen
+		s.q.schedule(s.tickSrc(), s.now+s.interval)
+	}
+}
+
+func (s *Sim) writeTrace() {
+	w := s.trace
+	for i, ps := range s.tel.Ports {
+		pt := &s.ports[i]
+		fmt.Fprintf(w, "%.1f,%d,%s,%s,%g,%d,%d,%d,%d,%.1f,%d,%d,%d,%g\n",
+			float64(s.now)/float64(topo.Microsecond), i, s.f.Nodes[pt.src].Name, s.f.Nodes[pt.dst].Name,
+			float64(pt.rate)/float64(topo.Gbps), ps.TxBytes, ps.MarkedBytes, ps.QueueBytes,
+			ps.EnqPackets, ps.QueueFeature(), ps.EnqDepthMax, pt.kmin, pt.kmax, pt.pmax)
+	}
+}

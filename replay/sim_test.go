@@ -1,0 +1,435 @@
+package replay
+
+import (
+	"bytes"
+	"math"
+	"math/rand/v2"
+	"testing"
+
+	"graphcc/control"
+	"graphcc/topo"
+)
+
+func clos(t testing.TB) *topo.Fabric {
+	t.Helper()
+	f, err := topo.Clos(topo.DefaultClos())
+	if err != nil {
+		t.Fatal(err)
+	}
+	return f
+}
+
+func host(t testing.TB, f *topo.Fabric, name string) topo.NodeID {
+	t.Helper()
+	n, ok := f.NodeByName(name)
+	if !ok {
+		t.Fatalf("no node %s", name)
+	}
+	return n
+}
+
+func mustRun(t testing.TB, cfg Config) *Result {
+	t.Helper()
+	r, err := Run(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return r
+}
+
+const t0 = 2 * topo.Second
+
+func TestLoneFlowSlowdownIsOne(t *testing.T) {
+	f := clos(t)
+	pairs := []struct{ name, src, dst string }{
+		{"leaf", "h0", "h1"},
+		{"spine", "h0", "h23"},
+	}
+	for _, pr := range pairs {
+		for _, size := range []int64{1000, 1500, 10_000, 100_000, 1_000_000, 10_000_000} {
+			src, dst := host(t, f, pr.src), host(t, f, pr.dst)
+			r := mustRun(t, Config{Fabric: f, Flows: []Flow{{Src: src, Dst: dst, PG: DefaultPG, DPort: DPortBackground, Size: size, Start: t0}}})
+			if len(r.FCT) != 1 {
+				t.Fatalf("%s %d: %d flows finished", pr.name, size, len(r.FCT))
+			}
+			rec := r.FCT[0]
+			// one packet's serialization at the host rate
+			slack := serialization(int64(1048), 25*topo.Gbps)
+			if rec.FCT > rec.Standalone+slack {
+				t.Errorf("%s size %d: fct %d ps > standalone %d ps + one packet", pr.name, size, rec.FCT, rec.Standalone)
+			}
+			if rec.Slowdown() != 1 {
+				t.Errorf("%s size %d: slowdown %v, want 1", pr.name, size, rec.Slowdown())
+			}
+			// and it is not absurdly fast: at least the bytes at line rate
+			if min := size * 8 * topo.Second / (25 * topo.Gbps); rec.FCT < min {
+				t.Errorf("%s size %d: fct %d ps below line-rate time %d ps", pr.name, size, rec.FCT, min)
+			}
+			if r.Counters.ECNMarked != 0 || r.Counters.PFCPauses != 0 {
+				t.Errorf("%s size %d: lone flow saw %d marks %d pauses", pr.name, size, r.Counters.ECNMarked, r.Counters.PFCPauses)
+			}
+		}
+	}
+}
+
+// rateProbe records the telemetry of one port every interval.
+type rateProbe struct {
+	port    topo.PortID
+	samples []control.PortSample
+}
+
+func (p *rateProbe) Decide(t *control.Telemetry, _ []control.ECN) {
+	p.samples = append(p.samples, t.Ports[p.port])
+}
+
+// TestLongFlowsConvergeToFairShare runs N long flows into one 25 Gbps
+// receiver, with DCQCN alone (no window) and with the fixed window, and
+// checks the share of each flow, the receiver link's use and the queue
+// while all flows are active.
+func TestLongFlowsConvergeToFairShare(t *testing.T) {
+	f := clos(t)
+	dst := host(t, f, "h0")
+	var edge topo.PortID = -1 // the leaf port towards the receiver
+	for _, p := range f.Out(f.Ports[f.HostPort(dst)].Dst) {
+		if f.Ports[p].Dst == dst {
+			edge = p
+		}
+	}
+	for _, window := range []int64{-1, 0} {
+		for _, n := range []int{2, 4, 8} {
+			var flows []Flow
+			for k := 0; k < n; k++ {
+				// senders on other leaves: the receiver's link is the bottleneck
+				flows = append(flows, Flow{Src: host(t, f, "h"+itoa(6+k)), Dst: dst, PG: DefaultPG, DPort: DPortBackground, Size: 30_000_000, Start: t0})
+			}
+			p := DefaultParams()
+			p.Window = window
+			probe := &rateProbe{port: edge}
+			s, err := New(Config{Fabric: f, Flows: flows, Params: p, Policy: probe})
+			if err != nil {
+				t.Fatal(err)
+			}
+			// measure from 3 ms (DCQCN has converged) until 3 ms before
+			// the earliest the first flow could end at a fair share
+			from := t0 + 3*topo.Millisecond
+			to := t0 + int64(float64(30_000_000*8*n)/25e9*1e12*0.8)
+			var at0, at1 []int64
+			for s.Step() {
+				if at0 == nil && s.Now() >= from {
+					at0 = acked(s)
+				}
+				if s.Now() >= to {
+					at1 = acked(s)
+					break
+				}
+			}
+			for s.Step() {
+			}
+			r, err := s.Result()
+			if err != nil {
+				t.Fatal(err)
+			}
+			if len(r.FCT) != n {
+				t.Fatalf("window %d n=%d: %d of %d finished", window, n, len(r.FCT), n)
+			}
+			var sum, sq float64
+			for k := range at1 {
+				x := float64(at1[k] - at0[k])
+				sum += x
+				sq += x * x
+			}
+			jain := sum * sum / (float64(n) * sq)
+			t.Logf("window %d n=%d: jain %.4f", window, n, jain)
+			if jain < 0.97 {
+				t.Errorf("window %d n=%d: Jain fairness %.3f over %.1f ms, want >= 0.97", window, n, jain, float64(to-from)/1e9)
+			}
+			var used, capacity float64
+			var maxQ int64
+			for k, smp := range probe.samples {
+				at := t0 + int64(k+1)*DefaultInterval
+				if at <= from || at > to {
+					continue
+				}
+				used += float64(smp.TxBytes)
+				capacity += 25e9 / 8 * float64(DefaultInterval) / 1e12
+				maxQ = max(maxQ, smp.EnqDepthMax)
+			}
+			u := used / capacity
+			t.Logf("window %d n=%d: util %.4f maxQ %d marks %d", window, n, u, maxQ, r.Counters.ECNMarked)
+			if u < 0.95 {
+				t.Errorf("window %d n=%d: receiver link utilization %.3f, want >= 0.95", window, n, u)
+			}
+			if maxQ > 600_000 {
+				t.Errorf("window %d n=%d: queue reached %d bytes, want below 600 KB", window, n, maxQ)
+			}
+			if window < 0 && r.Counters.ECNMarked == 0 {
+				t.Errorf("window %d n=%d: no ECN marks", window, n)
+			}
+		}
+	}
+}
+
+// acked returns every flow's acknowledged bytes.
+func acked(s *Sim) []int64 {
+	a := make([]int64, len(s.flows))
+	for i := range s.flows {
+		a[i] = s.flows[i].sndUna
+		if s.flows[i].done {
+			a[i] = s.flows[i].size
+		}
+	}
+	return a
+}
+
+func itoa(i int) string {
+	return string(appendInt(nil, i))
+}
+
+func appendInt(b []byte, i int) []byte {
+	if i >= 10 {
+		b = appendInt(b, i/10)
+	}
+	return append(b, byte('0'+i%10))
+}
+
+func incast(t testing.TB, f *topo.Fabric, n int, size int64) []Flow {
+	dst := host(t, f, "h0")
+	var flows []Flow
+	for k := 1; k <= n; k++ {
+		flows = append(flows, Flow{Src: host(t, f, "h"+itoa(k+6)), Dst: dst, PG: DefaultPG, DPort: DPortIncast, Size: size, Start: t0})
+	}
+	return flows
+}
+
+func TestIncastWithPFCIsLossless(t *testing.T) {
+	cfg := topo.DefaultClos()
+	cfg.HostsPerLeaf = 6
+	cfg.Buffer = 400_000 // small enough that 16 x 200 KB must pause
+	f, err := topo.Clos(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	flows := incast(t, f, 16, 200_000)
+	r := mustRun(t, Config{Fabric: f, Flows: flows})
+	if r.Counters.Drops != 0 {
+		t.Errorf("PFC on: %d drops", r.Counters.Drops)
+	}
+	if r.Counters.PFCPauses == 0 {
+		t.Errorf("PFC on: no pauses with a %d-byte buffer", cfg.Buffer)
+	}
+	if len(r.FCT) != len(flows) {
+		t.Errorf("PFC on: %d of %d flows finished", len(r.FCT), len(flows))
+	}
+	checkConservation(t, r, flows)
+
+	p := DefaultParams()
+	p.PFC = false
+	r = mustRun(t, Config{Fabric: f, Flows: flows, Params: p})
+	if r.Counters.Drops == 0 {
+		t.Errorf("PFC off: no drops")
+	}
+	if r.Counters.Retransmits == 0 {
+		t.Errorf("PFC off: no go-back-N")
+	}
+	if r.Counters.PFCPauses != 0 {
+		t.Errorf("PFC off: %d pauses", r.Counters.PFCPauses)
+	}
+	if len(r.FCT) != len(flows) {
+		t.Errorf("PFC off: %d of %d flows finished", len(r.FCT), len(flows))
+	}
+	checkConservation(t, r, flows)
+}
+
+func checkConservation(t *testing.T, r *Result, flows []Flow) {
+	t.Helper()
+	var total int64
+	for _, fl := range flows {
+		total += fl.Size
+	}
+	if r.Counters.DeliverPayload != total {
+		t.Errorf("delivered %d payload bytes in order, flows hold %d", r.Counters.DeliverPayload, total)
+	}
+	if r.Counters.SentPayload < total {
+		t.Errorf("sent %d payload bytes, flows hold %d", r.Counters.SentPayload, total)
+	}
+	if r.Counters.Drops == 0 && r.Counters.SentPayload != total {
+		t.Errorf("no drops but sent %d payload bytes for %d", r.Counters.SentPayload, total)
+	}
+}
+
+func TestREDMarkingProbability(t *testing.T) {
+	s := &Sim{}
+	sw := &switchState{rng: rand.New(rand.NewPCG(1, 2))}
+	e := control.ECN{KMin: 10_000, KMax: 50_000, PMax: 0.4}
+	pt := &port{kmin: e.KMin, kmax: e.KMax, pmax: e.PMax}
+	const n = 200_000
+	for _, q := range []int64{0, 10_000, 10_001, 20_000, 30_000, 49_999, 50_000, 50_001, 200_000} {
+		pt.qBytes = q
+		hits := 0
+		for k := 0; k < n; k++ {
+			if s.mark(pt, sw) {
+				hits++
+			}
+		}
+		want := e.Prob(q)
+		got := float64(hits) / n
+		sd := math.Sqrt(want*(1-want)/n) + 1e-9
+		if math.Abs(got-want) > 5*sd {
+			t.Errorf("q=%d: marked %.4f, RED rule %.4f", q, got, want)
+		}
+	}
+}
+
+// switchAt changes every switch port to a marking setting at the first tick
+// at or after at, and records the marked bytes per interval.
+type switchAt struct {
+	at      int64
+	to      control.ECN
+	marked  []int64
+	changed bool
+}
+
+func (p *switchAt) Decide(t *control.Telemetry, ecn []control.ECN) {
+	var m int64
+	for _, s := range t.Ports {
+		m += s.MarkedBytes
+	}
+	p.marked = append(p.marked, m)
+	if t.Now >= p.at && !p.changed {
+		p.changed = true
+		for i := range ecn {
+			ecn[i] = p.to
+		}
+	}
+}
+
+func TestControlHookChangesTakeEffect(t *testing.T) {
+	f := clos(t)
+	flows := incast(t, f, 4, 5_000_000)
+	never := control.ECN{KMin: 1 << 40, KMax: 1 << 40, PMax: 0}
+	ecn := make([]control.ECN, len(f.Ports))
+	for i := range ecn {
+		ecn[i] = never
+	}
+	pol := &switchAt{at: t0 + 1*topo.Millisecond, to: control.ECN{KMin: 0, KMax: 0, PMax: 1}}
+	r := mustRun(t, Config{Fabric: f, Flows: flows, ECN: ecn, Policy: pol})
+	if len(r.FCT) != len(flows) {
+		t.Fatalf("%d of %d finished", len(r.FCT), len(flows))
+	}
+	change := -1
+	for k := range pol.marked {
+		if t0+int64(k+1)*DefaultInterval >= pol.at {
+			change = k
+			break
+		}
+	}
+	for k := 0; k <= change; k++ {
+		if pol.marked[k] != 0 {
+			t.Fatalf("interval %d: %d bytes marked before the change", k, pol.marked[k])
+		}
+	}
+	if change+1 >= len(pol.marked) || pol.marked[change+1] == 0 {
+		t.Fatalf("no marks in the interval after the change (marks %v)", pol.marked[change:min(change+3, len(pol.marked))])
+	}
+}
+
+func TestBadPolicySettingFails(t *testing.T) {
+	f := clos(t)
+	pol := &switchAt{at: 0, to: control.ECN{KMin: 10, KMax: 5, PMax: 0.5}}
+	_, err := Run(Config{Fabric: f, Flows: incast(t, f, 2, 1_000_000), Policy: pol})
+	if err == nil {
+		t.Fatal("a policy writing kmax < kmin was accepted")
+	}
+}
+
+func genFlows(t testing.TB, f *topo.Fabric, seed uint64, dur int64) []Flow {
+	t.Helper()
+	g := DefaultGen()
+	g.Duration = dur
+	g.Seed = seed
+	flows, err := Generate(f, g)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return flows
+}
+
+func fctText(t testing.TB, r *Result) []byte {
+	var b bytes.Buffer
+	if err := WriteFCT(&b, r.FCT); err != nil {
+		t.Fatal(err)
+	}
+	return b.Bytes()
+}
+
+func TestDeterminismAndConservation(t *testing.T) {
+	f := clos(t)
+	flows := genFlows(t, f, 7, 3*topo.Millisecond)
+	a := mustRun(t, Config{Fabric: f, Flows: flows, Seed: 7})
+	b := mustRun(t, Config{Fabric: f, Flows: flows, Seed: 7})
+	if !bytes.Equal(fctText(t, a), fctText(t, b)) {
+		t.Error("two runs with one seed differ")
+	}
+	if len(a.FCT) != len(flows) {
+		t.Errorf("%d of %d flows finished", len(a.FCT), len(flows))
+	}
+	checkConservation(t, a, flows)
+	c := mustRun(t, Config{Fabric: f, Flows: genFlows(t, f, 8, 3*topo.Millisecond), Seed: 8})
+	if bytes.Equal(fctText(t, a), fctText(t, c)) {
+		t.Error("runs with different seeds are identical")
+	}
+}
+
+func TestParallelRunsAgree(t *testing.T) {
+	f := clos(t)
+	flows := genFlows(t, f, 3, 2*topo.Millisecond)
+	want := fctText(t, mustRun(t, Config{Fabric: f, Flows: flows, Seed: 3}))
+	got := make(chan []byte, 4)
+	for k := 0; k < 4; k++ {
+		go func() {
+			r, err := Run(Config{Fabric: f, Flows: flows, Seed: 3})
+			if err != nil {
+				got <- nil
+				return
+			}
+			got <- fctText(t, r)
+		}()
+	}
+	for k := 0; k < 4; k++ {
+		if !bytes.Equal(<-got, want) {
+			t.Error("a concurrent run differs")
+		}
+	}
+}
+
+func TestStepDoesNotAllocate(t *testing.T) {
+	f := clos(t)
+	flows := genFlows(t, f, 5, 5*topo.Millisecond)
+	s, err := New(Config{Fabric: f, Flows: flows, Seed: 5})
+	if err != nil {
+		t.Fatal(err)
+	}
+	// warm up: let the packet slab, heap and per-host lists reach their size
+	for k := 0; k < 300_000 && s.Step(); k++ {
+	}
+	allocs := testing.AllocsPerRun(20_000, func() { s.Step() })
+	// the only allocations left are amortized appends (FCT records, queue
+	// samples every 100 µs); far below one per event
+	if allocs > 0.01 {
+		t.Errorf("Step allocates %.4f times per event", allocs)
+	}
+}
+
+func TestTraceCSV(t *testing.T) {
+	f := clos(t)
+	var b bytes.Buffer
+	flows := incast(t, f, 2, 1_000_000)
+	mustRun(t, Config{Fabric: f, Flows: flows, Trace: &b})
+	lines := bytes.Split(bytes.TrimSpace(b.Bytes()), []byte("\n"))
+	if string(lines[0]) != TraceHeader {
+		t.Fatalf("header %q", lines[0])
+	}
+	if (len(lines)-1)%len(f.Ports) != 0 || len(lines) < 1+len(f.Ports) {
+		t.Fatalf("%d rows for %d ports", len(lines)-1, len(f.Ports))
+	}
+}
