@@ -1,0 +1,43 @@
+# graphcc: make build | test | bench | fuzz | fmt | vet | clean
+
+GO        ?= go
+BIN       ?= bin/graphcc
+FUZZTIME  ?= 20s
+
+.PHONY: all build test bench fuzz fmt vet clean
+
+all: build
+
+build:
+	$(GO) build -o $(BIN) ./cmd/graphcc
+
+# The whole suite: vet, then every package's tests.
+test:
+	$(GO) vet ./... && $(GO) test ./...
+
+bench:
+	$(GO) run ./cmd/graphcc bench
+
+# A short run of every Fuzz* target, $(FUZZTIME) each. Targets are found by
+# grepping the test files, so new ones are picked up without editing this.
+fuzz:
+	@set -e; \
+	targets=$$(grep -rl --include='*_test.go' '^func Fuzz' . | sort); \
+	if [ -z "$$targets" ]; then echo "no fuzz targets"; exit 0; fi; \
+	for file in $$targets; do \
+		dir=$$(dirname $$file); \
+		for name in $$(sed -n 's/^func \(Fuzz[A-Za-z0-9_]*\)(.*/\1/p' $$file); do \
+			echo "== $$dir $$name ($(FUZZTIME))"; \
+			$(GO) test -run '^$$' -fuzz "^$$name\$$" -fuzztime $(FUZZTIME) $$dir; \
+		done; \
+	done
+
+fmt:
+	gofmt -l -w .
+
+vet:
+	$(GO) vet ./...
+
+clean:
+	rm -rf bin
+	$(GO) clean -testcache

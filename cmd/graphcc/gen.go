@@ -1,0 +1,86 @@
+package main
+
+import (
+	"fmt"
+	"io"
+
+	"github.com/spf13/cobra"
+
+	"graphcc/replay"
+	"graphcc/topo"
+)
+
+// genOpts are the flags of graphcc gen.
+type genOpts struct {
+	sc      scenarioFlags
+	out     string
+	topoOut string
+}
+
+func newGenCmd(logger loggerFunc) *cobra.Command {
+	o := genOpts{sc: defaultScenario()}
+	cmd := &cobra.Command{
+		Use:   "gen --out FILE [flags]",
+		Short: "Generate a flow trace (HPCC flow.txt) for a scenario",
+		Long: `gen draws a traffic trace for the fabric: Poisson arrivals of flows whose
+sizes follow --workload at --load of every host link for --duration, plus
+periodic N:1 incasts, all from --seed, and writes it atomically to --out in
+HPCC's flow.txt format (arrivals start at 2 s, HPCC's convention). It prints
+one line: the flows, their bytes and the load they offer.`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			if err := checkOutputs("out", o.out, "topo-out", o.topoOut); err != nil {
+				return err
+			}
+			log := logger(cmd)
+			f, err := o.sc.fabric(cmd.Flags(), log)
+			if err != nil {
+				return err
+			}
+			flows, g, err := o.sc.generate(f)
+			if err != nil {
+				return err
+			}
+			if err := writeOutput("out", o.out, func(w io.Writer) error { return replay.WriteFlows(w, flows) }); err != nil {
+				return err
+			}
+			if o.topoOut != "" {
+				if err := writeOutput("topo-out", o.topoOut, f.WriteTopology); err != nil {
+					return err
+				}
+			}
+			log.Info("generated", "fabric", o.sc.describeFabric(f), "traffic", o.sc.describeTraffic(g))
+			_, err = fmt.Fprintln(cmd.OutOrStdout(), genSummary(f, flows, g, o.out))
+			return err
+		},
+	}
+	fs := cmd.Flags()
+	fs.SortFlags = false
+	fs.StringVar(&o.out, "out", "", "write the flow trace here (HPCC flow.txt; required)")
+	fs.StringVar(&o.topoOut, "topo-out", "", "also write the fabric here (HPCC topology.txt)")
+	o.sc.addFabricFlags(fs)
+	o.sc.addTrafficFlags(fs)
+	o.sc.addSeedFlag(fs)
+	cmd.MarkFlagRequired("out")
+	return cmd
+}
+
+// genSummary is gen's one line: flows, bytes and the offered load, that is
+// the bytes over the arrival window as a fraction of the hosts' link
+// capacity (incasts included).
+func genSummary(f *topo.Fabric, flows []replay.Flow, g replay.GenConfig, out string) string {
+	var bytes, incast int64
+	for _, fl := range flows {
+		bytes += fl.Size
+		if fl.Incast() {
+			incast++
+		}
+	}
+	var capacity float64 // bps
+	for _, h := range f.Hosts() {
+		capacity += float64(f.Ports[f.HostPort(h)].Rate)
+	}
+	load := float64(bytes) * 8 / (capacity * float64(g.Duration) / float64(topo.Second))
+	return fmt.Sprintf("wrote %d flows (%d incast), %d bytes, offered load %.1f%% of %d hosts' links over %s, to %s",
+		len(flows), incast, bytes, 100*load, len(f.Hosts()), formatDuration(g.Duration), out)
+}

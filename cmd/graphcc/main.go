@@ -1,0 +1,119 @@
+// Command graphcc is the graphcc command line: it generates traffic traces,
+// replays them in the packet-level simulator and benchmarks the simulator.
+//
+// Every command is thin: it parses its flags into the library's config
+// structs (topo.ClosConfig, replay.GenConfig, replay.Config) and calls the
+// library. Errors name the flag or file at fault; main prints them as
+// "graphcc: <error>" on stderr and exits with status 1.
+package main
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"log/slog"
+	"os"
+	"os/signal"
+	"runtime"
+	"runtime/debug"
+	"strings"
+	"syscall"
+
+	"github.com/spf13/cobra"
+)
+
+func main() {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	err := newRootCmd().ExecuteContext(ctx)
+	stop()
+	if err != nil {
+		fmt.Fprintf(os.Stderr, "graphcc: %v\n", err)
+		os.Exit(1)
+	}
+}
+
+// rootOpts are the flags every command shares.
+type rootOpts struct {
+	logLevel string
+}
+
+// newRootCmd builds the command tree. Every flag is bound to a struct local
+// to its command, so two trees never share state (the tests build one per
+// case).
+func newRootCmd() *cobra.Command {
+	var o rootOpts
+	root := &cobra.Command{
+		Use:   "graphcc",
+		Short: "Simulate RDMA datacenter fabrics with DCQCN, PFC and per-port ECN control",
+		Long: `graphcc simulates RDMA datacenter fabrics packet by packet (HPCC's ns-3
+models: DCQCN, PFC, RED/ECN marking) and controls per-port ECN settings.
+
+By default every command uses the GraphCC setup: a 2-layer Clos of 4 leaves
+with 6 hosts each and 2 spines (25 Gbps host links, 100 Gbps leaf-spine
+links, 1 us per link, 32 MiB of buffer per switch) carrying FB_Hadoop at 60 %
+load with a 16:1 incast every 1 ms, for 25 ms of arrivals.`,
+		SilenceUsage:  true,
+		SilenceErrors: true,
+		PersistentPreRunE: func(cmd *cobra.Command, _ []string) error {
+			if _, err := parseLogLevel(o.logLevel); err != nil {
+				return err
+			}
+			return nil
+		},
+	}
+	root.PersistentFlags().StringVar(&o.logLevel, "log-level", "warn", "log level on stderr: debug, info, warn or error")
+	logger := func(cmd *cobra.Command) *slog.Logger {
+		lvl, _ := parseLogLevel(o.logLevel) // validated in PersistentPreRunE
+		return newLogger(cmd.ErrOrStderr(), lvl)
+	}
+	root.AddCommand(
+		newGenCmd(logger),
+		newSimCmd(logger),
+		newBenchCmd(logger),
+		newVersionCmd(),
+	)
+	return root
+}
+
+// loggerFunc returns the logger of a running command.
+type loggerFunc func(*cobra.Command) *slog.Logger
+
+func parseLogLevel(s string) (slog.Level, error) {
+	var l slog.Level
+	if err := l.UnmarshalText([]byte(s)); err != nil {
+		return 0, fmt.Errorf("--log-level %s: want debug, info, warn or error", s)
+	}
+	return l, nil
+}
+
+func newLogger(w io.Writer, lvl slog.Level) *slog.Logger {
+	return slog.New(slog.NewTextHandler(w, &slog.HandlerOptions{Level: lvl}))
+}
+
+func newVersionCmd() *cobra.Command {
+	return &cobra.Command{
+		Use:   "version",
+		Short: "Print the build's module version and Go version",
+		Args:  cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			version := "(devel)"
+			var rev []string
+			if bi, ok := debug.ReadBuildInfo(); ok {
+				if bi.Main.Version != "" {
+					version = bi.Main.Version
+				}
+				for _, s := range bi.Settings {
+					if s.Key == "vcs.revision" || s.Key == "vcs.modified" {
+						rev = append(rev, s.Key+"="+s.Value)
+					}
+				}
+			}
+			line := fmt.Sprintf("graphcc %s %s %s/%s", version, runtime.Version(), runtime.GOOS, runtime.GOARCH)
+			if len(rev) > 0 {
+				line += " " + strings.Join(rev, " ")
+			}
+			_, err := fmt.Fprintln(cmd.OutOrStdout(), line)
+			return err
+		},
+	}
+}

@@ -1,0 +1,355 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/spf13/pflag"
+
+	"graphcc/control"
+	"graphcc/replay"
+	"graphcc/topo"
+)
+
+// tiny is a scenario that simulates in well under a second: 4 hosts, one
+// spine, 1 ms of arrivals, 3:1 incasts every 250 us.
+var tiny = []string{
+	"--leaves", "2", "--spines", "1", "--hosts-per-leaf", "2", "--duration", "1ms",
+	"--incast-period", "250us", "--incast-fanin", "3",
+}
+
+// execute runs the command tree on args in-process.
+func execute(t *testing.T, ctx context.Context, args ...string) (stdout, stderr string, err error) {
+	t.Helper()
+	cmd := newRootCmd()
+	var o, e bytes.Buffer
+	cmd.SetOut(&o)
+	cmd.SetErr(&e)
+	cmd.SetArgs(args)
+	err = cmd.ExecuteContext(ctx)
+	return o.String(), e.String(), err
+}
+
+func run(t *testing.T, args ...string) string {
+	t.Helper()
+	out, stderr, err := execute(t, context.Background(), args...)
+	if err != nil {
+		t.Fatalf("graphcc %s: %v\nstderr: %s", strings.Join(args, " "), err, stderr)
+	}
+	return out
+}
+
+func args(base []string, more ...string) []string {
+	return append(append([]string{}, base...), more...)
+}
+
+func readSummary(t *testing.T, path string) map[string]any {
+	t.Helper()
+	data, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var m map[string]any
+	if err := json.Unmarshal(data, &m); err != nil {
+		t.Fatalf("%s: %v", path, err)
+	}
+	return m
+}
+
+func TestGenThenSimFlows(t *testing.T) {
+	dir := t.TempDir()
+	flowsPath := filepath.Join(dir, "flow.txt")
+	topoPath := filepath.Join(dir, "topology.txt")
+	out := run(t, args(append([]string{"gen"}, tiny...), "--out", flowsPath, "--topo-out", topoPath)...)
+	if !strings.HasPrefix(out, "wrote ") || !strings.Contains(out, "offered load") {
+		t.Errorf("gen printed %q", out)
+	}
+
+	// The trace parses on the fabric it was generated for.
+	f, err := topo.Clos(topo.ClosConfig{Leaves: 2, Spines: 1, HostsPerLeaf: 2,
+		HostRate: 25 * topo.Gbps, FabricRate: 100 * topo.Gbps, LinkDelay: topo.Microsecond})
+	if err != nil {
+		t.Fatal(err)
+	}
+	file, err := os.Open(flowsPath)
+	if err != nil {
+		t.Fatal(err)
+	}
+	flows, err := replay.ReadFlows(file, flowsPath, f)
+	file.Close()
+	if err != nil {
+		t.Fatal(err)
+	}
+	incast := 0
+	for _, fl := range flows {
+		if fl.Incast() {
+			incast++
+		}
+	}
+	if len(flows) == 0 || incast != 3*3 {
+		t.Fatalf("gen wrote %d flows, %d incast; want some, 9 incast", len(flows), incast)
+	}
+
+	// Generated in sim, replayed from the file on the Clos and on the
+	// written topology: the same run.
+	generated := filepath.Join(dir, "generated.json")
+	run(t, args(append([]string{"sim"}, tiny...), "--summary-out", generated)...)
+	want := readSummary(t, generated)
+	if want["flows"] != float64(len(flows)) {
+		t.Errorf("sim generated %v flows, gen wrote %d", want["flows"], len(flows))
+	}
+	for name, extra := range map[string][]string{
+		"clos": {"--leaves", "2", "--spines", "1", "--hosts-per-leaf", "2"},
+		"topo": {"--topo", topoPath},
+	} {
+		path := filepath.Join(dir, name+".json")
+		run(t, args(append([]string{"sim", "--flows", flowsPath}, extra...), "--summary-out", path)...)
+		got := readSummary(t, path)
+		for _, k := range []string{"flows", "completed", "events", "slowdown"} {
+			g, _ := json.Marshal(got[k])
+			w, _ := json.Marshal(want[k])
+			if !bytes.Equal(g, w) {
+				t.Errorf("sim --flows (%s): %s = %s, generated run had %s", name, k, g, w)
+			}
+		}
+	}
+}
+
+func TestSimOutputs(t *testing.T) {
+	dir := t.TempDir()
+	sum := filepath.Join(dir, "summary.json")
+	fct := filepath.Join(dir, "fct.txt")
+	trace := filepath.Join(dir, "trace.csv")
+	out := run(t, args(append([]string{"sim"}, tiny...), "--summary-out", sum, "--fct-out", fct, "--trace-out", trace)...)
+	for _, want := range []string{"slowdown", "background", "incast", "events", "peak rss"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("sim output lacks %q:\n%s", want, out)
+		}
+	}
+
+	m := readSummary(t, sum)
+	for _, k := range []string{"flows", "completed", "slowdown", "slowdown_by_size", "slowdown_incast",
+		"slowdown_background", "throughput_gbps_mean", "queue_bytes_mean", "queue_bytes_p99", "pfc_pauses",
+		"ecn_marked_packets", "events", "sim_seconds", "wall_seconds", "peak_rss_bytes"} {
+		if _, ok := m[k]; !ok {
+			t.Errorf("summary lacks %q", k)
+		}
+	}
+	sd, _ := m["slowdown"].(map[string]any)
+	for _, k := range []string{"mean", "p50", "p95", "p99"} {
+		if _, ok := sd[k]; !ok {
+			t.Errorf("summary slowdown lacks %q: %v", k, m["slowdown"])
+		}
+	}
+	if m["completed"] != m["flows"] || m["flows"] == float64(0) {
+		t.Errorf("completed %v of %v flows", m["completed"], m["flows"])
+	}
+
+	file, err := os.Open(fct)
+	if err != nil {
+		t.Fatal(err)
+	}
+	recs, err := replay.ReadFCT(file, fct)
+	file.Close()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if float64(len(recs)) != m["completed"] {
+		t.Errorf("fct.txt has %d records, summary says %v completed", len(recs), m["completed"])
+	}
+
+	data, err := os.ReadFile(trace)
+	if err != nil {
+		t.Fatal(err)
+	}
+	lines := strings.Split(strings.TrimSpace(string(data)), "\n")
+	if lines[0] != replay.TraceHeader || len(lines) < 2 {
+		t.Errorf("trace starts %q and has %d lines", lines[0], len(lines))
+	}
+}
+
+func TestSimUntil(t *testing.T) {
+	dir := t.TempDir()
+	sum := filepath.Join(dir, "summary.json")
+	run(t, args(append([]string{"sim"}, tiny...), "--until", "50us", "--summary-out", sum)...)
+	m := readSummary(t, sum)
+	if s := m["sim_seconds"].(float64); s > 50e-6 {
+		t.Errorf("--until 50us simulated %v s", s)
+	}
+	if c, f := m["completed"].(float64), m["flows"].(float64); c >= f {
+		t.Errorf("--until 50us completed %v of %v flows", c, f)
+	}
+}
+
+func TestBadFlags(t *testing.T) {
+	dir := t.TempDir()
+	missing := filepath.Join(dir, "no-such-topology.txt")
+	for _, tc := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"sim", "--load", "2"}, "--load 2: must be in (0, 1]"},
+		{[]string{"gen", "--out", filepath.Join(dir, "x"), "--load", "0"}, "--load 0"},
+		{[]string{"sim", "--ecn", "foo"}, `--ecn foo: unknown ECN policy "foo" (have: static)`},
+		{[]string{"sim", "--kmin-kb", "500", "--kmax-kb", "100"}, "--kmin-kb 500 --kmax-kb 100"},
+		{[]string{"sim", "--pmax", "1.5"}, "--pmax 1.5"},
+		{[]string{"sim", "--topo", missing}, missing},
+		{[]string{"sim", "--flows", missing}, missing},
+		{[]string{"gen"}, `"out"`},
+		{[]string{"sim", "--duration", "0"}, "--duration 0"},
+		{[]string{"sim", "--duration", "5"}, "--duration 5"},
+		{[]string{"sim", "--host-rate", "fast"}, "--host-rate fast"},
+		{[]string{"sim", "--leaves", "0"}, "--leaves 0"},
+		{[]string{"sim", "--buffer-mb", "-1"}, "--buffer-mb -1"},
+		{[]string{"sim", "--leaves", "2", "--spines", "1", "--hosts-per-leaf", "2"}, "--incast-fanin 16"},
+		{[]string{"sim", "--workload", filepath.Join(dir, "nope.cdf")}, "--workload"},
+		{[]string{"sim", "--fail", "leaf0-spine9"}, "--fail leaf0-spine9"},
+		{[]string{"sim", "--spines", "1", "--fail-random", "1"}, "--fail-random 1"},
+		{[]string{"sim", "--window", "-2"}, "--window -2"},
+		{[]string{"sim", "--dcqcn-g", "0"}, "--dcqcn-g 0"},
+		{[]string{"sim", "--dcqcn-ai-mbps", "-1"}, "--dcqcn-ai-mbps -1"},
+		{[]string{"sim", "--dcqcn-rp-timer", "4us"}, "--dcqcn-rp-timer 4us"},
+		{[]string{"sim", "--interval", "0"}, "--interval 0"},
+		{[]string{"sim", "--until", "soon"}, "--until soon"},
+		{[]string{"sim", "--fct-out", filepath.Join(dir, "no-dir", "fct.txt")}, "--fct-out"},
+		{[]string{"bench", "--runs", "0"}, "--runs 0"},
+		{[]string{"bench", "--sweep", "--load", "0.5"}, "--load"},
+		{[]string{"--log-level", "loud", "version"}, "--log-level loud"},
+	} {
+		_, _, err := execute(t, context.Background(), tc.args...)
+		if err == nil || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("graphcc %s: error %v, want one containing %q", strings.Join(tc.args, " "), err, tc.want)
+		}
+	}
+	if entries, _ := os.ReadDir(dir); len(entries) != 0 {
+		t.Errorf("failed commands left files: %v", entries)
+	}
+}
+
+func TestOutputsAtomic(t *testing.T) {
+	dir := t.TempDir()
+	sum := filepath.Join(dir, "summary.json")
+	fct := filepath.Join(dir, "fct.txt")
+	trace := filepath.Join(dir, "trace.csv")
+	if err := os.WriteFile(sum, []byte("old\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	// A run interrupted (as by Ctrl-C) fails and writes nothing: the trace
+	// streamed into a temporary file that is removed, and the other outputs
+	// are never started.
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	_, _, err := execute(t, ctx, args(append([]string{"sim"}, tiny...), "--summary-out", sum, "--fct-out", fct, "--trace-out", trace)...)
+	if err == nil || !strings.Contains(err.Error(), "interrupted") {
+		t.Fatalf("cancelled sim: error %v, want interrupted", err)
+	}
+	entries, _ := os.ReadDir(dir)
+	if len(entries) != 1 || entries[0].Name() != "summary.json" {
+		t.Errorf("failed sim left %v, want only the old summary.json", entries)
+	}
+	if data, _ := os.ReadFile(sum); string(data) != "old\n" {
+		t.Errorf("failed sim changed summary.json to %q", data)
+	}
+
+	// A gen that fails leaves no trace behind either.
+	out := filepath.Join(dir, "flow.txt")
+	if _, _, err := execute(t, context.Background(), args(append([]string{"gen"}, tiny...), "--out", out, "--incast-fanin", "9")...); err == nil {
+		t.Fatal("gen --incast-fanin 9 on 4 hosts succeeded")
+	}
+	if _, err := os.Stat(out); !os.IsNotExist(err) {
+		t.Errorf("failed gen left %s: %v", out, err)
+	}
+}
+
+func TestECNFlagsScale(t *testing.T) {
+	f, err := topo.Clos(topo.DefaultClos())
+	if err != nil {
+		t.Fatal(err)
+	}
+	h := defaultHW()
+	fs := pflag.NewFlagSet("sim", pflag.ContinueOnError)
+	h.addFlags(fs)
+	if ecn, err := h.ecnSettings(fs, f); err != nil || ecn != nil {
+		t.Fatalf("no ECN flags: settings %v, %v; want nil (the simulator's Alibaba default)", ecn, err)
+	}
+	if err := fs.Parse([]string{"--kmin-kb", "10", "--kmax-kb", "50", "--pmax", "0.5"}); err != nil {
+		t.Fatal(err)
+	}
+	ecn, err := h.ecnSettings(fs, f)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i, p := range f.Ports {
+		want := control.Alibaba(p.Rate)
+		if f.Nodes[p.Src].Switch {
+			scale := p.Rate / (25 * topo.Gbps)
+			want = control.ECN{KMin: 10_000 * scale, KMax: 50_000 * scale, PMax: 0.5}
+		}
+		if ecn[i] != want {
+			t.Errorf("port %d (%d bps, switch %v): %v, want %v", i, p.Rate, f.Nodes[p.Src].Switch, ecn[i], want)
+		}
+	}
+}
+
+func TestBenchTiny(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "bench.json")
+	out := run(t, "bench", "--runs", "2", "--leaves", "2", "--spines", "1", "--hosts-per-leaf", "2",
+		"--duration", "1ms", "--json", path)
+	for _, want := range []string{"events/s", "sim/wall", "peak RSS", "data packets", "median"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("bench output lacks %q:\n%s", want, out)
+		}
+	}
+	data, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var rep benchReport
+	if err := json.Unmarshal(data, &rep); err != nil {
+		t.Fatal(err)
+	}
+	if len(rep.Cases) != 1 || len(rep.Cases[0].Runs) != 2 || rep.Cases[0].Events == 0 || rep.Cases[0].Flows == 0 {
+		t.Errorf("bench JSON: %s", data)
+	}
+	if strings.Contains(rep.Cases[0].Traffic, "incasts of") {
+		t.Errorf("bench traffic has incasts: %s", rep.Cases[0].Traffic)
+	}
+}
+
+func TestVersion(t *testing.T) {
+	if out := run(t, "version"); !strings.HasPrefix(out, "graphcc ") {
+		t.Errorf("version printed %q", out)
+	}
+}
+
+func TestNoProgressOffTerminal(t *testing.T) {
+	var buf bytes.Buffer
+	p := newProgress(&buf, 10, 0)
+	if p != nil {
+		t.Fatal("progress bar on a buffer")
+	}
+	p.update(1, 1, 10) // a nil bar is a no-op
+	p.done()
+	if p.callback() != nil || buf.Len() != 0 {
+		t.Error("nil progress drew something")
+	}
+}
+
+func TestFormatDuration(t *testing.T) {
+	for ps, want := range map[int64]string{0: "0", topo.Microsecond: "1us", 25 * topo.Millisecond: "25ms",
+		2 * topo.Second: "2s", 1500 * topo.Nanosecond: "1500ns", 7: "7ps"} {
+		if got := formatDuration(ps); got != want {
+			t.Errorf("formatDuration(%d) = %q, want %q", ps, got, want)
+		}
+		if ps > 0 {
+			if back, err := topo.ParseDelay(want); err != nil || back != ps {
+				t.Errorf("ParseDelay(%q) = %d, %v", want, back, err)
+			}
+		}
+	}
+}

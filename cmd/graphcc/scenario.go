@@ -1,0 +1,354 @@
+package main
+
+import (
+	"fmt"
+	"io"
+	"log/slog"
+	"math"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/spf13/pflag"
+
+	"graphcc/replay"
+	"graphcc/topo"
+)
+
+// scenarioFlags are the flags that describe a fabric and its traffic, shared
+// by gen, sim and bench. Their defaults are the GraphCC training scenario.
+type scenarioFlags struct {
+	// fabric
+	topoFile     string
+	leaves       int
+	spines       int
+	hostsPerLeaf int
+	hostRate     string
+	fabricRate   string
+	linkDelay    string
+	bufferMB     float64
+	fail         []string
+	failRandom   int
+
+	// traffic
+	workload     string
+	load         float64
+	duration     string
+	incastPeriod string
+	incastFanIn  int
+	incastSize   int64
+	noIncast     bool
+
+	seed uint64
+}
+
+// closFlagNames are the flags that --topo overrides.
+func closFlagNames() []string {
+	return []string{"leaves", "spines", "hosts-per-leaf", "host-rate", "fabric-rate", "link-delay"}
+}
+
+// trafficFlagNames are the flags that describe generated traffic.
+func trafficFlagNames() []string {
+	return []string{"workload", "load", "duration", "incast-period", "incast-fanin", "incast-size", "no-incast"}
+}
+
+// defaultScenario returns the flag values of the GraphCC training scenario.
+func defaultScenario() scenarioFlags {
+	c := topo.DefaultClos()
+	g := replay.DefaultGen()
+	return scenarioFlags{
+		leaves:       c.Leaves,
+		spines:       c.Spines,
+		hostsPerLeaf: c.HostsPerLeaf,
+		hostRate:     topo.FormatRate(c.HostRate),
+		fabricRate:   topo.FormatRate(c.FabricRate),
+		linkDelay:    formatDuration(c.LinkDelay),
+		bufferMB:     float64(c.Buffer) / (1 << 20),
+		workload:     g.Workload.Name,
+		load:         g.Load,
+		duration:     formatDuration(g.Duration),
+		incastPeriod: formatDuration(g.Incast.Period),
+		incastFanIn:  g.Incast.FanIn,
+		incastSize:   g.Incast.Size,
+		seed:         g.Seed,
+	}
+}
+
+// addFabricFlags registers the fabric flags with s's current values as
+// defaults.
+func (s *scenarioFlags) addFabricFlags(fs *pflag.FlagSet) {
+	fs.StringVar(&s.topoFile, "topo", "", "HPCC topology.txt to use instead of the Clos (the Clos flags are then ignored; --buffer-mb still applies)")
+	fs.IntVar(&s.leaves, "leaves", s.leaves, "Clos: leaf switches")
+	fs.IntVar(&s.spines, "spines", s.spines, "Clos: spine switches (each leaf has one link to every spine)")
+	fs.IntVar(&s.hostsPerLeaf, "hosts-per-leaf", s.hostsPerLeaf, "Clos: hosts per leaf")
+	fs.StringVar(&s.hostRate, "host-rate", s.hostRate, "Clos: host-leaf link rate (bps, Kbps, Mbps, Gbps, Tbps)")
+	fs.StringVar(&s.fabricRate, "fabric-rate", s.fabricRate, "Clos: leaf-spine link rate")
+	fs.StringVar(&s.linkDelay, "link-delay", s.linkDelay, "Clos: one-way propagation delay of every link (s, ms, us, ns, ps)")
+	fs.Float64Var(&s.bufferMB, "buffer-mb", s.bufferMB, "shared buffer per switch, MiB (2^20 bytes, HPCC's BUFFER_SIZE)")
+	fs.StringSliceVar(&s.fail, "fail", nil, "fail these links, by name (Clos: h0-leaf0, leaf0-spine1; --topo: n0-n24); comma-separated or repeated")
+	fs.IntVar(&s.failRandom, "fail-random", 0, "fail K random leaf-spine (switch-switch) links, drawn from --seed, never disconnecting a host pair")
+}
+
+// addTrafficFlags registers the traffic flags with s's current values as
+// defaults.
+func (s *scenarioFlags) addTrafficFlags(fs *pflag.FlagSet) {
+	fs.StringVar(&s.workload, "workload", s.workload, "flow-size distribution: "+strings.Join(replay.Workloads(), ", ")+", or a CDF file (HPCC format)")
+	fs.Float64Var(&s.load, "load", s.load, "offered background load per host link, in (0, 1]")
+	fs.StringVar(&s.duration, "duration", s.duration, "length of the arrival window (flows keep running after it)")
+	fs.StringVar(&s.incastPeriod, "incast-period", s.incastPeriod, "time between N:1 incasts; 0 disables them")
+	fs.IntVar(&s.incastFanIn, "incast-fanin", s.incastFanIn, "distinct random senders per incast (at most hosts-1)")
+	fs.Int64Var(&s.incastSize, "incast-size", s.incastSize, "bytes per incast sender")
+	fs.BoolVar(&s.noIncast, "no-incast", false, "no incasts (same as --incast-period 0)")
+}
+
+// addSeedFlag registers --seed.
+func (s *scenarioFlags) addSeedFlag(fs *pflag.FlagSet) {
+	fs.Uint64Var(&s.seed, "seed", s.seed, "seed of the traffic, of --fail-random and of the simulation (ECN marking, ECMP hashing)")
+}
+
+// bufferBytes returns --buffer-mb in bytes.
+func (s *scenarioFlags) bufferBytes() (int64, error) {
+	b := s.bufferMB * (1 << 20)
+	if !(b >= 1) || b > math.MaxInt64/2 {
+		return 0, fmt.Errorf("--buffer-mb %v: must be positive", s.bufferMB)
+	}
+	return int64(math.Round(b)), nil
+}
+
+// closConfig returns the Clos of the flags.
+func (s *scenarioFlags) closConfig() (topo.ClosConfig, error) {
+	c := topo.DefaultClos()
+	var err error
+	for _, v := range []struct {
+		name string
+		v    int
+		dst  *int
+	}{{"leaves", s.leaves, &c.Leaves}, {"spines", s.spines, &c.Spines}, {"hosts-per-leaf", s.hostsPerLeaf, &c.HostsPerLeaf}} {
+		if v.v < 1 {
+			return c, fmt.Errorf("--%s %d: must be at least 1", v.name, v.v)
+		}
+		*v.dst = v.v
+	}
+	if c.HostRate, err = parseRateFlag("host-rate", s.hostRate); err != nil {
+		return c, err
+	}
+	if c.FabricRate, err = parseRateFlag("fabric-rate", s.fabricRate); err != nil {
+		return c, err
+	}
+	if c.LinkDelay, err = parseDurationFlag("link-delay", s.linkDelay, true); err != nil {
+		return c, err
+	}
+	if c.Buffer, err = s.bufferBytes(); err != nil {
+		return c, err
+	}
+	return c, nil
+}
+
+// describeFabric names the fabric the flags build, for messages.
+func (s *scenarioFlags) describeFabric(f *topo.Fabric) string {
+	what := fmt.Sprintf("Clos of %d leaves x %d hosts, %d spines", s.leaves, s.hostsPerLeaf, s.spines)
+	if s.topoFile != "" {
+		what = s.topoFile
+	}
+	var fails []string
+	if len(s.fail) > 0 {
+		fails = append(fails, "failed "+strings.Join(s.fail, ","))
+	}
+	if s.failRandom > 0 {
+		fails = append(fails, fmt.Sprintf("%d random switch link(s) failed", s.failRandom))
+	}
+	if len(fails) > 0 {
+		what += " (" + strings.Join(fails, ", ") + ")"
+	}
+	return fmt.Sprintf("%s: %d hosts, %d switches, %d links", what, len(f.Hosts()), len(f.Switches()), len(f.Links))
+}
+
+// fabric builds the fabric of the flags: the --topo file or the Clos, then
+// the --fail and --fail-random failures.
+func (s *scenarioFlags) fabric(fs flagChanger, log *slog.Logger) (*topo.Fabric, error) {
+	var f *topo.Fabric
+	if s.topoFile != "" {
+		for _, n := range closFlagNames() {
+			if fs.Changed(n) {
+				log.Warn("flag ignored with --topo", "flag", "--"+n)
+			}
+		}
+		buf, err := s.bufferBytes()
+		if err != nil {
+			return nil, err
+		}
+		file, err := os.Open(s.topoFile)
+		if err != nil {
+			return nil, fmt.Errorf("--topo: %w", err)
+		}
+		defer file.Close()
+		if f, err = topo.ReadTopology(file, s.topoFile, buf); err != nil {
+			return nil, fmt.Errorf("--topo: %w", err)
+		}
+	} else {
+		c, err := s.closConfig()
+		if err != nil {
+			return nil, err
+		}
+		if f, err = topo.Clos(c); err != nil {
+			return nil, fmt.Errorf("--leaves/--spines/--hosts-per-leaf: %w", err)
+		}
+	}
+	if len(s.fail) > 0 {
+		g, err := f.FailLinks(s.fail...)
+		if err != nil {
+			return nil, fmt.Errorf("--fail %s: %w", strings.Join(s.fail, ","), err)
+		}
+		f = g
+	}
+	switch {
+	case s.failRandom < 0:
+		return nil, fmt.Errorf("--fail-random %d: must not be negative", s.failRandom)
+	case s.failRandom > 0:
+		g, err := f.FailRandom(s.failRandom, s.seed)
+		if err != nil {
+			return nil, fmt.Errorf("--fail-random %d: %w", s.failRandom, err)
+		}
+		f = g
+	}
+	return f, nil
+}
+
+// genConfig returns the traffic of the flags for fabric f.
+func (s *scenarioFlags) genConfig(f *topo.Fabric) (replay.GenConfig, error) {
+	g := replay.DefaultGen()
+	g.Seed = s.seed
+	w, err := replay.LoadCDF(s.workload)
+	if err != nil {
+		return g, fmt.Errorf("--workload %s: %w", s.workload, err)
+	}
+	g.Workload = w
+	if !(s.load > 0 && s.load <= 1) {
+		return g, fmt.Errorf("--load %v: must be in (0, 1]", s.load)
+	}
+	g.Load = s.load
+	if g.Duration, err = parseDurationFlag("duration", s.duration, false); err != nil {
+		return g, err
+	}
+	if g.Incast.Period, err = parseDurationFlag("incast-period", s.incastPeriod, true); err != nil {
+		return g, err
+	}
+	if s.noIncast {
+		g.Incast.Period = 0
+	}
+	g.Incast.FanIn, g.Incast.Size = s.incastFanIn, s.incastSize
+	if g.Incast.Period > 0 {
+		others := len(f.Hosts()) - 1
+		switch {
+		case s.incastFanIn < 1:
+			return g, fmt.Errorf("--incast-fanin %d: must be at least 1", s.incastFanIn)
+		case s.incastFanIn > others:
+			return g, fmt.Errorf("--incast-fanin %d: the fabric has only %d other hosts per receiver (lower it or use --no-incast)", s.incastFanIn, others)
+		case s.incastSize < 1:
+			return g, fmt.Errorf("--incast-size %d: must be positive", s.incastSize)
+		}
+	}
+	return g, nil
+}
+
+// generate returns the flows of the flags on fabric f.
+func (s *scenarioFlags) generate(f *topo.Fabric) ([]replay.Flow, replay.GenConfig, error) {
+	g, err := s.genConfig(f)
+	if err != nil {
+		return nil, g, err
+	}
+	flows, err := replay.Generate(f, g)
+	if err != nil {
+		return nil, g, err
+	}
+	return flows, g, nil
+}
+
+// describeTraffic names the generated traffic, for messages.
+func (s *scenarioFlags) describeTraffic(g replay.GenConfig) string {
+	what := fmt.Sprintf("%s at %g%% load for %s", g.Workload.Name, 100*g.Load, formatDuration(g.Duration))
+	if g.Incast.Period > 0 {
+		what += fmt.Sprintf(", %d:1 incasts of %d B every %s", g.Incast.FanIn, g.Incast.Size, formatDuration(g.Incast.Period))
+	} else {
+		what += ", no incasts"
+	}
+	return what + fmt.Sprintf(", seed %d", g.Seed)
+}
+
+// parseRateFlag parses the rate value of flag name.
+func parseRateFlag(name, v string) (int64, error) {
+	r, err := topo.ParseRate(v)
+	if err != nil {
+		return 0, fmt.Errorf("--%s %s: %w", name, v, err)
+	}
+	if r <= 0 {
+		return 0, fmt.Errorf("--%s %s: must be positive", name, v)
+	}
+	return r, nil
+}
+
+// parseDurationFlag parses the duration value of flag name in ps (a plain
+// "0" is accepted where zero is).
+func parseDurationFlag(name, v string, zeroOK bool) (int64, error) {
+	var d int64
+	if v != "0" {
+		var err error
+		if d, err = topo.ParseDelay(v); err != nil {
+			return 0, fmt.Errorf("--%s %s: %w", name, v, err)
+		}
+	}
+	if d == 0 && !zeroOK {
+		return 0, fmt.Errorf("--%s %s: must be positive", name, v)
+	}
+	return d, nil
+}
+
+// formatDuration writes ps in the largest unit that keeps it whole: "25ms",
+// "1us", "0".
+func formatDuration(ps int64) string {
+	if ps == 0 {
+		return "0"
+	}
+	for _, u := range []struct {
+		div  int64
+		name string
+	}{{topo.Second, "s"}, {topo.Millisecond, "ms"}, {topo.Microsecond, "us"}, {topo.Nanosecond, "ns"}} {
+		if ps%u.div == 0 {
+			return fmt.Sprintf("%d%s", ps/u.div, u.name)
+		}
+	}
+	return fmt.Sprintf("%dps", ps)
+}
+
+// checkOutputs fails early, naming the flag, when an output file could not
+// be created: its directory must exist. Outputs are written only after a run
+// succeeds, so this saves a long run from ending in a late error.
+// outs alternates flag names and paths.
+func checkOutputs(outs ...string) error {
+	for i := 0; i+1 < len(outs); i += 2 {
+		flag, path := outs[i], outs[i+1]
+		if path == "" {
+			continue
+		}
+		dir := filepath.Dir(path)
+		st, err := os.Stat(dir)
+		if err != nil {
+			return fmt.Errorf("--%s %s: %w", flag, path, err)
+		}
+		if !st.IsDir() {
+			return fmt.Errorf("--%s %s: %s is not a directory", flag, path, dir)
+		}
+		if st, err := os.Stat(path); err == nil && st.IsDir() {
+			return fmt.Errorf("--%s %s: is a directory", flag, path)
+		}
+	}
+	return nil
+}
+
+// writeOutput writes path atomically through write, naming flag on error.
+func writeOutput(flag, path string, write func(w io.Writer) error) error {
+	if err := replay.WriteFileAtomic(path, write); err != nil {
+		return fmt.Errorf("--%s: %w", flag, err)
+	}
+	return nil
+}

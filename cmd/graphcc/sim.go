@@ -1,0 +1,387 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"log/slog"
+	"math"
+	"os"
+	"slices"
+	"strings"
+
+	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
+
+	"graphcc/control"
+	"graphcc/replay"
+	"graphcc/topo"
+)
+
+// simOpts are the flags of graphcc sim.
+type simOpts struct {
+	sc         scenarioFlags
+	flowsFile  string
+	fctOut     string
+	summaryOut string
+	traceOut   string
+	ecn        string
+	interval   string
+	until      string
+	hw         hwFlags
+}
+
+// hwFlags override the simulated hardware: ECN thresholds, PFC, the window
+// and DCQCN's constants.
+type hwFlags struct {
+	kminKB, kmaxKB, pmax float64
+	noPFC, noECN         bool
+	window               int64
+	g                    float64
+	aiMbps, haiMbps      float64
+	minRateMbps          float64
+	rpTimer              string
+}
+
+func defaultHW() hwFlags {
+	a := control.Alibaba(replay.DCQCNRefRate)
+	d := replay.DefaultParams().DCQCN
+	return hwFlags{
+		kminKB:      float64(a.KMin) / control.KB,
+		kmaxKB:      float64(a.KMax) / control.KB,
+		pmax:        a.PMax,
+		g:           d.G,
+		aiMbps:      float64(d.AI) / float64(topo.Mbps),
+		haiMbps:     float64(d.HAI) / float64(topo.Mbps),
+		minRateMbps: float64(d.MinRate) / float64(topo.Mbps),
+		rpTimer:     formatDuration(d.IncreaseInterval),
+	}
+}
+
+func (h *hwFlags) addFlags(fs *pflag.FlagSet) {
+	fs.Float64Var(&h.kminKB, "kmin-kb", h.kminKB, "ECN kmin of a 25 Gbps switch port, KB of 1000 B; every switch port gets it scaled by its rate/25G (100 Gbps: x4)")
+	fs.Float64Var(&h.kmaxKB, "kmax-kb", h.kmaxKB, "ECN kmax of a 25 Gbps switch port, KB, scaled like --kmin-kb")
+	fs.Float64Var(&h.pmax, "pmax", h.pmax, "ECN marking probability at kmax, in [0, 1], on every switch port")
+	fs.BoolVar(&h.noPFC, "no-pfc", false, "turn PFC off (switches drop on overflow, senders go back N on NACKs)")
+	fs.BoolVar(&h.noECN, "no-ecn", false, "turn ECN marking off at every switch")
+	fs.Int64Var(&h.window, "window", 0, "inflight payload limit per flow, bytes: 0 = the fabric's largest base-RTT BDP, -1 = no window")
+	fs.Float64Var(&h.g, "dcqcn-g", h.g, "DCQCN alpha gain g, in (0, 1]")
+	fs.Float64Var(&h.aiMbps, "dcqcn-ai-mbps", h.aiMbps, "DCQCN additive increase of a 25 Gbps NIC, Mbps (scaled by NIC rate/25G)")
+	fs.Float64Var(&h.haiMbps, "dcqcn-hai-mbps", h.haiMbps, "DCQCN hyper increase of a 25 Gbps NIC, Mbps (scaled by NIC rate/25G)")
+	fs.Float64Var(&h.minRateMbps, "dcqcn-min-rate-mbps", h.minRateMbps, "DCQCN floor of a decreased rate, Mbps")
+	fs.StringVar(&h.rpTimer, "dcqcn-rp-timer", h.rpTimer, "DCQCN rate increase period (RP_TIMER); must exceed the 4us decrease check")
+}
+
+// baseECN is the 25 Gbps setting of the flags.
+func (h *hwFlags) baseECN() (control.ECN, error) {
+	e := control.ECN{
+		KMin: int64(math.Round(h.kminKB * control.KB)),
+		KMax: int64(math.Round(h.kmaxKB * control.KB)),
+		PMax: h.pmax,
+	}
+	if math.IsNaN(h.kminKB) || math.IsNaN(h.kmaxKB) {
+		return e, fmt.Errorf("--kmin-kb %v --kmax-kb %v: not numbers", h.kminKB, h.kmaxKB)
+	}
+	if err := e.Validate(); err != nil {
+		return e, fmt.Errorf("--kmin-kb %g --kmax-kb %g --pmax %g: %w", h.kminKB, h.kmaxKB, h.pmax, err)
+	}
+	return e, nil
+}
+
+// ecnSettings returns the initial ECN setting of every port of f: nil (the
+// simulator's default, Alibaba's thresholds) unless an ECN flag was given,
+// else the flags' 25 Gbps setting scaled by each switch port's rate.
+func (h *hwFlags) ecnSettings(fs *pflag.FlagSet, f *topo.Fabric) ([]control.ECN, error) {
+	base, err := h.baseECN()
+	if err != nil {
+		return nil, err
+	}
+	if !fs.Changed("kmin-kb") && !fs.Changed("kmax-kb") && !fs.Changed("pmax") {
+		return nil, nil
+	}
+	ecn := control.StaticSettings(f)
+	for i, p := range f.Ports {
+		if !f.Nodes[p.Src].Switch {
+			continue
+		}
+		scale := float64(p.Rate) / float64(replay.DCQCNRefRate)
+		ecn[i] = control.ECN{
+			KMin: int64(math.Round(float64(base.KMin) * scale)),
+			KMax: int64(math.Round(float64(base.KMax) * scale)),
+			PMax: base.PMax,
+		}
+	}
+	return ecn, nil
+}
+
+// params returns the hardware constants of the flags.
+func (h *hwFlags) params() (replay.Params, error) {
+	p := replay.DefaultParams()
+	p.PFC = !h.noPFC
+	p.ECN = !h.noECN
+	if h.window < -1 {
+		return p, fmt.Errorf("--window %d: want a byte count, 0 (the largest BDP) or -1 (no window)", h.window)
+	}
+	p.Window = h.window
+	if !(h.g > 0 && h.g <= 1) {
+		return p, fmt.Errorf("--dcqcn-g %v: must be in (0, 1]", h.g)
+	}
+	p.DCQCN.G = h.g
+	mbps := func(name string, v float64) (int64, error) {
+		if !(v >= 0) || v > math.MaxInt64/float64(topo.Mbps)/2 {
+			return 0, fmt.Errorf("--%s %v: must be a non-negative rate", name, v)
+		}
+		return int64(math.Round(v * float64(topo.Mbps))), nil
+	}
+	var err error
+	if p.DCQCN.AI, err = mbps("dcqcn-ai-mbps", h.aiMbps); err != nil {
+		return p, err
+	}
+	if p.DCQCN.HAI, err = mbps("dcqcn-hai-mbps", h.haiMbps); err != nil {
+		return p, err
+	}
+	if p.DCQCN.MinRate, err = mbps("dcqcn-min-rate-mbps", h.minRateMbps); err != nil {
+		return p, err
+	}
+	if p.DCQCN.IncreaseInterval, err = parseDurationFlag("dcqcn-rp-timer", h.rpTimer, false); err != nil {
+		return p, err
+	}
+	if min := p.DCQCN.DecreaseInterval + p.DCQCN.FirstDecreaseDelay; p.DCQCN.IncreaseInterval <= min {
+		return p, fmt.Errorf("--dcqcn-rp-timer %s: must exceed the decrease check interval plus its first delay (%s)",
+			h.rpTimer, formatDuration(min))
+	}
+	if err := p.Validate(); err != nil {
+		return p, fmt.Errorf("DCQCN/PFC flags: %w", err)
+	}
+	return p, nil
+}
+
+// ecnPolicy returns the control policy named by --ecn for fabric f. Learned
+// policies (GraphCC, ACC) register here: each entry builds a policy for a
+// fabric, or fails naming what it lacks.
+func ecnPolicy(name string, f *topo.Fabric) (control.Policy, error) {
+	policies := map[string]func(*topo.Fabric) (control.Policy, error){
+		"static": func(*topo.Fabric) (control.Policy, error) { return control.Static{}, nil },
+	}
+	mk, ok := policies[name]
+	if !ok {
+		have := make([]string, 0, len(policies))
+		for k := range policies {
+			have = append(have, k)
+		}
+		slices.Sort(have)
+		return nil, fmt.Errorf("--ecn %s: unknown ECN policy %q (have: %s)", name, name, strings.Join(have, ", "))
+	}
+	p, err := mk(f)
+	if err != nil {
+		return nil, fmt.Errorf("--ecn %s: %w", name, err)
+	}
+	return p, nil
+}
+
+func newSimCmd(logger loggerFunc) *cobra.Command {
+	o := simOpts{sc: defaultScenario(), hw: defaultHW(), ecn: "static",
+		interval: formatDuration(replay.DefaultInterval), until: "0"}
+	cmd := &cobra.Command{
+		Use:   "sim [flags]",
+		Short: "Simulate a scenario (default: the GraphCC training scenario) and print FCT slowdowns",
+		Long: `sim replays flows on a fabric in the packet-level simulator and prints
+the summary table: FCT slowdown (mean, p50, p95, p99) overall, per flow-size
+bin, for incast and background flows, then throughput, queues, PFC pauses,
+ECN marks, events and timing.
+
+Without --flows the traffic is generated from the scenario flags (default:
+the GraphCC training scenario, FB_Hadoop at 60 % load with a 16:1 incast
+every 1 ms for 25 ms of arrivals, from --seed); with --flows an HPCC
+flow.txt is replayed on --topo or the Clos.
+
+The ECN flags set every switch port: --kmin-kb and --kmax-kb are given for a
+25 Gbps port and scaled by the port's rate/25G like Alibaba's thresholds
+(default 100/400 KB, pmax 0.2; a 100 Gbps port gets 400/1600 KB).
+
+A progress bar is drawn on stderr when it is a terminal. Output files are
+written atomically, only when the run succeeds.`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			return o.run(cmd.Context(), cmd, logger(cmd))
+		},
+	}
+	fs := cmd.Flags()
+	fs.SortFlags = false
+	o.sc.addFabricFlags(fs)
+	o.sc.addTrafficFlags(fs)
+	o.sc.addSeedFlag(fs)
+	fs.StringVar(&o.flowsFile, "flows", "", "replay this HPCC flow.txt instead of generating traffic (the traffic flags are then ignored)")
+	fs.StringVar(&o.fctOut, "fct-out", "", "write the completed flows' FCT records here (HPCC fct.txt)")
+	fs.StringVar(&o.summaryOut, "summary-out", "", "write the summary here as JSON")
+	fs.StringVar(&o.traceOut, "trace-out", "", "write per-port telemetry every --interval here as CSV")
+	fs.StringVar(&o.ecn, "ecn", o.ecn, "ECN control policy: static (the initial settings never change)")
+	o.hw.addFlags(fs)
+	fs.StringVar(&o.interval, "interval", o.interval, "control and telemetry interval")
+	fs.StringVar(&o.until, "until", o.until, "stop this long after the first flow starts; 0 = when every flow has finished")
+	return cmd
+}
+
+// config builds the simulation of the flags and describes it.
+func (o *simOpts) config(fs *pflag.FlagSet, log *slog.Logger) (replay.Config, string, error) {
+	var cfg replay.Config
+	f, err := o.sc.fabric(fs, log)
+	if err != nil {
+		return cfg, "", err
+	}
+	desc := o.sc.describeFabric(f)
+	var flows []replay.Flow
+	if o.flowsFile != "" {
+		for _, n := range trafficFlagNames() {
+			if fs.Changed(n) {
+				log.Warn("flag ignored with --flows", "flag", "--"+n)
+			}
+		}
+		if flows, err = readFlows(o.flowsFile, f); err != nil {
+			return cfg, "", err
+		}
+		desc += fmt.Sprintf("; %d flows from %s", len(flows), o.flowsFile)
+	} else {
+		var g replay.GenConfig
+		if flows, g, err = o.sc.generate(f); err != nil {
+			return cfg, "", err
+		}
+		desc += fmt.Sprintf("; %d flows: %s", len(flows), o.sc.describeTraffic(g))
+	}
+	params, err := o.hw.params()
+	if err != nil {
+		return cfg, "", err
+	}
+	ecn, err := o.hw.ecnSettings(fs, f)
+	if err != nil {
+		return cfg, "", err
+	}
+	policy, err := ecnPolicy(o.ecn, f)
+	if err != nil {
+		return cfg, "", err
+	}
+	interval, err := parseDurationFlag("interval", o.interval, false)
+	if err != nil {
+		return cfg, "", err
+	}
+	until, err := parseDurationFlag("until", o.until, true)
+	if err != nil {
+		return cfg, "", err
+	}
+	cfg = replay.Config{
+		Fabric:   f,
+		Flows:    flows,
+		Params:   params,
+		Seed:     o.sc.seed,
+		ECN:      ecn,
+		Policy:   policy,
+		Interval: interval,
+	}
+	if until > 0 && len(flows) > 0 {
+		first := firstStart(flows)
+		if first > math.MaxInt64-until {
+			return cfg, "", fmt.Errorf("--until %s: too long", o.until)
+		}
+		cfg.Until = first + until
+	}
+	desc += "; ecn " + o.ecn
+	return cfg, desc, nil
+}
+
+func (o *simOpts) run(ctx context.Context, cmd *cobra.Command, log *slog.Logger) error {
+	if err := checkOutputs("fct-out", o.fctOut, "summary-out", o.summaryOut, "trace-out", o.traceOut); err != nil {
+		return err
+	}
+	cfg, desc, err := o.config(cmd.Flags(), log)
+	if err != nil {
+		return err
+	}
+	out := cmd.OutOrStdout()
+	log.Info("simulating", "scenario", desc)
+
+	var (
+		res    *replay.Result
+		simErr error
+	)
+	runIt := func(trace io.Writer) error {
+		cfg.Trace = trace
+		bar := newProgress(cmd.ErrOrStderr(), len(cfg.Flows), firstStart(cfg.Flows))
+		cfg.Progress = bar.callback()
+		res, simErr = simulate(ctx, cfg)
+		bar.done()
+		return simErr
+	}
+	if o.traceOut != "" {
+		// The trace streams out during the run into a temporary file that
+		// replaces --trace-out only if the run succeeds.
+		err = writeOutput("trace-out", o.traceOut, runIt)
+	} else {
+		err = runIt(nil)
+	}
+	if simErr != nil {
+		return simErr // not a --trace-out problem
+	}
+	if err != nil {
+		return err
+	}
+	if o.fctOut != "" {
+		if err := writeOutput("fct-out", o.fctOut, func(w io.Writer) error { return replay.WriteFCT(w, res.FCT) }); err != nil {
+			return err
+		}
+	}
+	if o.summaryOut != "" {
+		if err := writeOutput("summary-out", o.summaryOut, func(w io.Writer) error { return replay.WriteJSON(w, res.Summary) }); err != nil {
+			return err
+		}
+	}
+	fmt.Fprintf(out, "# %s\n\n", desc)
+	return res.Summary.WriteTable(out)
+}
+
+// simulate runs cfg to its end, stopping early with an error when ctx is
+// cancelled (Ctrl-C).
+func simulate(ctx context.Context, cfg replay.Config) (*replay.Result, error) {
+	s, err := replay.New(cfg)
+	if err != nil {
+		return nil, err
+	}
+	const checkEvery = 1 << 14
+	for n := 0; s.Step(); n++ {
+		if n%checkEvery == 0 && ctx.Err() != nil {
+			return nil, fmt.Errorf("interrupted at %s simulated: %w",
+				formatMillis(s.Now()-firstStart(cfg.Flows)), context.Cause(ctx))
+		}
+	}
+	return s.Result()
+}
+
+// readFlows reads the flow file at path for fabric f.
+func readFlows(path string, f *topo.Fabric) ([]replay.Flow, error) {
+	file, err := os.Open(path)
+	if err != nil {
+		return nil, fmt.Errorf("--flows: %w", err)
+	}
+	defer file.Close()
+	flows, err := replay.ReadFlows(file, path, f)
+	if err != nil {
+		return nil, fmt.Errorf("--flows: %w", err)
+	}
+	return flows, nil
+}
+
+// firstStart returns the earliest start of flows, ps (0 for none).
+func firstStart(flows []replay.Flow) int64 {
+	if len(flows) == 0 {
+		return 0
+	}
+	first := flows[0].Start
+	for _, fl := range flows[1:] {
+		first = min(first, fl.Start)
+	}
+	return first
+}
+
+// formatMillis writes ps as milliseconds.
+func formatMillis(ps int64) string {
+	return fmt.Sprintf("%.3f ms", float64(ps)/float64(topo.Millisecond))
+}
