@@ -133,4 +133,14 @@ func (q *eventQueue) pop() event {
 	return e
 }
 
+// done removes event e, which was at the root when its handler started,
+// unless the handler re-armed or cancelled its source. Events scheduled
+// meanwhile are never before e (they are not earlier, and on a tie their seq
+// is larger), so e is still at the root if it is still there at all.
+func (q *eventQueue) done(e event) {
+	if q.pos[e.src] == 0 && q.h[0].seq == e.seq {
+		q.pop()
+	}
+}
+
 func (q *eventQueue) len() int { return len(q.h) }
