@@ -42,3 +42,33 @@ func BenchmarkRun(b *testing.B) {
 	b.ReportMetric(float64(r.Counters.Events)/sec, "events/s")
 	b.ReportMetric(r.Summary.SimSeconds/sec, "sim/wall")
 }
+
+// BenchmarkRunLarge simulates 5 ms of FB_Hadoop at 60 % on a 384-host Clos
+// (16 leaves of 24 hosts, 8 spines) to show how cost grows with the fabric.
+func BenchmarkRunLarge(b *testing.B) {
+	c := topo.DefaultClos()
+	c.Leaves, c.HostsPerLeaf, c.Spines = 16, 24, 8
+	f, err := topo.Clos(c)
+	if err != nil {
+		b.Fatal(err)
+	}
+	g := DefaultGen()
+	g.Duration = 5 * topo.Millisecond
+	g.Incast.Period = 0
+	flows, err := Generate(f, g)
+	if err != nil {
+		b.Fatal(err)
+	}
+	cfg := Config{Fabric: f, Flows: flows, Seed: 1}
+	b.ReportAllocs()
+	b.ResetTimer()
+	var r *Result
+	for i := 0; i < b.N; i++ {
+		if r, err = Run(cfg); err != nil {
+			b.Fatal(err)
+		}
+	}
+	b.StopTimer()
+	sec := b.Elapsed().Seconds() / float64(b.N)
+	b.ReportMetric(float64(r.Counters.Events)/sec, "events/s")
+}

@@ -5,23 +5,29 @@ package replay
 // clock) has at most one pending event; re-arming it moves the entry in
 // place. seq breaks ties between equal times in scheduling order, so runs
 // repeat bit for bit.
+//
+// seq is 32 bits so that an event is 16 bytes and the four children of a
+// heap node share one cache line; it is compared modulo 2^32, which is exact
+// as long as two events of the same time are scheduled fewer than 2^31
+// events apart.
 type event struct {
 	at  int64
-	seq uint64
+	seq uint32
 	src int32
 }
 
 func (a *event) before(b *event) bool {
-	return a.at < b.at || (a.at == b.at && a.seq < b.seq)
+	return a.at < b.at || (a.at == b.at && int32(a.seq-b.seq) < 0)
 }
 
 // eventQueue is a typed 4-ary min-heap of events keyed on (at, seq), with the
 // heap index of every source kept in pos so that re-arming is a fix. The
+// calendar keeps its far-future events in one. The
 // sifts move a hole instead of swapping (as runtime/time.go's timer heap).
 type eventQueue struct {
 	h   []event
 	pos []int32 // per source: index in h, or -1
-	seq uint64
+	seq uint32
 }
 
 func (q *eventQueue) init(sources int) {
@@ -131,16 +137,6 @@ func (q *eventQueue) pop() event {
 		q.down(0, last)
 	}
 	return e
-}
-
-// done removes event e, which was at the root when its handler started,
-// unless the handler re-armed or cancelled its source. Events scheduled
-// meanwhile are never before e (they are not earlier, and on a tie their seq
-// is larger), so e is still at the root if it is still there at all.
-func (q *eventQueue) done(e event) {
-	if q.pos[e.src] == 0 && q.h[0].seq == e.seq {
-		q.pop()
-	}
 }
 
 func (q *eventQueue) len() int { return len(q.h) }

@@ -49,3 +49,63 @@ func TestEventQueueOrder(t *testing.T) {
 		}
 	}
 }
+
+// TestCalendarOrder drives the calendar queue as the simulator does (times
+// never before the event being handled, near and far, re-arms, cancels and
+// self re-arms of the running event) and checks every peek against a sort.
+func TestCalendarOrder(t *testing.T) {
+	for _, spread := range []int64{1_000, 1 << 20, 1 << 34} {
+		r := rand.New(rand.NewPCG(uint64(spread), 3))
+		const sources = 200
+		var c calendar
+		c.init(sources)
+		want := map[int32]event{}
+		var now int64 = 2_000_000_000_000
+		for round := 0; round < 30000; round++ {
+			src := int32(r.IntN(sources))
+			switch r.IntN(5) {
+			case 0, 1:
+				at := now + r.Int64N(spread)
+				c.schedule(src, at)
+				want[src] = event{at: at, seq: c.seqc, src: src}
+			case 2:
+				c.cancel(src)
+				delete(want, src)
+			default:
+				got, ok := c.peek()
+				if ok != (len(want) > 0) {
+					t.Fatalf("spread %d round %d: peek ok=%v with %d pending", spread, round, ok, len(want))
+				}
+				if !ok {
+					continue
+				}
+				var all []event
+				for _, e := range want {
+					all = append(all, e)
+				}
+				sort.Slice(all, func(i, j int) bool { return all[i].before(&all[j]) })
+				if got != all[0] {
+					t.Fatalf("spread %d round %d: peeked %+v, want %+v", spread, round, got, all[0])
+				}
+				now = got.at
+				if r.IntN(3) == 0 { // the handler re-arms its own source
+					at := now + r.Int64N(spread)
+					c.schedule(got.src, at)
+					want[got.src] = event{at: at, seq: c.seqc, src: got.src}
+				}
+				c.done(got)
+				if w, ok := want[got.src]; ok && w.seq == got.seq {
+					delete(want, got.src)
+				}
+			}
+			if c.len() != len(want) {
+				t.Fatalf("spread %d round %d: %d pending, want %d", spread, round, c.len(), len(want))
+			}
+			for src, e := range want {
+				if at, ok := c.pending(src); !ok || at != e.at {
+					t.Fatalf("spread %d round %d: source %d pending (%d, %v), want %d", spread, round, src, at, ok, e.at)
+				}
+			}
+		}
+	}
+}

@@ -181,7 +181,7 @@ type Sim struct {
 	window   int64
 
 	now     int64
-	q       eventQueue
+	q       calendar
 	ports   []port
 	sws     []switchState
 	hosts   []hostState
@@ -435,15 +435,14 @@ func (s *Sim) Step() bool {
 	if s.finished {
 		return false
 	}
-	if s.q.len() == 0 || s.done == len(s.flows) || s.err != nil ||
-		(s.cfg.Until > 0 && s.q.h[0].at > s.cfg.Until) {
+	e, ok := s.q.peek()
+	if !ok || s.done == len(s.flows) || s.err != nil ||
+		(s.cfg.Until > 0 && e.at > s.cfg.Until) {
 		s.finish()
 		return false
 	}
-	// The event stays at the root while it runs: a source that re-arms
-	// itself (a busy link, a busy port, a timer) then costs one sift down
-	// instead of a pop and a push.
-	e := s.q.h[0]
+	// The event stays queued while it runs, so a source that re-arms itself
+	// (a busy link, a busy port, a timer) moves its entry once.
 	s.now = e.at
 	s.c.Events++
 	switch src := e.src; {

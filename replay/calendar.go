@@ -1,0 +1,184 @@
+package replay
+
+import "math/bits"
+
+// calendar is the simulator's event queue: a calendar queue (Brown, 1988)
+// for the next calBuckets*2^calShift picoseconds, with a 4-ary heap for
+// events beyond that window. Each source has at most one pending event;
+// sources are kept in intrusive doubly linked lists per bucket, so arming,
+// re-arming and cancelling cost O(1) and finding the next event costs a
+// bitmap scan plus a scan of one bucket (a few events at the loads the
+// simulator runs). Ties between equal times go to the earlier scheduled
+// event, as in the heap.
+type calendar struct {
+	e []calEntry // per source
+
+	head  []int32  // per bucket: first source, or -1
+	bits  []uint64 // bit b set when bucket b is not empty
+	cur   int64    // absolute bucket (time >> calShift) of the window's start
+	inCal int      // events in buckets
+	far   eventQueue
+	seqc  uint32
+	n     int
+}
+
+// calEntry is a source's pending event and its place in the calendar.
+type calEntry struct {
+	at    int64  // time of the pending event
+	seq   uint32 // scheduling order of the pending event
+	next  int32  // next source in its bucket, or -1
+	prev  int32  // previous source in its bucket, or -1
+	where int32  // bucket, or noEvent, or inFar
+}
+
+const (
+	calShift   = 12 // 4.096 ns buckets
+	calBuckets = 1 << 16
+	calMask    = calBuckets - 1
+	noEvent    = -1
+	inFar      = -2
+)
+
+func (c *calendar) init(sources int) {
+	c.e = make([]calEntry, sources)
+	for i := range c.e {
+		c.e[i].where = noEvent
+	}
+	c.head = make([]int32, calBuckets)
+	for i := range c.head {
+		c.head[i] = -1
+	}
+	c.bits = make([]uint64, calBuckets/64)
+	c.far.init(sources)
+}
+
+func (c *calendar) link(src int32, b int32) {
+	e := &c.e[src]
+	e.where = b
+	h := c.head[b]
+	e.next = h
+	e.prev = -1
+	if h >= 0 {
+		c.e[h].prev = src
+	} else {
+		c.bits[b>>6] |= 1 << (b & 63)
+	}
+	c.head[b] = src
+	c.inCal++
+}
+
+func (c *calendar) unlink(src int32) {
+	e := &c.e[src]
+	b, n, p := e.where, e.next, e.prev
+	if p >= 0 {
+		c.e[p].next = n
+	} else {
+		c.head[b] = n
+		if n < 0 {
+			c.bits[b>>6] &^= 1 << (b & 63)
+		}
+	}
+	if n >= 0 {
+		c.e[n].prev = p
+	}
+	c.inCal--
+}
+
+// place puts src, whose at and seq are set, into its bucket or the far heap.
+func (c *calendar) place(src int32) {
+	e := &c.e[src]
+	b := max(e.at>>calShift, c.cur) // never before the window
+	if b-c.cur < calBuckets {
+		c.link(src, int32(b&calMask))
+		return
+	}
+	e.where = inFar
+	c.far.h = append(c.far.h, event{})
+	c.far.up(len(c.far.h)-1, event{at: e.at, seq: e.seq, src: src})
+}
+
+// remove takes src's pending event out of the queue.
+func (c *calendar) remove(src int32) {
+	switch w := c.e[src].where; {
+	case w >= 0:
+		c.unlink(src)
+	case w == inFar:
+		c.far.cancel(src)
+	default:
+		return
+	}
+	c.e[src].where = noEvent
+	c.n--
+}
+
+// schedule arms src at time at (not before the current event), replacing
+// its pending event if it has one.
+func (c *calendar) schedule(src int32, at int64) {
+	c.remove(src)
+	c.seqc++
+	c.e[src].at, c.e[src].seq = at, c.seqc
+	c.n++
+	c.place(src)
+}
+
+// pending returns the time of src's pending event and whether it has one.
+func (c *calendar) pending(src int32) (int64, bool) {
+	if c.e[src].where == noEvent {
+		return 0, false
+	}
+	return c.e[src].at, true
+}
+
+func (c *calendar) cancel(src int32) { c.remove(src) }
+
+func (c *calendar) len() int { return c.n }
+
+// advance moves the window start to absolute bucket b and pulls in the far
+// events that the window now covers.
+func (c *calendar) advance(b int64) {
+	c.cur = b
+	for len(c.far.h) > 0 && c.far.h[0].at>>calShift-c.cur < calBuckets {
+		e := c.far.pop()
+		c.link(e.src, int32((e.at>>calShift)&calMask))
+	}
+}
+
+// peek returns the earliest pending event without removing it.
+func (c *calendar) peek() (event, bool) {
+	if c.n == 0 {
+		return event{}, false
+	}
+	if c.inCal == 0 {
+		c.advance(c.far.h[0].at >> calShift)
+	}
+	// the first non-empty bucket at or after the window start
+	i := int(c.cur & calMask)
+	w := i >> 6
+	word := c.bits[w] &^ (1<<(i&63) - 1)
+	for word == 0 {
+		w = (w + 1) & (len(c.bits) - 1)
+		word = c.bits[w]
+	}
+	b := w<<6 | bits.TrailingZeros64(word)
+	if d := (b - i) & calMask; d != 0 {
+		c.advance(c.cur + int64(d))
+	}
+	best := c.head[b]
+	be := &c.e[best]
+	for s := be.next; s >= 0; {
+		se := &c.e[s]
+		if se.at < be.at || (se.at == be.at && int32(se.seq-be.seq) < 0) {
+			best, be = s, se
+		}
+		s = se.next
+	}
+	return event{at: be.at, seq: be.seq, src: best}, true
+}
+
+// done removes event e, returned by peek before its handler ran, unless the
+// handler re-armed or cancelled its source.
+func (c *calendar) done(e event) {
+	if c.e[e.src].where != noEvent && c.e[e.src].seq == e.seq {
+		c.remove(e.src)
+	}
+}
