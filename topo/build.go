@@ -286,11 +286,11 @@ func (f *Fabric) route() error {
 		}
 	}
 	f.hopStart = append(f.hopStart, int32(len(f.hops)))
-	for s, src := range f.hosts {
-		rate := f.Ports[f.out[src][0]].Rate
+	for s := range f.hosts {
 		for t := range h {
 			if s != t {
-				f.maxBDP = max(f.maxBDP, bdp(f.rtt[s*h+t], rate))
+				// HPCC's maxBdp: base RTT times the path's bottleneck (pairBw)
+				f.maxBDP = max(f.maxBDP, bdp(f.rtt[s*h+t], f.bw[s*h+t]))
 			}
 		}
 	}
@@ -390,11 +390,9 @@ func (f *Fabric) Bottleneck(src, dst NodeID) int64 {
 	return 0
 }
 
-// MaxBDP returns, in bytes, the largest BaseRTT(src, dst) * rate of src's
-// host link / 8 / 1e12 over ordered host pairs, rounded down (HPCC's maxBdp,
-// which uses the rate of the host link where HPCC uses the path bottleneck;
-// the two agree when host links are the slowest). The GraphCC Clos gives
-// 27500.
+// MaxBDP returns, in bytes, the largest BaseRTT(src, dst) *
+// Bottleneck(src, dst) / 8 / 1e12 over ordered host pairs, rounded down
+// (HPCC's maxBdp). The GraphCC Clos gives 27500.
 func (f *Fabric) MaxBDP() int64 { return f.maxBDP }
 
 // Agents returns the ports whose source is a switch (one agent each), in

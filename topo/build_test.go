@@ -186,8 +186,8 @@ func TestBaseRTTUnequalPaths(t *testing.T) {
 			if got := f.NextHops(2, 1); !equalPorts(got, []PortID{2, 4}) {
 				t.Errorf("NextHops(s0, h1) = %v, want [2 4]", got)
 			}
-			// MaxBDP uses the 100G host link rate.
-			if got, want := f.MaxBDP(), tt.rtt*100*Gbps/8/Second; got != want {
+			// MaxBDP uses the path's bottleneck, as HPCC's pairBw.
+			if got, want := f.MaxBDP(), tt.rtt*tt.bw/8/Second; got != want {
 				t.Errorf("MaxBDP = %d, want %d", got, want)
 			}
 		})
