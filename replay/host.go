@@ -137,6 +137,7 @@ func (s *Sim) sendData(p topo.PortID, fi int32) {
 	s.pkts[i] = packet{next: -1, flow: fi, kind: kData, size: int32(size), payload: int32(payload), seq: fl.sndNxt}
 	fl.sndNxt += payload
 	s.c.SentPayload += payload
+	s.c.DataPackets++
 	s.transmit(p, i)
 	fl.nextAvail = s.now + serialization(size, fl.cc.Rate())
 }

@@ -56,6 +56,7 @@ type Counters struct {
 	PFCResumes     int64 // RESUME frames sent by switches
 	ECNMarked      int64 // data packets marked CE
 	Drops          int64 // packets dropped at switch admission
+	DataPackets    int64 // data packets transmitted by senders, retransmissions included
 	SentPayload    int64 // payload bytes transmitted by senders, retransmissions included
 	DeliverPayload int64 // payload bytes accepted in order by receivers
 	Retransmits    int64 // NACKs that made a sender go back

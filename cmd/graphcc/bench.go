@@ -101,8 +101,7 @@ func newBenchCmd(logger loggerFunc) *cobra.Command {
 FB_Hadoop at 60 % load WITHOUT incasts, 25 ms of arrivals, seed 1, run until
 every flow finishes. The trace is generated once; each of --runs runs is timed
 alone (the simulator is single-threaded; GOMAXPROCS is left as it is). It
-prints flows, data packets (first transmissions: flow payload / 1000 B per
-packet), events, events per wall second, simulated seconds per wall second,
+prints flows, data packets sent (retransmissions included), events, events per wall second, simulated seconds per wall second,
 wall time (best and median) and the peak RSS (reset before each run where
 Linux allows it).
 
@@ -198,9 +197,6 @@ func benchOne(ctx context.Context, sc *scenarioFlags, fs flagChanger, runs int, 
 	if sc.topoFile == "" {
 		bc.Leaves, bc.HostsPerLeaf, bc.Spines = sc.leaves, sc.hostsPerLeaf, sc.spines
 	}
-	for _, fl := range flows {
-		bc.DataPackets += (fl.Size + int64(params.Payload) - 1) / int64(params.Payload)
-	}
 	log.Info("bench", "fabric", bc.Fabric, "traffic", bc.Traffic, "flows", len(flows))
 	for i := range runs {
 		cfg := replay.Config{Fabric: f, Flows: flows, Params: params, Seed: sc.seed}
@@ -216,6 +212,7 @@ func benchOne(ctx context.Context, sc *scenarioFlags, fs flagChanger, runs int, 
 			log.Warn("runs differ: the simulator is not deterministic", "events", s.Events, "first", bc.Events)
 		}
 		bc.Events, bc.Completed, bc.SimSeconds = s.Events, s.Completed, s.SimSeconds
+		bc.DataPackets = res.Counters.DataPackets
 		r := benchRun{WallSeconds: s.WallSeconds, PeakRSSBytes: s.PeakRSSBytes}
 		if s.WallSeconds > 0 {
 			r.EventsPerSec = float64(s.Events) / s.WallSeconds

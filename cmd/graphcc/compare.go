@@ -1,0 +1,154 @@
+package main
+
+import (
+	"fmt"
+	"io"
+	"log/slog"
+	"math"
+	"os"
+
+	"github.com/spf13/cobra"
+
+	"graphcc/replay"
+)
+
+// compareOpts are the flags of graphcc compare.
+type compareOpts struct {
+	tol  float64
+	json string
+}
+
+// compareReport is the --json output of compare.
+type compareReport struct {
+	Ours      string        `json:"ours"`
+	Ref       string        `json:"ref"`
+	Tol       float64       `json:"tol"`
+	OursFlows int           `json:"ours_flows"`
+	RefFlows  int           `json:"ref_flows"`
+	Matched   int           `json:"matched"`
+	OursOnly  int           `json:"ours_only"`
+	RefOnly   int           `json:"ref_only"`
+	Exceeding int           `json:"exceeding"` // statistics with |rel_err| > tol
+	MaxAbsRel float64       `json:"max_abs_rel_err"`
+	Diffs     []replay.Diff `json:"diffs"`
+}
+
+func newCompareCmd(logger loggerFunc) *cobra.Command {
+	o := compareOpts{tol: 0.10}
+	cmd := &cobra.Command{
+		Use:   "compare OURS.fct REF.fct [flags]",
+		Short: "Compare the FCT slowdowns of two fct.txt files (graphcc vs HPCC's ns-3)",
+		Long: `compare checks graphcc's fidelity against a reference simulator, typically
+HPCC's ns-3 run on the same topology and flow file: it reads two fct.txt
+files (graphcc's decimal node ids or HPCC's hex IPs) and prints, for all
+flows, each flow-size bin, incast and background flows, the mean, p50, p95
+and p99 FCT slowdown of both and their relative error (ours-ref)/ref.
+Rows whose |relative error| exceeds --tol are marked with *, and compare
+then fails (exit status 1).
+
+It also pairs the flows of the two files by (src, dst, size) and start time
+(within 1us: HPCC's double-precision start times can lose a nanosecond).
+Flows found in only one file are reported as a warning, not an error: the
+files come from different traces or a run that did not finish, and the
+statistics are then of different flow sets.`,
+		Args: cobra.ExactArgs(2),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			return o.run(cmd, logger(cmd), args[0], args[1])
+		},
+	}
+	fs := cmd.Flags()
+	fs.SortFlags = false
+	fs.Float64Var(&o.tol, "tol", o.tol, "largest accepted |relative error| of a statistic (0.10 = 10%)")
+	fs.StringVar(&o.json, "json", "", "also write the comparison here as JSON")
+	return cmd
+}
+
+func (o *compareOpts) run(cmd *cobra.Command, log *slog.Logger, oursPath, refPath string) error {
+	if !(o.tol >= 0) || math.IsInf(o.tol, 1) {
+		return fmt.Errorf("--tol %v: must be a non-negative number", o.tol)
+	}
+	if err := checkOutputs("json", o.json); err != nil {
+		return err
+	}
+	ours, err := readFCTFile(oursPath)
+	if err != nil {
+		return err
+	}
+	ref, err := readFCTFile(refPath)
+	if err != nil {
+		return err
+	}
+	c := replay.Compare(ours, ref, nil)
+	if !c.SameFlows() {
+		log.Warn("the two files hold different flows", "ours_only", len(c.OursOnly), "ref_only", len(c.RefOnly),
+			"matched", c.Matched)
+	}
+	out := cmd.OutOrStdout()
+	fmt.Fprintf(out, "# ours %s, ref %s\n\n", oursPath, refPath)
+	if err := c.WriteTable(out, o.tol); err != nil {
+		return err
+	}
+	bad := c.Exceeding(o.tol)
+	if o.json != "" {
+		rep := compareReport{
+			Ours: oursPath, Ref: refPath, Tol: o.tol,
+			OursFlows: c.OursFlows, RefFlows: c.RefFlows, Matched: c.Matched,
+			OursOnly: len(c.OursOnly), RefOnly: len(c.RefOnly),
+			Exceeding: bad, MaxAbsRel: c.MaxAbsRelErr(), Diffs: c.Diffs,
+		}
+		if err := writeOutput("json", o.json, func(w io.Writer) error { return replay.WriteJSON(w, rep) }); err != nil {
+			return err
+		}
+	}
+	if bad > 0 {
+		return fmt.Errorf("%d of %d statistics differ by more than %s", bad, len(c.Diffs), replay.FormatTolerance(o.tol))
+	}
+	return nil
+}
+
+func newSummarizeCmd() *cobra.Command {
+	return &cobra.Command{
+		Use:   "summarize FCT...",
+		Short: "Print the FCT slowdown summary of fct.txt files (graphcc's or HPCC's)",
+		Long: `summarize reads each fct.txt file (graphcc's decimal node ids or HPCC's hex
+IPs) and prints the slowdown table of graphcc sim: FCT slowdown (mean, p50,
+p95, p99) of all flows, per flow-size bin, of incast and background flows,
+then the flow count and the mean per-flow throughput. Use it on the output
+of HPCC's ns-3 simulator to read it the way graphcc reports its own runs.`,
+		Args: cobra.MinimumNArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			out := cmd.OutOrStdout()
+			for i, path := range args {
+				recs, err := readFCTFile(path)
+				if err != nil {
+					return err
+				}
+				if i > 0 {
+					fmt.Fprintln(out)
+				}
+				fmt.Fprintf(out, "# %s\n\n", path)
+				if err := replay.Summarize(len(recs), recs, nil).WriteFCTTable(out); err != nil {
+					return err
+				}
+			}
+			return nil
+		},
+	}
+}
+
+// readFCTFile reads the fct.txt at path; it must hold at least one record.
+func readFCTFile(path string) ([]replay.FCT, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	recs, err := replay.ReadFCT(f, path)
+	if err != nil {
+		return nil, err
+	}
+	if len(recs) == 0 {
+		return nil, fmt.Errorf("%s: no FCT records", path)
+	}
+	return recs, nil
+}
