@@ -26,8 +26,12 @@ type Config struct {
 	Flows []Flow
 	// Params are the hardware constants; the zero value means DefaultParams().
 	Params Params
-	// Seed drives every random choice of the run (ECN marking, ECMP hashing).
+	// Seed drives the random choices of the run (ECN marking).
 	Seed uint64
+	// ECMPSeed perturbs the per-switch ECMP hash seeds. 0 keeps HPCC's
+	// (each switch's node id), so that a flow takes the path HPCC's
+	// simulator gives it.
+	ECMPSeed uint32
 	// ECN is the initial marking setting per port (indexed by topo.PortID);
 	// nil means Alibaba's static thresholds (control.StaticSettings).
 	ECN []control.ECN
@@ -331,7 +335,10 @@ func (s *Sim) buildPorts() error {
 			sw.totalHdrm += s.ports[topo.PortID(p).Reverse()].headroom
 			sw.totalRsrv += s.p.Reserve
 		}
-		sw.ecmpSeed = uint32(n) ^ uint32(s.cfg.Seed*0x9e3779b97f4a7c15>>32)
+		sw.ecmpSeed = uint32(n)
+		if s.cfg.ECMPSeed != 0 {
+			sw.ecmpSeed ^= uint32((uint64(s.cfg.ECMPSeed) * 0x9e3779b97f4a7c15) >> 32)
+		}
 		sw.rng = rand.New(rand.NewPCG(s.cfg.Seed, 0x65636e00+uint64(n)))
 	}
 	return nil
