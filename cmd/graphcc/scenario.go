@@ -103,7 +103,7 @@ func (s *scenarioFlags) addTrafficFlags(fs *pflag.FlagSet) {
 
 // addSeedFlag registers --seed.
 func (s *scenarioFlags) addSeedFlag(fs *pflag.FlagSet) {
-	fs.Uint64Var(&s.seed, "seed", s.seed, "seed of the traffic, of --fail-random and of the simulation (ECN marking, ECMP hashing)")
+	fs.Uint64Var(&s.seed, "seed", s.seed, "seed of the traffic, of --fail-random and of the simulation's ECN marking draws (ECMP uses HPCC's per-switch hash seeds)")
 }
 
 // bufferBytes returns --buffer-mb in bytes.
