@@ -3,8 +3,9 @@ package replay
 import "math/bits"
 
 // calendar is the simulator's event queue: a calendar queue (Brown, 1988)
-// for the next calBuckets*2^calShift picoseconds, with a 4-ary heap for
-// events beyond that window. Each source has at most one pending event;
+// for the next calBuckets*2^shift picoseconds, with a 4-ary heap for events
+// beyond that window. The bucket width shrinks as the fabric grows (events
+// per picosecond grow with its ports), keeping about one event per bucket. Each source has at most one pending event;
 // sources are kept in intrusive doubly linked lists per bucket, so arming,
 // re-arming and cancelling cost O(1) and finding the next event costs a
 // bitmap scan plus a scan of one bucket (a few events at the loads the
@@ -13,9 +14,10 @@ import "math/bits"
 type calendar struct {
 	e []calEntry // per source
 
+	shift uint     // log2 of the bucket width in ps
 	head  []int32  // per bucket: first source, or -1
 	bits  []uint64 // bit b set when bucket b is not empty
-	cur   int64    // absolute bucket (time >> calShift) of the window's start
+	cur   int64    // absolute bucket (time >> c.shift) of the window's start
 	inCal int      // events in buckets
 	far   eventQueue
 	seqc  uint32
@@ -32,14 +34,20 @@ type calEntry struct {
 }
 
 const (
-	calShift   = 12 // 4.096 ns buckets
 	calBuckets = 1 << 16
 	calMask    = calBuckets - 1
 	noEvent    = -1
 	inFar      = -2
 )
 
-func (c *calendar) init(sources int) {
+// init sizes the calendar for sources sources on a fabric of ports ports.
+func (c *calendar) init(sources, ports int) {
+	// 4.096 ns buckets for the 64 ports of the GraphCC Clos, halved for
+	// every doubling of the ports, down to 64 ps
+	c.shift = 12
+	for p := 64; p < ports && c.shift > 6; p *= 2 {
+		c.shift--
+	}
 	c.e = make([]calEntry, sources)
 	for i := range c.e {
 		c.e[i].where = noEvent
@@ -87,7 +95,7 @@ func (c *calendar) unlink(src int32) {
 // place puts src, whose at and seq are set, into its bucket or the far heap.
 func (c *calendar) place(src int32) {
 	e := &c.e[src]
-	b := max(e.at>>calShift, c.cur) // never before the window
+	b := max(e.at>>c.shift, c.cur) // never before the window
 	if b-c.cur < calBuckets {
 		c.link(src, int32(b&calMask))
 		return
@@ -137,9 +145,9 @@ func (c *calendar) len() int { return c.n }
 // events that the window now covers.
 func (c *calendar) advance(b int64) {
 	c.cur = b
-	for len(c.far.h) > 0 && c.far.h[0].at>>calShift-c.cur < calBuckets {
+	for len(c.far.h) > 0 && c.far.h[0].at>>c.shift-c.cur < calBuckets {
 		e := c.far.pop()
-		c.link(e.src, int32((e.at>>calShift)&calMask))
+		c.link(e.src, int32((e.at>>c.shift)&calMask))
 	}
 }
 
@@ -149,7 +157,7 @@ func (c *calendar) peek() (event, bool) {
 		return event{}, false
 	}
 	if c.inCal == 0 {
-		c.advance(c.far.h[0].at >> calShift)
+		c.advance(c.far.h[0].at >> c.shift)
 	}
 	// the first non-empty bucket at or after the window start
 	i := int(c.cur & calMask)

@@ -54,11 +54,12 @@ func TestEventQueueOrder(t *testing.T) {
 // never before the event being handled, near and far, re-arms, cancels and
 // self re-arms of the running event) and checks every peek against a sort.
 func TestCalendarOrder(t *testing.T) {
-	for _, spread := range []int64{1_000, 1 << 20, 1 << 34} {
-		r := rand.New(rand.NewPCG(uint64(spread), 3))
+	for _, tc := range []struct{ spread, ports int64 }{{1_000, 64}, {1 << 20, 64}, {1 << 34, 64}, {1 << 20, 8192}, {1 << 26, 8192}} {
+		spread := tc.spread
+		r := rand.New(rand.NewPCG(uint64(spread), uint64(tc.ports)))
 		const sources = 200
 		var c calendar
-		c.init(sources)
+		c.init(sources, int(tc.ports))
 		want := map[int32]event{}
 		var now int64 = 2_000_000_000_000
 		for round := 0; round < 30000; round++ {

@@ -279,7 +279,7 @@ func New(cfg Config) (*Sim, error) {
 		}
 	}
 
-	s.q.init(int(2*s.nPorts + s.nFlows + 2))
+	s.q.init(int(2*s.nPorts+s.nFlows+2), int(s.nPorts))
 	if len(s.order) > 0 {
 		s.firstAt = s.flows[s.order[0]].start
 		s.now = s.firstAt

@@ -101,9 +101,9 @@ func newBenchCmd(logger loggerFunc) *cobra.Command {
 FB_Hadoop at 60 % load WITHOUT incasts, 25 ms of arrivals, seed 1, run until
 every flow finishes. The trace is generated once; each of --runs runs is timed
 alone (the simulator is single-threaded; GOMAXPROCS is left as it is). It
-prints flows, data packets sent (retransmissions included), events, events per wall second, simulated seconds per wall second,
-wall time (best and median) and the peak RSS (reset before each run where
-Linux allows it).
+prints flows, data packets sent (retransmissions included), events, events
+per wall second, simulated seconds per wall second, wall time (best and
+median) and the peak RSS (reset before each run where Linux allows it).
 
 --sweep runs loads 0.4, 0.6, 0.8 and 0.9 on the default Clos (24 hosts) and
 load 0.6 on 96 hosts (8 leaves x 12 hosts, 4 spines) and 384 hosts (16 leaves
