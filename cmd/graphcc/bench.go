@@ -8,6 +8,7 @@ import (
 	"os"
 	"runtime"
 	"runtime/debug"
+	"runtime/pprof"
 	"slices"
 	"text/tabwriter"
 
@@ -18,10 +19,11 @@ import (
 
 // benchOpts are the flags of graphcc bench.
 type benchOpts struct {
-	sc    scenarioFlags
-	runs  int
-	json  string
-	sweep bool
+	sc         scenarioFlags
+	runs       int
+	json       string
+	sweep      bool
+	cpuprofile string
 }
 
 // benchScenario is the benchmark: the GraphCC scenario without incasts
@@ -118,6 +120,7 @@ x 24 hosts, 8 spines), and prints a Markdown table.`,
 	fs.IntVar(&o.runs, "runs", o.runs, "timed runs per scenario")
 	fs.StringVar(&o.json, "json", "", "also write the results here as JSON")
 	fs.BoolVar(&o.sweep, "sweep", false, "run the load and fabric-size sweep and print a Markdown table")
+	fs.StringVar(&o.cpuprofile, "cpuprofile", "", "write a CPU profile of the timed runs here (go tool pprof)")
 	o.sc.addFabricFlags(fs)
 	o.sc.addTrafficFlags(fs)
 	o.sc.addSeedFlag(fs)
@@ -128,8 +131,19 @@ func (o *benchOpts) run(ctx context.Context, cmd *cobra.Command, log *slog.Logge
 	if o.runs < 1 {
 		return fmt.Errorf("--runs %d: must be at least 1", o.runs)
 	}
-	if err := checkOutputs("json", o.json); err != nil {
+	if err := checkOutputs("json", o.json, "cpuprofile", o.cpuprofile); err != nil {
 		return err
+	}
+	if o.cpuprofile != "" {
+		f, err := os.Create(o.cpuprofile)
+		if err != nil {
+			return fmt.Errorf("--cpuprofile: %w", err)
+		}
+		defer f.Close()
+		if err := pprof.StartCPUProfile(f); err != nil {
+			return fmt.Errorf("--cpuprofile: %w", err)
+		}
+		defer pprof.StopCPUProfile()
 	}
 	fs := cmd.Flags()
 	out := cmd.OutOrStdout()
