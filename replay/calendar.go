@@ -60,6 +60,12 @@ func (c *calendar) init(sources, ports int) {
 	c.far.init(sources)
 }
 
+// grow adds one source.
+func (c *calendar) grow() {
+	c.e = append(c.e, calEntry{where: noEvent})
+	c.far.pos = append(c.far.pos, -1)
+}
+
 func (c *calendar) link(src int32, b int32) {
 	e := &c.e[src]
 	e.where = b

@@ -13,19 +13,29 @@ import (
 
 // arrivals starts every flow whose time has come and arms the next arrival.
 func (s *Sim) arrivals() {
-	for s.next < len(s.order) && s.flows[s.order[s.next]].start <= s.now {
+	flows := s.cfg.Flows
+	for s.next < len(s.order) && flows[s.order[s.next]].Start <= s.now {
 		s.startFlow(s.order[s.next])
 		s.next++
 	}
 	if s.next < len(s.order) {
-		s.q.schedule(s.arrivalSrc(), s.flows[s.order[s.next]].start)
+		s.q.schedule(s.arrivalSrc(), flows[s.order[s.next]].Start)
 	}
 }
 
-func (s *Sim) startFlow(i int32) {
+// startFlow gives flow id of the trace a slot and starts its sender.
+func (s *Sim) startFlow(id int32) {
+	in := &s.cfg.Flows[id]
+	i := s.newSlot()
+	s.slotOf[id] = i
 	fl := &s.flows[i]
-	fl.fwd, fl.fwdN = s.route(fl.src, fl.dst, fl.sport, fl.dport)
-	fl.rev, fl.revN = s.route(fl.dst, fl.src, fl.dport, fl.sport)
+	fwd, rev := fl.fwd[:0], fl.rev[:0]
+	*fl = flowState{
+		id: id, src: in.Src, dst: in.Dst, size: in.Size, start: in.Start,
+		sport: s.sports[id], dport: int32(in.DPort), lastNack: -1,
+	}
+	fl.fwd = s.route(fwd, fl.src, fl.dst, fl.sport, fl.dport)
+	fl.rev = s.route(rev, fl.dst, fl.src, fl.dport, fl.sport)
 	h := &s.hosts[fl.src]
 	fl.cc.Reset(&h.cc, s.ports[h.port].rate)
 	fl.nextAvail = s.now
@@ -133,7 +143,7 @@ func (s *Sim) sendData(p topo.PortID, fi int32) {
 	fl := &s.flows[fi]
 	payload := min(int64(s.p.Payload), fl.size-fl.sndNxt)
 	size := payload + int64(s.p.Header)
-	i := s.alloc()
+	i := s.alloc(fi)
 	s.pkts[i] = packet{next: -1, flow: fi, kind: kData, size: int32(size), payload: int32(payload), seq: fl.sndNxt}
 	fl.sndNxt += payload
 	s.c.SentPayload += payload
@@ -144,8 +154,15 @@ func (s *Sim) sendData(p topo.PortID, fi int32) {
 
 // hostReceive takes packet i at the host at the end of its route.
 func (s *Sim) hostReceive(i int32) {
-	pk := s.pkts[i]
+	s.receive(&s.pkts[i])
 	s.release(i)
+}
+
+// receive is a host's NIC taking packet pk: the receiver's side for data,
+// the sender's for ACKs and NACKs. It may grow the packet slab: pk is read
+// first.
+func (s *Sim) receive(pkp *packet) {
+	pk := *pkp
 	fl := &s.flows[pk.flow]
 	switch pk.kind {
 	case kData:
@@ -190,9 +207,9 @@ func (s *Sim) hostReceive(i int32) {
 // sendAck queues an ACK or NACK of flow fi at its receiver's NIC.
 func (s *Sim) sendAck(fi int32, kind uint8, cnp bool) {
 	fl := &s.flows[fi]
-	i := s.alloc()
+	i := s.alloc(fi)
 	s.pkts[i] = packet{next: -1, flow: fi, kind: kind, size: int32(s.p.AckSize), seq: fl.rcvNxt, cnp: cnp}
-	p := s.routes[fl.rev]
+	p := fl.rev[0]
 	pt := &s.ports[p]
 	if pt.qTail < 0 {
 		pt.qHead = i
@@ -217,6 +234,7 @@ func (s *Sim) complete(fi int32) {
 		}
 	}
 	s.done++
+	s.slotOf[fl.id] = -1
 	s.fct = append(s.fct, FCT{
 		Src: fl.src, Dst: fl.dst, SPort: int(fl.sport), DPort: int(fl.dport),
 		Size: fl.size, Start: fl.start, FCT: s.now - fl.start,

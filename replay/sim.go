@@ -158,7 +158,12 @@ type hostState struct {
 	cc     dcqcn.Params
 }
 
+// flowState is a started flow's sender and receiver. Slots are reused once a
+// flow has finished and no packet of it is left in the network, so memory
+// grows with the flows in progress, not with the trace.
 type flowState struct {
+	id           int32 // index in Config.Flows
+	refs         int32 // packets of this flow in the network
 	src, dst     topo.NodeID
 	size         int64
 	start        int64
@@ -169,9 +174,8 @@ type flowState struct {
 	rcvNxt       int64
 	lastNack     int64
 	nackAt       int64
-	progress     int64 // last time sndUna advanced (or the start)
-	fwd, rev     int32 // offsets of the routes in Sim.routes
-	fwdN, revN   int32
+	progress     int64         // last time sndUna advanced (or the start)
+	fwd, rev     []topo.PortID // routes of data and of ACKs, kept with the slot
 	done         bool
 	cc           dcqcn.Sender
 }
@@ -190,13 +194,15 @@ type Sim struct {
 	ports   []port
 	sws     []switchState
 	hosts   []hostState
-	flows   []flowState
-	order   []int32 // flow indices by start time
-	next    int     // next flow of order to start
+	flows   []flowState // slots of started flows
+	free    []int32     // free slots
+	slotOf  []int32     // per flow of the trace: its slot, or -1
+	sports  []int32     // per flow of the trace: its source port
+	order   []int32     // flows of the trace by start time
+	next    int         // next flow of order to start
 	agents  []topo.PortID
 	pkts    []packet
-	free    int32
-	routes  []topo.PortID
+	freePkt int32
 	ecn     []control.ECN
 	tel     control.Telemetry
 	trace   *bufio.Writer
@@ -212,14 +218,14 @@ type Sim struct {
 	rto      int64 // LossRTO when PFC is off, else 0
 
 	nPorts int32
-	nFlows int32
 }
 
+// Event sources: ports, links, the arrivals, the clock, then flow slots.
 func (s *Sim) portSrc(p topo.PortID) int32 { return int32(p) }
 func (s *Sim) linkSrc(p topo.PortID) int32 { return s.nPorts + int32(p) }
-func (s *Sim) flowSrc(i int32) int32       { return 2*s.nPorts + i }
-func (s *Sim) arrivalSrc() int32           { return 2*s.nPorts + s.nFlows }
-func (s *Sim) tickSrc() int32              { return 2*s.nPorts + s.nFlows + 1 }
+func (s *Sim) arrivalSrc() int32           { return 2 * s.nPorts }
+func (s *Sim) tickSrc() int32              { return 2*s.nPorts + 1 }
+func (s *Sim) flowSrc(slot int32) int32    { return 2*s.nPorts + 2 + slot }
 
 // New validates cfg and prepares a simulation at the time of its first flow.
 func New(cfg Config) (*Sim, error) {
@@ -234,7 +240,7 @@ func New(cfg Config) (*Sim, error) {
 	if err := p.Validate(); err != nil {
 		return nil, fmt.Errorf("replay: %w", err)
 	}
-	s := &Sim{cfg: cfg, f: f, p: p, interval: cfg.Interval, free: -1, wall: time.Now()}
+	s := &Sim{cfg: cfg, f: f, p: p, interval: cfg.Interval, freePkt: -1, wall: time.Now()}
 	if s.interval == 0 {
 		s.interval = DefaultInterval
 	}
@@ -252,7 +258,6 @@ func New(cfg Config) (*Sim, error) {
 		return nil, fmt.Errorf("replay: %d flows is too many", len(cfg.Flows))
 	}
 	s.nPorts = int32(len(f.Ports))
-	s.nFlows = int32(len(cfg.Flows))
 
 	s.ecn = make([]control.ECN, len(f.Ports))
 	if cfg.ECN != nil {
@@ -279,9 +284,9 @@ func New(cfg Config) (*Sim, error) {
 		}
 	}
 
-	s.q.init(int(2*s.nPorts+s.nFlows+2), int(s.nPorts))
+	s.q.init(int(2*s.nPorts+2), int(s.nPorts))
 	if len(s.order) > 0 {
-		s.firstAt = s.flows[s.order[0]].start
+		s.firstAt = cfg.Flows[s.order[0]].Start
 		s.now = s.firstAt
 		s.q.schedule(s.arrivalSrc(), s.firstAt)
 		s.q.schedule(s.tickSrc(), s.firstAt+s.interval)
@@ -355,8 +360,10 @@ func (s *Sim) setECN(p topo.PortID, e control.ECN) error {
 
 func (s *Sim) buildFlows() error {
 	f := s.f
-	s.flows = make([]flowState, len(s.cfg.Flows))
-	s.order = make([]int32, len(s.cfg.Flows))
+	n := len(s.cfg.Flows)
+	s.order = make([]int32, n)
+	s.slotOf = make([]int32, n)
+	s.sports = make([]int32, n)
 	sport := make(map[[2]topo.NodeID]int32)
 	for i, fl := range s.cfg.Flows {
 		if int(fl.Src) >= len(f.Nodes) || int(fl.Dst) >= len(f.Nodes) || fl.Src < 0 || fl.Dst < 0 {
@@ -374,14 +381,13 @@ func (s *Sim) buildFlows() error {
 			sp = 10000 // HPCC: each host pair numbers its ports from 10000
 		}
 		sport[key] = sp + 1
-		s.flows[i] = flowState{
-			src: fl.Src, dst: fl.Dst, size: fl.Size, start: fl.Start,
-			sport: sp, dport: int32(fl.DPort), lastNack: -1,
-		}
+		s.sports[i] = sp
+		s.slotOf[i] = -1
 		s.order[i] = int32(i)
 	}
+	flows := s.cfg.Flows
 	slices.SortStableFunc(s.order, func(a, b int32) int {
-		x, y := s.flows[a].start, s.flows[b].start
+		x, y := flows[a].Start, flows[b].Start
 		switch {
 		case x < y:
 			return -1
@@ -419,10 +425,9 @@ func nodeIP(n topo.NodeID) uint32 {
 	return 0x0b000001 + uint32(n/256)*0x10000 + uint32(n%256)*0x100
 }
 
-// route appends the ECMP path of a packet from src to dst with the given
-// ports to s.routes and returns its offset and length.
-func (s *Sim) route(src, dst topo.NodeID, sport, dport int32) (int32, int32) {
-	off := int32(len(s.routes))
+// route appends to r the ECMP path of a packet from src to dst with the
+// given ports.
+func (s *Sim) route(r []topo.PortID, src, dst topo.NodeID, sport, dport int32) []topo.PortID {
 	k0, k1, k2 := nodeIP(src), nodeIP(dst), uint32(sport)&0xffff|uint32(dport)<<16
 	for at := src; at != dst; {
 		hops := s.f.NextHops(at, dst)
@@ -430,10 +435,10 @@ func (s *Sim) route(src, dst topo.NodeID, sport, dport int32) (int32, int32) {
 		if len(hops) > 1 {
 			pick = hops[ecmpHash(k0, k1, k2, s.sws[at].ecmpSeed)%uint32(len(hops))]
 		}
-		s.routes = append(s.routes, pick)
+		r = append(r, pick)
 		at = s.ports[pick].dst
 	}
-	return off, int32(len(s.routes)) - off
+	return r
 }
 
 // Step processes one event. It returns false when the run is over: every
@@ -444,7 +449,7 @@ func (s *Sim) Step() bool {
 		return false
 	}
 	e, ok := s.q.peek()
-	if !ok || s.done == len(s.flows) || s.err != nil ||
+	if !ok || s.done == len(s.cfg.Flows) || s.err != nil ||
 		(s.cfg.Until > 0 && e.at > s.cfg.Until) {
 		s.finish()
 		return false
@@ -458,12 +463,12 @@ func (s *Sim) Step() bool {
 		s.kick(topo.PortID(src))
 	case src < 2*s.nPorts:
 		s.deliver(topo.PortID(src - s.nPorts))
-	case src < 2*s.nPorts+s.nFlows:
-		s.flowTimer(src - 2*s.nPorts)
 	case src == s.arrivalSrc():
 		s.arrivals()
-	default:
+	case src == s.tickSrc():
 		s.tick()
+	default:
+		s.flowTimer(src - 2*s.nPorts - 2)
 	}
 	s.q.done(e)
 	return true
@@ -484,7 +489,7 @@ func (s *Sim) Result() (*Result, error) {
 	if s.err != nil {
 		return nil, s.err
 	}
-	sum := Summarize(len(s.flows), s.fct, DefaultBins())
+	sum := Summarize(len(s.cfg.Flows), s.fct, DefaultBins())
 	if n := len(s.samples); n > 0 {
 		var tot float64
 		for _, v := range s.samples {
@@ -510,18 +515,44 @@ func (s *Sim) Now() int64 { return s.now }
 
 // ---- packets ----
 
-func (s *Sim) alloc() int32 {
-	if i := s.free; i >= 0 {
-		s.free = s.pkts[i].next
+// alloc takes a packet from the slab for flow slot fl (-1 for PFC frames).
+func (s *Sim) alloc(fl int32) int32 {
+	if fl >= 0 {
+		s.flows[fl].refs++
+	}
+	if i := s.freePkt; i >= 0 {
+		s.freePkt = s.pkts[i].next
 		return i
 	}
 	s.pkts = append(s.pkts, packet{})
 	return int32(len(s.pkts) - 1)
 }
 
+// release returns packet i to the slab, and its flow's slot too if the flow
+// has finished and this was its last packet in the network.
 func (s *Sim) release(i int32) {
-	s.pkts[i] = packet{next: s.free}
-	s.free = i
+	if fl := s.pkts[i].flow; fl >= 0 {
+		st := &s.flows[fl]
+		st.refs--
+		if st.done && st.refs == 0 {
+			s.free = append(s.free, fl)
+		}
+	}
+	s.pkts[i] = packet{next: s.freePkt}
+	s.freePkt = i
+}
+
+// newSlot returns a free flow slot, growing the slots and the event sources
+// when every slot is in use.
+func (s *Sim) newSlot() int32 {
+	if n := len(s.free); n > 0 {
+		slot := s.free[n-1]
+		s.free = s.free[:n-1]
+		return slot
+	}
+	s.flows = append(s.flows, flowState{})
+	s.q.grow()
+	return int32(len(s.flows) - 1)
 }
 
 // serialization returns the time to put bytes on a link of the given rate.
@@ -638,7 +669,7 @@ func (s *Sim) tick() {
 		pt.tx, pt.marked, pt.enq, pt.enqSum, pt.enqMax = 0, 0, 0, 0, 0
 	}
 	if s.cfg.Progress != nil {
-		s.cfg.Progress(s.now, s.done, len(s.flows))
+		s.cfg.Progress(s.now, s.done, len(s.cfg.Flows))
 	}
 	if s.q.len() > 0 {
 		// keep ticking while anything else can still happen

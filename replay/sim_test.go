@@ -169,13 +169,13 @@ func TestLongFlowsConvergeToFairShare(t *testing.T) {
 	}
 }
 
-// acked returns every flow's acknowledged bytes.
+// acked returns every flow's acknowledged bytes (its size once finished).
 func acked(s *Sim) []int64 {
-	a := make([]int64, len(s.flows))
-	for i := range s.flows {
-		a[i] = s.flows[i].sndUna
-		if s.flows[i].done {
-			a[i] = s.flows[i].size
+	a := make([]int64, len(s.cfg.Flows))
+	for i, fl := range s.cfg.Flows {
+		a[i] = fl.Size
+		if slot := s.slotOf[i]; slot >= 0 {
+			a[i] = s.flows[slot].sndUna
 		}
 	}
 	return a

@@ -15,9 +15,9 @@ func (s *Sim) forward(in topo.PortID, i int32) {
 	pk.hop++
 	var out topo.PortID
 	if pk.kind == kData {
-		out = s.routes[fl.fwd+pk.hop]
+		out = fl.fwd[pk.hop]
 	} else {
-		out = s.routes[fl.rev+pk.hop]
+		out = fl.rev[pk.hop]
 	}
 	size := int64(pk.size)
 	sw := &s.sws[s.ports[in].dst]
@@ -193,7 +193,7 @@ func (s *Sim) checkResume(sw *switchState, inPort topo.PortID) {
 
 // sendPFC queues a PFC frame on switch port p, ahead of all data.
 func (s *Sim) sendPFC(p topo.PortID, kind uint8) {
-	i := s.alloc()
+	i := s.alloc(-1)
 	s.pkts[i] = packet{next: -1, flow: -1, kind: kind, size: int32(s.p.PFCSize)}
 	pt := &s.ports[p]
 	if pt.ctlTail < 0 {
