@@ -238,7 +238,7 @@ func (s *Sim) complete(fi int32) {
 	s.fct = append(s.fct, FCT{
 		Src: fl.src, Dst: fl.dst, SPort: int(fl.sport), DPort: int(fl.dport),
 		Size: fl.size, Start: fl.start, FCT: s.now - fl.start,
-		Standalone: Standalone(s.f, fl.src, fl.dst, fl.size, s.p.Payload, s.p.Header),
+		Standalone: Standalone(s.f, fl.src, fl.dst, fl.size, s.p.Payload, StandaloneHeader),
 	})
 }
 
