@@ -70,6 +70,7 @@ load with a 16:1 incast every 1 ms, for 25 ms of arrivals.`,
 		newGenCmd(logger),
 		newSimCmd(logger),
 		newBenchCmd(logger),
+		newEvalCmd(logger), newTrainCmd(logger),
 		newCompareCmd(logger), newSummarizeCmd(),
 		newVersionCmd(),
 	)

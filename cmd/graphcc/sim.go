@@ -7,8 +7,6 @@ import (
 	"log/slog"
 	"math"
 	"os"
-	"slices"
-	"strings"
 
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
@@ -156,27 +154,23 @@ func (h *hwFlags) params() (replay.Params, error) {
 	return p, nil
 }
 
-// ecnPolicy returns the control policy named by --ecn for fabric f. Learned
-// policies (GraphCC, ACC) register here: each entry builds a policy for a
-// fabric, or fails naming what it lacks.
-func ecnPolicy(name string, f *topo.Fabric) (control.Policy, error) {
-	policies := map[string]func(*topo.Fabric) (control.Policy, error){
-		"static": func(*topo.Fabric) (control.Policy, error) { return control.Static{}, nil },
-	}
-	mk, ok := policies[name]
-	if !ok {
-		have := make([]string, 0, len(policies))
-		for k := range policies {
-			have = append(have, k)
-		}
-		slices.Sort(have)
-		return nil, fmt.Errorf("--ecn %s: unknown ECN policy %q (have: %s)", name, name, strings.Join(have, ", "))
-	}
-	p, err := mk(f)
-	if err != nil {
-		return nil, fmt.Errorf("--ecn %s: %w", name, err)
-	}
-	return p, nil
+// ecnPolicy is the registry of ECN control policies, shared by sim --ecn
+// and eval --policies: it returns the policy a spec names, NAME or
+// NAME:ARGS, under the spec as its name. To add a policy (GraphCC, ACC),
+// add a policyDef: the name before the colon, a usage line, a sentence of
+// help, and build, which parses ARGS ("" when the spec has no colon) into a
+// replay.PolicyFactory or fails saying what is wrong with them. Errors do
+// not name the flag; the callers add it.
+func ecnPolicy(spec string) (replay.NamedPolicy, error) {
+	return lookupPolicy(spec, []policyDef{
+		{
+			name:  "static",
+			usage: "static[:KMIN_KB,KMAX_KB,PMAX]",
+			help: "static: Alibaba's thresholds (kmin 100 KB, kmax 400 KB, pmax 0.2 per 25 Gbps), never changed; " +
+				"static:10,40,0.2: those thresholds of a 25 Gbps port, scaled by each switch port's rate/25G",
+			build: buildStatic,
+		},
+	})
 }
 
 func newSimCmd(logger loggerFunc) *cobra.Command {
@@ -215,7 +209,7 @@ written atomically, only when the run succeeds.`,
 	fs.StringVar(&o.fctOut, "fct-out", "", "write the completed flows' FCT records here (HPCC fct.txt)")
 	fs.StringVar(&o.summaryOut, "summary-out", "", "write the summary here as JSON")
 	fs.StringVar(&o.traceOut, "trace-out", "", "write per-port telemetry every --interval here as CSV")
-	fs.StringVar(&o.ecn, "ecn", o.ecn, "ECN control policy: static (the initial settings never change)")
+	fs.StringVar(&o.ecn, "ecn", o.ecn, "ECN control policy: static (the initial settings never change) or static:KMIN_KB,KMAX_KB,PMAX (fixed thresholds of a 25 Gbps port, scaled by port rate)")
 	o.hw.addFlags(fs)
 	fs.StringVar(&o.interval, "interval", o.interval, "control and telemetry interval")
 	fs.StringVar(&o.until, "until", o.until, "stop this long after the first flow starts; 0 = when every flow has finished")
@@ -256,9 +250,19 @@ func (o *simOpts) config(fs *pflag.FlagSet, log *slog.Logger) (replay.Config, st
 	if err != nil {
 		return cfg, "", err
 	}
-	policy, err := ecnPolicy(o.ecn, f)
+	np, err := ecnPolicy(o.ecn)
 	if err != nil {
-		return cfg, "", err
+		return cfg, "", fmt.Errorf("--ecn %s: %w", o.ecn, err)
+	}
+	policy, polECN, err := np.New(f, replay.Scenario{Name: "sim", Description: desc}, o.sc.seed)
+	if err != nil {
+		return cfg, "", fmt.Errorf("--ecn %s: %w", o.ecn, err)
+	}
+	if polECN != nil {
+		if ecn != nil {
+			return cfg, "", fmt.Errorf("--ecn %s sets the ECN thresholds: drop --kmin-kb, --kmax-kb and --pmax", o.ecn)
+		}
+		ecn = polECN
 	}
 	interval, err := parseDurationFlag("interval", o.interval, false)
 	if err != nil {
@@ -341,18 +345,7 @@ func (o *simOpts) run(ctx context.Context, cmd *cobra.Command, log *slog.Logger)
 // simulate runs cfg to its end, stopping early with an error when ctx is
 // cancelled (Ctrl-C).
 func simulate(ctx context.Context, cfg replay.Config) (*replay.Result, error) {
-	s, err := replay.New(cfg)
-	if err != nil {
-		return nil, err
-	}
-	const checkEvery = 1 << 14
-	for n := 0; s.Step(); n++ {
-		if n%checkEvery == 0 && ctx.Err() != nil {
-			return nil, fmt.Errorf("interrupted at %s simulated: %w",
-				formatMillis(s.Now()-firstStart(cfg.Flows)), context.Cause(ctx))
-		}
-	}
-	return s.Result()
+	return replay.RunContext(ctx, cfg)
 }
 
 // readFlows reads the flow file at path for fabric f.

@@ -1,0 +1,350 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"log/slog"
+	"math"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/schollz/progressbar/v3"
+	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
+
+	"graphcc/control"
+	"graphcc/replay"
+)
+
+// policyDef is one entry of the ECN policy registry (ecnPolicy in sim.go).
+type policyDef struct {
+	name  string // the spec before the colon
+	usage string // e.g. "static[:KMIN_KB,KMAX_KB,PMAX]"
+	help  string
+	// build parses the spec's arguments, the text after the colon ("" when
+	// there is none), into a factory.
+	build func(args string) (replay.PolicyFactory, error)
+}
+
+// lookupPolicy finds spec (NAME or NAME:ARGS) among defs.
+func lookupPolicy(spec string, defs []policyDef) (replay.NamedPolicy, error) {
+	name, args, _ := strings.Cut(spec, ":")
+	for _, d := range defs {
+		if d.name != name {
+			continue
+		}
+		f, err := d.build(args)
+		if err != nil {
+			return replay.NamedPolicy{}, fmt.Errorf("%s: %w (usage: %s)", spec, err, d.usage)
+		}
+		return replay.NamedPolicy{Name: spec, New: f}, nil
+	}
+	names := make([]string, len(defs))
+	usages := make([]string, len(defs))
+	for i, d := range defs {
+		names[i], usages[i] = d.name, d.usage
+	}
+	return replay.NamedPolicy{}, fmt.Errorf("unknown ECN policy %q (have: %s); forms: %s",
+		spec, strings.Join(names, ", "), strings.Join(usages, ", "))
+}
+
+// buildStatic is the static policy: no arguments for Alibaba's thresholds,
+// or KMIN_KB,KMAX_KB,PMAX for fixed thresholds of a 25 Gbps port scaled by
+// each switch port's rate.
+func buildStatic(args string) (replay.PolicyFactory, error) {
+	if args == "" {
+		return replay.StaticPolicy(), nil
+	}
+	parts := strings.Split(args, ",")
+	if len(parts) != 3 {
+		return nil, fmt.Errorf("want 3 comma-separated numbers KMIN_KB,KMAX_KB,PMAX, got %q", args)
+	}
+	var v [3]float64
+	for i, p := range parts {
+		x, err := strconv.ParseFloat(strings.TrimSpace(p), 64)
+		if err != nil || math.IsNaN(x) || math.IsInf(x, 0) {
+			return nil, fmt.Errorf("%q is not a number", p)
+		}
+		v[i] = x
+	}
+	if v[0] < 0 || v[1] < 0 || v[0] > 1e12 || v[1] > 1e12 {
+		return nil, fmt.Errorf("thresholds kmin %g KB, kmax %g KB: want 0 to 1e12 KB", v[0], v[1])
+	}
+	e := control.ECN{KMin: int64(math.Round(v[0] * control.KB)), KMax: int64(math.Round(v[1] * control.KB)), PMax: v[2]}
+	if err := e.Validate(); err != nil {
+		return nil, err
+	}
+	return replay.FixedPolicy(e), nil
+}
+
+// splitPolicies splits a --policies value at its commas, except that a
+// piece that does not start with a letter continues the arguments of the
+// policy before it: "static,static:10,40,0.2" is static and
+// static:10,40,0.2.
+func splitPolicies(v string) []string {
+	var out []string
+	for _, p := range strings.Split(v, ",") {
+		p = strings.TrimSpace(p)
+		startsName := p != "" && (p[0] >= 'a' && p[0] <= 'z' || p[0] >= 'A' && p[0] <= 'Z')
+		if !startsName && len(out) > 0 && strings.Contains(out[len(out)-1], ":") {
+			out[len(out)-1] += "," + p
+			continue
+		}
+		out = append(out, p)
+	}
+	return out
+}
+
+// scenarioLookup resolves a --scenarios name; tests replace it to run tiny
+// scenarios.
+var scenarioLookup = replay.ScenarioByName
+
+// evalOpts are the flags of graphcc eval.
+type evalOpts struct {
+	scenarios string
+	policies  []string
+	seeds     []uint
+	reference string
+	out       string
+	jsonOut   string
+	workers   int
+	interval  string
+	hw        hwFlags
+}
+
+// defaultEvalSeeds are the evaluation's seeds, 1001 and 1002. Training must
+// draw its episodes from other seeds (by convention below 1000), so that
+// the evaluation traces are unseen.
+var defaultEvalSeeds = []uint{1001, 1002}
+
+func newEvalCmd(logger loggerFunc) *cobra.Command {
+	o := evalOpts{
+		scenarios: replay.DefaultScenario().Name,
+		policies:  []string{"static"},
+		seeds:     defaultEvalSeeds,
+		out:       "eval-out",
+		interval:  formatDuration(replay.DefaultInterval),
+		hw:        defaultHW(),
+	}
+	cmd := &cobra.Command{
+		Use:   "eval [flags]",
+		Short: "Compare ECN policies on the paper's evaluation scenarios: report, figures, JSON",
+		Long: `eval runs every policy of --policies on every scenario of --scenarios at
+every seed of --seeds, each policy on the same traces with the same
+simulation seeds, in parallel (--workers). It prints a Markdown report (per
+scenario a table of mean and p99 slowdown, p99 slowdown of flows up to
+100 KB, mean throughput, queues and PFC pauses; then every policy's mean
+slowdown relative to --reference) and writes into --out:
+
+  report.md        the report
+  <scenario>.png   FCT slowdown median, p95 and p99 per flow-size bin,
+                   relative to --reference, beside the flow-size CDF
+
+Scenarios (` + strings.Join(replay.ScenarioNames(), ", ") + `):
+fb60-incast is the training scenario, FB_Hadoop 60 % with 16:1 incasts
+every 1 ms for 25 ms of arrivals; "all" runs the whole suite (about 1 to 3 s
+of simulation per policy and seed on one core for each scenario; the whole
+suite with two policies and two seeds took about a minute on 2 cores).
+
+Policies: static (Alibaba's thresholds, 100/400 KB and 0.2 per 25 Gbps),
+static:KMIN_KB,KMAX_KB,PMAX (fixed thresholds of a 25 Gbps port, scaled by
+each port's rate/25G, e.g. static:10,40,0.2); graphcc sim --ecn takes the
+same names.
+
+The default seeds, 1001 and 1002, are reserved for evaluation: training
+draws its episodes from other seeds (by convention below 1000). A progress
+bar of the runs is drawn on stderr when it is a terminal.`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			return o.run(cmd.Context(), cmd, logger(cmd))
+		},
+	}
+	fs := cmd.Flags()
+	fs.SortFlags = false
+	fs.StringVar(&o.scenarios, "scenarios", o.scenarios, "comma-separated scenario names, or all ("+strings.Join(replay.ScenarioNames(), ", ")+")")
+	fs.StringArrayVar(&o.policies, "policies", o.policies, "comma-separated ECN policies (static, static:KMIN_KB,KMAX_KB,PMAX); repeatable")
+	fs.UintSliceVar(&o.seeds, "seeds", o.seeds, "comma-separated seeds of the traffic, the random failures and the simulation")
+	fs.StringVar(&o.reference, "reference", "", "policy the report and figures normalize to (default: the first of --policies)")
+	fs.StringVar(&o.out, "out", o.out, "directory of report.md and the figures (created if missing; its parent must exist)")
+	fs.StringVar(&o.jsonOut, "json", "", "also write the report as JSON here (per scenario and policy the simulator's summary)")
+	fs.IntVar(&o.workers, "workers", 0, "simulations run at once (0: one per CPU)")
+	o.hw.addFlags(fs)
+	fs.StringVar(&o.interval, "interval", o.interval, "control interval")
+	return cmd
+}
+
+// config builds the evaluation of the flags.
+func (o *evalOpts) config(fs *pflag.FlagSet) (replay.EvalConfig, error) {
+	var c replay.EvalConfig
+	for _, n := range []string{"kmin-kb", "kmax-kb", "pmax"} {
+		if fs.Changed(n) {
+			return c, fmt.Errorf("--%s: eval sets the thresholds per policy; use --policies static:KMIN_KB,KMAX_KB,PMAX", n)
+		}
+	}
+	names := strings.Split(o.scenarios, ",")
+	if strings.TrimSpace(o.scenarios) == "all" {
+		names = replay.ScenarioNames()
+	}
+	seen := map[string]bool{}
+	for _, n := range names {
+		n = strings.TrimSpace(n)
+		sc, err := scenarioLookup(n)
+		if err != nil {
+			return c, fmt.Errorf("--scenarios %s: %w", o.scenarios, err)
+		}
+		if seen[n] {
+			return c, fmt.Errorf("--scenarios %s: %s given twice", o.scenarios, n)
+		}
+		seen[n] = true
+		c.Scenarios = append(c.Scenarios, sc)
+	}
+	clear(seen)
+	for _, v := range o.policies {
+		for _, spec := range splitPolicies(v) {
+			np, err := ecnPolicy(spec)
+			if err != nil {
+				return c, fmt.Errorf("--policies %s: %w", v, err)
+			}
+			if seen[spec] {
+				return c, fmt.Errorf("--policies %s: %s given twice", v, spec)
+			}
+			seen[spec] = true
+			c.Policies = append(c.Policies, np)
+		}
+	}
+	if len(c.Policies) == 0 {
+		return c, fmt.Errorf("--policies: no policy given")
+	}
+	if o.reference != "" && !seen[o.reference] {
+		return c, fmt.Errorf("--reference %s: not one of --policies", o.reference)
+	}
+	c.Reference = o.reference
+	if len(o.seeds) == 0 {
+		return c, fmt.Errorf("--seeds: no seed given")
+	}
+	seeds := map[uint]bool{}
+	for _, s := range o.seeds {
+		if seeds[s] {
+			return c, fmt.Errorf("--seeds: %d given twice", s)
+		}
+		seeds[s] = true
+		c.Seeds = append(c.Seeds, uint64(s))
+	}
+	if o.workers < 0 {
+		return c, fmt.Errorf("--workers %d: must not be negative", o.workers)
+	}
+	c.Workers = o.workers
+	var err error
+	if c.Params, err = o.hw.params(); err != nil {
+		return c, err
+	}
+	if c.Interval, err = parseDurationFlag("interval", o.interval, false); err != nil {
+		return c, err
+	}
+	return c, nil
+}
+
+// checkOutDir fails early when --out cannot be a directory of outputs.
+func checkOutDir(dir string) error {
+	if dir == "" {
+		return fmt.Errorf("--out: empty directory name")
+	}
+	if st, err := os.Stat(dir); err == nil {
+		if !st.IsDir() {
+			return fmt.Errorf("--out %s: not a directory", dir)
+		}
+		return nil
+	}
+	parent := filepath.Dir(filepath.Clean(dir))
+	st, err := os.Stat(parent)
+	if err != nil {
+		return fmt.Errorf("--out %s: %w", dir, err)
+	}
+	if !st.IsDir() {
+		return fmt.Errorf("--out %s: %s is not a directory", dir, parent)
+	}
+	return nil
+}
+
+func (o *evalOpts) run(ctx context.Context, cmd *cobra.Command, log *slog.Logger) error {
+	c, err := o.config(cmd.Flags())
+	if err != nil {
+		return err
+	}
+	if err := checkOutDir(o.out); err != nil {
+		return err
+	}
+	if err := checkOutputs("json", o.jsonOut); err != nil {
+		return err
+	}
+	total := len(c.Scenarios) * len(c.Policies) * len(c.Seeds)
+	log.Info("evaluating", "scenarios", len(c.Scenarios), "policies", len(c.Policies), "seeds", len(c.Seeds), "runs", total)
+	bar := newRunsBar(cmd.ErrOrStderr(), total)
+	c.Progress = bar.update
+	start := time.Now()
+	rep, err := replay.Evaluate(ctx, c)
+	bar.done()
+	if err != nil {
+		return err
+	}
+	log.Info("evaluated", "wall", time.Since(start).Round(time.Millisecond))
+
+	if err := os.MkdirAll(o.out, 0o755); err != nil {
+		return fmt.Errorf("--out: %w", err)
+	}
+	for i := range rep.Scenarios {
+		path := filepath.Join(o.out, rep.Scenarios[i].Scenario.Name+".png")
+		if err := writeFigure(path, rep, i); err != nil {
+			return fmt.Errorf("--out: figure: %w", err)
+		}
+	}
+	if err := writeOutput("out", filepath.Join(o.out, "report.md"), rep.WriteMarkdown); err != nil {
+		return err
+	}
+	if o.jsonOut != "" {
+		if err := writeOutput("json", o.jsonOut, rep.WriteJSON); err != nil {
+			return err
+		}
+	}
+	return rep.WriteMarkdown(cmd.OutOrStdout())
+}
+
+// runsBar draws the runs finished on a terminal; a nil *runsBar draws
+// nothing.
+type runsBar struct {
+	bar *progressbar.ProgressBar
+}
+
+func newRunsBar(w io.Writer, total int) *runsBar {
+	if !isTerminal(w) || total == 0 {
+		return nil
+	}
+	return &runsBar{bar: progressbar.NewOptions(total,
+		progressbar.OptionSetWriter(w),
+		progressbar.OptionSetDescription("evaluating"),
+		progressbar.OptionShowCount(),
+		progressbar.OptionSetItsString("runs"),
+		progressbar.OptionSetElapsedTime(true),
+		progressbar.OptionSetPredictTime(true),
+		progressbar.OptionSetWidth(30),
+		progressbar.OptionClearOnFinish(),
+	)}
+}
+
+// update is the replay.EvalConfig.Progress callback (nil-safe).
+func (b *runsBar) update(done, _ int) {
+	if b != nil {
+		b.bar.Set(done)
+	}
+}
+
+func (b *runsBar) done() {
+	if b != nil {
+		b.bar.Clear()
+		b.bar.Exit()
+	}
+}

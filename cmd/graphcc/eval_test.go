@@ -1,0 +1,194 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"graphcc/replay"
+	"graphcc/topo"
+)
+
+// withTinyScenario makes --scenarios resolve "tiny" (and "tiny2") to a
+// scenario that simulates in milliseconds: 2 leaves of 2 hosts, 1 spine,
+// 1 ms of arrivals, 3:1 incasts every 250 us.
+func withTinyScenario(t *testing.T) {
+	t.Helper()
+	old := scenarioLookup
+	t.Cleanup(func() { scenarioLookup = old })
+	scenarioLookup = func(name string) (replay.Scenario, error) {
+		if name != "tiny" && name != "tiny2" {
+			return old(name)
+		}
+		s := replay.DefaultScenario()
+		s.Name, s.Description = name, "test"
+		s.Clos.Leaves, s.Clos.Spines, s.Clos.HostsPerLeaf = 2, 1, 2
+		s.Gen.Duration = topo.Millisecond
+		s.Gen.Incast = replay.IncastConfig{Period: 250 * topo.Microsecond, FanIn: 3, Size: 64000}
+		if name == "tiny2" {
+			s.Gen.Workload, _ = replay.Workload("websearch")
+			s.Gen.Duration = 2 * topo.Millisecond
+		}
+		return s, nil
+	}
+}
+
+func TestEvalTiny(t *testing.T) {
+	withTinyScenario(t)
+	dir := t.TempDir()
+	out := filepath.Join(dir, "figs") // created by eval
+	js := filepath.Join(dir, "report.json")
+	stdout := run(t, "eval", "--scenarios", "tiny,tiny2", "--policies", "static,static:10,40,0.2",
+		"--seeds", "5,6", "--out", out, "--json", js)
+	for _, want := range []string{"## tiny\n", "## tiny2\n", "| static | ", "| static:10,40,0.2 | ", "mean slowdown / static's", "| tiny | 1.000 |", "geometric mean"} {
+		if !strings.Contains(stdout, want) {
+			t.Errorf("report lacks %q:\n%s", want, stdout)
+		}
+	}
+	md, err := os.ReadFile(filepath.Join(out, "report.md"))
+	if err != nil || string(md) != stdout {
+		t.Errorf("report.md (%v) differs from stdout", err)
+	}
+	for _, name := range []string{"tiny.png", "tiny2.png"} {
+		data, err := os.ReadFile(filepath.Join(out, name))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !bytes.HasPrefix(data, []byte("\x89PNG\r\n\x1a\n")) || len(data) < 10_000 {
+			t.Errorf("%s: not a PNG (%d bytes)", name, len(data))
+		}
+	}
+	if entries, _ := os.ReadDir(out); len(entries) != 3 {
+		t.Errorf("--out holds %v, want the two figures and report.md", entries)
+	}
+
+	var m struct {
+		Reference string   `json:"reference"`
+		Seeds     []uint64 `json:"seeds"`
+		Scenarios []struct {
+			Name     string           `json:"name"`
+			Workload string           `json:"workload"`
+			CDF      []map[string]any `json:"flow_size_cdf"`
+			Policies []struct {
+				Policy  string         `json:"policy"`
+				Summary map[string]any `json:"summary"`
+			} `json:"policies"`
+		} `json:"scenarios"`
+	}
+	data, err := os.ReadFile(js)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := json.Unmarshal(data, &m); err != nil {
+		t.Fatal(err)
+	}
+	if m.Reference != "static" || len(m.Seeds) != 2 || len(m.Scenarios) != 2 || m.Scenarios[1].Workload != "websearch" || len(m.Scenarios[0].CDF) == 0 {
+		t.Fatalf("json: %s", data)
+	}
+	for _, sc := range m.Scenarios {
+		if len(sc.Policies) != 2 {
+			t.Fatalf("%s: %d policies", sc.Name, len(sc.Policies))
+		}
+		for _, p := range sc.Policies {
+			for _, k := range []string{"flows", "completed", "slowdown", "slowdown_by_size", "slowdown_incast", "slowdown_background",
+				"throughput_gbps_mean", "queue_bytes_mean", "queue_bytes_p99", "pfc_pauses", "ecn_marked_packets", "drops", "events"} {
+				if _, ok := p.Summary[k]; !ok {
+					t.Errorf("%s/%s: summary lacks %q", sc.Name, p.Policy, k)
+				}
+			}
+		}
+	}
+
+	// --reference moves the 1.000 column.
+	stdout = run(t, "eval", "--scenarios", "tiny", "--policies", "static", "--policies", "static:10,40,0.2",
+		"--seeds", "5", "--reference", "static:10,40,0.2", "--out", out)
+	if !strings.Contains(stdout, "mean slowdown / static:10,40,0.2's") || !strings.Contains(stdout, " | 1.000 |\n") {
+		t.Errorf("--reference report:\n%s", stdout)
+	}
+}
+
+func TestEvalBadFlags(t *testing.T) {
+	withTinyScenario(t)
+	dir := t.TempDir()
+	out := filepath.Join(dir, "out")
+	for _, tc := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"--policies", "static,acc"}, `--policies static,acc: unknown ECN policy "acc" (have: static)`},
+		{[]string{"--policies", "static:1,2"}, "--policies static:1,2: static:1,2: want 3 comma-separated numbers"},
+		{[]string{"--policies", "static:50,10,0.2"}, "--policies static:50,10,0.2: static:50,10,0.2: ecn: kmax"},
+		{[]string{"--policies", "static,static"}, "--policies static,static: static given twice"},
+		{[]string{"--scenarios", "fb70"}, `--scenarios fb70: unknown scenario "fb70" (known: fb60-incast, fb60,`},
+		{[]string{"--scenarios", "tiny,"}, "--scenarios tiny,: empty scenario name"},
+		{[]string{"--reference", "acc"}, "--reference acc: not one of --policies"},
+		{[]string{"--seeds", "1,1"}, "--seeds: 1 given twice"},
+		{[]string{"--kmin-kb", "10"}, "--kmin-kb: eval sets the thresholds per policy"},
+		{[]string{"--out", filepath.Join(dir, "a", "b")}, "--out " + filepath.Join(dir, "a", "b")},
+		{[]string{"--json", filepath.Join(dir, "no-dir", "r.json")}, "--json"},
+		{[]string{"--workers", "-1"}, "--workers -1"},
+		{[]string{"--interval", "0"}, "--interval 0"},
+	} {
+		args := append([]string{"eval", "--scenarios", "tiny", "--seeds", "1", "--out", out}, tc.args...)
+		_, _, err := execute(t, context.Background(), args...)
+		if err == nil || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("graphcc %s: error %v, want one containing %q", strings.Join(args, " "), err, tc.want)
+		}
+	}
+	if entries, _ := os.ReadDir(dir); len(entries) != 0 {
+		t.Errorf("failed commands left files: %v", entries)
+	}
+}
+
+func TestEvalCancelled(t *testing.T) {
+	withTinyScenario(t)
+	out := filepath.Join(t.TempDir(), "out")
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	_, _, err := execute(t, ctx, "eval", "--scenarios", "tiny", "--out", out)
+	if err == nil || !strings.Contains(err.Error(), "canceled") {
+		t.Errorf("cancelled eval: %v", err)
+	}
+	if _, err := os.Stat(out); !os.IsNotExist(err) {
+		t.Errorf("cancelled eval created --out: %v", err)
+	}
+}
+
+func TestSimStaticThresholds(t *testing.T) {
+	// sim --ecn takes the registry's names: static:100,400,0.2 is Alibaba's.
+	dir := t.TempDir()
+	a, b := filepath.Join(dir, "a.json"), filepath.Join(dir, "b.json")
+	run(t, args(append([]string{"sim"}, tiny...), "--summary-out", a)...)
+	run(t, args(append([]string{"sim"}, tiny...), "--ecn", "static:100,400,0.2", "--summary-out", b)...)
+	sa, sb := readSummary(t, a), readSummary(t, b)
+	if sa["slowdown"].(map[string]any)["mean"] != sb["slowdown"].(map[string]any)["mean"] || sa["events"] != sb["events"] {
+		t.Errorf("static:100,400,0.2 differs from static: %v vs %v", sa["slowdown"], sb["slowdown"])
+	}
+	c := filepath.Join(dir, "c.json")
+	run(t, args(append([]string{"sim"}, tiny...), "--ecn", "static:5,20,1", "--summary-out", c)...)
+	if readSummary(t, c)["ecn_marked_packets"] == sa["ecn_marked_packets"] {
+		t.Error("static:5,20,1 marks as many packets as static")
+	}
+	_, _, err := execute(t, context.Background(), args(append([]string{"sim"}, tiny...), "--ecn", "static:5,20,1", "--kmin-kb", "3")...)
+	if err == nil || !strings.Contains(err.Error(), "--ecn static:5,20,1 sets the ECN thresholds") {
+		t.Errorf("--ecn static:... with --kmin-kb: %v", err)
+	}
+}
+
+func TestSplitPolicies(t *testing.T) {
+	for in, want := range map[string]string{
+		"static":                           "static",
+		"static,static:10,40,0.2":          "static|static:10,40,0.2",
+		"static:10,40,0.2,static":          "static:10,40,0.2|static",
+		"static:1,2,0.5,static:3,4,.5,acc": "static:1,2,0.5|static:3,4,.5|acc",
+		"static,":                          "static|",
+	} {
+		if got := strings.Join(splitPolicies(in), "|"); got != want {
+			t.Errorf("splitPolicies(%q) = %q, want %q", in, got, want)
+		}
+	}
+}

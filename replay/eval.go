@@ -1,0 +1,655 @@
+package replay
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"math"
+	"runtime"
+	"slices"
+	"strconv"
+	"strings"
+	"sync"
+	"sync/atomic"
+
+	"graphcc/control"
+	"graphcc/topo"
+)
+
+// RunContext is Run that stops early when ctx is done: it checks ctx every
+// 2^14 events (a few milliseconds of work) and then returns an error that
+// wraps context.Cause(ctx) and says how far the run got.
+func RunContext(ctx context.Context, cfg Config) (*Result, error) {
+	s, err := New(cfg)
+	if err != nil {
+		return nil, err
+	}
+	const checkEvery = 1 << 14
+	first := s.Now()
+	for n := 0; s.Step(); n++ {
+		if n%checkEvery == 0 && ctx.Err() != nil {
+			return nil, fmt.Errorf("interrupted at %.3f ms simulated: %w",
+				float64(s.Now()-first)/float64(topo.Millisecond), context.Cause(ctx))
+		}
+	}
+	return s.Result()
+}
+
+// PolicyFactory builds the ECN control of one run: a fresh policy for
+// fabric f of scenario sc at seed (it must share no state with the policies
+// of other runs, which run concurrently), and the initial ECN setting of
+// every port (indexed by topo.PortID), or nil for Alibaba's thresholds
+// (control.StaticSettings).
+type PolicyFactory func(f *topo.Fabric, sc Scenario, seed uint64) (control.Policy, []control.ECN, error)
+
+// NamedPolicy is a policy of an evaluation under the name its reports use.
+type NamedPolicy struct {
+	Name string
+	New  PolicyFactory
+}
+
+// StaticPolicy is the static baseline: Alibaba's thresholds on every port,
+// never changed.
+func StaticPolicy() PolicyFactory {
+	return func(*topo.Fabric, Scenario, uint64) (control.Policy, []control.ECN, error) {
+		return control.Static{}, nil, nil
+	}
+}
+
+// FixedPolicy keeps one setting per port rate: base is the setting of a
+// 25 Gbps (DCQCNRefRate) port, and every switch port gets its thresholds
+// scaled by rate/25G (see ScaledECN). FixedPolicy(control.Alibaba(25G))
+// runs exactly as StaticPolicy.
+func FixedPolicy(base control.ECN) PolicyFactory {
+	return func(f *topo.Fabric, _ Scenario, _ uint64) (control.Policy, []control.ECN, error) {
+		if err := base.Validate(); err != nil {
+			return nil, nil, err
+		}
+		return control.Static{}, ScaledECN(f, base), nil
+	}
+}
+
+// ScaledECN returns a setting for every port of f: base, given for a
+// 25 Gbps port, with KMin and KMax scaled by each switch port's rate/25G
+// (rounded to whole bytes) and PMax unchanged, as `graphcc sim --kmin-kb`
+// does. Ports whose source is a host keep Alibaba's thresholds (hosts do not
+// mark).
+func ScaledECN(f *topo.Fabric, base control.ECN) []control.ECN {
+	ecn := control.StaticSettings(f)
+	for i, p := range f.Ports {
+		if !f.Nodes[p.Src].Switch {
+			continue
+		}
+		scale := float64(p.Rate) / float64(DCQCNRefRate)
+		ecn[i] = control.ECN{
+			KMin: int64(math.Round(float64(base.KMin) * scale)),
+			KMax: int64(math.Round(float64(base.KMax) * scale)),
+			PMax: base.PMax,
+		}
+	}
+	return ecn
+}
+
+// FigureBins are the flow-size bins of the per-scenario figures, finer than
+// DefaultBins: half decades from 1 KB, by upper bound in bytes: <=1 KB,
+// 1-3 KB, 3-10 KB, 10-30 KB, 30-100 KB, 100-300 KB, 300 KB-1 MB, 1-3 MB and
+// >3 MB (FB_Hadoop's largest flows are 10 MB). Every bound of DefaultBins
+// is a bound here too.
+func FigureBins() []int64 {
+	return []int64{1_000, 3_000, 10_000, 30_000, 100_000, 300_000, 1_000_000, 3_000_000, math.MaxInt64}
+}
+
+// SmallFlowBytes bounds the "small flows" of the reports: flows of at most
+// 100 KB.
+const SmallFlowBytes = 100_000
+
+// EvalConfig is an evaluation: every policy on every scenario at every seed.
+type EvalConfig struct {
+	Scenarios []Scenario
+	Policies  []NamedPolicy
+	// Seeds seed both the traffic (and random failures) of each scenario
+	// and the simulation; every policy runs on the same trace with the same
+	// simulation seed.
+	Seeds []uint64
+	// Params are the hardware constants; the zero value means DefaultParams().
+	Params Params
+	// Interval is the control interval; 0 means DefaultInterval.
+	Interval int64
+	// Reference names the policy the reports normalize to; "" means the
+	// first policy.
+	Reference string
+	// Workers is the number of simulations run at once; 0 means GOMAXPROCS.
+	Workers int
+	// Progress, if not nil, is called after each run with the runs finished
+	// and the total; calls never overlap.
+	Progress func(done, total int)
+}
+
+// EvalReport is the result of Evaluate. Scenarios and their Policies are in
+// the order of the EvalConfig; the report is the same whatever the
+// scheduling of the runs, except for the wall_seconds and peak_rss_bytes of
+// the summaries, which measure the machine (the Markdown report leaves them
+// out).
+type EvalReport struct {
+	Reference string
+	Policies  []string
+	Seeds     []uint64
+	Bins      []int64 // bounds of PolicyResult.SlowdownByBin (FigureBins)
+	Scenarios []ScenarioResult
+}
+
+// ScenarioResult holds every policy's results on one scenario.
+type ScenarioResult struct {
+	Scenario Scenario
+	// Flows is the number of flows of the trace of each seed.
+	Flows []int
+	// FailedLinks are the links failed at each seed (Fail and the random
+	// ones), by name in link order; nil entries when none failed.
+	FailedLinks [][]string
+	Policies    []PolicyResult
+}
+
+// PolicyResult is one policy on one scenario, over every seed.
+type PolicyResult struct {
+	Policy string
+	// Summary merges the seeds: its slowdown statistics and throughput are
+	// those of the FCT records of every seed together, its counters
+	// (pfc_pauses, ecn_marked_packets, drops, events) and its sim_seconds
+	// and wall_seconds are sums, its queue statistics are means over seeds,
+	// and its peak_rss_bytes is the largest.
+	Summary Summary
+	// SlowdownByBin are the slowdown statistics per EvalReport.Bins.
+	SlowdownByBin []Stats
+	// SmallP99 is the p99 slowdown of the flows of at most SmallFlowBytes.
+	SmallP99 float64
+	// PerSeed are the summaries of the single runs, in seed order.
+	PerSeed []Summary
+}
+
+// Evaluate runs every policy of c on every scenario at every seed and
+// gathers the results. Each (scenario, seed) trace is built once and every
+// policy runs on it with the same simulation seed. Runs go in parallel,
+// c.Workers at a time, each its own Sim on its own copy of the flows (the
+// fabric, which nothing modifies, is shared). If ctx is done, or a run
+// fails, Evaluate stops the runs in progress within a few milliseconds and
+// returns the error.
+func Evaluate(ctx context.Context, c EvalConfig) (*EvalReport, error) {
+	if err := c.validate(); err != nil {
+		return nil, fmt.Errorf("evaluate: %w", err)
+	}
+	ref := c.Reference
+	if ref == "" {
+		ref = c.Policies[0].Name
+	}
+	nsc, npol, nseed := len(c.Scenarios), len(c.Policies), len(c.Seeds)
+	rep := &EvalReport{
+		Reference: ref,
+		Seeds:     slices.Clone(c.Seeds),
+		Bins:      FigureBins(),
+		Scenarios: make([]ScenarioResult, nsc),
+	}
+	for _, p := range c.Policies {
+		rep.Policies = append(rep.Policies, p.Name)
+	}
+	for i := range rep.Scenarios {
+		rep.Scenarios[i] = ScenarioResult{
+			Scenario:    c.Scenarios[i],
+			Flows:       make([]int, nseed),
+			FailedLinks: make([][]string, nseed),
+			Policies:    make([]PolicyResult, npol),
+		}
+	}
+
+	// A trace is built by the first run that needs it and dropped when the
+	// last one has finished with it.
+	type trace struct {
+		once  sync.Once
+		f     *topo.Fabric
+		flows []Flow
+		err   error
+		left  atomic.Int32
+	}
+	traces := make([]trace, nsc*nseed)
+	for i := range traces {
+		traces[i].left.Store(int32(npol))
+	}
+	// Results of (scenario, policy) wait until every seed has run, then are
+	// merged in seed order and dropped.
+	results := make([]*Result, nsc*npol*nseed)
+	pending := make([]atomic.Int32, nsc*npol)
+	for i := range pending {
+		pending[i].Store(int32(nseed))
+	}
+
+	total := nsc * npol * nseed
+	workers := c.Workers
+	if workers <= 0 {
+		workers = runtime.GOMAXPROCS(0)
+	}
+	workers = min(workers, total)
+
+	ctx, cancel := context.WithCancelCause(ctx)
+	defer cancel(nil)
+	var (
+		next     atomic.Int64
+		mu       sync.Mutex // guards firstErr, done and Progress calls
+		firstErr error
+		done     int
+		wg       sync.WaitGroup
+	)
+	fail := func(err error) {
+		mu.Lock()
+		if firstErr == nil {
+			firstErr = err
+		}
+		mu.Unlock()
+		cancel(err)
+	}
+	// Jobs are numbered scenario-major, then seed, then policy, so that the
+	// policies of one trace run close together.
+	run := func(job int) error {
+		si, rest := job/(nseed*npol), job%(nseed*npol)
+		ki, pi := rest/npol, rest%npol
+		sc, seed, pol := c.Scenarios[si], c.Seeds[ki], c.Policies[pi]
+		tr := &traces[si*nseed+ki]
+		tr.once.Do(func() {
+			tr.f, tr.flows, tr.err = sc.Build(seed)
+		})
+		if tr.err != nil {
+			return fmt.Errorf("seed %d: %w", seed, tr.err)
+		}
+		f, flows := tr.f, slices.Clone(tr.flows)
+		if tr.left.Add(-1) == 0 {
+			tr.flows = nil
+		}
+		policy, ecn, err := pol.New(f, sc, seed)
+		if err != nil {
+			return fmt.Errorf("scenario %s, seed %d: policy %s: %w", sc.Name, seed, pol.Name, err)
+		}
+		res, err := RunContext(ctx, Config{
+			Fabric: f, Flows: flows, Params: c.Params, Seed: seed,
+			ECN: ecn, Policy: policy, Interval: c.Interval,
+		})
+		if err != nil {
+			return fmt.Errorf("scenario %s, seed %d, policy %s: %w", sc.Name, seed, pol.Name, err)
+		}
+		sr := &rep.Scenarios[si]
+		if pi == 0 {
+			sr.Flows[ki] = len(flows)
+			sr.FailedLinks[ki] = failedLinks(sc, f)
+		}
+		results[(si*npol+pi)*nseed+ki] = res
+		if pending[si*npol+pi].Add(-1) == 0 {
+			rs := results[(si*npol+pi)*nseed : (si*npol+pi+1)*nseed]
+			sr.Policies[pi] = mergeRuns(pol.Name, rs)
+			clear(rs)
+		}
+		return nil
+	}
+	for range workers {
+		wg.Go(func() {
+			for {
+				job := int(next.Add(1) - 1)
+				if job >= total || ctx.Err() != nil {
+					return
+				}
+				if err := run(job); err != nil {
+					fail(err)
+					return
+				}
+				mu.Lock()
+				done++
+				if c.Progress != nil {
+					c.Progress(done, total)
+				}
+				mu.Unlock()
+			}
+		})
+	}
+	wg.Wait()
+	if firstErr != nil {
+		return nil, fmt.Errorf("evaluate: %w", firstErr)
+	}
+	if err := ctx.Err(); err != nil { // cancelled between runs
+		return nil, fmt.Errorf("evaluate: %w", context.Cause(ctx))
+	}
+	return rep, nil
+}
+
+// failedLinks names the links of sc's Clos that f lacks.
+func failedLinks(sc Scenario, f *topo.Fabric) []string {
+	full, err := topo.Clos(sc.Clos)
+	if err != nil || len(full.Links) == len(f.Links) {
+		return nil
+	}
+	var out []string
+	for _, l := range full.Links {
+		if _, ok := f.LinkByName(l.Name); !ok {
+			out = append(out, l.Name)
+		}
+	}
+	return out
+}
+
+func (c *EvalConfig) validate() error {
+	switch {
+	case len(c.Scenarios) == 0:
+		return errors.New("no scenarios")
+	case len(c.Policies) == 0:
+		return errors.New("no policies")
+	case len(c.Seeds) == 0:
+		return errors.New("no seeds")
+	}
+	seen := map[string]bool{}
+	for _, s := range c.Scenarios {
+		if seen[s.Name] {
+			return fmt.Errorf("scenario %q given twice", s.Name)
+		}
+		seen[s.Name] = true
+	}
+	clear(seen)
+	for _, p := range c.Policies {
+		switch {
+		case p.New == nil:
+			return fmt.Errorf("policy %q has no factory", p.Name)
+		case seen[p.Name]:
+			return fmt.Errorf("policy %q given twice", p.Name)
+		}
+		seen[p.Name] = true
+	}
+	if c.Reference != "" && !seen[c.Reference] {
+		return fmt.Errorf("reference policy %q is not one of the policies (%s)", c.Reference, strings.Join(policyNames(c.Policies), ", "))
+	}
+	seeds := map[uint64]bool{}
+	for _, s := range c.Seeds {
+		if seeds[s] {
+			return fmt.Errorf("seed %d given twice", s)
+		}
+		seeds[s] = true
+	}
+	return nil
+}
+
+func policyNames(ps []NamedPolicy) []string {
+	names := make([]string, len(ps))
+	for i, p := range ps {
+		names[i] = p.Name
+	}
+	return names
+}
+
+// mergeRuns merges the runs of one policy over the seeds, in seed order.
+func mergeRuns(name string, runs []*Result) PolicyResult {
+	var recs []FCT
+	flows := 0
+	per := make([]Summary, len(runs))
+	for i, r := range runs {
+		recs = append(recs, r.FCT...)
+		flows += r.Summary.Flows
+		per[i] = r.Summary
+	}
+	sum := Summarize(flows, recs, DefaultBins())
+	for _, r := range runs {
+		s := r.Summary
+		sum.QueueBytesMean += s.QueueBytesMean / float64(len(runs))
+		sum.QueueBytesP99 += s.QueueBytesP99 / float64(len(runs))
+		sum.PFCPauses += s.PFCPauses
+		sum.ECNMarkedPackets += s.ECNMarkedPackets
+		sum.Drops += s.Drops
+		sum.Events += s.Events
+		sum.SimSeconds += s.SimSeconds
+		sum.WallSeconds += s.WallSeconds
+		sum.PeakRSSBytes = max(sum.PeakRSSBytes, s.PeakRSSBytes)
+	}
+	return PolicyResult{
+		Policy:        name,
+		Summary:       sum,
+		SlowdownByBin: SlowdownBySize(recs, FigureBins()),
+		SmallP99:      SlowdownStats(recs, func(r FCT) bool { return r.Size <= SmallFlowBytes }).P99,
+		PerSeed:       per,
+	}
+}
+
+// RefIndex returns the index of the reference policy in r.Policies.
+func (r *EvalReport) RefIndex() int {
+	return max(0, slices.Index(r.Policies, r.Reference))
+}
+
+// Normalize returns v/ref, or NaN when ref is not a positive number (a bin
+// without flows). Normalize(x, x) is exactly 1 for every positive x.
+func Normalize(v, ref float64) float64 {
+	if !(ref > 0) || math.IsInf(ref, 0) {
+		return math.NaN()
+	}
+	return v / ref
+}
+
+// NormalizedMeanSlowdown returns the mean slowdown of policy p on scenario
+// s divided by the reference policy's.
+func (r *EvalReport) NormalizedMeanSlowdown(s, p int) float64 {
+	sr := r.Scenarios[s]
+	return Normalize(sr.Policies[p].Summary.Slowdown.Mean, sr.Policies[r.RefIndex()].Summary.Slowdown.Mean)
+}
+
+// seedList writes the seeds as "1001, 1002".
+func seedList(seeds []uint64) string {
+	s := make([]string, len(seeds))
+	for i, v := range seeds {
+		s[i] = strconv.FormatUint(v, 10)
+	}
+	return strings.Join(s, ", ")
+}
+
+// fnum formats a report number with 3 significant decimals, or "–" for NaN.
+func fnum(v float64, prec int) string {
+	if math.IsNaN(v) || math.IsInf(v, 0) {
+		return "–"
+	}
+	return strconv.FormatFloat(v, 'f', prec, 64)
+}
+
+// mdCell escapes the characters of s that would break a Markdown table.
+func mdCell(s string) string {
+	return strings.ReplaceAll(s, "|", `\|`)
+}
+
+// WriteMarkdown writes the report: per scenario a table of the policies'
+// mean and p99 slowdown, p99 slowdown of flows of at most 100 KB, mean
+// throughput, mean and p99 queue and PFC pauses; then every policy's mean
+// slowdown per scenario divided by the reference policy's, with their
+// geometric mean over the scenarios.
+func (r *EvalReport) WriteMarkdown(w io.Writer) error {
+	var b strings.Builder
+	fmt.Fprintf(&b, "# Evaluation\n\n")
+	fmt.Fprintf(&b, "Policies %s on %d scenario(s), seeds %s: every policy runs on the same traces with the same simulation seeds. "+
+		"Slowdown statistics are over the flows of every seed together (FCT / standalone FCT, p99 as HPCC's analysis: sorted[int(0.99·n)]); "+
+		"throughput is the mean over flows of size/FCT; queues are every switch egress port sampled every control interval, averaged over seeds; "+
+		"PFC pauses are summed over seeds. Reference policy: %s.\n",
+		strings.Join(r.Policies, ", "), len(r.Scenarios), seedList(r.Seeds), r.Reference)
+	for _, sr := range r.Scenarios {
+		flows := 0
+		for _, n := range sr.Flows {
+			flows += n
+		}
+		fmt.Fprintf(&b, "\n## %s\n\n%s. %s flows over %d seed(s).", sr.Scenario.Name, sr.Scenario.Describe(),
+			groupThousands(flows), len(sr.Flows))
+		var failed []string
+		for k, names := range sr.FailedLinks {
+			if len(names) > 0 {
+				failed = append(failed, fmt.Sprintf("seed %d: %s", r.Seeds[k], strings.Join(names, ", ")))
+			}
+		}
+		if len(failed) > 0 {
+			fmt.Fprintf(&b, " Failed links: %s.", strings.Join(failed, "; "))
+		}
+		b.WriteString("\n\n")
+		b.WriteString("| policy | mean slowdown | p99 slowdown | p99 slowdown ≤100KB | mean throughput (Gbps) | mean queue (KB) | p99 queue (KB) | PFC pauses |\n")
+		b.WriteString("|---|---:|---:|---:|---:|---:|---:|---:|\n")
+		var notes []string
+		for _, pr := range sr.Policies {
+			s := pr.Summary
+			fmt.Fprintf(&b, "| %s | %s | %s | %s | %s | %s | %s | %d |\n", mdCell(pr.Policy),
+				fnum(s.Slowdown.Mean, 3), fnum(s.Slowdown.P99, 3), fnum(pr.SmallP99, 3),
+				fnum(s.ThroughputGbpsMean, 3), fnum(s.QueueBytesMean/1000, 1), fnum(s.QueueBytesP99/1000, 1), s.PFCPauses)
+			if s.Completed < s.Flows {
+				notes = append(notes, fmt.Sprintf("%s: %d of %d flows completed (statistics are over the completed ones)", pr.Policy, s.Completed, s.Flows))
+			}
+		}
+		for _, n := range notes {
+			fmt.Fprintf(&b, "\n%s.\n", mdCell(n))
+		}
+	}
+
+	fmt.Fprintf(&b, "\n## Overall: mean slowdown / %s's\n\n", r.Reference)
+	b.WriteString("| scenario |")
+	for _, p := range r.Policies {
+		fmt.Fprintf(&b, " %s |", mdCell(p))
+	}
+	b.WriteString("\n|---|" + strings.Repeat("---:|", len(r.Policies)) + "\n")
+	logSum := make([]float64, len(r.Policies))
+	logN := make([]int, len(r.Policies))
+	for si, sr := range r.Scenarios {
+		fmt.Fprintf(&b, "| %s |", sr.Scenario.Name)
+		for pi := range r.Policies {
+			v := r.NormalizedMeanSlowdown(si, pi)
+			fmt.Fprintf(&b, " %s |", fnum(v, 3))
+			if v > 0 {
+				logSum[pi] += math.Log(v)
+				logN[pi]++
+			}
+		}
+		b.WriteString("\n")
+	}
+	if len(r.Scenarios) > 1 {
+		b.WriteString("| geometric mean |")
+		for pi := range r.Policies {
+			v := math.NaN()
+			switch {
+			case pi == r.RefIndex() && logN[pi] > 0:
+				v = 1
+			case logN[pi] > 0:
+				v = math.Exp(logSum[pi] / float64(logN[pi]))
+			}
+			fmt.Fprintf(&b, " %s |", fnum(v, 3))
+		}
+		b.WriteString("\n")
+	}
+	_, err := io.WriteString(w, b.String())
+	return err
+}
+
+// groupThousands writes n with comma separators: 19490 -> "19,490".
+func groupThousands(n int) string {
+	s := strconv.Itoa(n)
+	neg := strings.HasPrefix(s, "-")
+	s = strings.TrimPrefix(s, "-")
+	var out []byte
+	for i := range len(s) {
+		if i > 0 && (len(s)-i)%3 == 0 {
+			out = append(out, ',')
+		}
+		out = append(out, s[i])
+	}
+	if neg {
+		return "-" + string(out)
+	}
+	return string(out)
+}
+
+// The JSON form of a report. Summaries keep the simulator's keys
+// (see Summary).
+type (
+	evalJSON struct {
+		Reference string         `json:"reference"`
+		Policies  []string       `json:"policies"`
+		Seeds     []uint64       `json:"seeds"`
+		Bins      []int64        `json:"bins_max_bytes"`
+		Scenarios []scenarioJSON `json:"scenarios"`
+	}
+	scenarioJSON struct {
+		Name        string       `json:"name"`
+		Description string       `json:"description"`
+		Summary     string       `json:"summary"`
+		Clos        closJSON     `json:"clos"`
+		Fail        []string     `json:"fail"`
+		FailRandom  int          `json:"fail_random"`
+		Workload    string       `json:"workload"`
+		Load        float64      `json:"load"`
+		DurationMs  float64      `json:"duration_ms"`
+		Incast      incastJSON   `json:"incast"`
+		Flows       []int        `json:"flows_per_seed"`
+		FailedLinks [][]string   `json:"failed_links_per_seed"`
+		SizeCDF     []cdfJSON    `json:"flow_size_cdf"`
+		Results     []policyJSON `json:"policies"`
+	}
+	closJSON struct {
+		Leaves       int     `json:"leaves"`
+		Spines       int     `json:"spines"`
+		HostsPerLeaf int     `json:"hosts_per_leaf"`
+		HostGbps     float64 `json:"host_gbps"`
+		FabricGbps   float64 `json:"fabric_gbps"`
+		LinkDelayUs  float64 `json:"link_delay_us"`
+		BufferBytes  int64   `json:"buffer_bytes"`
+	}
+	cdfJSON struct {
+		Bytes   float64 `json:"bytes"`
+		Percent float64 `json:"percent"`
+	}
+	incastJSON struct {
+		PeriodUs float64 `json:"period_us"` // 0: no incasts
+		FanIn    int     `json:"fanin"`
+		Size     int64   `json:"size_bytes"`
+	}
+	policyJSON struct {
+		Policy                 string    `json:"policy"`
+		Summary                Summary   `json:"summary"`
+		NormalizedMeanSlowdown *float64  `json:"mean_slowdown_vs_reference"` // null when undefined
+		SmallP99               float64   `json:"slowdown_p99_small"`         // flows <= 100 KB
+		SlowdownByBin          []Stats   `json:"slowdown_by_figure_bin"`
+		PerSeed                []Summary `json:"per_seed"`
+	}
+)
+
+// WriteJSON writes the report as indented JSON: the reference, policies,
+// seeds and figure bins, then per scenario its metadata (name, description,
+// Clos, failures, workload, load, duration, incasts, flows per seed, the
+// flow-size CDF as {Bytes, Percent} points) and per policy the merged
+// Summary under "summary" with the simulator's keys, the mean slowdown
+// divided by the reference's, the p99 slowdown of flows of at most 100 KB,
+// the slowdown per figure bin and the per-seed summaries.
+func (r *EvalReport) WriteJSON(w io.Writer) error {
+	out := evalJSON{Reference: r.Reference, Policies: r.Policies, Seeds: r.Seeds, Bins: r.Bins}
+	for si, sr := range r.Scenarios {
+		s := sr.Scenario
+		sj := scenarioJSON{
+			Name: s.Name, Description: s.Description, Summary: s.Describe(),
+			Clos: closJSON{
+				Leaves: s.Clos.Leaves, Spines: s.Clos.Spines, HostsPerLeaf: s.Clos.HostsPerLeaf,
+				HostGbps: float64(s.Clos.HostRate) / float64(topo.Gbps), FabricGbps: float64(s.Clos.FabricRate) / float64(topo.Gbps),
+				LinkDelayUs: float64(s.Clos.LinkDelay) / float64(topo.Microsecond), BufferBytes: s.Clos.Buffer,
+			},
+			Fail: append([]string{}, s.Fail...), FailRandom: s.FailRandom,
+			Load: s.Gen.Load, DurationMs: float64(s.Gen.Duration) / float64(topo.Millisecond),
+			Incast: incastJSON{FanIn: s.Gen.Incast.FanIn, Size: s.Gen.Incast.Size,
+				PeriodUs: float64(s.Gen.Incast.Period) / float64(topo.Microsecond)},
+			Flows: sr.Flows, FailedLinks: sr.FailedLinks,
+		}
+		if s.Gen.Workload != nil {
+			sj.Workload = s.Gen.Workload.Name
+			for _, p := range s.Gen.Workload.Points {
+				sj.SizeCDF = append(sj.SizeCDF, cdfJSON{Bytes: p.Bytes, Percent: p.Percent})
+			}
+		}
+		for pi, pr := range sr.Policies {
+			pj := policyJSON{Policy: pr.Policy, Summary: pr.Summary, SmallP99: pr.SmallP99,
+				SlowdownByBin: pr.SlowdownByBin, PerSeed: pr.PerSeed}
+			if v := r.NormalizedMeanSlowdown(si, pi); !math.IsNaN(v) {
+				pj.NormalizedMeanSlowdown = &v
+			}
+			sj.Results = append(sj.Results, pj)
+		}
+		out.Scenarios = append(out.Scenarios, sj)
+	}
+	return WriteJSON(w, out)
+}
