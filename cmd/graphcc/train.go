@@ -1,0 +1,232 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"io"
+	"log/slog"
+	"math"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/schollz/progressbar/v3"
+	"github.com/spf13/cobra"
+	"gonum.org/v1/plot"
+	"gonum.org/v1/plot/plotter"
+	"gonum.org/v1/plot/vg"
+	"gonum.org/v1/plot/vg/draw"
+	"gonum.org/v1/plot/vg/vgimg"
+
+	"graphcc/gnn"
+	"graphcc/replay"
+)
+
+// trainOpts are the flags of graphcc train.
+type trainOpts struct {
+	scenario string
+	kind     string
+	out      string
+	curve    string
+	reward   string
+	seed     uint64
+	c        gnn.TrainConfig
+}
+
+func newTrainCmd(logger loggerFunc) *cobra.Command {
+	o := trainOpts{scenario: replay.DefaultScenario().Name, kind: "graphcc", c: gnn.DefaultTrainConfig(), reward: "linear", seed: 1}
+	cmd := &cobra.Command{
+		Use:   "train --out MODEL [flags]",
+		Short: "Train a GraphCC (or ACC) ECN policy by multi-agent deep Q-learning in the simulator",
+		Long: `train runs multi-agent double deep Q-learning on the simulator's control
+hook: rounds of episodes (one per worker, in parallel) of the --scenario,
+each with a trace drawn from the run's seed, every switch port an agent that
+reads its features every 100 us and picks one of 120 ECN settings
+epsilon-greedily; the transitions of all agents go to a replay buffer, and
+minibatch updates (double-DQN targets, Huber loss, Adam, gradient clipping)
+follow each round. The same flags and seed train the same model.
+
+It writes the model to --out (a versioned model file, written atomically)
+and the training curve to --curve (CSV, and a PNG beside it). A progress bar
+with episode, epsilon, mean reward and loss is drawn on stderr when it is a
+terminal.`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			return o.run(cmd.Context(), cmd, logger(cmd))
+		},
+	}
+	fs := cmd.Flags()
+	fs.SortFlags = false
+	fs.StringVar(&o.out, "out", "", "write the trained model here (required)")
+	fs.StringVar(&o.curve, "curve", "", "write the training curve here as CSV, and as PNG beside it (FILE.png)")
+	fs.StringVar(&o.scenario, "scenario", o.scenario, "training scenario (see graphcc eval --help for the names)")
+	fs.StringVar(&o.kind, "kind", o.kind, "graphcc (the shared message-passing network) or acc (an independent network per port)")
+	fs.IntVar(&o.c.Episodes, "episodes", o.c.Episodes, "episodes to simulate")
+	fs.Uint64Var(&o.seed, "seed", o.seed, "seed of the weights, the episode traces, exploration and minibatches")
+	fs.IntVar(&o.c.Workers, "workers", 0, "episodes simulated in parallel and goroutines per minibatch (0 = GOMAXPROCS); part of what makes a run reproducible")
+	fs.StringVar(&o.reward, "reward", o.reward, "shape of the reward's queue term: linear (1-x) or convex ((1-x)^2)")
+	fs.Float64Var(&o.c.Gamma, "gamma", o.c.Gamma, "discount per control interval")
+	fs.Float64Var(&o.c.LR, "lr", o.c.LR, "Adam learning rate")
+	fs.IntVar(&o.c.Batch, "batch", o.c.Batch, "transitions per minibatch")
+	fs.IntVar(&o.c.Buffer, "buffer", o.c.Buffer, "replay buffer capacity, transitions")
+	fs.IntVar(&o.c.Updates, "updates", o.c.Updates, "minibatch updates per episode")
+	fs.IntVar(&o.c.Warmup, "warmup", o.c.Warmup, "transitions collected before learning starts")
+	fs.IntVar(&o.c.TargetEvery, "target-every", o.c.TargetEvery, "updates between target network refreshes")
+	fs.Float64Var(&o.c.EpsEnd, "eps-end", o.c.EpsEnd, "final exploration rate (it decays linearly from --eps-start)")
+	fs.Float64Var(&o.c.EpsStart, "eps-start", o.c.EpsStart, "initial exploration rate")
+	fs.Float64Var(&o.c.EpsDecay, "eps-decay", o.c.EpsDecay, "fraction of the episodes over which epsilon decays")
+	return cmd
+}
+
+func (o *trainOpts) run(ctx context.Context, cmd *cobra.Command, log *slog.Logger) error {
+	if o.out == "" {
+		return fmt.Errorf("--out: required")
+	}
+	if err := checkOutputs("out", o.out, "curve", o.curve); err != nil {
+		return err
+	}
+	sc, err := replay.ScenarioByName(o.scenario)
+	if err != nil {
+		return fmt.Errorf("--scenario: %w", err)
+	}
+	shape, err := gnn.ParseRewardShape(o.reward)
+	if err != nil {
+		return fmt.Errorf("--reward: %w", err)
+	}
+	c := o.c
+	c.Kind, c.Seed, c.Shape = o.kind, o.seed, shape
+	c.Episode = sc.Build
+	c.Params = replay.DefaultParams()
+	bar := newTrainBar(cmd.ErrOrStderr(), c.Episodes)
+	c.Progress = func(st gnn.EpisodeStats) {
+		bar.update(st)
+		log.Info("round", "episode", st.Episode, "epsilon", st.Epsilon, "reward", st.MeanReward, "loss", st.Loss, "updates", st.Updates)
+	}
+	start := time.Now()
+	res, err := gnn.Train(ctx, c)
+	bar.done()
+	if err != nil {
+		return err
+	}
+	wall := time.Since(start)
+	meta := map[string]string{
+		"command":  "graphcc " + strings.Join(os.Args[1:], " "),
+		"scenario": sc.Name,
+		"seed":     fmt.Sprint(o.seed),
+		"episodes": fmt.Sprint(c.Episodes),
+		"reward":   shape.String(),
+		"wall":     wall.Round(time.Second).String(),
+	}
+	var file *gnn.File
+	if c.Kind == "graphcc" {
+		file = res.Model.File(gnn.ActionTableID, meta)
+	} else {
+		file = gnn.MLPNetsFile(res.ACC, gnn.ActionTableID, meta)
+	}
+	if err := file.Save(o.out); err != nil {
+		return fmt.Errorf("--out: %w", err)
+	}
+	if o.curve != "" {
+		if err := replay.WriteFileAtomic(o.curve, func(w io.Writer) error { return writeCurve(w, res.Stats) }); err != nil {
+			return fmt.Errorf("--curve: %w", err)
+		}
+		png := strings.TrimSuffix(o.curve, filepath.Ext(o.curve)) + ".png"
+		if err := writeCurvePNG(png, res.Stats); err != nil {
+			return fmt.Errorf("--curve: %w", err)
+		}
+	}
+	last := res.Stats[len(res.Stats)-1]
+	fmt.Fprintf(cmd.OutOrStdout(), "trained %s on %s: %d episodes, %d updates in %s; last round: epsilon %.3f, mean reward %.4f, loss %.4f; wrote %s\n",
+		c.Kind, sc.Name, c.Episodes, last.Updates, wall.Round(time.Second), last.Epsilon, last.MeanReward, last.Loss, o.out)
+	return nil
+}
+
+// writeCurve writes the training curve as CSV.
+func writeCurve(w io.Writer, stats []gnn.EpisodeStats) error {
+	var b bytes.Buffer
+	b.WriteString("episode,epsilon,mean_reward,loss,updates,slowdown\n")
+	for _, s := range stats {
+		fmt.Fprintf(&b, "%d,%.4f,%.6f,%.6f,%d,%.4f\n", s.Episode, s.Epsilon, s.MeanReward, s.Loss, s.Updates, s.Slowdown)
+	}
+	_, err := w.Write(b.Bytes())
+	return err
+}
+
+// writeCurvePNG draws mean reward, loss and the finished flows' mean
+// slowdown against the episode.
+func writeCurvePNG(path string, stats []gnn.EpisodeStats) error {
+	series := []struct {
+		title string
+		y     func(gnn.EpisodeStats) float64
+	}{
+		{"mean reward per agent and step", func(s gnn.EpisodeStats) float64 { return s.MeanReward }},
+		{"Huber loss", func(s gnn.EpisodeStats) float64 { return s.Loss }},
+		{"mean FCT slowdown of finished flows", func(s gnn.EpisodeStats) float64 { return s.Slowdown }},
+	}
+	const w, h = 7 * vg.Inch, 2.5 * vg.Inch
+	n := vg.Length(len(series))
+	img := vgimg.NewWith(vgimg.UseWH(w, h*n), vgimg.UseDPI(figDPI))
+	dc := draw.New(img)
+	for i, sr := range series {
+		p := plot.New()
+		p.Title.Text = sr.title
+		p.X.Label.Text = "episode"
+		var pts plotter.XYs
+		for _, s := range stats {
+			if y := sr.y(s); !math.IsNaN(y) {
+				pts = append(pts, plotter.XY{X: float64(s.Episode), Y: y})
+			}
+		}
+		if len(pts) > 0 {
+			l, err := plotter.NewLine(pts)
+			if err != nil {
+				return err
+			}
+			p.Add(l)
+		}
+		// panel i from the top: crop the others away
+		top := h * vg.Length(i)
+		p.Draw(draw.Crop(dc, 0, 0, h*n-top-h, -top))
+	}
+	return replay.WriteFileAtomic(path, func(w io.Writer) error {
+		_, err := vgimg.PngCanvas{Canvas: img}.WriteTo(w)
+		return err
+	})
+}
+
+// trainBar draws episodes done with epsilon, reward and loss on a terminal.
+type trainBar struct {
+	bar *progressbar.ProgressBar
+}
+
+func newTrainBar(w io.Writer, episodes int) *trainBar {
+	if !isTerminal(w) {
+		return nil
+	}
+	return &trainBar{bar: progressbar.NewOptions(episodes,
+		progressbar.OptionSetWriter(w),
+		progressbar.OptionShowCount(),
+		progressbar.OptionSetItsString("episodes"),
+		progressbar.OptionSetElapsedTime(true),
+		progressbar.OptionSetPredictTime(true),
+		progressbar.OptionSetWidth(25),
+		progressbar.OptionClearOnFinish(),
+	)}
+}
+
+func (b *trainBar) update(s gnn.EpisodeStats) {
+	if b == nil {
+		return
+	}
+	b.bar.Describe(fmt.Sprintf("eps %.2f reward %.4f loss %.4f", s.Epsilon, s.MeanReward, s.Loss))
+	b.bar.Set(s.Episode)
+}
+
+func (b *trainBar) done() {
+	if b != nil {
+		b.bar.Clear()
+		b.bar.Exit()
+	}
+}

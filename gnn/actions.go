@@ -1,0 +1,120 @@
+package gnn
+
+import (
+	"fmt"
+	"math"
+
+	"graphcc/control"
+	"graphcc/topo"
+)
+
+// The GraphCC action space: every agent picks one ECN setting per control
+// interval out of NumActions. The levels are those of the GraphCC paper, in
+// KB of 1000 bytes at ActionRefRate.
+var (
+	// ActionKMinKB are the kmin levels, KB at ActionRefRate.
+	ActionKMinKB = [...]int64{2, 4, 8, 16, 32}
+	// ActionKMaxKB are the kmax levels, KB at ActionRefRate.
+	ActionKMaxKB = [...]int64{16, 32, 64, 128, 256}
+	// ActionPMax are the pmax levels.
+	ActionPMax = [...]float64{0.01, 0.25, 0.5, 0.75, 1.0}
+)
+
+// ActionRefRate is the port rate at which the action thresholds hold as
+// listed. A port of rate R uses thresholds scaled by R/ActionRefRate (so a
+// 100 Gbps port gets 4x), the same per-bandwidth scaling as Alibaba's static
+// thresholds (control.Alibaba): a threshold is then the same queueing delay
+// on every port, and one table serves host-facing and fabric ports alike.
+const ActionRefRate = 25 * topo.Gbps
+
+// NumPairs is the number of (kmin, kmax) pairs with kmin <= kmax.
+const NumPairs = 24
+
+// NumActions is the size of the action space: NumPairs × len(ActionPMax).
+const NumActions = NumPairs * len(ActionPMax)
+
+// ActionTableID identifies the action table: its levels, the reference rate
+// of the scaling and the order of the actions. A model file records it and
+// refuses to load a model trained on another table. It must be changed
+// whenever anything it describes changes (a test checks it against the
+// tables).
+const ActionTableID = "graphcc-ecn-actions/v1 kmin=2,4,8,16,32KB kmax=16,32,64,128,256KB pmax=0.01,0.25,0.5,0.75,1 ref=25Gbps order=pair-major(kmin,kmax)-then-pmax"
+
+// actionPair lists the (kmin, kmax) level indices of every pair, in
+// increasing (kmin, kmax) order.
+var actionPair = func() [NumPairs][2]uint8 {
+	var t [NumPairs][2]uint8
+	n := 0
+	for i, kmin := range ActionKMinKB {
+		for j, kmax := range ActionKMaxKB {
+			if kmin <= kmax {
+				t[n] = [2]uint8{uint8(i), uint8(j)}
+				n++
+			}
+		}
+	}
+	if n != NumPairs {
+		panic(fmt.Sprintf("gnn: action table has %d pairs, want %d", n, NumPairs))
+	}
+	return t
+}()
+
+// ActionLevels returns the level values of action a at ActionRefRate: kmin
+// and kmax in KB and pmax. The order of the actions is pair-major: a =
+// pair*len(ActionPMax) + k where k indexes ActionPMax and pair indexes the
+// 24 pairs (kmin, kmax) with kmin <= kmax in increasing (kmin, kmax) order:
+// (2,16), (2,32), …, (2,256), (4,16), …, (16,256), (32,32), …, (32,256).
+// So action 0 is (2 KB, 16 KB, 0.01) and action 119 is (32 KB, 256 KB, 1).
+func ActionLevels(a int) (kminKB, kmaxKB int64, pmax float64) {
+	if a < 0 || a >= NumActions {
+		panic(fmt.Sprintf("gnn: action %d is outside [0, %d)", a, NumActions))
+	}
+	pr := actionPair[a/len(ActionPMax)]
+	return ActionKMinKB[pr[0]], ActionKMaxKB[pr[1]], ActionPMax[a%len(ActionPMax)]
+}
+
+// rateScale returns rate/ActionRefRate.
+func rateScale(rate int64) float64 { return float64(rate) / float64(ActionRefRate) }
+
+// scaleKB returns kb KB scaled by s, in whole bytes.
+func scaleKB(kb int64, s float64) int64 { return int64(math.Round(float64(kb*control.KB) * s)) }
+
+// Action returns the ECN setting of action a on a port of the given rate
+// (bps): the thresholds of ActionLevels in bytes (KB = 1000 B), scaled by
+// rate/ActionRefRate and rounded to whole bytes. It panics if a is not in
+// [0, NumActions).
+func Action(a int, rate int64) control.ECN {
+	kmin, kmax, pmax := ActionLevels(a)
+	s := rateScale(rate)
+	return control.ECN{KMin: scaleKB(kmin, s), KMax: scaleKB(kmax, s), PMax: pmax}
+}
+
+// NearestAction returns the action whose setting on a port of the given rate
+// is closest to e. Thresholds are compared on a log2 scale after dividing by
+// the rate scale (the levels are powers of two), pmax linearly in units of
+// 0.25 (about one level), so that one step of any of the three counts about
+// the same:
+//
+//	d = (log2 kmin/kmin_a)^2 + (log2 kmax/kmax_a)^2 + ((pmax-pmax_a)/0.25)^2
+//
+// Thresholds below 1 byte count as 1 byte. Ties go to the lower action.
+// NearestAction(Action(a, rate), rate) == a for every action.
+func NearestAction(e control.ECN, rate int64) int {
+	s := rateScale(rate)
+	lmin := math.Log2(max(float64(e.KMin), 1))
+	lmax := math.Log2(max(float64(e.KMax), 1))
+	best, bestD := 0, math.Inf(1)
+	for a := range NumActions {
+		kmin, kmax, pmax := ActionLevels(a)
+		dmin := lmin - math.Log2(max(float64(scaleKB(kmin, s)), 1))
+		dmax := lmax - math.Log2(max(float64(scaleKB(kmax, s)), 1))
+		dp := (e.PMax - pmax) / 0.25
+		if d := dmin*dmin + dmax*dmax + dp*dp; d < bestD {
+			best, bestD = a, d
+		}
+	}
+	return best
+}
+
+// Replay buffers store actions as uint8.
+var _ = [1]struct{}{}[(NumActions-1)>>8]

@@ -1,0 +1,159 @@
+package gnn
+
+import (
+	"fmt"
+	"strings"
+	"testing"
+
+	"graphcc/control"
+	"graphcc/topo"
+)
+
+func TestActionTable(t *testing.T) {
+	if NumActions != 120 {
+		t.Fatalf("NumActions = %d, want 120", NumActions)
+	}
+	// The documented order: pair-major in increasing (kmin, kmax), then pmax.
+	var want [][3]float64
+	for _, kmin := range []int64{2, 4, 8, 16, 32} {
+		for _, kmax := range []int64{16, 32, 64, 128, 256} {
+			if kmin > kmax {
+				continue
+			}
+			for _, p := range []float64{0.01, 0.25, 0.5, 0.75, 1.0} {
+				want = append(want, [3]float64{float64(kmin), float64(kmax), p})
+			}
+		}
+	}
+	if len(want) != NumActions {
+		t.Fatalf("reference table has %d entries", len(want))
+	}
+	seen := map[control.ECN]int{}
+	for a := range NumActions {
+		kmin, kmax, pmax := ActionLevels(a)
+		if got := [3]float64{float64(kmin), float64(kmax), pmax}; got != want[a] {
+			t.Errorf("ActionLevels(%d) = %v, want %v", a, got, want[a])
+		}
+		if kmin > kmax {
+			t.Errorf("action %d: kmin %d > kmax %d", a, kmin, kmax)
+		}
+		e := Action(a, ActionRefRate)
+		if e != (control.ECN{KMin: kmin * 1000, KMax: kmax * 1000, PMax: pmax}) {
+			t.Errorf("Action(%d, 25G) = %v", a, e)
+		}
+		if b, dup := seen[e]; dup {
+			t.Errorf("actions %d and %d are the same setting %v", b, a, e)
+		}
+		seen[e] = a
+	}
+	for _, c := range []struct {
+		a    int
+		want control.ECN
+	}{
+		{0, control.ECN{KMin: 2000, KMax: 16000, PMax: 0.01}},
+		{4, control.ECN{KMin: 2000, KMax: 16000, PMax: 1}},
+		{5, control.ECN{KMin: 2000, KMax: 32000, PMax: 0.01}},
+		{24, control.ECN{KMin: 2000, KMax: 256000, PMax: 1}},
+		{25, control.ECN{KMin: 4000, KMax: 16000, PMax: 0.01}},
+		{99, control.ECN{KMin: 16000, KMax: 256000, PMax: 1}},
+		{100, control.ECN{KMin: 32000, KMax: 32000, PMax: 0.01}},
+		{119, control.ECN{KMin: 32000, KMax: 256000, PMax: 1}},
+	} {
+		if got := Action(c.a, 25*topo.Gbps); got != c.want {
+			t.Errorf("Action(%d, 25G) = %v, want %v", c.a, got, c.want)
+		}
+	}
+}
+
+func TestActionScaling(t *testing.T) {
+	for _, c := range []struct {
+		rate       int64
+		kmin, kmax int64
+	}{
+		{25 * topo.Gbps, 2000, 16000},
+		{100 * topo.Gbps, 8000, 64000},
+		{50 * topo.Gbps, 4000, 32000},
+		{10 * topo.Gbps, 800, 6400},
+		{25 * topo.Mbps, 2, 16}, // a testbed scaled down 1000x
+	} {
+		e := Action(0, c.rate)
+		if e.KMin != c.kmin || e.KMax != c.kmax || e.PMax != 0.01 {
+			t.Errorf("Action(0, %d) = %+v, want kmin %d kmax %d", c.rate, e, c.kmin, c.kmax)
+		}
+	}
+}
+
+func TestActionRoundTrip(t *testing.T) {
+	for _, rate := range []int64{25 * topo.Gbps, 100 * topo.Gbps, 40 * topo.Gbps, 10 * topo.Gbps} {
+		t.Run(fmt.Sprint(rate/topo.Gbps, "G"), func(t *testing.T) {
+			for a := range NumActions {
+				e := Action(a, rate)
+				if err := e.Validate(); err != nil {
+					t.Errorf("action %d: %v", a, err)
+				}
+				if e.KMin > e.KMax {
+					t.Errorf("action %d: %v has kmin > kmax", a, e)
+				}
+				if got := NearestAction(e, rate); got != a {
+					t.Errorf("NearestAction(Action(%d)) = %d", a, got)
+				}
+			}
+		})
+	}
+}
+
+func TestNearestAction(t *testing.T) {
+	g25, g100 := 25*topo.Gbps, 100*topo.Gbps
+	for _, c := range []struct {
+		name string
+		e    control.ECN
+		rate int64
+		want int
+	}{
+		// Alibaba: 100 KB, 400 KB, 0.2 -> (32, 256, 0.25).
+		{"alibaba 25G", control.Alibaba(g25), g25, 23*5 + 1},
+		{"alibaba 100G", control.Alibaba(g100), g100, 23*5 + 1},
+		{"zero", control.ECN{}, g25, 0},
+		{"huge", control.ECN{KMin: 1e9, KMax: 2e9, PMax: 1}, g25, 119},
+		{"near (4,64,0.5)", control.ECN{KMin: 4100, KMax: 60000, PMax: 0.45}, g25, 7*5 + 2},
+		{"kmin above kmax levels", control.ECN{KMin: 100e3, KMax: 20e3, PMax: 0.01}, g25, 20*5 + 0},
+		{"4x at 100G", control.ECN{KMin: 16000, KMax: 128000, PMax: 0.75}, g100, 6*5 + 3},
+	} {
+		if got := NearestAction(c.e, c.rate); got != c.want {
+			t.Errorf("%s: NearestAction(%v) = %d, want %d", c.name, c.e, got, c.want)
+		}
+	}
+}
+
+func TestActionPanics(t *testing.T) {
+	for _, a := range []int{-1, NumActions} {
+		func() {
+			defer func() {
+				if recover() == nil {
+					t.Errorf("Action(%d) did not panic", a)
+				}
+			}()
+			Action(a, ActionRefRate)
+		}()
+	}
+}
+
+// TestActionTableID checks that the ID describes the tables, so that it
+// must change with them.
+func TestActionTableID(t *testing.T) {
+	join := func(n int, f func(i int) string) string {
+		s := make([]string, n)
+		for i := range s {
+			s[i] = f(i)
+		}
+		return strings.Join(s, ",")
+	}
+	want := fmt.Sprintf("graphcc-ecn-actions/v1 kmin=%sKB kmax=%sKB pmax=%s ref=%dGbps order=pair-major(kmin,kmax)-then-pmax",
+		join(len(ActionKMinKB), func(i int) string { return fmt.Sprint(ActionKMinKB[i]) }),
+		join(len(ActionKMaxKB), func(i int) string { return fmt.Sprint(ActionKMaxKB[i]) }),
+		join(len(ActionPMax), func(i int) string { return fmt.Sprint(ActionPMax[i]) }),
+		ActionRefRate/topo.Gbps)
+	if ActionTableID != want {
+		t.Errorf("ActionTableID = %q, the tables say %q", ActionTableID, want)
+	}
+}

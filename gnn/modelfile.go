@@ -1,0 +1,386 @@
+package gnn
+
+import (
+	"bytes"
+	"encoding/binary"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"hash/crc32"
+	"io"
+	"math"
+	"os"
+	"path/filepath"
+)
+
+// A model file stores one trained network of any kind:
+//
+//	magic    "GRAPHCC-MODEL\n"             14 bytes
+//	version  uint32, little-endian        FileVersion
+//	hlen     uint32, little-endian        length of the header
+//	header   hlen bytes of JSON           Header, in json.Marshal's canonical form
+//	params   Header.Params float64s, little-endian IEEE 754 bits
+//	crc      uint32, little-endian        CRC-32 (IEEE) of every byte before it
+//
+// Nothing follows the checksum. The header is the exact output of
+// json.Marshal(Header), so reading and writing a file again gives the same
+// bytes.
+const (
+	FileMagic   = "GRAPHCC-MODEL\n"
+	FileVersion = 1
+)
+
+// Model kinds.
+const (
+	KindGraphCC = "graphcc-mpnn" // a Model
+	KindACC     = "acc-mlp"      // one MLPNet per agent, parameters concatenated in agent order
+)
+
+// maxHeader bounds the JSON header: a model file's metadata is small.
+const maxHeader = 1 << 20
+
+// Errors of Read, Load and Unmarshal, for errors.Is; the returned error
+// names the file and the field.
+var (
+	ErrBadMagic    = errors.New("not a graphcc model file")
+	ErrVersion     = errors.New("unsupported model file version")
+	ErrTruncated   = errors.New("truncated model file")
+	ErrChecksum    = errors.New("model file checksum mismatch")
+	ErrBadHeader   = errors.New("bad model file header")
+	ErrMismatch    = errors.New("model does not fit")
+	ErrTrailing    = errors.New("data after the model file checksum")
+	errUnknownKind = errors.New("unknown model kind")
+)
+
+// Header describes the network in a model file.
+type Header struct {
+	Kind        string            `json:"kind"`         // KindGraphCC or KindACC
+	Features    int               `json:"features"`     // inputs per port (per agent for KindACC)
+	Hidden      int               `json:"hidden"`       // hidden width
+	K           int               `json:"k"`            // message-passing rounds; 0 for KindACC
+	Actions     int               `json:"actions"`      // Q values per agent
+	Agents      int               `json:"agents"`       // KindACC: number of per-agent networks; 0 for KindGraphCC
+	ActionTable string            `json:"action_table"` // identifier of the action table the model was trained on
+	Params      int               `json:"params"`       // number of float64 parameters
+	Meta        map[string]string `json:"meta"`         // training metadata: command line, seed, ...
+}
+
+// paramsFor returns the number of parameters the shape in h implies.
+func (h *Header) paramsFor() (int, error) {
+	switch h.Kind {
+	case KindGraphCC:
+		s := Shape{Features: h.Features, Hidden: h.Hidden, K: h.K, Actions: h.Actions}
+		if err := s.Validate(); err != nil {
+			return 0, err
+		}
+		if h.Agents != 0 {
+			return 0, fmt.Errorf("agents %d must be 0 for kind %q", h.Agents, h.Kind)
+		}
+		if s.Hidden > 1<<12 || s.Actions > 1<<16 {
+			return 0, fmt.Errorf("hidden %d or actions %d too large", s.Hidden, s.Actions)
+		}
+		return s.NumParams(), nil
+	case KindACC:
+		if h.Features < 1 || h.Hidden < 1 || h.Actions < 1 || h.Agents < 1 {
+			return 0, fmt.Errorf("features %d, hidden %d, actions %d and agents %d must all be at least 1",
+				h.Features, h.Hidden, h.Actions, h.Agents)
+		}
+		if h.K != 0 {
+			return 0, fmt.Errorf("k %d must be 0 for kind %q", h.K, h.Kind)
+		}
+		if h.Features > 1<<16 || h.Hidden > 1<<12 || h.Actions > 1<<16 || h.Agents > 1<<24 {
+			return 0, fmt.Errorf("features %d, hidden %d, actions %d or agents %d too large",
+				h.Features, h.Hidden, h.Actions, h.Agents)
+		}
+		per := MLP{In: h.Features, Hidden: h.Hidden, Out: h.Actions}.NumParams()
+		if per > (1<<31)/h.Agents {
+			return 0, fmt.Errorf("%d agents of %d parameters are too many", h.Agents, per)
+		}
+		return per * h.Agents, nil
+	}
+	return 0, fmt.Errorf("%w %q", errUnknownKind, h.Kind)
+}
+
+// Expect is what the caller of Read, Load or Unmarshal needs the model to
+// be. A zero field is not checked.
+type Expect struct {
+	Kind        string
+	Features    int
+	Hidden      int
+	K           int
+	Actions     int
+	Agents      int
+	ActionTable string
+}
+
+// check returns an error naming the first field of h that does not fit e.
+func (e Expect) check(h *Header) error {
+	str := func(field, got, want string) error {
+		if want != "" && got != want {
+			return fmt.Errorf("%w: %s is %q, want %q", ErrMismatch, field, got, want)
+		}
+		return nil
+	}
+	num := func(field string, got, want int) error {
+		if want != 0 && got != want {
+			return fmt.Errorf("%w: %s is %d, want %d", ErrMismatch, field, got, want)
+		}
+		return nil
+	}
+	return errors.Join(
+		str("kind", h.Kind, e.Kind),
+		num("features", h.Features, e.Features),
+		num("hidden", h.Hidden, e.Hidden),
+		num("k", h.K, e.K),
+		num("actions", h.Actions, e.Actions),
+		num("agents", h.Agents, e.Agents),
+		str("action_table", h.ActionTable, e.ActionTable),
+	)
+}
+
+// File is a decoded model file.
+type File struct {
+	Header
+	Params []float64
+}
+
+// File returns the model file of m trained on the action table actionTable,
+// with metadata meta (kept, not copied).
+func (m *Model) File(actionTable string, meta map[string]string) *File {
+	return &File{
+		Header: Header{Kind: KindGraphCC, Features: m.Features, Hidden: m.Hidden, K: m.K,
+			Actions: m.Actions, ActionTable: actionTable, Params: len(m.Params), Meta: meta},
+		Params: m.Params,
+	}
+}
+
+// Model returns the Model that f holds (its parameters copied).
+func (f *File) Model() (*Model, error) {
+	if f.Kind != KindGraphCC {
+		return nil, fmt.Errorf("%w: kind is %q, want %q", ErrMismatch, f.Kind, KindGraphCC)
+	}
+	if err := f.validate(); err != nil {
+		return nil, err
+	}
+	m := NewModelShape(Shape{Features: f.Features, Hidden: f.Hidden, K: f.K, Actions: f.Actions}, nil)
+	copy(m.Params, f.Params)
+	return m, nil
+}
+
+// MLPNetsFile returns the model file of the per-agent networks nets (all of
+// one shape; parameters copied), trained on actionTable, with metadata meta.
+func MLPNetsFile(nets []*MLPNet, actionTable string, meta map[string]string) *File {
+	if len(nets) == 0 {
+		panic("gnn: model file of no MLPNets")
+	}
+	l := nets[0].Layer
+	f := &File{Header: Header{Kind: KindACC, Features: l.In, Hidden: l.Hidden, Actions: l.Out,
+		Agents: len(nets), ActionTable: actionTable, Meta: meta}}
+	f.Params = make([]float64, 0, len(nets)*l.NumParams())
+	for i, n := range nets {
+		if n.Layer != l {
+			panic(fmt.Sprintf("gnn: MLPNet %d has another shape than MLPNet 0", i))
+		}
+		f.Params = append(f.Params, n.Params...)
+	}
+	f.Header.Params = len(f.Params)
+	return f
+}
+
+// MLPNets returns the per-agent networks that f holds (parameters copied).
+func (f *File) MLPNets() ([]*MLPNet, error) {
+	if f.Kind != KindACC {
+		return nil, fmt.Errorf("%w: kind is %q, want %q", ErrMismatch, f.Kind, KindACC)
+	}
+	if err := f.validate(); err != nil {
+		return nil, err
+	}
+	nets := make([]*MLPNet, f.Agents)
+	for i := range nets {
+		n := NewMLPNet(f.Features, f.Hidden, f.Actions, nil)
+		per := len(n.Params)
+		copy(n.Params, f.Params[i*per:(i+1)*per])
+		nets[i] = n
+	}
+	return nets, nil
+}
+
+// validate checks that f's header is consistent and matches its parameters.
+func (f *File) validate() error {
+	want, err := f.paramsFor()
+	if err != nil {
+		return fmt.Errorf("%w: %w", ErrBadHeader, err)
+	}
+	if f.Header.Params != want {
+		return fmt.Errorf("%w: params is %d, the shape needs %d", ErrBadHeader, f.Header.Params, want)
+	}
+	if len(f.Params) != want {
+		return fmt.Errorf("%w: %d parameters given, the header says %d", ErrBadHeader, len(f.Params), want)
+	}
+	return nil
+}
+
+// Marshal returns the model file of f.
+func (f *File) Marshal() ([]byte, error) {
+	if err := f.validate(); err != nil {
+		return nil, fmt.Errorf("marshal model: %w", err)
+	}
+	hdr, err := json.Marshal(&f.Header)
+	if err != nil {
+		return nil, fmt.Errorf("marshal model header: %w", err)
+	}
+	if len(hdr) > maxHeader {
+		return nil, fmt.Errorf("marshal model: %w: header of %d bytes is over %d", ErrBadHeader, len(hdr), maxHeader)
+	}
+	buf := make([]byte, 0, len(FileMagic)+8+len(hdr)+8*len(f.Params)+4)
+	buf = append(buf, FileMagic...)
+	buf = binary.LittleEndian.AppendUint32(buf, FileVersion)
+	buf = binary.LittleEndian.AppendUint32(buf, uint32(len(hdr)))
+	buf = append(buf, hdr...)
+	for _, p := range f.Params {
+		buf = binary.LittleEndian.AppendUint64(buf, math.Float64bits(p))
+	}
+	buf = binary.LittleEndian.AppendUint32(buf, crc32.ChecksumIEEE(buf))
+	return buf, nil
+}
+
+// Write writes the model file of f to w.
+func (f *File) Write(w io.Writer) error {
+	b, err := f.Marshal()
+	if err != nil {
+		return err
+	}
+	_, err = w.Write(b)
+	return err
+}
+
+// Save writes the model file of f to path atomically: into a temporary file
+// in the same directory, synced, then renamed over path. On error nothing is
+// left behind and an existing file at path is untouched.
+func (f *File) Save(path string) (err error) {
+	b, err := f.Marshal()
+	if err != nil {
+		return fmt.Errorf("save model %s: %w", path, err)
+	}
+	dir := filepath.Dir(path)
+	tmp, err := os.CreateTemp(dir, "."+filepath.Base(path)+".tmp*")
+	if err != nil {
+		return fmt.Errorf("save model %s: %w", path, err)
+	}
+	defer func() {
+		if err != nil {
+			tmp.Close()
+			os.Remove(tmp.Name())
+			err = fmt.Errorf("save model %s: %w", path, err)
+		}
+	}()
+	if _, err = tmp.Write(b); err != nil {
+		return err
+	}
+	if err = tmp.Sync(); err != nil {
+		return err
+	}
+	if err = tmp.Close(); err != nil {
+		return err
+	}
+	if err = os.Rename(tmp.Name(), path); err != nil {
+		return err
+	}
+	if d, derr := os.Open(dir); derr == nil { // make the rename durable; best effort
+		d.Sync()
+		d.Close()
+	}
+	return nil
+}
+
+// Load reads the model file at path and checks it against want.
+func Load(path string, want Expect) (*File, error) {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return nil, fmt.Errorf("load model: %w", err)
+	}
+	return Unmarshal(b, path, want)
+}
+
+// Read reads a model file from r, named name in errors, and checks it
+// against want. It reads r to its end.
+func Read(r io.Reader, name string, want Expect) (*File, error) {
+	b, err := io.ReadAll(r)
+	if err != nil {
+		return nil, fmt.Errorf("read model %s: %w", name, err)
+	}
+	return Unmarshal(b, name, want)
+}
+
+// Unmarshal decodes the model file b, named name in errors (for example the
+// path of an embedded file), and checks it against want. The File does not
+// alias b.
+func Unmarshal(b []byte, name string, want Expect) (*File, error) {
+	f, err := unmarshal(b, want)
+	if err != nil {
+		return nil, fmt.Errorf("model %s: %w", name, err)
+	}
+	return f, nil
+}
+
+func unmarshal(b []byte, want Expect) (*File, error) {
+	const pre = len(FileMagic) + 8
+	if len(b) < len(FileMagic) {
+		if bytes.HasPrefix([]byte(FileMagic), b) {
+			return nil, fmt.Errorf("%w: %d bytes, shorter than the magic", ErrTruncated, len(b))
+		}
+		return nil, ErrBadMagic
+	}
+	if string(b[:len(FileMagic)]) != FileMagic {
+		return nil, fmt.Errorf("%w: magic is %q, want %q", ErrBadMagic, b[:len(FileMagic)], FileMagic)
+	}
+	if len(b) < pre {
+		return nil, fmt.Errorf("%w: %d bytes end inside the version and header length", ErrTruncated, len(b))
+	}
+	if v := binary.LittleEndian.Uint32(b[len(FileMagic):]); v != FileVersion {
+		return nil, fmt.Errorf("%w: version is %d, this build reads %d", ErrVersion, v, FileVersion)
+	}
+	hlen := binary.LittleEndian.Uint32(b[len(FileMagic)+4:])
+	if hlen > maxHeader {
+		return nil, fmt.Errorf("%w: header length %d is over %d", ErrBadHeader, hlen, maxHeader)
+	}
+	if uint64(len(b)) < uint64(pre)+uint64(hlen) {
+		return nil, fmt.Errorf("%w: %d bytes end inside the %d-byte header", ErrTruncated, len(b), hlen)
+	}
+	hdr := b[pre : pre+int(hlen)]
+	f := new(File)
+	dec := json.NewDecoder(bytes.NewReader(hdr))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(&f.Header); err != nil {
+		return nil, fmt.Errorf("%w: %w", ErrBadHeader, err)
+	}
+	if canon, err := json.Marshal(&f.Header); err != nil || !bytes.Equal(canon, hdr) {
+		return nil, fmt.Errorf("%w: header is not in canonical form", ErrBadHeader)
+	}
+	n, err := f.paramsFor()
+	if err != nil {
+		return nil, fmt.Errorf("%w: %w", ErrBadHeader, err)
+	}
+	if f.Header.Params != n {
+		return nil, fmt.Errorf("%w: params is %d, the %s shape needs %d", ErrBadHeader, f.Header.Params, f.Kind, n)
+	}
+	body := pre + int(hlen)
+	end := uint64(body) + 8*uint64(n)
+	if uint64(len(b)) < end+4 {
+		return nil, fmt.Errorf("%w: %d bytes, the header needs %d", ErrTruncated, len(b), end+4)
+	}
+	if uint64(len(b)) > end+4 {
+		return nil, fmt.Errorf("%w: %d bytes after the checksum", ErrTrailing, uint64(len(b))-end-4)
+	}
+	if got, sum := binary.LittleEndian.Uint32(b[end:]), crc32.ChecksumIEEE(b[:end]); got != sum {
+		return nil, fmt.Errorf("%w: stored CRC-32 %08x, computed %08x", ErrChecksum, got, sum)
+	}
+	if err := want.check(&f.Header); err != nil {
+		return nil, err
+	}
+	f.Params = make([]float64, n)
+	for i := range f.Params {
+		f.Params[i] = math.Float64frombits(binary.LittleEndian.Uint64(b[body+8*i:]))
+	}
+	return f, nil
+}

@@ -1,0 +1,492 @@
+package gnn
+
+import (
+	"fmt"
+	"math"
+	"math/rand/v2"
+
+	"graphcc/topo"
+)
+
+// The GraphCC network's shape (DESIGN.md, "GraphCC model"). The number of
+// outputs per agent is NumActions (120), defined with the action table.
+const (
+	NumFeatures = 9  // inputs per port: u, q, marking rate at t, t-1, t-2
+	Hidden      = 24 // width of h and of every MLP's hidden layer
+	K           = 2  // message-passing rounds
+)
+
+// Shape is the size of a message-passing network. DefaultShape is GraphCC's;
+// other shapes exist for model files and tests.
+type Shape struct {
+	Features int // inputs per port; at most Hidden
+	Hidden   int // width of h and of every hidden layer
+	K        int // message-passing rounds, at least 1
+	Actions  int // Q values per agent
+}
+
+// DefaultShape returns GraphCC's shape: 9 features, hidden 24, K = 2, 120
+// actions.
+func DefaultShape() Shape {
+	return Shape{Features: NumFeatures, Hidden: Hidden, K: K, Actions: NumActions}
+}
+
+// Validate reports whether s is a usable shape.
+func (s Shape) Validate() error {
+	switch {
+	case s.Features < 1:
+		return fmt.Errorf("features %d must be at least 1", s.Features)
+	case s.Hidden < s.Features:
+		return fmt.Errorf("hidden %d must be at least the %d features", s.Hidden, s.Features)
+	case s.K < 1:
+		return fmt.Errorf("K %d must be at least 1", s.K)
+	case s.Actions < 1:
+		return fmt.Errorf("actions %d must be at least 1", s.Actions)
+	}
+	return nil
+}
+
+// layout returns the three MLPs of s in parameter order.
+func (s Shape) layout() (msg, upd, out MLP) {
+	h := s.Hidden
+	msg = MLP{In: 2 * h, Hidden: h, Out: h}
+	upd = MLP{In: 3 * h, Hidden: h, Out: h, Off: msg.End()}
+	out = MLP{In: h, Hidden: h, Out: s.Actions, Off: upd.End()}
+	return msg, upd, out
+}
+
+// NumParams returns the number of parameters of a Model of shape s.
+func (s Shape) NumParams() int {
+	_, _, out := s.layout()
+	return out.End()
+}
+
+// Model is the GraphCC message-passing Q-network. Every port of the fabric,
+// switch and host egress ports alike, is a node; only switch ports (agents)
+// are read out. With h⁰_v the port's features zero-padded to Hidden, each
+// round k = 1..K computes, for every port v at once from the previous
+// round's h,
+//
+//	m_u  = MLP_msg([h_v, h_u])          for every u in B_i(v) = Graph.Ingress(v)
+//	M_v  = [min_u m_u ; max_u m_u]      elementwise
+//	h'_v = MLP_upd([h_v, M_v])
+//
+// and then Q_v = MLP_out(h^K_v), one value per action, for every agent v. A
+// port without ingress neighbours gets M_v = 0. As in the GraphCC paper, the
+// three MLPs are shared by every agent and MLP_msg and MLP_upd by every
+// round, so one small parameter vector serves any fabric.
+//
+// Params holds MLP_msg (2H→H→H), MLP_upd (3H→H→H) and MLP_out (H→H→A) in
+// that order; Msg, Upd and Out say where. 7,728 parameters in the default
+// shape.
+type Model struct {
+	Shape
+	Msg, Upd, Out MLP
+	Params        []float64
+}
+
+// NewModel returns a GraphCC model of the default shape initialised from r.
+func NewModel(r *rand.Rand) *Model { return NewModelShape(DefaultShape(), r) }
+
+// NewModelShape returns a model of shape s initialised from r (He-uniform
+// first layers, Glorot-uniform second layers, zero biases). A nil r leaves
+// every parameter 0. It panics if s is not valid.
+func NewModelShape(s Shape, r *rand.Rand) *Model {
+	if err := s.Validate(); err != nil {
+		panic("gnn: " + err.Error())
+	}
+	m := &Model{Shape: s, Params: make([]float64, s.NumParams())}
+	m.Msg, m.Upd, m.Out = s.layout()
+	if r != nil {
+		m.Msg.Init(m.Params, r)
+		m.Upd.Init(m.Params, r)
+		m.Out.Init(m.Params, r)
+	}
+	return m
+}
+
+// Clone returns a deep copy of m.
+func (m *Model) Clone() *Model {
+	c := *m
+	c.Params = append([]float64(nil), m.Params...)
+	return &c
+}
+
+// CopyFrom sets m's parameters to src's (the target-network update). The
+// shapes must match.
+func (m *Model) CopyFrom(src *Model) {
+	if m.Shape != src.Shape {
+		panic(fmt.Sprintf("gnn: copy from a model of shape %+v into one of shape %+v", src.Shape, m.Shape))
+	}
+	copy(m.Params, src.Params)
+}
+
+// Workspace holds everything one Forward of a Model on one graph computes
+// and everything Backward needs, sized once per graph shape. A workspace
+// serves one goroutine at a time; Backward uses the intermediates of the
+// last Forward on it.
+type Workspace struct {
+	shape  Shape
+	g      *topo.Graph
+	ports  int
+	agents []topo.PortID
+
+	// active[k] (k = 1..K) lists the ports whose h^k is computed: every
+	// port for k < K, the agents for k = K. send[k] lists the ports whose
+	// h^{k-1} is a message source in round k.
+	active, send [][]int32
+
+	h [][]float64 // h[k]: ports×H, k = 0..K (h[0] = padded features)
+
+	// Per round k = 1..K (index k-1), ports×… rows:
+	a      [][]float64 // b1 + h_v·W1[:H]: message pre-activation, receiver part (H)
+	b      [][]float64 // h_u·W1[H:]: message pre-activation, sender part (H)
+	agg    [][]float64 // [h_v, M_v] (3H): MLP_upd input
+	uhid   [][]float64 // MLP_upd hidden activation (H)
+	argMin [][]int32   // per element of M's min half: index into Graph.In of the winning edge, -1 if none
+	argMax [][]int32   // same for the max half
+
+	ohid []float64 // MLP_out hidden activation, agents×H
+	q    []float64 // Greedy's Q values, agents×A
+
+	// Scratch.
+	r, msg, dr, dm, dhid []float64 // H each
+	dx                   []float64 // 3H
+	dh                   [][]float64
+	da, db               []float64 // ports×H
+	mark                 []bool    // per edge of Graph.In
+	wins                 []int32   // winning edges of one port, cap 2H
+}
+
+// NewWorkspace returns a workspace for m's shape on g.
+func NewWorkspace(m *Model, g *topo.Graph) *Workspace {
+	s := m.Shape
+	n := len(g.Agent)
+	if len(g.InStart) != n+1 {
+		panic(fmt.Sprintf("gnn: graph has %d ports but %d ingress offsets", n, len(g.InStart)))
+	}
+	h := s.Hidden
+	ws := &Workspace{shape: s, g: g, ports: n}
+	for p, ok := range g.Agent {
+		if ok {
+			ws.agents = append(ws.agents, topo.PortID(p))
+		}
+	}
+	all := make([]int32, n)
+	for p := range all {
+		all[p] = int32(p)
+	}
+	agents := make([]int32, len(ws.agents))
+	for i, p := range ws.agents {
+		agents[i] = int32(p)
+	}
+	ws.active = make([][]int32, s.K+1)
+	ws.send = make([][]int32, s.K+1)
+	for k := 1; k <= s.K; k++ {
+		ws.active[k] = all
+		if k == s.K {
+			ws.active[k] = agents
+		}
+		sender := make([]bool, n)
+		for _, v := range ws.active[k] {
+			for _, u := range g.Ingress(topo.PortID(v)) {
+				sender[u] = true
+			}
+		}
+		for p, ok := range sender {
+			if ok {
+				ws.send[k] = append(ws.send[k], int32(p))
+			}
+		}
+	}
+	rows := func(w int) []float64 { return make([]float64, n*w) }
+	ws.h = make([][]float64, s.K+1)
+	ws.dh = make([][]float64, s.K+1)
+	for k := range ws.h {
+		ws.h[k] = rows(h)
+		ws.dh[k] = rows(h)
+	}
+	for range s.K {
+		ws.a = append(ws.a, rows(h))
+		ws.b = append(ws.b, rows(h))
+		ws.agg = append(ws.agg, rows(3*h))
+		ws.uhid = append(ws.uhid, rows(h))
+		ws.argMin = append(ws.argMin, make([]int32, n*h))
+		ws.argMax = append(ws.argMax, make([]int32, n*h))
+	}
+	ws.ohid = make([]float64, len(ws.agents)*h)
+	ws.q = make([]float64, len(ws.agents)*s.Actions)
+	ws.r, ws.msg, ws.dr, ws.dm, ws.dhid = make([]float64, h), make([]float64, h), make([]float64, h), make([]float64, h), make([]float64, h)
+	ws.dx = make([]float64, 3*h)
+	ws.da, ws.db = rows(h), rows(h)
+	ws.mark = make([]bool, len(g.In))
+	ws.wins = make([]int32, 0, 2*h)
+	return ws
+}
+
+// Agents returns the agent ports in the order of the rows of Q: increasing
+// PortID among the ports with Graph.Agent set.
+func (ws *Workspace) Agents() []topo.PortID { return ws.agents[:len(ws.agents):len(ws.agents)] }
+
+// Ports returns the number of ports (rows of x).
+func (ws *Workspace) Ports() int { return ws.ports }
+
+func (m *Model) check(ws *Workspace) {
+	if ws.shape != m.Shape {
+		panic(fmt.Sprintf("gnn: workspace of shape %+v used with a model of shape %+v", ws.shape, m.Shape))
+	}
+	checkLen("model parameters", len(m.Params), m.NumParams())
+}
+
+// Forward computes the Q values of every agent of ws's graph from the
+// per-port features x (ports×Features, row-major by topo.PortID) into q
+// (agents×Actions, rows in the order of ws.Agents()). It keeps in ws what
+// Backward needs and does not allocate.
+func (m *Model) Forward(ws *Workspace, x, q []float64) {
+	m.check(ws)
+	checkLen("features", len(x), ws.ports*m.Features)
+	checkLen("Q values", len(q), len(ws.agents)*m.Actions)
+	p, H, F := m.Params, m.Hidden, m.Features
+	g := ws.g
+
+	h0 := ws.h[0]
+	for v := range ws.ports {
+		row := h0[v*H : v*H+H]
+		copy(row, x[v*F:v*F+F])
+		clear(row[F:])
+	}
+
+	msgW1, msgB1, msgW2, msgB2 := m.Msg.w1(p), m.Msg.b1(p), m.Msg.w2(p), m.Msg.b2(p)
+	w1v, w1u := msgW1[:H*H], msgW1[H*H:]
+	r, msg := ws.r, ws.msg
+	for k := 1; k <= m.K; k++ {
+		hp, hn := ws.h[k-1], ws.h[k]
+		a, b, agg, uhid := ws.a[k-1], ws.b[k-1], ws.agg[k-1], ws.uhid[k-1]
+		amin, amax := ws.argMin[k-1], ws.argMax[k-1]
+		for _, u := range ws.send[k] {
+			bu := b[int(u)*H : int(u)*H+H]
+			clear(bu)
+			linearAcc(bu, w1u, hp[int(u)*H:int(u)*H+H])
+		}
+		for _, v := range ws.active[k] {
+			o := int(v) * H
+			hv := hp[o : o+H]
+			av := a[o : o+H]
+			linear(av, msgB1, w1v, hv)
+			in := agg[3*o : 3*o+3*H]
+			copy(in, hv)
+			mn, mx := in[H:2*H], in[2*H:3*H]
+			imn, imx := amin[o:o+H], amax[o:o+H]
+			lo, hi := int(g.InStart[v]), int(g.InStart[v+1])
+			for i := range imn {
+				imn[i], imx[i] = -1, -1
+			}
+			if lo == hi {
+				clear(mn)
+				clear(mx)
+			} else {
+				for i := range mn {
+					mn[i], mx[i] = math.Inf(1), math.Inf(-1)
+				}
+			}
+			for e := lo; e < hi; e++ {
+				u := int(g.In[e])
+				bu := b[u*H : u*H+H]
+				for i := range r {
+					s := av[i] + bu[i]
+					if s < 0 {
+						s = 0
+					}
+					r[i] = s
+				}
+				linear(msg, msgB2, msgW2, r)
+				minMax(mn, mx, imn, imx, msg, int32(e))
+			}
+			m.Upd.fwd(p, in, uhid[o:o+H], hn[o:o+H])
+		}
+	}
+	hK := ws.h[m.K]
+	A := m.Actions
+	for i, v := range ws.agents {
+		o := int(v) * H
+		m.Out.fwd(p, hK[o:o+H], ws.ohid[i*H:i*H+H], q[i*A:i*A+A])
+	}
+}
+
+// fwd is Forward without the checks.
+func (m MLP) fwd(p, x, hid, y []float64) {
+	linear(hid, m.b1(p), m.w1(p), x)
+	relu(hid)
+	linear(y, m.b2(p), m.w2(p), hid)
+}
+
+// minMax folds msg into the running elementwise minimum mn and maximum mx,
+// recording edge e as the arg where it wins (strictly: the first edge wins
+// ties).
+func minMax(mn, mx []float64, imn, imx []int32, msg []float64, e int32) {
+	mx, imn, imx, msg = mx[:len(mn)], imn[:len(mn)], imx[:len(mn)], msg[:len(mn)]
+	for i, x := range msg {
+		if x < mn[i] {
+			mn[i], imn[i] = x, e
+		}
+		if x > mx[i] {
+			mx[i], imx[i] = x, e
+		}
+	}
+}
+
+// Backward accumulates into grad (len(Params)) the gradient of a loss with
+// respect to the parameters, given dq (agents×Actions), the gradient of the
+// loss with respect to the Q values of the last Forward on ws. The min and
+// max aggregations pass each element's gradient to the message that won it.
+// It does not allocate.
+func (m *Model) Backward(ws *Workspace, dq, grad []float64) {
+	m.check(ws)
+	checkLen("Q gradient", len(dq), len(ws.agents)*m.Actions)
+	checkLen("gradient", len(grad), len(m.Params))
+	p, H, A := m.Params, m.Hidden, m.Actions
+	g := ws.g
+
+	dhK := ws.dh[m.K]
+	for _, v := range ws.active[m.K] {
+		clear(dhK[int(v)*H : int(v)*H+H])
+	}
+	hK := ws.h[m.K]
+	for i, v := range ws.agents {
+		dqi := dq[i*A : i*A+A]
+		if allZero(dqi) {
+			continue
+		}
+		o := int(v) * H
+		m.Out.backward(p, hK[o:o+H], ws.ohid[i*H:i*H+H], dqi, grad, ws.dx[:H], ws.dhid)
+		addTo(dhK[o:o+H], ws.dx[:H])
+	}
+
+	msgW1, msgW2 := m.Msg.w1(p), m.Msg.w2(p)
+	w1v, w1u := msgW1[:H*H], msgW1[H*H:]
+	gW1 := m.Msg.w1(grad)
+	gW1v, gW1u, gB1, gW2, gB2 := gW1[:H*H], gW1[H*H:], m.Msg.b1(grad), m.Msg.w2(grad), m.Msg.b2(grad)
+	r, dr, dm := ws.r, ws.dr, ws.dm
+	da, db := ws.da, ws.db
+	dxv, dmn, dmx := ws.dx[:H], ws.dx[H:2*H], ws.dx[2*H:]
+	for k := m.K; k >= 1; k-- {
+		hp, dhn := ws.h[k-1], ws.dh[k]
+		a, b, agg, uhid := ws.a[k-1], ws.b[k-1], ws.agg[k-1], ws.uhid[k-1]
+		amin, amax := ws.argMin[k-1], ws.argMax[k-1]
+		var dhp []float64 // nil in round 1: nothing needs dL/dh⁰
+		if k > 1 {
+			dhp = ws.dh[k-1]
+			for _, v := range ws.active[k-1] {
+				clear(dhp[int(v)*H : int(v)*H+H])
+			}
+		}
+		for _, u := range ws.send[k] {
+			clear(db[int(u)*H : int(u)*H+H])
+		}
+		for _, v := range ws.active[k] {
+			o := int(v) * H
+			dhv := dhn[o : o+H]
+			if allZero(dhv) {
+				continue
+			}
+			m.Upd.backward(p, agg[3*o:3*o+3*H], uhid[o:o+H], dhv, grad, ws.dx, ws.dhid)
+			if dhp != nil {
+				addTo(dhp[o:o+H], dxv)
+			}
+			// Route dM to the winning messages, one edge at a time.
+			imn, imx := amin[o:o+H], amax[o:o+H]
+			wins := ws.wins[:0]
+			for i := range H {
+				if e := imn[i]; e >= 0 && !ws.mark[e] {
+					ws.mark[e] = true
+					wins = append(wins, e)
+				}
+				if e := imx[i]; e >= 0 && !ws.mark[e] {
+					ws.mark[e] = true
+					wins = append(wins, e)
+				}
+			}
+			dav := da[o : o+H]
+			clear(dav)
+			av := a[o : o+H]
+			for _, e := range wins {
+				ws.mark[e] = false
+				for i := range dm {
+					d := 0.0
+					if imn[i] == e {
+						d += dmn[i]
+					}
+					if imx[i] == e {
+						d += dmx[i]
+					}
+					dm[i] = d
+				}
+				u := int(g.In[e])
+				bu := b[u*H : u*H+H]
+				for i := range r {
+					s := av[i] + bu[i]
+					if s < 0 {
+						s = 0
+					}
+					r[i] = s
+				}
+				addTo(gB2, dm)
+				outerAcc(gW2, r, dm)
+				matVecT(dr, msgW2, dm)
+				reluBack(dr, r)
+				addTo(dav, dr)
+				addTo(db[u*H:u*H+H], dr)
+			}
+			addTo(gB1, dav)
+			outerAcc(gW1v, hp[o:o+H], dav)
+			if dhp != nil {
+				matVecTAcc(dhp[o:o+H], w1v, dav)
+			}
+		}
+		for _, u := range ws.send[k] {
+			o := int(u) * H
+			dbu := db[o : o+H]
+			outerAcc(gW1u, hp[o:o+H], dbu)
+			if dhp != nil {
+				matVecTAcc(dhp[o:o+H], w1u, dbu)
+			}
+		}
+	}
+}
+
+func allZero(x []float64) bool {
+	for _, v := range x {
+		if v != 0 {
+			return false
+		}
+	}
+	return true
+}
+
+// Greedy runs Forward on x and writes into actions (one per agent, in the
+// order of ws.Agents()) the action of largest Q value, the lowest index on
+// ties. It does not allocate.
+func (m *Model) Greedy(ws *Workspace, x []float64, actions []int) {
+	checkLen("actions", len(actions), len(ws.agents))
+	m.Forward(ws, x, ws.q)
+	argmaxRows(actions, ws.q, m.Actions)
+}
+
+// Q returns the Q values of the last Greedy call on ws (agents×Actions);
+// they are valid until the next call.
+func (ws *Workspace) Q() []float64 { return ws.q }
+
+// argmaxRows writes the index of the largest entry of each row of q
+// (len(actions) rows of n) into actions, the lowest index on ties.
+func argmaxRows(actions []int, q []float64, n int) {
+	for i := range actions {
+		row := q[i*n : i*n+n]
+		best := 0
+		for j, v := range row {
+			if v > row[best] {
+				best = j
+			}
+		}
+		actions[i] = best
+	}
+}

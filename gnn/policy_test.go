@@ -1,0 +1,278 @@
+package gnn
+
+import (
+	"math/rand/v2"
+	"slices"
+	"testing"
+
+	"graphcc/control"
+	"graphcc/replay"
+	"graphcc/topo"
+)
+
+// recorder wraps a policy and keeps every setting it writes to an agent
+// port, checking that each is valid and comes from the action table.
+type recorder struct {
+	t       *testing.T
+	f       *topo.Fabric
+	p       control.Policy
+	decides int
+	written []control.ECN // agents' settings, decide-major
+}
+
+func (r *recorder) Decide(tel *control.Telemetry, ecn []control.ECN) {
+	r.p.Decide(tel, ecn)
+	r.decides++
+	for _, p := range r.f.Agents() {
+		e := ecn[p]
+		if err := e.Validate(); err != nil {
+			r.t.Errorf("decide %d port %d: %v", r.decides, p, err)
+		}
+		rate := r.f.Ports[p].Rate
+		if Action(NearestAction(e, rate), rate) != e {
+			r.t.Errorf("decide %d port %d: %v is not an action at %d bps", r.decides, p, e, rate)
+		}
+		r.written = append(r.written, e)
+	}
+}
+
+// policyFlows is a few flows on smallClos: two into h2 at once (an incast
+// at leaf1's port to h2), traffic the other way and within a leaf.
+func policyFlows(f *topo.Fabric, t testing.TB) []replay.Flow {
+	h := func(name string) topo.NodeID {
+		n, ok := f.NodeByName(name)
+		if !ok {
+			t.Fatalf("no node %s", name)
+		}
+		return n
+	}
+	t0 := 2 * topo.Second
+	fl := func(src, dst string, size, at int64) replay.Flow {
+		return replay.Flow{Src: h(src), Dst: h(dst), PG: replay.DefaultPG, DPort: replay.DPortBackground, Size: size, Start: t0 + at}
+	}
+	return []replay.Flow{
+		fl("h0", "h2", 1_000_000, 0),
+		fl("h1", "h2", 1_000_000, 0),
+		fl("h3", "h0", 500_000, 50*topo.Microsecond),
+		fl("h2", "h1", 200_000, 100*topo.Microsecond),
+		fl("h1", "h0", 300_000, 150*topo.Microsecond),
+		fl("h3", "h2", 64_000, 300*topo.Microsecond),
+	}
+}
+
+func seededModel(seed uint64) *Model { return NewModel(rand.New(rand.NewPCG(seed, 7))) }
+
+// runPolicy simulates policyFlows on f under p and returns the FCTs and the
+// settings p wrote.
+func runPolicy(t *testing.T, f *topo.Fabric, p control.Policy) ([]replay.FCT, *recorder) {
+	t.Helper()
+	rec := &recorder{t: t, f: f, p: p}
+	flows := policyFlows(f, t)
+	res, err := replay.Run(replay.Config{Fabric: f, Flows: flows, Policy: rec, Seed: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(res.FCT) != len(flows) {
+		t.Fatalf("%d of %d flows completed", len(res.FCT), len(flows))
+	}
+	if rec.decides < 5 {
+		t.Fatalf("only %d decisions", rec.decides)
+	}
+	return res.FCT, rec
+}
+
+func TestGraphCCPolicySimulation(t *testing.T) {
+	f := smallClos(t)
+	g := NewGraphCC(seededModel(1), f, FeatureConfig{})
+	fct1, rec1 := runPolicy(t, f, g)
+	if got := len(rec1.written); got != rec1.decides*len(f.Agents()) {
+		t.Fatalf("%d settings for %d decisions", got, rec1.decides)
+	}
+	if len(g.LastActions()) != len(f.Agents()) || !slices.Equal(g.Agents(), f.Agents()) {
+		t.Fatalf("LastActions/Agents sized %d/%d", len(g.LastActions()), len(g.Agents()))
+	}
+	for i, p := range g.Agents() {
+		last := rec1.written[(rec1.decides-1)*len(f.Agents())+i]
+		if Action(g.LastActions()[i], f.Ports[p].Rate) != last {
+			t.Errorf("agent %d: LastActions %d does not match the last setting %v", i, g.LastActions()[i], last)
+		}
+	}
+
+	// The same seed gives the same run, from a fresh policy or a reset one.
+	fct2, rec2 := runPolicy(t, f, NewGraphCC(seededModel(1), f, FeatureConfig{}))
+	g.Reset()
+	fct3, rec3 := runPolicy(t, f, g)
+	for i, c := range []struct {
+		fct []replay.FCT
+		rec *recorder
+	}{{fct2, rec2}, {fct3, rec3}} {
+		if !slices.Equal(c.fct, fct1) || !slices.Equal(c.rec.written, rec1.written) {
+			t.Errorf("rerun %d with the same seed differs", i+1)
+		}
+	}
+	// Another model decides otherwise (with overwhelming likelihood).
+	_, rec4 := runPolicy(t, f, NewGraphCC(seededModel(2), f, FeatureConfig{}))
+	if slices.Equal(rec4.written, rec1.written) {
+		t.Error("models of seeds 1 and 2 wrote the same settings")
+	}
+}
+
+func TestExplorer(t *testing.T) {
+	f := smallClos(t)
+	agents := f.Agents()
+
+	// Epsilon 0 is GraphCC.
+	fctG, recG := runPolicy(t, f, NewGraphCC(seededModel(1), f, FeatureConfig{}))
+	x0 := NewExplorer(NewGraphCC(seededModel(1), f, FeatureConfig{}), 5)
+	x0.Epsilon = 0
+	fct0, rec0 := runPolicy(t, f, x0)
+	if !slices.Equal(fct0, fctG) || !slices.Equal(rec0.written, recG.written) {
+		t.Error("Explorer with epsilon 0 differs from GraphCC")
+	}
+
+	// Epsilon 1 explores; OnStep sees every transition, chained.
+	var (
+		steps         int
+		lastNext      []float64
+		distinct      = map[int]bool{}
+		chainBroken   bool
+		rewardOutside bool
+	)
+	x1 := NewExplorer(NewGraphCC(seededModel(1), f, FeatureConfig{}), 5)
+	x1.Shape = Convex
+	x1.OnStep = func(prev []float64, actions []int, rewards []float64, next []float64) {
+		steps++
+		if len(prev) != len(f.Ports)*NumFeatures || len(next) != len(prev) || len(actions) != len(agents) || len(rewards) != len(agents) {
+			t.Fatalf("OnStep lengths %d %d %d %d", len(prev), len(actions), len(rewards), len(next))
+		}
+		if lastNext != nil && !slices.Equal(prev, lastNext) {
+			chainBroken = true
+		}
+		for _, r := range rewards {
+			if r < 0 || r > 1 {
+				rewardOutside = true
+			}
+		}
+		lastNext = slices.Clone(next)
+	}
+	// Record the actions each Decide chose, to check OnStep's actions.
+	var chosen [][]int
+	wrapped := policyFunc(func(tel *control.Telemetry, ecn []control.ECN) {
+		x1.Decide(tel, ecn)
+		chosen = append(chosen, slices.Clone(x1.G.LastActions()))
+		for _, a := range x1.G.LastActions() {
+			distinct[a] = true
+		}
+	})
+	_, rec1 := runPolicy(t, f, wrapped)
+	if steps != rec1.decides-1 {
+		t.Errorf("OnStep called %d times for %d decisions", steps, rec1.decides)
+	}
+	if chainBroken {
+		t.Error("a transition's prev features are not the previous transition's next")
+	}
+	if rewardOutside {
+		t.Error("a reward is outside [0, 1]")
+	}
+	// 80 uniform draws over 120 actions hit about 58 distinct ones.
+	if len(distinct) < 40 {
+		t.Errorf("epsilon 1 chose only %d distinct actions over %d agent decisions", len(distinct), rec1.decides*len(agents))
+	}
+	if slices.Equal(chosen[0], chosen[1]) {
+		t.Error("epsilon 1 chose the same actions twice in a row")
+	}
+
+	// OnStep's actions are those of the previous Decide.
+	x2 := NewExplorer(NewGraphCC(seededModel(3), f, FeatureConfig{}), 9)
+	x2.Epsilon = 0.5
+	var prevChosen, bad int
+	var pending []int
+	x2.OnStep = func(_ []float64, actions []int, _ []float64, _ []float64) {
+		if !slices.Equal(actions, pending) {
+			bad++
+		}
+		prevChosen++
+	}
+	_, rec2 := runPolicy(t, f, policyFunc(func(tel *control.Telemetry, ecn []control.ECN) {
+		x2.Decide(tel, ecn)
+		pending = slices.Clone(x2.G.LastActions())
+	}))
+	if bad > 0 || prevChosen != rec2.decides-1 {
+		t.Errorf("OnStep got other actions than the previous Decide's %d of %d times", bad, prevChosen)
+	}
+
+	// The same seed explores the same way; Reset restarts the transitions.
+	run := func(x *Explorer) []control.ECN {
+		_, r := runPolicy(t, f, x)
+		return r.written
+	}
+	xa := NewExplorer(NewGraphCC(seededModel(1), f, FeatureConfig{}), 11)
+	xb := NewExplorer(NewGraphCC(seededModel(1), f, FeatureConfig{}), 11)
+	xa.Epsilon, xb.Epsilon = 0.3, 0.3
+	if !slices.Equal(run(xa), run(xb)) {
+		t.Error("Explorers of the same seed differ")
+	}
+	n := 0
+	xa.OnStep = func(_ []float64, _ []int, _ []float64, _ []float64) { n++ }
+	xa.Reset()
+	for _, r := range xa.LastRewards() {
+		if r != 0 {
+			t.Fatal("LastRewards not cleared by Reset")
+		}
+	}
+	_, rr := runPolicy(t, f, xa)
+	if n != rr.decides-1 {
+		t.Errorf("after Reset: OnStep called %d times for %d decisions", n, rr.decides)
+	}
+}
+
+type policyFunc func(*control.Telemetry, []control.ECN)
+
+func (p policyFunc) Decide(t *control.Telemetry, ecn []control.ECN) { p(t, ecn) }
+
+func TestPolicyNoAlloc(t *testing.T) {
+	f := topoDefault(t)
+	tel := &control.Telemetry{Interval: testDt, Ports: make([]control.PortSample, len(f.Ports))}
+	r := rand.New(rand.NewPCG(1, 1))
+	for i := range tel.Ports {
+		tel.Ports[i] = sample(r.Float64(), r.Float64()/10, int64(r.IntN(300000)), f.Ports[i].Rate)
+	}
+	ecn := control.StaticSettings(f)
+	g := NewGraphCC(seededModel(1), f, FeatureConfig{})
+	if a := testing.AllocsPerRun(50, func() { g.Decide(tel, ecn) }); a != 0 {
+		t.Errorf("GraphCC.Decide: %v allocations", a)
+	}
+	x := NewExplorer(NewGraphCC(seededModel(1), f, FeatureConfig{}), 1)
+	x.Epsilon = 0.2
+	b := NewReplayBuffer(64, len(f.Ports), len(f.Agents()))
+	x.OnStep = func(prev []float64, actions []int, rewards []float64, next []float64) {
+		b.Add(prev, actions, rewards, next)
+	}
+	if a := testing.AllocsPerRun(50, func() { x.Decide(tel, ecn) }); a != 0 {
+		t.Errorf("Explorer.Decide: %v allocations", a)
+	}
+	if b.Len() == 0 {
+		t.Error("no transitions collected")
+	}
+}
+
+func topoDefault(t testing.TB) *topo.Fabric {
+	t.Helper()
+	f, err := topo.Clos(topo.DefaultClos())
+	if err != nil {
+		t.Fatal(err)
+	}
+	return f
+}
+
+func TestNewGraphCCShapePanics(t *testing.T) {
+	f := smallClos(t)
+	s := DefaultShape()
+	s.Actions = 10
+	defer func() {
+		if recover() == nil {
+			t.Error("NewGraphCC with a 10-action model did not panic")
+		}
+	}()
+	NewGraphCC(NewModelShape(s, nil), f, FeatureConfig{})
+}

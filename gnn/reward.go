@@ -1,0 +1,77 @@
+package gnn
+
+import (
+	"fmt"
+
+	"graphcc/topo"
+)
+
+// RewardShape is the latency term f of the reward: a decreasing function of
+// the normalized queue x in [0, 1] with f(0) = 1 and f(1) = 0.
+type RewardShape int
+
+const (
+	// Linear is f(x) = 1 - x.
+	Linear RewardShape = iota
+	// Convex is f(x) = (1 - x)^2: convex and decreasing, so the first bytes
+	// of queue cost the most (f'(0) = -2, f'(1) = 0) and a queue already
+	// near Q is penalized little more for growing. It pushes harder towards
+	// empty queues than Linear.
+	Convex
+)
+
+// String returns "linear" or "convex".
+func (s RewardShape) String() string {
+	switch s {
+	case Linear:
+		return "linear"
+	case Convex:
+		return "convex"
+	}
+	return fmt.Sprintf("RewardShape(%d)", int(s))
+}
+
+// ParseRewardShape parses the names String returns.
+func ParseRewardShape(name string) (RewardShape, error) {
+	switch name {
+	case "linear":
+		return Linear, nil
+	case "convex":
+		return Convex, nil
+	}
+	return 0, fmt.Errorf("gnn: unknown reward shape %q (want linear or convex)", name)
+}
+
+// F returns f(x) for x in [0, 1] (x is clamped to it).
+func (s RewardShape) F(x float64) float64 {
+	x = clamp(x, 1)
+	switch s {
+	case Linear:
+		return 1 - x
+	case Convex:
+		return (1 - x) * (1 - x)
+	}
+	panic(fmt.Sprintf("gnn: unknown reward shape %d", int(s)))
+}
+
+// DefaultWeightQ is the weight of the latency term in the reward (the
+// throughput term gets 1 - DefaultWeightQ = 0.3).
+const DefaultWeightQ = 0.7
+
+// Reward writes into dst (one per agent) the reward of each port in agents
+// for the interval of fz's most recent observation:
+//
+//	r = weightQ*f(x) + (1-weightQ)*u,   x = min(q/Q, 1),  u clamped to [0, 1]
+//
+// where q is the port's queue (control.PortSample.QueueFeature, bytes), Q
+// the port's reward queue (FeatureConfig.RewardQueue scaled by the port's
+// rate; by default the queue scale) and u its utilization. With weightQ =
+// DefaultWeightQ this is GraphCC's r = 0.7*f(x) + 0.3*u. Before the first
+// observation every port is idle: r = weightQ. It does not allocate.
+func Reward(dst []float64, fz *Featurizer, agents []topo.PortID, shape RewardShape, weightQ float64) {
+	checkLen("rewards", len(dst), len(agents))
+	for i, p := range agents {
+		x := min(fz.rawQ[p]/fz.rScale[p], 1)
+		dst[i] = weightQ*shape.F(x) + (1-weightQ)*clamp(fz.rawU[p], 1)
+	}
+}

@@ -1,0 +1,98 @@
+package gnn
+
+import (
+	"testing"
+
+	"graphcc/control"
+	"graphcc/topo"
+)
+
+func TestRewardShapeF(t *testing.T) {
+	for _, c := range []struct {
+		shape RewardShape
+		x, f  float64
+	}{
+		{Linear, 0, 1}, {Linear, 0.5, 0.5}, {Linear, 1, 0}, {Linear, 2, 0}, {Linear, -1, 1},
+		{Convex, 0, 1}, {Convex, 0.5, 0.25}, {Convex, 1, 0}, {Convex, 0.25, 0.5625}, {Convex, 3, 0},
+	} {
+		if got := c.shape.F(c.x); !near(got, c.f) {
+			t.Errorf("%v.F(%v) = %v, want %v", c.shape, c.x, got, c.f)
+		}
+	}
+	// Convex lies below Linear inside (0, 1) and both decrease.
+	for x := 0.05; x < 1; x += 0.05 {
+		if Convex.F(x) >= Linear.F(x) || Convex.F(x+0.01) >= Convex.F(x) {
+			t.Errorf("convex shape at %v: %v vs linear %v", x, Convex.F(x), Linear.F(x))
+		}
+	}
+	for _, s := range []RewardShape{Linear, Convex} {
+		got, err := ParseRewardShape(s.String())
+		if err != nil || got != s {
+			t.Errorf("ParseRewardShape(%q) = %v, %v", s.String(), got, err)
+		}
+	}
+	if _, err := ParseRewardShape("cubic"); err == nil {
+		t.Error("ParseRewardShape(cubic) succeeded")
+	}
+}
+
+func TestReward(t *testing.T) {
+	f := smallClos(t)
+	g25, g100 := 25*topo.Gbps, 100*topo.Gbps
+	// Agents: a 25G leaf->host port and a 100G port; queue scale 256 KB per 25G.
+	var down25, up100 topo.PortID = -1, -1
+	for _, p := range f.Agents() {
+		switch r := f.Ports[p].Rate; {
+		case r == g25 && down25 < 0:
+			down25 = p
+		case r == g100 && up100 < 0:
+			up100 = p
+		}
+	}
+	agents := []topo.PortID{down25, up100}
+	tel := &control.Telemetry{Interval: testDt, Ports: make([]control.PortSample, len(f.Ports))}
+	for _, c := range []struct {
+		name           string
+		cfg            FeatureConfig
+		u              float64 // utilization of both ports
+		q25, q100      int64   // mean enqueue depth, bytes
+		linear, convex [2]float64
+	}{
+		{"x=0 u=0", FeatureConfig{}, 0, 0, 0, [2]float64{0.7, 0.7}, [2]float64{0.7, 0.7}},
+		{"x=0 u=1", FeatureConfig{}, 1, 0, 0, [2]float64{1, 1}, [2]float64{1, 1}},
+		{"x=0.5 u=0.5", FeatureConfig{}, 0.5, 128000, 512000,
+			[2]float64{0.7*0.5 + 0.15, 0.7*0.5 + 0.15}, [2]float64{0.7*0.25 + 0.15, 0.7*0.25 + 0.15}},
+		{"x=1 u=1", FeatureConfig{}, 1, 256000, 1024000, [2]float64{0.3, 0.3}, [2]float64{0.3, 0.3}},
+		{"x beyond 1, u clamped to 1", FeatureConfig{}, 1.4, 4 * 256000, 2 * 1024000, [2]float64{0.3, 0.3}, [2]float64{0.3, 0.3}},
+		// Q = 128 KB per 25G: x = 0.5 at 64 KB, and q beyond the
+		// feature clamp still counts as x = 1.
+		{"Q=128KB", FeatureConfig{RewardQueue: 128000}, 0, 64000, 100 * 512000,
+			[2]float64{0.35, 0}, [2]float64{0.175, 0}},
+	} {
+		z := NewFeaturizer(f, c.cfg)
+		tel.Ports[down25] = sample(c.u, 0, c.q25, g25)
+		tel.Ports[up100] = sample(c.u, 0, c.q100, g100)
+		z.Observe(tel)
+		dst := make([]float64, 2)
+		for _, sc := range []struct {
+			shape RewardShape
+			want  [2]float64
+		}{{Linear, c.linear}, {Convex, c.convex}} {
+			Reward(dst, z, agents, sc.shape, DefaultWeightQ)
+			if !near(dst[0], sc.want[0]) || !near(dst[1], sc.want[1]) {
+				t.Errorf("%s %v: rewards %v, want %v", c.name, sc.shape, dst, sc.want)
+			}
+		}
+	}
+	// weightQ weighs the terms: 0 is throughput only, 1 latency only.
+	z := NewFeaturizer(f, FeatureConfig{})
+	tel.Ports[down25] = sample(0.5, 0, 128000, g25)
+	z.Observe(tel)
+	dst := make([]float64, 1)
+	for _, c := range []struct{ w, want float64 }{{0, 0.5}, {1, 0.25}, {0.5, 0.375}, {0.25, 0.25*0.25 + 0.75*0.5}} {
+		Reward(dst, z, agents[:1], Convex, c.w)
+		if !near(dst[0], c.want) {
+			t.Errorf("weightQ %v: reward %v, want %v", c.w, dst[0], c.want)
+		}
+	}
+}

@@ -1,0 +1,506 @@
+package gnn
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"math"
+	"math/rand/v2"
+	"runtime"
+	"sync"
+
+	"graphcc/control"
+	"graphcc/replay"
+	"graphcc/topo"
+)
+
+// TrainConfig is one training run of multi-agent deep Q-learning on the
+// simulator's control hook. DefaultTrainConfig gives the settings of the
+// shipped model; the zero value of a field means its default.
+type TrainConfig struct {
+	// Kind is "graphcc" (the shared message-passing network) or "acc" (one
+	// independent network per port).
+	Kind string
+	// Episode returns the fabric and flows of episode seed. GraphCC may be
+	// trained on any fabric; the replay buffer needs one port count, so
+	// every episode must use fabrics of the same shape.
+	Episode func(seed uint64) (*topo.Fabric, []replay.Flow, error)
+	// Episodes is the number of simulated episodes.
+	Episodes int
+	// Workers is the number of episodes simulated in parallel (and of
+	// goroutines sharing a minibatch's gradient); 0 means GOMAXPROCS.
+	// Results do not depend on it... except through floating-point
+	// summation order, which is fixed for a given Workers.
+	Workers int
+	// Seed drives everything: initial weights, episode traces, exploration,
+	// minibatch sampling.
+	Seed uint64
+	// EpisodeTime is the simulated time of an episode after its first
+	// arrival, ps (25 ms: the GraphCC setup's episode).
+	EpisodeTime int64
+	// Interval is the control interval Δt, ps (100 µs).
+	Interval int64
+
+	Gamma       float64 // discount per control interval (0.9)
+	LR          float64 // Adam's learning rate (1e-3)
+	Batch       int     // transitions per minibatch (32)
+	Buffer      int     // replay buffer capacity in transitions (20000)
+	Updates     int     // minibatch updates per episode (25)
+	Warmup      int     // transitions in the buffer before learning starts (1000)
+	TargetEvery int     // updates between target network refreshes (200)
+	EpsStart    float64 // initial exploration rate (1.0)
+	EpsEnd      float64 // final exploration rate (0.02)
+	EpsDecay    float64 // fraction of the episodes over which epsilon decays linearly (0.6)
+	MaxGradNorm float64 // global gradient norm clip (10)
+
+	Shape    RewardShape   // reward's queue term (Linear)
+	WeightQ  float64       // weight of the queue term (0.7)
+	Features FeatureConfig // feature and reward scales
+	Params   replay.Params // simulated hardware (zero: replay.DefaultParams)
+
+	// Progress, if set, is called after every round of episodes.
+	Progress func(EpisodeStats)
+}
+
+// DefaultTrainConfig returns the training settings of the shipped model.
+// Episode must still be set.
+func DefaultTrainConfig() TrainConfig {
+	return TrainConfig{
+		Kind: "graphcc", Episodes: 200, EpisodeTime: 25 * topo.Millisecond,
+		Interval: replay.DefaultInterval, Gamma: 0.9, LR: 1e-3, Batch: 32, Buffer: 20000,
+		Updates: 25, Warmup: 1000, TargetEvery: 200, EpsStart: 1, EpsEnd: 0.02, EpsDecay: 0.6,
+		MaxGradNorm: 10, Shape: Linear, WeightQ: DefaultWeightQ,
+	}
+}
+
+func (c *TrainConfig) fill() error {
+	d := DefaultTrainConfig()
+	if c.Kind == "" {
+		c.Kind = d.Kind
+	}
+	if c.Kind != "graphcc" && c.Kind != "acc" {
+		return fmt.Errorf("train: kind %q (want graphcc or acc)", c.Kind)
+	}
+	if c.Episode == nil {
+		return errors.New("train: no episode source")
+	}
+	if c.Workers <= 0 {
+		c.Workers = runtime.GOMAXPROCS(0)
+	}
+	setI := func(v *int, def int) {
+		if *v == 0 {
+			*v = def
+		}
+	}
+	setF := func(v *float64, def float64) {
+		if *v == 0 {
+			*v = def
+		}
+	}
+	setI(&c.Episodes, d.Episodes)
+	setI(&c.Batch, d.Batch)
+	setI(&c.Buffer, d.Buffer)
+	setI(&c.Updates, d.Updates)
+	setI(&c.Warmup, d.Warmup)
+	setI(&c.TargetEvery, d.TargetEvery)
+	setF(&c.Gamma, d.Gamma)
+	setF(&c.LR, d.LR)
+	setF(&c.EpsDecay, d.EpsDecay)
+	setF(&c.MaxGradNorm, d.MaxGradNorm)
+	setF(&c.WeightQ, d.WeightQ)
+	if c.EpisodeTime == 0 {
+		c.EpisodeTime = d.EpisodeTime
+	}
+	if c.Interval == 0 {
+		c.Interval = d.Interval
+	}
+	if c.EpsStart == 0 && c.EpsEnd == 0 {
+		c.EpsStart, c.EpsEnd = d.EpsStart, d.EpsEnd
+	}
+	switch {
+	case c.Episodes < 1:
+		return fmt.Errorf("train: episodes %d must be at least 1", c.Episodes)
+	case !(c.Gamma > 0 && c.Gamma < 1):
+		return fmt.Errorf("train: gamma %v must be in (0, 1)", c.Gamma)
+	case !(c.LR > 0):
+		return fmt.Errorf("train: learning rate %v must be positive", c.LR)
+	case c.Batch < 1 || c.Buffer < c.Batch:
+		return fmt.Errorf("train: batch %d and buffer %d: need 1 <= batch <= buffer", c.Batch, c.Buffer)
+	case c.EpsStart < 0 || c.EpsStart > 1 || c.EpsEnd < 0 || c.EpsEnd > 1:
+		return fmt.Errorf("train: epsilon %v to %v must be in [0, 1]", c.EpsStart, c.EpsEnd)
+	case c.EpisodeTime <= 0 || c.Interval <= 0:
+		return fmt.Errorf("train: episode time %d and interval %d must be positive", c.EpisodeTime, c.Interval)
+	}
+	return nil
+}
+
+// EpisodeStats describes one round of episodes (Workers of them, simulated
+// in parallel with one set of weights) and the learning that followed.
+type EpisodeStats struct {
+	Episode    int     // episodes done
+	Epsilon    float64 // exploration rate of the round
+	MeanReward float64 // mean per-agent reward over the round's steps
+	Loss       float64 // mean Huber loss of the round's updates (NaN before learning starts)
+	Updates    int     // minibatch updates so far
+	Slowdown   float64 // mean FCT slowdown of the flows the round's episodes finished
+}
+
+// TrainResult is a trained network: Model for graphcc, ACC for acc.
+type TrainResult struct {
+	Model *Model
+	ACC   []*MLPNet
+	Stats []EpisodeStats
+}
+
+// qnet is what the trainer needs of a network: every agent's Q values for a
+// state, gradients, and its parameters as one vector.
+type qnet interface {
+	params() []float64
+	newScratch() qscratch
+	clone() qnet
+	copyFrom(qnet)
+}
+
+// qscratch holds one goroutine's workspaces for a qnet.
+type qscratch interface {
+	forward(state, q []float64)
+	backward(dq, grad []float64)
+}
+
+type mpnnNet struct {
+	m *Model
+	g *topo.Graph
+}
+
+func (n *mpnnNet) params() []float64 { return n.m.Params }
+func (n *mpnnNet) clone() qnet       { return &mpnnNet{m: n.m.Clone(), g: n.g} }
+func (n *mpnnNet) copyFrom(o qnet)   { n.m.CopyFrom(o.(*mpnnNet).m) }
+func (n *mpnnNet) newScratch() qscratch {
+	return &mpnnScratch{m: n.m, ws: NewWorkspace(n.m, n.g)}
+}
+
+type mpnnScratch struct {
+	m  *Model
+	ws *Workspace
+}
+
+func (s *mpnnScratch) forward(x, q []float64)      { s.m.Forward(s.ws, x, q) }
+func (s *mpnnScratch) backward(dq, grad []float64) { s.m.Backward(s.ws, dq, grad) }
+
+// accNet is ACC's independent networks with their parameters laid out in one
+// vector (each net's Params is a view into it).
+type accNet struct {
+	nets   []*MLPNet
+	flat   []float64
+	agents []topo.PortID
+}
+
+func newACCNet(nets []*MLPNet, agents []topo.PortID) *accNet {
+	n := 0
+	for _, m := range nets {
+		n += len(m.Params)
+	}
+	a := &accNet{flat: make([]float64, 0, n), agents: agents}
+	for _, m := range nets {
+		off := len(a.flat)
+		a.flat = append(a.flat, m.Params...)
+		a.nets = append(a.nets, &MLPNet{Layer: m.Layer, Params: a.flat[off:len(a.flat):len(a.flat)]})
+	}
+	return a
+}
+
+func (a *accNet) params() []float64 { return a.flat }
+func (a *accNet) clone() qnet       { return newACCNet(a.nets, a.agents) }
+func (a *accNet) copyFrom(o qnet)   { copy(a.flat, o.(*accNet).flat) }
+func (a *accNet) newScratch() qscratch {
+	s := &accScratch{a: a}
+	for _, n := range a.nets {
+		s.ws = append(s.ws, NewMLPWorkspace(n, 1))
+	}
+	return s
+}
+
+type accScratch struct {
+	a  *accNet
+	ws []*MLPWorkspace
+}
+
+func (s *accScratch) forward(x, q []float64) {
+	for i, p := range s.a.agents {
+		row := x[int(p)*ACCNumFeatures : (int(p)+1)*ACCNumFeatures]
+		s.a.nets[i].Forward(s.ws[i], row, q[i*NumActions:(i+1)*NumActions])
+	}
+}
+
+func (s *accScratch) backward(dq, grad []float64) {
+	off := 0
+	for i, n := range s.a.nets {
+		k := len(n.Params)
+		n.Backward(s.ws[i], dq[i*NumActions:(i+1)*NumActions], grad[off:off+k])
+		off += k
+	}
+}
+
+// Train runs multi-agent double deep Q-learning: rounds of Workers episodes
+// simulated in parallel with epsilon-greedy exploration per agent, their
+// global transitions (every agent's state, action and reward) merged in a
+// fixed order into a replay buffer, then minibatch updates (double-DQN
+// targets from a target network, Huber loss, Adam, gradient-norm clipping)
+// with each minibatch's gradient shared among Workers goroutines and summed
+// in a fixed order. The same config and seed give the same weights.
+func Train(ctx context.Context, c TrainConfig) (*TrainResult, error) {
+	if err := c.fill(); err != nil {
+		return nil, err
+	}
+	root := rand.New(rand.NewPCG(c.Seed, 0x747261696e))
+	f0, _, err := c.Episode(root.Uint64())
+	if err != nil {
+		return nil, fmt.Errorf("train: episode: %w", err)
+	}
+	agents := f0.Agents()
+	var online qnet
+	var res TrainResult
+	perPort := NumFeatures
+	initR := rand.New(rand.NewPCG(c.Seed, 0x696e6974))
+	if c.Kind == "graphcc" {
+		res.Model = NewModel(initR)
+		online = &mpnnNet{m: res.Model, g: f0.Graph()}
+	} else {
+		perPort = ACCNumFeatures
+		acc := NewACC(f0, c.Features, initR)
+		an := newACCNet(acc.Nets, agents)
+		online = an
+		res.ACC = an.nets
+	}
+	target := online.clone()
+	buf := NewReplayBuffer(c.Buffer, len(f0.Ports)*perPort/NumFeatures, len(agents))
+	adam := NewAdam(len(online.params()), c.LR)
+	lrn := newLearner(online, target, c, len(f0.Ports)*perPort, len(agents))
+	sampler := rand.New(rand.NewPCG(c.Seed, 0x73616d70))
+	updates := 0
+
+	for done := 0; done < c.Episodes; {
+		if err := ctx.Err(); err != nil {
+			return nil, fmt.Errorf("train: after %d episodes: %w", done, context.Cause(ctx))
+		}
+		n := min(c.Workers, c.Episodes-done)
+		eps := c.epsilon(done)
+		seeds := make([]uint64, n)
+		for i := range seeds {
+			seeds[i] = root.Uint64()
+		}
+		snapshot := online.clone() // the weights every episode of the round uses
+		outs := make([]episodeOut, n)
+		var wg sync.WaitGroup
+		for i := range n {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				outs[i] = runEpisode(ctx, &c, snapshot, seeds[i], eps, len(f0.Ports))
+			}()
+		}
+		wg.Wait()
+		st := EpisodeStats{Episode: done + n, Epsilon: eps, Loss: math.NaN()}
+		var rsum float64
+		var rn, fin int
+		for i := range outs {
+			if outs[i].err != nil {
+				return nil, fmt.Errorf("train: episode %d: %w", done+i+1, outs[i].err)
+			}
+			for _, t := range outs[i].steps {
+				buf.Add(t.prev, t.actions, t.rewards, t.next)
+				for _, r := range t.rewards {
+					rsum += r
+				}
+				rn += len(t.rewards)
+			}
+			st.Slowdown += outs[i].slowdownSum
+			fin += outs[i].finished
+		}
+		if rn > 0 {
+			st.MeanReward = rsum / float64(rn)
+		}
+		if fin > 0 {
+			st.Slowdown /= float64(fin)
+		}
+		if buf.Len() >= max(c.Warmup, c.Batch) {
+			var lsum float64
+			for range c.Updates * n {
+				lsum += lrn.update(buf, sampler, adam)
+				updates++
+				if updates%c.TargetEvery == 0 {
+					target.copyFrom(online)
+				}
+			}
+			st.Loss = lsum / float64(c.Updates*n)
+		}
+		st.Updates = updates
+		done += n
+		res.Stats = append(res.Stats, st)
+		if c.Progress != nil {
+			c.Progress(st)
+		}
+	}
+	return &res, nil
+}
+
+func (c *TrainConfig) epsilon(episode int) float64 {
+	frac := float64(episode) / (c.EpsDecay * float64(c.Episodes))
+	if frac >= 1 {
+		return c.EpsEnd
+	}
+	return c.EpsStart + (c.EpsEnd-c.EpsStart)*frac
+}
+
+type stepRecord struct {
+	prev, next []float64
+	actions    []int
+	rewards    []float64
+}
+
+type episodeOut struct {
+	steps       []stepRecord
+	slowdownSum float64
+	finished    int
+	err         error
+}
+
+// runEpisode simulates one episode with the weights of net, exploring with
+// epsilon, and returns its transitions.
+func runEpisode(ctx context.Context, c *TrainConfig, net qnet, seed uint64, eps float64, ports int) (out episodeOut) {
+	f, flows, err := c.Episode(seed)
+	if err != nil {
+		return episodeOut{err: err}
+	}
+	if len(f.Ports) != ports {
+		return episodeOut{err: fmt.Errorf("fabric has %d ports, the first episode's had %d", len(f.Ports), ports)}
+	}
+	record := func(prev []float64, actions []int, rewards []float64, next []float64) {
+		out.steps = append(out.steps, stepRecord{
+			prev: append([]float64(nil), prev...), next: append([]float64(nil), next...),
+			actions: append([]int(nil), actions...), rewards: append([]float64(nil), rewards...),
+		})
+	}
+	var pol control.Policy
+	switch n := net.(type) {
+	case *mpnnNet:
+		ex := NewExplorer(NewGraphCC(n.m, f, c.Features), seed^0x65787074)
+		ex.Epsilon, ex.Shape, ex.WeightQ, ex.OnStep = eps, c.Shape, c.WeightQ, record
+		pol = ex
+	case *accNet:
+		acc, err := NewACCFrom(n.nets, f, c.Features)
+		if err != nil {
+			return episodeOut{err: err}
+		}
+		acc.Seed(seed ^ 0x65787074)
+		acc.Epsilon, acc.Shape, acc.WeightQ, acc.OnStep = eps, c.Shape, c.WeightQ, record
+		pol = acc
+	}
+	first := int64(math.MaxInt64)
+	for _, fl := range flows {
+		first = min(first, fl.Start)
+	}
+	r, err := replay.RunContext(ctx, replay.Config{
+		Fabric: f, Flows: flows, Params: c.Params, Seed: seed, Policy: pol,
+		Interval: c.Interval, Until: first + c.EpisodeTime,
+	})
+	if err != nil {
+		return episodeOut{err: err}
+	}
+	for _, rec := range r.FCT {
+		out.slowdownSum += rec.Slowdown()
+	}
+	out.finished = len(r.FCT)
+	return out
+}
+
+// learner computes minibatch updates; it owns one scratch set per worker.
+type learner struct {
+	online, target qnet
+	c              *TrainConfig
+	workers        []*learnWorker
+	grad           []float64
+}
+
+type learnWorker struct {
+	on, onNext, tgt qscratch
+	x, xn           []float64
+	q, qn, qt, dq   []float64
+	actions         []int
+	rewards         []float64
+	grad            []float64
+	loss            float64
+}
+
+func newLearner(online, target qnet, c TrainConfig, stateLen, agents int) *learner {
+	l := &learner{online: online, target: target, c: &c, grad: make([]float64, len(online.params()))}
+	for range c.Workers {
+		qa := agents * NumActions
+		l.workers = append(l.workers, &learnWorker{
+			on: online.newScratch(), onNext: online.newScratch(), tgt: target.newScratch(),
+			x: make([]float64, stateLen), xn: make([]float64, stateLen),
+			q: make([]float64, qa), qn: make([]float64, qa), qt: make([]float64, qa), dq: make([]float64, qa),
+			actions: make([]int, agents), rewards: make([]float64, agents),
+			grad: make([]float64, len(online.params())),
+		})
+	}
+	return l
+}
+
+// update does one minibatch step and returns its mean Huber loss.
+func (l *learner) update(buf *ReplayBuffer, r *rand.Rand, adam *Adam) float64 {
+	idx := buf.Sample(r, l.c.Batch, nil)
+	agents := buf.Agents()
+	scale := 1 / float64(len(idx)*agents)
+	var wg sync.WaitGroup
+	for w, lw := range l.workers {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			clear(lw.grad)
+			lw.loss = 0
+			for k := w; k < len(idx); k += len(l.workers) {
+				i := idx[k]
+				buf.Features(i, lw.x)
+				buf.NextFeatures(i, lw.xn)
+				buf.Actions(i, lw.actions)
+				buf.Rewards(i, lw.rewards)
+				lw.onNext.forward(lw.xn, lw.qn)
+				lw.tgt.forward(lw.xn, lw.qt)
+				lw.on.forward(lw.x, lw.q)
+				clear(lw.dq)
+				for v := range agents {
+					row := v * NumActions
+					best := argmax(lw.qn[row : row+NumActions])
+					y := lw.rewards[v] + l.c.Gamma*lw.qt[row+best]
+					e := lw.q[row+lw.actions[v]] - y
+					lw.loss += Huber(e)
+					lw.dq[row+lw.actions[v]] = HuberDeriv(e) * scale
+				}
+				lw.on.backward(lw.dq, lw.grad)
+			}
+		}()
+	}
+	wg.Wait()
+	clear(l.grad)
+	var loss float64
+	for _, lw := range l.workers {
+		for j, g := range lw.grad {
+			l.grad[j] += g
+		}
+		loss += lw.loss
+	}
+	ClipNorm(l.grad, l.c.MaxGradNorm)
+	adam.Step(l.online.params(), l.grad)
+	return loss * scale
+}
+
+func argmax(q []float64) int {
+	best := 0
+	for a := 1; a < len(q); a++ {
+		if q[a] > q[best] {
+			best = a
+		}
+	}
+	return best
+}
