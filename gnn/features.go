@@ -47,7 +47,14 @@ const (
 
 // DefaultQueueScaleKB is the default queue scale: the largest kmax of the
 // action table, KB at ActionRefRate.
-var DefaultQueueScaleKB = ActionKMaxKB[len(ActionKMaxKB)-1]
+const DefaultQueueScaleKB = 256
+
+// DefaultRewardQueueKB is the default Q of the reward, in KB at
+// ActionRefRate: about one hop's bandwidth-delay product of the GraphCC
+// setup (27.5 KB). With Q = DefaultQueueScaleKB the queue term hardly
+// changes over the queues the fabric sees (tens of KB) and the trained
+// policy did no better than static DCQCN (README, "Reward").
+const DefaultRewardQueueKB = 25
 
 // FeatureConfig parameterizes the normalization of features and rewards.
 // The zero value is the default.
@@ -58,7 +65,7 @@ type FeatureConfig struct {
 	QueueScale float64
 	// RewardQueue is Q of the reward, in bytes at ActionRefRate, scaled per
 	// port like QueueScale: the queue at which the latency term reaches 0.
-	// 0 means the queue scale.
+	// 0 means DefaultRewardQueueKB KB.
 	RewardQueue float64
 }
 
@@ -68,7 +75,7 @@ func (c FeatureConfig) withDefaults() FeatureConfig {
 		c.QueueScale = float64(DefaultQueueScaleKB * control.KB)
 	}
 	if c.RewardQueue == 0 {
-		c.RewardQueue = c.QueueScale
+		c.RewardQueue = DefaultRewardQueueKB * control.KB
 	}
 	return c
 }

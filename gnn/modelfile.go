@@ -10,7 +10,8 @@ import (
 	"io"
 	"math"
 	"os"
-	"path/filepath"
+
+	"graphcc/replay"
 )
 
 // A model file stores one trained network of any kind:
@@ -257,38 +258,16 @@ func (f *File) Write(w io.Writer) error {
 // Save writes the model file of f to path atomically: into a temporary file
 // in the same directory, synced, then renamed over path. On error nothing is
 // left behind and an existing file at path is untouched.
-func (f *File) Save(path string) (err error) {
+func (f *File) Save(path string) error {
 	b, err := f.Marshal()
+	if err == nil {
+		err = replay.WriteFileAtomic(path, func(w io.Writer) error {
+			_, err := w.Write(b)
+			return err
+		})
+	}
 	if err != nil {
 		return fmt.Errorf("save model %s: %w", path, err)
-	}
-	dir := filepath.Dir(path)
-	tmp, err := os.CreateTemp(dir, "."+filepath.Base(path)+".tmp*")
-	if err != nil {
-		return fmt.Errorf("save model %s: %w", path, err)
-	}
-	defer func() {
-		if err != nil {
-			tmp.Close()
-			os.Remove(tmp.Name())
-			err = fmt.Errorf("save model %s: %w", path, err)
-		}
-	}()
-	if _, err = tmp.Write(b); err != nil {
-		return err
-	}
-	if err = tmp.Sync(); err != nil {
-		return err
-	}
-	if err = tmp.Close(); err != nil {
-		return err
-	}
-	if err = os.Rename(tmp.Name(), path); err != nil {
-		return err
-	}
-	if d, derr := os.Open(dir); derr == nil { // make the rename durable; best effort
-		d.Sync()
-		d.Close()
 	}
 	return nil
 }

@@ -58,12 +58,14 @@ func TestReward(t *testing.T) {
 		q25, q100      int64   // mean enqueue depth, bytes
 		linear, convex [2]float64
 	}{
-		{"x=0 u=0", FeatureConfig{}, 0, 0, 0, [2]float64{0.7, 0.7}, [2]float64{0.7, 0.7}},
-		{"x=0 u=1", FeatureConfig{}, 1, 0, 0, [2]float64{1, 1}, [2]float64{1, 1}},
-		{"x=0.5 u=0.5", FeatureConfig{}, 0.5, 128000, 512000,
+		{"x=0 u=0", FeatureConfig{RewardQueue: 256000}, 0, 0, 0, [2]float64{0.7, 0.7}, [2]float64{0.7, 0.7}},
+		{"x=0 u=1", FeatureConfig{RewardQueue: 256000}, 1, 0, 0, [2]float64{1, 1}, [2]float64{1, 1}},
+		{"x=0.5 u=0.5", FeatureConfig{RewardQueue: 256000}, 0.5, 128000, 512000,
 			[2]float64{0.7*0.5 + 0.15, 0.7*0.5 + 0.15}, [2]float64{0.7*0.25 + 0.15, 0.7*0.25 + 0.15}},
-		{"x=1 u=1", FeatureConfig{}, 1, 256000, 1024000, [2]float64{0.3, 0.3}, [2]float64{0.3, 0.3}},
-		{"x beyond 1, u clamped to 1", FeatureConfig{}, 1.4, 4 * 256000, 2 * 1024000, [2]float64{0.3, 0.3}, [2]float64{0.3, 0.3}},
+		{"x=1 u=1", FeatureConfig{RewardQueue: 256000}, 1, 256000, 1024000, [2]float64{0.3, 0.3}, [2]float64{0.3, 0.3}},
+		{"x beyond 1, u clamped to 1", FeatureConfig{RewardQueue: 256000}, 1.4, 4 * 256000, 2 * 1024000, [2]float64{0.3, 0.3}, [2]float64{0.3, 0.3}},
+		// the default Q is DefaultRewardQueueKB = 25 KB per 25G
+		{"default Q", FeatureConfig{}, 0, 12500, 50000, [2]float64{0.35, 0.35}, [2]float64{0.175, 0.175}},
 		// Q = 128 KB per 25G: x = 0.5 at 64 KB, and q beyond the
 		// feature clamp still counts as x = 1.
 		{"Q=128KB", FeatureConfig{RewardQueue: 128000}, 0, 64000, 100 * 512000,
@@ -85,7 +87,7 @@ func TestReward(t *testing.T) {
 		}
 	}
 	// weightQ weighs the terms: 0 is throughput only, 1 latency only.
-	z := NewFeaturizer(f, FeatureConfig{})
+	z := NewFeaturizer(f, FeatureConfig{RewardQueue: 256000})
 	tel.Ports[down25] = sample(0.5, 0, 128000, g25)
 	z.Observe(tel)
 	dst := make([]float64, 1)

@@ -53,7 +53,7 @@ type TrainConfig struct {
 	EpsDecay    float64 // fraction of the episodes over which epsilon decays linearly (0.6)
 	MaxGradNorm float64 // global gradient norm clip (10)
 
-	Shape    RewardShape   // reward's queue term (Linear)
+	Shape    RewardShape   // reward's queue term; the zero value is Linear, DefaultTrainConfig sets Convex (it trained the better policy; README, "Reward")
 	WeightQ  float64       // weight of the queue term (0.7)
 	Features FeatureConfig // feature and reward scales
 	Params   replay.Params // simulated hardware (zero: replay.DefaultParams)
@@ -69,7 +69,7 @@ func DefaultTrainConfig() TrainConfig {
 		Kind: "graphcc", Episodes: 200, EpisodeTime: 25 * topo.Millisecond,
 		Interval: replay.DefaultInterval, Gamma: 0.9, LR: 1e-3, Batch: 32, Buffer: 20000,
 		Updates: 25, Warmup: 1000, TargetEvery: 200, EpsStart: 1, EpsEnd: 0.02, EpsDecay: 0.6,
-		MaxGradNorm: 10, Shape: Linear, WeightQ: DefaultWeightQ,
+		MaxGradNorm: 10, Shape: Convex, WeightQ: DefaultWeightQ,
 	}
 }
 

@@ -114,6 +114,7 @@ type evalOpts struct {
 	workers   int
 	interval  string
 	hw        hwFlags
+	accEps    int
 }
 
 // defaultEvalSeeds are the evaluation's seeds, 1001 and 1002. Training must
@@ -124,7 +125,7 @@ var defaultEvalSeeds = []uint{1001, 1002}
 func newEvalCmd(logger loggerFunc) *cobra.Command {
 	o := evalOpts{
 		scenarios: replay.DefaultScenario().Name,
-		policies:  []string{"static"},
+		policies:  []string{"static,acc,graphcc"},
 		seeds:     defaultEvalSeeds,
 		out:       "eval-out",
 		interval:  formatDuration(replay.DefaultInterval),
@@ -152,11 +153,15 @@ suite with two policies and two seeds took about a minute on 2 cores).
 
 Policies: static (Alibaba's thresholds, 100/400 KB and 0.2 per 25 Gbps),
 static:KMIN_KB,KMAX_KB,PMAX (fixed thresholds of a 25 Gbps port, scaled by
-each port's rate/25G, e.g. static:10,40,0.2); graphcc sim --ecn takes the
-same names.
+each port's rate/25G, e.g. static:10,40,0.2), graphcc (the model built into
+the binary), graphcc:FILE (a model of graphcc train), acc (ACC agents trained
+first on each scenario for --acc-episodes, from seeds of their own) and
+acc:FILE (ACC agents of graphcc train --kind acc); graphcc sim --ecn takes
+the same names (acc there needs a FILE).
 
 The default seeds, 1001 and 1002, are reserved for evaluation: training
-draws its episodes from other seeds (by convention below 1000). A progress
+draws its episode traces from 64-bit seeds derived from its own seed, which
+meet 1001 or 1002 with a probability of about 1e-16. A progress
 bar of the runs is drawn on stderr when it is a terminal.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
@@ -166,19 +171,20 @@ bar of the runs is drawn on stderr when it is a terminal.`,
 	fs := cmd.Flags()
 	fs.SortFlags = false
 	fs.StringVar(&o.scenarios, "scenarios", o.scenarios, "comma-separated scenario names, or all ("+strings.Join(replay.ScenarioNames(), ", ")+")")
-	fs.StringArrayVar(&o.policies, "policies", o.policies, "comma-separated ECN policies (static, static:KMIN_KB,KMAX_KB,PMAX); repeatable")
+	fs.StringArrayVar(&o.policies, "policies", o.policies, "comma-separated ECN policies (static, static:KMIN_KB,KMAX_KB,PMAX, graphcc[:MODEL], acc[:MODEL]); repeatable")
 	fs.UintSliceVar(&o.seeds, "seeds", o.seeds, "comma-separated seeds of the traffic, the random failures and the simulation")
 	fs.StringVar(&o.reference, "reference", "", "policy the report and figures normalize to (default: the first of --policies)")
 	fs.StringVar(&o.out, "out", o.out, "directory of report.md and the figures (created if missing; its parent must exist)")
 	fs.StringVar(&o.jsonOut, "json", "", "also write the report as JSON here (per scenario and policy the simulator's summary)")
 	fs.IntVar(&o.workers, "workers", 0, "simulations run at once (0: one per CPU)")
+	fs.IntVar(&o.accEps, "acc-episodes", defaultACCEpisodes, "episodes ACC trains on each scenario before it is evaluated (policy acc without a model file)")
 	o.hw.addFlags(fs)
 	fs.StringVar(&o.interval, "interval", o.interval, "control interval")
 	return cmd
 }
 
 // config builds the evaluation of the flags.
-func (o *evalOpts) config(fs *pflag.FlagSet) (replay.EvalConfig, error) {
+func (o *evalOpts) config(fs *pflag.FlagSet, env policyEnv) (replay.EvalConfig, error) {
 	var c replay.EvalConfig
 	for _, n := range []string{"kmin-kb", "kmax-kb", "pmax"} {
 		if fs.Changed(n) {
@@ -205,7 +211,7 @@ func (o *evalOpts) config(fs *pflag.FlagSet) (replay.EvalConfig, error) {
 	clear(seen)
 	for _, v := range o.policies {
 		for _, spec := range splitPolicies(v) {
-			np, err := ecnPolicy(spec)
+			np, err := ecnPolicy(env, spec)
 			if err != nil {
 				return c, fmt.Errorf("--policies %s: %w", v, err)
 			}
@@ -271,7 +277,7 @@ func checkOutDir(dir string) error {
 }
 
 func (o *evalOpts) run(ctx context.Context, cmd *cobra.Command, log *slog.Logger) error {
-	c, err := o.config(cmd.Flags())
+	c, err := o.config(cmd.Flags(), policyEnv{ctx: ctx, log: log, accEpisodes: o.accEps})
 	if err != nil {
 		return err
 	}

@@ -119,13 +119,14 @@ func TestEvalBadFlags(t *testing.T) {
 		args []string
 		want string
 	}{
-		{[]string{"--policies", "static,acc"}, `--policies static,acc: unknown ECN policy "acc" (have: static)`},
+		{[]string{"--policies", "static,dqn"}, `--policies static,dqn: unknown ECN policy "dqn" (have: static, graphcc, acc)`},
+		{[]string{"--policies", "graphcc:/nonexistent.model"}, `/nonexistent.model`},
 		{[]string{"--policies", "static:1,2"}, "--policies static:1,2: static:1,2: want 3 comma-separated numbers"},
 		{[]string{"--policies", "static:50,10,0.2"}, "--policies static:50,10,0.2: static:50,10,0.2: ecn: kmax"},
 		{[]string{"--policies", "static,static"}, "--policies static,static: static given twice"},
 		{[]string{"--scenarios", "fb70"}, `--scenarios fb70: unknown scenario "fb70" (known: fb60-incast, fb60,`},
 		{[]string{"--scenarios", "tiny,"}, "--scenarios tiny,: empty scenario name"},
-		{[]string{"--reference", "acc"}, "--reference acc: not one of --policies"},
+		{[]string{"--reference", "static:1,2,0.1"}, "--reference static:1,2,0.1: not one of --policies"},
 		{[]string{"--seeds", "1,1"}, "--seeds: 1 given twice"},
 		{[]string{"--kmin-kb", "10"}, "--kmin-kb: eval sets the thresholds per policy"},
 		{[]string{"--out", filepath.Join(dir, "a", "b")}, "--out " + filepath.Join(dir, "a", "b")},

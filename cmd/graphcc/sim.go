@@ -161,8 +161,8 @@ func (h *hwFlags) params() (replay.Params, error) {
 // help, and build, which parses ARGS ("" when the spec has no colon) into a
 // replay.PolicyFactory or fails saying what is wrong with them. Errors do
 // not name the flag; the callers add it.
-func ecnPolicy(spec string) (replay.NamedPolicy, error) {
-	return lookupPolicy(spec, []policyDef{
+func ecnPolicy(env policyEnv, spec string) (replay.NamedPolicy, error) {
+	return lookupPolicy(spec, append([]policyDef{
 		{
 			name:  "static",
 			usage: "static[:KMIN_KB,KMAX_KB,PMAX]",
@@ -170,7 +170,7 @@ func ecnPolicy(spec string) (replay.NamedPolicy, error) {
 				"static:10,40,0.2: those thresholds of a 25 Gbps port, scaled by each switch port's rate/25G",
 			build: buildStatic,
 		},
-	})
+	}, learnedPolicies(env)...))
 }
 
 func newSimCmd(logger loggerFunc) *cobra.Command {
@@ -217,7 +217,7 @@ written atomically, only when the run succeeds.`,
 }
 
 // config builds the simulation of the flags and describes it.
-func (o *simOpts) config(fs *pflag.FlagSet, log *slog.Logger) (replay.Config, string, error) {
+func (o *simOpts) config(ctx context.Context, fs *pflag.FlagSet, log *slog.Logger) (replay.Config, string, error) {
 	var cfg replay.Config
 	f, err := o.sc.fabric(fs, log)
 	if err != nil {
@@ -250,7 +250,7 @@ func (o *simOpts) config(fs *pflag.FlagSet, log *slog.Logger) (replay.Config, st
 	if err != nil {
 		return cfg, "", err
 	}
-	np, err := ecnPolicy(o.ecn)
+	np, err := ecnPolicy(policyEnv{ctx: ctx, log: log}, o.ecn)
 	if err != nil {
 		return cfg, "", fmt.Errorf("--ecn %s: %w", o.ecn, err)
 	}
@@ -296,7 +296,7 @@ func (o *simOpts) run(ctx context.Context, cmd *cobra.Command, log *slog.Logger)
 	if err := checkOutputs("fct-out", o.fctOut, "summary-out", o.summaryOut, "trace-out", o.traceOut); err != nil {
 		return err
 	}
-	cfg, desc, err := o.config(cmd.Flags(), log)
+	cfg, desc, err := o.config(ctx, cmd.Flags(), log)
 	if err != nil {
 		return err
 	}

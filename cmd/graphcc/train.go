@@ -31,12 +31,13 @@ type trainOpts struct {
 	out      string
 	curve    string
 	reward   string
+	rewardQ  float64
 	seed     uint64
 	c        gnn.TrainConfig
 }
 
 func newTrainCmd(logger loggerFunc) *cobra.Command {
-	o := trainOpts{scenario: replay.DefaultScenario().Name, kind: "graphcc", c: gnn.DefaultTrainConfig(), reward: "linear", seed: 1}
+	o := trainOpts{scenario: replay.DefaultScenario().Name, kind: "graphcc", c: gnn.DefaultTrainConfig(), reward: "convex", seed: 1}
 	cmd := &cobra.Command{
 		Use:   "train --out MODEL [flags]",
 		Short: "Train a GraphCC (or ACC) ECN policy by multi-agent deep Q-learning in the simulator",
@@ -67,6 +68,7 @@ terminal.`,
 	fs.Uint64Var(&o.seed, "seed", o.seed, "seed of the weights, the episode traces, exploration and minibatches")
 	fs.IntVar(&o.c.Workers, "workers", 0, "episodes simulated in parallel and goroutines per minibatch (0 = GOMAXPROCS); part of what makes a run reproducible")
 	fs.StringVar(&o.reward, "reward", o.reward, "shape of the reward's queue term: linear (1-x) or convex ((1-x)^2)")
+	fs.Float64Var(&o.rewardQ, "reward-queue-kb", 0, "queue Q of the reward's x = min(q/Q, 1), KB at 25 Gbps (scaled by port rate); 0 = 25 KB (gnn.DefaultRewardQueueKB)")
 	fs.Float64Var(&o.c.Gamma, "gamma", o.c.Gamma, "discount per control interval")
 	fs.Float64Var(&o.c.LR, "lr", o.c.LR, "Adam learning rate")
 	fs.IntVar(&o.c.Batch, "batch", o.c.Batch, "transitions per minibatch")
@@ -87,7 +89,7 @@ func (o *trainOpts) run(ctx context.Context, cmd *cobra.Command, log *slog.Logge
 	if err := checkOutputs("out", o.out, "curve", o.curve); err != nil {
 		return err
 	}
-	sc, err := replay.ScenarioByName(o.scenario)
+	sc, err := scenarioLookup(o.scenario)
 	if err != nil {
 		return fmt.Errorf("--scenario: %w", err)
 	}
@@ -97,6 +99,10 @@ func (o *trainOpts) run(ctx context.Context, cmd *cobra.Command, log *slog.Logge
 	}
 	c := o.c
 	c.Kind, c.Seed, c.Shape = o.kind, o.seed, shape
+	if o.rewardQ < 0 {
+		return fmt.Errorf("--reward-queue-kb %g: must not be negative", o.rewardQ)
+	}
+	c.Features.RewardQueue = o.rewardQ * 1000
 	c.Episode = sc.Build
 	c.Params = replay.DefaultParams()
 	bar := newTrainBar(cmd.ErrOrStderr(), c.Episodes)
@@ -117,7 +123,7 @@ func (o *trainOpts) run(ctx context.Context, cmd *cobra.Command, log *slog.Logge
 		"seed":     fmt.Sprint(o.seed),
 		"episodes": fmt.Sprint(c.Episodes),
 		"reward":   shape.String(),
-		"wall":     wall.Round(time.Second).String(),
+		"reward_q": fmt.Sprint(c.Features.RewardQueue),
 	}
 	var file *gnn.File
 	if c.Kind == "graphcc" {

@@ -1,0 +1,147 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"hash/fnv"
+	"log/slog"
+	"sync"
+
+	"graphcc/control"
+	"graphcc/gnn"
+	"graphcc/replay"
+	"graphcc/topo"
+)
+
+// policyEnv is what building a policy may need besides its spec: a context
+// and settings for policies that train before they run (ACC).
+type policyEnv struct {
+	ctx         context.Context
+	log         *slog.Logger
+	accEpisodes int // episodes ACC trains on each scenario; 0: the default
+}
+
+// defaultACCEpisodes is how long ACC trains on each evaluation scenario.
+const defaultACCEpisodes = 100
+
+// learnedPolicies are the registry entries of the learned policies.
+func learnedPolicies(env policyEnv) []policyDef {
+	return []policyDef{
+		{
+			name:  "graphcc",
+			usage: "graphcc[:MODEL]",
+			help:  "graphcc: the GraphCC model built into the binary; graphcc:FILE: a model trained by graphcc train",
+			build: func(args string) (replay.PolicyFactory, error) { return buildGraphCC(args) },
+		},
+		{
+			name:  "acc",
+			usage: "acc[:MODEL]",
+			help: "acc: ACC agents trained on each evaluation scenario first (graphcc eval only; --acc-episodes); " +
+				"acc:FILE: ACC agents trained by graphcc train --kind acc, for a fabric of the same shape",
+			build: func(args string) (replay.PolicyFactory, error) { return buildACC(env, args) },
+		},
+	}
+}
+
+// buildGraphCC loads the model (the embedded one without a path) once; the
+// runs share its weights, read-only, each with its own workspace.
+func buildGraphCC(path string) (replay.PolicyFactory, error) {
+	var m *gnn.Model
+	var err error
+	if path == "" {
+		m, err = gnn.EmbeddedModel()
+	} else {
+		var file *gnn.File
+		if file, err = gnn.Load(path, gnn.GraphCCExpect()); err == nil {
+			m, err = file.Model()
+		}
+	}
+	if err != nil {
+		return nil, err
+	}
+	return func(f *topo.Fabric, _ replay.Scenario, _ uint64) (control.Policy, []control.ECN, error) {
+		return gnn.NewGraphCC(m, f, gnn.FeatureConfig{}), nil, nil
+	}, nil
+}
+
+// buildACC loads ACC agents from a file, or trains them on each scenario
+// (once per scenario, shared by that scenario's runs) from seeds derived
+// from the scenario's name, never the evaluation's.
+func buildACC(env policyEnv, path string) (replay.PolicyFactory, error) {
+	if path != "" {
+		file, err := gnn.Load(path, gnn.Expect{Kind: gnn.KindACC, Features: gnn.ACCNumFeatures, Actions: gnn.NumActions, ActionTable: gnn.ActionTableID})
+		if err != nil {
+			return nil, err
+		}
+		nets, err := file.MLPNets()
+		if err != nil {
+			return nil, err
+		}
+		return func(f *topo.Fabric, _ replay.Scenario, _ uint64) (control.Policy, []control.ECN, error) {
+			a, err := gnn.NewACCFrom(cloneNets(nets), f, gnn.FeatureConfig{})
+			return a, nil, err
+		}, nil
+	}
+	episodes := env.accEpisodes
+	if episodes == 0 {
+		episodes = defaultACCEpisodes
+	}
+	var mu sync.Mutex
+	trained := map[string]*accOnce{}
+	return func(f *topo.Fabric, sc replay.Scenario, _ uint64) (control.Policy, []control.ECN, error) {
+		if sc.Name == "" || sc.Name == "sim" {
+			return nil, nil, errors.New("acc without a model file trains on an evaluation scenario: use graphcc eval, or acc:FILE")
+		}
+		mu.Lock()
+		t := trained[sc.Name]
+		if t == nil {
+			t = &accOnce{}
+			trained[sc.Name] = t
+		}
+		mu.Unlock()
+		t.once.Do(func() { t.nets, t.err = trainACC(env, sc, episodes) })
+		if t.err != nil {
+			return nil, nil, fmt.Errorf("training ACC on %s: %w", sc.Name, t.err)
+		}
+		a, err := gnn.NewACCFrom(cloneNets(t.nets), f, gnn.FeatureConfig{})
+		return a, nil, err
+	}, nil
+}
+
+type accOnce struct {
+	once sync.Once
+	nets []*gnn.MLPNet
+	err  error
+}
+
+// trainACC trains ACC agents on scenario sc with a seed derived from its
+// name.
+func trainACC(env policyEnv, sc replay.Scenario, episodes int) ([]*gnn.MLPNet, error) {
+	h := fnv.New64a()
+	h.Write([]byte("acc/" + sc.Name))
+	c := gnn.DefaultTrainConfig()
+	c.Kind, c.Episodes, c.Seed, c.Episode = "acc", episodes, h.Sum64()%1000, sc.Build
+	if env.log != nil {
+		env.log.Info("training ACC", "scenario", sc.Name, "episodes", episodes, "seed", c.Seed)
+	}
+	ctx := env.ctx
+	if ctx == nil {
+		ctx = context.Background()
+	}
+	res, err := gnn.Train(ctx, c)
+	if err != nil {
+		return nil, err
+	}
+	return res.ACC, nil
+}
+
+// cloneNets copies nets (an ACC instance owns its networks' workspaces, not
+// their weights, but a copy keeps runs fully independent).
+func cloneNets(nets []*gnn.MLPNet) []*gnn.MLPNet {
+	out := make([]*gnn.MLPNet, len(nets))
+	for i, n := range nets {
+		out[i] = n.Clone()
+	}
+	return out
+}

@@ -1,0 +1,33 @@
+package gnn
+
+import (
+	_ "embed"
+)
+
+// embeddedModel is the shipped GraphCC model: trained by graphcc train on
+// the training scenario only (the command that made it is in the README and
+// in the file's metadata).
+//
+//go:embed models/graphcc.model
+var embeddedModel []byte
+
+// GraphCCExpect is what a GraphCC model file must hold to be used with this
+// build: the message-passing network of DESIGN.md on the current action
+// table.
+func GraphCCExpect() Expect {
+	return Expect{Kind: KindGraphCC, Features: NumFeatures, Hidden: Hidden, K: K, Actions: NumActions, ActionTable: ActionTableID}
+}
+
+// EmbeddedFile returns the shipped model's file (weights and metadata).
+func EmbeddedFile() (*File, error) {
+	return Unmarshal(embeddedModel, "embedded graphcc.model", GraphCCExpect())
+}
+
+// EmbeddedModel returns the shipped GraphCC model.
+func EmbeddedModel() (*Model, error) {
+	f, err := EmbeddedFile()
+	if err != nil {
+		return nil, err
+	}
+	return f.Model()
+}
