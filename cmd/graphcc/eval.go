@@ -173,7 +173,7 @@ bar of the runs is drawn on stderr when it is a terminal.`,
 	fs.StringVar(&o.scenarios, "scenarios", o.scenarios, "comma-separated scenario names, or all ("+strings.Join(replay.ScenarioNames(), ", ")+")")
 	fs.StringArrayVar(&o.policies, "policies", o.policies, "comma-separated ECN policies (static, static:KMIN_KB,KMAX_KB,PMAX, graphcc[:MODEL], acc[:MODEL]); repeatable")
 	fs.UintSliceVar(&o.seeds, "seeds", o.seeds, "comma-separated seeds of the traffic, the random failures and the simulation")
-	fs.StringVar(&o.reference, "reference", "", "policy the report and figures normalize to (default: the first of --policies)")
+	fs.StringVar(&o.reference, "reference", "", "policy the report and figures normalize to (default: graphcc if evaluated, as in the paper, else the first of --policies)")
 	fs.StringVar(&o.out, "out", o.out, "directory of report.md and the figures (created if missing; its parent must exist)")
 	fs.StringVar(&o.jsonOut, "json", "", "also write the report as JSON here (per scenario and policy the simulator's summary)")
 	fs.IntVar(&o.workers, "workers", 0, "simulations run at once (0: one per CPU)")
@@ -229,6 +229,10 @@ func (o *evalOpts) config(fs *pflag.FlagSet, env policyEnv) (replay.EvalConfig, 
 		return c, fmt.Errorf("--reference %s: not one of --policies", o.reference)
 	}
 	c.Reference = o.reference
+	if c.Reference == "" && seen["graphcc"] {
+		// as in the GraphCC paper: the baselines normalized to GraphCC
+		c.Reference = "graphcc"
+	}
 	if len(o.seeds) == 0 {
 		return c, fmt.Errorf("--seeds: no seed given")
 	}
