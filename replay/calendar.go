@@ -6,11 +6,11 @@ import "math/bits"
 // for the next calBuckets*2^shift picoseconds, with a 4-ary heap for events
 // beyond that window. The bucket width shrinks as the fabric grows (events
 // per picosecond grow with its ports), keeping about one event per bucket. Each source has at most one pending event;
-// sources are kept in intrusive doubly linked lists per bucket, so arming,
-// re-arming and cancelling cost O(1) and finding the next event costs a
-// bitmap scan plus a scan of one bucket (a few events at the loads the
-// simulator runs). Ties between equal times go to the earlier scheduled
-// event, as in the heap.
+// sources are kept in intrusive doubly linked lists per bucket, sorted by
+// (time, scheduling order), so arming costs a walk of one bucket (a few
+// events at the loads the simulator runs), cancelling O(1), and finding the
+// next event a bitmap scan. Ties between equal times go to the earlier
+// scheduled event, as in the heap.
 type calendar struct {
 	e []calEntry // per source
 
@@ -66,18 +66,31 @@ func (c *calendar) grow() {
 	c.far.pos = append(c.far.pos, -1)
 }
 
+// link inserts src into bucket b, keeping the bucket sorted by (at, seq)
+// so that its head is its earliest event.
 func (c *calendar) link(src int32, b int32) {
 	e := &c.e[src]
 	e.where = b
-	h := c.head[b]
-	e.next = h
-	e.prev = -1
-	if h >= 0 {
-		c.e[h].prev = src
-	} else {
-		c.bits[b>>6] |= 1 << (b & 63)
+	prev, next := int32(-1), c.head[b]
+	for next >= 0 {
+		n := &c.e[next]
+		if e.at < n.at || (e.at == n.at && int32(e.seq-n.seq) < 0) {
+			break
+		}
+		prev, next = next, n.next
 	}
-	c.head[b] = src
+	e.prev, e.next = prev, next
+	if next >= 0 {
+		c.e[next].prev = src
+	}
+	if prev >= 0 {
+		c.e[prev].next = src
+	} else {
+		if c.head[b] < 0 {
+			c.bits[b>>6] |= 1 << (b & 63)
+		}
+		c.head[b] = src
+	}
 	c.inCal++
 }
 
@@ -177,15 +190,8 @@ func (c *calendar) peek() (event, bool) {
 	if d := (b - i) & calMask; d != 0 {
 		c.advance(c.cur + int64(d))
 	}
-	best := c.head[b]
+	best := c.head[b] // buckets are sorted: the head is the earliest
 	be := &c.e[best]
-	for s := be.next; s >= 0; {
-		se := &c.e[s]
-		if se.at < be.at || (se.at == be.at && int32(se.seq-be.seq) < 0) {
-			best, be = s, se
-		}
-		s = se.next
-	}
 	return event{at: be.at, seq: be.seq, src: best}, true
 }
 
