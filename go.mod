@@ -3,6 +3,7 @@ module graphcc
 go 1.26.0
 
 require (
+	github.com/google/gopacket v1.1.19
 	github.com/schollz/progressbar/v3 v3.19.1
 	github.com/spf13/cobra v1.10.2
 	github.com/spf13/pflag v1.0.9
