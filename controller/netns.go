@@ -1,0 +1,167 @@
+// Package controller orchestrates the hardware-in-the-loop testbed: network
+// namespaces and veth links for a fabric's switches and hosts, BMv2
+// processes, P4Runtime, and the live agent loop. This file holds the
+// namespace and link primitives the lab lifecycle is built on.
+package controller
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"runtime"
+
+	"github.com/vishvananda/netlink"
+	"github.com/vishvananda/netns"
+)
+
+// NetnsDir is where named network namespaces are bound, as `ip netns` does.
+const NetnsDir = "/run/netns"
+
+// CreateNetns creates the named network namespace name (visible to
+// `ip netns`) and returns a handle to it, which the caller closes. The
+// calling goroutine's namespace is unchanged.
+func CreateNetns(name string) (netns.NsHandle, error) {
+	var h netns.NsHandle
+	err := onLockedThread(func() error {
+		var err error
+		h, err = netns.NewNamed(name) // switches this thread into it
+		return err
+	})
+	if err != nil {
+		return 0, fmt.Errorf("create netns %s: %w", name, err)
+	}
+	return h, nil
+}
+
+// OpenNetns returns a handle to the existing named namespace name.
+func OpenNetns(name string) (netns.NsHandle, error) {
+	h, err := netns.GetFromName(name)
+	if err != nil {
+		return 0, fmt.Errorf("open netns %s: %w", name, err)
+	}
+	return h, nil
+}
+
+// DeleteNetns removes the named namespace name; one that does not exist
+// counts as removed. The kernel deletes the namespace's links with it once
+// no process is left in it.
+func DeleteNetns(name string) error {
+	err := netns.DeleteNamed(name)
+	if err != nil && !errors.Is(err, os.ErrNotExist) {
+		return fmt.Errorf("delete netns %s: %w", name, err)
+	}
+	return nil
+}
+
+// NetnsExists reports whether the named namespace name exists.
+func NetnsExists(name string) bool {
+	_, err := os.Stat(filepath.Join(NetnsDir, name))
+	return err == nil
+}
+
+// onLockedThread runs fn on a locked OS thread and puts the thread back in
+// the namespace it started in. If that fails the thread stays locked, so
+// the runtime discards it with the goroutine instead of reusing a thread in
+// the wrong namespace.
+func onLockedThread(fn func() error) error {
+	errc := make(chan error, 1)
+	go func() {
+		runtime.LockOSThread()
+		orig, err := netns.Get()
+		if err != nil {
+			errc <- fmt.Errorf("current netns: %w", err)
+			return // the locked thread dies with the goroutine
+		}
+		defer orig.Close()
+		ferr := fn()
+		if err := netns.Set(orig); err != nil {
+			errc <- errors.Join(ferr, fmt.Errorf("restore netns: %w", err))
+			return // left locked: the thread is not reused
+		}
+		runtime.UnlockOSThread()
+		errc <- ferr
+	}()
+	return <-errc
+}
+
+// Veth is one end of a veth pair: its name inside namespace NS (0 for the
+// namespace of the caller).
+type Veth struct {
+	Name string
+	NS   netns.NsHandle
+}
+
+// CreateVeth creates a veth pair with ends a and b, each moved into its
+// namespace and brought up. Like containerlab, it creates the pair in the
+// caller's namespace under temporary names, moves each end, and renames it
+// there, so names may repeat across namespaces. On error nothing is left.
+func CreateVeth(a, b Veth, tmpPrefix string) (err error) {
+	tmpA, tmpB := tmpPrefix+"a", tmpPrefix+"b"
+	if len(tmpA) > 15 || len(a.Name) > 15 || len(b.Name) > 15 {
+		return fmt.Errorf("create veth %s-%s: interface names are at most 15 bytes", a.Name, b.Name)
+	}
+	la := &netlink.Veth{LinkAttrs: netlink.LinkAttrs{Name: tmpA}, PeerName: tmpB}
+	if err := netlink.LinkAdd(la); err != nil {
+		return fmt.Errorf("create veth %s-%s: %w", a.Name, b.Name, err)
+	}
+	defer func() {
+		if err != nil { // deleting one end deletes the pair, wherever it is
+			for _, end := range []struct {
+				name string
+				ns   netns.NsHandle
+			}{{tmpA, 0}, {a.Name, a.NS}, {tmpA, a.NS}} {
+				if h, herr := handle(end.ns); herr == nil {
+					if l, lerr := h.LinkByName(end.name); lerr == nil {
+						h.LinkDel(l)
+					}
+					h.Close()
+				}
+			}
+		}
+	}()
+	for _, end := range []struct {
+		tmp string
+		v   Veth
+	}{{tmpA, a}, {tmpB, b}} {
+		if err := moveAndRename(end.tmp, end.v); err != nil {
+			return fmt.Errorf("create veth %s-%s: %w", a.Name, b.Name, err)
+		}
+	}
+	return nil
+}
+
+// handle returns a netlink handle in ns (0: the caller's namespace).
+func handle(ns netns.NsHandle) (*netlink.Handle, error) {
+	if ns == 0 {
+		return netlink.NewHandle()
+	}
+	return netlink.NewHandleAt(ns)
+}
+
+func moveAndRename(tmp string, v Veth) error {
+	l, err := netlink.LinkByName(tmp)
+	if err != nil {
+		return fmt.Errorf("find %s: %w", tmp, err)
+	}
+	if v.NS != 0 {
+		if err := netlink.LinkSetNsFd(l, int(v.NS)); err != nil {
+			return fmt.Errorf("move %s: %w", tmp, err)
+		}
+	}
+	h, err := handle(v.NS)
+	if err != nil {
+		return err
+	}
+	defer h.Close()
+	if l, err = h.LinkByName(tmp); err != nil {
+		return fmt.Errorf("find %s after the move: %w", tmp, err)
+	}
+	if err := h.LinkSetName(l, v.Name); err != nil {
+		return fmt.Errorf("rename %s to %s: %w", tmp, v.Name, err)
+	}
+	if err := h.LinkSetUp(l); err != nil {
+		return fmt.Errorf("set %s up: %w", v.Name, err)
+	}
+	return nil
+}
