@@ -10,9 +10,11 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
+	"unsafe"
 
 	"github.com/vishvananda/netlink"
 	"github.com/vishvananda/netns"
+	"golang.org/x/sys/unix"
 )
 
 // NetnsDir is where named network namespaces are bound, as `ip netns` does.
@@ -163,5 +165,72 @@ func moveAndRename(tmp string, v Veth) error {
 	if err := h.LinkSetUp(l); err != nil {
 		return fmt.Errorf("set %s up: %w", v.Name, err)
 	}
+	if err := txChecksumOff(v); err != nil {
+		return fmt.Errorf("turn TX checksum offload off on %s: %w", v.Name, err)
+	}
 	return nil
+}
+
+// ethtool ioctl constants (linux/ethtool.h).
+const (
+	ethtoolGTXCSUM = 0x16 // get TX checksum offload
+	ethtoolSTXCSUM = 0x17 // set TX checksum offload
+)
+
+// ethtoolValue is struct ethtool_value.
+type ethtoolValue struct {
+	cmd  uint32
+	data uint32
+}
+
+// ifreqData is struct ifreq with a pointer in its union, as SIOCETHTOOL
+// takes it.
+type ifreqData struct {
+	name [unix.IFNAMSIZ]byte
+	data unsafe.Pointer
+	_    [24 - unsafe.Sizeof(unsafe.Pointer(nil))]byte
+}
+
+// txChecksumOff turns TX checksum offload off on v, inside its namespace:
+// a veth that carries frames written to raw sockets would otherwise pass
+// them on with checksums never filled in.
+func txChecksumOff(v Veth) error {
+	return ethtool(v, ethtoolSTXCSUM, 0, nil)
+}
+
+// TXChecksumOffload reports whether TX checksum offload is on for v.
+func TXChecksumOffload(v Veth) (bool, error) {
+	var on uint32
+	err := ethtool(v, ethtoolGTXCSUM, 0, &on)
+	return on != 0, err
+}
+
+func ethtool(v Veth, cmd, data uint32, out *uint32) error {
+	run := func() error {
+		fd, err := unix.Socket(unix.AF_INET, unix.SOCK_DGRAM|unix.SOCK_CLOEXEC, 0)
+		if err != nil {
+			return err
+		}
+		defer unix.Close(fd)
+		val := ethtoolValue{cmd: cmd, data: data}
+		var req ifreqData
+		copy(req.name[:], v.Name)
+		req.data = unsafe.Pointer(&val)
+		if _, _, errno := unix.Syscall(unix.SYS_IOCTL, uintptr(fd), unix.SIOCETHTOOL, uintptr(unsafe.Pointer(&req))); errno != 0 {
+			return errno
+		}
+		if out != nil {
+			*out = val.data
+		}
+		return nil
+	}
+	if v.NS == 0 {
+		return run()
+	}
+	return onLockedThread(func() error {
+		if err := netns.Set(v.NS); err != nil {
+			return err
+		}
+		return run()
+	})
 }

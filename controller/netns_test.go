@@ -81,6 +81,9 @@ func TestVethBetweenNamespaces(t *testing.T) {
 		if l.Type() != "veth" || l.Attrs().Flags&1 == 0 { // net.FlagUp
 			t.Errorf("eth1 is %s with flags %v, want an up veth", l.Type(), l.Attrs().Flags)
 		}
+		if on, err := TXChecksumOffload(Veth{Name: "eth1", NS: ns}); err != nil || on {
+			t.Errorf("TX checksum offload on=%v err=%v, want off", on, err)
+		}
 		h.Close()
 	}
 	for _, n := range []string{tmp + "a", tmp + "b"} {
