@@ -17,25 +17,6 @@ import (
 	"graphcc/topo"
 )
 
-// RunContext is Run that stops early when ctx is done: it checks ctx every
-// 2^14 events (a few milliseconds of work) and then returns an error that
-// wraps context.Cause(ctx) and says how far the run got.
-func RunContext(ctx context.Context, cfg Config) (*Result, error) {
-	s, err := New(cfg)
-	if err != nil {
-		return nil, err
-	}
-	const checkEvery = 1 << 14
-	first := s.Now()
-	for n := 0; s.Step(); n++ {
-		if n%checkEvery == 0 && ctx.Err() != nil {
-			return nil, fmt.Errorf("interrupted at %.3f ms simulated: %w",
-				float64(s.Now()-first)/float64(topo.Millisecond), context.Cause(ctx))
-		}
-	}
-	return s.Result()
-}
-
 // PolicyFactory builds the ECN control of one run: a fresh policy for
 // fabric f of scenario sc at seed (it must share no state with the policies
 // of other runs, which run concurrently), and the initial ECN setting of

@@ -2,6 +2,7 @@ package replay
 
 import (
 	"bufio"
+	"context"
 	"errors"
 	"fmt"
 	"io"
@@ -77,11 +78,24 @@ type Result struct {
 
 // Run simulates cfg until every flow has finished (or cfg.Until).
 func Run(cfg Config) (*Result, error) {
+	return RunContext(context.Background(), cfg)
+}
+
+// RunContext is Run that stops early when ctx is done: it checks ctx every
+// 2^14 events (a few milliseconds of work) and then returns an error that
+// wraps context.Cause(ctx) and says how far the run got.
+func RunContext(ctx context.Context, cfg Config) (*Result, error) {
 	s, err := New(cfg)
 	if err != nil {
 		return nil, err
 	}
-	for s.Step() {
+	const checkEvery = 1 << 14
+	first := s.Now()
+	for n := 0; s.Step(); n++ {
+		if n%checkEvery == 0 && ctx.Err() != nil {
+			return nil, fmt.Errorf("interrupted at %.3f ms simulated: %w",
+				float64(s.Now()-first)/float64(topo.Millisecond), context.Cause(ctx))
+		}
 	}
 	return s.Result()
 }

@@ -1,7 +1,6 @@
 package main
 
 import (
-	"bytes"
 	"context"
 	"fmt"
 	"io"
@@ -151,13 +150,15 @@ func (o *trainOpts) run(ctx context.Context, cmd *cobra.Command, log *slog.Logge
 
 // writeCurve writes the training curve as CSV.
 func writeCurve(w io.Writer, stats []gnn.EpisodeStats) error {
-	var b bytes.Buffer
-	b.WriteString("episode,epsilon,mean_reward,loss,updates,slowdown\n")
-	for _, s := range stats {
-		fmt.Fprintf(&b, "%d,%.4f,%.6f,%.6f,%d,%.4f\n", s.Episode, s.Epsilon, s.MeanReward, s.Loss, s.Updates, s.Slowdown)
+	if _, err := io.WriteString(w, "episode,epsilon,mean_reward,loss,updates,slowdown\n"); err != nil {
+		return err
 	}
-	_, err := w.Write(b.Bytes())
-	return err
+	for _, s := range stats {
+		if _, err := fmt.Fprintf(w, "%d,%.4f,%.6f,%.6f,%d,%.4f\n", s.Episode, s.Epsilon, s.MeanReward, s.Loss, s.Updates, s.Slowdown); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // writeCurvePNG draws mean reward, loss and the finished flows' mean
