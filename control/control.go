@@ -71,24 +71,25 @@ func Alibaba(rate int64) ECN {
 
 // PortSample is the telemetry of one egress port over one control interval.
 type PortSample struct {
-	TxBytes     int64 // bytes that finished serialization in the interval
-	MarkedBytes int64 // of those, bytes of packets marked CE at this port
-	QueueBytes  int64 // bytes queued at the end of the interval (-1 where the fabric cannot tell)
-	EnqPackets  int64 // packets enqueued in the interval
-	EnqDepthSum int64 // sum over those packets of the queued bytes each met on arrival
-	EnqDepthMax int64 // largest queued bytes a packet met on arrival in the interval
+	TxBytes     int64     // bytes that finished serialization in the interval
+	MarkedBytes int64     // of those, bytes of packets marked CE at this port
+	QueueBytes  int64     // bytes queued at the end of the interval (-1 where the fabric cannot tell)
+	EnqDepthMax int64     // largest queued bytes a packet met on arrival in the interval (-1 where the fabric cannot tell)
+	EnqHist     DepthHist // the queue depth, in packets, each packet enqueued in the interval met on arrival
 }
 
-// QueueFeature is the queue length the policies see: the mean depth, in
-// bytes, that packets met at enqueue during the interval, or 0 if none arrived.
-// It is the one definition both fabrics can compute: the simulator knows each
-// packet's depth, the testbed derives it from a per-port depth histogram
-// counted in the P4 pipeline.
-func (s PortSample) QueueFeature() float64 {
-	if s.EnqPackets == 0 {
-		return 0
-	}
-	return float64(s.EnqDepthSum) / float64(s.EnqPackets)
+// EnqPackets returns the packets enqueued at the port in the interval.
+func (s *PortSample) EnqPackets() int64 { return s.EnqHist.Count() }
+
+// QueueFeature is the queue length the policies see, in bytes: the mean
+// depth that packets met at enqueue during the interval, measured in packets
+// on the DepthHist buckets and converted at QueuePacketBytes per packet, or 0
+// if no packet arrived (see DepthHist.Mean). It is the one definition both
+// fabrics compute identically: the simulator fills the histogram with each
+// packet's depth, the testbed reads it from per-port counters that the P4
+// pipeline increments at enqueue (BMv2's enq_qdepth, in packets).
+func (s *PortSample) QueueFeature() float64 {
+	return s.EnqHist.Mean() * QueuePacketBytes
 }
 
 // Utilization returns the fraction of the port's rate used in an interval of

@@ -59,7 +59,10 @@ func TestAlibabaScalesWithRate(t *testing.T) {
 }
 
 func TestPortSampleFeatures(t *testing.T) {
-	s := PortSample{TxBytes: 312_500, MarkedBytes: 31_250, EnqPackets: 4, EnqDepthSum: 4000}
+	s := PortSample{TxBytes: 312_500, MarkedBytes: 31_250}
+	for range 4 {
+		s.EnqHist.Add(3)
+	}
 	dt := 100 * topo.Microsecond
 	if u := s.Utilization(25*topo.Gbps, dt); math.Abs(u-1) > 1e-12 {
 		t.Errorf("utilization %v, want 1", u)
@@ -67,10 +70,10 @@ func TestPortSampleFeatures(t *testing.T) {
 	if m := s.MarkingRate(25*topo.Gbps, dt); math.Abs(m-0.1) > 1e-12 {
 		t.Errorf("marking rate %v, want 0.1", m)
 	}
-	if q := s.QueueFeature(); q != 1000 {
-		t.Errorf("queue feature %v, want 1000", q)
+	if q := s.QueueFeature(); q != 3*QueuePacketBytes {
+		t.Errorf("queue feature %v, want %v", q, 3*QueuePacketBytes)
 	}
-	if q := (PortSample{}).QueueFeature(); q != 0 {
+	if q := new(PortSample).QueueFeature(); q != 0 {
 		t.Errorf("idle queue feature %v, want 0", q)
 	}
 }

@@ -33,11 +33,22 @@ func bytesAt(x float64, rate int64) int64 {
 func sample(u, m float64, q int64, rate int64) control.PortSample {
 	s := control.PortSample{TxBytes: bytesAt(u, rate), MarkedBytes: bytesAt(m, rate)}
 	if q > 0 {
-		s.EnqPackets = 4
-		s.EnqDepthSum = 4 * q
+		s.EnqHist = histOf(q)
 		s.EnqDepthMax = q
 	}
 	return s
+}
+
+// histOf returns an enqueue-depth histogram whose QueueFeature is q bytes
+// (to within rounding), for q up to the last bucket's middle (about 3.7 MB;
+// larger q give that): 2q packets in the last bucket and the rest of
+// QueuePacketBytes × 2·DepthMid(last) packets at depth 0.
+func histOf(q int64) (h control.DepthHist) {
+	last := control.DepthBuckets - 1
+	n := control.QueuePacketBytes * int64(2*control.DepthMid(last))
+	hi := min(2*q, n)
+	h[last], h[0] = hi, n-hi
+	return h
 }
 
 func near(a, b float64) bool { return math.Abs(a-b) <= 1e-12 }

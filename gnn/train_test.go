@@ -46,48 +46,78 @@ func tinyTrain(kind string, seed uint64, ep func(uint64) (*topo.Fabric, []replay
 	return c
 }
 
-// TestTrainFindsLowThresholds trains on a fabric with one congested port,
-// where the reward (short queue, full link) is highest with the lowest
-// marking thresholds, and checks the greedy policy picks them there.
-func TestTrainFindsLowThresholds(t *testing.T) {
+// TestTrainFindsGoodThresholds trains on a fabric with one congested port
+// and checks that the greedy policy earns, on that port, a mean reward close
+// to the best fixed setting's (found by trying all 120 on the same flows) and
+// far above the static Alibaba thresholds'. On this fabric the reward (short
+// queue, full link) is highest with low thresholds and aggressive marking:
+// kmin 2 KB, kmax 16 KB, pmax 1 earns about 0.93, static about 0.49. Many of
+// the 120 settings do well here, so an untrained network often does too; the
+// test pins that training finds one of the good ones, not that it is needed.
+func TestTrainFindsGoodThresholds(t *testing.T) {
 	if testing.Short() {
 		t.Skip("trains a model")
 	}
 	ep := tinyEpisode(t)
-	for _, kind := range []string{"graphcc"} {
-		res, err := Train(context.Background(), tinyTrain(kind, 1, ep))
-		if err != nil {
-			t.Fatal(err)
-		}
-		f, flows, _ := ep(0)
-		var port topo.PortID = -1
-		for _, p := range f.Agents() {
-			if f.Ports[p].Dst == 0 {
-				port = p
-			}
-		}
-		var acts []int
-		if kind == "graphcc" {
-			pol := NewGraphCC(res.Model, f, FeatureConfig{})
-			run(t, f, flows, pol)
-			acts = pol.LastActions()
-		} else {
-			pol, err := NewACCFrom(res.ACC, f, FeatureConfig{})
-			if err != nil {
-				t.Fatal(err)
-			}
-			run(t, f, flows, pol)
-			acts = pol.LastActions()
-		}
-		i := slices.Index(f.Agents(), port)
-		kmin, kmax, pmax := ActionLevels(acts[i])
-		last := res.Stats[len(res.Stats)-1]
-		t.Logf("%s: bottleneck action kmin %d kmax %d pmax %v; first reward %.3f last %.3f loss %.4f",
-			kind, kmin, kmax, pmax, res.Stats[0].MeanReward, last.MeanReward, last.Loss)
-		if kmax > 64 {
-			t.Errorf("%s: the congested port's learned kmax is %d KB, want at most 64", kind, kmax)
+	f, flows, _ := ep(0)
+	var port topo.PortID = -1
+	for _, p := range f.Agents() {
+		if f.Ports[p].Dst == 0 {
+			port = p
 		}
 	}
+	static := meanReward(t, f, flows, port, control.Static{})
+	best, bestAction := -1.0, -1
+	for a := range NumActions {
+		if r := meanReward(t, f, flows, port, fixedAction{port, Action(a, f.Ports[port].Rate)}); r > best {
+			best, bestAction = r, a
+		}
+	}
+	res, err := Train(context.Background(), tinyTrain("graphcc", 1, ep))
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := meanReward(t, f, flows, port, NewGraphCC(res.Model, f, FeatureConfig{}))
+	t.Logf("mean reward on the congested port: trained %.3f, best fixed %.3f (%v), static %.3f",
+		got, best, Action(bestAction, f.Ports[port].Rate), static)
+	if got < best-0.15 || got < static+0.25 {
+		t.Errorf("trained policy's mean reward %.3f: want at least best fixed - 0.15 = %.3f and static + 0.25 = %.3f",
+			got, best-0.15, static+0.25)
+	}
+}
+
+// fixedAction sets one port to a fixed setting.
+type fixedAction struct {
+	port topo.PortID
+	e    control.ECN
+}
+
+func (p fixedAction) Decide(_ *control.Telemetry, ecn []control.ECN) { ecn[p.port] = p.e }
+
+// rewardProbe runs pol and sums port's reward at every control interval.
+type rewardProbe struct {
+	pol  control.Policy
+	port []topo.PortID
+	fz   *Featurizer
+	r    []float64
+	n    int
+	sum  float64
+}
+
+func (p *rewardProbe) Decide(t *control.Telemetry, ecn []control.ECN) {
+	p.fz.Observe(t)
+	Reward(p.r, p.fz, p.port, Convex, DefaultWeightQ)
+	p.sum += p.r[0]
+	p.n++
+	p.pol.Decide(t, ecn)
+}
+
+// meanReward returns port's mean reward over 5 ms of flows under pol.
+func meanReward(t *testing.T, f *topo.Fabric, flows []replay.Flow, port topo.PortID, pol control.Policy) float64 {
+	t.Helper()
+	pr := &rewardProbe{pol: pol, port: []topo.PortID{port}, fz: NewFeaturizer(f, FeatureConfig{}), r: make([]float64, 1)}
+	run(t, f, flows, pr)
+	return pr.sum / float64(pr.n)
 }
 
 // run simulates 5 ms of flows under pol.

@@ -139,6 +139,7 @@ type port struct {
 
 	qHead, qTail     int32 // data queue (at a host: the ACK queue)
 	qBytes           int64
+	qPkts            int64 // packets in the data queue (switch ports)
 	ctlHead, ctlTail int32 // PFC frames waiting to be sent
 	lHead, lTail     int32 // packets on the wire
 
@@ -153,7 +154,7 @@ type port struct {
 	pausing   bool // dst has sent PAUSE over the reverse port
 
 	// telemetry of the current interval
-	tx, marked, enq, enqSum, enqMax int64
+	tx, marked, enqMax int64
 }
 
 type switchState struct {
@@ -218,7 +219,8 @@ type Sim struct {
 	pkts    []packet
 	freePkt int32
 	ecn     []control.ECN
-	tel     control.Telemetry
+	tel     control.Telemetry // its EnqHist fill as packets are enqueued, if telOn
+	telOn   bool              // a policy or a trace reads the telemetry
 	trace   *bufio.Writer
 	samples []int64 // egress queue bytes of every switch port at every tick
 
@@ -291,6 +293,7 @@ func New(cfg Config) (*Sim, error) {
 	}
 	s.agents = f.Agents()
 	s.tel = control.Telemetry{Interval: s.interval, Ports: make([]control.PortSample, len(f.Ports))}
+	s.telOn = cfg.Policy != nil || cfg.Trace != nil
 	if cfg.Trace != nil {
 		s.trace = bufio.NewWriter(cfg.Trace)
 		if _, err := s.trace.WriteString(TraceHeader + "\n"); err != nil {
@@ -650,20 +653,18 @@ func (s *Sim) kick(p topo.PortID) {
 // ---- control loop ----
 
 // TraceHeader is the header line of the per-port telemetry CSV.
-const TraceHeader = "time_us,port,src,dst,rate_gbps,tx_bytes,marked_bytes,queue_bytes,enq_packets,enq_depth_mean,enq_depth_max,kmin,kmax,pmax"
+const TraceHeader = "time_us,port,src,dst,rate_gbps,tx_bytes,marked_bytes,queue_bytes,enq_packets,queue_feature_bytes,enq_depth_max,kmin,kmax,pmax"
 
 func (s *Sim) tick() {
 	for _, p := range s.agents {
 		s.samples = append(s.samples, s.ports[p].qBytes)
 	}
-	if s.cfg.Policy != nil || s.trace != nil {
+	if s.telOn {
 		s.tel.Now = s.now
 		for i := range s.ports {
 			pt := &s.ports[i]
-			s.tel.Ports[i] = control.PortSample{
-				TxBytes: pt.tx, MarkedBytes: pt.marked, QueueBytes: pt.qBytes,
-				EnqPackets: pt.enq, EnqDepthSum: pt.enqSum, EnqDepthMax: pt.enqMax,
-			}
+			ps := &s.tel.Ports[i] // EnqHist filled by forward
+			ps.TxBytes, ps.MarkedBytes, ps.QueueBytes, ps.EnqDepthMax = pt.tx, pt.marked, pt.qBytes, pt.enqMax
 		}
 		if s.trace != nil {
 			s.writeTrace()
@@ -680,7 +681,12 @@ func (s *Sim) tick() {
 	}
 	for i := range s.ports {
 		pt := &s.ports[i]
-		pt.tx, pt.marked, pt.enq, pt.enqSum, pt.enqMax = 0, 0, 0, 0, 0
+		pt.tx, pt.marked, pt.enqMax = 0, 0, 0
+	}
+	if s.telOn {
+		for i := range s.tel.Ports {
+			s.tel.Ports[i].EnqHist = control.DepthHist{}
+		}
 	}
 	if s.cfg.Progress != nil {
 		s.cfg.Progress(s.now, s.done, len(s.cfg.Flows))
@@ -693,11 +699,11 @@ func (s *Sim) tick() {
 
 func (s *Sim) writeTrace() {
 	w := s.trace
-	for i, ps := range s.tel.Ports {
-		pt := &s.ports[i]
+	for i := range s.tel.Ports {
+		ps, pt := &s.tel.Ports[i], &s.ports[i]
 		fmt.Fprintf(w, "%.1f,%d,%s,%s,%g,%d,%d,%d,%d,%.1f,%d,%d,%d,%g\n",
 			float64(s.now)/float64(topo.Microsecond), i, s.f.Nodes[pt.src].Name, s.f.Nodes[pt.dst].Name,
 			float64(pt.rate)/float64(topo.Gbps), ps.TxBytes, ps.MarkedBytes, ps.QueueBytes,
-			ps.EnqPackets, ps.QueueFeature(), ps.EnqDepthMax, pt.kmin, pt.kmax, pt.pmax)
+			ps.EnqPackets(), ps.QueueFeature(), ps.EnqDepthMax, pt.kmin, pt.kmax, pt.pmax)
 	}
 }

@@ -30,13 +30,14 @@ func (s *Sim) forward(in topo.PortID, i int32) {
 	s.checkPause(sw, in) // may grow the packet slab: pk is not used after
 
 	op := &s.ports[out]
-	depth := op.qBytes
-	op.enq++
-	op.enqSum += depth
-	if depth > op.enqMax {
-		op.enqMax = depth
+	if s.telOn {
+		s.tel.Ports[out].EnqHist.Add(op.qPkts)
+	}
+	if op.qBytes > op.enqMax {
+		op.enqMax = op.qBytes
 	}
 	op.qBytes += size
+	op.qPkts++
 	s.pkts[i].next = -1
 	if op.qTail < 0 {
 		op.qHead = i
@@ -76,6 +77,7 @@ func (s *Sim) switchSend(p topo.PortID) {
 	pk := &s.pkts[i]
 	size := int64(pk.size)
 	pt.qBytes -= size
+	pt.qPkts--
 	sw := &s.sws[pt.src]
 	in := pk.in
 	s.unadmit(sw, in, size)
