@@ -41,3 +41,12 @@ vet:
 clean:
 	rm -rf bin
 	$(GO) clean -testcache
+
+# The P4 program: p4c-bm2-ss (p4lang/p4c, on PATH) compiles p4src/graphcc.p4
+# into the BMv2 JSON and the P4Info (text) beside it.
+P4C       ?= p4c-bm2-ss
+P4SRC_DIR ?= p4src
+
+.PHONY: p4
+p4:
+	$(P4C) --arch v1model --std p4-16 --p4runtime-files $(P4SRC_DIR)/graphcc.p4info.txtpb -o $(P4SRC_DIR)/graphcc.json $(P4SRC_DIR)/graphcc.p4

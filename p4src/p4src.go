@@ -1,0 +1,114 @@
+// Package p4src is the testbed's P4_16 program for BMv2 simple_switch_grpc
+// (v1model): IPv4 forwarding with ECMP, per-egress-port ECN marking with the
+// simulator's RED rule, and per-port telemetry counters. It carries the
+// source and the P4Info names of everything the controller programs or
+// reads, so Go code never spells a name twice.
+//
+// `make p4` compiles graphcc.p4 with p4c-bm2-ss into graphcc.json (the BMv2
+// configuration) and graphcc.p4info.txtpb (the P4Info, text format).
+package p4src
+
+import _ "embed"
+
+// Source is the P4_16 program, graphcc.p4.
+//
+//go:embed graphcc.p4
+var Source string
+
+// Fully qualified P4Info names: p4c prefixes a control's tables, actions and
+// counters with the control's type name; match fields are named by their
+// @name annotations; action parameters by their declarations.
+const (
+	// TableIPv4Route maps a destination address (LPM, one /32 per host) to
+	// ActionSetPort or ActionSetGroup; a miss drops.
+	TableIPv4Route = "GraphccIngress.ipv4_route"
+	// FieldDstAddr is TableIPv4Route's key: the IPv4 destination, 32 bits.
+	FieldDstAddr = "dst_addr"
+
+	// TableECMPGroup maps (group, member) to ActionSetPort.
+	TableECMPGroup = "GraphccIngress.ecmp_group"
+	// FieldGroup is TableECMPGroup's group id key, 16 bits.
+	FieldGroup = "group"
+	// FieldMember is TableECMPGroup's member index key, 16 bits: the 5-tuple
+	// hash modulo the group's size.
+	FieldMember = "member"
+
+	// ActionSetPort sends the packet out of BMv2 port ParamPort.
+	ActionSetPort = "GraphccIngress.set_port"
+	// ParamPort is ActionSetPort's egress port, PortBits wide.
+	ParamPort = "port"
+
+	// ActionSetGroup selects ECMP group ParamGroup of ParamGroupSize members.
+	ActionSetGroup = "GraphccIngress.set_group"
+	// ParamGroup is ActionSetGroup's group id, 16 bits.
+	ParamGroup = "group"
+	// ParamGroupSize is ActionSetGroup's member count, 16 bits.
+	ParamGroupSize = "group_size"
+
+	// ActionDrop is the forwarding tables' default action.
+	ActionDrop = "GraphccIngress.drop"
+
+	// TableECNSettings holds one entry per egress port with ActionSetECN: the
+	// port's RED setting. A port without an entry never marks.
+	TableECNSettings = "GraphccEgress.ecn_settings"
+	// FieldEgressPort is TableECNSettings's key, standard_metadata.egress_port,
+	// PortBits wide.
+	FieldEgressPort = "egress_port"
+
+	// ActionSetECN sets a port's kmin and kmax in bytes (KBytesBits each) and
+	// pmax as a fraction of PMaxOne (PMaxBits).
+	ActionSetECN = "GraphccEgress.set_ecn"
+	// ParamKMinBytes is ActionSetECN's kmin in bytes.
+	ParamKMinBytes = "kmin_bytes"
+	// ParamKMaxBytes is ActionSetECN's kmax in bytes.
+	ParamKMaxBytes = "kmax_bytes"
+	// ParamPMaxFixed is ActionSetECN's pmax times PMaxOne.
+	ParamPMaxFixed = "pmax_fixed"
+
+	// TableDepthBucket maps standard_metadata.enq_qdepth (packets, a range
+	// key) to ActionSetDepthBucket: one entry per control.DepthHist bucket.
+	TableDepthBucket = "GraphccEgress.depth_bucket"
+	// FieldEnqQdepth is TableDepthBucket's range key, DepthBits wide.
+	FieldEnqQdepth = "enq_qdepth"
+	// ActionSetDepthBucket selects histogram bucket ParamBucket.
+	ActionSetDepthBucket = "GraphccEgress.set_depth_bucket"
+	// ParamBucket is ActionSetDepthBucket's bucket, 8 bits.
+	ParamBucket = "bucket"
+
+	// ActionNoAction is p4c's NoAction, the egress tables' default.
+	ActionNoAction = "NoAction"
+
+	// CounterRxPort counts packets and bytes received per ingress port
+	// (index: BMv2 port number).
+	CounterRxPort = "GraphccIngress.rx_port"
+	// CounterTxPort counts packets and bytes transmitted per egress port.
+	CounterTxPort = "GraphccEgress.tx_port"
+	// CounterMarkedPort counts packets and bytes an egress port marked CE.
+	CounterMarkedPort = "GraphccEgress.marked_port"
+	// CounterEnqDepth counts packets per (egress port, enqueue-depth bucket)
+	// at index port*DepthBuckets + bucket.
+	CounterEnqDepth = "GraphccEgress.enq_depth"
+)
+
+// Sizes and widths in graphcc.p4.
+const (
+	// PortSlots is the number of BMv2 port numbers the counter arrays cover,
+	// 0..PortSlots-1; packets on higher ports are forwarded but not counted.
+	PortSlots = 64
+	// DepthBuckets is the number of enqueue-depth histogram buckets per port;
+	// it equals control.DepthBuckets.
+	DepthBuckets = 24
+	// PortBits is the width of a BMv2 port number.
+	PortBits = 9
+	// DepthBits is the width of standard_metadata.enq_qdepth.
+	DepthBits = 19
+	// KBytesBits is the width of the kmin and kmax parameters.
+	KBytesBits = 32
+	// PMaxOne is pmax = 1 in ParamPMaxFixed's fixed point.
+	PMaxOne = 1 << 16
+	// PMaxBits is the width of ParamPMaxFixed (PMaxOne fits).
+	PMaxBits = 17
+	// QueuePacketBytes is the bytes per queued packet in the marking rule
+	// (QUEUE_PACKET_BYTES); it equals control.QueuePacketBytes.
+	QueuePacketBytes = 1048
+)
