@@ -5,6 +5,7 @@ import (
 	"slices"
 	"testing"
 
+	"graphcc/control"
 	"graphcc/topo"
 )
 
@@ -469,8 +470,42 @@ func nnBigClos(b *testing.B) *topo.Fabric {
 	return f
 }
 
-// nnBenchStep is one control step: Forward and argmax for every agent.
+// nnBenchStep is one control step of the GraphCC policy, GraphCC.Decide:
+// the Featurizer's Observe of a synthetic telemetry, the float32 fast path
+// (K = 2 rounds of message passing, readout, argmax: Inference.Greedy) and
+// the agents' ECN settings. It reports the useful multiply-adds per step
+// as GFLOP/s (2 flops each).
 func nnBenchStep(b *testing.B, f *topo.Fabric) {
+	g := NewGraphCC(NewModel(nnNewRand(1)), f, FeatureConfig{})
+	defer g.Inference().Close()
+	tel := nnBenchTelemetry(f, 2)
+	ecn := control.StaticSettings(f)
+	b.ReportAllocs()
+	for b.Loop() {
+		g.Decide(tel, ecn)
+	}
+	gr := f.Graph()
+	b.ReportMetric(float64(len(gr.Agent)), "ports")
+	b.ReportMetric(float64(len(g.Agents())), "agents")
+	b.ReportMetric(float64(len(gr.In)), "edges")
+	b.ReportMetric(float64(g.Inference().Workers()), "workers")
+	b.ReportMetric(2*float64(inferStepMACs(gr, DefaultShape()))*float64(b.N)/b.Elapsed().Seconds()/1e9, "GFLOP/s")
+}
+
+// nnBenchTelemetry is one interval's telemetry with random utilization,
+// marking rate and queue on every port.
+func nnBenchTelemetry(f *topo.Fabric, seed uint64) *control.Telemetry {
+	r := nnNewRand(seed)
+	tel := &control.Telemetry{Interval: testDt, Ports: make([]control.PortSample, len(f.Ports))}
+	for i := range tel.Ports {
+		tel.Ports[i] = sample(r.Float64(), r.Float64()/10, int64(r.IntN(300_000)), f.Ports[i].Rate)
+	}
+	return tel
+}
+
+// nnBenchForwardF64 is the float64 reference of the inference in a step:
+// Model.Greedy (Forward and argmax) on given features.
+func nnBenchForwardF64(b *testing.B, f *topo.Fabric) {
 	m := NewModel(nnNewRand(1))
 	g := f.Graph()
 	ws := NewWorkspace(m, g)
@@ -480,13 +515,15 @@ func nnBenchStep(b *testing.B, f *topo.Fabric) {
 	for b.Loop() {
 		m.Greedy(ws, x, actions)
 	}
-	b.ReportMetric(float64(len(g.Agent)), "ports")
-	b.ReportMetric(float64(len(ws.Agents())), "agents")
 	b.ReportMetric(float64(len(g.In)), "edges")
+	b.ReportMetric(2*float64(inferStepMACs(g, DefaultShape()))*float64(b.N)/b.Elapsed().Seconds()/1e9, "GFLOP/s")
 }
 
 func BenchmarkStepDefault(b *testing.B) { nnBenchStep(b, nnDefaultClos(b)) }
 func BenchmarkStep10k(b *testing.B)     { nnBenchStep(b, nnBigClos(b)) }
+
+func BenchmarkForwardF64Default(b *testing.B) { nnBenchForwardF64(b, nnDefaultClos(b)) }
+func BenchmarkForwardF64_10k(b *testing.B)    { nnBenchForwardF64(b, nnBigClos(b)) }
 
 // BenchmarkTrainStep is Forward + Backward with one taken action per agent
 // on the default Clos, the cost of one transition of a minibatch.

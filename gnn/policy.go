@@ -15,13 +15,16 @@ import (
 // port's rate). It is a control.Policy for the simulator and the testbed
 // alike; Decide does not allocate.
 //
+// Decide runs the model's float32 fast path (Inference), on a snapshot of
+// the model's parameters taken by NewGraphCC, Reset and Refresh: parameters
+// changed in place (training) take effect at the next of those.
+//
 // Like every control.Policy it serves one fabric run at a time; call Reset
 // before reusing it for a new run, so that the feature history starts from
-// zeros again. The model is used by reference: parameters changed in place
-// (training) take effect at the next Decide.
+// zeros again.
 type GraphCC struct {
 	m       *Model
-	ws      *Workspace
+	inf     *Inference
 	fz      *Featurizer
 	agents  []topo.PortID
 	rates   []int64 // per agent, bps
@@ -36,13 +39,13 @@ func NewGraphCC(m *Model, f *topo.Fabric, c FeatureConfig) *GraphCC {
 		panic(fmt.Sprintf("gnn: GraphCC policy needs a model of %d features and %d actions, got %d and %d",
 			NumFeatures, NumActions, m.Features, m.Actions))
 	}
-	ws := NewWorkspace(m, f.Graph())
-	agents := ws.Agents()
+	inf := NewInference(m, f.Graph(), 0)
+	agents := inf.Agents()
 	if !slices.Equal(agents, f.Agents()) {
-		panic("gnn: the workspace's agents are not the fabric's")
+		panic("gnn: the inference's agents are not the fabric's")
 	}
 	g := &GraphCC{
-		m: m, ws: ws, fz: NewFeaturizer(f, c), agents: agents,
+		m: m, inf: inf, fz: NewFeaturizer(f, c), agents: agents,
 		rates:   make([]int64, len(agents)),
 		actions: make([]int, len(agents)),
 	}
@@ -56,7 +59,7 @@ func NewGraphCC(m *Model, f *topo.Fabric, c FeatureConfig) *GraphCC {
 // setting into ecn.
 func (g *GraphCC) Decide(t *control.Telemetry, ecn []control.ECN) {
 	g.fz.Observe(t)
-	g.m.Greedy(g.ws, g.fz.Features(), g.actions)
+	g.inf.Greedy(g.fz.Features(), g.actions)
 	g.apply(ecn)
 }
 
@@ -68,8 +71,17 @@ func (g *GraphCC) apply(ecn []control.ECN) {
 	}
 }
 
-// Reset forgets the feature history, for a new run.
-func (g *GraphCC) Reset() { g.fz.Reset() }
+// Reset forgets the feature history, for a new run, and re-snapshots the
+// model's parameters.
+func (g *GraphCC) Reset() {
+	g.fz.Reset()
+	g.inf.Load(g.m)
+}
+
+// Refresh re-snapshots the model's parameters, so that changes made in
+// place since NewGraphCC, Reset or the last Refresh take effect at the next
+// Decide. It does not allocate.
+func (g *GraphCC) Refresh() { g.inf.Load(g.m) }
 
 // LastActions returns the action of every agent (in the order of Agents) at
 // the last Decide, all 0 before the first. The slice is the policy's own:
@@ -83,10 +95,10 @@ func (g *GraphCC) Agents() []topo.PortID { return g.agents }
 // Model returns the policy's model.
 func (g *GraphCC) Model() *Model { return g.m }
 
-// Workspace returns the workspace Decide runs the model in (its Q values are
-// those of the last Decide). Do not run another Forward on it between
+// Inference returns the fast path Decide runs the model on; its Q values
+// are those of the last Decide. Do not run another Greedy on it between
 // Decides if the Q values are needed.
-func (g *GraphCC) Workspace() *Workspace { return g.ws }
+func (g *GraphCC) Inference() *Inference { return g.inf }
 
 // Featurizer returns the policy's featurizer (its Features are those of the
 // last Decide).
@@ -155,7 +167,7 @@ func (x *Explorer) Decide(t *control.Telemetry, ecn []control.ECN) {
 		}
 	}
 	if x.Epsilon < 1 {
-		g.m.Greedy(g.ws, feat, g.actions)
+		g.inf.Greedy(feat, g.actions)
 	}
 	if x.Epsilon > 0 {
 		for i := range g.actions {

@@ -276,3 +276,76 @@ func TestNewGraphCCShapePanics(t *testing.T) {
 	}()
 	NewGraphCC(NewModelShape(s, nil), f, FeatureConfig{})
 }
+
+// TestGraphCCRefresh: Decide runs the parameters of NewGraphCC, Reset or
+// Refresh, not those changed in place since.
+func TestGraphCCRefresh(t *testing.T) {
+	f := topoDefault(t)
+	tel := &control.Telemetry{Interval: testDt, Ports: make([]control.PortSample, len(f.Ports))}
+	r := rand.New(rand.NewPCG(3, 3))
+	for i := range tel.Ports {
+		tel.Ports[i] = sample(r.Float64(), r.Float64()/10, int64(r.IntN(300000)), f.Ports[i].Rate)
+	}
+	ecn := control.StaticSettings(f)
+	first := func(g *GraphCC) []float32 { // Q of the first Decide of a run
+		g.fz.Reset()
+		g.Decide(tel, ecn)
+		return slices.Clone(g.Inference().Q())
+	}
+	m := seededModel(1)
+	g := NewGraphCC(m, f, FeatureConfig{})
+	q1 := first(g)
+	q2 := first(NewGraphCC(seededModel(2), f, FeatureConfig{}))
+	if slices.Equal(q1, q2) {
+		t.Fatal("models of seeds 1 and 2 have the same Q")
+	}
+	m.CopyFrom(seededModel(2))
+	if !slices.Equal(first(g), q1) {
+		t.Error("parameters changed in place took effect before Refresh")
+	}
+	g.Refresh()
+	if !slices.Equal(first(g), q2) {
+		t.Error("Refresh did not take the new parameters")
+	}
+	m.CopyFrom(seededModel(1))
+	g.Reset()
+	g.Decide(tel, ecn)
+	if !slices.Equal(g.Inference().Q(), q1) {
+		t.Error("Reset did not take the new parameters")
+	}
+}
+
+// TestGraphCCMatchesModel: GraphCC's greedy actions are the float64
+// model's wherever its best action is clear by more than float32 noise.
+func TestGraphCCMatchesModel(t *testing.T) {
+	f := topoDefault(t)
+	m := seededModel(4)
+	g := NewGraphCC(m, f, FeatureConfig{})
+	ws := NewWorkspace(m, f.Graph())
+	actions := make([]int, len(g.Agents()))
+	ecn := control.StaticSettings(f)
+	r := rand.New(rand.NewPCG(5, 5))
+	tel := &control.Telemetry{Interval: testDt, Ports: make([]control.PortSample, len(f.Ports))}
+	compared := 0
+	for range 5 {
+		for i := range tel.Ports {
+			tel.Ports[i] = sample(r.Float64(), r.Float64()/10, int64(r.IntN(300000)), f.Ports[i].Rate)
+		}
+		g.Decide(tel, ecn)
+		m.Greedy(ws, g.Featurizer().Features(), actions)
+		q := ws.Q()
+		for i, a := range g.LastActions() {
+			row := q[i*NumActions : (i+1)*NumActions]
+			if a == actions[i] {
+				compared++
+				continue
+			}
+			if d := row[actions[i]] - row[a]; d > 1e-5 {
+				t.Fatalf("agent %d: action %d, the float64 model's %d is better by %g", i, a, actions[i], d)
+			}
+		}
+	}
+	if compared < 5*len(actions)*9/10 {
+		t.Errorf("only %d of %d greedy actions agree", compared, 5*len(actions))
+	}
+}
