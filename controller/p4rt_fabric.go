@@ -1,0 +1,161 @@
+package controller
+
+import (
+	"context"
+	"fmt"
+
+	p4v1 "github.com/p4lang/p4runtime/go/p4/v1"
+	"golang.org/x/sync/errgroup"
+
+	"graphcc/control"
+)
+
+// FabricRuntime programs and reads every switch of a Plan through
+// P4Runtime, one Switch client per switch: the part of the control loop
+// that talks to BMv2. Every call works on all switches in parallel with
+// one batched request per switch, and fails naming the first switch that
+// failed. Not safe for concurrent use.
+type FabricRuntime struct {
+	plan     *Plan
+	info     *P4Info
+	switches []*Switch // by Plan.Switches index
+	tel      []*SwitchTelemetry
+	vals     [][]CounterValue // per switch, reused
+	query    [][]*p4v1.CounterEntry
+	ecn      []control.ECN // the settings the switches hold, by topo.PortID
+}
+
+// NewFabricRuntime returns the runtime of plan's fabric over switches,
+// connected clients in Plan.Switches order.
+func NewFabricRuntime(plan *Plan, info *P4Info, switches []*Switch) (*FabricRuntime, error) {
+	if len(switches) != len(plan.Switches) {
+		return nil, fmt.Errorf("fabric runtime: %d clients for %d switches", len(switches), len(plan.Switches))
+	}
+	r := &FabricRuntime{plan: plan, info: info, switches: switches}
+	for i := range plan.Switches {
+		t, err := NewSwitchTelemetry(info, plan, i)
+		if err != nil {
+			return nil, err
+		}
+		r.tel = append(r.tel, t)
+		r.query = append(r.query, t.Query())
+	}
+	r.vals = make([][]CounterValue, len(switches))
+	return r, nil
+}
+
+// Program pushes the pipeline (the P4Info and deviceConfig, BMv2's JSON)
+// to every switch and inserts its initial entries with the ECN settings
+// ecn (indexed by topo.PortID), one WriteRequest per switch. Telemetry
+// then counts from zero.
+func (r *FabricRuntime) Program(ctx context.Context, deviceConfig []byte, ecn []control.ECN) error {
+	updates := make([][]*p4v1.Update, len(r.switches))
+	for i := range r.switches {
+		entries, err := InitialEntries(r.info, r.plan, i, ecn)
+		if err != nil {
+			return err
+		}
+		updates[i] = Updates(p4v1.Update_INSERT, entries)
+	}
+	g, gctx := errgroup.WithContext(ctx)
+	for i, s := range r.switches {
+		g.Go(func() error {
+			if err := s.SetPipeline(gctx, r.info, deviceConfig); err != nil {
+				return err
+			}
+			return s.Write(gctx, updates[i]...)
+		})
+	}
+	if err := g.Wait(); err != nil {
+		return err
+	}
+	r.ecn = append(r.ecn[:0], ecn...)
+	for i := range r.plan.Switches {
+		t, err := NewSwitchTelemetry(r.info, r.plan, i) // counters restart with the pipeline
+		if err != nil {
+			return err
+		}
+		r.tel[i] = t
+	}
+	return nil
+}
+
+// ReadTelemetry reads every switch's counters (one ReadRequest each) and
+// writes the interval's samples of every switch port and host port into
+// dst, indexed by topo.PortID (len(dst) must be the fabric's port count).
+// On error dst is partly written and the switches that were read count
+// their next interval from this read.
+func (r *FabricRuntime) ReadTelemetry(ctx context.Context, dst []control.PortSample) error {
+	if len(dst) != len(r.plan.Fabric.Ports) {
+		return fmt.Errorf("fabric runtime: %d samples for %d ports", len(dst), len(r.plan.Fabric.Ports))
+	}
+	g, gctx := errgroup.WithContext(ctx)
+	for i, s := range r.switches {
+		g.Go(func() error {
+			vals, err := s.ReadCounters(gctx, r.vals[i][:0], r.query[i])
+			r.vals[i] = vals
+			if err != nil {
+				return err
+			}
+			return r.tel[i].Decode(dst, vals) // switches write disjoint ports
+		})
+	}
+	return g.Wait()
+}
+
+// SetECN writes the settings of ecn (indexed by topo.PortID) that differ
+// from what the switches hold: one WriteRequest of MODIFY updates per
+// switch with a change. It returns the number of entries written. The
+// settings of switches whose write failed stay as they were in ECN.
+func (r *FabricRuntime) SetECN(ctx context.Context, ecn []control.ECN) (int, error) {
+	if len(r.ecn) == 0 {
+		return 0, fmt.Errorf("fabric runtime: set ECN before Program")
+	}
+	updates := make([][]*p4v1.Update, len(r.switches))
+	n := 0
+	for i := range r.switches {
+		entries, err := ECNChanges(r.info, r.plan, i, r.ecn, ecn)
+		if err != nil {
+			return 0, err
+		}
+		updates[i] = Updates(p4v1.Update_MODIFY, entries)
+		n += len(entries)
+	}
+	// One switch's failure does not cancel the others' writes: the caller
+	// needs every switch that can be in a known state.
+	var g errgroup.Group
+	ok := make([]bool, len(r.switches))
+	for i, s := range r.switches {
+		if len(updates[i]) == 0 {
+			continue
+		}
+		g.Go(func() error {
+			if err := s.Write(ctx, updates[i]...); err != nil {
+				return err
+			}
+			ok[i] = true
+			return nil
+		})
+	}
+	err := g.Wait()
+	for i, sp := range r.plan.Switches {
+		if !ok[i] {
+			continue
+		}
+		for _, pp := range sp.Ports {
+			r.ecn[pp.Port] = ecn[pp.Port]
+		}
+	}
+	if err != nil {
+		return 0, err
+	}
+	return n, nil
+}
+
+// ECN returns the settings the switches hold, indexed by topo.PortID
+// (host ports carry whatever Program was given); the caller must not
+// modify it.
+func (r *FabricRuntime) ECN() []control.ECN { return r.ecn }
+
+// Switches returns the clients, in Plan.Switches order.
+func (r *FabricRuntime) Switches() []*Switch { return r.switches }
