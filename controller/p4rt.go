@@ -53,14 +53,17 @@ type Switch struct {
 
 // Dial connects to the P4Runtime server at target for device deviceID,
 // opens the stream channel and becomes the primary controller with
-// electionID (the highest election id of the device's clients is primary).
-// name names the switch in every error. opts are added to the defaults
-// (insecure transport credentials); the testbed dials inside a switch's
-// network namespace with grpc.WithContextDialer. A target without a scheme
-// reaches the dialer unresolved ("passthrough:///"). Dial fails if the
-// switch does not answer within ctx and ArbitrationTimeout, or if another
-// client is primary.
+// electionID (the highest election id of the device's clients is primary;
+// 0 is refused, as P4Runtime reserves it for backups). name names the
+// switch in every error. opts are added to the defaults (insecure transport
+// credentials); the testbed dials inside a switch's network namespace with
+// grpc.WithContextDialer. A target without a scheme reaches the dialer
+// unresolved ("passthrough:///"). Dial fails if the switch does not answer
+// within ctx and ArbitrationTimeout, or if another client is primary.
 func Dial(ctx context.Context, name, target string, deviceID, electionID uint64, opts ...grpc.DialOption) (*Switch, error) {
+	if electionID == 0 {
+		return nil, fmt.Errorf("switch %s: election id 0 cannot be primary", name)
+	}
 	if !strings.Contains(target, ":///") {
 		target = "passthrough:///" + target
 	}

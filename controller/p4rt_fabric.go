@@ -105,7 +105,9 @@ func (r *FabricRuntime) ReadTelemetry(ctx context.Context, dst []control.PortSam
 
 // SetECN writes the settings of ecn (indexed by topo.PortID) that differ
 // from what the switches hold: one WriteRequest of MODIFY updates per
-// switch with a change. It returns the number of entries written. The
+// switch with a change. It returns the number of entries written. A switch
+// that fails does not stop the others' writes (so after a switch dies,
+// SetECN with the static settings still restores every live switch); the
 // settings of switches whose write failed stay as they were in ECN.
 func (r *FabricRuntime) SetECN(ctx context.Context, ecn []control.ECN) (int, error) {
 	if len(r.ecn) == 0 {

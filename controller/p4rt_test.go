@@ -61,7 +61,10 @@ func TestArbitration(t *testing.T) {
 	if err == nil || !strings.Contains(err.Error(), "switch leaf0: not primary with election id 5 (primary holds 10)") {
 		t.Errorf("lower election id: %v", err)
 	}
-	// The wrong device is refused.
+	// Election id 0 and the wrong device are refused.
+	if _, err := Dial(ctx, "leaf0", addr, 1, 0); err == nil || !strings.Contains(err.Error(), "switch leaf0: election id 0") {
+		t.Errorf("election id 0: %v", err)
+	}
 	if _, err := Dial(ctx, "leaf0", addr, 2, 50); err == nil || !strings.Contains(err.Error(), "switch leaf0") {
 		t.Errorf("wrong device: %v", err)
 	}
