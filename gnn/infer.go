@@ -88,7 +88,7 @@ type inferWorker struct {
 	an  []float32 // a^{k+1}, H per row
 	bn  []float32 // b^{k+1}, H per row
 	q   []float32 // Actions per row
-	r   []float32 // the edge kernel's scratch: 4 rows of H
+	r   []float32 // the edge kernel's scratch: 8 rows of H
 	m   []float32 // one message, H
 }
 
@@ -205,7 +205,7 @@ func newInference(m *Model, g *topo.Graph, workers int, asm bool) *Inference {
 			an:  alignedFloat32s(inferChunk * H),
 			bn:  alignedFloat32s(inferChunk * H),
 			q:   alignedFloat32s(inferChunk * s.Actions),
-			r:   alignedFloat32s(4 * H),
+			r:   alignedFloat32s(8 * H),
 			m:   alignedFloat32s(H),
 		})
 	}

@@ -112,10 +112,10 @@ gemmstore:
 	RET
 
 // EDGEROW computes r[slot] = max(a + b[senders[idx]], 0) (24 floats) into
-// the scratch at byte offset off of R13, for the sender index in register
+// the scratch at byte offset off of base, for the sender index in register
 // idx, and ORs its bits into Y9..Y11. It uses AX and Y12..Y14; Y15 must be
 // zero.
-#define EDGEROW(idx, off) \
+#define EDGEROW(idx, base, off) \
 	MOVLQSX (BX)(idx*4), AX; \
 	LEAQ    (AX)(AX*2), AX; \
 	SHLQ    $5, AX; \
@@ -129,12 +129,48 @@ gemmstore:
 	VMAXPS  Y15, Y12, Y12; \
 	VMAXPS  Y15, Y13, Y13; \
 	VMAXPS  Y15, Y14, Y14; \
-	VMOVUPS Y12, off(R13); \
-	VMOVUPS Y13, off+32(R13); \
-	VMOVUPS Y14, off+64(R13); \
+	VMOVUPS Y12, off(base); \
+	VMOVUPS Y13, off+32(base); \
+	VMOVUPS Y14, off+64(base); \
 	VORPS   Y12, Y9, Y9; \
 	VORPS   Y13, Y10, Y10; \
 	VORPS   Y14, Y11, Y11
+
+// EDGEROWS computes into the scratch at base the four rows of r of the
+// batch whose first edge is R10+first (each edge past the last, R11,
+// replaced by the last) and into mask the inputs j at which some row is
+// not 0 (r >= +0, so the OR of the bits is zero exactly where all four
+// are +0). It uses AX, R9 and Y9..Y15.
+#define EDGEROWS(first, base, mask) \
+	VXORPS    Y15, Y15, Y15; \
+	VXORPS    Y9, Y9, Y9; \
+	VXORPS    Y10, Y10, Y10; \
+	VXORPS    Y11, Y11, Y11; \
+	LEAQ      first(R10), R9; \
+	EDGEROW(R9, base, 0); \
+	LEAQ      first+1(R10), R9; \
+	CMPQ      R9, R11; \
+	CMOVQGT   R11, R9; \
+	EDGEROW(R9, base, 96); \
+	LEAQ      first+2(R10), R9; \
+	CMPQ      R9, R11; \
+	CMOVQGT   R11, R9; \
+	EDGEROW(R9, base, 192); \
+	LEAQ      first+3(R10), R9; \
+	CMPQ      R9, R11; \
+	CMOVQGT   R11, R9; \
+	EDGEROW(R9, base, 288); \
+	VPCMPEQD  Y15, Y9, Y9; \
+	VPCMPEQD  Y15, Y10, Y10; \
+	VPCMPEQD  Y15, Y11, Y11; \
+	VMOVMSKPS Y9, mask; \
+	VMOVMSKPS Y10, AX; \
+	SHLQ      $8, AX; \
+	ORQ       AX, mask; \
+	VMOVMSKPS Y11, AX; \
+	SHLQ      $16, AX; \
+	ORQ       AX, mask; \
+	XORQ      $0xffffff, mask
 
 // FOLD folds the four edges' column block off (bytes) into the running
 // minimum at off(DI) and maximum at off+96(DI).
@@ -156,55 +192,40 @@ gemmstore:
 //   m = b2 + max(a + b[24u:24u+24], 0)·w2      (w2 is 24×24, input-major)
 // is folded into mnmx: mnmx[0:24] = min(mnmx[0:24], m) and mnmx[24:48] =
 // max(mnmx[24:48], m), elementwise. Edges go four at a time; a last partial
-// batch repeats the last sender, which min and max do not notice. r is
-// scratch for the batch's 4×24 r = max(a + b_u, 0). An input j at which
-// all four r are 0 adds nothing and is skipped (about half of them: a is
-// shared by the batch): only the rows of w2 in the batch's mask are read.
+// batch repeats the last sender, which min and max do not notice.
+//
+// An input j at which all four edges' r = max(a + b_u, 0) are 0 adds
+// nothing and is skipped (a third to a half of them: a is shared by the
+// batch), so only the rows of w2 in the batch's mask are read. The rows of
+// r and the mask of the next batch are computed before the current batch's
+// products, into the other half of the scratch r (2×4×24 floats): the
+// mispredicted exit of the data-dependent loop over the mask then does not
+// stall on them.
 TEXT ·edge24(SB), NOSPLIT, $0-64
 	MOVQ mnmx+0(FP), DI
 	MOVQ a+8(FP), SI
 	MOVQ b+16(FP), DX
 	MOVQ senders+24(FP), BX
-	MOVQ n+32(FP), CX
 	MOVQ w2+40(FP), R8
-	MOVQ r+56(FP), R13
-	XORQ R10, R10    // first edge of the batch
-	LEAQ -1(CX), R11 // last edge
+	MOVQ r+56(FP), R13    // r rows of the current batch
+	XORQ R10, R10         // first edge of the current batch
+	MOVQ n+32(FP), R11
+	DECQ R11              // last edge
+	EDGEROWS(0, R13, CX)  // CX: the next batch's mask
 
 edgebatch:
-	VXORPS  Y15, Y15, Y15
-	VXORPS  Y9, Y9, Y9
-	VXORPS  Y10, Y10, Y10
-	VXORPS  Y11, Y11, Y11
-	MOVQ    R10, R9
-	EDGEROW(R9, 0)
-	LEAQ    1(R10), R9
-	CMPQ    R9, R11
-	CMOVQGT R11, R9
-	EDGEROW(R9, 96)
-	LEAQ    2(R10), R9
-	CMPQ    R9, R11
-	CMOVQGT R11, R9
-	EDGEROW(R9, 192)
-	LEAQ    3(R10), R9
-	CMPQ    R9, R11
-	CMOVQGT R11, R9
-	EDGEROW(R9, 288)
+	MOVQ CX, R14          // the current batch's mask
+	MOVQ r+56(FP), R12
+	LEAQ 384(R12)(R12*1), R12
+	SUBQ R13, R12         // the other half of the scratch
+	CMPQ R10, R11
+	JGE  edgeinit         // no edge after R10+3
+	LEAQ 4(R10), AX
+	CMPQ AX, R11
+	JGT  edgeinit
+	EDGEROWS(4, R12, CX)
 
-	// R14 = the inputs j where some r[slot][j] != 0 (r >= +0, so the OR of
-	// the bits is zero exactly where all four are +0).
-	VPCMPEQD  Y15, Y9, Y9
-	VPCMPEQD  Y15, Y10, Y10
-	VPCMPEQD  Y15, Y11, Y11
-	VMOVMSKPS Y9, R14
-	VMOVMSKPS Y10, AX
-	SHLQ      $8, AX
-	ORQ       AX, R14
-	VMOVMSKPS Y11, AX
-	SHLQ      $16, AX
-	ORQ       AX, R14
-	XORQ      $0xffffff, R14
-
+edgeinit:
 	MOVQ    b2+48(FP), AX
 	VMOVUPS (AX), Y0
 	VMOVUPS 32(AX), Y1
@@ -257,9 +278,10 @@ edgefold:
 	FOLD(Y1, Y4, Y7, Y10, 32)
 	FOLD(Y2, Y5, Y8, Y11, 64)
 
+	MOVQ R12, R13
 	ADDQ $4, R10
-	CMPQ R10, CX
-	JLT  edgebatch
+	CMPQ R10, R11
+	JLE  edgebatch
 
 	VZEROUPPER
 	RET

@@ -165,7 +165,7 @@ func gemm(asm bool, y []float32, ldy int, x []float32, ldx, rows, in int, w []fl
 }
 
 // edges is edgeGo, run by the assembly kernel if asm is set, in which case
-// h must be 24 and r must hold 4×24 floats. It panics if a slice is too
+// h must be 24 and r must hold 8×24 floats. It panics if a slice is too
 // short. Every sender must index a row of b: the assembly does not check
 // (newInference checks every ingress port once, so that the kernel does
 // not compare each edge's index on every step).
@@ -178,7 +178,7 @@ func edges(asm bool, mnmx, a, b []float32, h int, senders []int32, w2, b2, r, m 
 		edgeGo(mnmx, a, b, h, senders, w2, b2, r, m)
 		return
 	}
-	if h != 24 || len(r) < 4*24 {
+	if h != 24 || len(r) < 8*24 {
 		panic(fmt.Sprintf("gnn: assembly edge kernel of width %d with %d floats of scratch", h, len(r)))
 	}
 	inf := float32(math.Inf(1))

@@ -444,7 +444,7 @@ func TestEdgeKernels(t *testing.T) {
 		for _, asm := range inferKernels() {
 			mnmx := inferRandF32(r, 2*h+4)
 			tail := slices.Clone(mnmx[2*h:])
-			edges(asm, mnmx, a, b, h, senders, w2, b2, make([]float32, 4*h), make([]float32, h))
+			edges(asm, mnmx, a, b, h, senders, w2, b2, make([]float32, 8*h), make([]float32, h))
 			for i, v := range want {
 				if math.Abs(float64(mnmx[i])-v) > 1e-5*(1+math.Abs(v)) {
 					t.Fatalf("%d senders %s: element %d = %g, want %g", n, kernelName(asm), i, mnmx[i], v)
@@ -560,7 +560,7 @@ func BenchmarkEdgeKernel(b *testing.B) {
 	for i := range senders {
 		senders[i] = int32(i)
 	}
-	mnmx, rs, m := alignedFloat32s(2*h), alignedFloat32s(4*h), alignedFloat32s(h)
+	mnmx, rs, m := alignedFloat32s(2*h), alignedFloat32s(8*h), alignedFloat32s(h)
 	asm := haveAVX2FMA()
 	for b.Loop() {
 		edges(asm, mnmx, a, bs, h, senders, w2, b2, rs, m)
