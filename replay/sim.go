@@ -698,12 +698,19 @@ func (s *Sim) tick() {
 }
 
 func (s *Sim) writeTrace() {
-	w := s.trace
-	for i := range s.tel.Ports {
-		ps, pt := &s.tel.Ports[i], &s.ports[i]
+	WriteTraceRows(s.trace, s.f, s.now, s.tel.Ports, s.ecn)
+}
+
+// WriteTraceRows writes one TraceHeader row per port of f: the telemetry
+// samples of the interval ending at now (ps) and the settings ecn in force,
+// both indexed by topo.PortID. The simulator and the testbed write their
+// telemetry traces with it, so one plotting script reads both.
+func WriteTraceRows(w io.Writer, f *topo.Fabric, now int64, samples []control.PortSample, ecn []control.ECN) {
+	for i := range samples {
+		ps, pt, e := &samples[i], &f.Ports[i], ecn[i]
 		fmt.Fprintf(w, "%.1f,%d,%s,%s,%g,%d,%d,%d,%d,%.1f,%d,%d,%d,%g\n",
-			float64(s.now)/float64(topo.Microsecond), i, s.f.Nodes[pt.src].Name, s.f.Nodes[pt.dst].Name,
-			float64(pt.rate)/float64(topo.Gbps), ps.TxBytes, ps.MarkedBytes, ps.QueueBytes,
-			ps.EnqPackets(), ps.QueueFeature(), ps.EnqDepthMax, pt.kmin, pt.kmax, pt.pmax)
+			float64(now)/float64(topo.Microsecond), i, f.Nodes[pt.Src].Name, f.Nodes[pt.Dst].Name,
+			float64(pt.Rate)/float64(topo.Gbps), ps.TxBytes, ps.MarkedBytes, ps.QueueBytes,
+			ps.EnqPackets(), ps.QueueFeature(), ps.EnqDepthMax, e.KMin, e.KMax, e.PMax)
 	}
 }
