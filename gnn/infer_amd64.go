@@ -12,9 +12,8 @@ func haveAVX2FMA() bool { return cpu.X86.HasAVX2 && cpu.X86.HasFMA }
 //go:noescape
 func gemm4x24(y *float32, ldy int, x *float32, ldx int, in int, w *float32, ldw int, bias *float32, relu int)
 
-// edge24 is edgeGo for Hidden 24 and at least one sender, folding into the
-// running minimum and maximum already in mnmx (infer_amd64.s). r is scratch
-// for 8×24 floats. The caller checks every bound.
+// edge24 is edgeGo for Hidden 24 and at least one sender (infer_amd64.s).
+// r is scratch for 8×24 floats. The caller checks every bound.
 //
 //go:noescape
 func edge24(mnmx *float32, a *float32, b *float32, senders *int32, n int, w2 *float32, b2 *float32, r *float32)

@@ -190,9 +190,9 @@ gemmstore:
 //
 // For every sender u = senders[e], e < n (n >= 1), the message
 //   m = b2 + max(a + b[24u:24u+24], 0)·w2      (w2 is 24×24, input-major)
-// is folded into mnmx: mnmx[0:24] = min(mnmx[0:24], m) and mnmx[24:48] =
-// max(mnmx[24:48], m), elementwise. Edges go four at a time; a last partial
-// batch repeats the last sender, which min and max do not notice.
+// is folded into mnmx: mnmx[0:24] is set to the elementwise minimum over
+// the senders, mnmx[24:48] to the maximum. Edges go four at a time; a last
+// partial batch repeats the last sender, which min and max do not notice.
 //
 // An input j at which all four edges' r = max(a + b_u, 0) are 0 adds
 // nothing and is skipped (a third to a half of them: a is shared by the
@@ -211,6 +211,19 @@ TEXT ·edge24(SB), NOSPLIT, $0-64
 	XORQ R10, R10         // first edge of the current batch
 	MOVQ n+32(FP), R11
 	DECQ R11              // last edge
+
+	// The running minimum starts at +Inf, the maximum at -Inf.
+	VPCMPEQD Y12, Y12, Y12 // all ones
+	VPSLLD   $23, Y12, Y13 // 0xff800000: -Inf
+	VPSLLD   $24, Y12, Y12
+	VPSRLD   $1, Y12, Y12  // 0x7f800000: +Inf
+	VMOVUPS  Y12, (DI)
+	VMOVUPS  Y12, 32(DI)
+	VMOVUPS  Y12, 64(DI)
+	VMOVUPS  Y13, 96(DI)
+	VMOVUPS  Y13, 128(DI)
+	VMOVUPS  Y13, 160(DI)
+
 	EDGEROWS(0, R13, CX)  // CX: the next batch's mask
 
 edgebatch:

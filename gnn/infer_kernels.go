@@ -2,7 +2,6 @@ package gnn
 
 import (
 	"fmt"
-	"math"
 	"unsafe"
 )
 
@@ -180,10 +179,6 @@ func edges(asm bool, mnmx, a, b []float32, h int, senders []int32, w2, b2, r, m 
 	}
 	if h != 24 || len(r) < 8*24 {
 		panic(fmt.Sprintf("gnn: assembly edge kernel of width %d with %d floats of scratch", h, len(r)))
-	}
-	inf := float32(math.Inf(1))
-	for i := range h {
-		mnmx[i], mnmx[h+i] = inf, -inf
 	}
 	edge24(&mnmx[0], &a[0], &b[0], &senders[0], len(senders), &w2[0], &b2[0], &r[0])
 }
