@@ -8,6 +8,7 @@ import (
 	"net"
 	"net/netip"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"golang.org/x/sys/unix"
@@ -46,6 +47,11 @@ const (
 	// pacing schedule may catch up (in a burst) after the host woke up
 	// late: 200 µs, a few wake-up latencies.
 	DefaultPacingSlackReal = 200 * time.Microsecond
+	// DefaultPacingQuantumReal is the real time by which a segment may go
+	// ahead of its pacing time: 50 µs, about what one wake-up of the send
+	// loop costs, so that the loop sends several frames per wake-up
+	// instead of falling behind.
+	DefaultPacingQuantumReal = 50 * time.Microsecond
 )
 
 // HostConfig describes one testbed host. Times are fabric picoseconds and
@@ -94,6 +100,10 @@ type HostConfig struct {
 	// PacingSlack is how far a flow behind its pacing schedule may catch
 	// up; 0: the fabric time of DefaultPacingSlackReal; negative: none.
 	PacingSlack int64
+	// PacingQuantum is how far ahead of its pacing time a segment may go,
+	// so that one wake-up of the send loop sends a few frames; 0: the
+	// fabric time of DefaultPacingQuantumReal; negative: none.
+	PacingQuantum int64
 }
 
 // Stats are a host's counters.
@@ -147,8 +157,11 @@ type Host struct {
 	sleeps  time.Duration
 	closed  bool
 	done    chan struct{}
-	kick    chan struct{}
-	alarm   *waker // set by run before its loops start
+
+	kick     atomic.Bool // the sender's state changed since the send loop last looked
+	sleeping atomic.Bool // the send loop waits, or is about to
+	alarm    *waker      // set by run before its loops start
+	conn     *Conn       // set by Open
 }
 
 // NewHost checks cfg, fills in its defaults and returns the host.
@@ -190,7 +203,7 @@ func NewHost(cfg HostConfig) (*Host, error) {
 	cfg.LossTimeout = orDefault(cfg.LossTimeout, DefaultLossTimeout)
 	return &Host{
 		cfg: cfg, name: name, dcqcn: cfg.DCQCN,
-		done: make(chan struct{}), kick: make(chan struct{}, 1),
+		done: make(chan struct{}),
 	}, nil
 }
 
@@ -206,7 +219,7 @@ func orDefault(v, def int64) int64 {
 }
 
 // Config returns the host's configuration with its defaults filled in (the
-// pacing slack stays 0 until Run knows the clock).
+// pacing slack and quantum stay 0 until Run knows the clock).
 func (h *Host) Config() HostConfig { return h.cfg }
 
 // Done is closed once every flow the host sends has been acknowledged in
@@ -222,16 +235,36 @@ type frameConn interface {
 	SetReadDeadline(t time.Time) error
 }
 
-// Run opens the host's packet socket and runs its senders and receivers
-// until ctx is done: flows is the testbed's whole schedule, of which the
-// host sends those from its node, each at its Start, and receives those to
-// its node. Every time is fabric time on clock. Run returns nil when ctx
-// ends it, else the first error of the socket.
-func (h *Host) Run(ctx context.Context, flows []Flow, clock *Clock) error {
+// Open opens the host's packet socket in its namespace. Run opens it if the
+// caller has not; a testbed should open every host before its clock starts,
+// so that no host sends before its peers read. Run closes the socket when
+// it returns.
+func (h *Host) Open() error {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	if h.conn != nil {
+		return nil
+	}
 	c, err := Open(h.cfg.Netns, h.cfg.Iface)
 	if err != nil {
 		return fmt.Errorf("host %s: %w", h.name, err)
 	}
+	h.conn = c
+	return nil
+}
+
+// Run runs the host's senders and receivers until ctx is done: flows is the
+// testbed's whole schedule, of which the host sends those from its node,
+// each at its Start, and receives those to its node. Every time is fabric
+// time on clock. Run returns nil when ctx ends it, else the first error of
+// the socket.
+func (h *Host) Run(ctx context.Context, flows []Flow, clock *Clock) error {
+	if err := h.Open(); err != nil {
+		return err
+	}
+	h.mu.Lock()
+	c := h.conn
+	h.mu.Unlock()
 	defer c.Close()
 	mac := h.cfg.MAC
 	if mac == nil {
@@ -306,10 +339,13 @@ func (h *Host) prepare(flows []Flow, clock *Clock) error {
 	if h.cfg.PacingSlack == 0 {
 		h.cfg.PacingSlack = clock.Fabric(DefaultPacingSlackReal)
 	}
+	if h.cfg.PacingQuantum == 0 {
+		h.cfg.PacingQuantum = clock.Fabric(DefaultPacingQuantumReal)
+	}
 	f := h.cfg.Fabric
 	h.tx = newSender(senderConfig{
 		params: &h.dcqcn, lineRate: h.cfg.LineRate, window: h.cfg.Window,
-		lossTimeout: h.cfg.LossTimeout, slack: max(h.cfg.PacingSlack, 0),
+		lossTimeout: h.cfg.LossTimeout, slack: max(h.cfg.PacingSlack, 0), quantum: max(h.cfg.PacingQuantum, 0),
 	}, out,
 		func(fl Flow) netip.Addr { return h.cfg.Peers[fl.Dst] },
 		func(fl Flow) int64 {
@@ -329,13 +365,15 @@ func (h *Host) checkDone() {
 }
 
 // wake tells the send loop that the sender's state changed: a kick, and
-// the waker armed to fire at once. A kick already pending needs no arming:
-// the send loop checks for kicks after arming the waker and before waiting.
+// the waker armed to fire at once if the loop waits or is about to. The
+// loop sets sleeping before it looks for a kick the last time, and wake
+// sets the kick before it looks at sleeping; with Go's sequentially
+// consistent atomics one of them sees the other, so no kick is lost, and
+// a busy loop costs no timerfd call per ACK.
 func (h *Host) wake() {
-	select {
-	case h.kick <- struct{}{}:
+	h.kick.Store(true)
+	if h.sleeping.Load() {
 		h.alarm.arm(0)
-	default:
 	}
 }
 
@@ -421,10 +459,12 @@ func (h *Host) receiveLoop(ctx context.Context, conn frameConn, clock *Clock, tm
 			}
 		case KindACK, KindNACK:
 			h.mu.Lock()
-			h.tx.onAck(clock.Now(), in.QP, in.PSN, in.Kind == KindNACK)
+			sooner := h.tx.onAck(clock.Now(), in.QP, in.PSN, in.Kind == KindNACK)
 			h.checkDone()
 			h.mu.Unlock()
-			h.wake()
+			if sooner {
+				h.wake()
+			}
 		case KindCNP:
 			h.mu.Lock()
 			h.tx.onCNP(clock.Now(), in.QP)
@@ -445,10 +485,7 @@ func (h *Host) sendLoop(ctx context.Context, conn frameConn, clock *Clock, tmpl 
 		timed  bool // the last wait ended on its timer: late counts
 	)
 	for {
-		select {
-		case <-h.kick:
-		default:
-		}
+		h.kick.Store(false)
 		if ctx.Err() != nil {
 			return nil
 		}
@@ -481,22 +518,18 @@ func (h *Host) sendLoop(ctx context.Context, conn frameConn, clock *Clock, tmpl 
 			h.alarm.arm(d)
 			target = time.Now().Add(d)
 		}
-		// A kick after the drain above either shows here or, coming after
-		// this check, arms the waker anew (see wake).
-		select {
-		case <-h.kick:
+		h.sleeping.Store(true)
+		if h.kick.Load() { // a kick since the top of the loop
+			h.sleeping.Store(false)
 			continue
-		default:
 		}
-		if err := h.alarm.wait(); err != nil {
+		err := h.alarm.wait()
+		h.sleeping.Store(false)
+		if err != nil {
 			return fmt.Errorf("host %s: %w", h.name, err)
 		}
-		if d > 0 {
-			select {
-			case <-h.kick: // woken by an ACK (or both): not a pacing wait
-			default:
-				late, timed = time.Since(target), true
-			}
+		if d > 0 && !h.kick.Load() { // not woken by an ACK: a pacing wait
+			late, timed = time.Since(target), true
 		}
 	}
 }

@@ -66,6 +66,7 @@ type senderConfig struct {
 	window      int64         // inflight payload bytes; <= 0: none
 	lossTimeout int64         // ps; <= 0: none
 	slack       int64         // ps a flow behind its pacing schedule may catch up
+	quantum     int64         // ps a segment may go ahead of its pacing time
 }
 
 // senderCounters are the sender's totals beyond its flows'.
@@ -148,19 +149,20 @@ func (s *sender) poll(now int64) (segment, bool, int64) {
 			}
 		}
 	}
-	if now < s.lineFree {
-		return segment{}, false, max(s.wake(), s.lineFree)
+	early := now + s.cfg.quantum
+	if early < s.lineFree {
+		return segment{}, false, s.wake(max(s.lineFree, s.earliest()))
 	}
 	n := len(s.active)
 	for k := 1; k <= n; k++ {
 		idx := (s.rr + k) % n
 		fl := &s.flows[s.active[idx]]
-		if fl.nxt < fl.Size && !s.winBound(fl) && fl.nextAvail <= now {
+		if s.canSend(fl) && fl.nextAvail <= early {
 			s.rr = idx
 			return s.send(fl, now), true, 0
 		}
 	}
-	return segment{}, false, s.wake()
+	return segment{}, false, s.wake(s.earliest())
 }
 
 // start activates flow i at now.
@@ -183,7 +185,10 @@ func (s *sender) winBound(fl *txFlow) bool {
 // would have left at the flow's DCQCN rate, and any next frame when it
 // would have left at line rate. A flow (or the line) the host woke up late
 // for keeps its schedule, catching up at most slack, so the mean rates hold
-// whatever the wake-up latency.
+// whatever the wake-up latency. A segment may also go up to quantum before
+// its pacing time (poll's choice): a wake-up of the send loop, at the first
+// segment's pacing time, sends every segment due within the quantum, and the
+// schedule of what follows is kept.
 func (s *sender) send(fl *txFlow, now int64) segment {
 	fl.cc.Advance(now)
 	rate := fl.cc.Rate()
@@ -214,31 +219,47 @@ func (s *sender) onControlSent(now int64, size int) {
 	s.lineFree = max(s.lineFree, now) + serialization(int64(size), s.cfg.lineRate)
 }
 
-// wake returns the next time poll has something to do.
-func (s *sender) wake() int64 {
+// earliest returns the pacing time of the first flow that could send but
+// for its pacing, or math.MaxInt64.
+func (s *sender) earliest() int64 {
 	w := int64(math.MaxInt64)
-	if s.next < len(s.flows) {
-		w = s.flows[s.next].Start
-	}
 	for _, i := range s.active {
-		fl := &s.flows[i]
-		if fl.nxt < fl.Size && !s.winBound(fl) {
+		if fl := &s.flows[i]; s.canSend(fl) {
 			w = min(w, fl.nextAvail)
 		}
-		if s.cfg.lossTimeout > 0 && fl.nxt > fl.una {
-			w = min(w, fl.progress+s.cfg.lossTimeout)
+	}
+	return w
+}
+
+// wake returns the next time poll has something to do: the pacing time
+// send of a segment, a flow start or a loss timeout. A wake-up at a pacing
+// time sends that segment and every other due within the quantum.
+func (s *sender) wake(send int64) int64 {
+	w := send
+	if s.next < len(s.flows) {
+		w = min(w, s.flows[s.next].Start)
+	}
+	if s.cfg.lossTimeout > 0 {
+		for _, i := range s.active {
+			if fl := &s.flows[i]; fl.nxt > fl.una {
+				w = min(w, fl.progress+s.cfg.lossTimeout)
+			}
 		}
 	}
 	return w
 }
 
 // onAck applies an ACK (last segment received in order: psn) or a NACK
-// (segment expected: psn) of queue pair qp arriving at now.
-func (s *sender) onAck(now int64, qp, psn uint32, nack bool) {
+// (segment expected: psn) of queue pair qp arriving at now. It reports
+// whether the flow may now send where it could not before (it was held by
+// its window or had sent everything), so that poll would answer earlier than
+// it last did.
+func (s *sender) onAck(now int64, qp, psn uint32, nack bool) bool {
 	fl := s.lookup(qp)
 	if fl == nil {
-		return
+		return false
 	}
+	could := s.canSend(fl)
 	seg := unwrapPSN(psn, fl.una/SegmentPayload)
 	una := seg * SegmentPayload
 	if !nack {
@@ -247,7 +268,7 @@ func (s *sender) onAck(now int64, qp, psn uint32, nack bool) {
 	una = min(una, fl.Size)
 	if seg < 0 || una > fl.hi {
 		s.c.bogus++
-		return
+		return false
 	}
 	if nack {
 		fl.st.NACKs++
@@ -260,12 +281,16 @@ func (s *sender) onAck(now int64, qp, psn uint32, nack bool) {
 	}
 	if fl.una >= fl.Size {
 		s.complete(fl, now)
-		return
+		return false
 	}
 	if nack || fl.nxt < fl.una {
 		fl.nxt = fl.una
 	}
+	return !could && s.canSend(fl)
 }
+
+// canSend reports whether fl has data to send and room in its window.
+func (s *sender) canSend(fl *txFlow) bool { return fl.nxt < fl.Size && !s.winBound(fl) }
 
 // onCNP applies a CNP of queue pair qp arriving at now.
 func (s *sender) onCNP(now int64, qp uint32) {

@@ -1,0 +1,45 @@
+package hostgen
+
+import (
+	"testing"
+
+	"graphcc/replay"
+)
+
+func TestSchedule(t *testing.T) {
+	f := pairFabric(t)
+	trace := []replay.Flow{
+		{Src: 0, Dst: 1, Size: 10, Start: 5},
+		{Src: 1, Dst: 0, Size: 10},
+		{Src: 0, Dst: 1, Size: 10},
+		{Src: 0, Dst: 1, Size: 10},
+		{Src: 1, Dst: 0, Size: 10},
+	}
+	got, err := Schedule(f, trace)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i, want := range []uint16{10000, 10000, 10001, 10002, 10001} {
+		if got[i].QP != uint32(i) || got[i].SPort != want || got[i].Flow != trace[i] {
+			t.Errorf("flow %d: %+v, want qp %d sport %d", i, got[i], i, want)
+		}
+	}
+	for _, bad := range []replay.Flow{
+		{Src: 0, Dst: 0, Size: 1},
+		{Src: 0, Dst: 2, Size: 1}, // a switch
+		{Src: 0, Dst: 9, Size: 1},
+		{Src: 0, Dst: 1, Size: 0},
+		{Src: 0, Dst: 1, Size: 1, Start: -1},
+	} {
+		if _, err := Schedule(f, []replay.Flow{bad}); err == nil {
+			t.Errorf("%+v accepted", bad)
+		}
+	}
+	many := make([]replay.Flow, 0x10000-firstSPort+1)
+	for i := range many {
+		many[i] = replay.Flow{Src: 0, Dst: 1, Size: 1}
+	}
+	if _, err := Schedule(f, many); err == nil {
+		t.Error("more flows than source ports accepted")
+	}
+}
