@@ -1,0 +1,158 @@
+package controller
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"graphcc/control"
+	"graphcc/hostgen"
+	"graphcc/replay"
+	"graphcc/topo"
+)
+
+// fakeFabric counts bytes on every port and records the settings written.
+type fakeFabric struct {
+	mu       sync.Mutex
+	reads    int
+	failRead int // the read that fails (0: none)
+	held     []control.ECN
+	writes   [][]control.ECN
+}
+
+func (f *fakeFabric) ReadTelemetry(_ context.Context, dst []control.PortSample) error {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.reads++
+	if f.reads == f.failRead {
+		return errors.New("switch leaf1: read counters: connection refused")
+	}
+	for i := range dst {
+		dst[i] = control.PortSample{TxBytes: int64(1000 * f.reads), QueueBytes: -1, EnqDepthMax: -1}
+		dst[i].EnqHist.Add(int64(f.reads % 5))
+	}
+	return nil
+}
+
+func (f *fakeFabric) SetECN(_ context.Context, ecn []control.ECN) (int, error) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	n := 0
+	for i := range ecn {
+		if ecn[i] != f.held[i] {
+			n++
+		}
+	}
+	f.held = append(f.held[:0], ecn...)
+	f.writes = append(f.writes, append([]control.ECN(nil), ecn...))
+	return n, nil
+}
+
+// countingPolicy sets kmin of every agent to 1000 bytes times the step.
+type countingPolicy struct {
+	f     *topo.Fabric
+	steps int
+	tx    []int64
+	bad   int // the step at which it returns an invalid setting (0: none)
+}
+
+func (p *countingPolicy) Decide(t *control.Telemetry, ecn []control.ECN) {
+	p.steps++
+	p.tx = append(p.tx, t.Ports[0].TxBytes)
+	for _, port := range p.f.Agents() {
+		ecn[port].KMin = int64(1000 * p.steps)
+		ecn[port].KMax = max(ecn[port].KMax, ecn[port].KMin)
+		if p.steps == p.bad {
+			ecn[port].PMax = 2
+		}
+	}
+}
+
+func loopFabric(t *testing.T) *topo.Fabric {
+	c := topo.DefaultClos()
+	c.Leaves, c.Spines, c.HostsPerLeaf = 2, 1, 2
+	f, err := topo.Clos(c)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return f
+}
+
+func TestRunLoop(t *testing.T) {
+	f := loopFabric(t)
+	static := control.StaticSettings(f)
+	fab := &fakeFabric{held: append([]control.ECN(nil), static...)}
+	pol := &countingPolicy{f: f}
+	clock, err := hostgen.NewClock(time.Now(), 10) // Δt = 1 ms real
+	if err != nil {
+		t.Fatal(err)
+	}
+	var trace bytes.Buffer
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Millisecond)
+	defer cancel()
+	st, err := RunLoop(ctx, LoopConfig{
+		Fabric: f, Runtime: fab, Policy: pol, Clock: clock, Interval: replay.DefaultInterval,
+		Static: static, Trace: &trace,
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if st.Steps < 5 || st.Steps != pol.steps || len(st.Step) != st.Steps {
+		t.Fatalf("%d steps, policy called %d times, %d step times", st.Steps, pol.steps, len(st.Step))
+	}
+	// every step's telemetry is that step's read (the first read only
+	// starts the interval)
+	for i, tx := range pol.tx {
+		if tx != int64(1000*(i+2)) {
+			t.Errorf("step %d: policy saw tx %d, want %d", i+1, tx, 1000*(i+2))
+		}
+	}
+	if st.Written != st.Steps*len(f.Agents()) {
+		t.Errorf("%d entries written in %d steps of %d agents", st.Written, st.Steps, len(f.Agents()))
+	}
+	rows := strings.Count(trace.String(), "\n")
+	if want := 1 + st.Steps*len(f.Ports); rows != want {
+		t.Errorf("trace has %d lines, want %d", rows, want)
+	}
+	if !strings.HasPrefix(trace.String(), replay.TraceHeader+"\n") {
+		t.Error("trace does not start with the simulator's header")
+	}
+}
+
+func TestRunLoopFailureRestoresStatic(t *testing.T) {
+	f := loopFabric(t)
+	static := control.StaticSettings(f)
+	for _, tc := range []struct {
+		name     string
+		failRead int
+		bad      int
+		want     string
+	}{
+		{"switch read fails", 4, 0, "switch leaf1"},
+		{"policy sets pmax 2", 0, 2, "pmax 2"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			fab := &fakeFabric{held: append([]control.ECN(nil), static...), failRead: tc.failRead}
+			clock, _ := hostgen.NewClock(time.Now(), 10)
+			ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+			defer cancel()
+			_, err := RunLoop(ctx, LoopConfig{
+				Fabric: f, Runtime: fab, Policy: &countingPolicy{f: f, bad: tc.bad}, Clock: clock,
+				Interval: replay.DefaultInterval, Static: static,
+			})
+			if err == nil || !strings.Contains(err.Error(), tc.want) {
+				t.Fatalf("error %v, want one naming %q", err, tc.want)
+			}
+			last := fab.writes[len(fab.writes)-1]
+			for i := range last {
+				if last[i] != static[i] {
+					t.Fatalf("port %d left at %v after the failure, want the static %v", i, last[i], static[i])
+				}
+			}
+		})
+	}
+}
