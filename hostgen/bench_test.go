@@ -51,6 +51,7 @@ func benchPair(b *testing.B, scale float64) {
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	errc := make(chan error, 2)
+	b.ReportAllocs()
 	b.ResetTimer()
 	t0 := time.Now()
 	for i, c := range []*Conn{ca, cb} {

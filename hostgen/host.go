@@ -253,6 +253,20 @@ func (h *Host) Open() error {
 	return nil
 }
 
+// Close closes a socket that Open opened for a Run that never came; Run
+// closes its socket itself. Closing twice is harmless.
+func (h *Host) Close() error {
+	h.mu.Lock()
+	c := h.conn
+	h.conn = nil
+	started := h.started
+	h.mu.Unlock()
+	if c == nil || started {
+		return nil
+	}
+	return c.Close()
+}
+
 // Run runs the host's senders and receivers until ctx is done: flows is the
 // testbed's whole schedule, of which the host sends those from its node,
 // each at its Start, and receives those to its node. Every time is fabric

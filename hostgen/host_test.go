@@ -160,6 +160,9 @@ func checkHosts(t *testing.T, flows []Flow, hosts []*Host) {
 		t.Logf("flow %d->%d %7d B: FCT %8.2f µs, standalone %8.2f µs, slowdown %.2f",
 			r.Src, r.Dst, r.Size, float64(r.FCT)/1e6, float64(r.Standalone)/1e6, float64(r.FCT)/float64(r.Standalone))
 	}
+	if sum := replay.Summarize(len(flows), recs, nil); sum.Completed != len(flows) || sum.Slowdown.Count != len(flows) {
+		t.Errorf("summary %+v", sum)
+	}
 	var buf bytes.Buffer
 	if err := replay.WriteFCT(&buf, recs); err != nil {
 		t.Fatal(err)
@@ -174,5 +177,34 @@ func checkHosts(t *testing.T, flows []Flow, hosts []*Host) {
 			r.FCT != w.FCT/topo.Nanosecond*topo.Nanosecond || r.Standalone != w.Standalone/topo.Nanosecond*topo.Nanosecond {
 			t.Errorf("fct.txt line %d: %+v, wrote %+v", i+1, r, w)
 		}
+	}
+}
+
+func TestHostRunErrors(t *testing.T) {
+	f := pairFabric(t)
+	cfg := HostConfig{Node: 0, Fabric: f, Iface: "no-such-if0", FabricMAC: net.HardwareAddr(macF[:]), IP: ipA}
+	h, err := NewHost(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := h.Open(); err == nil {
+		t.Error("opened a missing interface")
+	}
+	clock, _ := NewClock(time.Now(), 100)
+	if err := h.Run(context.Background(), nil, clock); err == nil {
+		t.Error("ran on a missing interface")
+	}
+	if err := h.Close(); err != nil {
+		t.Error(err)
+	}
+	// a schedule with a peer the host has no address for
+	ca, _ := connPair(t)
+	h, _ = NewHost(cfg)
+	flows := []Flow{{Flow: replay.Flow{Src: 0, Dst: 1, Size: 10}, QP: 1}}
+	if err := h.run(context.Background(), ca, macA, flows, clock); err == nil {
+		t.Error("ran a flow to a peer without an address")
+	}
+	if err := h.run(context.Background(), ca, macA, nil, clock); err == nil {
+		t.Error("ran twice")
 	}
 }
