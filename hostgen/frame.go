@@ -79,12 +79,15 @@ const (
 	syndromeNAK = 0x60 // NAK, PSN sequence error
 
 	ecnMask = 0x03
-	// ECNCapable is the IPv4 ECN codepoint ECT(0).
-	ECNCapable = 0x02
-	// ECNCE is the IPv4 ECN codepoint Congestion Experienced.
-	ECNCE = 0x03
-
 	psnMask = 1<<24 - 1
+)
+
+// IPv4 ECN codepoints the hosts send and read.
+const (
+	// ECNCapable is ECT(0), the codepoint of every data frame sent.
+	ECNCapable = 0x02
+	// ECNCE is Congestion Experienced, set by a marking switch.
+	ECNCE = 0x03
 )
 
 // DataFrameLen returns the wire length of a data frame for a segment of n
