@@ -67,6 +67,9 @@ type LoopStats struct {
 	Decide  []time.Duration // per step: features, inference, settings
 	Write   []time.Duration // per step: the writes of the changed settings
 	Step    []time.Duration // per step: read + decide + write
+	// Queue holds the queue feature (control.PortSample.QueueFeature,
+	// bytes) of every switch port at every step.
+	Queue []float64
 }
 
 // RunLoop runs the control loop, a step every Interval of fabric time from
@@ -170,6 +173,9 @@ func RunLoop(ctx context.Context, c LoopConfig) (*LoopStats, error) {
 		st.Decide = append(st.Decide, decided.Sub(read))
 		st.Write = append(st.Write, end.Sub(decided))
 		st.Step = append(st.Step, end.Sub(start))
+		for _, p := range c.Fabric.Agents() {
+			st.Queue = append(st.Queue, tel.Ports[p].QueueFeature())
+		}
 		if trace != nil {
 			replay.WriteTraceRows(trace, c.Fabric, now, tel.Ports, ecn)
 		}

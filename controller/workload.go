@@ -1,0 +1,240 @@
+package controller
+
+import (
+	"cmp"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"net/netip"
+	"slices"
+	"sync"
+	"time"
+
+	"graphcc/control"
+	"graphcc/hostgen"
+	"graphcc/replay"
+	"graphcc/topo"
+)
+
+// WorkloadConfig configures RunWorkload: a trace of flows on the testbed's
+// hosts under one ECN policy.
+type WorkloadConfig struct {
+	Plan    *Plan
+	Runtime Fabric
+	Policy  control.Policy // nil: the static settings stay
+	Static  []control.ECN  // the settings at the start, and after a failure
+	Flows   []replay.Flow  // fabric times; they need not start at 0 (flow files start at 2 s)
+	// Scale is the testbed's factor between real and fabric time (the
+	// lab's, DefaultScale).
+	Scale float64
+	// Interval is the control interval Δt, fabric ps; 0: replay.DefaultInterval.
+	Interval int64
+	// Drain bounds the run, in fabric time after the last flow's start;
+	// flows not finished by then are reported as incomplete. 0: 100 ms.
+	Drain int64
+	// Host is applied to every host's configuration (window, DCQCN, CNP
+	// interval…) after the plan's addresses are filled in; nil keeps
+	// hostgen's defaults, which are the simulator's.
+	Host func(*hostgen.HostConfig)
+	// Trace, if set, receives the control loop's telemetry CSV.
+	Trace io.Writer
+}
+
+// WorkloadResult is what RunWorkload measured.
+type WorkloadResult struct {
+	Summary TestbedSummary
+	FCT     []replay.FCT // completed flows, by start time then source
+	Hosts   []hostgen.Stats
+	Loop    *LoopStats
+}
+
+// TestbedSummary is the simulator's summary (replay.Summary, the same JSON
+// keys) of a testbed run, with the control loop's timings. Queue bytes are
+// the queue feature (mean enqueue depth, control.PortSample.QueueFeature)
+// of every switch port at every step, since BMv2 cannot report the
+// instantaneous queue through P4Runtime; PFC pauses are 0 (BMv2 has no
+// PFC); events are the control steps; sim_seconds is fabric time.
+type TestbedSummary struct {
+	replay.Summary
+	Scale         float64 `json:"scale"`
+	ControlSteps  int     `json:"control_steps"`
+	LateSteps     int     `json:"control_steps_late"`
+	StepMsMean    float64 `json:"control_step_ms_mean"`
+	StepMsP99     float64 `json:"control_step_ms_p99"`
+	ReadMsMean    float64 `json:"control_read_ms_mean"`
+	DecideMsMean  float64 `json:"control_decide_ms_mean"`
+	WriteMsMean   float64 `json:"control_write_ms_mean"`
+	ECNWrites     int     `json:"ecn_entries_written"`
+	Incomplete    int     `json:"incomplete"`
+	Retransmitted int64   `json:"retransmitted_bytes"`
+}
+
+// RunWorkload runs cfg.Flows on the testbed's hosts (every host in its
+// namespace: a hostgen sender and receiver on its NIC) while RunLoop
+// drives cfg.Policy, until every flow has finished or the drain time has
+// passed, and summarizes the flows as the simulator does. Hosts and loop
+// share one fabric clock, started just before the first flow so the run
+// does not wait out the trace's start offset.
+func RunWorkload(ctx context.Context, c WorkloadConfig) (*WorkloadResult, error) {
+	p := c.Plan
+	f := p.Fabric
+	if c.Interval == 0 {
+		c.Interval = replay.DefaultInterval
+	}
+	if c.Drain == 0 {
+		c.Drain = 100 * topo.Millisecond
+	}
+	if c.Scale <= 0 {
+		return nil, fmt.Errorf("workload: scale %v is not positive", c.Scale)
+	}
+	if len(c.Flows) == 0 {
+		return nil, errors.New("workload: no flows")
+	}
+	sched, err := hostgen.Schedule(f, c.Flows)
+	if err != nil {
+		return nil, fmt.Errorf("workload: %w", err)
+	}
+	first, last := c.Flows[0].Start, c.Flows[0].Start
+	for _, fl := range c.Flows {
+		first, last = min(first, fl.Start), max(last, fl.Start)
+	}
+	peers := make(map[topo.NodeID]netip.Addr, len(p.Hosts))
+	for _, h := range p.Hosts {
+		peers[h.Node] = h.IP
+	}
+	hosts := make([]*hostgen.Host, len(p.Hosts))
+	for i, hp := range p.Hosts {
+		hc := hostgen.HostConfig{
+			Node: hp.Node, Fabric: f, Netns: hp.Netns, Iface: hp.Iface, MAC: hp.MAC,
+			FabricMAC: FabricMAC, IP: hp.IP, Peers: peers,
+		}
+		if c.Host != nil {
+			c.Host(&hc)
+		}
+		h, err := hostgen.NewHost(hc)
+		if err != nil {
+			return nil, fmt.Errorf("workload: %w", err)
+		}
+		hosts[i] = h
+	}
+	defer func() {
+		for _, h := range hosts {
+			h.Close()
+		}
+	}()
+	for _, h := range hosts {
+		if err := h.Open(); err != nil { // every socket reads before any host sends
+			return nil, fmt.Errorf("workload: %w", err)
+		}
+	}
+
+	// Fabric time first-lead is now: the first flow starts lead into the
+	// run, after the loop's first read.
+	const lead = 10 * topo.Microsecond
+	scale := c.Scale
+	probe, err := hostgen.NewClock(time.Now(), scale)
+	if err != nil {
+		return nil, fmt.Errorf("workload: %w", err)
+	}
+	clock, err := hostgen.NewClock(time.Now().Add(-probe.Real(first-lead)), scale)
+	if err != nil {
+		return nil, fmt.Errorf("workload: %w", err)
+	}
+	wall := time.Now()
+	runCtx, stopRun := context.WithCancel(ctx)
+	defer stopRun()
+	deadline := clock.At(last + c.Drain)
+	runCtx, cancelDeadline := context.WithDeadline(runCtx, deadline)
+	defer cancelDeadline()
+
+	var wg sync.WaitGroup
+	hostErr := make([]error, len(hosts))
+	for i, h := range hosts {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			hostErr[i] = h.Run(runCtx, sched, clock)
+		}()
+	}
+	// End the run once every host is done.
+	go func() {
+		for _, h := range hosts {
+			select {
+			case <-h.Done():
+			case <-runCtx.Done():
+				return
+			}
+		}
+		stopRun()
+	}()
+	loop, loopErr := RunLoop(runCtx, LoopConfig{
+		Fabric: f, Runtime: c.Runtime, Policy: c.Policy, Clock: clock, Interval: c.Interval,
+		Static: c.Static, Trace: c.Trace,
+	})
+	if loopErr != nil {
+		stopRun()
+	}
+	wg.Wait()
+	end := clock.Now()
+	if err := errors.Join(append([]error{loopErr}, hostErr...)...); err != nil {
+		return nil, fmt.Errorf("workload: %w", err)
+	}
+	if err := ctx.Err(); err != nil {
+		return nil, fmt.Errorf("workload: %w", context.Cause(ctx))
+	}
+
+	res := &WorkloadResult{Loop: loop}
+	var marked, retx int64
+	for _, h := range hosts {
+		res.FCT = append(res.FCT, h.FCTs()...)
+		st := h.Stats()
+		res.Hosts = append(res.Hosts, st)
+		marked += st.CEMarked
+		retx += st.Retransmitted
+	}
+	slices.SortStableFunc(res.FCT, func(a, b replay.FCT) int {
+		return cmp.Or(cmp.Compare(a.Start, b.Start), cmp.Compare(a.Src, b.Src), cmp.Compare(a.SPort, b.SPort))
+	})
+	s := TestbedSummary{Summary: replay.Summarize(len(c.Flows), res.FCT, nil)}
+	s.ECNMarkedPackets = marked
+	s.Retransmitted = retx
+	s.Incomplete = len(c.Flows) - len(res.FCT)
+	s.SimSeconds = float64(end-first) / float64(topo.Second)
+	s.WallSeconds = time.Since(wall).Seconds()
+	s.PeakRSSBytes = replay.PeakRSS()
+	s.Scale = scale
+	s.ControlSteps, s.LateSteps, s.ECNWrites = loop.Steps, loop.Late, loop.Written
+	s.Events = int64(loop.Steps)
+	s.StepMsMean, s.StepMsP99 = msMean(loop.Step), msPercentile(loop.Step, 0.99)
+	s.ReadMsMean, s.DecideMsMean, s.WriteMsMean = msMean(loop.Read), msMean(loop.Decide), msMean(loop.Write)
+	if q := slices.Sorted(slices.Values(loop.Queue)); len(q) > 0 {
+		var sum float64
+		for _, v := range q {
+			sum += v
+		}
+		s.QueueBytesMean = sum / float64(len(q))
+		s.QueueBytesP99 = q[min(int(float64(len(q))*0.99), len(q)-1)]
+	}
+	res.Summary = s
+	return res, nil
+}
+
+func msMean(d []time.Duration) float64 {
+	if len(d) == 0 {
+		return 0
+	}
+	var sum time.Duration
+	for _, v := range d {
+		sum += v
+	}
+	return float64(sum) / float64(len(d)) / float64(time.Millisecond)
+}
+
+func msPercentile(d []time.Duration, q float64) float64 {
+	if len(d) == 0 {
+		return 0
+	}
+	s := slices.Sorted(slices.Values(d))
+	return float64(s[min(int(float64(len(s))*q), len(s)-1)]) / float64(time.Millisecond)
+}
