@@ -52,6 +52,9 @@ type LoopConfig struct {
 	// Trace, if set, receives the telemetry CSV (replay.TraceHeader rows,
 	// as the simulator's --trace-out) of every step.
 	Trace io.Writer
+	// OnStep, if set, is called after every step with its telemetry and
+	// the settings now in force (both the loop's own: read, do not keep).
+	OnStep func(t *control.Telemetry, ecn []control.ECN)
 	// RestoreTimeout bounds the restore of the static settings after a
 	// failure (5 s if 0).
 	RestoreTimeout time.Duration
@@ -178,6 +181,9 @@ func RunLoop(ctx context.Context, c LoopConfig) (*LoopStats, error) {
 		}
 		if trace != nil {
 			replay.WriteTraceRows(trace, c.Fabric, now, tel.Ports, ecn)
+		}
+		if c.OnStep != nil {
+			c.OnStep(tel, ecn)
 		}
 	}
 }

@@ -39,6 +39,8 @@ type WorkloadConfig struct {
 	Host func(*hostgen.HostConfig)
 	// Trace, if set, receives the control loop's telemetry CSV.
 	Trace io.Writer
+	// OnStep is the control loop's LoopConfig.OnStep.
+	OnStep func(t *control.Telemetry, ecn []control.ECN)
 }
 
 // WorkloadResult is what RunWorkload measured.
@@ -170,7 +172,7 @@ func RunWorkload(ctx context.Context, c WorkloadConfig) (*WorkloadResult, error)
 	}()
 	loop, loopErr := RunLoop(runCtx, LoopConfig{
 		Fabric: f, Runtime: c.Runtime, Policy: c.Policy, Clock: clock, Interval: c.Interval,
-		Static: c.Static, Trace: c.Trace,
+		Static: c.Static, Trace: c.Trace, OnStep: c.OnStep,
 	})
 	if loopErr != nil {
 		stopRun()
