@@ -234,3 +234,29 @@ func ethtool(v Veth, cmd, data uint32, out *uint32) error {
 		return run()
 	})
 }
+
+// InNetns runs fn on a locked OS thread that has entered the namespace ns,
+// and puts the thread back afterwards (see onLockedThread). Sockets fn
+// creates stay in ns after it returns; processes it starts are born in ns.
+// fn must not start goroutines that expect to run in ns.
+func InNetns(ns netns.NsHandle, fn func() error) error {
+	return onLockedThread(func() error {
+		if err := netns.Set(ns); err != nil {
+			return fmt.Errorf("enter netns: %w", err)
+		}
+		return fn()
+	})
+}
+
+// InNamedNetns is InNetns for the named namespace name.
+func InNamedNetns(name string, fn func() error) error {
+	h, err := OpenNetns(name)
+	if err != nil {
+		return err
+	}
+	defer h.Close()
+	if err := InNetns(h, fn); err != nil {
+		return fmt.Errorf("netns %s: %w", name, err)
+	}
+	return nil
+}
