@@ -1,0 +1,177 @@
+package controller
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net"
+	"os"
+	"path/filepath"
+	"strconv"
+	"sync"
+
+	"github.com/vishvananda/netns"
+)
+
+// cliStubFile is the name of the stub BMv2 program in the lab directory.
+const cliStubFile = "cli-stub.json"
+
+// startSwitches starts one switch process per switch of l's plan inside
+// its namespace, recording each before starting it and its PID after,
+// waits until every gRPC port accepts connections and sets the egress
+// queues.
+func (l *Lab) startSwitches(ctx context.Context, cfg *LabConfig, handles map[string]netns.NsHandle) error {
+	p := l.plan
+	if l.state.CLIJSON == "" {
+		path := filepath.Join(l.dir, cliStubFile)
+		if err := os.WriteFile(path, []byte(cliStubJSON), 0o644); err != nil {
+			return fmt.Errorf("write CLI stub program: %w", err)
+		}
+		l.state.CLIJSON = path
+	}
+	for i, sp := range p.Switches {
+		ss := SwitchState{
+			Name: sp.Name, Netns: sp.Netns, DeviceID: sp.DeviceID, GRPCAddr: GRPCAddr, ThriftPort: ThriftPort,
+			Log: filepath.Join(l.dir, sp.Name+".log"),
+		}
+		for _, pp := range sp.Ports {
+			rate := p.Fabric.Ports[pp.Port].Rate
+			depth := cfg.QueueDepth
+			if depth == 0 {
+				depth = QueueDepth(rate)
+			}
+			ss.Ports = append(ss.Ports, PortState{
+				Num: pp.Num, Iface: pp.Iface, Port: pp.Port, Peer: p.Fabric.Nodes[pp.Peer].Name,
+				RateBps: rate, QueueRatePPS: QueueRatePPS(rate, cfg.Scale), QueueDepth: depth,
+			})
+		}
+		if err := step(ctx, cfg, "switch "+sp.Name); err != nil {
+			return err
+		}
+		l.state.Switches = append(l.state.Switches, ss)
+		if err := l.save(); err != nil {
+			return err
+		}
+		if err := os.Truncate(ss.Log, 0); err != nil && !errors.Is(err, os.ErrNotExist) {
+			return fmt.Errorf("switch %s: %w", sp.Name, err)
+		}
+		c, err := startInNetns(handles[sp.Netns], cfg.SwitchBinary, switchArgs(&ss, cfg.SwitchLogLevel), ss.Log)
+		if err != nil {
+			return fmt.Errorf("switch %s: start %s: %w", sp.Name, cfg.SwitchBinary, err)
+		}
+		l.mu.Lock()
+		l.children[i] = c
+		l.mu.Unlock()
+		pid := c.cmd.Process.Pid
+		_, start, err := procStat(pid)
+		if err != nil { // exited and reaped already: waitListening reports it
+			start = 0
+		}
+		l.state.Switches[i].PID, l.state.Switches[i].StartTime = pid, start
+		if err := l.save(); err != nil {
+			return err
+		}
+		l.log.Debug("switch started", "switch", sp.Name, "pid", pid)
+	}
+	wctx, cancel := context.WithTimeout(ctx, cfg.StartTimeout)
+	defer cancel()
+	err := l.eachSwitch(func(i int, ss *SwitchState) error {
+		h := handles[ss.Netns]
+		for _, addr := range []string{ss.GRPCAddr, net.JoinHostPort("127.0.0.1", strconv.Itoa(ss.ThriftPort))} {
+			if err := waitListening(wctx, h, addr, l.children[i]); err != nil {
+				if t := fileTail(ss.Log, 5); t != "" {
+					err = fmt.Errorf("%w; log %s: %s", err, ss.Log, t)
+				}
+				return err
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		return err
+	}
+	return l.setQueues(ctx, cfg)
+}
+
+// eachSwitch runs fn for every switch of the state in parallel and joins
+// the errors, each naming its switch.
+func (l *Lab) eachSwitch(fn func(i int, ss *SwitchState) error) error {
+	errs := make([]error, len(l.state.Switches))
+	var wg sync.WaitGroup
+	for i := range l.state.Switches {
+		wg.Go(func() {
+			ss := &l.state.Switches[i]
+			if err := fn(i, ss); err != nil {
+				errs[i] = fmt.Errorf("switch %s: %w", ss.Name, err)
+			}
+		})
+	}
+	wg.Wait()
+	return errors.Join(errs...)
+}
+
+// SetQueues sets the egress queue rate and depth of every port of every
+// switch, as the state file records them, through BMv2's Thrift CLI run
+// inside each switch's namespace. Up does it once the switches listen;
+// call it again if a pipeline push resets the queues.
+func (l *Lab) SetQueues(ctx context.Context) error {
+	return l.setQueues(ctx, &LabConfig{})
+}
+
+func (l *Lab) setQueues(ctx context.Context, cfg *LabConfig) error {
+	if len(l.state.Switches) > 0 && l.state.CLIBinary == "" {
+		return fmt.Errorf("lab %s: no Thrift CLI recorded", l.state.Lab)
+	}
+	return l.eachSwitch(func(i int, ss *SwitchState) error {
+		if err := step(ctx, cfg, "queues "+ss.Name); err != nil {
+			return err
+		}
+		h, err := OpenNetns(ss.Netns)
+		if err != nil {
+			return err
+		}
+		defer h.Close()
+		return runCLI(ctx, h, l.state.CLIBinary, ss.ThriftPort, l.state.CLIJSON, queueCommands(ss.Ports))
+	})
+}
+
+// Dialer returns a dialer that opens TCP connections inside the namespace
+// of switch sw (an index into State().Switches, the plan's order), for
+// grpc.WithContextDialer: the switches' gRPC servers listen on their own
+// loopbacks (GRPCAddr). addr must be a literal IP and port.
+func (l *Lab) Dialer(sw int) func(ctx context.Context, addr string) (net.Conn, error) {
+	if sw < 0 || sw >= len(l.state.Switches) {
+		return func(context.Context, string) (net.Conn, error) {
+			return nil, fmt.Errorf("lab %s: no switch %d", l.state.Lab, sw)
+		}
+	}
+	name := l.state.Switches[sw].Netns
+	return func(ctx context.Context, addr string) (net.Conn, error) {
+		return DialInNetns(ctx, name, addr)
+	}
+}
+
+// DialInNetns opens a TCP connection to addr (a literal IP and port) from
+// inside the named namespace ns.
+func DialInNetns(ctx context.Context, ns, addr string) (net.Conn, error) {
+	var conn net.Conn
+	err := InNamedNetns(ns, func() error {
+		var d net.Dialer
+		var err error
+		conn, err = d.DialContext(ctx, "tcp", addr)
+		return err
+	})
+	return conn, err
+}
+
+// CheckSwitches returns an error naming every switch whose process is no
+// longer running (gone, a zombie, or its PID reused), or nil.
+func (l *Lab) CheckSwitches() error {
+	var errs []error
+	for _, ss := range l.state.Switches {
+		if !processAlive(ss.PID, ss.StartTime) {
+			errs = append(errs, fmt.Errorf("switch %s: process %d is not running (log %s)", ss.Name, ss.PID, ss.Log))
+		}
+	}
+	return errors.Join(errs...)
+}
