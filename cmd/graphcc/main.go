@@ -72,6 +72,7 @@ load with a 16:1 incast every 1 ms, for 25 ms of arrivals.`,
 		newBenchCmd(logger),
 		newEvalCmd(logger), newTrainCmd(logger),
 		newCompareCmd(logger), newSummarizeCmd(),
+		newTestbedCmd(logger),
 		newVersionCmd(),
 	)
 	return root

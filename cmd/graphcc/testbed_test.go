@@ -1,0 +1,111 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+func requireRoot(t *testing.T) {
+	t.Helper()
+	if os.Geteuid() != 0 {
+		if os.Getenv("GRAPHCC_REQUIRE_PRIV") == "1" {
+			t.Fatal("needs root (GRAPHCC_REQUIRE_PRIV=1)")
+		}
+		t.Skip("needs root to create network namespaces")
+	}
+}
+
+// TestTestbedNoSwitches builds a lab without BMv2 (namespaces, links,
+// addresses), shows it, refuses to run on it, and takes it down twice.
+func TestTestbedNoSwitches(t *testing.T) {
+	requireRoot(t)
+	lab := fmt.Sprintf("c%d", os.Getpid()%100000)
+	dir := t.TempDir()
+	labArgs := []string{"--lab", lab, "--dir", dir}
+	t.Cleanup(func() { execute(t, context.Background(), args([]string{"testbed", "down"}, labArgs...)...) })
+	out := run(t, args([]string{"testbed", "up", "--no-switches", "--leaves", "2", "--spines", "1", "--hosts-per-leaf", "2"}, labArgs...)...)
+	if !strings.Contains(out, "lab "+lab+" up") || !strings.Contains(out, "3 switches, 4 hosts") {
+		t.Errorf("up printed %q", out)
+	}
+	if _, err := os.Stat(filepath.Join(dir, testbedSpecFile)); err != nil {
+		t.Errorf("no %s: %v", testbedSpecFile, err)
+	}
+	out = run(t, args([]string{"testbed", "status"}, labArgs...)...)
+	for _, want := range []string{"lab " + lab, "7 namespaces (0 missing)", "4 hosts", "no control step yet"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("status does not mention %q:\n%s", want, out)
+		}
+	}
+	if _, _, err := execute(t, context.Background(), args([]string{"testbed", "up", "--no-switches"}, labArgs...)...); err == nil {
+		t.Error("a second up of a live lab succeeded")
+	}
+	_, _, err := execute(t, context.Background(), args([]string{"testbed", "run", "--duration", "1ms"}, labArgs...)...)
+	if err == nil || !strings.Contains(err.Error(), "--no-switches") {
+		t.Errorf("run on a lab without switches: %v", err)
+	}
+	for range 2 {
+		out = run(t, args([]string{"testbed", "down"}, labArgs...)...)
+		if !strings.Contains(out, "lab "+lab+" down") {
+			t.Errorf("down printed %q", out)
+		}
+	}
+	if _, err := os.Stat("/run/netns/" + lab + "-leaf0"); err == nil {
+		t.Error("namespace left after down")
+	}
+}
+
+// TestTestbedUpErrors: what up needs is named when it is missing.
+func TestTestbedUpErrors(t *testing.T) {
+	dir := t.TempDir()
+	for _, tc := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"--lab", "1bad"}, "--lab"},
+		{[]string{"--scale", "0"}, "--scale 0"},
+		{[]string{"--leaves", "0"}, "--leaves 0"},
+		{[]string{"--p4info", filepath.Join(dir, "missing.txtpb")}, "--p4info"},
+	} {
+		_, _, err := execute(t, context.Background(), args([]string{"testbed", "up", "--dir", dir}, tc.args...)...)
+		if err == nil || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("up %v: error %v, want one naming %q", tc.args, err, tc.want)
+		}
+	}
+	if _, err := exec.LookPath("simple_switch_grpc"); err != nil {
+		// With the P4 program present but no BMv2, up names the binary.
+		p4info := filepath.Join(dir, "x.p4info.txtpb")
+		json := filepath.Join(dir, "x.json")
+		data, err := os.ReadFile(filepath.Join("..", "..", "p4src", "testdata", "graphcc.p4info.txtpb"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		os.WriteFile(p4info, data, 0o644)
+		os.WriteFile(json, []byte("{}"), 0o644)
+		_, _, err = execute(t, context.Background(), "testbed", "up", "--dir", dir, "--p4info", p4info, "--p4-json", json)
+		if err == nil || !strings.Contains(err.Error(), "simple_switch_grpc") {
+			t.Errorf("up without BMv2: error %v, want one naming simple_switch_grpc", err)
+		}
+	}
+}
+
+func TestPolicyPath(t *testing.T) {
+	for _, tc := range []struct {
+		path, policy string
+		several      bool
+		want         string
+	}{
+		{"out/summary.json", "static", false, "out/summary.json"},
+		{"out/summary.json", "static", true, "out/summary.static.json"},
+		{"fct.txt", "graphcc:m/x.model", true, "fct.graphcc-m-x.model.txt"},
+		{"", "static", true, ""},
+	} {
+		if got := policyPath(tc.path, tc.policy, tc.several); got != tc.want {
+			t.Errorf("policyPath(%q, %q, %v) = %q, want %q", tc.path, tc.policy, tc.several, got, tc.want)
+		}
+	}
+}

@@ -1,0 +1,138 @@
+package controller
+
+import (
+	"bytes"
+	"context"
+	"strings"
+	"testing"
+
+	"github.com/vishvananda/netlink"
+
+	"graphcc/control"
+	"graphcc/replay"
+	"graphcc/topo"
+)
+
+// bridgeSwitches makes every switch of a lab built without switches a
+// Linux bridge over its ports, so frames cross the fabric without BMv2. The
+// fabric must be a tree (one spine): bridges flood, and a loop would storm.
+func bridgeSwitches(t *testing.T, p *Plan) {
+	t.Helper()
+	for _, sp := range p.Switches {
+		h := nsHandle(t, sp.Netns)
+		br := &netlink.Bridge{LinkAttrs: netlink.LinkAttrs{Name: "br0"}}
+		if err := h.LinkAdd(br); err != nil {
+			t.Fatalf("%s: add bridge: %v", sp.Name, err)
+		}
+		for _, pp := range sp.Ports {
+			l, err := h.LinkByName(pp.Iface)
+			if err != nil {
+				t.Fatalf("%s: %v", sp.Name, err)
+			}
+			if err := h.LinkSetMaster(l, br); err != nil {
+				t.Fatalf("%s: enslave %s: %v", sp.Name, pp.Iface, err)
+			}
+		}
+		if err := h.LinkSetUp(br); err != nil {
+			t.Fatalf("%s: bridge up: %v", sp.Name, err)
+		}
+	}
+}
+
+// TestRunWorkloadOverBridges runs a trace on the hosts of a real lab whose
+// switches are Linux bridges, with the control loop on a stand-in fabric:
+// every flow completes, and the FCTs and the summary are the simulator's
+// kind.
+func TestRunWorkloadOverBridges(t *testing.T) {
+	requireRoot(t)
+	p := labPlan(t, "wl", 2, 1, 2)
+	if _, err := upLab(t, LabConfig{Plan: p, NoSwitches: true}); err != nil {
+		t.Fatal(err)
+	}
+	bridgeSwitches(t, p)
+	f := p.Fabric
+	hosts := f.Hosts()
+	var flows []replay.Flow
+	sizes := []int64{1000, 20_000, 150_000, 400_000}
+	for i, size := range sizes {
+		flows = append(flows,
+			replay.Flow{Src: hosts[i%len(hosts)], Dst: hosts[(i+2)%len(hosts)], PG: 3, DPort: replay.DPortBackground,
+				Size: size, Start: 2*topo.Second + int64(i)*20*topo.Microsecond},
+			replay.Flow{Src: hosts[(i+1)%len(hosts)], Dst: hosts[i%len(hosts)], PG: 3, DPort: replay.DPortIncast,
+				Size: size / 2, Start: 2*topo.Second + int64(i)*30*topo.Microsecond})
+	}
+	static := control.StaticSettings(f)
+	fab := &fakeFabric{held: append([]control.ECN(nil), static...)}
+	pol := &countingPolicy{f: f}
+	var trace bytes.Buffer
+	res, err := RunWorkload(t.Context(), WorkloadConfig{
+		Plan: p, Runtime: fab, Policy: pol, Static: static, Flows: flows, Scale: 200, Trace: &trace,
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := res.Summary
+	t.Logf("completed %d of %d, slowdown mean %.2f p99 %.2f, %d control steps (%.3f ms mean), wall %.2f s",
+		s.Completed, s.Flows, s.Slowdown.Mean, s.Slowdown.P99, s.ControlSteps, s.StepMsMean, s.WallSeconds)
+	if s.Flows != len(flows) || s.Completed != len(flows) || s.Incomplete != 0 || len(res.FCT) != len(flows) {
+		t.Fatalf("%d of %d flows completed (%d incomplete)", s.Completed, s.Flows, s.Incomplete)
+	}
+	for _, r := range res.FCT {
+		if r.FCT <= 0 || r.Standalone <= 0 || r.Start < 2*topo.Second {
+			t.Errorf("record %+v", r)
+		}
+	}
+	if s.SlowdownIncast.Count != len(sizes) || s.SlowdownBackground.Count != len(sizes) {
+		t.Errorf("incast %d, background %d flows", s.SlowdownIncast.Count, s.SlowdownBackground.Count)
+	}
+	if s.ControlSteps < 1 || pol.steps != s.ControlSteps || s.StepMsMean <= 0 {
+		t.Errorf("%d control steps, policy called %d times, mean step %.3f ms", s.ControlSteps, pol.steps, s.StepMsMean)
+	}
+	if s.SimSeconds <= 0 || s.Scale != 200 {
+		t.Errorf("sim seconds %v, scale %v", s.SimSeconds, s.Scale)
+	}
+	var rx int64
+	for _, h := range res.Hosts {
+		rx += h.Delivered
+	}
+	var want int64
+	for _, fl := range flows {
+		want += fl.Size
+	}
+	if rx != want {
+		t.Errorf("hosts delivered %d bytes, the flows carry %d", rx, want)
+	}
+	if !strings.HasPrefix(trace.String(), replay.TraceHeader) {
+		t.Error("no telemetry trace")
+	}
+	var fct bytes.Buffer
+	if err := replay.WriteFCT(&fct, res.FCT); err != nil {
+		t.Fatal(err)
+	}
+	back, err := replay.ReadFCT(&fct, "fct.txt")
+	if err != nil || len(back) != len(flows) {
+		t.Fatalf("fct.txt round trip: %d records, %v", len(back), err)
+	}
+}
+
+// TestRunWorkloadCancel stops a run whose flows cannot finish (no
+// bridges: nothing crosses the fabric) when its context ends.
+func TestRunWorkloadCancel(t *testing.T) {
+	requireRoot(t)
+	p := labPlan(t, "wc", 2, 1, 1)
+	if _, err := upLab(t, LabConfig{Plan: p, NoSwitches: true}); err != nil {
+		t.Fatal(err)
+	}
+	f := p.Fabric
+	hosts := f.Hosts()
+	flows := []replay.Flow{{Src: hosts[0], Dst: hosts[1], PG: 3, DPort: replay.DPortBackground, Size: 10_000, Start: 2 * topo.Second}}
+	static := control.StaticSettings(f)
+	ctx, cancel := context.WithCancel(t.Context())
+	cancel()
+	_, err := RunWorkload(ctx, WorkloadConfig{
+		Plan: p, Runtime: &fakeFabric{held: append([]control.ECN(nil), static...)}, Static: static, Flows: flows, Scale: 100,
+	})
+	if err == nil || !strings.Contains(err.Error(), "context canceled") {
+		t.Fatalf("error %v, want the context's", err)
+	}
+}
