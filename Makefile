@@ -1,4 +1,4 @@
-# graphcc: make build | test | bench | fuzz | fmt | vet | clean
+# graphcc: make build | test | bench | fuzz | fmt | vet | clean | p4 | testbed
 
 GO        ?= go
 BIN       ?= bin/graphcc
@@ -50,3 +50,25 @@ P4SRC_DIR ?= p4src
 .PHONY: p4
 p4:
 	$(P4C) --arch v1model --std p4-16 --p4runtime-files $(P4SRC_DIR)/graphcc.p4info.txtpb -o $(P4SRC_DIR)/graphcc.json $(P4SRC_DIR)/graphcc.p4
+
+# The testbed end to end (root, BMv2 and p4c on PATH: the Vagrant VM, or
+# any Linux host with them): compile the P4 program, bring the GraphCC Clos
+# up, run the default workload under static DCQCN and under GraphCC, print
+# their comparison, and take everything down, also when the run fails.
+# TESTBED_UP and TESTBED_RUN add flags (say TESTBED_UP='--hosts-per-leaf 2'
+# or TESTBED_RUN='--duration 2ms'); outputs go to $(TESTBED_OUT).
+LAB         ?= gcc
+TESTBED_OUT ?= testbed-out
+TESTBED_UP  ?=
+TESTBED_RUN ?=
+SUDO        ?= $(shell [ "$$(id -u)" = 0 ] || echo sudo)
+
+.PHONY: testbed
+testbed: build p4
+	mkdir -p $(TESTBED_OUT)
+	$(SUDO) $(BIN) testbed down --lab $(LAB) >/dev/null
+	$(SUDO) $(BIN) testbed up --lab $(LAB) $(TESTBED_UP)
+	$(SUDO) $(BIN) testbed run --lab $(LAB) --ecn static,graphcc \
+		--summary-out $(TESTBED_OUT)/summary.json --fct-out $(TESTBED_OUT)/fct.txt \
+		--trace-out $(TESTBED_OUT)/telemetry.csv $(TESTBED_RUN); \
+	status=$$?; $(SUDO) $(BIN) testbed down --lab $(LAB); exit $$status
