@@ -9,12 +9,13 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"runtime"
 	"unsafe"
 
 	"github.com/vishvananda/netlink"
 	"github.com/vishvananda/netns"
 	"golang.org/x/sys/unix"
+
+	"graphcc/namespace"
 )
 
 // NetnsDir is where named network namespaces are bound, as `ip netns` does.
@@ -62,30 +63,8 @@ func NetnsExists(name string) bool {
 	return err == nil
 }
 
-// onLockedThread runs fn on a locked OS thread and puts the thread back in
-// the namespace it started in. If that fails the thread stays locked, so
-// the runtime discards it with the goroutine instead of reusing a thread in
-// the wrong namespace.
-func onLockedThread(fn func() error) error {
-	errc := make(chan error, 1)
-	go func() {
-		runtime.LockOSThread()
-		orig, err := netns.Get()
-		if err != nil {
-			errc <- fmt.Errorf("current netns: %w", err)
-			return // the locked thread dies with the goroutine
-		}
-		defer orig.Close()
-		ferr := fn()
-		if err := netns.Set(orig); err != nil {
-			errc <- errors.Join(ferr, fmt.Errorf("restore netns: %w", err))
-			return // left locked: the thread is not reused
-		}
-		runtime.UnlockOSThread()
-		errc <- ferr
-	}()
-	return <-errc
-}
+// onLockedThread is namespace.OnLockedThread.
+func onLockedThread(fn func() error) error { return namespace.OnLockedThread(fn) }
 
 // Veth is one end of a veth pair: its name inside namespace NS (0 for the
 // namespace of the caller).
@@ -235,28 +214,10 @@ func ethtool(v Veth, cmd, data uint32, out *uint32) error {
 	})
 }
 
-// InNetns runs fn on a locked OS thread that has entered the namespace ns,
-// and puts the thread back afterwards (see onLockedThread). Sockets fn
-// creates stay in ns after it returns; processes it starts are born in ns.
-// fn must not start goroutines that expect to run in ns.
-func InNetns(ns netns.NsHandle, fn func() error) error {
-	return onLockedThread(func() error {
-		if err := netns.Set(ns); err != nil {
-			return fmt.Errorf("enter netns: %w", err)
-		}
-		return fn()
-	})
-}
+// InNetns runs fn on a locked OS thread that has entered the namespace ns
+// (namespace.Do): sockets fn creates stay in ns; processes it starts are
+// born in ns.
+func InNetns(ns netns.NsHandle, fn func() error) error { return namespace.Do(ns, fn) }
 
 // InNamedNetns is InNetns for the named namespace name.
-func InNamedNetns(name string, fn func() error) error {
-	h, err := OpenNetns(name)
-	if err != nil {
-		return err
-	}
-	defer h.Close()
-	if err := InNetns(h, fn); err != nil {
-		return fmt.Errorf("netns %s: %w", name, err)
-	}
-	return nil
-}
+func InNamedNetns(name string, fn func() error) error { return namespace.DoNamed(name, fn) }

@@ -1,19 +1,18 @@
 package hostgen
 
 import (
-	"errors"
 	"fmt"
 	"net"
 	"os"
-	"runtime"
 	"sync"
 	"sync/atomic"
 	"syscall"
 	"time"
 	"unsafe"
 
-	"github.com/vishvananda/netns"
 	"golang.org/x/sys/unix"
+
+	"graphcc/namespace"
 )
 
 // This file is the host's NIC: a raw AF_PACKET socket bound to one
@@ -76,7 +75,7 @@ func Open(netnsName, ifname string) (*Conn, error) {
 	if netnsName == "" {
 		err = open()
 	} else {
-		err = inNetns(netnsName, open)
+		err = namespace.DoNamed(netnsName, open)
 	}
 	if err != nil {
 		return nil, fmt.Errorf("open packet socket on %s: %w", name, err)
@@ -250,42 +249,4 @@ func (c *Conn) Close() error {
 		return fmt.Errorf("close %s: %w", c.name, err)
 	}
 	return nil
-}
-
-// inNetns runs fn on a locked OS thread switched into the named namespace
-// and switches the thread back. If that fails the thread stays locked, so
-// the runtime discards it with the goroutine instead of reusing a thread in
-// the wrong namespace (as controller's onLockedThread does; hostgen does not
-// import controller).
-func inNetns(name string, fn func() error) error {
-	errc := make(chan error, 1)
-	go func() {
-		runtime.LockOSThread()
-		orig, err := netns.Get()
-		if err != nil {
-			errc <- fmt.Errorf("current netns: %w", err)
-			return
-		}
-		defer orig.Close()
-		target, err := netns.GetFromName(name)
-		if err != nil {
-			runtime.UnlockOSThread()
-			errc <- fmt.Errorf("open netns %s: %w", name, err)
-			return
-		}
-		defer target.Close()
-		if err := netns.Set(target); err != nil {
-			runtime.UnlockOSThread()
-			errc <- fmt.Errorf("enter netns %s: %w", name, err)
-			return
-		}
-		ferr := fn()
-		if err := netns.Set(orig); err != nil {
-			errc <- errors.Join(ferr, fmt.Errorf("restore netns: %w", err))
-			return // left locked: the thread is not reused
-		}
-		runtime.UnlockOSThread()
-		errc <- ferr
-	}()
-	return <-errc
 }

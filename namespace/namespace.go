@@ -1,0 +1,72 @@
+// Package namespace runs code inside Linux network namespaces, for the
+// testbed's controller (which builds the namespaces and starts switches in
+// them) and its hosts (which open packet sockets in them).
+//
+// A network namespace belongs to an OS thread, not to a goroutine, so every
+// function here runs its callback on a locked thread that has entered the
+// namespace and puts the thread back afterwards. If putting it back fails,
+// the thread stays locked and the runtime discards it with its goroutine
+// instead of reusing a thread in the wrong namespace (the approach of
+// cilium/ebpf's and containernetworking's netns helpers).
+package namespace
+
+import (
+	"errors"
+	"fmt"
+	"runtime"
+
+	"github.com/vishvananda/netns"
+)
+
+// OnLockedThread runs fn on a locked OS thread and puts the thread back in
+// the namespace it started in afterwards, so fn may switch namespaces
+// freely.
+func OnLockedThread(fn func() error) error {
+	errc := make(chan error, 1)
+	go func() {
+		runtime.LockOSThread()
+		orig, err := netns.Get()
+		if err != nil {
+			errc <- fmt.Errorf("current netns: %w", err)
+			return // the locked thread dies with the goroutine
+		}
+		defer orig.Close()
+		ferr := fn()
+		if err := netns.Set(orig); err != nil {
+			errc <- errors.Join(ferr, fmt.Errorf("restore netns: %w", err))
+			return // left locked: the thread is not reused
+		}
+		runtime.UnlockOSThread()
+		errc <- ferr
+	}()
+	return <-errc
+}
+
+// Do runs fn on a locked OS thread that has entered the namespace ns.
+// Sockets fn creates stay in ns after it returns; processes it starts are
+// born in ns. fn must not start goroutines that expect to run in ns.
+func Do(ns netns.NsHandle, fn func() error) error {
+	return OnLockedThread(func() error {
+		if err := netns.Set(ns); err != nil {
+			return fmt.Errorf("enter netns: %w", err)
+		}
+		return fn()
+	})
+}
+
+// DoNamed is Do for the named namespace name (as `ip netns` names them);
+// "" runs fn in the caller's namespace, on a locked thread all the same.
+func DoNamed(name string, fn func() error) error {
+	if name == "" {
+		return OnLockedThread(fn)
+	}
+	h, err := netns.GetFromName(name)
+	if err != nil {
+		return fmt.Errorf("open netns %s: %w", name, err)
+	}
+	defer h.Close()
+	if err := Do(h, fn); err != nil {
+		return fmt.Errorf("netns %s: %w", name, err)
+	}
+	return nil
+}
