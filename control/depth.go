@@ -49,9 +49,16 @@ func DepthLow(b int) int64 {
 
 // DepthMid returns the depth that stands for bucket b in DepthHist.Mean: the
 // middle of its range of integers, (DepthLow(b) + DepthLow(b+1) - 1) / 2.
-func DepthMid(b int) float64 {
-	return float64(DepthLow(b)+DepthLow(b+1)-1) / 2
-}
+func DepthMid(b int) float64 { return depthMid[b] }
+
+// depthMid is DepthMid of every bucket, computed once: Mean runs for every
+// port at every control step.
+var depthMid = func() (m [DepthBuckets]float64) {
+	for b := range m {
+		m[b] = float64(DepthLow(b)+DepthLow(b+1)-1) / 2
+	}
+	return m
+}()
 
 // Add counts a packet that met a queue of depth packets.
 func (h *DepthHist) Add(depth int64) { h[DepthBucket(depth)]++ }
@@ -72,7 +79,7 @@ func (h *DepthHist) Mean() float64 {
 	var sum float64
 	for b, c := range h {
 		n += c
-		sum += float64(c) * DepthMid(b)
+		sum += float64(c) * depthMid[b]
 	}
 	if n == 0 {
 		return 0

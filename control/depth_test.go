@@ -57,3 +57,11 @@ func TestDepthHist(t *testing.T) {
 		t.Errorf("sample: %d packets, queue feature %v", s.EnqPackets(), s.QueueFeature())
 	}
 }
+
+func TestDepthMid(t *testing.T) {
+	for b := range DepthBuckets {
+		if want := float64(DepthLow(b)+DepthLow(b+1)-1) / 2; DepthMid(b) != want {
+			t.Errorf("DepthMid(%d) = %v, want %v", b, DepthMid(b), want)
+		}
+	}
+}
