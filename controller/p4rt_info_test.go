@@ -1,26 +1,51 @@
 package controller
 
 import (
-	"os"
 	"strings"
 	"testing"
 
 	p4configv1 "github.com/p4lang/p4runtime/go/p4/config/v1"
 	"google.golang.org/protobuf/encoding/prototext"
 	"google.golang.org/protobuf/proto"
+
+	"graphcc/p4src"
 )
 
-// testP4InfoFile is the P4Info the tests use: the hand-written fixture
-// until p4c is available here (see p4src/testdata).
-const testP4InfoFile = "../p4src/testdata/graphcc.p4info.txtpb"
-
+// testP4Info is the P4Info p4c made of graphcc.p4 (embedded in p4src).
 func testP4Info(tb testing.TB) *P4Info {
 	tb.Helper()
-	info, err := ReadP4InfoFile(testP4InfoFile)
+	info, err := ParseP4Info(p4src.P4Info)
 	if err != nil {
 		tb.Fatal(err)
 	}
 	return info
+}
+
+func findTable(p *p4configv1.P4Info, name string) *p4configv1.Table {
+	for _, t := range p.Tables {
+		if t.Preamble.Name == name {
+			return t
+		}
+	}
+	panic("no table " + name)
+}
+
+func findAction(p *p4configv1.P4Info, name string) *p4configv1.Action {
+	for _, a := range p.Actions {
+		if a.Preamble.Name == name {
+			return a
+		}
+	}
+	panic("no action " + name)
+}
+
+func findCounter(p *p4configv1.P4Info, name string) *p4configv1.Counter {
+	for _, c := range p.Counters {
+		if c.Preamble.Name == name {
+			return c
+		}
+	}
+	panic("no counter " + name)
 }
 
 func TestResolveP4Info(t *testing.T) {
@@ -68,18 +93,37 @@ func TestResolveP4InfoErrors(t *testing.T) {
 		mutate func(*p4configv1.P4Info)
 		want   string
 	}{
-		{"table missing", func(p *p4configv1.P4Info) { p.Tables = p.Tables[1:] }, "table GraphccIngress.ipv4_route: missing"},
-		{"field renamed", func(p *p4configv1.P4Info) { p.Tables[3].MatchFields[0].Name = "depth" }, "match field enq_qdepth: missing"},
-		{"field width", func(p *p4configv1.P4Info) { p.Tables[2].MatchFields[0].Bitwidth = 16 }, "match field egress_port is 16-bit"},
+		{"table missing", func(p *p4configv1.P4Info) {
+			findTable(p, p4src.TableIPv4Route).Preamble.Name = "ipv4_lpm"
+		}, "table GraphccIngress.ipv4_route: missing"},
+		{"field renamed", func(p *p4configv1.P4Info) {
+			findTable(p, p4src.TableDepthBucket).MatchFields[0].Name = "depth"
+		}, "match field enq_qdepth: missing"},
+		{"field width", func(p *p4configv1.P4Info) {
+			findTable(p, p4src.TableECNSettings).MatchFields[0].Bitwidth = 16
+		}, "match field egress_port is 16-bit"},
 		{"field kind", func(p *p4configv1.P4Info) {
-			p.Tables[0].MatchFields[0].Match = &p4configv1.MatchField_MatchType_{MatchType: p4configv1.MatchField_EXACT}
+			findTable(p, p4src.TableIPv4Route).MatchFields[0].Match = &p4configv1.MatchField_MatchType_{MatchType: p4configv1.MatchField_EXACT}
 		}, "match field dst_addr is 32-bit EXACT"},
-		{"action missing", func(p *p4configv1.P4Info) { p.Actions = p.Actions[:4] }, "action GraphccEgress.set_ecn: missing"},
-		{"param width", func(p *p4configv1.P4Info) { p.Actions[4].Params[2].Bitwidth = 16 }, "param pmax_fixed is 16-bit"},
-		{"param id 0", func(p *p4configv1.P4Info) { p.Actions[2].Params[0].Id = 0 }, "param port: id 0"},
-		{"counter size", func(p *p4configv1.P4Info) { p.Counters[3].Size = 64 }, "counter GraphccEgress.enq_depth"},
-		{"counter missing", func(p *p4configv1.P4Info) { p.Counters = p.Counters[1:] }, "counter GraphccIngress.rx_port: missing"},
-		{"action not in table", func(p *p4configv1.P4Info) { p.Tables[2].ActionRefs = p.Tables[2].ActionRefs[1:] }, "table GraphccEgress.ecn_settings: action GraphccEgress.set_ecn"},
+		{"action missing", func(p *p4configv1.P4Info) {
+			findAction(p, p4src.ActionSetECN).Preamble.Name = "set_red"
+		}, "action GraphccEgress.set_ecn: missing"},
+		{"param width", func(p *p4configv1.P4Info) {
+			findAction(p, p4src.ActionSetECN).Params[2].Bitwidth = 16
+		}, "param pmax_fixed is 16-bit"},
+		{"param id 0", func(p *p4configv1.P4Info) {
+			findAction(p, p4src.ActionSetPort).Params[0].Id = 0
+		}, "param port: id 0"},
+		{"counter size", func(p *p4configv1.P4Info) {
+			findCounter(p, p4src.CounterEnqDepth).Size = 64
+		}, "counter GraphccEgress.enq_depth"},
+		{"counter missing", func(p *p4configv1.P4Info) {
+			findCounter(p, p4src.CounterRxPort).Preamble.Name = "rx"
+		}, "counter GraphccIngress.rx_port: missing"},
+		{"action not in table", func(p *p4configv1.P4Info) {
+			t := findTable(p, p4src.TableECNSettings)
+			t.ActionRefs = t.ActionRefs[1:]
+		}, "table GraphccEgress.ecn_settings: action GraphccEgress.set_ecn"},
 	}
 	base := testP4Info(t).Proto
 	for _, tc := range tests {
@@ -127,11 +171,7 @@ func TestParseP4InfoBinary(t *testing.T) {
 // FuzzParseP4Info: any input is parsed or refused without panicking, and
 // whatever parses survives a text round trip unchanged.
 func FuzzParseP4Info(f *testing.F) {
-	data, err := os.ReadFile(testP4InfoFile)
-	if err != nil {
-		f.Fatal(err)
-	}
-	f.Add(data)
+	f.Add(p4src.P4Info)
 	f.Add([]byte(""))
 	f.Add([]byte(`tables { preamble { id: 1 name: "x" } match_fields { id: 1 bitwidth: 9 match_type: RANGE } }`))
 	f.Fuzz(func(t *testing.T, data []byte) {

@@ -5,7 +5,9 @@
 // reads, so Go code never spells a name twice.
 //
 // `make p4` compiles graphcc.p4 with p4c-bm2-ss into graphcc.json (the BMv2
-// configuration) and graphcc.p4info.txtpb (the P4Info, text format).
+// configuration) and graphcc.p4info.txtpb (the P4Info, text format). Both
+// are committed and embedded, so the testbed needs BMv2 but not p4c; a test
+// recompiles when p4c-bm2-ss is on PATH and checks they are current.
 package p4src
 
 import _ "embed"
@@ -14,6 +16,18 @@ import _ "embed"
 //
 //go:embed graphcc.p4
 var Source string
+
+// BMv2JSON is graphcc.p4 compiled by p4c-bm2-ss: the device config a
+// P4Runtime SetForwardingPipelineConfig gives simple_switch_grpc.
+//
+//go:embed graphcc.json
+var BMv2JSON []byte
+
+// P4Info is the P4Info of graphcc.p4 in protobuf text format, as p4c-bm2-ss
+// wrote it.
+//
+//go:embed graphcc.p4info.txtpb
+var P4Info []byte
 
 // Fully qualified P4Info names: p4c prefixes a control's tables, actions and
 // counters with the control's type name; match fields are named by their
