@@ -17,6 +17,7 @@ import (
 	"google.golang.org/protobuf/proto"
 
 	"graphcc/control"
+	"graphcc/p4src"
 	"graphcc/topo"
 )
 
@@ -28,7 +29,7 @@ func testCtx(t *testing.T) context.Context {
 	return ctx
 }
 
-var testDeviceConfig = []byte(`{"program": "graphcc.p4 (test stand-in for the BMv2 JSON)"}`)
+var testDeviceConfig = p4src.BMv2JSON
 
 // dialFake dials a fake server as the primary and closes the client when
 // the test ends.
