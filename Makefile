@@ -51,8 +51,9 @@ P4SRC_DIR ?= p4src
 p4:
 	$(P4C) --arch v1model --std p4-16 --p4runtime-files $(P4SRC_DIR)/graphcc.p4info.txtpb -o $(P4SRC_DIR)/graphcc.json $(P4SRC_DIR)/graphcc.p4
 
-# The testbed end to end (root, BMv2 and p4c on PATH: the Vagrant VM, or
-# any Linux host with them): compile the P4 program, bring the GraphCC Clos
+# The testbed end to end (root, BMv2 on PATH: the Vagrant VM, or any Linux
+# host with BMv2 and PI): compile the P4 program if p4c is on PATH (else the
+# committed build is used; graphcc embeds it), bring the GraphCC Clos
 # up, run the default workload under static DCQCN and under GraphCC, print
 # their comparison, and take everything down, also when the run fails.
 # TESTBED_UP and TESTBED_RUN add flags (say TESTBED_UP='--hosts-per-leaf 2'
@@ -64,7 +65,10 @@ TESTBED_RUN ?=
 SUDO        ?= $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 
 .PHONY: testbed
-testbed: build p4
+testbed:
+	@if command -v $(P4C) >/dev/null 2>&1; then $(MAKE) --no-print-directory p4; \
+	else echo "make testbed: $(P4C) is not on PATH: using the compiled program committed in $(P4SRC_DIR)/"; fi
+	$(MAKE) --no-print-directory build
 	mkdir -p $(TESTBED_OUT)
 	$(SUDO) $(BIN) testbed down --lab $(LAB) >/dev/null
 	$(SUDO) $(BIN) testbed up --lab $(LAB) $(TESTBED_UP)

@@ -19,6 +19,7 @@ import (
 
 	"graphcc/control"
 	"graphcc/controller"
+	"graphcc/p4src"
 	"graphcc/replay"
 	"graphcc/topo"
 )
@@ -104,8 +105,9 @@ interval, exactly as in the simulator.
 
 Rates are the fabric's divided by --scale, and times multiplied by it, so
 thresholds, features and FCT slowdowns keep their meaning. Needs root, and
-simple_switch_grpc and simple_switch_CLI (BMv2 with PI) on PATH; compile the
-P4 program first with make p4 (p4c-bm2-ss).
+simple_switch_grpc and simple_switch_CLI (BMv2 with PI) on PATH. The compiled
+P4 program is built into the binary (make p4 recompiles it; --p4-json and
+--p4info use other files).
 
   graphcc testbed up                       # the GraphCC Clos
   graphcc testbed run --ecn static,graphcc # the default workload under each policy
@@ -133,26 +135,52 @@ func (l *labFlags) directory() string {
 	return controller.DefaultDir(l.lab)
 }
 
-// pipelineFlags locate the compiled P4 program.
+// pipelineFlags locate the compiled P4 program: by default the one built
+// into the binary (p4src), else files from make p4.
 type pipelineFlags struct {
 	json, p4info string
 }
 
 func (p *pipelineFlags) add(fs *pflag.FlagSet) {
-	fs.StringVar(&p.json, "p4-json", filepath.Join("p4src", "graphcc.json"), "BMv2 JSON of graphcc.p4 (make p4)")
-	fs.StringVar(&p.p4info, "p4info", filepath.Join("p4src", "graphcc.p4info.txtpb"), "P4Info of graphcc.p4, text format (make p4)")
+	fs.StringVar(&p.json, "p4-json", "", "BMv2 JSON of graphcc.p4 (make p4); default the one built in")
+	fs.StringVar(&p.p4info, "p4info", "", "P4Info of graphcc.p4, text format (make p4); default the one built in")
 }
 
+// load returns the P4Info and the BMv2 JSON.
 func (p *pipelineFlags) load() (*controller.P4Info, []byte, error) {
+	if (p.json == "") != (p.p4info == "") {
+		return nil, nil, errors.New("--p4-json and --p4info go together (both from one make p4)")
+	}
+	if p.json == "" {
+		info, err := controller.ParseP4Info(p4src.P4Info)
+		if err != nil {
+			return nil, nil, fmt.Errorf("built-in P4Info: %w", err)
+		}
+		return info, p4src.BMv2JSON, nil
+	}
 	info, err := controller.ReadP4InfoFile(p.p4info)
 	if err != nil {
-		return nil, nil, fmt.Errorf("--p4info: %w (compile the P4 program with make p4)", err)
+		return nil, nil, fmt.Errorf("--p4info: %w", err)
 	}
 	cfg, err := os.ReadFile(p.json)
 	if err != nil {
-		return nil, nil, fmt.Errorf("--p4-json: %w (compile the P4 program with make p4)", err)
+		return nil, nil, fmt.Errorf("--p4-json: %w", err)
 	}
 	return info, cfg, nil
+}
+
+// jsonFile returns a path to the BMv2 JSON for the Thrift CLI: --p4-json,
+// or the built-in one written into the lab directory dir.
+func (p *pipelineFlags) jsonFile(dir string, cfg []byte) (string, error) {
+	if p.json != "" {
+		return p.json, nil
+	}
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return "", err
+	}
+	path := filepath.Join(dir, "graphcc.json")
+	err := replay.WriteFileAtomic(path, func(w io.Writer) error { _, err := w.Write(cfg); return err })
+	return path, err
 }
 
 // connect dials every switch of the lab inside its namespace and returns
@@ -254,13 +282,17 @@ func (o *testbedUpOpts) run(ctx context.Context, cmd *cobra.Command, log *slog.L
 	}
 	var info *controller.P4Info
 	var devcfg []byte
+	var jsonPath string
 	if !o.noSwitches {
 		if info, devcfg, err = o.pipe.load(); err != nil {
 			return err
 		}
+		if jsonPath, err = o.pipe.jsonFile(o.directory(), devcfg); err != nil {
+			return err
+		}
 	}
 	lab, err := controller.Up(ctx, controller.LabConfig{
-		Plan: plan, Dir: o.dir, NoSwitches: o.noSwitches, PipelineJSON: o.pipe.json,
+		Plan: plan, Dir: o.dir, NoSwitches: o.noSwitches, PipelineJSON: jsonPath,
 		SwitchLogLevel: o.switchLog, Scale: o.scale, Logger: log,
 	})
 	if err != nil {

@@ -69,7 +69,8 @@ func TestTestbedUpErrors(t *testing.T) {
 		{[]string{"--lab", "1bad"}, "--lab"},
 		{[]string{"--scale", "0"}, "--scale 0"},
 		{[]string{"--leaves", "0"}, "--leaves 0"},
-		{[]string{"--p4info", filepath.Join(dir, "missing.txtpb")}, "--p4info"},
+		{[]string{"--p4info", filepath.Join(dir, "missing.txtpb"), "--p4-json", filepath.Join(dir, "x.json")}, "--p4info"},
+		{[]string{"--p4info", filepath.Join(dir, "missing.txtpb")}, "go together"},
 	} {
 		_, _, err := execute(t, context.Background(), args([]string{"testbed", "up", "--dir", dir}, tc.args...)...)
 		if err == nil || !strings.Contains(err.Error(), tc.want) {
@@ -77,16 +78,8 @@ func TestTestbedUpErrors(t *testing.T) {
 		}
 	}
 	if _, err := exec.LookPath("simple_switch_grpc"); err != nil {
-		// With the P4 program present but no BMv2, up names the binary.
-		p4info := filepath.Join(dir, "x.p4info.txtpb")
-		json := filepath.Join(dir, "x.json")
-		data, err := os.ReadFile(filepath.Join("..", "..", "p4src", "testdata", "graphcc.p4info.txtpb"))
-		if err != nil {
-			t.Fatal(err)
-		}
-		os.WriteFile(p4info, data, 0o644)
-		os.WriteFile(json, []byte("{}"), 0o644)
-		_, _, err = execute(t, context.Background(), "testbed", "up", "--dir", dir, "--p4info", p4info, "--p4-json", json)
+		// With the built-in P4 program but no BMv2, up names the binary.
+		_, _, err = execute(t, context.Background(), "testbed", "up", "--dir", dir)
 		if err == nil || !strings.Contains(err.Error(), "simple_switch_grpc") {
 			t.Errorf("up without BMv2: error %v, want one naming simple_switch_grpc", err)
 		}
