@@ -326,8 +326,8 @@ func (o *testbedUpOpts) run(ctx context.Context, cmd *cobra.Command, log *slog.L
 			return fail(err)
 		}
 	}
-	fmt.Fprintf(cmd.OutOrStdout(), "lab %s up in %.1f s: %s; %d switches, %d hosts, %d links, rates and times scaled by %d; state in %s\n",
-		plan.Lab, time.Since(start).Seconds(), o.sc.describeFabric(f), len(plan.Switches), len(plan.Hosts), len(f.Links), o.scale, lab.Dir())
+	fmt.Fprintf(cmd.OutOrStdout(), "lab %s up in %.1f s: %s; rates and times scaled by %d; state in %s\n",
+		plan.Lab, time.Since(start).Seconds(), o.sc.describeFabric(f), o.scale, lab.Dir())
 	return nil
 }
 

@@ -29,7 +29,7 @@ func TestTestbedNoSwitches(t *testing.T) {
 	labArgs := []string{"--lab", lab, "--dir", dir}
 	t.Cleanup(func() { execute(t, context.Background(), args([]string{"testbed", "down"}, labArgs...)...) })
 	out := run(t, args([]string{"testbed", "up", "--no-switches", "--leaves", "2", "--spines", "1", "--hosts-per-leaf", "2"}, labArgs...)...)
-	if !strings.Contains(out, "lab "+lab+" up") || !strings.Contains(out, "3 switches, 4 hosts") {
+	if !strings.Contains(out, "lab "+lab+" up") || !strings.Contains(out, "4 hosts, 3 switches, 6 links") {
 		t.Errorf("up printed %q", out)
 	}
 	if _, err := os.Stat(filepath.Join(dir, testbedSpecFile)); err != nil {
