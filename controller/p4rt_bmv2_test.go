@@ -13,6 +13,8 @@ import (
 	"time"
 
 	p4v1 "github.com/p4lang/p4runtime/go/p4/v1"
+	"github.com/vishvananda/netns"
+	"google.golang.org/grpc"
 
 	"graphcc/control"
 	"graphcc/p4src"
@@ -47,21 +49,40 @@ func p4rtFreePort(tb testing.TB) int {
 	return l.Addr().(*net.TCPAddr).Port
 }
 
-// startBMv2P4RT starts simple_switch_grpc with no pipeline and no interfaces
-// for device, and returns a client that is its primary controller. The
-// process is killed when the test ends.
-func startBMv2P4RT(tb testing.TB, ctx context.Context, name string, device uint64) *Switch {
+// startBMv2P4RT starts simple_switch_grpc with no pipeline for device, with
+// ifaces (BMv2 port number i+1 on ifaces[i]) inside namespace ns (0: this
+// one), and returns a client that is its primary controller and the
+// switch's Thrift port. The process is killed when the test ends.
+func startBMv2P4RT(tb testing.TB, ctx context.Context, name string, device uint64, ns netns.NsHandle, ifaces ...string) (*Switch, int) {
 	tb.Helper()
 	bin := requireBinaryP4RT(tb, "simple_switch_grpc")
 	dir := tb.TempDir()
 	grpcAddr := fmt.Sprintf("127.0.0.1:%d", p4rtFreePort(tb))
-	cmd := exec.Command(bin, "--no-p4", "--device-id", fmt.Sprint(device),
-		"--thrift-port", fmt.Sprint(p4rtFreePort(tb)),
-		"--notifications-addr", "ipc://"+filepath.Join(dir, "notifications.ipc"),
-		"--", "--grpc-server-addr", grpcAddr)
+	thrift := p4rtFreePort(tb)
+	args := []string{"--no-p4", "--device-id", fmt.Sprint(device),
+		"--thrift-port", fmt.Sprint(thrift),
+		"--notifications-addr", "ipc://" + filepath.Join(dir, "notifications.ipc")}
+	for i, ifc := range ifaces {
+		args = append(args, "-i", fmt.Sprintf("%d@%s", i+1, ifc))
+	}
+	cmd := exec.Command(bin, append(args, "--", "--grpc-server-addr", grpcAddr)...)
 	var out bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &out
-	if err := cmd.Start(); err != nil {
+	start := cmd.Start
+	var opts []grpc.DialOption
+	if ns != 0 {
+		start = func() error { return InNetns(ns, cmd.Start) }
+		opts = append(opts, grpc.WithContextDialer(func(ctx context.Context, addr string) (net.Conn, error) {
+			var c net.Conn
+			err := InNetns(ns, func() (err error) {
+				var d net.Dialer
+				c, err = d.DialContext(ctx, "tcp", addr)
+				return err
+			})
+			return c, err
+		}))
+	}
+	if err := start(); err != nil {
 		tb.Fatal(err)
 	}
 	exited := make(chan error, 1)
@@ -75,11 +96,11 @@ func startBMv2P4RT(tb testing.TB, ctx context.Context, name string, device uint6
 	defer cancelStart()
 	for {
 		actx, cancel := context.WithTimeout(ctx, time.Second)
-		s, err := Dial(actx, name, grpcAddr, device, 1)
+		s, err := Dial(actx, name, grpcAddr, device, 1, opts...)
 		cancel()
 		if err == nil {
 			tb.Cleanup(func() { s.Close() })
-			return s
+			return s, thrift
 		}
 		select {
 		case err := <-exited:
@@ -99,7 +120,7 @@ func TestBMv2Program(t *testing.T) {
 	info := testP4Info(t)
 	p := mustPlan(t, topo.DefaultClos())
 	leaf := &p.Switches[0]
-	s := startBMv2P4RT(t, ctx, leaf.Name, leaf.DeviceID)
+	s, _ := startBMv2P4RT(t, ctx, leaf.Name, leaf.DeviceID, 0)
 	if v, err := s.Capabilities(ctx); err != nil || v == "" {
 		t.Errorf("capabilities %q, %v", v, err)
 	}
@@ -213,7 +234,7 @@ func benchmarkBMv2LeafStep(b *testing.B, wildcard bool) {
 	info := testP4Info(b)
 	p := mustPlan(b, topo.DefaultClos())
 	leaf := &p.Switches[0]
-	s := startBMv2P4RT(b, ctx, leaf.Name, leaf.DeviceID)
+	s, _ := startBMv2P4RT(b, ctx, leaf.Name, leaf.DeviceID, 0)
 	settings := alternate(p.Fabric)
 	entries, err := InitialEntries(info, p, 0, settings[0])
 	if err != nil {
@@ -264,7 +285,7 @@ func BenchmarkBMv2FabricStep(b *testing.B) {
 	p := mustPlan(b, topo.DefaultClos())
 	clients := make([]*Switch, len(p.Switches))
 	for i, sp := range p.Switches {
-		clients[i] = startBMv2P4RT(b, ctx, sp.Name, sp.DeviceID)
+		clients[i], _ = startBMv2P4RT(b, ctx, sp.Name, sp.DeviceID, 0)
 	}
 	r, err := NewFabricRuntime(p, info, clients)
 	if err != nil {
