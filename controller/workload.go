@@ -31,7 +31,7 @@ type WorkloadConfig struct {
 	// Interval is the control interval Δt, fabric ps; 0: replay.DefaultInterval.
 	Interval int64
 	// Drain bounds the run, in fabric time after the last flow's start;
-	// flows not finished by then are reported as incomplete. 0: 100 ms.
+	// flows not finished by then are reported as incomplete. 0: 20 ms.
 	Drain int64
 	// Host is applied to every host's configuration (window, DCQCN, CNP
 	// interval…) after the plan's addresses are filled in; nil keeps
@@ -85,7 +85,7 @@ func RunWorkload(ctx context.Context, c WorkloadConfig) (*WorkloadResult, error)
 		c.Interval = replay.DefaultInterval
 	}
 	if c.Drain == 0 {
-		c.Drain = 100 * topo.Millisecond
+		c.Drain = 20 * topo.Millisecond
 	}
 	if c.Scale <= 0 {
 		return nil, fmt.Errorf("workload: scale %v is not positive", c.Scale)

@@ -369,10 +369,11 @@ type testbedRunOpts struct {
 	traceOut   string
 	interval   string
 	drain      string
+	flowsFile  string
 }
 
 func newTestbedRunCmd(logger loggerFunc) *cobra.Command {
-	o := testbedRunOpts{sc: defaultScenario(), ecn: "static", interval: formatDuration(replay.DefaultInterval), drain: "100ms"}
+	o := testbedRunOpts{sc: defaultScenario(), ecn: "static", interval: formatDuration(replay.DefaultInterval), drain: "20ms"}
 	o.sc.duration = formatDuration(defaultTestbedDuration)
 	cmd := &cobra.Command{
 		Use:   "run [flags]",
@@ -402,6 +403,7 @@ run exits non-zero.`,
 	fs.StringVar(&o.ecn, "ecn", o.ecn, "ECN policies, comma-separated: static, static:KMIN_KB,KMAX_KB,PMAX, graphcc, graphcc:FILE, acc:FILE")
 	o.sc.addTrafficFlags(fs)
 	o.sc.addSeedFlag(fs)
+	fs.StringVar(&o.flowsFile, "flows", "", "replay this HPCC flow.txt instead of generating traffic (the traffic flags are then ignored)")
 	fs.StringVar(&o.interval, "interval", o.interval, "control interval, fabric time")
 	fs.StringVar(&o.drain, "drain", o.drain, "stop this long (fabric time) after the last flow starts, finished or not")
 	fs.StringVar(&o.summaryOut, "summary-out", "", "write the summary here as JSON")
@@ -457,11 +459,21 @@ func (o *testbedRunOpts) run(ctx context.Context, cmd *cobra.Command, log *slog.
 	if err != nil {
 		return err
 	}
-	flows, g, err := o.sc.generate(f)
-	if err != nil {
-		return err
+	var flows []replay.Flow
+	var g replay.GenConfig
+	desc := ""
+	if o.flowsFile != "" {
+		if flows, err = readFlows(o.flowsFile, f); err != nil {
+			return err
+		}
+		desc = "from " + o.flowsFile
+	} else {
+		if flows, g, err = o.sc.generate(f); err != nil {
+			return err
+		}
+		desc = o.sc.describeTraffic(g)
 	}
-	sc := replay.Scenario{Name: "testbed", Description: o.sc.describeTraffic(g), Gen: g}
+	sc := replay.Scenario{Name: "testbed", Description: desc, Gen: g}
 	if spec.Clos != nil {
 		sc.Clos = *spec.Clos
 		sc.Fail = spec.Failed
