@@ -8,7 +8,6 @@ import (
 	"fmt"
 	"net"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"syscall"
@@ -19,19 +18,12 @@ import (
 	"golang.org/x/sys/unix"
 
 	"graphcc/topo"
+
+	"graphcc/internal/privtest"
 )
 
-// requireExec skips t if the program name is not on PATH (a failure under
-// GRAPHCC_REQUIRE_PRIV=1, like requireRoot).
-func requireExec(t *testing.T, name string) {
-	t.Helper()
-	if _, err := exec.LookPath(name); err != nil {
-		if os.Getenv("GRAPHCC_REQUIRE_PRIV") == "1" {
-			t.Fatalf("needs %s on PATH (GRAPHCC_REQUIRE_PRIV=1)", name)
-		}
-		t.Skipf("needs %s on PATH", name)
-	}
-}
+// requireExec skips t if the program name is not on PATH (privtest).
+func requireExec(t *testing.T, name string) { privtest.Program(t, name, "p4lang/behavioral-model") }
 
 // labPlan returns the plan of a Clos for a lab named uniquely for this
 // process and tag.

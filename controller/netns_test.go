@@ -7,19 +7,12 @@ import (
 
 	"github.com/vishvananda/netlink"
 	"github.com/vishvananda/netns"
+
+	"graphcc/internal/privtest"
 )
 
-// requireRoot skips a test that needs root, unless GRAPHCC_REQUIRE_PRIV=1
-// makes the skip a failure (the privileged runner).
-func requireRoot(t *testing.T) {
-	t.Helper()
-	if os.Geteuid() != 0 {
-		if os.Getenv("GRAPHCC_REQUIRE_PRIV") == "1" {
-			t.Fatal("needs root (GRAPHCC_REQUIRE_PRIV=1)")
-		}
-		t.Skip("needs root to create network namespaces")
-	}
-}
+// requireRoot skips a test that needs root (privtest.Root).
+func requireRoot(t *testing.T) { privtest.Root(t) }
 
 // testNetns creates a fresh named namespace for t, removed when t ends.
 func testNetns(t *testing.T, tag string) (string, netns.NsHandle) {

@@ -5,7 +5,6 @@ import (
 	"context"
 	"fmt"
 	"net"
-	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
@@ -19,6 +18,8 @@ import (
 	"graphcc/control"
 	"graphcc/p4src"
 	"graphcc/topo"
+
+	"graphcc/internal/privtest"
 )
 
 // These tests run the P4Runtime client against real BMv2
@@ -26,17 +27,9 @@ import (
 // naming the binary when it is not on PATH.
 
 // requireBinaryP4RT returns the path of a program on PATH, or skips naming
-// it (a failure when GRAPHCC_REQUIRE_PRIV=1).
+// it (privtest).
 func requireBinaryP4RT(tb testing.TB, name string) string {
-	tb.Helper()
-	path, err := exec.LookPath(name)
-	if err != nil {
-		if os.Getenv("GRAPHCC_REQUIRE_PRIV") == "1" {
-			tb.Fatalf("needs %s on PATH (GRAPHCC_REQUIRE_PRIV=1)", name)
-		}
-		tb.Skipf("needs %s on PATH (p4lang/behavioral-model)", name)
-	}
-	return path
+	return privtest.Program(tb, name, "p4lang/behavioral-model")
 }
 
 func p4rtFreePort(tb testing.TB) int {

@@ -18,6 +18,8 @@ import (
 
 	"graphcc/replay"
 	"graphcc/topo"
+
+	"graphcc/internal/privtest"
 )
 
 // Root-only tests: hosts in network namespaces on veths, through a Linux
@@ -25,17 +27,8 @@ import (
 // netlink here rather than with package controller, which will import
 // hostgen (a test of package hostgen importing it would be a cycle).
 
-// requireRoot skips a test that needs root, unless GRAPHCC_REQUIRE_PRIV=1
-// makes the skip a failure (the privileged runner).
-func requireRoot(t *testing.T) {
-	t.Helper()
-	if os.Geteuid() != 0 {
-		if os.Getenv("GRAPHCC_REQUIRE_PRIV") == "1" {
-			t.Fatal("needs root (GRAPHCC_REQUIRE_PRIV=1)")
-		}
-		t.Skip("needs root to create network namespaces")
-	}
-}
+// requireRoot skips a test that needs root (privtest.Root).
+func requireRoot(t *testing.T) { privtest.Root(t) }
 
 // testNetns creates a fresh named namespace for t, removed when t ends
 // (with every link in it).

@@ -6,17 +6,11 @@ import (
 	"testing"
 
 	"github.com/vishvananda/netns"
+
+	"graphcc/internal/privtest"
 )
 
-func requireRoot(t *testing.T) {
-	t.Helper()
-	if os.Geteuid() != 0 {
-		if os.Getenv("GRAPHCC_REQUIRE_PRIV") == "1" {
-			t.Fatal("needs root (GRAPHCC_REQUIRE_PRIV=1)")
-		}
-		t.Skip("needs root to create network namespaces")
-	}
-}
+func requireRoot(t *testing.T) { privtest.Root(t) }
 
 func TestDoNamed(t *testing.T) {
 	requireRoot(t)

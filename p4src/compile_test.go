@@ -6,22 +6,13 @@ import (
 	"os/exec"
 	"path/filepath"
 	"testing"
+
+	"graphcc/internal/privtest"
 )
 
 // requireBinary returns the path of a program on PATH, or skips the test
-// naming it (a failure when GRAPHCC_REQUIRE_PRIV=1, the runner with every
-// tool).
-func requireBinary(t *testing.T, name string) string {
-	t.Helper()
-	path, err := exec.LookPath(name)
-	if err != nil {
-		if os.Getenv("GRAPHCC_REQUIRE_PRIV") == "1" {
-			t.Fatalf("needs %s on PATH (GRAPHCC_REQUIRE_PRIV=1)", name)
-		}
-		t.Skipf("needs %s on PATH (p4lang/p4c)", name)
-	}
-	return path
-}
+// naming it (privtest).
+func requireBinary(t *testing.T, name string) string { return privtest.Program(t, name, "p4lang/p4c") }
 
 // The committed graphcc.json and graphcc.p4info.txtpb are what `make p4`
 // makes of graphcc.p4 now.

@@ -6,7 +6,6 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"strings"
 	"testing"
 	"time"
 
@@ -17,30 +16,14 @@ import (
 	"graphcc/gnn"
 	"graphcc/replay"
 	"graphcc/topo"
+
+	"graphcc/internal/privtest"
 )
 
-// require skips t unless it runs as root with every named program on PATH;
-// under GRAPHCC_REQUIRE_PRIV=1 (the privileged runner) it fails instead.
-func require(t *testing.T, programs ...string) {
-	t.Helper()
-	var missing []string
-	if os.Geteuid() != 0 {
-		missing = append(missing, "root")
-	}
-	for _, p := range programs {
-		if _, err := exec.LookPath(p); err != nil {
-			missing = append(missing, p)
-		}
-	}
-	if len(missing) == 0 {
-		return
-	}
-	msg := "needs " + strings.Join(missing, ", ") + " (BMv2 with PI and p4c: see the Vagrantfile)"
-	if os.Getenv("GRAPHCC_REQUIRE_PRIV") == "1" {
-		t.Fatal(msg)
-	}
-	t.Skip(msg)
-}
+// require skips t unless it runs as root with every named program on PATH
+// (BMv2 with PI and p4c: see the Vagrantfile), or fails on the privileged
+// runner (privtest).
+func require(t *testing.T, programs ...string) { privtest.All(t, true, programs...) }
 
 // compileP4 compiles p4src/graphcc.p4 into dir and returns the P4Info and
 // the BMv2 JSON's path and bytes.

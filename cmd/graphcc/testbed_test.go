@@ -8,17 +8,11 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"graphcc/internal/privtest"
 )
 
-func requireRoot(t *testing.T) {
-	t.Helper()
-	if os.Geteuid() != 0 {
-		if os.Getenv("GRAPHCC_REQUIRE_PRIV") == "1" {
-			t.Fatal("needs root (GRAPHCC_REQUIRE_PRIV=1)")
-		}
-		t.Skip("needs root to create network namespaces")
-	}
-}
+func requireRoot(t *testing.T) { privtest.Root(t) }
 
 // TestTestbedNoSwitches builds a lab without BMv2 (namespaces, links,
 // addresses), shows it, refuses to run on it, and takes it down twice.

@@ -1,0 +1,62 @@
+// Package privtest holds the skips of graphcc's privileged tests: tests
+// that need root (network namespaces, veths, packet sockets) or a program
+// this machine may lack (BMv2's simple_switch_grpc, p4c-bm2-ss). Such a test
+// skips naming what is missing, except on the privileged runner, which sets
+// GRAPHCC_REQUIRE_PRIV=1 and has everything: there a missing requirement is
+// a failure, so no test passes there by skipping.
+package privtest
+
+import (
+	"os"
+	"os/exec"
+	"strings"
+	"testing"
+)
+
+// RequireEnv is the environment variable that turns skips into failures.
+const RequireEnv = "GRAPHCC_REQUIRE_PRIV"
+
+// Root skips tb unless it runs as root.
+func Root(tb testing.TB) {
+	tb.Helper()
+	if os.Geteuid() != 0 {
+		missing(tb, "root (to create network namespaces)")
+	}
+}
+
+// Program returns the path of the program name on PATH, or skips tb naming
+// it and where it comes from (for example "p4lang/p4c").
+func Program(tb testing.TB, name, from string) string {
+	tb.Helper()
+	path, err := exec.LookPath(name)
+	if err != nil {
+		missing(tb, name+" on PATH ("+from+")")
+	}
+	return path
+}
+
+// All skips tb, naming everything missing at once, unless it runs as root
+// (if root is set) with every program on PATH.
+func All(tb testing.TB, root bool, programs ...string) {
+	tb.Helper()
+	var miss []string
+	if root && os.Geteuid() != 0 {
+		miss = append(miss, "root")
+	}
+	for _, p := range programs {
+		if _, err := exec.LookPath(p); err != nil {
+			miss = append(miss, p)
+		}
+	}
+	if len(miss) > 0 {
+		missing(tb, strings.Join(miss, ", "))
+	}
+}
+
+func missing(tb testing.TB, what string) {
+	tb.Helper()
+	if os.Getenv(RequireEnv) == "1" {
+		tb.Fatalf("needs %s (%s=1)", what, RequireEnv)
+	}
+	tb.Skipf("needs %s", what)
+}
