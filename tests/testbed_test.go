@@ -6,6 +6,8 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strings"
+	"syscall"
 	"testing"
 	"time"
 
@@ -238,4 +240,30 @@ func TestTestbedWholeLoop(t *testing.T) {
 	// The switches hold what the policy last chose (the loop ends on a
 	// write, or on a read whose settings it never changed).
 	checkECN(t, "after graphcc", ecnTable(t, ctx, plan, info, sws), f, rt.ECN())
+
+	// A switch dies mid-run: the run fails naming it, and every other
+	// switch is back on the static settings.
+	program(static)
+	victim := len(plan.Switches) - 1 // a spine
+	pid := l.State().Switches[victim].PID
+	go func() {
+		time.Sleep(time.Duration(scale) * 300 * time.Microsecond) // 300 µs of fabric time
+		syscall.Kill(pid, syscall.SIGKILL)
+	}()
+	_, err = controller.RunWorkload(ctx, controller.WorkloadConfig{
+		Plan: plan, Runtime: rt, Policy: gnn.NewGraphCC(model, f, gnn.FeatureConfig{}), Static: static, Flows: flows, Scale: scale,
+	})
+	name := plan.Switches[victim].Name
+	if err == nil || !strings.Contains(err.Error(), "switch "+name) {
+		t.Fatalf("run with %s killed: error %v, want one naming switch %s", name, err, name)
+	}
+	t.Logf("run with %s killed: %v", name, err)
+	alive, others := ecnTable(t, ctx, plan, info, sws[:victim]), map[topo.PortID]controller.ECNParams{}
+	for p, v := range alive {
+		others[p] = v
+	}
+	for _, pp := range plan.Switches[victim].Ports {
+		others[pp.Port], _ = controller.EncodeECN(static[pp.Port]) // the dead switch holds nothing to check
+	}
+	checkECN(t, "after a switch died", others, f, static)
 }
