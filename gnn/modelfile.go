@@ -94,7 +94,7 @@ func (h *Header) paramsFor() (int, error) {
 				h.Features, h.Hidden, h.Actions, h.Agents)
 		}
 		per := MLP{In: h.Features, Hidden: h.Hidden, Out: h.Actions}.NumParams()
-		if per > (1<<31)/h.Agents {
+		if per > math.MaxInt32/h.Agents {
 			return 0, fmt.Errorf("%d agents of %d parameters are too many", h.Agents, per)
 		}
 		return per * h.Agents, nil
