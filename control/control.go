@@ -75,19 +75,24 @@ type PortSample struct {
 	MarkedBytes int64     // of those, bytes of packets marked CE at this port
 	QueueBytes  int64     // bytes queued at the end of the interval (-1 where the fabric cannot tell)
 	EnqDepthMax int64     // largest queued bytes a packet met on arrival in the interval (-1 where the fabric cannot tell)
-	EnqHist     DepthHist // the queue depth, in packets, each packet enqueued in the interval met on arrival
+	EnqHist     DepthHist // the queue depth, in packets, each data packet enqueued in the interval met on arrival
 }
 
-// EnqPackets returns the packets enqueued at the port in the interval.
+// EnqPackets returns the data packets enqueued at the port in the interval.
 func (s *PortSample) EnqPackets() int64 { return s.EnqHist.Count() }
 
 // QueueFeature is the queue length the policies see, in bytes: the mean
-// depth that packets met at enqueue during the interval, measured in packets
-// on the DepthHist buckets and converted at QueuePacketBytes per packet, or 0
-// if no packet arrived (see DepthHist.Mean). It is the one definition both
+// depth that data packets (the ECN-capable ones; not ACKs, NACKs or CNPs)
+// met at enqueue during the interval, measured in packets on the DepthHist
+// buckets and converted at QueuePacketBytes per packet, or 0 if no data
+// packet arrived (see DepthHist.Mean). It is the one definition both
 // fabrics compute identically: the simulator fills the histogram with each
-// packet's depth, the testbed reads it from per-port counters that the P4
-// pipeline increments at enqueue (BMv2's enq_qdepth, in packets).
+// data packet's depth, the testbed reads it from per-port counters that the
+// P4 pipeline increments at enqueue for ECN-capable packets (BMv2's
+// enq_qdepth of the data queue, in packets). The depth counts every packet
+// queued ahead: in the simulator ACKs share the data queue, as in HPCC's
+// (ACK_HIGH_PRIO 0); on BMv2 they have a queue of their own
+// (controller.PriorityQueues).
 func (s *PortSample) QueueFeature() float64 {
 	return s.EnqHist.Mean() * QueuePacketBytes
 }

@@ -64,10 +64,24 @@ func QueueDepth(rate int64) int64 {
 	return max(2*((kmax+FrameBytes-1)/FrameBytes), 64)
 }
 
+// PriorityQueues is the number of egress queues per port the switches are
+// started with (simple_switch's --priority-queues): graphcc.p4 puts
+// ECN-capable packets in queue 0 and every other packet (ACKs, NACKs, CNPs)
+// in queue 1, served first. Both get the port's rate: BMv2 counts a queue's
+// rate in packets, so ACKs sharing the data queue would cost a full data
+// packet each.
+const PriorityQueues = 2
+
+// targetArgs returns simple_switch_grpc's target options (after "--"): its
+// gRPC address and the queues per port graphcc.p4 needs.
+func targetArgs(grpcAddr string) []string {
+	return []string{"--", "--grpc-server-addr", grpcAddr, "--priority-queues", strconv.Itoa(PriorityQueues)}
+}
+
 // switchArgs returns the command line of sw's simple_switch_grpc: its
-// ports, Thrift port, no P4 program (P4Runtime pushes it later) and its
-// gRPC address; BMv2's own logging goes to the console (the log file) at
-// logLevel, or is off if logLevel is empty.
+// ports, Thrift port, no P4 program (P4Runtime pushes it later), its gRPC
+// address and PriorityQueues; BMv2's own logging goes to the console (the
+// log file) at logLevel, or is off if logLevel is empty.
 func switchArgs(sw *SwitchState, logLevel string) []string {
 	args := []string{"--device-id", strconv.FormatUint(sw.DeviceID, 10)}
 	for _, p := range sw.Ports {
@@ -77,7 +91,7 @@ func switchArgs(sw *SwitchState, logLevel string) []string {
 	if logLevel != "" {
 		args = append(args, "--log-console", "--log-level", logLevel)
 	}
-	return append(args, "--", "--grpc-server-addr", sw.GRPCAddr)
+	return append(args, targetArgs(sw.GRPCAddr)...)
 }
 
 // child is a process this process started: a goroutine waits for it, so
@@ -254,7 +268,7 @@ func waitListening(ctx context.Context, ns netns.NsHandle, addr string, c *child
 }
 
 // queueCommands returns the Thrift CLI commands that set the egress queue
-// rate and depth of every port.
+// rate and depth of every port (of all its priority queues).
 func queueCommands(ports []PortState) string {
 	var b strings.Builder
 	for _, p := range ports {

@@ -99,6 +99,8 @@ func fakeSwitch(dir string, args []string) int {
 			r.NoP4 = true
 		case a == "--grpc-server-addr" && target:
 			r.GRPC = next()
+		case a == "--priority-queues" && target:
+			_, err = strconv.Atoi(next())
 		default:
 			return fail("unexpected argument %q", a)
 		}

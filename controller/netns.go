@@ -5,7 +5,6 @@
 package controller
 
 import (
-	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -24,18 +23,7 @@ const NetnsDir = "/run/netns"
 // CreateNetns creates the named network namespace name (visible to
 // `ip netns`) and returns a handle to it, which the caller closes. The
 // calling goroutine's namespace is unchanged.
-func CreateNetns(name string) (netns.NsHandle, error) {
-	var h netns.NsHandle
-	err := onLockedThread(func() error {
-		var err error
-		h, err = netns.NewNamed(name) // switches this thread into it
-		return err
-	})
-	if err != nil {
-		return 0, fmt.Errorf("create netns %s: %w", name, err)
-	}
-	return h, nil
-}
+func CreateNetns(name string) (netns.NsHandle, error) { return namespace.Create(name) }
 
 // OpenNetns returns a handle to the existing named namespace name.
 func OpenNetns(name string) (netns.NsHandle, error) {
@@ -49,13 +37,7 @@ func OpenNetns(name string) (netns.NsHandle, error) {
 // DeleteNetns removes the named namespace name; one that does not exist
 // counts as removed. The kernel deletes the namespace's links with it once
 // no process is left in it.
-func DeleteNetns(name string) error {
-	err := netns.DeleteNamed(name)
-	if err != nil && !errors.Is(err, os.ErrNotExist) {
-		return fmt.Errorf("delete netns %s: %w", name, err)
-	}
-	return nil
-}
+func DeleteNetns(name string) error { return namespace.Delete(name) }
 
 // NetnsExists reports whether the named namespace name exists.
 func NetnsExists(name string) bool {

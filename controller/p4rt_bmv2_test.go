@@ -58,7 +58,7 @@ func startBMv2P4RT(tb testing.TB, ctx context.Context, name string, device uint6
 	for i, ifc := range ifaces {
 		args = append(args, "-i", fmt.Sprintf("%d@%s", i+1, ifc))
 	}
-	cmd := exec.Command(bin, append(args, "--", "--grpc-server-addr", grpcAddr)...)
+	cmd := exec.Command(bin, append(args, targetArgs(grpcAddr)...)...)
 	var out bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &out
 	start := cmd.Start

@@ -8,7 +8,6 @@ import (
 	"net"
 	"net/netip"
 	"os"
-	"runtime"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -20,6 +19,7 @@ import (
 	"graphcc/topo"
 
 	"graphcc/internal/privtest"
+	"graphcc/namespace"
 )
 
 // Root-only tests: hosts in network namespaces on veths, through a Linux
@@ -36,30 +36,13 @@ func testNetns(t *testing.T, tag string) (string, netns.NsHandle) {
 	t.Helper()
 	name := fmt.Sprintf("gcch%d%s", os.Getpid()%100000, tag)
 	t.Cleanup(func() {
-		if err := netns.DeleteNamed(name); err != nil && !errors.Is(err, os.ErrNotExist) {
-			t.Errorf("delete netns %s: %v", name, err)
+		if err := namespace.Delete(name); err != nil {
+			t.Error(err)
 		}
 	})
-	errc := make(chan error, 1)
-	var h netns.NsHandle
-	go func() {
-		runtime.LockOSThread()
-		orig, err := netns.Get()
-		if err != nil {
-			errc <- err
-			return
-		}
-		defer orig.Close()
-		h, err = netns.NewNamed(name) // switches this thread into it
-		if serr := netns.Set(orig); serr != nil {
-			errc <- errors.Join(err, serr) // left locked: the thread dies
-			return
-		}
-		runtime.UnlockOSThread()
-		errc <- err
-	}()
-	if err := <-errc; err != nil {
-		t.Fatalf("create netns %s: %v", name, err)
+	h, err := namespace.Create(name)
+	if err != nil {
+		t.Fatal(err)
 	}
 	t.Cleanup(func() { h.Close() })
 	return name, h

@@ -13,6 +13,7 @@ package namespace
 import (
 	"errors"
 	"fmt"
+	"os"
 	"runtime"
 
 	"github.com/vishvananda/netns"
@@ -67,6 +68,33 @@ func DoNamed(name string, fn func() error) error {
 	defer h.Close()
 	if err := Do(h, fn); err != nil {
 		return fmt.Errorf("netns %s: %w", name, err)
+	}
+	return nil
+}
+
+// Create creates the named network namespace name (bound under /run/netns,
+// visible to `ip netns`) and returns a handle to it, which the caller
+// closes. The calling goroutine's namespace is unchanged.
+func Create(name string) (netns.NsHandle, error) {
+	var h netns.NsHandle
+	err := OnLockedThread(func() error {
+		var err error
+		h, err = netns.NewNamed(name) // switches this thread into it
+		return err
+	})
+	if err != nil {
+		return 0, fmt.Errorf("create netns %s: %w", name, err)
+	}
+	return h, nil
+}
+
+// Delete removes the named namespace name; one that does not exist counts
+// as removed. The kernel deletes the namespace's links with it once no
+// process is left in it.
+func Delete(name string) error {
+	err := netns.DeleteNamed(name)
+	if err != nil && !errors.Is(err, os.ErrNotExist) {
+		return fmt.Errorf("delete netns %s: %w", name, err)
 	}
 	return nil
 }

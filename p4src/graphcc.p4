@@ -2,10 +2,21 @@
  * graphcc.p4: the testbed switch (P4_16, v1model, BMv2 simple_switch_grpc).
  *
  * Ingress: IPv4 forwarding with ECMP over equal-cost egress ports, TTL
- * decrement, and a per-ingress-port counter (the bytes hosts send into the
- * fabric). Egress: per-egress-port ECN marking with the simulator's RED rule,
- * and per-egress-port telemetry counters (transmitted, ECN-marked, and a
- * histogram of the queue depth each packet met at enqueue).
+ * decrement, a per-ingress-port counter (the bytes hosts send into the
+ * fabric), and the egress queue: ECN-capable packets (the hosts' data) to
+ * the data queue, every other packet (ACKs, NACKs, CNPs) to a control queue
+ * served first. Egress: per-egress-port ECN marking with the simulator's RED
+ * rule, and per-egress-port telemetry counters (transmitted, ECN-marked, and
+ * a histogram of the data-queue depth each ECN-capable packet met at
+ * enqueue).
+ *
+ * Why two queues: BMv2 rate-limits an egress queue in packets per second,
+ * not bytes, so in one queue a 62-byte ACK would cost as much of the link as
+ * a 1048-byte data packet, and a port carrying data one way and the ACKs of
+ * the other direction's flows would be overloaded at loads the real link
+ * carries easily. The testbed starts simple_switch_grpc with two priority
+ * queues per port (--priority-queues 2), both rate-limited to the port's
+ * scaled rate in full packets.
  *
  * Everything the controller programs or reads is a table entry or an
  * indirect counter: BMv2's P4Runtime server (PI) does not serve register
@@ -38,6 +49,12 @@ const bit<8>  IP_PROTO_UDP   = 17;
 // packet counts as control.QueuePacketBytes = 1048 bytes (a full data
 // packet on the wire), as the simulator's queue feature does.
 const bit<64> QUEUE_PACKET_BYTES = 1048;
+
+// Egress queues (standard_metadata.priority; BMv2 serves the highest
+// first): data, and the control queue for packets that are not
+// ECN-capable.
+const bit<3> DATA_QUEUE    = 0;
+const bit<3> CONTROL_QUEUE = 1;
 
 header ethernet_t {
     bit<48> dstAddr;
@@ -192,6 +209,11 @@ control GraphccIngress(inout headers_t hdr,
             ecmp_group.apply();
         }
         hdr.ipv4.ttl = hdr.ipv4.ttl - 1;
+        if (hdr.ipv4.ecn == 0) {
+            standard_metadata.priority = CONTROL_QUEUE;
+        } else {
+            standard_metadata.priority = DATA_QUEUE;
+        }
     }
 }
 
@@ -200,7 +222,8 @@ control GraphccEgress(inout headers_t hdr,
                       inout standard_metadata_t standard_metadata) {
     // Telemetry, indexed by egress port: packets and bytes transmitted,
     // packets and bytes this port marked CE, and the enqueue-depth
-    // histogram at index port*DEPTH_BUCKETS + bucket (packets).
+    // histogram of ECN-capable packets (the data queue's depth each met) at
+    // index port*DEPTH_BUCKETS + bucket (packets).
     counter(PORT_SLOTS, CounterType.packets_and_bytes) tx_port;
     counter(PORT_SLOTS, CounterType.packets_and_bytes) marked_port;
     counter(PORT_SLOTS * DEPTH_BUCKETS, CounterType.packets) enq_depth;
@@ -257,7 +280,9 @@ control GraphccEgress(inout headers_t hdr,
         bit<32> port = (bit<32>)standard_metadata.egress_port;
         tx_port.count(port);
 
-        depth_bucket.apply();
+        if (hdr.ipv4.isValid() && hdr.ipv4.ecn != 0) {
+            depth_bucket.apply();
+        }
         if (meta.depth_hit == 1) {
             enq_depth.count(port * DEPTH_BUCKETS + (bit<32>)meta.depth_bucket);
         }

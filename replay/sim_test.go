@@ -433,3 +433,37 @@ func TestTraceCSV(t *testing.T) {
 		t.Fatalf("%d rows for %d ports", len(lines)-1, len(f.Ports))
 	}
 }
+
+// sumTelemetry adds up every port's samples over the run.
+type sumTelemetry struct{ ports []control.PortSample }
+
+func (p *sumTelemetry) Decide(t *control.Telemetry, _ []control.ECN) {
+	if p.ports == nil {
+		p.ports = make([]control.PortSample, len(t.Ports))
+	}
+	for i, s := range t.Ports {
+		p.ports[i].TxBytes += s.TxBytes
+		for b, n := range s.EnqHist {
+			p.ports[i].EnqHist[b] += n
+		}
+	}
+}
+
+// The queue feature's histogram counts data packets only: a port that
+// carries just a flow's ACKs sends bytes but enqueues no counted packet.
+func TestEnqHistCountsDataPackets(t *testing.T) {
+	f := clos(t)
+	src, dst := host(t, f, "h1"), host(t, f, "h0")
+	const size = 1_000_000
+	pol := &sumTelemetry{}
+	mustRun(t, Config{Fabric: f, Flows: []Flow{{Src: src, Dst: dst, PG: DefaultPG, DPort: 100, Size: size, Start: t0}}, Policy: pol})
+	data, acks := pol.ports[f.HostPort(dst).Reverse()], pol.ports[f.HostPort(src).Reverse()]
+	// The run ends with the last ACK: the last interval's few packets are
+	// never handed to a policy.
+	if got, most := data.EnqPackets(), int64(size/1000); got <= most/2 || got > most {
+		t.Errorf("leaf port to the receiver: %d data packets counted, want most of %d", got, most)
+	}
+	if acks.TxBytes == 0 || acks.EnqPackets() != 0 {
+		t.Errorf("leaf port to the sender: %d bytes sent, %d packets counted; want ACK bytes and none counted", acks.TxBytes, acks.EnqPackets())
+	}
+}

@@ -27,11 +27,12 @@ func (s *Sim) forward(in topo.PortID, i int32) {
 		return
 	}
 	pk.in = in
+	data := pk.kind == kData
 	s.checkPause(sw, in) // may grow the packet slab: pk is not used after
 
 	op := &s.ports[out]
-	if s.telOn {
-		s.tel.Ports[out].EnqHist.Add(op.qPkts)
+	if s.telOn && data {
+		s.tel.Ports[out].EnqHist.Add(op.qPkts) // the queue feature: data packets only
 	}
 	if op.qBytes > op.enqMax {
 		op.enqMax = op.qBytes
