@@ -62,7 +62,7 @@ func linear32(y, b, w []float32, ldw int, x []float32) {
 	xs, off := xbuf[:k], obuf[:k]
 	i := 0
 	for ; i+8 <= n; i += 8 {
-		block8(y[i:i+8], b[i:i+8], w[i:], xs, off)
+		block8f32(y[i:i+8], b[i:i+8], w[i:], xs, off)
 	}
 	for ; i < n; i++ {
 		s := b[i]
@@ -71,6 +71,28 @@ func linear32(y, b, w []float32, ldw int, x []float32) {
 		}
 		y[i] = s
 	}
+}
+
+// block8f32 sets y[0:8] = b[0:8] + Σ_k xs[k]·w[off[k]:off[k]+8]: block8
+// in float32, kept apart because a generic version of the two made the
+// float64 forward pass 10 to 15 % slower (BenchmarkForwardF64Default).
+func block8f32(y, b, w, xs []float32, off []int) {
+	y, b = y[:8], b[:8]
+	s0, s1, s2, s3, s4, s5, s6, s7 := b[0], b[1], b[2], b[3], b[4], b[5], b[6], b[7]
+	off = off[:len(xs)]
+	for k, xj := range xs {
+		o := off[k]
+		r := w[o : o+8 : o+8]
+		s0 += xj * r[0]
+		s1 += xj * r[1]
+		s2 += xj * r[2]
+		s3 += xj * r[3]
+		s4 += xj * r[4]
+		s5 += xj * r[5]
+		s6 += xj * r[6]
+		s7 += xj * r[7]
+	}
+	y[0], y[1], y[2], y[3], y[4], y[5], y[6], y[7] = s0, s1, s2, s3, s4, s5, s6, s7
 }
 
 // edgeGo sets mnmx[0:h] and mnmx[h:2h] to the elementwise minimum and

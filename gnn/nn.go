@@ -179,10 +179,8 @@ func linear(y, b, w, x []float64) {
 	}
 }
 
-// block8 sets y[0:8] = b[0:8] + Σ_k xs[k]·w[off[k]:off[k]+8]: the inner
-// kernel of the float64 training network and of the float32 inference's
-// portable path.
-func block8[F float32 | float64](y, b, w, xs []F, off []int) {
+// block8 sets y[0:8] = b[0:8] + Σ_k xs[k]·w[off[k]:off[k]+8].
+func block8(y, b, w, xs []float64, off []int) {
 	y, b = y[:8], b[:8]
 	s0, s1, s2, s3, s4, s5, s6, s7 := b[0], b[1], b[2], b[3], b[4], b[5], b[6], b[7]
 	off = off[:len(xs)]
