@@ -288,8 +288,11 @@ func (o *evalOpts) run(ctx context.Context, cmd *cobra.Command, log *slog.Logger
 	if err := checkOutDir(o.out); err != nil {
 		return err
 	}
-	if err := checkOutputs("json", o.jsonOut); err != nil {
-		return err
+	// --json may go into --out, which is created after the run.
+	if o.jsonOut != "" && filepath.Clean(filepath.Dir(o.jsonOut)) != filepath.Clean(o.out) {
+		if err := checkOutputs("json", o.jsonOut); err != nil {
+			return err
+		}
 	}
 	total := len(c.Scenarios) * len(c.Policies) * len(c.Seeds)
 	log.Info("evaluating", "scenarios", len(c.Scenarios), "policies", len(c.Policies), "seeds", len(c.Seeds), "runs", total)

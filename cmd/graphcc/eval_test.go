@@ -193,3 +193,14 @@ func TestSplitPolicies(t *testing.T) {
 		}
 	}
 }
+
+// --json may name a file in the --out directory that eval creates.
+func TestEvalJSONInNewOutDir(t *testing.T) {
+	withTinyScenario(t)
+	out := filepath.Join(t.TempDir(), "new")
+	js := filepath.Join(out, "summary.json")
+	run(t, "eval", "--scenarios", "tiny", "--policies", "static", "--seeds", "5", "--out", out, "--json", js)
+	if data, err := os.ReadFile(js); err != nil || !bytes.HasPrefix(data, []byte("{")) {
+		t.Errorf("--json in the new --out: %v", err)
+	}
+}
