@@ -11,7 +11,7 @@
  * enqueue).
  *
  * Why two queues: BMv2 rate-limits an egress queue in packets per second,
- * not bytes, so in one queue a 62-byte ACK would cost as much of the link as
+ * not bytes, so in one queue a 60-byte ACK would cost as much of the link as
  * a 1048-byte data packet, and a port carrying data one way and the ACKs of
  * the other direction's flows would be overloaded at loads the real link
  * carries easily. The testbed starts simple_switch_grpc with two priority
