@@ -13,8 +13,9 @@ func (s *Sim) forward(in topo.PortID, i int32) {
 	pk := &s.pkts[i]
 	fl := &s.flows[pk.flow]
 	pk.hop++
+	data := pk.kind == kData
 	var out topo.PortID
-	if pk.kind == kData {
+	if data {
 		out = fl.fwd[pk.hop]
 	} else {
 		out = fl.rev[pk.hop]
@@ -27,7 +28,6 @@ func (s *Sim) forward(in topo.PortID, i int32) {
 		return
 	}
 	pk.in = in
-	data := pk.kind == kData
 	s.checkPause(sw, in) // may grow the packet slab: pk is not used after
 
 	op := &s.ports[out]
