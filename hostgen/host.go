@@ -111,6 +111,13 @@ type HostConfig struct {
 	// so that one wake-up of the send loop sends a few frames; 0: the
 	// fabric time of DefaultPacingQuantumReal; negative: none.
 	PacingQuantum int64
+	// NoPropagationDelay turns off the emulation of the links' propagation
+	// delays. By default a frame from a peer is handled only after the
+	// one-way delay of the path from the peer (topo.Fabric.PathDelay), since
+	// the testbed's veths and switches add almost none; round trips, and so
+	// the fixed window's reach and DCQCN's feedback delay, then match the
+	// simulator's.
+	NoPropagationDelay bool
 }
 
 // Stats are a host's counters.
@@ -160,7 +167,8 @@ type Host struct {
 	started bool
 	tx      *sender
 	rx      *receiver
-	wire    Stats // the Wire fields and the pacing sums
+	delays  *delayLine // nil: frames are handled as they arrive
+	wire    Stats      // the Wire fields and the pacing sums
 	sleeps  time.Duration
 	closed  bool
 	done    chan struct{}
@@ -320,11 +328,18 @@ func (h *Host) run(ctx context.Context, conn frameConn, mac [6]byte, flows []Flo
 	})
 	defer stop()
 	tmpl := Frame{SrcMAC: mac, DstMAC: [6]byte(h.cfg.FabricMAC), SrcIP: h.cfg.IP}
-	errc := make(chan error, 2)
-	go func() { errc <- h.receiveLoop(ctx, conn, clock, tmpl) }()
+	loops := 2
+	errc := make(chan error, 3)
+	var delayed chan arrival
+	if h.delays != nil {
+		loops++
+		delayed = make(chan arrival, 1024)
+		go func() { errc <- h.delayLoop(ctx, conn, clock, tmpl, h.delays, delayed) }()
+	}
+	go func() { errc <- h.receiveLoop(ctx, conn, clock, tmpl, h.delays, delayed) }()
 	go func() { errc <- h.sendLoop(ctx, conn, clock, tmpl) }()
 	var errs []error
-	for range 2 {
+	for range loops {
 		if err := <-errc; err != nil {
 			errs = append(errs, err)
 			cancel()
@@ -377,6 +392,13 @@ func (h *Host) prepare(flows []Flow, clock *Clock) error {
 			return replay.Standalone(f, fl.Src, fl.Dst, fl.Size, replay.StandalonePayload, replay.StandaloneHeader)
 		})
 	h.rx = newReceiver(h.cfg.NACKInterval, h.cfg.CNPInterval, in)
+	if !h.cfg.NoPropagationDelay {
+		delays := make(map[netip.Addr]int64, len(h.cfg.Peers))
+		for node, addr := range h.cfg.Peers {
+			delays[addr] = f.PathDelay(node, h.cfg.Node)
+		}
+		h.delays = newDelayLine(delays)
+	}
 	h.checkDone()
 	return nil
 }
@@ -420,8 +442,10 @@ func (h *Host) write(conn frameConn, enc *Encoder, f *Frame) error {
 	return nil
 }
 
-// receiveLoop reads frames until ctx is done.
-func (h *Host) receiveLoop(ctx context.Context, conn frameConn, clock *Clock, tmpl Frame) error {
+// receiveLoop reads frames until ctx is done and handles each at once, or,
+// if delays is not nil, hands those from a sender with a propagation delay
+// to the delay loop on delayed.
+func (h *Host) receiveLoop(ctx context.Context, conn frameConn, clock *Clock, tmpl Frame, delays *delayLine, delayed chan<- arrival) error {
 	buf := make([]byte, 2048)
 	dec, enc := NewDecoder(), NewEncoder()
 	var in Frame
@@ -453,49 +477,68 @@ func (h *Host) receiveLoop(ctx context.Context, conn frameConn, clock *Clock, tm
 			h.mu.Unlock()
 			continue
 		}
-		switch in.Kind {
-		case KindData:
-			h.mu.Lock()
-			now := clock.Now()
-			r := h.rx.onData(now, &in)
-			if r.cnp {
-				h.tx.onControlSent(now, CNPFrameLen)
-			}
-			if r.ack || r.nack {
-				h.tx.onControlSent(now, AckFrameLen)
-			}
-			h.checkDone()
-			h.mu.Unlock()
-			reply.DstIP, reply.SPort, reply.QP = in.SrcIP, in.SPort, in.QP
-			if r.cnp { // before the ACK, as the simulator applies the CNP flag before sending on
-				reply.Kind, reply.PSN = KindCNP, 0
-				if err := h.write(conn, enc, &reply); err != nil {
-					return err
+		if delays != nil {
+			if a, ok := delays.arrive(clock.Now(), &in); ok {
+				select {
+				case delayed <- a:
+				case <-ctx.Done():
+					return nil
 				}
+				continue
 			}
-			if r.ack || r.nack {
-				reply.Kind, reply.PSN = KindACK, r.psn
-				if r.nack {
-					reply.Kind = KindNACK
-				}
-				if err := h.write(conn, enc, &reply); err != nil {
-					return err
-				}
-			}
-		case KindACK, KindNACK:
-			h.mu.Lock()
-			sooner := h.tx.onAck(clock.Now(), in.QP, in.PSN, in.Kind == KindNACK)
-			h.checkDone()
-			h.mu.Unlock()
-			if sooner {
-				h.wake()
-			}
-		case KindCNP:
-			h.mu.Lock()
-			h.tx.onCNP(clock.Now(), in.QP)
-			h.mu.Unlock()
+		}
+		if err := h.handle(conn, enc, &reply, &in, clock.Now()); err != nil {
+			return err
 		}
 	}
+}
+
+// handle acts on frame in, received at fabric time now: a data segment is
+// delivered and answered (ACK or NACK, and a CNP if CE-marked; reply is the
+// template of the answers), an ACK, NACK or CNP goes to the sender.
+func (h *Host) handle(conn frameConn, enc *Encoder, reply *Frame, in *Frame, now int64) error {
+	switch in.Kind {
+	case KindData:
+		h.mu.Lock()
+		r := h.rx.onData(now, in)
+		if r.cnp {
+			h.tx.onControlSent(now, CNPFrameLen)
+		}
+		if r.ack || r.nack {
+			h.tx.onControlSent(now, AckFrameLen)
+		}
+		h.checkDone()
+		h.mu.Unlock()
+		reply.DstIP, reply.SPort, reply.QP = in.SrcIP, in.SPort, in.QP
+		if r.cnp { // before the ACK, as the simulator applies the CNP flag before sending on
+			reply.Kind, reply.PSN = KindCNP, 0
+			if err := h.write(conn, enc, reply); err != nil {
+				return err
+			}
+		}
+		if r.ack || r.nack {
+			reply.Kind, reply.PSN = KindACK, r.psn
+			if r.nack {
+				reply.Kind = KindNACK
+			}
+			if err := h.write(conn, enc, reply); err != nil {
+				return err
+			}
+		}
+	case KindACK, KindNACK:
+		h.mu.Lock()
+		sooner := h.tx.onAck(now, in.QP, in.PSN, in.Kind == KindNACK)
+		h.checkDone()
+		h.mu.Unlock()
+		if sooner {
+			h.wake()
+		}
+	case KindCNP:
+		h.mu.Lock()
+		h.tx.onCNP(now, in.QP)
+		h.mu.Unlock()
+	}
+	return nil
 }
 
 // sendLoop sends data segments until ctx is done, waiting on the host's

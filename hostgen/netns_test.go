@@ -400,3 +400,45 @@ func TestDCQCNSlowsDown(t *testing.T) {
 		t.Errorf("marked flow took %d ps, unmarked %d", fct[1], fct[0])
 	}
 }
+
+// TestPropagationDelayEmulated runs a 1 KB flow across a fabric whose links
+// have 100 µs of delay (a 400 µs propagation round trip, 40 ms real at scale
+// 100), through a bridge that adds almost none: with the emulation its FCT
+// is at least that round trip, without it far less.
+func TestPropagationDelayEmulated(t *testing.T) {
+	requireRoot(t)
+	na, ha := testNetns(t, "pa")
+	nb, hb := testNetns(t, "pb")
+	_, hbr := testNetns(t, "pbr")
+	testVeth(t, ha, "eth0", hbr, "pa")
+	testVeth(t, hb, "eth0", hbr, "pb")
+	testBridge(t, hbr, "pa", "pb")
+
+	f, err := topo.Clos(topo.ClosConfig{Leaves: 1, Spines: 1, HostsPerLeaf: 2,
+		HostRate: 25 * topo.Gbps, FabricRate: 100 * topo.Gbps, LinkDelay: 100 * us})
+	if err != nil {
+		t.Fatal(err)
+	}
+	prop := f.PathDelay(0, 1) + f.PathDelay(1, 0)
+	if prop != 400*us {
+		t.Fatalf("propagation round trip %d ps, want 400 µs", prop)
+	}
+	const scale = 100
+	for i, off := range []bool{false, true} {
+		flows := []Flow{{Flow: replay.Flow{Src: 0, Dst: 1, Size: 1000, DPort: 100}, QP: uint32(300 + i), SPort: 10000}}
+		hosts := hostPair(t, f, na, nb)
+		for _, h := range hosts {
+			h.cfg.NoPropagationDelay = off
+		}
+		runHosts(t, hosts, flows, scale)
+		checkHosts(t, flows, hosts)
+		fct := hosts[0].FCTs()[0].FCT
+		t.Logf("emulation off %v: FCT %.1f µs", off, float64(fct)/1e6)
+		if !off && fct < prop {
+			t.Errorf("emulated: FCT %d ps, below the propagation round trip %d", fct, prop)
+		}
+		if off && fct >= prop {
+			t.Errorf("not emulated: FCT %d ps, at least the propagation round trip %d", fct, prop)
+		}
+	}
+}

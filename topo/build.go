@@ -390,6 +390,33 @@ func (f *Fabric) Bottleneck(src, dst NodeID) int64 {
 	return 0
 }
 
+// PathDelay returns the one-way propagation delay in ps from host src to
+// host dst: the sum of the link delays along a shortest path, the largest
+// where shortest paths differ (as BaseRTT). It is 0 if src == dst or either
+// is not a host.
+func (f *Fabric) PathDelay(src, dst NodeID) int64 {
+	if f.pairIndex(src, dst) < 0 {
+		return 0
+	}
+	memo := make(map[NodeID]int64)
+	var from func(at NodeID) int64
+	from = func(at NodeID) int64 {
+		if at == dst {
+			return 0
+		}
+		if d, ok := memo[at]; ok {
+			return d
+		}
+		var d int64
+		for _, p := range f.NextHops(at, dst) {
+			d = max(d, satAdd(f.Ports[p].Delay, from(f.Ports[p].Dst)))
+		}
+		memo[at] = d
+		return d
+	}
+	return from(src)
+}
+
 // MaxBDP returns, in bytes, the largest BaseRTT(src, dst) *
 // Bottleneck(src, dst) / 8 / 1e12 over ordered host pairs, rounded down
 // (HPCC's maxBdp). The GraphCC Clos gives 27500.

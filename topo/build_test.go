@@ -340,3 +340,27 @@ func TestNewCopiesAndDefaults(t *testing.T) {
 		t.Errorf("one host: %v", err)
 	}
 }
+
+func TestPathDelay(t *testing.T) {
+	clos := mustClos(t, DefaultClos())
+	tests := []struct {
+		name     string
+		f        *Fabric
+		src, dst NodeID
+		want     int64
+	}{
+		{"across the spine", clos, 0, 6, 4 * Microsecond},
+		{"across the spine, back", clos, 23, 0, 4 * Microsecond},
+		{"within a leaf", clos, 0, 1, 2 * Microsecond},
+		{"itself", clos, 3, 3, 0},
+		{"not a host", clos, 0, 24, 0},
+		// h0-s0 1µs, then the slower of s0-s1 (1µs) and s0-s2 (5µs), then 2µs
+		{"largest of unequal paths", diamond(t, 100*Gbps, Microsecond, 10*Gbps, 5*Microsecond), 0, 1, 8 * Microsecond},
+		{"largest of unequal paths, back", diamond(t, 100*Gbps, Microsecond, 10*Gbps, 5*Microsecond), 1, 0, 8 * Microsecond},
+	}
+	for _, tt := range tests {
+		if got := tt.f.PathDelay(tt.src, tt.dst); got != tt.want {
+			t.Errorf("%s: PathDelay(%d, %d) = %d, want %d", tt.name, tt.src, tt.dst, got, tt.want)
+		}
+	}
+}

@@ -19,6 +19,7 @@ import (
 
 	"graphcc/control"
 	"graphcc/controller"
+	"graphcc/hostgen"
 	"graphcc/p4src"
 	"graphcc/replay"
 	"graphcc/topo"
@@ -370,6 +371,7 @@ type testbedRunOpts struct {
 	interval   string
 	drain      string
 	flowsFile  string
+	noDelays   bool
 }
 
 func newTestbedRunCmd(logger loggerFunc) *cobra.Command {
@@ -406,6 +408,7 @@ run exits non-zero.`,
 	fs.StringVar(&o.flowsFile, "flows", "", "replay this HPCC flow.txt instead of generating traffic (the traffic flags are then ignored)")
 	fs.StringVar(&o.interval, "interval", o.interval, "control interval, fabric time")
 	fs.StringVar(&o.drain, "drain", o.drain, "stop this long (fabric time) after the last flow starts, finished or not")
+	fs.BoolVar(&o.noDelays, "no-link-delays", false, "do not emulate the links' propagation delays at the hosts (by default a host handles each frame one path delay after it arrives)")
 	fs.StringVar(&o.summaryOut, "summary-out", "", "write the summary here as JSON")
 	fs.StringVar(&o.fctOut, "fct-out", "", "write the completed flows' FCT records here (HPCC fct.txt)")
 	fs.StringVar(&o.traceOut, "trace-out", "", "write per-port telemetry and settings of every control step here as CSV (the simulator's --trace-out format)")
@@ -517,6 +520,9 @@ func (o *testbedRunOpts) run(ctx context.Context, cmd *cobra.Command, log *slog.
 		cfg := controller.WorkloadConfig{
 			Plan: plan, Runtime: rt, Policy: pol, Static: static, Flows: flows, Scale: float64(spec.Scale),
 			Interval: interval, Drain: drain, OnStep: last.record,
+		}
+		if o.noDelays {
+			cfg.Host = func(h *hostgen.HostConfig) { h.NoPropagationDelay = true }
 		}
 		var res *controller.WorkloadResult
 		runIt := func(trace io.Writer) error {
