@@ -19,6 +19,7 @@ import (
 
 	"graphcc/control"
 	"graphcc/gnn"
+	"graphcc/hostgen"
 )
 
 // BMv2 process defaults.
@@ -49,6 +50,19 @@ func QueueRatePPS(rate, scale int64) int64 {
 	return max(int64(pps), 1)
 }
 
+// ControlRatePPS returns the BMv2 rate of a port's control queue (ACKs,
+// NACKs, CNPs) for a port of rate bps in a testbed scaled down by scale:
+// rate/scale in packets of hostgen.AckFrameLen bytes per second, the rate
+// at which the real link serializes them, rounded, at least 1. BMv2 limits
+// a queue in packets, so a control queue limited to the data rate in
+// FrameBytes packets would serialize a 60-byte ACK as slowly as a full data
+// frame: when a host sends at line rate, its ACKs alone would fill it and
+// queue up.
+func ControlRatePPS(rate, scale int64) int64 {
+	pps := math.Round(float64(rate) / float64(scale) / (8 * hostgen.AckFrameLen))
+	return max(int64(pps), 1)
+}
+
 // QueueDepth returns the BMv2 egress queue depth, in packets, of a port of
 // rate bps: twice the largest kmax any built-in policy sets on such a port
 // (the static Alibaba thresholds and the GraphCC action table, scaled by
@@ -67,9 +81,9 @@ func QueueDepth(rate int64) int64 {
 // PriorityQueues is the number of egress queues per port the switches are
 // started with (simple_switch's --priority-queues): graphcc.p4 puts
 // ECN-capable packets in queue 0 and every other packet (ACKs, NACKs, CNPs)
-// in queue 1, served first. Both get the port's rate: BMv2 counts a queue's
-// rate in packets, so ACKs sharing the data queue would cost a full data
-// packet each.
+// in queue 1, served first. Each gets the port's rate in its own packets
+// (QueueRatePPS, ControlRatePPS): BMv2 counts a queue's rate in packets, so
+// ACKs sharing the data queue would cost a full data packet each.
 const PriorityQueues = 2
 
 // targetArgs returns simple_switch_grpc's target options (after "--"): its
@@ -268,12 +282,16 @@ func waitListening(ctx context.Context, ns netns.NsHandle, addr string, c *child
 }
 
 // queueCommands returns the Thrift CLI commands that set the egress queue
-// rate and depth of every port (of all its priority queues).
+// rate and depth of every port (of all its priority queues), then the rate
+// of its control queue (priority 1) where the state names one.
 func queueCommands(ports []PortState) string {
 	var b strings.Builder
 	for _, p := range ports {
 		fmt.Fprintf(&b, "set_queue_rate %d %d\n", p.QueueRatePPS, p.Num)
 		fmt.Fprintf(&b, "set_queue_depth %d %d\n", p.QueueDepth, p.Num)
+		if p.ControlRatePPS > 0 {
+			fmt.Fprintf(&b, "set_queue_rate %d %d %d\n", p.ControlRatePPS, p.Num, PriorityQueues-1)
+		}
 	}
 	return b.String()
 }

@@ -26,6 +26,21 @@ func TestQueueRatePPS(t *testing.T) {
 	}
 }
 
+func TestControlRatePPS(t *testing.T) {
+	for _, tc := range []struct {
+		rate, scale, want int64
+	}{
+		{25 * topo.Gbps, 10000, 5208}, // 2.5 Mbps / 480 bits
+		{100 * topo.Gbps, 10000, 20833},
+		{25 * topo.Gbps, 1000, 52083},
+		{1 * topo.Mbps, 1000000, 1}, // 1 bps / 480 bits rounds to 0: never 0
+	} {
+		if got := ControlRatePPS(tc.rate, tc.scale); got != tc.want {
+			t.Errorf("ControlRatePPS(%d, %d) = %d, want %d", tc.rate, tc.scale, got, tc.want)
+		}
+	}
+}
+
 func TestQueueDepthAboveKMax(t *testing.T) {
 	for _, rate := range []int64{10 * topo.Gbps, 25 * topo.Gbps, 100 * topo.Gbps, 400 * topo.Gbps} {
 		d := QueueDepth(rate)
@@ -54,8 +69,8 @@ func TestSwitchArgs(t *testing.T) {
 }
 
 func TestQueueCommands(t *testing.T) {
-	got := queueCommands([]PortState{{Num: 1, QueueRatePPS: 2982, QueueDepth: 764}, {Num: 2, QueueRatePPS: 11927, QueueDepth: 3054}})
-	want := "set_queue_rate 2982 1\nset_queue_depth 764 1\nset_queue_rate 11927 2\nset_queue_depth 3054 2\n"
+	got := queueCommands([]PortState{{Num: 1, QueueRatePPS: 2982, QueueDepth: 764, ControlRatePPS: 52083}, {Num: 2, QueueRatePPS: 11927, QueueDepth: 3054}})
+	want := "set_queue_rate 2982 1\nset_queue_depth 764 1\nset_queue_rate 52083 1 1\nset_queue_rate 11927 2\nset_queue_depth 3054 2\n"
 	if got != want {
 		t.Errorf("%q, want %q", got, want)
 	}

@@ -43,6 +43,7 @@ func (l *Lab) startSwitches(ctx context.Context, cfg *LabConfig, handles map[str
 			ss.Ports = append(ss.Ports, PortState{
 				Num: pp.Num, Iface: pp.Iface, Port: pp.Port, Peer: p.Fabric.Nodes[pp.Peer].Name,
 				RateBps: rate, QueueRatePPS: QueueRatePPS(rate, cfg.Scale), QueueDepth: depth,
+				ControlRatePPS: ControlRatePPS(rate, cfg.Scale),
 			})
 		}
 		if err := step(ctx, cfg, "switch "+sp.Name); err != nil {

@@ -464,8 +464,8 @@ func TestLabFakeSwitches(t *testing.T) {
 		for _, pp := range sp.Ports {
 			want = append(want, fmt.Sprintf("%d@%s", pp.Num, pp.Iface))
 			rate := p.Fabric.Ports[pp.Port].Rate
-			fmt.Fprintf(&cmds, "set_queue_rate %d %d\nset_queue_depth %d %d\n",
-				QueueRatePPS(rate, 1000), pp.Num, QueueDepth(rate), pp.Num)
+			fmt.Fprintf(&cmds, "set_queue_rate %d %d\nset_queue_depth %d %d\nset_queue_rate %d %d 1\n",
+				QueueRatePPS(rate, 1000), pp.Num, QueueDepth(rate), pp.Num, ControlRatePPS(rate, 1000), pp.Num)
 		}
 		if fmt.Sprint(r.Ifaces) != fmt.Sprint(want) || r.Thrift != ThriftPort || r.GRPC != GRPCAddr || !r.NoP4 {
 			t.Errorf("switch %s command line: %+v", sp.Name, r)

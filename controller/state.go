@@ -88,6 +88,10 @@ type PortState struct {
 	RateBps      int64       `json:"rate_bps"`       // the fabric link's real rate
 	QueueRatePPS int64       `json:"queue_rate_pps"` // BMv2 egress rate: RateBps/Scale in 1048-byte packets
 	QueueDepth   int64       `json:"queue_depth"`    // BMv2 egress queue depth, packets
+	// ControlRatePPS is the BMv2 rate of the control queue (ACKs, NACKs,
+	// CNPs): RateBps/Scale in 60-byte packets; 0 in a state written before
+	// it existed.
+	ControlRatePPS int64 `json:"control_rate_pps,omitempty"`
 }
 
 // HostState is one host's namespace, NIC and addresses.
