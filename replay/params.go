@@ -38,6 +38,14 @@ type Params struct {
 	// ECN turns marking at switch egress ports on.
 	ECN bool
 
+	// AckHighPriority puts ACKs and NACKs at switches in a queue of their
+	// own, served before data and never paused, outside the shared buffer's
+	// admission and PFC accounting, as HPCC's ACK_HIGH_PRIO 1 does (its
+	// queue 0). Off (HPCC's default, DESIGN.md's configuration) they queue
+	// behind data, are admitted and counted like it, and are never marked.
+	// The testbed serves them first, so this setting compares with it.
+	AckHighPriority bool
+
 	// Window is the fixed inflight payload limit per flow, bytes. 0 takes the
 	// fabric's largest base-RTT bandwidth-delay product (HPCC's HAS_WIN 1,
 	// GLOBAL_T 1, VAR_WIN 0); a negative value disables the window.

@@ -138,6 +138,7 @@ type port struct {
 	paused    bool  // data class paused by PFC from dst
 
 	qHead, qTail     int32 // data queue (at a host: the ACK queue)
+	ackHead, ackTail int32 // switch ports with Params.AckHighPriority: ACKs and NACKs
 	qBytes           int64
 	qPkts            int64 // packets in the data queue (switch ports)
 	ctlHead, ctlTail int32 // PFC frames waiting to be sent
@@ -332,7 +333,7 @@ func (s *Sim) buildPorts() error {
 		*pt = port{
 			src: fp.Src, dst: fp.Dst, rate: fp.Rate, delay: fp.Delay,
 			srcSwitch: f.Nodes[fp.Src].Switch, dstSwitch: f.Nodes[fp.Dst].Switch,
-			qHead: -1, qTail: -1, ctlHead: -1, ctlTail: -1, lHead: -1, lTail: -1,
+			qHead: -1, qTail: -1, ackHead: -1, ackTail: -1, ctlHead: -1, ctlTail: -1, lHead: -1, lTail: -1,
 		}
 		if err := s.setECN(topo.PortID(i), s.ecn[i]); err != nil {
 			return err

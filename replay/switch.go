@@ -21,6 +21,10 @@ func (s *Sim) forward(in topo.PortID, i int32) {
 		out = fl.rev[pk.hop]
 	}
 	size := int64(pk.size)
+	if !data && s.p.AckHighPriority {
+		s.forwardAck(out, i)
+		return
+	}
 	sw := &s.sws[s.ports[in].dst]
 	if !s.admit(sw, in, size) {
 		s.c.Drops++
@@ -49,8 +53,23 @@ func (s *Sim) forward(in topo.PortID, i int32) {
 	s.switchSend(out)
 }
 
+// forwardAck enqueues ACK or NACK i on port out's high-priority queue
+// (Params.AckHighPriority): no admission, no PFC, no queue feature.
+func (s *Sim) forwardAck(out topo.PortID, i int32) {
+	op := &s.ports[out]
+	s.pkts[i].next = -1
+	if op.ackTail < 0 {
+		op.ackHead = i
+	} else {
+		s.pkts[op.ackTail].next = i
+	}
+	op.ackTail = i
+	s.switchSend(out)
+}
+
 // switchSend starts the next transmission of a switch port if it is idle:
-// PFC frames first, then the data queue unless it is paused. A busy port is
+// PFC frames first, then high-priority ACKs (Params.AckHighPriority), then
+// the data queue unless it is paused. A busy port is
 // woken when it is free; a port left with nothing to send gets no event.
 func (s *Sim) switchSend(p topo.PortID) {
 	pt := &s.ports[p]
@@ -62,6 +81,15 @@ func (s *Sim) switchSend(p topo.PortID) {
 		pt.ctlHead = s.pkts[i].next
 		if pt.ctlHead < 0 {
 			pt.ctlTail = -1
+		}
+		s.transmit(p, i)
+		s.switchMore(p)
+		return
+	}
+	if i := pt.ackHead; i >= 0 {
+		pt.ackHead = s.pkts[i].next
+		if pt.ackHead < 0 {
+			pt.ackTail = -1
 		}
 		s.transmit(p, i)
 		s.switchMore(p)
@@ -96,7 +124,7 @@ func (s *Sim) switchSend(p topo.PortID) {
 // more to send then.
 func (s *Sim) switchMore(p topo.PortID) {
 	pt := &s.ports[p]
-	if pt.ctlHead >= 0 || (pt.qHead >= 0 && !pt.paused) {
+	if pt.ctlHead >= 0 || pt.ackHead >= 0 || (pt.qHead >= 0 && !pt.paused) {
 		s.q.schedule(s.portSrc(p), pt.freeAt)
 	}
 }
