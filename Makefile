@@ -58,11 +58,15 @@ p4:
 # their comparison, and take everything down, also when the run fails.
 # TESTBED_UP and TESTBED_RUN add flags (say TESTBED_UP='--hosts-per-leaf 2'
 # or TESTBED_RUN='--duration 2ms'); outputs go to $(TESTBED_OUT).
-LAB         ?= gcc
-TESTBED_OUT ?= testbed-out
-TESTBED_UP  ?=
-TESTBED_RUN ?=
-SUDO        ?= $(shell [ "$$(id -u)" = 0 ] || echo sudo)
+# TESTBED_SCALE is the lab's --scale: 40000 keeps the switches and hosts
+# ahead of the traffic on a 2-core machine (about 18 minutes); a bigger
+# machine may use 10000 (about 5 minutes). README, "The testbed".
+LAB           ?= gcc
+TESTBED_SCALE ?= 40000
+TESTBED_OUT   ?= testbed-out
+TESTBED_UP    ?=
+TESTBED_RUN   ?=
+SUDO          ?= $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 
 .PHONY: testbed
 testbed:
@@ -71,7 +75,7 @@ testbed:
 	$(MAKE) --no-print-directory build
 	mkdir -p $(TESTBED_OUT)
 	$(SUDO) $(BIN) testbed down --lab $(LAB) >/dev/null
-	$(SUDO) $(BIN) testbed up --lab $(LAB) $(TESTBED_UP)
+	$(SUDO) $(BIN) testbed up --lab $(LAB) --scale $(TESTBED_SCALE) $(TESTBED_UP)
 	$(SUDO) $(BIN) testbed run --lab $(LAB) --ecn static,graphcc \
 		--summary-out $(TESTBED_OUT)/summary.json --fct-out $(TESTBED_OUT)/fct.txt \
 		--trace-out $(TESTBED_OUT)/telemetry.csv $(TESTBED_RUN); \
