@@ -95,11 +95,8 @@ func (s *Sim) nicSend(p topo.PortID) {
 		return
 	}
 	h := &s.hosts[pt.src]
-	if i := pt.qHead; i >= 0 {
-		pt.qHead = s.pkts[i].next
-		if pt.qHead < 0 {
-			pt.qTail = -1
-		}
+	if pt.q.head >= 0 {
+		i := pt.q.pop(s.pkts)
 		pt.qBytes -= int64(s.pkts[i].size)
 		s.transmit(p, i)
 		s.nicMore(p, h)
@@ -134,7 +131,7 @@ func (s *Sim) nicSend(p topo.PortID) {
 // nicMore arms host port p's event at the end of its transmission if it may
 // have more to send then.
 func (s *Sim) nicMore(p topo.PortID, h *hostState) {
-	if s.ports[p].qHead >= 0 || len(h.active) > 0 {
+	if s.ports[p].q.head >= 0 || len(h.active) > 0 {
 		s.q.schedule(s.portSrc(p), s.ports[p].freeAt)
 	}
 }
@@ -211,12 +208,7 @@ func (s *Sim) sendAck(fi int32, kind uint8, cnp bool) {
 	s.pkts[i] = packet{next: -1, flow: fi, kind: kind, size: int32(s.p.AckSize), seq: fl.rcvNxt, cnp: cnp}
 	p := fl.rev[0]
 	pt := &s.ports[p]
-	if pt.qTail < 0 {
-		pt.qHead = i
-	} else {
-		s.pkts[pt.qTail].next = i
-	}
-	pt.qTail = i
+	pt.q.push(s.pkts, i)
 	pt.qBytes += int64(s.p.AckSize)
 	s.nicSend(p)
 }

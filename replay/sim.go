@@ -125,6 +125,31 @@ type packet struct {
 	cnp     bool
 }
 
+// fifo is an intrusive FIFO of packets of the slab, linked by packet.next;
+// head and tail are -1 when it is empty (the zero value holds packet 0).
+type fifo struct{ head, tail int32 }
+
+// push appends packet i.
+func (q *fifo) push(pkts []packet, i int32) {
+	pkts[i].next = -1
+	if q.tail < 0 {
+		q.head = i
+	} else {
+		pkts[q.tail].next = i
+	}
+	q.tail = i
+}
+
+// pop removes and returns the first packet; q must not be empty.
+func (q *fifo) pop(pkts []packet) int32 {
+	i := q.head
+	q.head = pkts[i].next
+	if q.head < 0 {
+		q.tail = -1
+	}
+	return i
+}
+
 // port is the state of one directed link: the egress queue at its source,
 // the packets in flight on its wire, and the ingress accounting at its
 // destination switch of the packets it delivers.
@@ -137,12 +162,12 @@ type port struct {
 	freeAt    int64 // end of the current serialization; busy while > now
 	paused    bool  // data class paused by PFC from dst
 
-	qHead, qTail     int32 // data queue (at a host: the ACK queue)
-	ackHead, ackTail int32 // switch ports with Params.AckHighPriority: ACKs and NACKs
-	qBytes           int64
-	qPkts            int64 // packets in the data queue (switch ports)
-	ctlHead, ctlTail int32 // PFC frames waiting to be sent
-	lHead, lTail     int32 // packets on the wire
+	q      fifo // data queue (at a host: the ACK queue)
+	ack    fifo // switch ports with Params.AckHighPriority: ACKs and NACKs
+	qBytes int64
+	qPkts  int64 // packets in the data queue (switch ports)
+	ctl    fifo  // PFC frames waiting to be sent
+	wire   fifo  // packets on the wire
 
 	kmin, kmax int64
 	pmax       float64
@@ -328,12 +353,13 @@ func (s *Sim) buildPorts() error {
 			nicRate = f.Ports[out[0]].Rate // HPCC's get_nic_rate: the first host's NIC
 		}
 	}
+	empty := fifo{head: -1, tail: -1}
 	for i, fp := range f.Ports {
 		pt := &s.ports[i]
 		*pt = port{
 			src: fp.Src, dst: fp.Dst, rate: fp.Rate, delay: fp.Delay,
 			srcSwitch: f.Nodes[fp.Src].Switch, dstSwitch: f.Nodes[fp.Dst].Switch,
-			qHead: -1, qTail: -1, ackHead: -1, ackTail: -1, ctlHead: -1, ctlTail: -1, lHead: -1, lTail: -1,
+			q: empty, ack: empty, ctl: empty, wire: empty,
 		}
 		if err := s.setECN(topo.PortID(i), s.ecn[i]); err != nil {
 			return err
@@ -588,14 +614,10 @@ func (s *Sim) transmit(p topo.PortID, i int32) {
 	done := s.now + serialization(size, pt.rate)
 	pt.freeAt = done
 	pk.arrive = done + pt.delay
-	pk.next = -1
-	if pt.lTail < 0 {
-		pt.lHead = i
+	if pt.wire.head < 0 {
 		s.q.schedule(s.linkSrc(p), pk.arrive)
-	} else {
-		s.pkts[pt.lTail].next = i
 	}
-	pt.lTail = i
+	pt.wire.push(s.pkts, i)
 	pt.tx += size
 }
 
@@ -610,12 +632,9 @@ func (s *Sim) wake(p topo.PortID) {
 // deliver hands the packet at the head of p's wire to p's destination.
 func (s *Sim) deliver(p topo.PortID) {
 	pt := &s.ports[p]
-	i := pt.lHead
-	pt.lHead = s.pkts[i].next
-	if pt.lHead < 0 {
-		pt.lTail = -1
-	} else {
-		s.q.schedule(s.linkSrc(p), s.pkts[pt.lHead].arrive)
+	i := pt.wire.pop(s.pkts)
+	if pt.wire.head >= 0 {
+		s.q.schedule(s.linkSrc(p), s.pkts[pt.wire.head].arrive)
 	}
 	switch s.pkts[i].kind {
 	case kPause, kResume:

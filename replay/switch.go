@@ -43,27 +43,14 @@ func (s *Sim) forward(in topo.PortID, i int32) {
 	}
 	op.qBytes += size
 	op.qPkts++
-	s.pkts[i].next = -1
-	if op.qTail < 0 {
-		op.qHead = i
-	} else {
-		s.pkts[op.qTail].next = i
-	}
-	op.qTail = i
+	op.q.push(s.pkts, i)
 	s.switchSend(out)
 }
 
 // forwardAck enqueues ACK or NACK i on port out's high-priority queue
 // (Params.AckHighPriority): no admission, no PFC, no queue feature.
 func (s *Sim) forwardAck(out topo.PortID, i int32) {
-	op := &s.ports[out]
-	s.pkts[i].next = -1
-	if op.ackTail < 0 {
-		op.ackHead = i
-	} else {
-		s.pkts[op.ackTail].next = i
-	}
-	op.ackTail = i
+	s.ports[out].ack.push(s.pkts, i)
 	s.switchSend(out)
 }
 
@@ -77,32 +64,19 @@ func (s *Sim) switchSend(p topo.PortID) {
 		s.wake(p)
 		return
 	}
-	if i := pt.ctlHead; i >= 0 {
-		pt.ctlHead = s.pkts[i].next
-		if pt.ctlHead < 0 {
-			pt.ctlTail = -1
+	if pt.ctl.head >= 0 || pt.ack.head >= 0 {
+		q := &pt.ctl
+		if q.head < 0 {
+			q = &pt.ack
 		}
-		s.transmit(p, i)
+		s.transmit(p, q.pop(s.pkts))
 		s.switchMore(p)
 		return
 	}
-	if i := pt.ackHead; i >= 0 {
-		pt.ackHead = s.pkts[i].next
-		if pt.ackHead < 0 {
-			pt.ackTail = -1
-		}
-		s.transmit(p, i)
-		s.switchMore(p)
+	if pt.paused || pt.q.head < 0 {
 		return
 	}
-	if pt.paused || pt.qHead < 0 {
-		return
-	}
-	i := pt.qHead
-	pt.qHead = s.pkts[i].next
-	if pt.qHead < 0 {
-		pt.qTail = -1
-	}
+	i := pt.q.pop(s.pkts)
 	pk := &s.pkts[i]
 	size := int64(pk.size)
 	pt.qBytes -= size
@@ -124,7 +98,7 @@ func (s *Sim) switchSend(p topo.PortID) {
 // more to send then.
 func (s *Sim) switchMore(p topo.PortID) {
 	pt := &s.ports[p]
-	if pt.ctlHead >= 0 || pt.ackHead >= 0 || (pt.qHead >= 0 && !pt.paused) {
+	if pt.ctl.head >= 0 || pt.ack.head >= 0 || (pt.q.head >= 0 && !pt.paused) {
 		s.q.schedule(s.portSrc(p), pt.freeAt)
 	}
 }
@@ -226,12 +200,6 @@ func (s *Sim) checkResume(sw *switchState, inPort topo.PortID) {
 func (s *Sim) sendPFC(p topo.PortID, kind uint8) {
 	i := s.alloc(-1)
 	s.pkts[i] = packet{next: -1, flow: -1, kind: kind, size: int32(s.p.PFCSize)}
-	pt := &s.ports[p]
-	if pt.ctlTail < 0 {
-		pt.ctlHead = i
-	} else {
-		s.pkts[pt.ctlTail].next = i
-	}
-	pt.ctlTail = i
+	s.ports[p].ctl.push(s.pkts, i)
 	s.switchSend(p)
 }
