@@ -105,17 +105,16 @@ func (h *Host) delayLoop(ctx context.Context, conn frameConn, clock *Clock, tmpl
 	timer.Stop()
 	defer timer.Stop()
 	for {
-		now := clock.Now()
 		c, due := l.next()
-		for c >= 0 && due <= now {
+		for now := clock.Now(); c >= 0 && due <= now; now = clock.Now() {
 			f := l.pop(c)
-			if err := h.handle(conn, enc, &reply, &f, clock.Now()); err != nil {
+			if err := h.handle(conn, enc, &reply, &f, now); err != nil {
 				return err
 			}
 			c, due = l.next()
 		}
 		if c >= 0 {
-			timer.Reset(clock.Real(due - now))
+			timer.Reset(clock.Real(due - clock.Now()))
 		}
 		select {
 		case a := <-in:
