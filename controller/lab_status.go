@@ -118,12 +118,12 @@ func (s *LabStatus) WriteText(w io.Writer) error {
 	fmt.Fprintf(tw, "lab %s (%s): %s, scale 1/%d, %d namespaces (%d missing), %d switches, %d hosts\n",
 		s.Lab, s.Dir, s.Phase, s.Scale, len(s.Namespaces), missing, len(s.Switches), len(s.Hosts))
 	if len(s.Switches) > 0 {
-		fmt.Fprintln(tw, "switch\tdevice\tpid\trunning\tport\tiface\tpeer\tqueue pps\tdepth")
+		fmt.Fprintln(tw, "switch\tdevice\tpid\trunning\tport\tiface\tpeer\tqueue pps\tdepth\tcontrol pps")
 	}
 	for _, sw := range s.Switches {
-		fmt.Fprintf(tw, "%s\t%d\t%d\t%v\t\t\t\t\t\n", sw.Name, sw.DeviceID, sw.PID, sw.Alive)
+		fmt.Fprintf(tw, "%s\t%d\t%d\t%v\t\t\t\t\t\t\n", sw.Name, sw.DeviceID, sw.PID, sw.Alive)
 		for _, p := range sw.Ports {
-			fmt.Fprintf(tw, "\t\t\t\t%d\t%s\t%s\t%d\t%d\n", p.Num, p.Iface, p.Peer, p.QueueRatePPS, p.QueueDepth)
+			fmt.Fprintf(tw, "\t\t\t\t%d\t%s\t%s\t%d\t%d\t%d\n", p.Num, p.Iface, p.Peer, p.QueueRatePPS, p.QueueDepth, p.ControlRatePPS)
 		}
 	}
 	return tw.Flush()
