@@ -372,6 +372,7 @@ type testbedRunOpts struct {
 	drain      string
 	flowsFile  string
 	noDelays   bool
+	compareSim bool
 }
 
 func newTestbedRunCmd(logger loggerFunc) *cobra.Command {
@@ -408,6 +409,7 @@ run exits non-zero.`,
 	fs.StringVar(&o.flowsFile, "flows", "", "replay this HPCC flow.txt instead of generating traffic (the traffic flags are then ignored)")
 	fs.StringVar(&o.interval, "interval", o.interval, "control interval, fabric time")
 	fs.StringVar(&o.drain, "drain", o.drain, "stop this long (fabric time) after the last flow starts, finished or not")
+	fs.BoolVar(&o.compareSim, "compare-sim", false, "also run every policy on the same fabric and trace in the simulator, serving ACKs first as the testbed's switches do (--ack-high-prio), and print its figures beside the testbed's")
 	fs.BoolVar(&o.noDelays, "no-link-delays", false, "do not emulate the links' propagation delays at the hosts (by default a host handles each frame one path delay after it arrives)")
 	fs.StringVar(&o.summaryOut, "summary-out", "", "write the summary here as JSON")
 	fs.StringVar(&o.fctOut, "fct-out", "", "write the completed flows' FCT records here (HPCC fct.txt)")
@@ -500,6 +502,7 @@ func (o *testbedRunOpts) run(ctx context.Context, cmd *cobra.Command, log *slog.
 	fmt.Fprintf(out, "# lab %s: %d switches, %d hosts, scale %d; %d flows: %s\n\n",
 		plan.Lab, len(plan.Switches), len(plan.Hosts), spec.Scale, len(flows), sc.Description)
 	var results []*controller.WorkloadResult
+	var simulated []*replay.Result
 	for _, np := range policies {
 		pol, polECN, err := np.New(f, sc, o.sc.seed)
 		if err != nil {
@@ -558,27 +561,56 @@ func (o *testbedRunOpts) run(ctx context.Context, cmd *cobra.Command, log *slog.
 		s := res.Summary
 		fmt.Fprintf(out, "control steps %d (%d late), step %.2f ms mean, %.2f ms p99 (read %.2f, decide %.3f, write %.2f), %d ECN entries written; %d flows incomplete\n\n",
 			s.ControlSteps, s.LateSteps, s.StepMsMean, s.StepMsP99, s.ReadMsMean, s.DecideMsMean, s.WriteMsMean, s.ECNWrites, s.Incomplete)
+		if o.compareSim {
+			r, err := simulateLikeTestbed(ctx, np, f, sc, flows, interval, o.sc.seed)
+			if err != nil {
+				return err
+			}
+			simulated = append(simulated, r)
+		}
 	}
-	if several {
-		return writeTestbedComparison(out, policies, results)
+	if several || o.compareSim {
+		return writeTestbedComparison(out, policies, results, simulated)
 	}
 	return nil
 }
 
+// simulateLikeTestbed runs policy np on the testbed's fabric and trace in
+// the simulator with ACKs served first, as the testbed's switches serve
+// them (replay.Params.AckHighPriority), with a policy instance of its own.
+func simulateLikeTestbed(ctx context.Context, np replay.NamedPolicy, f *topo.Fabric, sc replay.Scenario, flows []replay.Flow, interval int64, seed uint64) (*replay.Result, error) {
+	pol, polECN, err := np.New(f, sc, seed)
+	if err != nil {
+		return nil, fmt.Errorf("--compare-sim: %s: %w", np.Name, err)
+	}
+	p := replay.DefaultParams()
+	p.AckHighPriority = true
+	r, err := replay.RunContext(ctx, replay.Config{Fabric: f, Flows: flows, Params: p, Seed: seed, ECN: polECN, Policy: pol, Interval: interval})
+	if err != nil {
+		return nil, fmt.Errorf("--compare-sim: %s: %w", np.Name, err)
+	}
+	return r, nil
+}
+
 // writeTestbedComparison prints one row per policy, mean slowdown
-// relative to the first.
-func writeTestbedComparison(w io.Writer, policies []replay.NamedPolicy, results []*controller.WorkloadResult) error {
+// relative to the first, and, if simulated holds the simulator's runs of
+// the same policies (--compare-sim), a row for each of those below.
+func writeTestbedComparison(w io.Writer, policies []replay.NamedPolicy, results []*controller.WorkloadResult, simulated []*replay.Result) error {
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
-	fmt.Fprintln(tw, "policy\tcompleted\tmean slowdown\tp99 slowdown\tp99 <=100KB\tthroughput Gbps\tqueue KB\tmean / "+policies[0].Name+"\t")
-	ref := results[0].Summary.Slowdown.Mean
-	for i, r := range results {
-		s := r.Summary
+	fmt.Fprintln(tw, "policy\twhere\tcompleted\tmean slowdown\tp99 slowdown\tp99 <=100KB\tthroughput Gbps\tqueue KB\tCE marks\tmean / "+policies[0].Name+"\t")
+	row := func(name, where string, s replay.Summary, ref float64) {
 		small := 0.0
 		if len(s.SlowdownBySize) > 1 {
 			small = max(s.SlowdownBySize[0].P99, s.SlowdownBySize[1].P99)
 		}
-		fmt.Fprintf(tw, "%s\t%d/%d\t%.3f\t%.2f\t%.2f\t%.3f\t%.1f\t%.3f\t\n", policies[i].Name, s.Completed, s.Flows,
-			s.Slowdown.Mean, s.Slowdown.P99, small, s.ThroughputGbpsMean, s.QueueBytesMean/1000, replay.Normalize(s.Slowdown.Mean, ref))
+		fmt.Fprintf(tw, "%s\t%s\t%d/%d\t%.3f\t%.2f\t%.2f\t%.3f\t%.1f\t%d\t%.3f\t\n", name, where, s.Completed, s.Flows,
+			s.Slowdown.Mean, s.Slowdown.P99, small, s.ThroughputGbpsMean, s.QueueBytesMean/1000, s.ECNMarkedPackets, replay.Normalize(s.Slowdown.Mean, ref))
+	}
+	for i, r := range results {
+		row(policies[i].Name, "testbed", r.Summary.Summary, results[0].Summary.Slowdown.Mean)
+	}
+	for i, r := range simulated {
+		row(policies[i].Name, "simulator", r.Summary, simulated[0].Summary.Slowdown.Mean)
 	}
 	return tw.Flush()
 }
