@@ -244,17 +244,25 @@ func runHosts(t *testing.T, hosts []*Host, flows []Flow, scale float64) time.Dur
 	return took
 }
 
+// bridgedPair makes host namespaces <tag>a and <tag>b, each with an eth0
+// on a Linux bridge in a third, <tag>br, and returns their names.
+func bridgedPair(t *testing.T, tag string) (string, string) {
+	t.Helper()
+	na, ha := testNetns(t, tag+"a")
+	nb, hb := testNetns(t, tag+"b")
+	_, hbr := testNetns(t, tag+"br")
+	testVeth(t, ha, "eth0", hbr, "pa")
+	testVeth(t, hb, "eth0", hbr, "pb")
+	testBridge(t, hbr, "pa", "pb")
+	return na, nb
+}
+
 // TestHostsThroughBridge runs flows of 1 B to 3 MB both ways between two
 // host namespaces joined by a Linux bridge in a third, at scale 100 (25 Gbps
 // is 250 Mbps), and checks byte-exact delivery and the FCT records.
 func TestHostsThroughBridge(t *testing.T) {
 	requireRoot(t)
-	na, ha := testNetns(t, "a")
-	nb, hb := testNetns(t, "b")
-	_, hbr := testNetns(t, "br")
-	testVeth(t, ha, "eth0", hbr, "pa")
-	testVeth(t, hb, "eth0", hbr, "pb")
-	testBridge(t, hbr, "pa", "pb")
+	na, nb := bridgedPair(t, "")
 
 	f := pairFabric(t)
 	trace := []replay.Flow{
@@ -407,12 +415,7 @@ func TestDCQCNSlowsDown(t *testing.T) {
 // is at least that round trip, without it far less.
 func TestPropagationDelayEmulated(t *testing.T) {
 	requireRoot(t)
-	na, ha := testNetns(t, "pa")
-	nb, hb := testNetns(t, "pb")
-	_, hbr := testNetns(t, "pbr")
-	testVeth(t, ha, "eth0", hbr, "pa")
-	testVeth(t, hb, "eth0", hbr, "pb")
-	testBridge(t, hbr, "pa", "pb")
+	na, nb := bridgedPair(t, "p")
 
 	f, err := topo.Clos(topo.ClosConfig{Leaves: 1, Spines: 1, HostsPerLeaf: 2,
 		HostRate: 25 * topo.Gbps, FabricRate: 100 * topo.Gbps, LinkDelay: 100 * us})
