@@ -73,6 +73,9 @@ type LoopStats struct {
 	// Queue holds the queue feature (control.PortSample.QueueFeature,
 	// bytes) of every switch port at every step.
 	Queue []float64
+	// Settings counts the settings the policy chose, as the simulator does
+	// (replay.Summary.ECNSettings); empty without a policy.
+	Settings replay.SettingCounter
 }
 
 // RunLoop runs the control loop, a step every Interval of fabric time from
@@ -159,6 +162,7 @@ func RunLoop(ctx context.Context, c LoopConfig) (*LoopStats, error) {
 				if err := ecn[p].Validate(); err != nil {
 					return fail(fmt.Errorf("control loop: step %d: policy set port %d: %w", k, p, err))
 				}
+				st.Settings.Add(ecn[p], c.Fabric.Ports[p].Rate)
 			}
 		}
 		decided := time.Now()

@@ -114,6 +114,13 @@ func TestRunLoop(t *testing.T) {
 	if st.Written != st.Steps*len(f.Agents()) {
 		t.Errorf("%d entries written in %d steps of %d agents", st.Written, st.Steps, len(f.Agents()))
 	}
+	var portSteps int64
+	for _, u := range st.Settings.Uses() {
+		portSteps += u.PortSteps
+	}
+	if portSteps != int64(st.Steps*len(f.Agents())) {
+		t.Errorf("settings count %d port-steps in %d steps of %d agents", portSteps, st.Steps, len(f.Agents()))
+	}
 	rows := strings.Count(trace.String(), "\n")
 	if want := 1 + st.Steps*len(f.Ports); rows != want {
 		t.Errorf("trace has %d lines, want %d", rows, want)

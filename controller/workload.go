@@ -207,6 +207,7 @@ func RunWorkload(ctx context.Context, c WorkloadConfig) (*WorkloadResult, error)
 	s.PeakRSSBytes = replay.PeakRSS()
 	s.Scale = scale
 	s.ControlSteps, s.LateSteps, s.ECNWrites = loop.Steps, loop.Late, loop.Written
+	s.ECNSettings = loop.Settings.Uses()
 	s.Events = int64(loop.Steps)
 	s.StepMsMean, s.StepMsP99 = msMean(loop.Step), msPercentile(loop.Step, 0.99)
 	s.ReadMsMean, s.DecideMsMean, s.WriteMsMean = msMean(loop.Read), msMean(loop.Decide), msMean(loop.Write)

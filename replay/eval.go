@@ -382,6 +382,7 @@ func mergeRuns(name string, runs []*Result) PolicyResult {
 		sum.SimSeconds += s.SimSeconds
 		sum.WallSeconds += s.WallSeconds
 		sum.PeakRSSBytes = max(sum.PeakRSSBytes, s.PeakRSSBytes)
+		sum.ECNSettings = mergeSettings(sum.ECNSettings, s.ECNSettings)
 	}
 	return PolicyResult{
 		Policy:        name,
@@ -437,9 +438,11 @@ func mdCell(s string) string {
 
 // WriteMarkdown writes the report: per scenario a table of the policies'
 // mean and p99 slowdown, p99 slowdown of flows of at most 100 KB, mean
-// throughput, mean and p99 queue and PFC pauses; then every policy's mean
-// slowdown per scenario divided by the reference policy's, with their
-// geometric mean over the scenarios.
+// throughput, mean and p99 queue, PFC pauses, and for a policy that
+// decides, the number of distinct settings it chose and the share of
+// port-steps at the most used one; then every policy's mean slowdown per
+// scenario divided by the reference policy's, with their geometric mean
+// over the scenarios.
 func (r *EvalReport) WriteMarkdown(w io.Writer) error {
 	var b strings.Builder
 	fmt.Fprintf(&b, "# Evaluation\n\n")
@@ -465,14 +468,18 @@ func (r *EvalReport) WriteMarkdown(w io.Writer) error {
 			fmt.Fprintf(&b, " Failed links: %s.", strings.Join(failed, "; "))
 		}
 		b.WriteString("\n\n")
-		b.WriteString("| policy | mean slowdown | p99 slowdown | p99 slowdown ≤100KB | mean throughput (Gbps) | mean queue (KB) | p99 queue (KB) | PFC pauses |\n")
-		b.WriteString("|---|---:|---:|---:|---:|---:|---:|---:|\n")
+		b.WriteString("| policy | mean slowdown | p99 slowdown | p99 slowdown ≤100KB | mean throughput (Gbps) | mean queue (KB) | p99 queue (KB) | PFC pauses | settings used (top share) |\n")
+		b.WriteString("|---|---:|---:|---:|---:|---:|---:|---:|---:|\n")
 		var notes []string
 		for _, pr := range sr.Policies {
 			s := pr.Summary
-			fmt.Fprintf(&b, "| %s | %s | %s | %s | %s | %s | %s | %d |\n", mdCell(pr.Policy),
+			used := "—"
+			if n, top := TopSettingShare(s.ECNSettings); n > 0 {
+				used = fmt.Sprintf("%d (%.1f %%)", n, 100*top)
+			}
+			fmt.Fprintf(&b, "| %s | %s | %s | %s | %s | %s | %s | %d | %s |\n", mdCell(pr.Policy),
 				fnum(s.Slowdown.Mean, 3), fnum(s.Slowdown.P99, 3), fnum(pr.SmallP99, 3),
-				fnum(s.ThroughputGbpsMean, 3), fnum(s.QueueBytesMean/1000, 1), fnum(s.QueueBytesP99/1000, 1), s.PFCPauses)
+				fnum(s.ThroughputGbpsMean, 3), fnum(s.QueueBytesMean/1000, 1), fnum(s.QueueBytesP99/1000, 1), s.PFCPauses, used)
 			if s.Completed < s.Flows {
 				notes = append(notes, fmt.Sprintf("%s: %d of %d flows completed (statistics are over the completed ones)", pr.Policy, s.Completed, s.Flows))
 			}

@@ -230,25 +230,26 @@ type Sim struct {
 	interval int64
 	window   int64
 
-	now     int64
-	q       calendar
-	ports   []port
-	sws     []switchState
-	hosts   []hostState
-	flows   []flowState // slots of started flows
-	free    []int32     // free slots
-	slotOf  []int32     // per flow of the trace: its slot, or -1
-	sports  []int32     // per flow of the trace: its source port
-	order   []int32     // flows of the trace by start time
-	next    int         // next flow of order to start
-	agents  []topo.PortID
-	pkts    []packet
-	freePkt int32
-	ecn     []control.ECN
-	tel     control.Telemetry // its EnqHist fill as packets are enqueued, if telOn
-	telOn   bool              // a policy or a trace reads the telemetry
-	trace   *bufio.Writer
-	samples []int64 // egress queue bytes of every switch port at every tick
+	now      int64
+	q        calendar
+	ports    []port
+	sws      []switchState
+	hosts    []hostState
+	flows    []flowState // slots of started flows
+	free     []int32     // free slots
+	slotOf   []int32     // per flow of the trace: its slot, or -1
+	sports   []int32     // per flow of the trace: its source port
+	order    []int32     // flows of the trace by start time
+	next     int         // next flow of order to start
+	agents   []topo.PortID
+	pkts     []packet
+	freePkt  int32
+	ecn      []control.ECN
+	tel      control.Telemetry // its EnqHist fill as packets are enqueued, if telOn
+	telOn    bool              // a policy or a trace reads the telemetry
+	trace    *bufio.Writer
+	samples  []int64        // egress queue bytes of every switch port at every tick
+	settings SettingCounter // the settings a policy chose
 
 	fct      []FCT
 	done     int
@@ -551,6 +552,7 @@ func (s *Sim) Result() (*Result, error) {
 	sum.SimSeconds = float64(s.now-s.firstAt) / float64(topo.Second)
 	sum.WallSeconds = time.Since(s.wall).Seconds()
 	sum.PeakRSSBytes = PeakRSS()
+	sum.ECNSettings = s.settings.Uses()
 	return &Result{Summary: sum, FCT: s.fct, Counters: s.c, End: s.now}, nil
 }
 
@@ -696,6 +698,7 @@ func (s *Sim) tick() {
 					s.err = fmt.Errorf("replay: policy at %d ps: %w", s.now, err)
 					return
 				}
+				s.settings.Add(s.ecn[p], s.ports[p].rate)
 			}
 		}
 	}

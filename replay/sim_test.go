@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"math"
 	"math/rand/v2"
+	"slices"
 	"testing"
 
 	"graphcc/control"
@@ -502,5 +503,81 @@ func TestAckHighPriority(t *testing.T) {
 	}
 	if fct[1] >= fct[0] {
 		t.Errorf("probe FCT %d ps with ACKs at high priority, %d behind data", fct[1], fct[0])
+	}
+}
+
+// alternate sets every port to a on even control steps and b on odd ones,
+// each scaled by the port's rate per 25 Gbps.
+type alternate struct {
+	f     *topo.Fabric
+	a, b  control.ECN
+	steps int
+}
+
+func (p *alternate) Decide(_ *control.Telemetry, ecn []control.ECN) {
+	e := p.a
+	if p.steps%2 == 1 {
+		e = p.b
+	}
+	p.steps++
+	for i, port := range p.f.Ports {
+		k := port.Rate / DCQCNRefRate
+		ecn[i] = control.ECN{KMin: e.KMin * k, KMax: e.KMax * k, PMax: e.PMax}
+	}
+}
+
+// TestSettingsUsed checks Summary.ECNSettings: a policy that alternates
+// between two settings over 25 and 100 Gbps ports shows exactly those two,
+// per 25 Gbps, with the port-steps of every agent at every step between
+// them; a run without a policy shows none.
+func TestSettingsUsed(t *testing.T) {
+	f := clos(t)
+	flows := incast(t, f, 4, 200_000)
+	a := control.ECN{KMin: 16_000, KMax: 64_000, PMax: 0.5}
+	b := control.ECN{KMin: 2_000, KMax: 32_000, PMax: 0.25}
+	pol := &alternate{f: f, a: a, b: b}
+	r := mustRun(t, Config{Fabric: f, Flows: flows, Policy: pol})
+	got := r.Summary.ECNSettings
+	if len(got) != 2 {
+		t.Fatalf("settings %+v, want 2", got)
+	}
+	agents := int64(len(f.Agents()))
+	want := map[control.ECN]int64{a: agents * int64((pol.steps+1)/2), b: agents * int64(pol.steps/2)}
+	for _, u := range got {
+		e := control.ECN{KMin: u.KMin, KMax: u.KMax, PMax: u.PMax}
+		if n, ok := want[e]; !ok || n != u.PortSteps {
+			t.Errorf("setting %+v: %d port-steps, want %d (known %v)", e, u.PortSteps, n, ok)
+		}
+	}
+	if got[0].PortSteps < got[1].PortSteps {
+		t.Errorf("not most used first: %+v", got)
+	}
+	if n, top := TopSettingShare(got); n != 2 || top < 0.5 || top > 0.6 {
+		t.Errorf("TopSettingShare = %d, %v", n, top)
+	}
+	if r := mustRun(t, Config{Fabric: f, Flows: flows}); r.Summary.ECNSettings != nil {
+		t.Errorf("without a policy: settings %+v", r.Summary.ECNSettings)
+	}
+}
+
+func TestMergeSettings(t *testing.T) {
+	u := func(kmin int64, steps int64) SettingUse {
+		return SettingUse{KMin: kmin, KMax: 64_000, PMax: 0.5, PortSteps: steps}
+	}
+	tests := []struct {
+		name string
+		a, b []SettingUse
+		want []SettingUse
+	}{
+		{"empty", nil, nil, nil},
+		{"one side", nil, []SettingUse{u(2, 3)}, []SettingUse{u(2, 3)}},
+		{"sums the same setting", []SettingUse{u(2, 3)}, []SettingUse{u(2, 4)}, []SettingUse{u(2, 7)}},
+		{"most used first, ties by kmin", []SettingUse{u(8, 1), u(4, 5)}, []SettingUse{u(2, 5)},
+			[]SettingUse{u(2, 5), u(4, 5), u(8, 1)}},
+	}
+	for _, tt := range tests {
+		if got := mergeSettings(tt.a, tt.b); !slices.Equal(got, tt.want) {
+			t.Errorf("%s: %+v, want %+v", tt.name, got, tt.want)
+		}
 	}
 }

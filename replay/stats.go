@@ -3,6 +3,7 @@ package replay
 import (
 	"bufio"
 	"bytes"
+	"cmp"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -14,6 +15,7 @@ import (
 	"strings"
 	"text/tabwriter"
 
+	"graphcc/control"
 	"graphcc/topo"
 )
 
@@ -134,6 +136,95 @@ type Summary struct {
 	SimSeconds         float64 `json:"sim_seconds"`
 	WallSeconds        float64 `json:"wall_seconds"`
 	PeakRSSBytes       int64   `json:"peak_rss_bytes"`
+	// ECNSettings are the settings a control policy chose (none without
+	// one): per setting, at thresholds per 25 Gbps of port rate, the agent
+	// port-steps at it, the most used first. A policy that adapts spreads
+	// its port-steps over several.
+	ECNSettings []SettingUse `json:"ecn_settings,omitempty"`
+}
+
+// SettingUse is one ECN setting, its thresholds per 25 Gbps of port rate
+// (DCQCNRefRate), and the agent port-steps a policy held it.
+type SettingUse struct {
+	KMin      int64   `json:"kmin_bytes_per_25g"`
+	KMax      int64   `json:"kmax_bytes_per_25g"`
+	PMax      float64 `json:"pmax"`
+	PortSteps int64   `json:"port_steps"`
+}
+
+// SettingCounter counts the port-steps a control policy held each ECN
+// setting, its thresholds taken per 25 Gbps of port rate; the simulator
+// and the testbed's control loop fill one each step. The zero value is
+// ready to use.
+type SettingCounter struct{ use []SettingUse }
+
+// Add counts one port-step at setting e on a port of rate bps.
+func (c *SettingCounter) Add(e control.ECN, rate int64) {
+	u := SettingUse{KMin: e.KMin * DCQCNRefRate / rate, KMax: e.KMax * DCQCNRefRate / rate, PMax: e.PMax}
+	for i := range c.use {
+		if v := &c.use[i]; v.KMin == u.KMin && v.KMax == u.KMax && v.PMax == u.PMax {
+			v.PortSteps++
+			return
+		}
+	}
+	u.PortSteps = 1
+	c.use = append(c.use, u)
+}
+
+// Uses returns the settings counted, most used first, or nil if none.
+func (c *SettingCounter) Uses() []SettingUse {
+	if len(c.use) == 0 {
+		return nil
+	}
+	out := slices.Clone(c.use)
+	sortSettings(out)
+	return out
+}
+
+// TopSettingShare returns the number of distinct settings in use and the
+// share of port-steps at the most used one, or 0, 0 if there are none.
+func TopSettingShare(use []SettingUse) (int, float64) {
+	var total, top int64
+	for _, u := range use {
+		total += u.PortSteps
+		top = max(top, u.PortSteps)
+	}
+	if total == 0 {
+		return 0, 0
+	}
+	return len(use), float64(top) / float64(total)
+}
+
+// mergeSettings adds b's port-steps into a, setting by setting, and
+// returns them most used first (ties by kmin, kmax, pmax).
+func mergeSettings(a, b []SettingUse) []SettingUse {
+	out := slices.Clone(a)
+	for _, u := range b {
+		i := slices.IndexFunc(out, func(v SettingUse) bool { return v.KMin == u.KMin && v.KMax == u.KMax && v.PMax == u.PMax })
+		if i < 0 {
+			out = append(out, u)
+		} else {
+			out[i].PortSteps += u.PortSteps
+		}
+	}
+	sortSettings(out)
+	return out
+}
+
+// sortSettings orders use most used first, then by kmin, kmax and pmax.
+func sortSettings(use []SettingUse) {
+	slices.SortFunc(use, func(x, y SettingUse) int {
+		if c := cmp.Compare(y.PortSteps, x.PortSteps); c != 0 {
+			return c
+		}
+		if c := cmp.Compare(x.KMin, y.KMin); c != 0 {
+			return c
+		}
+		if c := cmp.Compare(x.KMax, y.KMax); c != 0 {
+			return c
+		}
+		return cmp.Compare(x.PMax, y.PMax)
+	})
 }
 
 // Summarize fills the FCT-derived fields of a Summary from the completed
