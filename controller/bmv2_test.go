@@ -11,32 +11,23 @@ import (
 	"graphcc/topo"
 )
 
-func TestQueueRatePPS(t *testing.T) {
+func TestQueueRates(t *testing.T) {
 	for _, tc := range []struct {
+		name              string
+		fn                func(rate, scale int64) int64
 		rate, scale, want int64
 	}{
-		{25 * topo.Gbps, 1000, 2982}, // 25 Mbps / 8384 bits
-		{100 * topo.Gbps, 1000, 11927},
-		{25 * topo.Gbps, 1, 2981870},
-		{1 * topo.Mbps, 1000000, 1}, // never 0
+		{"QueueRatePPS", QueueRatePPS, 25 * topo.Gbps, 1000, 2982}, // 25 Mbps / 8384 bits
+		{"QueueRatePPS", QueueRatePPS, 100 * topo.Gbps, 1000, 11927},
+		{"QueueRatePPS", QueueRatePPS, 25 * topo.Gbps, 1, 2981870},
+		{"QueueRatePPS", QueueRatePPS, 1 * topo.Mbps, 1000000, 1},       // never 0
+		{"ControlRatePPS", ControlRatePPS, 25 * topo.Gbps, 10000, 5208}, // 2.5 Mbps / 480 bits
+		{"ControlRatePPS", ControlRatePPS, 100 * topo.Gbps, 10000, 20833},
+		{"ControlRatePPS", ControlRatePPS, 25 * topo.Gbps, 1000, 52083},
+		{"ControlRatePPS", ControlRatePPS, 1 * topo.Mbps, 1000000, 1}, // 1 bps / 480 bits rounds to 0: never 0
 	} {
-		if got := QueueRatePPS(tc.rate, tc.scale); got != tc.want {
-			t.Errorf("QueueRatePPS(%d, %d) = %d, want %d", tc.rate, tc.scale, got, tc.want)
-		}
-	}
-}
-
-func TestControlRatePPS(t *testing.T) {
-	for _, tc := range []struct {
-		rate, scale, want int64
-	}{
-		{25 * topo.Gbps, 10000, 5208}, // 2.5 Mbps / 480 bits
-		{100 * topo.Gbps, 10000, 20833},
-		{25 * topo.Gbps, 1000, 52083},
-		{1 * topo.Mbps, 1000000, 1}, // 1 bps / 480 bits rounds to 0: never 0
-	} {
-		if got := ControlRatePPS(tc.rate, tc.scale); got != tc.want {
-			t.Errorf("ControlRatePPS(%d, %d) = %d, want %d", tc.rate, tc.scale, got, tc.want)
+		if got := tc.fn(tc.rate, tc.scale); got != tc.want {
+			t.Errorf("%s(%d, %d) = %d, want %d", tc.name, tc.rate, tc.scale, got, tc.want)
 		}
 	}
 }
