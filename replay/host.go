@@ -2,6 +2,7 @@ package replay
 
 import (
 	"math"
+	"slices"
 
 	"graphcc/topo"
 )
@@ -41,6 +42,7 @@ func (s *Sim) startFlow(id int32) {
 	fl.nextAvail = s.now
 	fl.progress = s.now
 	h.active = append(h.active, i)
+	fl.active = true
 	if s.rto > 0 {
 		s.armFlow(i)
 	}
@@ -102,20 +104,34 @@ func (s *Sim) nicSend(p topo.PortID) {
 		s.nicMore(p, h)
 		return
 	}
+	// Round robin from the queue pair after the one served last. With
+	// Params.HPCCRoundRobin, finished flows are still in the list: as in
+	// HPCC's RdmaEgressQueue::GetNextQindex, those met before the chosen
+	// one are removed now and the list compacted without moving rr.
 	n := len(h.active)
+	res, fin := -1, -1
 	for k := 1; k <= n; k++ {
 		idx := (h.rr + k) % n
-		fi := h.active[idx]
-		fl := &s.flows[fi]
+		fl := &s.flows[h.active[idx]]
 		if fl.sndNxt < fl.size && !s.winBound(fl) {
 			if fl.nextAvail > s.now {
 				continue
 			}
-			h.rr = idx
-			s.sendData(p, fi)
-			s.nicMore(p, h)
-			return
+			res = idx
+			break
 		}
+		if fl.done && (fin < 0 || idx < fin) {
+			fin = idx
+		}
+	}
+	if fin >= 0 {
+		res = s.compactActive(h, fin, res)
+	}
+	if res >= 0 {
+		h.rr = res
+		s.sendData(p, h.active[res])
+		s.nicMore(p, h)
+		return
 	}
 	wake := int64(math.MaxInt64)
 	for _, fi := range h.active {
@@ -126,6 +142,32 @@ func (s *Sim) nicSend(p topo.PortID) {
 	if wake != math.MaxInt64 && wake > s.now {
 		s.q.schedule(s.portSrc(p), wake)
 	}
+}
+
+// compactActive removes from h.active every finished flow at index fin or
+// after it, as HPCC does from the first finished queue pair its scan met,
+// and returns where the flow at index res (-1: none) is then. A removed
+// flow's slot is freed once none of its packets is left.
+func (s *Sim) compactActive(h *hostState, fin, res int) int {
+	nxt := fin
+	for i := fin; i < len(h.active); i++ {
+		fi := h.active[i]
+		fl := &s.flows[fi]
+		if fl.done {
+			fl.active = false
+			if fl.refs == 0 {
+				s.free = append(s.free, fi)
+			}
+			continue
+		}
+		if i == res {
+			res = nxt
+		}
+		h.active[nxt] = fi
+		nxt++
+	}
+	h.active = h.active[:nxt]
+	return res
 }
 
 // nicMore arms host port p's event at the end of its transmission if it may
@@ -218,12 +260,16 @@ func (s *Sim) complete(fi int32) {
 	fl.done = true
 	fl.cc.Stop()
 	s.q.cancel(s.flowSrc(fi))
-	h := &s.hosts[fl.src]
-	if k := indexOf(h.active, fi); k >= 0 {
-		h.active = append(h.active[:k], h.active[k+1:]...)
-		if h.rr >= k && h.rr > 0 {
-			h.rr--
+	if !s.p.HPCCRoundRobin {
+		// leave the host's list now, keeping rr on the flow served last
+		h := &s.hosts[fl.src]
+		if k := slices.Index(h.active, fi); k >= 0 {
+			h.active = slices.Delete(h.active, k, k+1)
+			if h.rr >= k && h.rr > 0 {
+				h.rr--
+			}
 		}
+		fl.active = false
 	}
 	s.done++
 	s.slotOf[fl.id] = -1
@@ -232,13 +278,4 @@ func (s *Sim) complete(fi int32) {
 		Size: fl.size, Start: fl.start, FCT: s.now - fl.start,
 		Standalone: Standalone(s.f, fl.src, fl.dst, fl.size, s.p.Payload, StandaloneHeader),
 	})
-}
-
-func indexOf(a []int32, v int32) int {
-	for k, x := range a {
-		if x == v {
-			return k
-		}
-	}
-	return -1
 }

@@ -46,6 +46,15 @@ type Params struct {
 	// The testbed serves them first, so this setting compares with it.
 	AckHighPriority bool
 
+	// HPCCRoundRobin makes a NIC's round robin over its flows HPCC's
+	// exactly (RdmaEgressQueue::GetNextQindex): a finished flow stays in
+	// the NIC's list until a later scan meets it, and that scan compacts
+	// the list without moving the round-robin position, which therefore
+	// shifts. Off, a flow leaves the list when it finishes and the
+	// position stays on the flow served last. How flows to one busy
+	// receiver share its link depends on it (README, "Fidelity").
+	HPCCRoundRobin bool
+
 	// Window is the fixed inflight payload limit per flow, bytes. 0 takes the
 	// fabric's largest base-RTT bandwidth-delay product (HPCC's HAS_WIN 1,
 	// GLOBAL_T 1, VAR_WIN 0); a negative value disables the window.

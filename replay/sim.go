@@ -194,7 +194,7 @@ type switchState struct {
 
 type hostState struct {
 	port   topo.PortID
-	active []int32 // flows sending from this host, in arrival order
+	active []int32 // flows sending from this host, in arrival order; finished ones stay until a scan removes them
 	rr     int     // index served last (HPCC's m_rrlast)
 	cc     dcqcn.Params
 }
@@ -218,6 +218,7 @@ type flowState struct {
 	progress     int64         // last time sndUna advanced (or the start)
 	fwd, rev     []topo.PortID // routes of data and of ACKs, kept with the slot
 	done         bool
+	active       bool // in its host's list of queue pairs (hostState.active)
 	cc           dcqcn.Sender
 }
 
@@ -580,7 +581,7 @@ func (s *Sim) release(i int32) {
 	if fl := s.pkts[i].flow; fl >= 0 {
 		st := &s.flows[fl]
 		st.refs--
-		if st.done && st.refs == 0 {
+		if st.done && st.refs == 0 && !st.active {
 			s.free = append(s.free, fl)
 		}
 	}

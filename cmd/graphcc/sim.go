@@ -40,6 +40,7 @@ type hwFlags struct {
 	minRateMbps          float64
 	rpTimer              string
 	ackHighPrio          bool
+	hpccRR               bool
 }
 
 func defaultHW() hwFlags {
@@ -63,6 +64,7 @@ func (h *hwFlags) addFlags(fs *pflag.FlagSet) {
 	fs.Float64Var(&h.pmax, "pmax", h.pmax, "ECN marking probability at kmax, in [0, 1], on every switch port")
 	fs.BoolVar(&h.noPFC, "no-pfc", false, "turn PFC off (switches drop on overflow, senders go back N on NACKs)")
 	fs.BoolVar(&h.noECN, "no-ecn", false, "turn ECN marking off at every switch")
+	fs.BoolVar(&h.hpccRR, "hpcc-rr", false, "NIC round robin exactly as HPCC's: finished flows leave the list lazily and the position shifts (replay.Params.HPCCRoundRobin)")
 	fs.BoolVar(&h.ackHighPrio, "ack-high-prio", false, "serve ACKs and NACKs at switches before data, outside the buffer's accounting (HPCC's ACK_HIGH_PRIO 1; the testbed does this)")
 	fs.Int64Var(&h.window, "window", 0, "inflight payload limit per flow, bytes: 0 = the fabric's largest base-RTT BDP, -1 = no window")
 	fs.Float64Var(&h.g, "dcqcn-g", h.g, "DCQCN alpha gain g, in (0, 1]")
@@ -120,6 +122,7 @@ func (h *hwFlags) params() (replay.Params, error) {
 	p.PFC = !h.noPFC
 	p.ECN = !h.noECN
 	p.AckHighPriority = h.ackHighPrio
+	p.HPCCRoundRobin = h.hpccRR
 	if h.window < -1 {
 		return p, fmt.Errorf("--window %d: want a byte count, 0 (the largest BDP) or -1 (no window)", h.window)
 	}
