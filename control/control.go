@@ -90,8 +90,9 @@ func (s *PortSample) EnqPackets() int64 { return s.EnqHist.Count() }
 // data packet's depth, the testbed reads it from per-port counters that the
 // P4 pipeline increments at enqueue for ECN-capable packets (BMv2's
 // enq_qdepth of the data queue, in packets). The depth counts every packet
-// queued ahead: in the simulator ACKs share the data queue, as in HPCC's
-// (ACK_HIGH_PRIO 0); on BMv2 they have a queue of their own
+// queued ahead: in the simulator ACKs share the data queue by default, as in
+// HPCC's (ACK_HIGH_PRIO 0), and have a queue of their own with
+// replay.Params.AckHighPriority; on BMv2 they always have one
 // (controller.PriorityQueues).
 func (s *PortSample) QueueFeature() float64 {
 	return s.EnqHist.Mean() * QueuePacketBytes

@@ -15,8 +15,8 @@
  * a 1048-byte data packet, and a port carrying data one way and the ACKs of
  * the other direction's flows would be overloaded at loads the real link
  * carries easily. The testbed starts simple_switch_grpc with two priority
- * queues per port (--priority-queues 2), both rate-limited to the port's
- * scaled rate in full packets.
+ * queues per port (--priority-queues 2), rate-limited to the port's scaled
+ * rate in 1048-byte packets (data) and in 60-byte ones (control).
  *
  * Everything the controller programs or reads is a table entry or an
  * indirect counter: BMv2's P4Runtime server (PI) does not serve register
