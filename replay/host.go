@@ -155,9 +155,7 @@ func (s *Sim) compactActive(h *hostState, fin, res int) int {
 		fl := &s.flows[fi]
 		if fl.done {
 			fl.active = false
-			if fl.refs == 0 {
-				s.free = append(s.free, fi)
-			}
+			s.freeSlot(fi)
 			continue
 		}
 		if i == res {

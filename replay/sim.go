@@ -579,14 +579,20 @@ func (s *Sim) alloc(fl int32) int32 {
 // has finished and this was its last packet in the network.
 func (s *Sim) release(i int32) {
 	if fl := s.pkts[i].flow; fl >= 0 {
-		st := &s.flows[fl]
-		st.refs--
-		if st.done && st.refs == 0 && !st.active {
-			s.free = append(s.free, fl)
-		}
+		s.flows[fl].refs--
+		s.freeSlot(fl)
 	}
 	s.pkts[i] = packet{next: s.freePkt}
 	s.freePkt = i
+}
+
+// freeSlot returns flow slot fl to the free slots once its flow has
+// finished, none of its packets is left and its host's list of queue pairs
+// no longer holds it.
+func (s *Sim) freeSlot(fl int32) {
+	if st := &s.flows[fl]; st.done && st.refs == 0 && !st.active {
+		s.free = append(s.free, fl)
+	}
 }
 
 // newSlot returns a free flow slot, growing the slots and the event sources

@@ -160,14 +160,17 @@ type SettingCounter struct{ use []SettingUse }
 
 // Add counts one port-step at setting e on a port of rate bps.
 func (c *SettingCounter) Add(e control.ECN, rate int64) {
-	u := SettingUse{KMin: e.KMin * DCQCNRefRate / rate, KMax: e.KMax * DCQCNRefRate / rate, PMax: e.PMax}
+	c.add(SettingUse{KMin: e.KMin * DCQCNRefRate / rate, KMax: e.KMax * DCQCNRefRate / rate, PMax: e.PMax, PortSteps: 1})
+}
+
+// add counts u's port-steps at u's setting.
+func (c *SettingCounter) add(u SettingUse) {
 	for i := range c.use {
 		if v := &c.use[i]; v.KMin == u.KMin && v.KMax == u.KMax && v.PMax == u.PMax {
-			v.PortSteps++
+			v.PortSteps += u.PortSteps
 			return
 		}
 	}
-	u.PortSteps = 1
 	c.use = append(c.use, u)
 }
 
@@ -198,32 +201,18 @@ func TopSettingShare(use []SettingUse) (int, float64) {
 // mergeSettings adds b's port-steps into a, setting by setting, and
 // returns them most used first (ties by kmin, kmax, pmax).
 func mergeSettings(a, b []SettingUse) []SettingUse {
-	out := slices.Clone(a)
-	for _, u := range b {
-		i := slices.IndexFunc(out, func(v SettingUse) bool { return v.KMin == u.KMin && v.KMax == u.KMax && v.PMax == u.PMax })
-		if i < 0 {
-			out = append(out, u)
-		} else {
-			out[i].PortSteps += u.PortSteps
-		}
+	var c SettingCounter
+	for _, u := range slices.Concat(a, b) {
+		c.add(u)
 	}
-	sortSettings(out)
-	return out
+	return c.Uses()
 }
 
 // sortSettings orders use most used first, then by kmin, kmax and pmax.
 func sortSettings(use []SettingUse) {
 	slices.SortFunc(use, func(x, y SettingUse) int {
-		if c := cmp.Compare(y.PortSteps, x.PortSteps); c != 0 {
-			return c
-		}
-		if c := cmp.Compare(x.KMin, y.KMin); c != 0 {
-			return c
-		}
-		if c := cmp.Compare(x.KMax, y.KMax); c != 0 {
-			return c
-		}
-		return cmp.Compare(x.PMax, y.PMax)
+		return cmp.Or(cmp.Compare(y.PortSteps, x.PortSteps), cmp.Compare(x.KMin, y.KMin),
+			cmp.Compare(x.KMax, y.KMax), cmp.Compare(x.PMax, y.PMax))
 	})
 }
 
