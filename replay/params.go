@@ -47,12 +47,13 @@ type Params struct {
 	AckHighPriority bool
 
 	// HPCCRoundRobin makes a NIC's round robin over its flows HPCC's
-	// exactly (RdmaEgressQueue::GetNextQindex): a finished flow stays in
-	// the NIC's list until a later scan meets it, and that scan compacts
-	// the list without moving the round-robin position, which therefore
-	// shifts. Off, a flow leaves the list when it finishes and the
-	// position stays on the flow served last. How flows to one busy
-	// receiver share its link depends on it (README, "Fidelity").
+	// exactly (RdmaEgressQueue::GetNextQindex), as DefaultParams does: a
+	// finished flow stays in the NIC's list until a later scan meets it,
+	// and that scan compacts the list without moving the round-robin
+	// position, which therefore shifts. Off, a flow leaves the list when it
+	// finishes and the position stays on the flow served last. How flows
+	// to one busy receiver share its link depends on it (README,
+	// "Fidelity").
 	HPCCRoundRobin bool
 
 	// Window is the fixed inflight payload limit per flow, bytes. 0 takes the
@@ -81,22 +82,24 @@ type Params struct {
 const DCQCNRefRate = 25 * topo.Gbps
 
 // DefaultParams returns HPCC's configuration of DESIGN.md: 1000-byte payloads,
-// PFC and ECN on, the fixed BDP window and DCQCN's Mellanox preset.
+// PFC and ECN on, the fixed BDP window, DCQCN's Mellanox preset and HPCC's
+// NIC round robin.
 func DefaultParams() Params {
 	return Params{
-		Payload:      1000,
-		Header:       48,
-		AckSize:      60,
-		PFCSize:      64,
-		PFC:          true,
-		Reserve:      4 * 1024,
-		ResumeOffset: 3 * 1024,
-		HeadroomRTTs: 3,
-		ECN:          true,
-		Window:       0,
-		NackInterval: 500 * topo.Microsecond,
-		LossRTO:      1 * topo.Millisecond,
-		DCQCN:        dcqcn.DefaultParams(DCQCNRefRate),
+		Payload:        1000,
+		Header:         48,
+		AckSize:        60,
+		PFCSize:        64,
+		PFC:            true,
+		Reserve:        4 * 1024,
+		ResumeOffset:   3 * 1024,
+		HeadroomRTTs:   3,
+		ECN:            true,
+		Window:         0,
+		NackInterval:   500 * topo.Microsecond,
+		LossRTO:        1 * topo.Millisecond,
+		HPCCRoundRobin: true,
+		DCQCN:          dcqcn.DefaultParams(DCQCNRefRate),
 	}
 }
 

@@ -582,10 +582,10 @@ func TestMergeSettings(t *testing.T) {
 	}
 }
 
-// TestHPCCRoundRobin runs a trace with Params.HPCCRoundRobin: every flow
-// completes with every byte delivered once, two runs agree, finished flows
-// do leave the NICs' lists (their slots are reused: far fewer slots than
-// flows), and the order differs from the default's.
+// TestHPCCRoundRobin runs a trace with Params.HPCCRoundRobin (the default)
+// and without: every flow completes with every byte delivered once, two
+// runs agree, finished flows do leave the NICs' lists (their slots are
+// reused: far fewer slots than flows), and the two orders differ.
 func TestHPCCRoundRobin(t *testing.T) {
 	f := clos(t)
 	g := DefaultGen()
@@ -599,7 +599,9 @@ func TestHPCCRoundRobin(t *testing.T) {
 		t.Fatal(err)
 	}
 	p := DefaultParams()
-	p.HPCCRoundRobin = true
+	if !p.HPCCRoundRobin {
+		t.Error("DefaultParams().HPCCRoundRobin is false")
+	}
 	cfg := Config{Fabric: f, Flows: flows, Params: p, Seed: 9}
 	s, err := New(cfg)
 	if err != nil {
@@ -622,8 +624,13 @@ func TestHPCCRoundRobin(t *testing.T) {
 	if !bytes.Equal(fctText(t, a), fctText(t, b)) {
 		t.Error("two runs with one seed differ")
 	}
-	d := mustRun(t, Config{Fabric: f, Flows: flows, Seed: 9})
+	p.HPCCRoundRobin = false
+	d := mustRun(t, Config{Fabric: f, Flows: flows, Params: p, Seed: 9})
+	checkConservation(t, d, flows)
+	if len(d.FCT) != len(flows) {
+		t.Fatalf("without HPCCRoundRobin %d of %d flows finished", len(d.FCT), len(flows))
+	}
 	if bytes.Equal(fctText(t, a), fctText(t, d)) {
-		t.Error("HPCCRoundRobin gives the default's FCTs")
+		t.Error("HPCCRoundRobin on and off give the same FCTs")
 	}
 }

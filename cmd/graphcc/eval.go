@@ -186,11 +186,18 @@ bar of the runs is drawn on stderr when it is a terminal.`,
 // config builds the evaluation of the flags.
 func (o *evalOpts) config(fs *pflag.FlagSet, env policyEnv) (replay.EvalConfig, error) {
 	var c replay.EvalConfig
-	for _, n := range []string{"kmin-kb", "kmax-kb", "pmax"} {
-		if fs.Changed(n) {
-			return c, fmt.Errorf("--%s: eval sets the thresholds per policy; use --policies static:KMIN_KB,KMAX_KB,PMAX", n)
-		}
+	if err := refuseECNFlags(fs, "eval sets the thresholds per policy; use --policies static:KMIN_KB,KMAX_KB,PMAX"); err != nil {
+		return c, err
 	}
+	var err error
+	if c.Params, err = o.hw.params(); err != nil {
+		return c, err
+	}
+	if c.Interval, err = parseDurationFlag("interval", o.interval, false); err != nil {
+		return c, err
+	}
+	// ACC trained on the spot trains on the simulator it is evaluated on.
+	env.params, env.interval = c.Params, c.Interval
 	names := strings.Split(o.scenarios, ",")
 	if strings.TrimSpace(o.scenarios) == "all" {
 		names = replay.ScenarioNames()
@@ -248,13 +255,6 @@ func (o *evalOpts) config(fs *pflag.FlagSet, env policyEnv) (replay.EvalConfig, 
 		return c, fmt.Errorf("--workers %d: must not be negative", o.workers)
 	}
 	c.Workers = o.workers
-	var err error
-	if c.Params, err = o.hw.params(); err != nil {
-		return c, err
-	}
-	if c.Interval, err = parseDurationFlag("interval", o.interval, false); err != nil {
-		return c, err
-	}
 	return c, nil
 }
 

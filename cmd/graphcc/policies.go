@@ -20,6 +20,10 @@ type policyEnv struct {
 	ctx         context.Context
 	log         *slog.Logger
 	accEpisodes int // episodes ACC trains on each scenario; 0: the default
+	// params and interval are the simulator ACC trains in when it trains
+	// on the spot (zero: replay.DefaultParams, replay.DefaultInterval).
+	params   replay.Params
+	interval int64
 }
 
 // defaultACCEpisodes is how long ACC trains on each evaluation scenario.
@@ -118,10 +122,7 @@ type accOnce struct {
 // trainACC trains ACC agents on scenario sc with a seed derived from its
 // name.
 func trainACC(env policyEnv, sc replay.Scenario, episodes int) ([]*gnn.MLPNet, error) {
-	h := fnv.New64a()
-	h.Write([]byte("acc/" + sc.Name))
-	c := gnn.DefaultTrainConfig()
-	c.Kind, c.Episodes, c.Seed, c.Episode = "acc", episodes, h.Sum64()%1000, sc.Build
+	c := accTrainConfig(env, sc, episodes)
 	if env.log != nil {
 		env.log.Info("training ACC", "scenario", sc.Name, "episodes", episodes, "seed", c.Seed)
 	}
@@ -134,6 +135,20 @@ func trainACC(env policyEnv, sc replay.Scenario, episodes int) ([]*gnn.MLPNet, e
 		return nil, err
 	}
 	return res.ACC, nil
+}
+
+// accTrainConfig is how ACC trains on scenario sc: the default settings, a
+// seed derived from the scenario's name, and env's simulator.
+func accTrainConfig(env policyEnv, sc replay.Scenario, episodes int) gnn.TrainConfig {
+	h := fnv.New64a()
+	h.Write([]byte("acc/" + sc.Name))
+	c := gnn.DefaultTrainConfig()
+	c.Kind, c.Episodes, c.Seed, c.Episode = "acc", episodes, h.Sum64()%1000, sc.Build
+	c.Params = env.params
+	if env.interval > 0 {
+		c.Interval = env.interval
+	}
+	return c
 }
 
 // cloneNets copies nets (an ACC instance owns its networks' workspaces, not

@@ -64,7 +64,7 @@ func (h *hwFlags) addFlags(fs *pflag.FlagSet) {
 	fs.Float64Var(&h.pmax, "pmax", h.pmax, "ECN marking probability at kmax, in [0, 1], on every switch port")
 	fs.BoolVar(&h.noPFC, "no-pfc", false, "turn PFC off (switches drop on overflow, senders go back N on NACKs)")
 	fs.BoolVar(&h.noECN, "no-ecn", false, "turn ECN marking off at every switch")
-	fs.BoolVar(&h.hpccRR, "hpcc-rr", false, "NIC round robin exactly as HPCC's: finished flows leave the list lazily and the position shifts (replay.Params.HPCCRoundRobin)")
+	fs.BoolVar(&h.hpccRR, "hpcc-rr", true, "NIC round robin exactly as HPCC's: finished flows leave the list lazily and the position shifts (replay.Params.HPCCRoundRobin); =false drops a flow when it finishes and keeps the position")
 	fs.BoolVar(&h.ackHighPrio, "ack-high-prio", false, "serve ACKs and NACKs at switches before data, outside the buffer's accounting (HPCC's ACK_HIGH_PRIO 1; the testbed does this)")
 	fs.Int64Var(&h.window, "window", 0, "inflight payload limit per flow, bytes: 0 = the fabric's largest base-RTT BDP, -1 = no window")
 	fs.Float64Var(&h.g, "dcqcn-g", h.g, "DCQCN alpha gain g, in (0, 1]")
@@ -72,6 +72,17 @@ func (h *hwFlags) addFlags(fs *pflag.FlagSet) {
 	fs.Float64Var(&h.haiMbps, "dcqcn-hai-mbps", h.haiMbps, "DCQCN hyper increase of a 25 Gbps NIC, Mbps (scaled by NIC rate/25G)")
 	fs.Float64Var(&h.minRateMbps, "dcqcn-min-rate-mbps", h.minRateMbps, "DCQCN floor of a decreased rate, Mbps")
 	fs.StringVar(&h.rpTimer, "dcqcn-rp-timer", h.rpTimer, "DCQCN rate increase period (RP_TIMER); must exceed the 4us decrease check")
+}
+
+// refuseECNFlags fails if one of the ECN threshold flags was given to a
+// command whose policies set the thresholds themselves; why says so.
+func refuseECNFlags(fs *pflag.FlagSet, why string) error {
+	for _, n := range []string{"kmin-kb", "kmax-kb", "pmax"} {
+		if fs.Changed(n) {
+			return fmt.Errorf("--%s: %s", n, why)
+		}
+	}
+	return nil
 }
 
 // baseECN is the 25 Gbps setting of the flags.

@@ -32,11 +32,12 @@ type trainOpts struct {
 	reward   string
 	rewardQ  float64
 	seed     uint64
+	hw       hwFlags
 	c        gnn.TrainConfig
 }
 
 func newTrainCmd(logger loggerFunc) *cobra.Command {
-	o := trainOpts{scenario: replay.DefaultScenario().Name, kind: "graphcc", c: gnn.DefaultTrainConfig(), reward: "convex", seed: 1}
+	o := trainOpts{scenario: replay.DefaultScenario().Name, kind: "graphcc", c: gnn.DefaultTrainConfig(), reward: "convex", seed: 1, hw: defaultHW()}
 	cmd := &cobra.Command{
 		Use:   "train --out MODEL [flags]",
 		Short: "Train a GraphCC (or ACC) ECN policy by multi-agent deep Q-learning in the simulator",
@@ -78,6 +79,7 @@ terminal.`,
 	fs.Float64Var(&o.c.EpsEnd, "eps-end", o.c.EpsEnd, "final exploration rate (it decays linearly from --eps-start)")
 	fs.Float64Var(&o.c.EpsStart, "eps-start", o.c.EpsStart, "initial exploration rate")
 	fs.Float64Var(&o.c.EpsDecay, "eps-decay", o.c.EpsDecay, "fraction of the episodes over which epsilon decays")
+	o.hw.addFlags(fs)
 	return cmd
 }
 
@@ -103,7 +105,12 @@ func (o *trainOpts) run(ctx context.Context, cmd *cobra.Command, log *slog.Logge
 	}
 	c.Features.RewardQueue = o.rewardQ * 1000
 	c.Episode = sc.Build
-	c.Params = replay.DefaultParams()
+	if err := refuseECNFlags(cmd.Flags(), "the agents set the thresholds in training"); err != nil {
+		return err
+	}
+	if c.Params, err = o.hw.params(); err != nil {
+		return err
+	}
 	bar := newTrainBar(cmd.ErrOrStderr(), c.Episodes)
 	c.Progress = func(st gnn.EpisodeStats) {
 		bar.update(st)
