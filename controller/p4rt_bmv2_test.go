@@ -299,3 +299,29 @@ func BenchmarkBMv2FabricStep(b *testing.B) {
 		}
 	}
 }
+
+// BenchmarkBMv2FabricRead: FabricRuntime.ReadTelemetry alone, the step of
+// a policy that changes nothing, against six simple_switch_grpc processes.
+func BenchmarkBMv2FabricRead(b *testing.B) {
+	ctx := context.Background()
+	info := testP4Info(b)
+	p := mustPlan(b, topo.DefaultClos())
+	clients := make([]*Switch, len(p.Switches))
+	for i, sp := range p.Switches {
+		clients[i], _ = startBMv2P4RT(b, ctx, sp.Name, sp.DeviceID, 0)
+	}
+	r, err := NewFabricRuntime(p, info, clients)
+	if err != nil {
+		b.Fatal(err)
+	}
+	if err := r.Program(ctx, p4src.BMv2JSON, alternate(p.Fabric)[0]); err != nil {
+		b.Fatal(err)
+	}
+	samples := make([]control.PortSample, len(p.Fabric.Ports))
+	b.ResetTimer()
+	for b.Loop() {
+		if err := r.ReadTelemetry(ctx, samples); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
