@@ -269,11 +269,9 @@ func benchmarkBMv2LeafStep(b *testing.B, wildcard bool) {
 	}
 }
 
-// BenchmarkBMv2FabricStep: FabricRuntime.ReadTelemetry and a SetECN that
-// changes all 40 switch ports of the default Clos, against six
-// simple_switch_grpc processes (all on this machine's cores).
-func BenchmarkBMv2FabricStep(b *testing.B) {
-	ctx := context.Background()
+// startBMv2Fabric starts six simple_switch_grpc processes for the default
+// Clos and programs them with the first of alternate's settings.
+func startBMv2Fabric(b *testing.B, ctx context.Context) (*FabricRuntime, *Plan, [2][]control.ECN) {
 	info := testP4Info(b)
 	p := mustPlan(b, topo.DefaultClos())
 	clients := make([]*Switch, len(p.Switches))
@@ -288,6 +286,15 @@ func BenchmarkBMv2FabricStep(b *testing.B) {
 	if err := r.Program(ctx, p4src.BMv2JSON, settings[0]); err != nil {
 		b.Fatal(err)
 	}
+	return r, p, settings
+}
+
+// BenchmarkBMv2FabricStep: FabricRuntime.ReadTelemetry and a SetECN that
+// changes all 40 switch ports of the default Clos, against six
+// simple_switch_grpc processes (all on this machine's cores).
+func BenchmarkBMv2FabricStep(b *testing.B) {
+	ctx := context.Background()
+	r, p, settings := startBMv2Fabric(b, ctx)
 	samples := make([]control.PortSample, len(p.Fabric.Ports))
 	b.ResetTimer()
 	for i := 0; b.Loop(); i++ {
@@ -304,19 +311,7 @@ func BenchmarkBMv2FabricStep(b *testing.B) {
 // a policy that changes nothing, against six simple_switch_grpc processes.
 func BenchmarkBMv2FabricRead(b *testing.B) {
 	ctx := context.Background()
-	info := testP4Info(b)
-	p := mustPlan(b, topo.DefaultClos())
-	clients := make([]*Switch, len(p.Switches))
-	for i, sp := range p.Switches {
-		clients[i], _ = startBMv2P4RT(b, ctx, sp.Name, sp.DeviceID, 0)
-	}
-	r, err := NewFabricRuntime(p, info, clients)
-	if err != nil {
-		b.Fatal(err)
-	}
-	if err := r.Program(ctx, p4src.BMv2JSON, alternate(p.Fabric)[0]); err != nil {
-		b.Fatal(err)
-	}
+	r, p, _ := startBMv2Fabric(b, ctx)
 	samples := make([]control.PortSample, len(p.Fabric.Ports))
 	b.ResetTimer()
 	for b.Loop() {
