@@ -91,7 +91,7 @@ func (s *PortSample) EnqPackets() int64 { return s.EnqHist.Count() }
 // P4 pipeline increments at enqueue for ECN-capable packets (BMv2's
 // enq_qdepth of the data queue, in packets). The depth counts every packet
 // queued ahead: in the simulator ACKs share the data queue by default, as in
-// HPCC's (ACK_HIGH_PRIO 0), and have a queue of their own with
+// HPCC's switches, and have a queue of their own with
 // replay.Params.AckHighPriority; on BMv2 they always have one
 // (controller.PriorityQueues).
 func (s *PortSample) QueueFeature() float64 {

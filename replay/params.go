@@ -40,10 +40,14 @@ type Params struct {
 
 	// AckHighPriority puts ACKs and NACKs at switches in a queue of their
 	// own, served before data and never paused, outside the shared buffer's
-	// admission and PFC accounting, as HPCC's ACK_HIGH_PRIO 1 does (its
-	// queue 0). Off (HPCC's default, DESIGN.md's configuration) they queue
-	// behind data, are admitted and counted like it, and are never marked.
-	// The testbed serves them first, so this setting compares with it.
+	// admission and PFC accounting, as HPCC's switches do with their
+	// AckHighPrio attribute set (queue 0). HPCC's simulator never sets it:
+	// its ACK_HIGH_PRIO config key only changes which priority's PAUSE stops
+	// a NIC's ACKs, so HPCC runs with either value queue ACKs behind data
+	// at switches. Off (HPCC's behaviour, DESIGN.md's configuration) they
+	// queue behind data, are admitted and counted like it, and are never
+	// marked. The testbed serves them first, so this setting compares with
+	// it.
 	AckHighPriority bool
 
 	// HPCCRoundRobin makes a NIC's round robin over its flows HPCC's

@@ -65,7 +65,7 @@ func (h *hwFlags) addFlags(fs *pflag.FlagSet) {
 	fs.BoolVar(&h.noPFC, "no-pfc", false, "turn PFC off (switches drop on overflow, senders go back N on NACKs)")
 	fs.BoolVar(&h.noECN, "no-ecn", false, "turn ECN marking off at every switch")
 	fs.BoolVar(&h.hpccRR, "hpcc-rr", true, "NIC round robin exactly as HPCC's: finished flows leave the list lazily and the position shifts (replay.Params.HPCCRoundRobin); =false drops a flow when it finishes and keeps the position")
-	fs.BoolVar(&h.ackHighPrio, "ack-high-prio", false, "serve ACKs and NACKs at switches before data, outside the buffer's accounting (HPCC's ACK_HIGH_PRIO 1; the testbed does this)")
+	fs.BoolVar(&h.ackHighPrio, "ack-high-prio", false, "serve ACKs and NACKs at switches before data, outside the buffer's accounting (HPCC's switch attribute AckHighPrio, which its ACK_HIGH_PRIO key does not set; the testbed does this)")
 	fs.Int64Var(&h.window, "window", 0, "inflight payload limit per flow, bytes: 0 = the fabric's largest base-RTT BDP, -1 = no window")
 	fs.Float64Var(&h.g, "dcqcn-g", h.g, "DCQCN alpha gain g, in (0, 1]")
 	fs.Float64Var(&h.aiMbps, "dcqcn-ai-mbps", h.aiMbps, "DCQCN additive increase of a 25 Gbps NIC, Mbps (scaled by NIC rate/25G)")
