@@ -186,7 +186,7 @@ func (s *Sim) sendData(p topo.PortID, fi int32) {
 	s.c.SentPayload += payload
 	s.c.DataPackets++
 	s.transmit(p, i)
-	fl.nextAvail = s.now + serialization(size, fl.cc.Rate())
+	fl.nextAvail = s.now + s.txTime(size, fl.cc.Rate())
 }
 
 // hostReceive takes packet i at the host at the end of its route.

@@ -613,6 +613,17 @@ func serialization(bytes, rate int64) int64 {
 	return (bytes*8*topo.Second + rate - 1) / rate
 }
 
+// txTime is the serialization time the simulation uses: exact (rounded up
+// to the picosecond), or with Params.NanosecondTiming rounded down to the
+// nanosecond.
+func (s *Sim) txTime(bytes, rate int64) int64 {
+	if s.p.NanosecondTiming {
+		t := bytes * 8 * topo.Second / rate
+		return t - t%topo.Nanosecond
+	}
+	return serialization(bytes, rate)
+}
+
 // transmit starts serializing packet i on port p. The port's own event is
 // its caller's business: a port that has nothing more to send needs none
 // (see wake).
@@ -620,7 +631,7 @@ func (s *Sim) transmit(p topo.PortID, i int32) {
 	pt := &s.ports[p]
 	pk := &s.pkts[i]
 	size := int64(pk.size)
-	done := s.now + serialization(size, pt.rate)
+	done := s.now + s.txTime(size, pt.rate)
 	pt.freeAt = done
 	pk.arrive = done + pt.delay
 	if pt.wire.head < 0 {

@@ -634,3 +634,49 @@ func TestHPCCRoundRobin(t *testing.T) {
 		t.Error("HPCCRoundRobin on and off give the same FCTs")
 	}
 }
+
+// TestNanosecondTiming checks Params.NanosecondTiming: serialization times
+// rounded down to whole nanoseconds as HPCC's ns-3 computes them, and a
+// lone 1 MB flow across the spine that is faster by exactly what the
+// rounding gives: 999 packets behind the first at the 25 Gbps bottleneck
+// (335.36 ns each, 335 ns rounded), plus the first packet over its four
+// hops and the last ACK back (1048 and 60 bytes at 25, 100, 100 and 25
+// Gbps).
+func TestNanosecondTiming(t *testing.T) {
+	for _, tc := range []struct {
+		bytes, rate     int64
+		exact, hpccLike int64 // ps
+	}{
+		{1048, 25 * topo.Gbps, 335_360, 335_000},
+		{1048, 100 * topo.Gbps, 83_840, 83_000},
+		{1048, 400 * topo.Gbps, 20_960, 20_000},
+		{60, 100 * topo.Gbps, 4_800, 4_000},
+		{64, 25 * topo.Gbps, 20_480, 20_000},
+		{1000, 1 * topo.Gbps, 8_000_000, 8_000_000},
+	} {
+		exact := &Sim{p: DefaultParams()}
+		ns := &Sim{p: DefaultParams()}
+		ns.p.NanosecondTiming = true
+		if got := exact.txTime(tc.bytes, tc.rate); got != tc.exact {
+			t.Errorf("%d B at %d bps: exact %d ps, want %d", tc.bytes, tc.rate, got, tc.exact)
+		}
+		if got := ns.txTime(tc.bytes, tc.rate); got != tc.hpccLike {
+			t.Errorf("%d B at %d bps: nanosecond timing %d ps, want %d", tc.bytes, tc.rate, got, tc.hpccLike)
+		}
+	}
+
+	f := clos(t)
+	fl := []Flow{{Src: host(t, f, "h6"), Dst: host(t, f, "h1"), PG: DefaultPG, DPort: DPortBackground, Size: 1_000_000, Start: t0}}
+	p := DefaultParams()
+	a := mustRun(t, Config{Fabric: f, Flows: fl, Params: p})
+	p.NanosecondTiming = true
+	b := mustRun(t, Config{Fabric: f, Flows: fl, Params: p})
+	gain := func(bytes, rate int64) int64 {
+		return serialization(bytes, rate) - serialization(bytes, rate)/topo.Nanosecond*topo.Nanosecond
+	}
+	g25, g100 := gain(1048, 25*topo.Gbps), gain(1048, 100*topo.Gbps)
+	want := 999*g25 + 2*g25 + 2*g100 + 2*gain(60, 25*topo.Gbps) + 2*gain(60, 100*topo.Gbps)
+	if got := a.FCT[0].FCT - b.FCT[0].FCT; got != want {
+		t.Errorf("1 MB flow: nanosecond timing is %d ps faster, want %d", got, want)
+	}
+}

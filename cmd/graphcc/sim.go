@@ -41,6 +41,7 @@ type hwFlags struct {
 	rpTimer              string
 	ackHighPrio          bool
 	hpccRR               bool
+	nsTiming             bool
 }
 
 func defaultHW() hwFlags {
@@ -65,6 +66,7 @@ func (h *hwFlags) addFlags(fs *pflag.FlagSet) {
 	fs.BoolVar(&h.noPFC, "no-pfc", false, "turn PFC off (switches drop on overflow, senders go back N on NACKs)")
 	fs.BoolVar(&h.noECN, "no-ecn", false, "turn ECN marking off at every switch")
 	fs.BoolVar(&h.hpccRR, "hpcc-rr", true, "NIC round robin exactly as HPCC's: finished flows leave the list lazily and the position shifts (replay.Params.HPCCRoundRobin); =false drops a flow when it finishes and keeps the position")
+	fs.BoolVar(&h.nsTiming, "ns-timing", false, "round serialization times down to whole nanoseconds, as HPCC's ns-3 does (links run up to 4.6 % above their rate); for comparing with HPCC only")
 	fs.BoolVar(&h.ackHighPrio, "ack-high-prio", false, "serve ACKs and NACKs at switches before data, outside the buffer's accounting (HPCC's switch attribute AckHighPrio, which its ACK_HIGH_PRIO key does not set; the testbed does this)")
 	fs.Int64Var(&h.window, "window", 0, "inflight payload limit per flow, bytes: 0 = the fabric's largest base-RTT BDP, -1 = no window")
 	fs.Float64Var(&h.g, "dcqcn-g", h.g, "DCQCN alpha gain g, in (0, 1]")
@@ -134,6 +136,7 @@ func (h *hwFlags) params() (replay.Params, error) {
 	p.ECN = !h.noECN
 	p.AckHighPriority = h.ackHighPrio
 	p.HPCCRoundRobin = h.hpccRR
+	p.NanosecondTiming = h.nsTiming
 	if h.window < -1 {
 		return p, fmt.Errorf("--window %d: want a byte count, 0 (the largest BDP) or -1 (no window)", h.window)
 	}
