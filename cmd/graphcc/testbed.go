@@ -403,7 +403,7 @@ run exits non-zero.`,
 	fs := cmd.Flags()
 	fs.SortFlags = false
 	o.labFlags.add(fs)
-	fs.StringVar(&o.ecn, "ecn", o.ecn, "ECN policies, comma-separated: static, static:KMIN_KB,KMAX_KB,PMAX, graphcc, graphcc:FILE, acc:FILE")
+	fs.StringVar(&o.ecn, "ecn", o.ecn, "ECN policies, comma-separated: static, static:KMIN_KB,KMAX_KB,PMAX, graphcc, graphcc:FILE, acc:FILE, acc (trained first in the simulator, ACKs first, on the run's scenario)")
 	o.sc.addTrafficFlags(fs)
 	o.sc.addSeedFlag(fs)
 	fs.StringVar(&o.flowsFile, "flows", "", "replay this HPCC flow.txt instead of generating traffic (the traffic flags are then ignored)")
@@ -483,7 +483,10 @@ func (o *testbedRunOpts) run(ctx context.Context, cmd *cobra.Command, log *slog.
 		sc.Clos = *spec.Clos
 		sc.Fail = spec.Failed
 	}
-	env := policyEnv{ctx: ctx, log: log}
+	if err := checkACCTrainable(specs, o.flowsFile, spec); err != nil {
+		return err
+	}
+	env := testbedPolicyEnv(ctx, log, interval)
 	var policies []replay.NamedPolicy
 	for _, s := range specs {
 		np, err := ecnPolicy(env, s)
@@ -575,17 +578,49 @@ func (o *testbedRunOpts) run(ctx context.Context, cmd *cobra.Command, log *slog.
 	return nil
 }
 
+// testbedSimParams is the simulator that stands for the testbed: the
+// default one with ACKs served first, as the testbed's switches serve them
+// (replay.Params.AckHighPriority). --compare-sim runs in it, and ACC
+// without a model file trains in it.
+func testbedSimParams() replay.Params {
+	p := replay.DefaultParams()
+	p.AckHighPriority = true
+	return p
+}
+
+// testbedPolicyEnv is how testbed run builds its policies: ACC without a
+// model file trains in testbedSimParams at the run's control interval.
+func testbedPolicyEnv(ctx context.Context, log *slog.Logger, interval int64) policyEnv {
+	return policyEnv{ctx: ctx, log: log, params: testbedSimParams(), interval: interval}
+}
+
+// checkACCTrainable refuses, before anything runs, a plain acc (no model
+// file) that would have nothing to train on: ACC trains on the run's
+// generated traffic on its Clos, so --flows and a lab built from --topo
+// need acc:FILE.
+func checkACCTrainable(specs []string, flowsFile string, spec *testbedSpec) error {
+	for _, s := range specs {
+		if s != "acc" {
+			continue
+		}
+		switch {
+		case flowsFile != "":
+			return fmt.Errorf("--ecn acc trains ACC on the generated traffic of the run's scenario, and --flows %s replaces it: train with graphcc train --kind acc and use acc:FILE", flowsFile)
+		case spec.Clos == nil:
+			return errors.New("--ecn acc trains ACC on a Clos scenario, and this lab was not built from one (--topo): train with graphcc train --kind acc and use acc:FILE")
+		}
+	}
+	return nil
+}
+
 // simulateLikeTestbed runs policy np on the testbed's fabric and trace in
-// the simulator with ACKs served first, as the testbed's switches serve
-// them (replay.Params.AckHighPriority), with a policy instance of its own.
+// testbedSimParams, with a policy instance of its own.
 func simulateLikeTestbed(ctx context.Context, np replay.NamedPolicy, f *topo.Fabric, sc replay.Scenario, flows []replay.Flow, interval int64, seed uint64) (*replay.Result, error) {
 	pol, polECN, err := np.New(f, sc, seed)
 	if err != nil {
 		return nil, fmt.Errorf("--compare-sim: %s: %w", np.Name, err)
 	}
-	p := replay.DefaultParams()
-	p.AckHighPriority = true
-	r, err := replay.RunContext(ctx, replay.Config{Fabric: f, Flows: flows, Params: p, Seed: seed, ECN: polECN, Policy: pol, Interval: interval})
+	r, err := replay.RunContext(ctx, replay.Config{Fabric: f, Flows: flows, Params: testbedSimParams(), Seed: seed, ECN: polECN, Policy: pol, Interval: interval})
 	if err != nil {
 		return nil, fmt.Errorf("--compare-sim: %s: %w", np.Name, err)
 	}

@@ -165,3 +165,41 @@ func TestCompareSim(t *testing.T) {
 		t.Errorf("want each group normalized to its first policy (1.000 twice):\n%s", out)
 	}
 }
+
+// TestTestbedACCEnv checks that ACC without a model file, on the testbed,
+// trains in the simulator that stands for the testbed (ACKs first) at the
+// run's control interval, and that a run it could not train for is
+// refused up front, naming why.
+func TestTestbedACCEnv(t *testing.T) {
+	interval := 300 * topo.Microsecond
+	env := testbedPolicyEnv(context.Background(), nil, interval)
+	c := accTrainConfig(env, replay.Scenario{Name: "testbed"}, 2)
+	if !c.Params.AckHighPriority || c.Interval != interval {
+		t.Errorf("ACC trains with ACKs first %v, interval %d; want true, %d", c.Params.AckHighPriority, c.Interval, interval)
+	}
+	if p := testbedSimParams(); p != c.Params {
+		t.Errorf("ACC trains in %+v, --compare-sim runs in %+v", c.Params, p)
+	}
+
+	clos := &testbedSpec{Clos: &topo.ClosConfig{}}
+	topoFile := &testbedSpec{Topology: "3 1 2\n2\n"}
+	for _, tc := range []struct {
+		specs []string
+		flows string
+		spec  *testbedSpec
+		want  string // "" for no error
+	}{
+		{[]string{"static", "acc"}, "", clos, ""},
+		{[]string{"acc:m.model"}, "flow.txt", topoFile, ""},
+		{[]string{"graphcc", "acc"}, "flow.txt", clos, "--flows flow.txt"},
+		{[]string{"acc"}, "", topoFile, "--topo"},
+	} {
+		err := checkACCTrainable(tc.specs, tc.flows, tc.spec)
+		switch {
+		case tc.want == "" && err != nil:
+			t.Errorf("%v, flows %q: %v", tc.specs, tc.flows, err)
+		case tc.want != "" && (err == nil || !strings.Contains(err.Error(), tc.want) || !strings.Contains(err.Error(), "acc:FILE")):
+			t.Errorf("%v, flows %q: error %v, want one naming %q and acc:FILE", tc.specs, tc.flows, err, tc.want)
+		}
+	}
+}
