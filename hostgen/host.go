@@ -118,6 +118,14 @@ type HostConfig struct {
 	// the fixed window's reach and DCQCN's feedback delay, then match the
 	// simulator's.
 	NoPropagationDelay bool
+	// FinishedLeaveAtOnce drops a finished flow from the NIC's round robin
+	// as soon as it finishes, the position staying on the flow served last,
+	// as the simulator does with replay.Params.HPCCRoundRobin off
+	// (--hpcc-rr=false). By default the round robin is the simulator's
+	// default, HPCC's: a finished flow stays in the list until a later scan
+	// meets it, and that scan compacts the list without moving the
+	// position.
+	FinishedLeaveAtOnce bool
 }
 
 // Stats are a host's counters.
@@ -386,6 +394,7 @@ func (h *Host) prepare(flows []Flow, clock *Clock) error {
 	h.tx = newSender(senderConfig{
 		params: &h.dcqcn, lineRate: h.cfg.LineRate, window: h.cfg.Window,
 		lossTimeout: h.cfg.LossTimeout, slack: max(h.cfg.PacingSlack, 0), quantum: max(h.cfg.PacingQuantum, 0),
+		leaveAtOnce: h.cfg.FinishedLeaveAtOnce,
 	}, out,
 		func(fl Flow) netip.Addr { return h.cfg.Peers[fl.Dst] },
 		func(fl Flow) int64 {

@@ -67,6 +67,11 @@ type senderConfig struct {
 	lossTimeout int64         // ps; <= 0: none
 	slack       int64         // ps a flow behind its pacing schedule may catch up
 	quantum     int64         // ps a segment may go ahead of its pacing time
+	// leaveAtOnce drops a finished flow from the round robin when it
+	// finishes, the position staying on the flow served last (the
+	// simulator without replay.Params.HPCCRoundRobin); by default it stays
+	// until a later scan meets it, as in the simulator's default.
+	leaveAtOnce bool
 }
 
 // senderCounters are the sender's totals beyond its flows'.
@@ -83,7 +88,7 @@ type sender struct {
 	flows     []txFlow // by start time, then queue pair
 	byQP      map[uint32]int32
 	next      int     // index of the next flow to start
-	active    []int32 // flows started and not finished
+	active    []int32 // flows started and not yet removed from the round robin
 	rr        int     // round-robin position in active
 	remaining int     // flows not finished
 	lineFree  int64   // the NIC has serialized every frame so far by this time
@@ -153,16 +158,55 @@ func (s *sender) poll(now int64) (segment, bool, int64) {
 	if early < s.lineFree {
 		return segment{}, false, s.wake(max(s.lineFree, s.earliest()))
 	}
+	// Round robin from the flow after the one served last. By default
+	// finished flows are still in the list, as in the simulator's (and
+	// HPCC's) NIC: those met before the chosen one are removed now and the
+	// list compacted without moving rr.
 	n := len(s.active)
+	res, fin := -1, -1
 	for k := 1; k <= n; k++ {
 		idx := (s.rr + k) % n
 		fl := &s.flows[s.active[idx]]
-		if s.canSend(fl) && fl.nextAvail <= early {
-			s.rr = idx
-			return s.send(fl, now), true, 0
+		if s.canSend(fl) {
+			if fl.nextAvail > early {
+				continue
+			}
+			res = idx
+			break
+		}
+		if fl.st.Done && (fin < 0 || idx < fin) {
+			fin = idx
 		}
 	}
+	if fin >= 0 {
+		res = s.compactActive(fin, res)
+	}
+	if res >= 0 {
+		s.rr = res
+		return s.send(&s.flows[s.active[res]], now), true, 0
+	}
 	return segment{}, false, s.wake(s.earliest())
+}
+
+// compactActive removes from s.active every finished flow at index fin or
+// after it, as the simulator's replay.Sim does (HPCC's
+// RdmaEgressQueue::GetNextQindex), and returns where the flow at index res
+// (-1: none) is then.
+func (s *sender) compactActive(fin, res int) int {
+	nxt := fin
+	for i := fin; i < len(s.active); i++ {
+		fi := s.active[i]
+		if s.flows[fi].st.Done {
+			continue
+		}
+		if i == res {
+			res = nxt
+		}
+		s.active[nxt] = fi
+		nxt++
+	}
+	s.active = s.active[:nxt]
+	return res
 }
 
 // start activates flow i at now.
@@ -320,15 +364,19 @@ func (s *sender) lookup(qp uint32) *txFlow {
 // complete ends fl at now and records its FCT.
 func (s *sender) complete(fl *txFlow, now int64) {
 	fl.active = false
+	fl.nxt = max(fl.nxt, fl.una) // nothing left to send, whatever a go-back-N left
 	fl.cc.Stop()
 	fl.st.Done = true
 	fl.st.FCT = now - fl.Start
 	fl.st.Rate = fl.cc.Rate()
-	i := s.byQP[fl.QP]
-	if k := slices.Index(s.active, i); k >= 0 {
-		s.active = slices.Delete(s.active, k, k+1)
-		if s.rr >= k && s.rr > 0 {
-			s.rr--
+	if s.cfg.leaveAtOnce {
+		// leave the list now, keeping rr on the flow served last
+		i := s.byQP[fl.QP]
+		if k := slices.Index(s.active, i); k >= 0 {
+			s.active = slices.Delete(s.active, k, k+1)
+			if s.rr >= k && s.rr > 0 {
+				s.rr--
+			}
 		}
 	}
 	s.remaining--

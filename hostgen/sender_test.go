@@ -205,3 +205,49 @@ func TestSenderNoAllocs(t *testing.T) {
 		t.Errorf("%v allocations per segment", n)
 	}
 }
+
+// TestSenderRoundRobinFinished checks how a finished flow leaves the
+// round robin: by default as in the simulator's (HPCC's) NIC, when a later
+// scan meets it, which compacts the list without moving the position, so
+// that the rotation shifts; with leaveAtOnce at once, the position staying
+// on the flow served last. Flow 1 finishes while flow 3 was served last and
+// every other flow is held by its window; the next segment is then flow 3's
+// by default and flow 2's with leaveAtOnce.
+func TestSenderRoundRobinFinished(t *testing.T) {
+	for _, tc := range []struct {
+		leaveAtOnce bool
+		next        uint32 // the flow served first after flow 1 finished
+		afterScan   int    // flows in the list after the scan that meets flow 1
+	}{
+		{false, 3, 2},
+		{true, 2, 2},
+	} {
+		p := dcqcn.DefaultParams(line)
+		s := newSender(senderConfig{params: &p, lineRate: line, window: 1000, leaveAtOnce: tc.leaveAtOnce},
+			[]Flow{txFlow1(1, 1000, 0), txFlow1(2, 3000, 0), txFlow1(3, 3000, 0)},
+			func(Flow) netip.Addr { return ipB }, func(f Flow) int64 { return 1000 + f.Size })
+		mustSend(t, s, 0, 2, 0)
+		mustSend(t, s, full, 3, 0)
+		mustSend(t, s, 2*full, 1, 0) // flow 1 has sent everything
+		s.onAck(2*full+1, 2, 0, false)
+		mustSend(t, s, 3*full, 2, 1000)
+		s.onAck(3*full+1, 3, 0, false)
+		mustSend(t, s, 4*full, 3, 1000) // flow 3 served last
+		s.onAck(4*full+1, 1, 0, false)  // flow 1 finishes
+		if len(s.fcts) != 1 || s.fcts[0].Size != 1000 {
+			t.Fatalf("leaveAtOnce %v: FCTs %+v, want flow 1's", tc.leaveAtOnce, s.fcts)
+		}
+		mustWait(t, s, 5*full, math.MaxInt64) // windows full: the scan meets flow 1
+		if len(s.active) != tc.afterScan {
+			t.Errorf("leaveAtOnce %v: %d flows in the round robin after the scan, want %d", tc.leaveAtOnce, len(s.active), tc.afterScan)
+		}
+		s.onAck(5*full+1, 2, 1, false)
+		s.onAck(5*full+2, 3, 1, false)
+		other := uint32(5) - tc.next
+		mustSend(t, s, 6*full, tc.next, 2000)
+		mustSend(t, s, 7*full, other, 2000)
+		if s.c.stale != 0 {
+			t.Errorf("leaveAtOnce %v: %d stale ACKs", tc.leaveAtOnce, s.c.stale)
+		}
+	}
+}
