@@ -205,7 +205,7 @@ func stopStrays(ctx context.Context, st *State, namespaces []string, log *slog.L
 // temporary names (Up crashed inside CreateVeth). The ends already moved
 // into namespaces go with them.
 func removeRootLinks(st *State) error {
-	links, err := netlink.LinkList()
+	links, err := retryDump(netlink.LinkList)
 	if err != nil {
 		return fmt.Errorf("list links: %w", err)
 	}
@@ -222,6 +222,23 @@ func removeRootLinks(st *State) error {
 		}
 	}
 	return errors.Join(errs...)
+}
+
+// dumpRetries is how many times retryDump runs a dump again.
+const dumpRetries = 20
+
+// retryDump runs a netlink dump (a list of links, addresses, routes …)
+// again while the kernel reports it interrupted (netlink.ErrDumpInterrupted:
+// the set changed during the dump, another process or lab adding or
+// removing links), at most dumpRetries more times, and returns the last
+// answer.
+func retryDump[T any](dump func() ([]T, error)) ([]T, error) {
+	for i := 0; ; i++ {
+		v, err := dump()
+		if !errors.Is(err, netlink.ErrDumpInterrupted) || i == dumpRetries {
+			return v, err
+		}
+	}
 }
 
 // scanNetns returns the namespaces in NetnsDir that belong to lab.

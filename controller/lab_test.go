@@ -9,6 +9,7 @@ import (
 	"net"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"syscall"
 	"testing"
@@ -67,7 +68,7 @@ func assertLabGone(t *testing.T, lab, dir string) {
 	if err != nil || len(ns) > 0 {
 		t.Errorf("namespaces left: %v (%v)", ns, err)
 	}
-	links, err := netlink.LinkList()
+	links, err := retryDump(netlink.LinkList)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -156,7 +157,7 @@ func nsHandle(t *testing.T, ns string) *netlink.Handle {
 func checkNetnsLinks(t *testing.T, ns string) {
 	t.Helper()
 	h := nsHandle(t, ns)
-	links, err := h.LinkList()
+	links, err := retryDump(h.LinkList)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -199,13 +200,13 @@ func checkHost(t *testing.T, p *Plan, hp *HostPlan) {
 	if !bytes.Equal(a.HardwareAddr, hp.MAC) || a.RawFlags&unix.IFF_NOARP == 0 || a.Flags&net.FlagUp == 0 {
 		t.Errorf("host %s: mac %v flags %v, want %v, NOARP, up", hp.Name, a.HardwareAddr, a.Flags, hp.MAC)
 	}
-	addrs, err := h.AddrList(link, unix.AF_INET)
+	addrs, err := retryDump(func() ([]netlink.Addr, error) { return h.AddrList(link, unix.AF_INET) })
 	if err != nil || len(addrs) != 1 || !addrs[0].IP.Equal(hp.IP.AsSlice()) {
 		t.Errorf("host %s: addresses %v (%v), want %v", hp.Name, addrs, err, hp.IP)
 	} else if ones, _ := addrs[0].Mask.Size(); ones != HostPrefixLen {
 		t.Errorf("host %s: prefix /%d", hp.Name, ones)
 	}
-	routes, err := h.RouteList(link, unix.AF_INET)
+	routes, err := retryDump(func() ([]netlink.Route, error) { return h.RouteList(link, unix.AF_INET) })
 	found := false
 	for _, r := range routes {
 		if r.Dst != nil && r.Dst.String() == "10.0.0.0/8" && r.LinkIndex == a.Index {
@@ -215,7 +216,7 @@ func checkHost(t *testing.T, p *Plan, hp *HostPlan) {
 	if err != nil || !found {
 		t.Errorf("host %s: no route to 10.0.0.0/8 on %s: %v (%v)", hp.Name, hp.Iface, routes, err)
 	}
-	neighs, err := h.NeighList(a.Index, unix.AF_INET)
+	neighs, err := retryDump(func() ([]netlink.Neigh, error) { return h.NeighList(a.Index, unix.AF_INET) })
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -652,4 +653,29 @@ func TestLabRealBMv2(t *testing.T) {
 		t.Fatal(err)
 	}
 	conn.Close()
+}
+
+func TestRetryDump(t *testing.T) {
+	other := errors.New("permission denied")
+	for _, tc := range []struct {
+		name      string
+		answers   []error // one per call; nil: a complete dump
+		wantCalls int
+		wantErr   error
+	}{
+		{"complete", []error{nil}, 1, nil},
+		{"interrupted twice", []error{netlink.ErrDumpInterrupted, netlink.ErrDumpInterrupted, nil}, 3, nil},
+		{"other error", []error{other, nil}, 1, other},
+		{"always interrupted", slices.Repeat([]error{netlink.ErrDumpInterrupted}, dumpRetries+5), dumpRetries + 1, netlink.ErrDumpInterrupted},
+	} {
+		calls := 0
+		v, err := retryDump(func() ([]int, error) {
+			err := tc.answers[calls]
+			calls++
+			return []int{calls}, err
+		})
+		if calls != tc.wantCalls || !errors.Is(err, tc.wantErr) || (err == nil) != (tc.wantErr == nil) || len(v) != 1 || v[0] != calls {
+			t.Errorf("%s: %d calls, %v, %v; want %d calls, %v, the last answer", tc.name, calls, v, err, tc.wantCalls, tc.wantErr)
+		}
+	}
 }
