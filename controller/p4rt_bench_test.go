@@ -46,7 +46,7 @@ func BenchmarkLeafStep(b *testing.B) {
 	if err := s.Write(ctx, Updates(p4v1.Update_INSERT, entries)...); err != nil {
 		b.Fatal(err)
 	}
-	tel, err := NewSwitchTelemetry(info, p, 0)
+	tel, err := NewSwitchTelemetry(info, p, 0, nil)
 	if err != nil {
 		b.Fatal(err)
 	}

@@ -174,7 +174,7 @@ func TestBMv2Program(t *testing.T) {
 	}
 	readBack(changes)
 
-	tel, err := NewSwitchTelemetry(info, p, 0)
+	tel, err := NewSwitchTelemetry(info, p, 0, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -239,7 +239,7 @@ func benchmarkBMv2LeafStep(b *testing.B, wildcard bool) {
 	if err := s.Write(ctx, Updates(p4v1.Update_INSERT, entries)...); err != nil {
 		b.Fatal(err)
 	}
-	tel, err := NewSwitchTelemetry(info, p, 0)
+	tel, err := NewSwitchTelemetry(info, p, 0, nil)
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -280,6 +280,17 @@ func startBMv2Fabric(b *testing.B, ctx context.Context) (*FabricRuntime, *Plan, 
 	}
 	r, err := NewFabricRuntime(p, info, clients)
 	if err != nil {
+		b.Fatal(err)
+	}
+	// the lab's queue depths, so that reads skip the cells no packet can
+	// reach, as testbed run reads
+	depth := make([]int64, len(p.Fabric.Ports))
+	for _, sp := range p.Switches {
+		for _, pp := range sp.Ports {
+			depth[pp.Port] = QueueDepth(p.Fabric.Ports[pp.Port].Rate)
+		}
+	}
+	if err := r.SetQueueDepths(depth); err != nil {
 		b.Fatal(err)
 	}
 	settings := alternate(p.Fabric)

@@ -23,6 +23,7 @@ type FabricRuntime struct {
 	vals     [][]CounterValue // per switch, reused
 	query    [][]*p4v1.CounterEntry
 	ecn      []control.ECN // the settings the switches hold, by topo.PortID
+	depth    []int64       // BMv2 queue depth per topo.PortID, or nil
 }
 
 // NewFabricRuntime returns the runtime of plan's fabric over switches,
@@ -32,16 +33,44 @@ func NewFabricRuntime(plan *Plan, info *P4Info, switches []*Switch) (*FabricRunt
 		return nil, fmt.Errorf("fabric runtime: %d clients for %d switches", len(switches), len(plan.Switches))
 	}
 	r := &FabricRuntime{plan: plan, info: info, switches: switches}
-	for i := range plan.Switches {
-		t, err := NewSwitchTelemetry(info, plan, i)
-		if err != nil {
-			return nil, err
-		}
-		r.tel = append(r.tel, t)
-		r.query = append(r.query, t.Query())
+	r.tel = make([]*SwitchTelemetry, len(switches))
+	r.query = make([][]*p4v1.CounterEntry, len(switches))
+	if err := r.newTelemetry(); err != nil {
+		return nil, err
 	}
 	r.vals = make([][]CounterValue, len(switches))
 	return r, nil
+}
+
+// SetQueueDepths gives the BMv2 egress queue depth, packets, of every
+// switch port (by topo.PortID; 0: not known), as the lab set them, so that
+// telemetry reads skip the queue-depth cells no packet can reach (see
+// SwitchTelemetry). Without it every cell is read. Telemetry counts its
+// next interval from the next read.
+func (r *FabricRuntime) SetQueueDepths(depth []int64) error {
+	old := r.depth
+	r.depth = depth
+	if err := r.newTelemetry(); err != nil {
+		r.depth = old
+		return err
+	}
+	return nil
+}
+
+// newTelemetry makes every switch's telemetry decoder and query afresh.
+func (r *FabricRuntime) newTelemetry() error {
+	tel := make([]*SwitchTelemetry, len(r.plan.Switches))
+	for i := range r.plan.Switches {
+		t, err := NewSwitchTelemetry(r.info, r.plan, i, r.depth)
+		if err != nil {
+			return err
+		}
+		tel[i] = t
+	}
+	for i, t := range tel {
+		r.tel[i], r.query[i] = t, t.Query()
+	}
+	return nil
 }
 
 // Program pushes the pipeline (the P4Info and deviceConfig, BMv2's JSON)
@@ -70,14 +99,7 @@ func (r *FabricRuntime) Program(ctx context.Context, deviceConfig []byte, ecn []
 		return err
 	}
 	r.ecn = append(r.ecn[:0], ecn...)
-	for i := range r.plan.Switches {
-		t, err := NewSwitchTelemetry(r.info, r.plan, i) // counters restart with the pipeline
-		if err != nil {
-			return err
-		}
-		r.tel[i] = t
-	}
-	return nil
+	return r.newTelemetry() // counters restart with the pipeline
 }
 
 // ReadTelemetry reads every switch's counters (one ReadRequest each) and

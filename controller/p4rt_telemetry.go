@@ -18,6 +18,13 @@ import (
 // switch's rx_port counter on that link (hosts do not mark; their queues
 // are not seen). QueueBytes and EnqDepthMax are -1: BMv2 cannot tell them
 // through P4Runtime. Not safe for concurrent use.
+//
+// Its Query reads only the cells that can count: rx_port only on links from
+// hosts, and, for a port whose BMv2 egress queue depth is known, only the
+// enq_depth buckets a packet can meet. BMv2 drops a packet that finds its
+// queue full and records the depth a packet found before joining it, so
+// every counted depth is below the queue's capacity; the buckets above
+// count nothing and are taken as 0.
 type SwitchTelemetry struct {
 	name  string
 	ports []telemetryPort
@@ -29,9 +36,11 @@ type SwitchTelemetry struct {
 }
 
 type telemetryPort struct {
-	num  int64       // BMv2 port number
-	port topo.PortID // the switch's egress port
-	host topo.PortID // the attached host's NIC port, or -1
+	num     int64       // BMv2 port number
+	port    topo.PortID // the switch's egress port
+	host    topo.PortID // the attached host's NIC port, or -1
+	buckets int64       // enq_depth buckets read: 0..buckets-1
+	want    uint32      // the seen bits of a complete read
 }
 
 type portCounters struct {
@@ -40,12 +49,16 @@ type portCounters struct {
 	seen           uint32 // bit per counter kind, then a bit per bucket
 }
 
-const seenAll = 1<<(3+control.DepthBuckets) - 1
-
 // NewSwitchTelemetry returns the telemetry decoder of switch sw of p. Its
 // first read reports the counts since the pipeline was pushed (counters
-// start at zero).
-func NewSwitchTelemetry(info *P4Info, p *Plan, sw int) (*SwitchTelemetry, error) {
+// start at zero). queueDepth, if not nil, holds the BMv2 egress queue depth
+// in packets of every switch port, by topo.PortID (0: not known), as the
+// lab set it (PortState.QueueDepth); Query then skips the enq_depth buckets
+// no packet can reach. A nil queueDepth reads every bucket.
+func NewSwitchTelemetry(info *P4Info, p *Plan, sw int, queueDepth []int64) (*SwitchTelemetry, error) {
+	if queueDepth != nil && len(queueDepth) != len(p.Fabric.Ports) {
+		return nil, fmt.Errorf("switch telemetry: %d queue depths for %d ports", len(queueDepth), len(p.Fabric.Ports))
+	}
 	s := &p.Switches[sw]
 	t := &SwitchTelemetry{
 		name:  s.Name,
@@ -56,9 +69,22 @@ func NewSwitchTelemetry(info *P4Info, p *Plan, sw int) (*SwitchTelemetry, error)
 		if err := checkSlot(s, pp); err != nil {
 			return nil, err
 		}
-		tp := telemetryPort{num: int64(pp.Num), port: pp.Port, host: -1}
+		tp := telemetryPort{num: int64(pp.Num), port: pp.Port, host: -1, buckets: control.DepthBuckets}
 		if !p.Fabric.Nodes[pp.Peer].Switch {
 			tp.host = pp.Port.Reverse()
+		}
+		if queueDepth != nil {
+			d := queueDepth[pp.Port]
+			if d < 0 {
+				return nil, fmt.Errorf("switch %s: port %d: queue depth %d is negative", s.Name, pp.Num, d)
+			}
+			if d > 0 {
+				tp.buckets = min(int64(control.DepthBucket(d-1))+1, control.DepthBuckets)
+			}
+		}
+		tp.want = (1<<tp.buckets-1)<<3 | 1<<1 | 1<<2
+		if tp.host >= 0 {
+			tp.want |= 1 << 0
 		}
 		t.ports = append(t.ports, tp)
 		t.byNum[pp.Num] = len(t.ports)
@@ -69,17 +95,22 @@ func NewSwitchTelemetry(info *P4Info, p *Plan, sw int) (*SwitchTelemetry, error)
 }
 
 // Query returns the counter cells to read, for one Switch.ReadCounters
-// call: rx_port, tx_port and marked_port of each port, and the port's
-// enq_depth buckets.
+// call: rx_port of each port from a host, tx_port and marked_port of each
+// port, and the port's enq_depth buckets that can count.
 func (t *SwitchTelemetry) Query() []*p4v1.CounterEntry {
-	q := make([]*p4v1.CounterEntry, 0, len(t.ports)*(3+control.DepthBuckets))
-	for _, id := range []uint32{t.info.RxPort, t.info.TxPort, t.info.MarkedPort} {
+	var q []*p4v1.CounterEntry
+	for _, tp := range t.ports {
+		if tp.host >= 0 {
+			q = append(q, &p4v1.CounterEntry{CounterId: t.info.RxPort, Index: &p4v1.Index{Index: tp.num}})
+		}
+	}
+	for _, id := range []uint32{t.info.TxPort, t.info.MarkedPort} {
 		for _, tp := range t.ports {
 			q = append(q, &p4v1.CounterEntry{CounterId: id, Index: &p4v1.Index{Index: tp.num}})
 		}
 	}
 	for _, tp := range t.ports {
-		for b := range int64(control.DepthBuckets) {
+		for b := range tp.buckets {
 			q = append(q, &p4v1.CounterEntry{CounterId: t.info.EnqDepth, Index: &p4v1.Index{Index: tp.num*control.DepthBuckets + b}})
 		}
 	}
@@ -133,8 +164,8 @@ func (t *SwitchTelemetry) Decode(dst []control.PortSample, vals []CounterValue) 
 		}
 	}
 	for i, tp := range t.ports {
-		if t.cur[i].seen != seenAll {
-			return fmt.Errorf("switch %s: telemetry of port %d: %s", t.name, tp.num, t.missing(t.cur[i].seen, tp.num))
+		if t.cur[i].seen&tp.want != tp.want {
+			return fmt.Errorf("switch %s: telemetry of port %d: %s", t.name, tp.num, t.missing(t.cur[i].seen, tp.want, tp.num))
 		}
 	}
 	for i, tp := range t.ports {
@@ -157,15 +188,15 @@ func (t *SwitchTelemetry) Decode(dst []control.PortSample, vals []CounterValue) 
 	return nil
 }
 
-func (t *SwitchTelemetry) missing(seen uint32, num int64) string {
+func (t *SwitchTelemetry) missing(seen, want uint32, num int64) string {
 	names := []string{p4src.CounterRxPort, p4src.CounterTxPort, p4src.CounterMarkedPort}
 	for k, n := range names {
-		if seen&(1<<k) == 0 {
+		if want&^seen&(1<<k) != 0 {
 			return fmt.Sprintf("no value of %s[%d]", n, num)
 		}
 	}
 	for b := range int64(control.DepthBuckets) {
-		if seen&(1<<(3+b)) == 0 {
+		if want&^seen&(1<<(3+b)) != 0 {
 			return fmt.Sprintf("no value of %s[%d]", p4src.CounterEnqDepth, num*control.DepthBuckets+b)
 		}
 	}

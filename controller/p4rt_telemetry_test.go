@@ -1,6 +1,7 @@
 package controller
 
 import (
+	"slices"
 	"strings"
 	"testing"
 
@@ -26,12 +27,19 @@ func TestSwitchTelemetryDecode(t *testing.T) {
 	info := testP4Info(t)
 	p := mustPlan(t, topo.DefaultClos())
 	leaf := &p.Switches[0]
-	tel, err := NewSwitchTelemetry(info, p, 0)
+	tel, err := NewSwitchTelemetry(info, p, 0, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if q := tel.Query(); len(q) != len(leaf.Ports)*(3+control.DepthBuckets) {
-		t.Fatalf("query of %d cells", len(q))
+	hosts := 0
+	for _, pp := range leaf.Ports {
+		if !p.Fabric.Nodes[pp.Peer].Switch {
+			hosts++
+		}
+	}
+	// rx_port only on links from hosts; every bucket without queue depths
+	if q, want := tel.Query(), hosts+len(leaf.Ports)*(2+control.DepthBuckets); len(q) != want {
+		t.Fatalf("query of %d cells, want %d", len(q), want)
 	}
 	// Counter values as a function of the read (round), the port number and
 	// the bucket, so every delta is known.
@@ -111,11 +119,124 @@ func TestSwitchTelemetryDecode(t *testing.T) {
 	}
 }
 
+// TestSwitchTelemetryQueueDepth checks the query with the lab's queue
+// depths: only the enq_depth buckets below each port's depth are read (19
+// of 24 on the default leaf's 25 Gbps ports, 23 on its 100 Gbps uplinks),
+// the rest decode as 0, a missing readable cell is still an error, and a
+// wildcard answer decodes the same.
+func TestSwitchTelemetryQueueDepth(t *testing.T) {
+	info := testP4Info(t)
+	p := mustPlan(t, topo.DefaultClos())
+	depth := make([]int64, len(p.Fabric.Ports))
+	for _, sp := range p.Switches {
+		for _, pp := range sp.Ports {
+			depth[pp.Port] = QueueDepth(p.Fabric.Ports[pp.Port].Rate)
+		}
+	}
+	leaf := &p.Switches[0]
+	tel, err := NewSwitchTelemetry(info, p, 0, depth)
+	if err != nil {
+		t.Fatal(err)
+	}
+	readable := func(pp PortPlan) int64 { // buckets a packet can reach
+		n := int64(0)
+		for b := range control.DepthBuckets {
+			if control.DepthLow(b) < depth[pp.Port] {
+				n++
+			}
+		}
+		return n
+	}
+	want := 0
+	for _, pp := range leaf.Ports {
+		want += 2 + int(readable(pp))
+		if !p.Fabric.Nodes[pp.Peer].Switch {
+			want++
+		}
+	}
+	q := tel.Query()
+	if len(q) != want || want != 182 {
+		t.Errorf("query of %d cells, want %d (182)", len(q), want)
+	}
+	for _, c := range q {
+		if c.GetCounterId() != info.EnqDepth {
+			continue
+		}
+		i := c.GetIndex().GetIndex()
+		for _, pp := range leaf.Ports {
+			if int64(pp.Num) == i/control.DepthBuckets && i%control.DepthBuckets >= readable(pp) {
+				t.Errorf("port %d: bucket %d read, beyond its queue of %d packets", pp.Num, i%control.DepthBuckets, depth[pp.Port])
+			}
+		}
+	}
+	value := func(c uint32, i int64) (int64, int64) {
+		if c == info.EnqDepth {
+			return i%24 + 1, 0
+		}
+		return i, 1000 * i
+	}
+	check := func(what string, dst []control.PortSample) {
+		t.Helper()
+		for _, pp := range leaf.Ports {
+			s := dst[pp.Port]
+			if s.TxBytes != 1000*int64(pp.Num) {
+				t.Errorf("%s: port %d: tx %d", what, pp.Num, s.TxBytes)
+			}
+			for b := range s.EnqHist {
+				want := int64(b + 1)
+				if int64(b) >= readable(pp) {
+					want = 0
+				}
+				if s.EnqHist[b] != want && (what == "query" || int64(b) < readable(pp)) {
+					t.Errorf("%s: port %d bucket %d: %d, want %d", what, pp.Num, b, s.EnqHist[b], want)
+				}
+			}
+		}
+	}
+	dst := make([]control.PortSample, len(p.Fabric.Ports))
+	if err := tel.Decode(dst, cells(tel, value)); err != nil {
+		t.Fatal(err)
+	}
+	check("query", dst)
+
+	top := readable(leaf.Ports[0]) - 1
+	var vals []CounterValue
+	for _, v := range cells(tel, value) {
+		if v.Counter != info.EnqDepth || v.Index != int64(leaf.Ports[0].Num)*24+top {
+			vals = append(vals, v)
+		}
+	}
+	if err := tel.Decode(dst, vals); err == nil || !strings.Contains(err.Error(), p4src.CounterEnqDepth) {
+		t.Errorf("without the top readable bucket: %v", err)
+	}
+
+	wild, _ := NewSwitchTelemetry(info, p, 0, depth)
+	vals = vals[:0]
+	for _, id := range []uint32{info.RxPort, info.TxPort, info.MarkedPort} {
+		for i := range int64(p4src.PortSlots) {
+			vals = append(vals, CounterValue{Counter: id, Index: i, Packets: i, Bytes: 1000 * i})
+		}
+	}
+	for i := range int64(p4src.PortSlots * p4src.DepthBuckets) {
+		vals = append(vals, CounterValue{Counter: info.EnqDepth, Index: i, Packets: i%24 + 1})
+	}
+	if err := wild.Decode(dst, vals); err != nil {
+		t.Fatal(err)
+	}
+	check("wildcard", dst)
+
+	for _, bad := range [][]int64{depth[:3], func() []int64 { d := slices.Clone(depth); d[leaf.Ports[1].Port] = -1; return d }()} {
+		if _, err := NewSwitchTelemetry(info, p, 0, bad); err == nil {
+			t.Errorf("queue depths %v accepted", bad[:min(len(bad), 8)])
+		}
+	}
+}
+
 // A wildcard answer (whole arrays, other ports' cells too) decodes the same.
 func TestSwitchTelemetryWildcard(t *testing.T) {
 	info := testP4Info(t)
 	p := mustPlan(t, smallClos())
-	tel, _ := NewSwitchTelemetry(info, p, 0)
+	tel, _ := NewSwitchTelemetry(info, p, 0, nil)
 	var vals []CounterValue
 	for _, id := range []uint32{info.RxPort, info.TxPort, info.MarkedPort} {
 		for i := range int64(p4src.PortSlots) {

@@ -274,3 +274,20 @@ func tmpLinkPrefix(lab string) string {
 func tmpLinkName(lab string, i int) string {
 	return fmt.Sprintf("%s%d", tmpLinkPrefix(lab), i)
 }
+
+// QueueDepths returns the BMv2 egress queue depth of every switch port the
+// state records, by topo.PortID over a fabric of ports ports (0 where none
+// is recorded), for FabricRuntime.SetQueueDepths. It fails on a port
+// outside the fabric.
+func (s *State) QueueDepths(ports int) ([]int64, error) {
+	d := make([]int64, ports)
+	for _, ss := range s.Switches {
+		for _, ps := range ss.Ports {
+			if ps.Port < 0 || int(ps.Port) >= ports {
+				return nil, fmt.Errorf("lab %s: switch %s port %d: fabric port %d outside the %d ports", s.Lab, ss.Name, ps.Num, ps.Port, ports)
+			}
+			d[ps.Port] = ps.QueueDepth
+		}
+	}
+	return d, nil
+}

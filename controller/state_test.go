@@ -8,6 +8,7 @@ import (
 	"net/netip"
 	"path/filepath"
 	"reflect"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -155,4 +156,21 @@ func FuzzParseState(f *testing.F) {
 			t.Fatalf("round trip changed\n%s\n%s", out, out2)
 		}
 	})
+}
+
+func TestStateQueueDepths(t *testing.T) {
+	s := &State{Lab: "x", Switches: []SwitchState{
+		{Name: "leaf0", Ports: []PortState{{Num: 1, Port: 0, QueueDepth: 764}, {Num: 2, Port: 3, QueueDepth: 3054}}},
+		{Name: "spine0", Ports: []PortState{{Num: 1, Port: 5, QueueDepth: 64}}},
+	}}
+	d, err := s.QueueDepths(6)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := []int64{764, 0, 0, 3054, 0, 64}; !slices.Equal(d, want) {
+		t.Errorf("depths %v, want %v", d, want)
+	}
+	if _, err := s.QueueDepths(5); err == nil || !strings.Contains(err.Error(), "spine0 port 1") {
+		t.Errorf("a port outside the fabric: %v", err)
+	}
 }

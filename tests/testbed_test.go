@@ -157,6 +157,13 @@ func TestTestbedWholeLoop(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	depth, err := l.State().QueueDepths(len(f.Ports))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := rt.SetQueueDepths(depth); err != nil { // as testbed run reads
+		t.Fatal(err)
+	}
 	static := control.StaticSettings(f)
 	program := func(ecn []control.ECN) {
 		t.Helper()

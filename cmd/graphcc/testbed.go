@@ -203,6 +203,12 @@ func connect(ctx context.Context, lab *controller.Lab, plan *controller.Plan, in
 		sws = append(sws, s)
 	}
 	rt, err := controller.NewFabricRuntime(plan, info, sws)
+	if err == nil {
+		var depth []int64
+		if depth, err = lab.State().QueueDepths(len(plan.Fabric.Ports)); err == nil {
+			err = rt.SetQueueDepths(depth) // read only the cells that can count
+		}
+	}
 	if err != nil {
 		closeAll()
 		return nil, nil, err
