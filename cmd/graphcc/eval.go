@@ -105,16 +105,17 @@ var scenarioLookup = replay.ScenarioByName
 
 // evalOpts are the flags of graphcc eval.
 type evalOpts struct {
-	scenarios string
-	policies  []string
-	seeds     []uint
-	reference string
-	out       string
-	jsonOut   string
-	workers   int
-	interval  string
-	hw        hwFlags
-	accEps    int
+	scenarios    string
+	scenarioFile string
+	policies     []string
+	seeds        []uint
+	reference    string
+	out          string
+	jsonOut      string
+	workers      int
+	interval     string
+	hw           hwFlags
+	accEps       int
 }
 
 // defaultEvalSeeds are the evaluation's seeds, 1001 and 1002. Training must
@@ -170,7 +171,8 @@ bar of the runs is drawn on stderr when it is a terminal.`,
 	}
 	fs := cmd.Flags()
 	fs.SortFlags = false
-	fs.StringVar(&o.scenarios, "scenarios", o.scenarios, "comma-separated scenario names, or all ("+strings.Join(replay.ScenarioNames(), ", ")+")")
+	fs.StringVar(&o.scenarios, "scenarios", o.scenarios, "comma-separated scenario names, or all ("+strings.Join(replay.ScenarioNames(), ", ")+", then those of --scenario-file); with --scenario-file, the file's scenarios by default")
+	fs.StringVar(&o.scenarioFile, "scenario-file", "", scenarioFileHelp)
 	fs.StringArrayVar(&o.policies, "policies", o.policies, "comma-separated ECN policies (static, static:KMIN_KB,KMAX_KB,PMAX, graphcc[:MODEL], acc[:MODEL]); repeatable")
 	fs.UintSliceVar(&o.seeds, "seeds", o.seeds, "comma-separated seeds of the traffic, the random failures and the simulation")
 	fs.StringVar(&o.reference, "reference", "", "policy the report and figures normalize to (default: graphcc if evaluated, as in the paper, else the first of --policies)")
@@ -198,14 +200,21 @@ func (o *evalOpts) config(fs *pflag.FlagSet, env policyEnv) (replay.EvalConfig, 
 	}
 	// ACC trained on the spot trains on the simulator it is evaluated on.
 	env.params, env.interval = c.Params, c.Interval
+	set, err := loadScenarioSet(o.scenarioFile)
+	if err != nil {
+		return c, err
+	}
 	names := strings.Split(o.scenarios, ",")
-	if strings.TrimSpace(o.scenarios) == "all" {
-		names = replay.ScenarioNames()
+	switch {
+	case strings.TrimSpace(o.scenarios) == "all":
+		names = append(replay.ScenarioNames(), set.names()...)
+	case o.scenarioFile != "" && !fs.Changed("scenarios"):
+		names = set.names()
 	}
 	seen := map[string]bool{}
 	for _, n := range names {
 		n = strings.TrimSpace(n)
-		sc, err := scenarioLookup(n)
+		sc, err := set.lookup(n)
 		if err != nil {
 			return c, fmt.Errorf("--scenarios %s: %w", o.scenarios, err)
 		}

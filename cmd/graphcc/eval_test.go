@@ -204,3 +204,68 @@ func TestEvalJSONInNewOutDir(t *testing.T) {
 		t.Errorf("--json in the new --out: %v", err)
 	}
 }
+
+// tinyScenarioFile is a scenario file of two scenarios that simulate in
+// milliseconds.
+const tinyScenarioFile = `scenarios:
+  - name: mini
+    description: two leaves of two hosts
+    duration: 1ms
+    clos: {leaves: 2, spines: 1, hosts_per_leaf: 2}
+    incast: {fanin: 3, period: 250us}
+  - name: mini-ws
+    base: websearch60
+    duration: 1ms
+    clos: {leaves: 2, spines: 1, hosts_per_leaf: 2}
+`
+
+// TestScenarioFile runs eval and train on the scenarios of a
+// --scenario-file: by default all of the file's (eval) or its only one
+// (train), by name among the built-in ones, and refuses a bad file naming
+// its line.
+func TestScenarioFile(t *testing.T) {
+	dir := t.TempDir()
+	file := filepath.Join(dir, "mine.yaml")
+	if err := os.WriteFile(file, []byte(tinyScenarioFile), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	rep := run(t, "eval", "--scenario-file", file, "--policies", "static", "--seeds", "3", "--out", filepath.Join(dir, "e1"))
+	for _, want := range []string{"## mini\n", "## mini-ws\n", "3:1 incasts of 64 KB every 250 us", "WebSearch 60 %, no incasts"} {
+		if !strings.Contains(rep, want) {
+			t.Errorf("report lacks %q:\n%s", want, rep)
+		}
+	}
+	rep = run(t, "eval", "--scenario-file", file, "--scenarios", "mini-ws", "--policies", "static", "--seeds", "3", "--out", filepath.Join(dir, "e2"))
+	if !strings.Contains(rep, "## mini-ws\n") || strings.Contains(rep, "## mini\n") {
+		t.Errorf("--scenarios mini-ws ran other scenarios:\n%s", rep)
+	}
+	one := filepath.Join(dir, "one.yaml")
+	if err := os.WriteFile(one, []byte(strings.Split(tinyScenarioFile, "  - name: mini-ws")[0]), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	model := filepath.Join(dir, "m.model")
+	out := run(t, "train", "--scenario-file", one, "--out", model, "--episodes", "2", "--warmup", "10", "--updates", "1", "--workers", "2")
+	if !strings.Contains(out, "trained graphcc on mini: 2 episodes") {
+		t.Errorf("train output %q", out)
+	}
+
+	bad := filepath.Join(dir, "bad.yaml")
+	if err := os.WriteFile(bad, []byte("scenarios:\n  - name: x\n    load: 2\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"eval", "--scenario-file", bad, "--out", filepath.Join(dir, "e3")}, bad + ":3: load: 2 not in (0, 1]"},
+		{[]string{"eval", "--scenario-file", filepath.Join(dir, "none.yaml"), "--out", filepath.Join(dir, "e3")}, "none.yaml"},
+		{[]string{"eval", "--scenario-file", file, "--scenarios", "nope", "--out", filepath.Join(dir, "e3")}, "nor one of " + file + " (mini, mini-ws)"},
+		{[]string{"train", "--scenario-file", file, "--out", model + "2"}, "holds 2 scenarios (mini, mini-ws): name one with --scenario"},
+		{[]string{"train", "--scenario-file", bad, "--out", model + "2"}, bad + ":3"},
+	} {
+		_, _, err := execute(t, t.Context(), tc.args...)
+		if err == nil || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("%v: error %v, want one containing %q", tc.args, err, tc.want)
+		}
+	}
+}

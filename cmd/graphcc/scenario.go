@@ -352,3 +352,49 @@ func writeOutput(flag, path string, write func(w io.Writer) error) error {
 	}
 	return nil
 }
+
+// scenarioSet resolves scenario names for eval and train: the scenarios of
+// a --scenario-file first, then the built-in suite.
+type scenarioSet struct {
+	path string
+	file []replay.Scenario
+}
+
+// loadScenarioSet reads the scenario file at path ("" for none).
+func loadScenarioSet(path string) (scenarioSet, error) {
+	s := scenarioSet{path: path}
+	if path == "" {
+		return s, nil
+	}
+	var err error
+	if s.file, err = replay.LoadScenarios(path); err != nil {
+		return s, fmt.Errorf("--scenario-file: %w", err)
+	}
+	return s, nil
+}
+
+// lookup returns the scenario named name.
+func (s scenarioSet) lookup(name string) (replay.Scenario, error) {
+	for _, sc := range s.file {
+		if sc.Name == name {
+			return sc, nil
+		}
+	}
+	sc, err := scenarioLookup(name)
+	if err != nil && len(s.file) > 0 {
+		err = fmt.Errorf("%w, nor one of %s (%s)", err, s.path, strings.Join(s.names(), ", "))
+	}
+	return sc, err
+}
+
+// names lists the file's scenarios, in its order.
+func (s scenarioSet) names() []string {
+	var out []string
+	for _, sc := range s.file {
+		out = append(out, sc.Name)
+	}
+	return out
+}
+
+// scenarioFileHelp is the help of --scenario-file.
+const scenarioFileHelp = "YAML file of scenarios of your own (see the README, \"Scenario files\"); their names join the built-in ones"

@@ -25,15 +25,16 @@ import (
 
 // trainOpts are the flags of graphcc train.
 type trainOpts struct {
-	scenario string
-	kind     string
-	out      string
-	curve    string
-	reward   string
-	rewardQ  float64
-	seed     uint64
-	hw       hwFlags
-	c        gnn.TrainConfig
+	scenario     string
+	scenarioFile string
+	kind         string
+	out          string
+	curve        string
+	reward       string
+	rewardQ      float64
+	seed         uint64
+	hw           hwFlags
+	c            gnn.TrainConfig
 }
 
 func newTrainCmd(logger loggerFunc) *cobra.Command {
@@ -62,7 +63,8 @@ terminal.`,
 	fs.SortFlags = false
 	fs.StringVar(&o.out, "out", "", "write the trained model here (required)")
 	fs.StringVar(&o.curve, "curve", "", "write the training curve here as CSV, and as PNG beside it (FILE.png)")
-	fs.StringVar(&o.scenario, "scenario", o.scenario, "training scenario (see graphcc eval --help for the names)")
+	fs.StringVar(&o.scenario, "scenario", o.scenario, "training scenario (see graphcc eval --help for the names); with --scenario-file, the file's only scenario by default")
+	fs.StringVar(&o.scenarioFile, "scenario-file", "", scenarioFileHelp)
 	fs.StringVar(&o.kind, "kind", o.kind, "graphcc (the shared message-passing network) or acc (an independent network per port)")
 	fs.IntVar(&o.c.Episodes, "episodes", o.c.Episodes, "episodes to simulate")
 	fs.Uint64Var(&o.seed, "seed", o.seed, "seed of the weights, the episode traces, exploration and minibatches")
@@ -90,7 +92,18 @@ func (o *trainOpts) run(ctx context.Context, cmd *cobra.Command, log *slog.Logge
 	if err := checkOutputs("out", o.out, "curve", o.curve); err != nil {
 		return err
 	}
-	sc, err := scenarioLookup(o.scenario)
+	set, err := loadScenarioSet(o.scenarioFile)
+	if err != nil {
+		return err
+	}
+	name := o.scenario
+	if o.scenarioFile != "" && !cmd.Flags().Changed("scenario") {
+		if len(set.file) != 1 {
+			return fmt.Errorf("--scenario-file %s holds %d scenarios (%s): name one with --scenario", o.scenarioFile, len(set.file), strings.Join(set.names(), ", "))
+		}
+		name = set.file[0].Name
+	}
+	sc, err := set.lookup(name)
 	if err != nil {
 		return fmt.Errorf("--scenario: %w", err)
 	}
@@ -130,6 +143,10 @@ func (o *trainOpts) run(ctx context.Context, cmd *cobra.Command, log *slog.Logge
 		"episodes": fmt.Sprint(c.Episodes),
 		"reward":   shape.String(),
 		"reward_q": fmt.Sprint(c.Features.RewardQueue),
+	}
+	if o.scenarioFile != "" {
+		meta["scenario_file"] = o.scenarioFile
+		meta["scenario_summary"] = sc.Describe()
 	}
 	var file *gnn.File
 	if c.Kind == "graphcc" {

@@ -1,0 +1,173 @@
+package replay
+
+import (
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"testing"
+
+	"graphcc/topo"
+)
+
+const testScenarioFile = `# two scenarios of one's own
+scenarios:
+  - name: ws70-big
+    description: WebSearch at 70 % on a larger Clos
+    base: fb60
+    workload: websearch
+    load: 0.7
+    duration: 5ms
+    clos: {leaves: 8, spines: 4, hosts_per_leaf: 16, host_rate: 25Gbps, fabric_rate: 100Gbps, link_delay: 2us, buffer: 16MiB}
+    fail: [leaf0-spine1, leaf3-spine2]
+    fail_random: 1
+  - name: mine.incast_32
+    workload: tiny.cdf
+    incast: {fanin: 32, size: 128KB}
+    clos: {hosts_per_leaf: 12}
+  - name: quiet
+    incast: none
+`
+
+func TestReadScenarios(t *testing.T) {
+	dir := t.TempDir()
+	if err := os.WriteFile(filepath.Join(dir, "tiny.cdf"), []byte("1000 0\n1000 50\n20000 100\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	path := filepath.Join(dir, "suite.yaml")
+	if err := os.WriteFile(path, []byte(testScenarioFile), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	got, err := LoadScenarios(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(got) != 3 {
+		t.Fatalf("%d scenarios, want 3", len(got))
+	}
+	ws, mine, quiet := got[0], got[1], got[2]
+	wantClos := topo.ClosConfig{Leaves: 8, Spines: 4, HostsPerLeaf: 16, HostRate: 25 * topo.Gbps, FabricRate: 100 * topo.Gbps,
+		LinkDelay: 2 * topo.Microsecond, Buffer: 16 << 20}
+	switch {
+	case ws.Name != "ws70-big" || ws.Description != "WebSearch at 70 % on a larger Clos":
+		t.Errorf("first scenario %q: %q", ws.Name, ws.Description)
+	case ws.Gen.Workload.Name != "websearch" && !strings.Contains(strings.ToLower(ws.Gen.Workload.Name), "websearch"):
+		t.Errorf("workload %s, want websearch", ws.Gen.Workload.Name)
+	case ws.Gen.Load != 0.7 || ws.Gen.Duration != 5*topo.Millisecond || ws.Gen.Incast.Period != 0:
+		t.Errorf("traffic %+v (fb60's base: no incasts)", ws.Gen)
+	case ws.Clos != wantClos:
+		t.Errorf("clos %+v, want %+v", ws.Clos, wantClos)
+	case strings.Join(ws.Fail, ",") != "leaf0-spine1,leaf3-spine2" || ws.FailRandom != 1:
+		t.Errorf("failures %v and %d random", ws.Fail, ws.FailRandom)
+	}
+	// the second starts from the training scenario: its incast fields
+	// default to its 16:1 incast's, its Clos to the GraphCC Clos
+	def := DefaultScenario()
+	if mine.Gen.Incast != (IncastConfig{Period: def.Gen.Incast.Period, FanIn: 32, Size: 128000}) {
+		t.Errorf("incast %+v", mine.Gen.Incast)
+	}
+	wantMine := def.Clos
+	wantMine.HostsPerLeaf = 12
+	if mine.Clos != wantMine {
+		t.Errorf("clos %+v, want %+v", mine.Clos, wantMine)
+	}
+	if mine.Gen.Load != def.Gen.Load || len(mine.Gen.Workload.Points) != 3 || mine.Gen.Workload.Points[2].Bytes != 20000 {
+		t.Errorf("workload %+v, load %v", mine.Gen.Workload, mine.Gen.Load)
+	}
+	if quiet.Gen.Incast.Period != 0 || quiet.Description != "from suite.yaml" {
+		t.Errorf("quiet: incast %+v, description %q", quiet.Gen.Incast, quiet.Description)
+	}
+	for _, s := range got {
+		f, flows, err := s.Build(7)
+		if err != nil {
+			t.Fatalf("%s: %v", s.Name, err)
+		}
+		if len(flows) == 0 || len(f.Hosts()) != s.Clos.Leaves*s.Clos.HostsPerLeaf {
+			t.Errorf("%s: %d flows on %d hosts", s.Name, len(flows), len(f.Hosts()))
+		}
+	}
+}
+
+func TestReadScenariosErrors(t *testing.T) {
+	for _, tc := range []struct {
+		name, text string
+		want       string // in the error
+	}{
+		{"empty", "", "want a mapping"},
+		{"not yaml", "scenarios: [\n", "s.yaml"},
+		{"other top field", "scenario:\n  - name: x\n", "s.yaml:1: scenario: unknown field"},
+		{"no list", "scenarios: 3\n", "s.yaml:1: scenarios: want a list"},
+		{"empty list", "scenarios: []\n", "no scenarios"},
+		{"no name", "scenarios:\n  - load: 0.5\n", "s.yaml:2: name: missing"},
+		{"built-in name", "scenarios:\n  - name: fb60\n", "s.yaml:2: name: fb60 is a built-in"},
+		{"bad name", "scenarios:\n  - name: a/b\n", "s.yaml:2: name: \"a/b\""},
+		{"all", "scenarios:\n  - name: all\n", "name: \"all\""},
+		{"twice", "scenarios:\n  - name: a\n  - name: a\n", "s.yaml:3: name: a is already the name of the scenario at line 2"},
+		{"field twice", "scenarios:\n  - name: a\n    load: 0.5\n    load: 0.6\n", "s.yaml:4: load: given twice"},
+		{"unknown field", "scenarios:\n  - name: a\n    lod: 0.5\n", "s.yaml:3: lod: unknown field"},
+		{"load range", "scenarios:\n  - name: a\n    load: 1.5\n", "s.yaml:3: load: 1.5 not in (0, 1]"},
+		{"load word", "scenarios:\n  - name: a\n    load: high\n", "s.yaml:3: load: \"high\": want a number"},
+		{"load nan", "scenarios:\n  - name: a\n    load: .nan\n", "load:"},
+		{"duration unit", "scenarios:\n  - name: a\n    duration: 25\n", "s.yaml:3: duration: bad delay \"25\""},
+		{"duration zero", "scenarios:\n  - name: a\n    duration: 0ms\n", "duration: 0ms: must be positive"},
+		{"unknown base", "scenarios:\n  - name: a\n    base: fb61\n", "s.yaml:3: base: unknown scenario \"fb61\""},
+		{"unknown workload", "scenarios:\n  - name: a\n    workload: nosuch\n", "s.yaml:3: workload: \"nosuch\" is neither a built-in workload"},
+		{"rate unit", "scenarios:\n  - name: a\n    clos: {host_rate: 25GB}\n", "s.yaml:3: host_rate: bad rate \"25GB\""},
+		{"clos field", "scenarios:\n  - name: a\n    clos: {hosts: 4}\n", "s.yaml:3: hosts: unknown field"},
+		{"clos list", "scenarios:\n  - name: a\n    clos: [4]\n", "s.yaml:3: clos: want a mapping"},
+		{"clos leaves", "scenarios:\n  - name: a\n    clos: {leaves: 0}\n", "s.yaml:2: scenario a: clos: leaves must be at least 1"},
+		{"incast fanin", "scenarios:\n  - name: a\n    incast: {fanin: 0}\n", "s.yaml:3: fanin: 0: want at least 1"},
+		{"incast too wide", "scenarios:\n  - name: a\n    incast: {fanin: 30}\n", "s.yaml:2: scenario a:"},
+		{"incast size", "scenarios:\n  - name: a\n    incast: {size: 1.5B}\n", "size: \"1.5B\": not a whole number"},
+		{"incast word", "scenarios:\n  - name: a\n    incast: many\n", "incast: want none or a mapping"},
+		{"buffer", "scenarios:\n  - name: a\n    clos: {buffer: -1MB}\n", "buffer: \"-1MB\": want between"},
+		{"unknown link", "scenarios:\n  - name: a\n    fail: [leaf0-spine9]\n", "s.yaml:2: scenario a:"},
+		{"disconnecting", "scenarios:\n  - name: a\n    fail: [leaf0-spine0, leaf0-spine1]\n", "s.yaml:2: scenario a:"},
+		{"fail scalar", "scenarios:\n  - name: a\n    fail: leaf0-spine0\n", "s.yaml:3: fail: want a list"},
+		{"fail_random", "scenarios:\n  - name: a\n    fail_random: 8\n", "fail_random 8: the fabric has 8 leaf-spine links"},
+		{"fail_random negative", "scenarios:\n  - name: a\n    fail_random: -1\n", "s.yaml:3: fail_random: -1 is negative"},
+		{"scenario scalar", "scenarios:\n  - a\n", "s.yaml:2: want a scenario"},
+	} {
+		_, err := ReadScenarios(strings.NewReader(tc.text), "s.yaml", t.TempDir())
+		if err == nil || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("%s: error %v, want one containing %q", tc.name, err, tc.want)
+		}
+	}
+}
+
+// manyDigits matches a Clos dimension of two digits or more.
+var manyDigits = regexp.MustCompile(`(leaves|spines|hosts_per_leaf)["']?\s*:\s*["']?[+]?0*[1-9][0-9]`)
+
+func FuzzReadScenarios(f *testing.F) {
+	f.Add(testScenarioFile)
+	f.Add(strings.ReplaceAll(testScenarioFile, "hosts_per_leaf: 16", "hosts_per_leaf: 6"))
+	f.Add("scenarios:\n  - name: a\n    incast: none\n")
+	f.Add("scenarios:\n  - name: a\n    clos: {leaves: 2, spines: 1, hosts_per_leaf: 2}\n    incast: {fanin: 1, size: 1KiB, period: 1us}\n")
+	f.Add("scenarios:\n  - {name: b, load: 0.1, duration: 1us, fail_random: 1}\n")
+	dir := f.TempDir()
+	f.Fuzz(func(t *testing.T, text string) {
+		if manyDigits.MatchString(text) {
+			// a Clos of hundreds of hosts is valid but slow to build and
+			// route; this target checks the parser, not topo's scale
+			t.Skip()
+		}
+		got, err := ReadScenarios(strings.NewReader(text), "fuzz.yaml", dir)
+		if err != nil {
+			if !strings.HasPrefix(err.Error(), "fuzz.yaml") {
+				t.Errorf("error does not name the file: %v", err)
+			}
+			return
+		}
+		if len(got) == 0 {
+			t.Fatal("no scenarios and no error")
+		}
+		for _, s := range got {
+			if err := checkScenarioName(s.Name); err != nil {
+				t.Errorf("accepted name: %v", err)
+			}
+			if err := checkScenario(s); err != nil {
+				t.Errorf("accepted scenario %s: %v", s.Name, err)
+			}
+		}
+	})
+}
