@@ -251,7 +251,11 @@ func checkScenario(s Scenario) error {
 	if s.FailRandom > 0 && s.FailRandom >= fabricLinks {
 		return fmt.Errorf("fail_random %d: the fabric has %d leaf-spine links", s.FailRandom, fabricLinks)
 	}
-	return s.Gen.validate(len(f.Hosts()))
+	hosts := len(f.Hosts())
+	if in := s.Gen.Incast; in.Period > 0 && in.FanIn > hosts-1 {
+		return fmt.Errorf("incast: fanin %d: the fabric has only %d other hosts", in.FanIn, hosts-1)
+	}
+	return s.Gen.validate(hosts)
 }
 
 // workload resolves a workload spec: a built-in name, else a CDF file.

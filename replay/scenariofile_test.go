@@ -117,7 +117,7 @@ func TestReadScenariosErrors(t *testing.T) {
 		{"clos list", "scenarios:\n  - name: a\n    clos: [4]\n", "s.yaml:3: clos: want a mapping"},
 		{"clos leaves", "scenarios:\n  - name: a\n    clos: {leaves: 0}\n", "s.yaml:2: scenario a: clos: leaves must be at least 1"},
 		{"incast fanin", "scenarios:\n  - name: a\n    incast: {fanin: 0}\n", "s.yaml:3: fanin: 0: want at least 1"},
-		{"incast too wide", "scenarios:\n  - name: a\n    incast: {fanin: 30}\n", "s.yaml:2: scenario a:"},
+		{"incast too wide", "scenarios:\n  - name: a\n    incast: {fanin: 30}\n", "s.yaml:2: scenario a: incast: fanin 30: the fabric has only 23 other hosts"},
 		{"incast size", "scenarios:\n  - name: a\n    incast: {size: 1.5B}\n", "size: \"1.5B\": not a whole number"},
 		{"incast word", "scenarios:\n  - name: a\n    incast: many\n", "incast: want none or a mapping"},
 		{"buffer", "scenarios:\n  - name: a\n    clos: {buffer: -1MB}\n", "buffer: \"-1MB\": want between"},
