@@ -269,3 +269,57 @@ func TestScenarioFile(t *testing.T) {
 		}
 	}
 }
+
+// TestSimScenario runs one seed of a scenario with sim --scenario: the same
+// flows and slowdowns as eval's run of it at that seed; the flags a
+// scenario replaces are refused.
+func TestSimScenario(t *testing.T) {
+	dir := t.TempDir()
+	file := filepath.Join(dir, "mine.yaml")
+	if err := os.WriteFile(file, []byte(tinyScenarioFile), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	js, sum := filepath.Join(dir, "eval.json"), filepath.Join(dir, "sim.json")
+	run(t, "eval", "--scenario-file", file, "--scenarios", "mini", "--policies", "static", "--seeds", "4", "--out", filepath.Join(dir, "e"), "--json", js)
+	out := run(t, "sim", "--scenario-file", file, "--scenario", "mini", "--seed", "4", "--summary-out", sum)
+	if !strings.Contains(out, "scenario mini, seed 4") {
+		t.Errorf("sim output does not name the scenario:\n%s", out)
+	}
+	var ev struct {
+		Scenarios []struct {
+			Policies []struct {
+				Summary replay.Summary `json:"summary"`
+			} `json:"policies"`
+		} `json:"scenarios"`
+	}
+	var sim replay.Summary
+	for path, v := range map[string]any{js: &ev, sum: &sim} {
+		data, err := os.ReadFile(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := json.Unmarshal(data, v); err != nil {
+			t.Fatal(err)
+		}
+	}
+	e := ev.Scenarios[0].Policies[0].Summary
+	if sim.Flows == 0 || sim.Flows != e.Flows || sim.Slowdown != e.Slowdown || sim.ECNMarkedPackets != e.ECNMarkedPackets {
+		t.Errorf("sim --scenario: %d flows, slowdown %+v, %d marks; eval: %d flows, %+v, %d marks",
+			sim.Flows, sim.Slowdown, sim.ECNMarkedPackets, e.Flows, e.Slowdown, e.ECNMarkedPackets)
+	}
+	for _, tc := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"--scenario", "fb60", "--leaves", "2"}, "drop --leaves"},
+		{[]string{"--scenario", "fb60", "--load", "0.5"}, "drop --load"},
+		{[]string{"--scenario", "fb60", "--flows", file}, "choose one"},
+		{[]string{"--scenario", "nope"}, "unknown scenario"},
+		{[]string{"--scenario-file", file}, "holds 2 scenarios"},
+	} {
+		_, _, err := execute(t, t.Context(), append([]string{"sim"}, tc.args...)...)
+		if err == nil || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("sim %v: error %v, want one containing %q", tc.args, err, tc.want)
+		}
+	}
+}

@@ -52,6 +52,11 @@ func trafficFlagNames() []string {
 	return []string{"workload", "load", "duration", "incast-period", "incast-fanin", "incast-size", "no-incast"}
 }
 
+// fabricFlagNames are the flags addFabricFlags registers.
+func fabricFlagNames() []string {
+	return []string{"topo", "leaves", "spines", "hosts-per-leaf", "host-rate", "fabric-rate", "link-delay", "buffer-mb", "fail", "fail-random"}
+}
+
 // defaultScenario returns the flag values of the GraphCC training scenario.
 func defaultScenario() scenarioFlags {
 	c := topo.DefaultClos()

@@ -2,11 +2,13 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"log/slog"
 	"math"
 	"os"
+	"strings"
 
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
@@ -18,8 +20,10 @@ import (
 
 // simOpts are the flags of graphcc sim.
 type simOpts struct {
-	sc         scenarioFlags
-	flowsFile  string
+	sc           scenarioFlags
+	scenario     string
+	scenarioFile string
+	flowsFile    string
 	fctOut     string
 	summaryOut string
 	traceOut   string
@@ -207,7 +211,10 @@ ECN marks, events and timing.
 Without --flows the traffic is generated from the scenario flags (default:
 the GraphCC training scenario, FB_Hadoop at 60 % load with a 16:1 incast
 every 1 ms for 25 ms of arrivals, from --seed); with --flows an HPCC
-flow.txt is replayed on --topo or the Clos.
+flow.txt is replayed on --topo or the Clos; with --scenario NAME (an eval
+scenario, built in or of --scenario-file) the fabric and trace are those
+eval runs at --seed, and --ecn acc trains ACC on that scenario first, as
+eval does.
 
 The ECN flags set every switch port: --kmin-kb and --kmax-kb are given for a
 25 Gbps port and scaled by the port's rate/25G like Alibaba's thresholds
@@ -226,6 +233,8 @@ written atomically, only when the run succeeds.`,
 	o.sc.addTrafficFlags(fs)
 	o.sc.addSeedFlag(fs)
 	fs.StringVar(&o.flowsFile, "flows", "", "replay this HPCC flow.txt instead of generating traffic (the traffic flags are then ignored)")
+	fs.StringVar(&o.scenario, "scenario", "", "run one seed of this eval scenario (built-in, or of --scenario-file) instead of the fabric and traffic flags: the very fabric and trace eval runs at that --seed")
+	fs.StringVar(&o.scenarioFile, "scenario-file", "", scenarioFileHelp+"; with it, --scenario defaults to the file's only scenario")
 	fs.StringVar(&o.fctOut, "fct-out", "", "write the completed flows' FCT records here (HPCC fct.txt)")
 	fs.StringVar(&o.summaryOut, "summary-out", "", "write the summary here as JSON")
 	fs.StringVar(&o.traceOut, "trace-out", "", "write per-port telemetry every --interval here as CSV")
@@ -239,13 +248,27 @@ written atomically, only when the run succeeds.`,
 // config builds the simulation of the flags and describes it.
 func (o *simOpts) config(ctx context.Context, fs *pflag.FlagSet, log *slog.Logger) (replay.Config, string, error) {
 	var cfg replay.Config
-	f, err := o.sc.fabric(fs, log)
-	if err != nil {
-		return cfg, "", err
-	}
-	desc := o.sc.describeFabric(f)
+	var f *topo.Fabric
 	var flows []replay.Flow
-	if o.flowsFile != "" {
+	var desc string
+	sc := replay.Scenario{Name: "sim"}
+	var err error
+	if o.scenario != "" || o.scenarioFile != "" {
+		if sc, err = o.pickScenario(fs); err != nil {
+			return cfg, "", err
+		}
+		if f, flows, err = sc.Build(o.sc.seed); err != nil {
+			return cfg, "", fmt.Errorf("--scenario %s: %w", sc.Name, err)
+		}
+		desc = fmt.Sprintf("scenario %s, seed %d: %s; %d flows", sc.Name, o.sc.seed, sc.Describe(), len(flows))
+	} else if f, err = o.sc.fabric(fs, log); err != nil {
+		return cfg, "", err
+	} else {
+		desc = o.sc.describeFabric(f)
+	}
+	switch {
+	case flows != nil:
+	case o.flowsFile != "":
 		for _, n := range trafficFlagNames() {
 			if fs.Changed(n) {
 				log.Warn("flag ignored with --flows", "flag", "--"+n)
@@ -255,7 +278,7 @@ func (o *simOpts) config(ctx context.Context, fs *pflag.FlagSet, log *slog.Logge
 			return cfg, "", err
 		}
 		desc += fmt.Sprintf("; %d flows from %s", len(flows), o.flowsFile)
-	} else {
+	default:
 		var g replay.GenConfig
 		if flows, g, err = o.sc.generate(f); err != nil {
 			return cfg, "", err
@@ -270,11 +293,19 @@ func (o *simOpts) config(ctx context.Context, fs *pflag.FlagSet, log *slog.Logge
 	if err != nil {
 		return cfg, "", err
 	}
-	np, err := ecnPolicy(policyEnv{ctx: ctx, log: log}, o.ecn)
+	interval, err := parseDurationFlag("interval", o.interval, false)
+	if err != nil {
+		return cfg, "", err
+	}
+	// ACC trained on the spot trains in the simulator it will run in
+	np, err := ecnPolicy(policyEnv{ctx: ctx, log: log, params: params, interval: interval}, o.ecn)
 	if err != nil {
 		return cfg, "", fmt.Errorf("--ecn %s: %w", o.ecn, err)
 	}
-	policy, polECN, err := np.New(f, replay.Scenario{Name: "sim", Description: desc}, o.sc.seed)
+	if sc.Name == "sim" {
+		sc.Description = desc
+	}
+	policy, polECN, err := np.New(f, sc, o.sc.seed)
 	if err != nil {
 		return cfg, "", fmt.Errorf("--ecn %s: %w", o.ecn, err)
 	}
@@ -283,10 +314,6 @@ func (o *simOpts) config(ctx context.Context, fs *pflag.FlagSet, log *slog.Logge
 			return cfg, "", fmt.Errorf("--ecn %s sets the ECN thresholds: drop --kmin-kb, --kmax-kb and --pmax", o.ecn)
 		}
 		ecn = polECN
-	}
-	interval, err := parseDurationFlag("interval", o.interval, false)
-	if err != nil {
-		return cfg, "", err
 	}
 	until, err := parseDurationFlag("until", o.until, true)
 	if err != nil {
@@ -397,4 +424,33 @@ func firstStart(flows []replay.Flow) int64 {
 // formatMillis writes ps as milliseconds.
 func formatMillis(ps int64) string {
 	return fmt.Sprintf("%.3f ms", float64(ps)/float64(topo.Millisecond))
+}
+
+// pickScenario resolves --scenario and --scenario-file, refusing the flags
+// a scenario replaces.
+func (o *simOpts) pickScenario(fs *pflag.FlagSet) (replay.Scenario, error) {
+	if o.flowsFile != "" {
+		return replay.Scenario{}, errors.New("--scenario and --flows both give the traffic: choose one")
+	}
+	for _, n := range append(fabricFlagNames(), trafficFlagNames()...) {
+		if fs.Changed(n) {
+			return replay.Scenario{}, fmt.Errorf("--scenario sets the fabric and traffic: drop --%s (or write a scenario file with it)", n)
+		}
+	}
+	set, err := loadScenarioSet(o.scenarioFile)
+	if err != nil {
+		return replay.Scenario{}, err
+	}
+	name := o.scenario
+	if name == "" {
+		if len(set.file) != 1 {
+			return replay.Scenario{}, fmt.Errorf("--scenario-file %s holds %d scenarios (%s): name one with --scenario", o.scenarioFile, len(set.file), strings.Join(set.names(), ", "))
+		}
+		name = set.file[0].Name
+	}
+	sc, err := set.lookup(name)
+	if err != nil {
+		return replay.Scenario{}, fmt.Errorf("--scenario: %w", err)
+	}
+	return sc, nil
 }
