@@ -238,7 +238,7 @@ written atomically, only when the run succeeds.`,
 	fs.StringVar(&o.fctOut, "fct-out", "", "write the completed flows' FCT records here (HPCC fct.txt)")
 	fs.StringVar(&o.summaryOut, "summary-out", "", "write the summary here as JSON")
 	fs.StringVar(&o.traceOut, "trace-out", "", "write per-port telemetry every --interval here as CSV")
-	fs.StringVar(&o.ecn, "ecn", o.ecn, "ECN control policy: static (the initial settings never change) or static:KMIN_KB,KMAX_KB,PMAX (fixed thresholds of a 25 Gbps port, scaled by port rate)")
+	fs.StringVar(&o.ecn, "ecn", o.ecn, "ECN control policy: static (the initial settings never change), static:KMIN_KB,KMAX_KB,PMAX (fixed thresholds of a 25 Gbps port, scaled by port rate), graphcc (the embedded model), graphcc:FILE, acc:FILE, or acc with --scenario (trained on it first); see graphcc eval --help")
 	o.hw.addFlags(fs)
 	fs.StringVar(&o.interval, "interval", o.interval, "control and telemetry interval")
 	fs.StringVar(&o.until, "until", o.until, "stop this long after the first flow starts; 0 = when every flow has finished")
