@@ -298,9 +298,9 @@ func Evaluate(ctx context.Context, c EvalConfig) (*EvalReport, error) {
 	return rep, nil
 }
 
-// failedLinks names the links of sc's Clos that f lacks.
+// failedLinks names the links of sc's fabric that f lacks.
 func failedLinks(sc Scenario, f *topo.Fabric) []string {
-	full, err := topo.Clos(sc.Clos)
+	full, err := sc.BaseFabric()
 	if err != nil || len(full.Links) == len(f.Links) {
 		return nil
 	}
@@ -559,7 +559,8 @@ type (
 		Name        string       `json:"name"`
 		Description string       `json:"description"`
 		Summary     string       `json:"summary"`
-		Clos        closJSON     `json:"clos"`
+		Clos        *closJSON    `json:"clos,omitempty"`     // absent with a topology
+		Topology    *topoJSON    `json:"topology,omitempty"` // instead of the Clos
 		Fail        []string     `json:"fail"`
 		FailRandom  int          `json:"fail_random"`
 		Workload    string       `json:"workload"`
@@ -579,6 +580,12 @@ type (
 		FabricGbps   float64 `json:"fabric_gbps"`
 		LinkDelayUs  float64 `json:"link_delay_us"`
 		BufferBytes  int64   `json:"buffer_bytes"`
+	}
+	topoJSON struct {
+		Name     string `json:"name"`
+		Hosts    int    `json:"hosts"`
+		Switches int    `json:"switches"`
+		Links    int    `json:"links"`
 	}
 	cdfJSON struct {
 		Bytes   float64 `json:"bytes"`
@@ -601,7 +608,7 @@ type (
 
 // WriteJSON writes the report as indented JSON: the reference, policies,
 // seeds and figure bins, then per scenario its metadata (name, description,
-// Clos, failures, workload, load, duration, incasts, flows per seed, the
+// Clos or topology, failures, workload, load, duration, incasts, flows per seed, the
 // flow-size CDF as {Bytes, Percent} points) and per policy the merged
 // Summary under "summary" with the simulator's keys, the mean slowdown
 // divided by the reference's, the p99 slowdown of flows of at most 100 KB,
@@ -612,16 +619,20 @@ func (r *EvalReport) WriteJSON(w io.Writer) error {
 		s := sr.Scenario
 		sj := scenarioJSON{
 			Name: s.Name, Description: s.Description, Summary: s.Describe(),
-			Clos: closJSON{
-				Leaves: s.Clos.Leaves, Spines: s.Clos.Spines, HostsPerLeaf: s.Clos.HostsPerLeaf,
-				HostGbps: float64(s.Clos.HostRate) / float64(topo.Gbps), FabricGbps: float64(s.Clos.FabricRate) / float64(topo.Gbps),
-				LinkDelayUs: float64(s.Clos.LinkDelay) / float64(topo.Microsecond), BufferBytes: s.Clos.Buffer,
-			},
 			Fail: append([]string{}, s.Fail...), FailRandom: s.FailRandom,
 			Load: s.Gen.Load, DurationMs: float64(s.Gen.Duration) / float64(topo.Millisecond),
 			Incast: incastJSON{FanIn: s.Gen.Incast.FanIn, Size: s.Gen.Incast.Size,
 				PeriodUs: float64(s.Gen.Incast.Period) / float64(topo.Microsecond)},
 			Flows: sr.Flows, FailedLinks: sr.FailedLinks,
+		}
+		if t := s.Topology; t != nil {
+			sj.Topology = &topoJSON{Name: s.TopologyName, Hosts: len(t.Hosts()), Switches: len(t.Nodes) - len(t.Hosts()), Links: len(t.Links)}
+		} else {
+			sj.Clos = &closJSON{
+				Leaves: s.Clos.Leaves, Spines: s.Clos.Spines, HostsPerLeaf: s.Clos.HostsPerLeaf,
+				HostGbps: float64(s.Clos.HostRate) / float64(topo.Gbps), FabricGbps: float64(s.Clos.FabricRate) / float64(topo.Gbps),
+				LinkDelayUs: float64(s.Clos.LinkDelay) / float64(topo.Microsecond), BufferBytes: s.Clos.Buffer,
+			}
 		}
 		if s.Gen.Workload != nil {
 			sj.Workload = s.Gen.Workload.Name

@@ -17,8 +17,14 @@ type Scenario struct {
 	// Description says in a sentence what the scenario tests and any choice
 	// made for it.
 	Description string
-	// Clos is the fabric before failures.
+	// Clos is the fabric before failures, unless Topology is set.
 	Clos topo.ClosConfig
+	// Topology, if not nil, is the fabric before failures instead of Clos:
+	// any fabric, such as one read from an HPCC topology.txt
+	// (topo.ReadTopology), named by TopologyName in descriptions. It is
+	// only read, so scenarios and their runs may share it.
+	Topology     *topo.Fabric
+	TopologyName string
 	// FailRandom is the number of random leaf-spine (switch-switch) links
 	// failed, drawn from the seed (topo.Fabric.FailRandom).
 	FailRandom int
@@ -36,7 +42,7 @@ type Scenario struct {
 // seed, exactly as `graphcc sim --fail-random K --seed SEED` draws them, so
 // a run of a scenario can be reproduced with the scenario flags.
 func (s Scenario) Build(seed uint64) (*topo.Fabric, []Flow, error) {
-	f, err := topo.Clos(s.Clos)
+	f, err := s.BaseFabric()
 	if err != nil {
 		return nil, nil, fmt.Errorf("scenario %s: %w", s.Name, err)
 	}
@@ -62,6 +68,15 @@ func (s Scenario) Build(seed uint64) (*topo.Fabric, []Flow, error) {
 	return f, flows, nil
 }
 
+// BaseFabric returns the fabric of s before any failure: Topology if set,
+// else the Clos.
+func (s Scenario) BaseFabric() (*topo.Fabric, error) {
+	if s.Topology != nil {
+		return s.Topology, nil
+	}
+	return topo.Clos(s.Clos)
+}
+
 // Describe is a one-line summary of the fabric and traffic of s, for report
 // headers: "FB_Hadoop 60 % + 16:1 incasts of 64 KB every 1 ms, 25 ms of
 // arrivals; Clos of 4 leaves x 6 hosts, 2 spines".
@@ -78,8 +93,16 @@ func (s Scenario) Describe() string {
 	} else {
 		what += ", no incasts"
 	}
-	what += fmt.Sprintf(", %s of arrivals; Clos of %d leaves x %d hosts, %d spines",
-		spaced(fmtDuration(g.Duration)), s.Clos.Leaves, s.Clos.HostsPerLeaf, s.Clos.Spines)
+	what += ", " + spaced(fmtDuration(g.Duration)) + " of arrivals; "
+	if t := s.Topology; t != nil {
+		name := s.TopologyName
+		if name == "" {
+			name = "a topology"
+		}
+		what += fmt.Sprintf("%s (%d hosts, %d switches, %d links)", name, len(t.Hosts()), len(t.Nodes)-len(t.Hosts()), len(t.Links))
+	} else {
+		what += fmt.Sprintf("Clos of %d leaves x %d hosts, %d spines", s.Clos.Leaves, s.Clos.HostsPerLeaf, s.Clos.Spines)
+	}
 	var fails []string
 	if len(s.Fail) > 0 {
 		fails = append(fails, "failed "+strings.Join(s.Fail, ","))

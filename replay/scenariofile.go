@@ -31,6 +31,9 @@ import (
 //	           fabric_rate: 100Gbps, link_delay: 1us, buffer: 32MiB}
 //	    fail: [leaf0-spine1]        # links failed in every run
 //	    fail_random: 1              # leaf-spine links failed at random, per seed
+//	  - name: fat60
+//	    topology: fat.txt           # an HPCC topology.txt instead of the Clos (relative to this file)
+//	    # or: topology: {file: fat.txt, buffer: 32MiB}
 //
 // Every field but name is optional and defaults to the base scenario's; an
 // incast mapping's fields default to the base's incast (or DefaultIncast if
@@ -163,7 +166,7 @@ func (p *scenarioParser) scenario(n *yaml.Node) (Scenario, error) {
 		baseIncast = DefaultIncast()
 	}
 	s.Description = ""
-	named, described := false, false
+	named, described, closGiven := false, false, false
 	err := p.fields(n, func(key string, v *yaml.Node) error {
 		var err error
 		switch key {
@@ -191,6 +194,9 @@ func (p *scenarioParser) scenario(n *yaml.Node) (Scenario, error) {
 			s.Gen.Incast, err = p.incast(v, baseIncast)
 		case "clos":
 			err = p.clos(v, &s.Clos)
+			closGiven = true
+		case "topology":
+			s.Topology, s.TopologyName, err = p.topology(v)
 		case "fail":
 			s.Fail, err = stringList(v)
 		case "fail_random":
@@ -198,7 +204,7 @@ func (p *scenarioParser) scenario(n *yaml.Node) (Scenario, error) {
 				err = fmt.Errorf("%d is negative", s.FailRandom)
 			}
 		default:
-			err = errors.New("unknown field (want name, description, base, workload, load, duration, incast, clos, fail, fail_random)")
+			err = errors.New("unknown field (want name, description, base, workload, load, duration, incast, clos, topology, fail, fail_random)")
 		}
 		return err
 	})
@@ -207,6 +213,9 @@ func (p *scenarioParser) scenario(n *yaml.Node) (Scenario, error) {
 	}
 	if !named {
 		return Scenario{}, p.errorf(n, "name", errors.New("missing"))
+	}
+	if closGiven && s.Topology != nil {
+		return Scenario{}, p.errorf(n, "topology", errors.New("a scenario has a clos or a topology, not both"))
 	}
 	if !described {
 		s.Description = "from " + filepath.Base(p.file)
@@ -233,7 +242,7 @@ func checkScenarioName(name string) error {
 
 // checkScenario checks what can be checked without a seed.
 func checkScenario(s Scenario) error {
-	f, err := topo.Clos(s.Clos)
+	f, err := s.BaseFabric()
 	if err != nil {
 		return err
 	}
@@ -249,7 +258,7 @@ func checkScenario(s Scenario) error {
 		}
 	}
 	if s.FailRandom > 0 && s.FailRandom >= fabricLinks {
-		return fmt.Errorf("fail_random %d: the fabric has %d leaf-spine links", s.FailRandom, fabricLinks)
+		return fmt.Errorf("fail_random %d: the fabric has %d switch-to-switch links", s.FailRandom, fabricLinks)
 	}
 	hosts := len(f.Hosts())
 	if in := s.Gen.Incast; in.Period > 0 && in.FanIn > hosts-1 {
@@ -273,6 +282,50 @@ func (p *scenarioParser) workload(spec string) (*CDF, error) {
 	}
 	defer f.Close()
 	return ReadCDF(f, path)
+}
+
+// topology reads a topology file, given as its path or as a mapping of
+// file and buffer, and returns it with the path as written.
+func (p *scenarioParser) topology(n *yaml.Node) (*topo.Fabric, string, error) {
+	var spec string
+	var buffer int64
+	var err error
+	switch n.Kind {
+	case yaml.ScalarNode:
+		spec = n.Value
+	case yaml.MappingNode:
+		err = p.fields(n, func(key string, v *yaml.Node) error {
+			var err error
+			switch key {
+			case "file":
+				spec, err = scalarString(v)
+			case "buffer":
+				buffer, err = scalarBytes(v)
+			default:
+				err = errors.New("unknown field (want file, buffer)")
+			}
+			return err
+		})
+	default:
+		err = errors.New("want a topology file, or a mapping of file and buffer")
+	}
+	if err != nil {
+		return nil, "", err
+	}
+	if spec == "" {
+		return nil, "", errors.New("no file")
+	}
+	path := spec
+	if !filepath.IsAbs(path) && p.dir != "" {
+		path = filepath.Join(p.dir, path)
+	}
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, "", err
+	}
+	defer f.Close()
+	t, err := topo.ReadTopology(f, path, buffer)
+	return t, spec, err
 }
 
 // incast parses an incast mapping over base, or "none".

@@ -27,11 +27,27 @@ scenarios:
     clos: {hosts_per_leaf: 12}
   - name: quiet
     incast: none
+  - name: two-switches
+    topology: {file: topo.txt, buffer: 8MiB}
+    incast: {fanin: 2}
+`
+
+// testTopology is a fabric of two switches with two hosts each.
+const testTopology = `6 2 5
+4 5
+0 4 25Gbps 0.001ms 0
+1 4 25Gbps 0.001ms 0
+2 5 25Gbps 0.001ms 0
+3 5 25Gbps 0.001ms 0
+4 5 100Gbps 0.001ms 0
 `
 
 func TestReadScenarios(t *testing.T) {
 	dir := t.TempDir()
 	if err := os.WriteFile(filepath.Join(dir, "tiny.cdf"), []byte("1000 0\n1000 50\n20000 100\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "topo.txt"), []byte(testTopology), 0o644); err != nil {
 		t.Fatal(err)
 	}
 	path := filepath.Join(dir, "suite.yaml")
@@ -42,10 +58,16 @@ func TestReadScenarios(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(got) != 3 {
-		t.Fatalf("%d scenarios, want 3", len(got))
+	if len(got) != 4 {
+		t.Fatalf("%d scenarios, want 4", len(got))
 	}
-	ws, mine, quiet := got[0], got[1], got[2]
+	ws, mine, quiet, two := got[0], got[1], got[2], got[3]
+	if two.Topology == nil || two.TopologyName != "topo.txt" || len(two.Topology.Hosts()) != 4 || two.Topology.Buffer != 8<<20 {
+		t.Errorf("two-switches: topology %v named %q", two.Topology, two.TopologyName)
+	}
+	if d := two.Describe(); !strings.Contains(d, "topo.txt (4 hosts, 2 switches, 5 links)") {
+		t.Errorf("two-switches described as %q", d)
+	}
 	wantClos := topo.ClosConfig{Leaves: 8, Spines: 4, HostsPerLeaf: 16, HostRate: 25 * topo.Gbps, FabricRate: 100 * topo.Gbps,
 		LinkDelay: 2 * topo.Microsecond, Buffer: 16 << 20}
 	switch {
@@ -82,6 +104,12 @@ func TestReadScenarios(t *testing.T) {
 		if err != nil {
 			t.Fatalf("%s: %v", s.Name, err)
 		}
+		if s.Topology != nil {
+			if len(flows) == 0 || len(f.Hosts()) != 4 {
+				t.Errorf("%s: %d flows on %d hosts", s.Name, len(flows), len(f.Hosts()))
+			}
+			continue
+		}
 		if len(flows) == 0 || len(f.Hosts()) != s.Clos.Leaves*s.Clos.HostsPerLeaf {
 			t.Errorf("%s: %d flows on %d hosts", s.Name, len(flows), len(f.Hosts()))
 		}
@@ -89,6 +117,12 @@ func TestReadScenarios(t *testing.T) {
 }
 
 func TestReadScenariosErrors(t *testing.T) {
+	dir := t.TempDir()
+	for name, text := range map[string]string{"topo.txt": testTopology, "bad.txt": "6 2 5\n4 5\n0 4 25Gbps\n"} {
+		if err := os.WriteFile(filepath.Join(dir, name), []byte(text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
 	for _, tc := range []struct {
 		name, text string
 		want       string // in the error
@@ -124,11 +158,16 @@ func TestReadScenariosErrors(t *testing.T) {
 		{"unknown link", "scenarios:\n  - name: a\n    fail: [leaf0-spine9]\n", "s.yaml:2: scenario a:"},
 		{"disconnecting", "scenarios:\n  - name: a\n    fail: [leaf0-spine0, leaf0-spine1]\n", "s.yaml:2: scenario a:"},
 		{"fail scalar", "scenarios:\n  - name: a\n    fail: leaf0-spine0\n", "s.yaml:3: fail: want a list"},
-		{"fail_random", "scenarios:\n  - name: a\n    fail_random: 8\n", "fail_random 8: the fabric has 8 leaf-spine links"},
+		{"fail_random", "scenarios:\n  - name: a\n    fail_random: 8\n", "fail_random 8: the fabric has 8 switch-to-switch links"},
 		{"fail_random negative", "scenarios:\n  - name: a\n    fail_random: -1\n", "s.yaml:3: fail_random: -1 is negative"},
 		{"scenario scalar", "scenarios:\n  - a\n", "s.yaml:2: want a scenario"},
+		{"no topology file", "scenarios:\n  - name: a\n    topology: none.txt\n", "s.yaml:3: topology: open"},
+		{"topology field", "scenarios:\n  - name: a\n    topology: {path: t.txt}\n", "s.yaml:3: path: unknown field"},
+		{"topology and clos", "scenarios:\n  - name: a\n    clos: {leaves: 2}\n    topology: topo.txt\n", "s.yaml:2: topology: a scenario has a clos or a topology, not both"},
+		{"bad topology", "scenarios:\n  - name: a\n    topology: bad.txt\n", "s.yaml:3: topology: "},
+		{"topology fail_random", "scenarios:\n  - name: a\n    topology: topo.txt\n    incast: none\n    fail_random: 1\n", "fail_random 1: the fabric has 1 switch-to-switch links"},
 	} {
-		_, err := ReadScenarios(strings.NewReader(tc.text), "s.yaml", t.TempDir())
+		_, err := ReadScenarios(strings.NewReader(tc.text), "s.yaml", dir)
 		if err == nil || !strings.Contains(err.Error(), tc.want) {
 			t.Errorf("%s: error %v, want one containing %q", tc.name, err, tc.want)
 		}
@@ -144,7 +183,11 @@ func FuzzReadScenarios(f *testing.F) {
 	f.Add("scenarios:\n  - name: a\n    incast: none\n")
 	f.Add("scenarios:\n  - name: a\n    clos: {leaves: 2, spines: 1, hosts_per_leaf: 2}\n    incast: {fanin: 1, size: 1KiB, period: 1us}\n")
 	f.Add("scenarios:\n  - {name: b, load: 0.1, duration: 1us, fail_random: 1}\n")
+	f.Add("scenarios:\n  - name: t\n    topology: topo.txt\n    incast: {fanin: 3}\n    fail: [n4-n5]\n")
 	dir := f.TempDir()
+	if err := os.WriteFile(filepath.Join(dir, "topo.txt"), []byte(testTopology), 0o644); err != nil {
+		f.Fatal(err)
+	}
 	f.Fuzz(func(t *testing.T, text string) {
 		if manyDigits.MatchString(text) {
 			// a Clos of hundreds of hosts is valid but slow to build and
