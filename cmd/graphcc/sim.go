@@ -24,13 +24,13 @@ type simOpts struct {
 	scenario     string
 	scenarioFile string
 	flowsFile    string
-	fctOut     string
-	summaryOut string
-	traceOut   string
-	ecn        string
-	interval   string
-	until      string
-	hw         hwFlags
+	fctOut       string
+	summaryOut   string
+	traceOut     string
+	ecn          string
+	interval     string
+	until        string
+	hw           hwFlags
 }
 
 // hwFlags override the simulated hardware: ECN thresholds, PFC, the window
