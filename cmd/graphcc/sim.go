@@ -253,7 +253,8 @@ func (o *simOpts) config(ctx context.Context, fs *pflag.FlagSet, log *slog.Logge
 	var desc string
 	sc := replay.Scenario{Name: "sim"}
 	var err error
-	if o.scenario != "" || o.scenarioFile != "" {
+	fromScenario := o.scenario != "" || o.scenarioFile != ""
+	if fromScenario {
 		if sc, err = o.pickScenario(fs); err != nil {
 			return cfg, "", err
 		}
@@ -267,7 +268,7 @@ func (o *simOpts) config(ctx context.Context, fs *pflag.FlagSet, log *slog.Logge
 		desc = o.sc.describeFabric(f)
 	}
 	switch {
-	case flows != nil:
+	case fromScenario:
 	case o.flowsFile != "":
 		for _, n := range trafficFlagNames() {
 			if fs.Changed(n) {
