@@ -179,34 +179,13 @@ func (s *sender) poll(now int64) (segment, bool, int64) {
 		}
 	}
 	if fin >= 0 {
-		res = s.compactActive(fin, res)
+		s.active, res = replay.CompactQueuePairs(s.active, fin, res, func(i int32) bool { return s.flows[i].st.Done })
 	}
 	if res >= 0 {
 		s.rr = res
 		return s.send(&s.flows[s.active[res]], now), true, 0
 	}
 	return segment{}, false, s.wake(s.earliest())
-}
-
-// compactActive removes from s.active every finished flow at index fin or
-// after it, as the simulator's replay.Sim does (HPCC's
-// RdmaEgressQueue::GetNextQindex), and returns where the flow at index res
-// (-1: none) is then.
-func (s *sender) compactActive(fin, res int) int {
-	nxt := fin
-	for i := fin; i < len(s.active); i++ {
-		fi := s.active[i]
-		if s.flows[fi].st.Done {
-			continue
-		}
-		if i == res {
-			res = nxt
-		}
-		s.active[nxt] = fi
-		nxt++
-	}
-	s.active = s.active[:nxt]
-	return res
 }
 
 // start activates flow i at now.

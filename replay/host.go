@@ -149,23 +149,38 @@ func (s *Sim) nicSend(p topo.PortID) {
 // and returns where the flow at index res (-1: none) is then. A removed
 // flow's slot is freed once none of its packets is left.
 func (s *Sim) compactActive(h *hostState, fin, res int) int {
-	nxt := fin
-	for i := fin; i < len(h.active); i++ {
-		fi := h.active[i]
+	h.active, res = CompactQueuePairs(h.active, fin, res, func(fi int32) bool {
 		fl := &s.flows[fi]
 		if fl.done {
 			fl.active = false
 			s.freeSlot(fi)
+		}
+		return fl.done
+	})
+	return res
+}
+
+// CompactQueuePairs is the clean-up of a NIC's round robin in HPCC's
+// RdmaEgressQueue::GetNextQindex, shared by the simulator and the testbed's
+// hosts (hostgen): it removes from qps, in place, every queue pair at index
+// fin or after it for which leaves reports true (a finished one; leaves
+// does whatever its leaving needs), keeping the others' order, and returns
+// the shortened list and where the queue pair at index res (-1: none) is
+// then. The round-robin position is not moved, so it shifts.
+func CompactQueuePairs(qps []int32, fin, res int, leaves func(q int32) bool) ([]int32, int) {
+	nxt := fin
+	for i := fin; i < len(qps); i++ {
+		q := qps[i]
+		if leaves(q) {
 			continue
 		}
 		if i == res {
 			res = nxt
 		}
-		h.active[nxt] = fi
+		qps[nxt] = q
 		nxt++
 	}
-	h.active = h.active[:nxt]
-	return res
+	return qps[:nxt], res
 }
 
 // nicMore arms host port p's event at the end of its transmission if it may
