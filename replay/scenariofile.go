@@ -189,7 +189,7 @@ func (p *scenarioParser) scenario(n *yaml.Node) (Scenario, error) {
 				err = fmt.Errorf("%v not in (0, 1]", s.Gen.Load)
 			}
 		case "duration":
-			s.Gen.Duration, err = scalarDelay(v, false)
+			s.Gen.Duration, err = scalarPositive(v, topo.ParseDelay)
 		case "incast":
 			s.Gen.Incast, err = p.incast(v, baseIncast)
 		case "clos":
@@ -267,15 +267,21 @@ func checkScenario(s Scenario) error {
 	return s.Gen.validate(hosts)
 }
 
+// path is the file a spec of the scenario file names: relative to its
+// directory unless absolute.
+func (p *scenarioParser) path(spec string) string {
+	if filepath.IsAbs(spec) || p.dir == "" {
+		return spec
+	}
+	return filepath.Join(p.dir, spec)
+}
+
 // workload resolves a workload spec: a built-in name, else a CDF file.
 func (p *scenarioParser) workload(spec string) (*CDF, error) {
 	if _, ok := builtinFiles[strings.ToLower(spec)]; ok {
 		return Workload(spec)
 	}
-	path := spec
-	if !filepath.IsAbs(path) && p.dir != "" {
-		path = filepath.Join(p.dir, path)
-	}
+	path := p.path(spec)
 	f, err := os.Open(path)
 	if err != nil {
 		return nil, fmt.Errorf("%q is neither a built-in workload (%s) nor a readable CDF file: %w", spec, strings.Join(Workloads(), ", "), err)
@@ -315,10 +321,7 @@ func (p *scenarioParser) topology(n *yaml.Node) (*topo.Fabric, string, error) {
 	if spec == "" {
 		return nil, "", errors.New("no file")
 	}
-	path := spec
-	if !filepath.IsAbs(path) && p.dir != "" {
-		path = filepath.Join(p.dir, path)
-	}
+	path := p.path(spec)
 	f, err := os.Open(path)
 	if err != nil {
 		return nil, "", err
@@ -347,7 +350,7 @@ func (p *scenarioParser) incast(n *yaml.Node, base IncastConfig) (IncastConfig, 
 		case "size":
 			c.Size, err = scalarBytes(v)
 		case "period":
-			c.Period, err = scalarDelay(v, false)
+			c.Period, err = scalarPositive(v, topo.ParseDelay)
 		default:
 			err = errors.New("unknown field (want fanin, size, period)")
 		}
@@ -371,11 +374,11 @@ func (p *scenarioParser) clos(n *yaml.Node, c *topo.ClosConfig) error {
 		case "hosts_per_leaf":
 			c.HostsPerLeaf, err = scalarInt(v)
 		case "host_rate":
-			c.HostRate, err = scalarRate(v)
+			c.HostRate, err = scalarPositive(v, topo.ParseRate)
 		case "fabric_rate":
-			c.FabricRate, err = scalarRate(v)
+			c.FabricRate, err = scalarPositive(v, topo.ParseRate)
 		case "link_delay":
-			c.LinkDelay, err = scalarDelay(v, false)
+			c.LinkDelay, err = scalarPositive(v, topo.ParseDelay)
 		case "buffer":
 			c.Buffer, err = scalarBytes(v)
 		default:
@@ -416,25 +419,15 @@ func scalarFloat(n *yaml.Node) (float64, error) {
 	return v, nil
 }
 
-func scalarRate(n *yaml.Node) (int64, error) {
+// scalarPositive parses a scalar with parse (topo.ParseRate,
+// topo.ParseDelay) and refuses zero.
+func scalarPositive(n *yaml.Node, parse func(string) (int64, error)) (int64, error) {
 	s, err := scalarString(n)
 	if err != nil {
 		return 0, err
 	}
-	v, err := topo.ParseRate(s)
+	v, err := parse(s)
 	if err == nil && v <= 0 {
-		err = fmt.Errorf("%s: must be positive", s)
-	}
-	return v, err
-}
-
-func scalarDelay(n *yaml.Node, zeroOK bool) (int64, error) {
-	s, err := scalarString(n)
-	if err != nil {
-		return 0, err
-	}
-	v, err := topo.ParseDelay(s)
-	if err == nil && v == 0 && !zeroOK {
 		err = fmt.Errorf("%s: must be positive", s)
 	}
 	return v, err

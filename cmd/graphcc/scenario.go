@@ -392,6 +392,22 @@ func (s scenarioSet) lookup(name string) (replay.Scenario, error) {
 	return sc, err
 }
 
+// pick returns the scenario named name, or with name "" the file's only
+// scenario (an error naming them if it holds several).
+func (s scenarioSet) pick(name string) (replay.Scenario, error) {
+	if name == "" {
+		if len(s.file) != 1 {
+			return replay.Scenario{}, fmt.Errorf("--scenario-file %s holds %d scenarios (%s): name one with --scenario", s.path, len(s.file), strings.Join(s.names(), ", "))
+		}
+		return s.file[0], nil
+	}
+	sc, err := s.lookup(name)
+	if err != nil {
+		return sc, fmt.Errorf("--scenario: %w", err)
+	}
+	return sc, nil
+}
+
 // names lists the file's scenarios, in its order.
 func (s scenarioSet) names() []string {
 	var out []string

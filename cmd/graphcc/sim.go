@@ -8,7 +8,6 @@ import (
 	"log/slog"
 	"math"
 	"os"
-	"strings"
 
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
@@ -442,16 +441,5 @@ func (o *simOpts) pickScenario(fs *pflag.FlagSet) (replay.Scenario, error) {
 	if err != nil {
 		return replay.Scenario{}, err
 	}
-	name := o.scenario
-	if name == "" {
-		if len(set.file) != 1 {
-			return replay.Scenario{}, fmt.Errorf("--scenario-file %s holds %d scenarios (%s): name one with --scenario", o.scenarioFile, len(set.file), strings.Join(set.names(), ", "))
-		}
-		name = set.file[0].Name
-	}
-	sc, err := set.lookup(name)
-	if err != nil {
-		return replay.Scenario{}, fmt.Errorf("--scenario: %w", err)
-	}
-	return sc, nil
+	return set.pick(o.scenario)
 }

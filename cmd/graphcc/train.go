@@ -98,14 +98,11 @@ func (o *trainOpts) run(ctx context.Context, cmd *cobra.Command, log *slog.Logge
 	}
 	name := o.scenario
 	if o.scenarioFile != "" && !cmd.Flags().Changed("scenario") {
-		if len(set.file) != 1 {
-			return fmt.Errorf("--scenario-file %s holds %d scenarios (%s): name one with --scenario", o.scenarioFile, len(set.file), strings.Join(set.names(), ", "))
-		}
-		name = set.file[0].Name
+		name = "" // the file's only scenario
 	}
-	sc, err := set.lookup(name)
+	sc, err := set.pick(name)
 	if err != nil {
-		return fmt.Errorf("--scenario: %w", err)
+		return err
 	}
 	shape, err := gnn.ParseRewardShape(o.reward)
 	if err != nil {
