@@ -66,43 +66,45 @@ func (c *calendar) grow() {
 	c.far.pos = append(c.far.pos, -1)
 }
 
-// link inserts src into bucket b, keeping the bucket sorted by (at, seq)
-// so that its head is its earliest event.
-func (c *calendar) link(src int32, b int32) {
-	e := &c.e[src]
+// link inserts src, whose entry is e, into bucket b, keeping the bucket
+// sorted by (at, seq) so that its head is its earliest event.
+func (c *calendar) link(e *calEntry, src, b int32) {
 	e.where = b
-	prev, next := int32(-1), c.head[b]
+	c.inCal++
+	next := c.head[b&calMask]
+	if next < 0 {
+		// an empty bucket, the common case
+		e.prev, e.next = -1, -1
+		c.head[b&calMask] = src
+		c.bits[(b>>6)&(calBuckets/64-1)] |= 1 << (b & 63)
+		return
+	}
+	prev := int32(-1)
 	for next >= 0 {
 		n := &c.e[next]
 		if e.at < n.at || (e.at == n.at && int32(e.seq-n.seq) < 0) {
+			n.prev = src
 			break
 		}
 		prev, next = next, n.next
 	}
 	e.prev, e.next = prev, next
-	if next >= 0 {
-		c.e[next].prev = src
-	}
 	if prev >= 0 {
 		c.e[prev].next = src
 	} else {
-		if c.head[b] < 0 {
-			c.bits[b>>6] |= 1 << (b & 63)
-		}
-		c.head[b] = src
+		c.head[b&calMask] = src
 	}
-	c.inCal++
 }
 
-func (c *calendar) unlink(src int32) {
-	e := &c.e[src]
+// unlink takes the entry e out of its bucket.
+func (c *calendar) unlink(e *calEntry) {
 	b, n, p := e.where, e.next, e.prev
 	if p >= 0 {
 		c.e[p].next = n
 	} else {
-		c.head[b] = n
+		c.head[b&calMask] = n
 		if n < 0 {
-			c.bits[b>>6] &^= 1 << (b & 63)
+			c.bits[(b>>6)&(calBuckets/64-1)] &^= 1 << (b & 63)
 		}
 	}
 	if n >= 0 {
@@ -111,12 +113,12 @@ func (c *calendar) unlink(src int32) {
 	c.inCal--
 }
 
-// place puts src, whose at and seq are set, into its bucket or the far heap.
-func (c *calendar) place(src int32) {
-	e := &c.e[src]
+// place puts src, whose entry e has at and seq set, into its bucket or the
+// far heap.
+func (c *calendar) place(e *calEntry, src int32) {
 	b := max(e.at>>c.shift, c.cur) // never before the window
 	if b-c.cur < calBuckets {
-		c.link(src, int32(b&calMask))
+		c.link(e, src, int32(b&calMask))
 		return
 	}
 	e.where = inFar
@@ -126,26 +128,34 @@ func (c *calendar) place(src int32) {
 
 // remove takes src's pending event out of the queue.
 func (c *calendar) remove(src int32) {
-	switch w := c.e[src].where; {
+	e := &c.e[src]
+	switch w := e.where; {
 	case w >= 0:
-		c.unlink(src)
+		c.unlink(e)
 	case w == inFar:
 		c.far.cancel(src)
 	default:
 		return
 	}
-	c.e[src].where = noEvent
+	e.where = noEvent
 	c.n--
 }
 
 // schedule arms src at time at (not before the current event), replacing
 // its pending event if it has one.
 func (c *calendar) schedule(src int32, at int64) {
-	c.remove(src)
+	e := &c.e[src]
+	switch w := e.where; {
+	case w >= 0:
+		c.unlink(e)
+	case w == inFar:
+		c.far.cancel(src)
+	default:
+		c.n++
+	}
 	c.seqc++
-	c.e[src].at, c.e[src].seq = at, c.seqc
-	c.n++
-	c.place(src)
+	e.at, e.seq = at, c.seqc
+	c.place(e, src)
 }
 
 // pending returns the time of src's pending event and whether it has one.
@@ -166,7 +176,7 @@ func (c *calendar) advance(b int64) {
 	c.cur = b
 	for len(c.far.h) > 0 && c.far.h[0].at>>c.shift-c.cur < calBuckets {
 		e := c.far.pop()
-		c.link(e.src, int32((e.at>>c.shift)&calMask))
+		c.link(&c.e[e.src], e.src, int32((e.at>>c.shift)&calMask))
 	}
 }
 
@@ -195,10 +205,18 @@ func (c *calendar) peek() (event, bool) {
 	return event{at: be.at, seq: be.seq, src: best}, true
 }
 
-// done removes event e, returned by peek before its handler ran, unless the
-// handler re-armed or cancelled its source.
-func (c *calendar) done(e event) {
-	if c.e[e.src].where != noEvent && c.e[e.src].seq == e.seq {
-		c.remove(e.src)
+// take removes the event e that peek returned, before its handler runs;
+// the handler may arm its source again.
+func (c *calendar) take(e event) {
+	x := &c.e[e.src]
+	b, n := x.where, x.next
+	c.head[b] = n // a bucket's head is its earliest event
+	if n >= 0 {
+		c.e[n].prev = -1
+	} else {
+		c.bits[b>>6] &^= 1 << (b & 63)
 	}
+	x.where = noEvent
+	c.inCal--
+	c.n--
 }

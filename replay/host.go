@@ -201,7 +201,11 @@ func (s *Sim) sendData(p topo.PortID, fi int32) {
 	s.c.SentPayload += payload
 	s.c.DataPackets++
 	s.transmit(p, i)
-	fl.nextAvail = s.now + s.txTime(size, fl.cc.Rate())
+	if r := fl.cc.Rate(); r == s.ports[p].rate {
+		fl.nextAvail = s.ports[p].freeAt // at line rate: when the NIC is free
+	} else {
+		fl.nextAvail = s.now + s.txTime(size, r)
+	}
 }
 
 // hostReceive takes packet i at the host at the end of its route.

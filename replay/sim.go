@@ -156,6 +156,7 @@ func (q *fifo) pop(pkts []packet) int32 {
 type port struct {
 	src, dst  topo.NodeID
 	rate      int64
+	perByte   int64 // psPerByte(rate)
 	delay     int64
 	srcSwitch bool
 	dstSwitch bool
@@ -359,7 +360,7 @@ func (s *Sim) buildPorts() error {
 	for i, fp := range f.Ports {
 		pt := &s.ports[i]
 		*pt = port{
-			src: fp.Src, dst: fp.Dst, rate: fp.Rate, delay: fp.Delay,
+			src: fp.Src, dst: fp.Dst, rate: fp.Rate, perByte: psPerByte(fp.Rate), delay: fp.Delay,
 			srcSwitch: f.Nodes[fp.Src].Switch, dstSwitch: f.Nodes[fp.Dst].Switch,
 			q: empty, ack: empty, ctl: empty, wire: empty,
 		}
@@ -500,8 +501,7 @@ func (s *Sim) Step() bool {
 		s.finish()
 		return false
 	}
-	// The event stays queued while it runs, so a source that re-arms itself
-	// (a busy link, a busy port, a timer) moves its entry once.
+	s.q.take(e)
 	s.now = e.at
 	s.c.Events++
 	switch src := e.src; {
@@ -516,7 +516,6 @@ func (s *Sim) Step() bool {
 	default:
 		s.flowTimer(src - 2*s.nPorts - 2)
 	}
-	s.q.done(e)
 	return true
 }
 
@@ -624,6 +623,29 @@ func (s *Sim) txTime(bytes, rate int64) int64 {
 	return serialization(bytes, rate)
 }
 
+// psPerByte returns the serialization time of one byte at rate when that is
+// a whole number of picoseconds (25, 40, 100 and 400 Gbps among others),
+// else 0.
+func psPerByte(rate int64) int64 {
+	if per := 8 * topo.Second / rate; per*rate == 8*topo.Second {
+		return per
+	}
+	return 0
+}
+
+// portTxTime is txTime at port pt's rate, a multiplication where the rate
+// allows it.
+func (s *Sim) portTxTime(pt *port, bytes int64) int64 {
+	if pt.perByte == 0 {
+		return s.txTime(bytes, pt.rate)
+	}
+	t := bytes * pt.perByte
+	if s.p.NanosecondTiming {
+		t -= t % topo.Nanosecond
+	}
+	return t
+}
+
 // transmit starts serializing packet i on port p. The port's own event is
 // its caller's business: a port that has nothing more to send needs none
 // (see wake).
@@ -631,7 +653,7 @@ func (s *Sim) transmit(p topo.PortID, i int32) {
 	pt := &s.ports[p]
 	pk := &s.pkts[i]
 	size := int64(pk.size)
-	done := s.now + s.txTime(size, pt.rate)
+	done := s.now + s.portTxTime(pt, size)
 	pt.freeAt = done
 	pk.arrive = done + pt.delay
 	if pt.wire.head < 0 {
