@@ -116,7 +116,7 @@ func (c *calendar) unlink(e *calEntry) {
 // place puts src, whose entry e has at and seq set, into its bucket or the
 // far heap.
 func (c *calendar) place(e *calEntry, src int32) {
-	b := max(e.at>>c.shift, c.cur) // never before the window
+	b := max(e.at>>(c.shift&63), c.cur) // never before the window
 	if b-c.cur < calBuckets {
 		c.link(e, src, int32(b&calMask))
 		return
@@ -174,19 +174,20 @@ func (c *calendar) len() int { return c.n }
 // events that the window now covers.
 func (c *calendar) advance(b int64) {
 	c.cur = b
-	for len(c.far.h) > 0 && c.far.h[0].at>>c.shift-c.cur < calBuckets {
+	for len(c.far.h) > 0 && c.far.h[0].at>>(c.shift&63)-c.cur < calBuckets {
 		e := c.far.pop()
-		c.link(&c.e[e.src], e.src, int32((e.at>>c.shift)&calMask))
+		c.link(&c.e[e.src], e.src, int32((e.at>>(c.shift&63))&calMask))
 	}
 }
 
-// peek returns the earliest pending event without removing it.
-func (c *calendar) peek() (event, bool) {
+// pop removes and returns the earliest pending event; its handler may arm
+// its source again.
+func (c *calendar) pop() (event, bool) {
 	if c.n == 0 {
 		return event{}, false
 	}
 	if c.inCal == 0 {
-		c.advance(c.far.h[0].at >> c.shift)
+		c.advance(c.far.h[0].at >> (c.shift & 63))
 	}
 	// the first non-empty bucket at or after the window start
 	i := int(c.cur & calMask)
@@ -200,17 +201,11 @@ func (c *calendar) peek() (event, bool) {
 	if d := (b - i) & calMask; d != 0 {
 		c.advance(c.cur + int64(d))
 	}
-	best := c.head[b] // buckets are sorted: the head is the earliest
-	be := &c.e[best]
-	return event{at: be.at, seq: be.seq, src: best}, true
-}
-
-// take removes the event e that peek returned, before its handler runs;
-// the handler may arm its source again.
-func (c *calendar) take(e event) {
-	x := &c.e[e.src]
-	b, n := x.where, x.next
-	c.head[b] = n // a bucket's head is its earliest event
+	b &= calMask
+	src := c.head[b] // buckets are sorted: the head is the earliest
+	x := &c.e[src]
+	n := x.next
+	c.head[b] = n
 	if n >= 0 {
 		c.e[n].prev = -1
 	} else {
@@ -219,4 +214,5 @@ func (c *calendar) take(e event) {
 	x.where = noEvent
 	c.inCal--
 	c.n--
+	return event{at: x.at, seq: x.seq, src: src}, true
 }

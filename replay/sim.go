@@ -91,10 +91,13 @@ func RunContext(ctx context.Context, cfg Config) (*Result, error) {
 	}
 	const checkEvery = 1 << 14
 	first := s.Now()
-	for n := 0; s.Step(); n++ {
-		if n%checkEvery == 0 && ctx.Err() != nil {
-			return nil, fmt.Errorf("interrupted at %.3f ms simulated: %w",
-				float64(s.Now()-first)/float64(topo.Millisecond), context.Cause(ctx))
+	for left := 1; s.Step(); {
+		if left--; left == 0 {
+			if ctx.Err() != nil {
+				return nil, fmt.Errorf("interrupted at %.3f ms simulated: %w",
+					float64(s.Now()-first)/float64(topo.Millisecond), context.Cause(ctx))
+			}
+			left = checkEvery
 		}
 	}
 	return s.Result()
@@ -188,6 +191,7 @@ type switchState struct {
 	buffer    int64
 	totalHdrm int64
 	totalRsrv int64
+	pool      int64 // buffer - totalHdrm - totalRsrv: what the shared part may use
 	shared    int64
 	ecmpSeed  uint32
 	rng       *rand.Rand
@@ -261,6 +265,7 @@ type Sim struct {
 	finished bool
 	wall     time.Time
 	rto      int64 // LossRTO when PFC is off, else 0
+	until    int64 // Config.Until, or the end of time
 
 	nPorts int32
 }
@@ -294,6 +299,10 @@ func New(cfg Config) (*Sim, error) {
 	}
 	if !p.PFC {
 		s.rto = p.LossRTO
+	}
+	s.until = cfg.Until
+	if s.until <= 0 {
+		s.until = math.MaxInt64
 	}
 	s.window = p.Window
 	if s.window == 0 {
@@ -387,6 +396,7 @@ func (s *Sim) buildPorts() error {
 			sw.totalHdrm += s.ports[topo.PortID(p).Reverse()].headroom
 			sw.totalRsrv += s.p.Reserve
 		}
+		sw.pool = sw.buffer - sw.totalHdrm - sw.totalRsrv
 		sw.ecmpSeed = uint32(n)
 		if s.cfg.ECMPSeed != 0 {
 			sw.ecmpSeed ^= uint32((uint64(s.cfg.ECMPSeed) * 0x9e3779b97f4a7c15) >> 32)
@@ -495,13 +505,11 @@ func (s *Sim) Step() bool {
 	if s.finished {
 		return false
 	}
-	e, ok := s.q.peek()
-	if !ok || s.done == len(s.cfg.Flows) || s.err != nil ||
-		(s.cfg.Until > 0 && e.at > s.cfg.Until) {
+	e, ok := s.q.pop()
+	if !ok || s.done == len(s.cfg.Flows) || s.err != nil || e.at > s.until {
 		s.finish()
 		return false
 	}
-	s.q.take(e)
 	s.now = e.at
 	s.c.Events++
 	switch src := e.src; {

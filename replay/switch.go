@@ -119,11 +119,11 @@ func (s *Sim) mark(pt *port, sw *switchState) bool {
 // threshold is the dynamic PFC threshold of an ingress port (HPCC's
 // GetPfcThreshold).
 func (s *Sim) threshold(sw *switchState, in *port) int64 {
-	t := sw.buffer - sw.totalHdrm - sw.totalRsrv - sw.shared
+	t := sw.pool - sw.shared
 	if t < 0 {
 		return 0
 	}
-	return t >> in.shift
+	return t >> (in.shift & 63)
 }
 
 func (s *Sim) sharedUsed(in *port) int64 {
