@@ -122,7 +122,6 @@ type packet struct {
 	payload int32
 	hop     int32 // index of the port it is on in its route
 	seq     int64 // data: first payload byte; ack: next expected byte
-	arrive  int64 // arrival at the far end of the link it is on
 	kind    uint8
 	ce      bool
 	cnp     bool
@@ -153,6 +152,48 @@ func (q *fifo) pop(pkts []packet) int32 {
 	return i
 }
 
+// wire is the FIFO of the packets in flight on a link and their arrival
+// times at its far end: a ring that doubles when full, so a delivery reads
+// the next arrival from the port rather than from the next packet.
+type wire struct {
+	e          []wireEntry // len is 0 or a power of two
+	head, tail uint32      // free-running; the ring holds tail-head entries
+}
+
+type wireEntry struct {
+	at  int64 // arrival time at the far end
+	pkt int32
+}
+
+// push appends packet i arriving at time at.
+func (w *wire) push(i int32, at int64) {
+	if int(w.tail-w.head) == len(w.e) {
+		w.grow()
+	}
+	w.e[int(w.tail)&(len(w.e)-1)] = wireEntry{at, i}
+	w.tail++
+}
+
+// pop removes the first packet; w must not be empty.
+func (w *wire) pop() int32 {
+	i := w.e[int(w.head)&(len(w.e)-1)].pkt
+	w.head++
+	return i
+}
+
+// next returns the arrival time of the first packet; w must not be empty.
+func (w *wire) next() int64 { return w.e[int(w.head)&(len(w.e)-1)].at }
+
+func (w *wire) empty() bool { return w.head == w.tail }
+
+func (w *wire) grow() {
+	e := make([]wireEntry, max(2*len(w.e), 16))
+	for k := range w.tail - w.head {
+		e[k] = w.e[int(w.head+k)&(len(w.e)-1)]
+	}
+	w.e, w.head, w.tail = e, 0, w.tail-w.head
+}
+
 // port is the state of one directed link: the egress queue at its source,
 // the packets in flight on its wire, and the ingress accounting at its
 // destination switch of the packets it delivers.
@@ -171,7 +212,7 @@ type port struct {
 	qBytes int64
 	qPkts  int64 // packets in the data queue (switch ports)
 	ctl    fifo  // PFC frames waiting to be sent
-	wire   fifo  // packets on the wire
+	wire   wire  // packets on the wire
 
 	kmin, kmax int64
 	pmax       float64
@@ -371,7 +412,7 @@ func (s *Sim) buildPorts() error {
 		*pt = port{
 			src: fp.Src, dst: fp.Dst, rate: fp.Rate, perByte: psPerByte(fp.Rate), delay: fp.Delay,
 			srcSwitch: f.Nodes[fp.Src].Switch, dstSwitch: f.Nodes[fp.Dst].Switch,
-			q: empty, ack: empty, ctl: empty, wire: empty,
+			q: empty, ack: empty, ctl: empty,
 		}
 		if err := s.setECN(topo.PortID(i), s.ecn[i]); err != nil {
 			return err
@@ -659,15 +700,14 @@ func (s *Sim) portTxTime(pt *port, bytes int64) int64 {
 // (see wake).
 func (s *Sim) transmit(p topo.PortID, i int32) {
 	pt := &s.ports[p]
-	pk := &s.pkts[i]
-	size := int64(pk.size)
+	size := int64(s.pkts[i].size)
 	done := s.now + s.portTxTime(pt, size)
 	pt.freeAt = done
-	pk.arrive = done + pt.delay
-	if pt.wire.head < 0 {
-		s.q.schedule(s.linkSrc(p), pk.arrive)
+	arrive := done + pt.delay
+	if pt.wire.empty() {
+		s.q.schedule(s.linkSrc(p), arrive)
 	}
-	pt.wire.push(s.pkts, i)
+	pt.wire.push(i, arrive)
 	pt.tx += size
 }
 
@@ -682,9 +722,9 @@ func (s *Sim) wake(p topo.PortID) {
 // deliver hands the packet at the head of p's wire to p's destination.
 func (s *Sim) deliver(p topo.PortID) {
 	pt := &s.ports[p]
-	i := pt.wire.pop(s.pkts)
-	if pt.wire.head >= 0 {
-		s.q.schedule(s.linkSrc(p), s.pkts[pt.wire.head].arrive)
+	i := pt.wire.pop()
+	if !pt.wire.empty() {
+		s.q.schedule(s.linkSrc(p), pt.wire.next())
 	}
 	switch s.pkts[i].kind {
 	case kPause, kResume:
