@@ -14,11 +14,11 @@ import "math/bits"
 type calendar struct {
 	e []calEntry // per source
 
-	shift uint     // log2 of the bucket width in ps
-	head  []int32  // per bucket: first source, or -1
-	bits  []uint64 // bit b set when bucket b is not empty
-	cur   int64    // absolute bucket (time >> c.shift) of the window's start
-	inCal int      // events in buckets
+	shift uint                     // log2 of the bucket width in ps
+	head  *[calBuckets]int32       // per bucket: first source, or -1
+	bits  *[calBuckets / 64]uint64 // bit b set when bucket b is not empty
+	cur   int64                    // absolute bucket (time >> c.shift) of the window's start
+	inCal int                      // events in buckets
 	far   eventQueue
 	seqc  uint32
 	n     int
@@ -52,11 +52,11 @@ func (c *calendar) init(sources, ports int) {
 	for i := range c.e {
 		c.e[i].where = noEvent
 	}
-	c.head = make([]int32, calBuckets)
+	c.head = new([calBuckets]int32)
 	for i := range c.head {
 		c.head[i] = -1
 	}
-	c.bits = make([]uint64, calBuckets/64)
+	c.bits = new([calBuckets / 64]uint64)
 	c.far.init(sources)
 }
 
@@ -192,9 +192,9 @@ func (c *calendar) pop() (event, bool) {
 	// the first non-empty bucket at or after the window start
 	i := int(c.cur & calMask)
 	w := i >> 6
-	word := c.bits[w] &^ (1<<(i&63) - 1)
+	word := c.bits[w&(calBuckets/64-1)] &^ (1<<(i&63) - 1)
 	for word == 0 {
-		w = (w + 1) & (len(c.bits) - 1)
+		w = (w + 1) & (calBuckets/64 - 1)
 		word = c.bits[w]
 	}
 	b := w<<6 | bits.TrailingZeros64(word)
@@ -202,14 +202,14 @@ func (c *calendar) pop() (event, bool) {
 		c.advance(c.cur + int64(d))
 	}
 	b &= calMask
-	src := c.head[b] // buckets are sorted: the head is the earliest
+	src := c.head[b&calMask] // buckets are sorted: the head is the earliest
 	x := &c.e[src]
 	n := x.next
-	c.head[b] = n
+	c.head[b&calMask] = n
 	if n >= 0 {
 		c.e[n].prev = -1
 	} else {
-		c.bits[b>>6] &^= 1 << (b & 63)
+		c.bits[(b>>6)&(calBuckets/64-1)] &^= 1 << (b & 63)
 	}
 	x.where = noEvent
 	c.inCal--
