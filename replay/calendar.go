@@ -145,7 +145,9 @@ func (c *calendar) remove(src int32) {
 }
 
 // schedule arms src at time at (not before the current event), replacing
-// its pending event if it has one.
+// its pending event if it has one. It repeats remove's switch rather than
+// sharing a helper with it: such a helper is over the inlining budget, and
+// the call cost the benchmark 1 to 2 % (2026-12-04).
 func (c *calendar) schedule(src int32, at int64) {
 	e := &c.e[src]
 	switch w := e.where; {
