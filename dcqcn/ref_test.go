@@ -177,8 +177,3 @@ func (m *refModel) rateIncEventTimer() {
 	}
 	m.stage++
 }
-
-// stop mirrors QpComplete: cancel every timer.
-func (m *refModel) stop() {
-	m.alphaEv, m.decEv, m.incEv = 0, 0, 0
-}

@@ -637,7 +637,7 @@ func (r *EvalReport) WriteJSON(w io.Writer) error {
 		if s.Gen.Workload != nil {
 			sj.Workload = s.Gen.Workload.Name
 			for _, p := range s.Gen.Workload.Points {
-				sj.SizeCDF = append(sj.SizeCDF, cdfJSON{Bytes: p.Bytes, Percent: p.Percent})
+				sj.SizeCDF = append(sj.SizeCDF, cdfJSON(p))
 			}
 		}
 		for pi, pr := range sr.Policies {

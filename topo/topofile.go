@@ -207,7 +207,6 @@ func ReadTopology(r io.Reader, name string, buffer int64) (*Fabric, error) {
 	}
 
 	isSwitch := make(map[NodeID]bool, nSwitches)
-	switchIDs := make([]NodeID, 0, nSwitches)
 	if nSwitches > 0 {
 		fs, err := next()
 		if err != nil {
@@ -228,7 +227,6 @@ func ReadTopology(r io.Reader, name string, buffer int64) (*Fabric, error) {
 				return nil, errAt(lineNo, "duplicate switch id %d", id)
 			}
 			isSwitch[id] = true
-			switchIDs = append(switchIDs, id)
 		}
 	}
 
@@ -294,8 +292,8 @@ func ReadTopology(r io.Reader, name string, buffer int64) (*Fabric, error) {
 	if len(links) != nLinks {
 		return nil, errAt(lineNo, "found %d link lines, header says %d", len(links), nLinks)
 	}
-	// Every host needs a link. This loop ends within len(switchIDs) +
-	// len(firstLine) + 1 steps, so a huge node count with few lines is
+	// Every host needs a link. This loop ends within the switch
+	// count + len(firstLine) + 1 steps, so a huge node count with few lines is
 	// refused before anything of that size is allocated.
 	for i := range nNodes {
 		id := NodeID(i)

@@ -421,11 +421,6 @@ func firstStart(flows []replay.Flow) int64 {
 	return first
 }
 
-// formatMillis writes ps as milliseconds.
-func formatMillis(ps int64) string {
-	return fmt.Sprintf("%.3f ms", float64(ps)/float64(topo.Millisecond))
-}
-
 // pickScenario resolves --scenario and --scenario-file, refusing the flags
 // a scenario replaces.
 func (o *simOpts) pickScenario(fs *pflag.FlagSet) (replay.Scenario, error) {
