@@ -17,6 +17,7 @@ import (
 	"github.com/spf13/pflag"
 
 	"graphcc/control"
+	"graphcc/gnn"
 	"graphcc/replay"
 )
 
@@ -99,6 +100,28 @@ func splitPolicies(v string) []string {
 	return out
 }
 
+// gridPolicy is the --policies name that stands for every fixed setting of
+// the learned policies' action set.
+const gridPolicy = "grid"
+
+// expandGrid replaces each gridPolicy in specs by the static:KMIN_KB,KMAX_KB,PMAX
+// policy of every action of gnn's action set, in action order: what any fixed
+// setting a learned policy can choose achieves.
+func expandGrid(specs []string) []string {
+	var out []string
+	for _, s := range specs {
+		if s != gridPolicy {
+			out = append(out, s)
+			continue
+		}
+		for a := range gnn.NumActions {
+			kmin, kmax, pmax := gnn.ActionLevels(a)
+			out = append(out, fmt.Sprintf("static:%d,%d,%g", kmin, kmax, pmax))
+		}
+	}
+	return out
+}
+
 // scenarioLookup resolves a --scenarios name; tests replace it to run tiny
 // scenarios.
 var scenarioLookup = replay.ScenarioByName
@@ -158,7 +181,10 @@ each port's rate/25G, e.g. static:10,40,0.2), graphcc (the model built into
 the binary), graphcc:FILE (a model of graphcc train), acc (ACC agents trained
 first on each scenario for --acc-episodes, from seeds of their own) and
 acc:FILE (ACC agents of graphcc train --kind acc); graphcc sim --ecn takes
-the same names (acc there needs a FILE).
+the same names (acc there needs a FILE). grid stands for the 120 fixed
+settings a learned policy chooses from, each as static:KMIN_KB,KMAX_KB,PMAX
+(static:2,16,0.01 to static:32,256,1): how much any fixed setting achieves
+(with --reference static, say).
 
 The default seeds, 1001 and 1002, are reserved for evaluation: training
 draws its episode traces from 64-bit seeds derived from its own seed, which
@@ -173,7 +199,7 @@ bar of the runs is drawn on stderr when it is a terminal.`,
 	fs.SortFlags = false
 	fs.StringVar(&o.scenarios, "scenarios", o.scenarios, "comma-separated scenario names, or all ("+strings.Join(replay.ScenarioNames(), ", ")+", then those of --scenario-file); with --scenario-file, the file's scenarios by default")
 	fs.StringVar(&o.scenarioFile, "scenario-file", "", scenarioFileHelp)
-	fs.StringArrayVar(&o.policies, "policies", o.policies, "comma-separated ECN policies (static, static:KMIN_KB,KMAX_KB,PMAX, graphcc[:MODEL], acc[:MODEL]); repeatable")
+	fs.StringArrayVar(&o.policies, "policies", o.policies, "comma-separated ECN policies (static, static:KMIN_KB,KMAX_KB,PMAX, graphcc[:MODEL], acc[:MODEL], grid for all 120 fixed settings of the action set); repeatable")
 	fs.UintSliceVar(&o.seeds, "seeds", o.seeds, "comma-separated seeds of the traffic, the random failures and the simulation")
 	fs.StringVar(&o.reference, "reference", "", "policy the report and figures normalize to (default: graphcc if evaluated, as in the paper, else the first of --policies)")
 	fs.StringVar(&o.out, "out", o.out, "directory of report.md and the figures (created if missing; its parent must exist)")
@@ -226,7 +252,7 @@ func (o *evalOpts) config(fs *pflag.FlagSet, env policyEnv) (replay.EvalConfig, 
 	}
 	clear(seen)
 	for _, v := range o.policies {
-		for _, spec := range splitPolicies(v) {
+		for _, spec := range expandGrid(splitPolicies(v)) {
 			np, err := ecnPolicy(env, spec)
 			if err != nil {
 				return c, fmt.Errorf("--policies %s: %w", v, err)

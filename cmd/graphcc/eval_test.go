@@ -9,6 +9,7 @@ import (
 	"strings"
 	"testing"
 
+	"graphcc/gnn"
 	"graphcc/replay"
 	"graphcc/topo"
 )
@@ -124,6 +125,7 @@ func TestEvalBadFlags(t *testing.T) {
 		{[]string{"--policies", "static:1,2"}, "--policies static:1,2: static:1,2: want 3 comma-separated numbers"},
 		{[]string{"--policies", "static:50,10,0.2"}, "--policies static:50,10,0.2: static:50,10,0.2: ecn: kmax"},
 		{[]string{"--policies", "static,static"}, "--policies static,static: static given twice"},
+		{[]string{"--policies", "grid,static:8,64,0.5"}, "--policies grid,static:8,64,0.5: static:8,64,0.5 given twice"},
 		{[]string{"--scenarios", "fb70"}, `--scenarios fb70: unknown scenario "fb70" (known: fb60-incast, fb60,`},
 		{[]string{"--scenarios", "tiny,"}, "--scenarios tiny,: empty scenario name"},
 		{[]string{"--reference", "static:1,2,0.1"}, "--reference static:1,2,0.1: not one of --policies"},
@@ -190,6 +192,49 @@ func TestSplitPolicies(t *testing.T) {
 	} {
 		if got := strings.Join(splitPolicies(in), "|"); got != want {
 			t.Errorf("splitPolicies(%q) = %q, want %q", in, got, want)
+		}
+	}
+}
+
+func TestExpandGrid(t *testing.T) {
+	got := expandGrid([]string{"static", "grid", "graphcc"})
+	if len(got) != 2+gnn.NumActions {
+		t.Fatalf("expandGrid: %d policies, want %d", len(got), 2+gnn.NumActions)
+	}
+	if got[0] != "static" || got[len(got)-1] != "graphcc" {
+		t.Errorf("expandGrid moved the other policies: %q ... %q", got[0], got[len(got)-1])
+	}
+	grid := got[1 : len(got)-1]
+	if grid[0] != "static:2,16,0.01" || grid[len(grid)-1] != "static:32,256,1" {
+		t.Errorf("grid runs %q to %q, want static:2,16,0.01 to static:32,256,1", grid[0], grid[len(grid)-1])
+	}
+	fab, err := topo.Clos(topo.DefaultClos())
+	if err != nil {
+		t.Fatal(err)
+	}
+	seen := map[string]bool{}
+	for a, spec := range grid {
+		if seen[spec] {
+			t.Errorf("%s twice", spec)
+		}
+		seen[spec] = true
+		pf, err := buildStatic(strings.TrimPrefix(spec, "static:"))
+		if err != nil {
+			t.Fatalf("%s: %v", spec, err)
+		}
+		_, ecn, err := pf(fab, replay.Scenario{}, 1)
+		if err != nil {
+			t.Fatalf("%s: %v", spec, err)
+		}
+		// every switch port, 25 and 100 Gbps, gets action a's setting
+		for i, p := range fab.Ports {
+			if !fab.Nodes[p.Src].Switch {
+				continue
+			}
+			if want := gnn.Action(a, p.Rate); ecn[i] != want {
+				t.Errorf("%s on port %d (%d bps): %+v, want action %d's %+v", spec, i, p.Rate, ecn[i], a, want)
+				break
+			}
 		}
 	}
 }
