@@ -18,15 +18,22 @@ const (
 	// near Q is penalized little more for growing. It pushes harder towards
 	// empty queues than Linear.
 	Convex
+	// Concave is f(x) = 1 - x^2: concave and decreasing, so a short queue
+	// costs little (f'(0) = 0) and the cost grows as the queue nears Q
+	// (f'(1) = -2). It tolerates queues well below Q and pushes hardest
+	// against those near it, like a marking threshold at Q.
+	Concave
 )
 
-// String returns "linear" or "convex".
+// String returns "linear", "convex" or "concave".
 func (s RewardShape) String() string {
 	switch s {
 	case Linear:
 		return "linear"
 	case Convex:
 		return "convex"
+	case Concave:
+		return "concave"
 	}
 	return fmt.Sprintf("RewardShape(%d)", int(s))
 }
@@ -38,8 +45,10 @@ func ParseRewardShape(name string) (RewardShape, error) {
 		return Linear, nil
 	case "convex":
 		return Convex, nil
+	case "concave":
+		return Concave, nil
 	}
-	return 0, fmt.Errorf("gnn: unknown reward shape %q (want linear or convex)", name)
+	return 0, fmt.Errorf("gnn: unknown reward shape %q (want linear, convex or concave)", name)
 }
 
 // F returns f(x) for x in [0, 1] (x is clamped to it).
@@ -50,6 +59,8 @@ func (s RewardShape) F(x float64) float64 {
 		return 1 - x
 	case Convex:
 		return (1 - x) * (1 - x)
+	case Concave:
+		return 1 - x*x
 	}
 	panic(fmt.Sprintf("gnn: unknown reward shape %d", int(s)))
 }

@@ -14,18 +14,23 @@ func TestRewardShapeF(t *testing.T) {
 	}{
 		{Linear, 0, 1}, {Linear, 0.5, 0.5}, {Linear, 1, 0}, {Linear, 2, 0}, {Linear, -1, 1},
 		{Convex, 0, 1}, {Convex, 0.5, 0.25}, {Convex, 1, 0}, {Convex, 0.25, 0.5625}, {Convex, 3, 0},
+		{Concave, 0, 1}, {Concave, 0.5, 0.75}, {Concave, 1, 0}, {Concave, 0.25, 0.9375}, {Concave, -2, 1},
 	} {
 		if got := c.shape.F(c.x); !near(got, c.f) {
 			t.Errorf("%v.F(%v) = %v, want %v", c.shape, c.x, got, c.f)
 		}
 	}
-	// Convex lies below Linear inside (0, 1) and both decrease.
+	// Convex lies below Linear inside (0, 1), Concave above it, and all
+	// decrease.
 	for x := 0.05; x < 1; x += 0.05 {
 		if Convex.F(x) >= Linear.F(x) || Convex.F(x+0.01) >= Convex.F(x) {
 			t.Errorf("convex shape at %v: %v vs linear %v", x, Convex.F(x), Linear.F(x))
 		}
+		if Concave.F(x) <= Linear.F(x) || Concave.F(x+0.01) >= Concave.F(x) {
+			t.Errorf("concave shape at %v: %v vs linear %v", x, Concave.F(x), Linear.F(x))
+		}
 	}
-	for _, s := range []RewardShape{Linear, Convex} {
+	for _, s := range []RewardShape{Linear, Convex, Concave} {
 		got, err := ParseRewardShape(s.String())
 		if err != nil || got != s {
 			t.Errorf("ParseRewardShape(%q) = %v, %v", s.String(), got, err)
