@@ -181,7 +181,7 @@ each port's rate/25G, e.g. static:10,40,0.2), graphcc (the model built into
 the binary), graphcc:FILE (a model of graphcc train), acc (ACC agents trained
 first on each scenario for --acc-episodes, from seeds of their own) and
 acc:FILE (ACC agents of graphcc train --kind acc); graphcc sim --ecn takes
-the same names (acc there needs a FILE). grid stands for the 120 fixed
+the same names (acc there needs a FILE). Here only, grid stands for the 120 fixed
 settings a learned policy chooses from, each as static:KMIN_KB,KMAX_KB,PMAX
 (static:2,16,0.01 to static:32,256,1): how much any fixed setting achieves
 (with --reference static, say).
