@@ -218,11 +218,15 @@ func TestExpandGrid(t *testing.T) {
 			t.Errorf("%s twice", spec)
 		}
 		seen[spec] = true
-		pf, err := buildStatic(strings.TrimPrefix(spec, "static:"))
+		// through the registry eval resolves --policies with
+		np, err := ecnPolicy(policyEnv{}, spec)
 		if err != nil {
 			t.Fatalf("%s: %v", spec, err)
 		}
-		_, ecn, err := pf(fab, replay.Scenario{}, 1)
+		if np.Name != spec {
+			t.Errorf("%s: named %q", spec, np.Name)
+		}
+		_, ecn, err := np.New(fab, replay.Scenario{}, 1)
 		if err != nil {
 			t.Fatalf("%s: %v", spec, err)
 		}
