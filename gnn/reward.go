@@ -3,6 +3,7 @@ package gnn
 import (
 	"fmt"
 
+	"graphcc/control"
 	"graphcc/topo"
 )
 
@@ -85,4 +86,42 @@ func Reward(dst []float64, fz *Featurizer, agents []topo.PortID, shape RewardSha
 		x := min(fz.rawQ[p]/fz.rScale[p], 1)
 		dst[i] = weightQ*shape.F(x) + (1-weightQ)*clamp(fz.rawU[p], 1)
 	}
+}
+
+// RewardMeter scores control intervals of one fabric with the training
+// reward: Score is the mean of Reward over the fabric's agents (every switch
+// egress port), the quantity a training episode averages into
+// EpisodeStats.MeanReward. It watches the telemetry only, so it scores any
+// policy, the static ones included, as training would have rewarded it.
+type RewardMeter struct {
+	fz      *Featurizer
+	agents  []topo.PortID
+	r       []float64
+	shape   RewardShape
+	weightQ float64
+}
+
+// NewRewardMeter returns a meter for the agents of f with reward queue
+// c.RewardQueue (0: the default), latency term shape and its weight weightQ
+// (DefaultWeightQ for GraphCC's 0.7).
+func NewRewardMeter(f *topo.Fabric, c FeatureConfig, shape RewardShape, weightQ float64) *RewardMeter {
+	agents := f.Agents()
+	return &RewardMeter{fz: NewFeaturizer(f, c), agents: agents, r: make([]float64, len(agents)),
+		shape: shape, weightQ: weightQ}
+}
+
+// Score observes the interval of t (which must cover every port of the
+// fabric) and returns the agents' mean reward for it, or 0 for a fabric
+// without agents. It does not allocate.
+func (m *RewardMeter) Score(t *control.Telemetry) float64 {
+	m.fz.Observe(t)
+	if len(m.agents) == 0 {
+		return 0
+	}
+	Reward(m.r, m.fz, m.agents, m.shape, m.weightQ)
+	var s float64
+	for _, v := range m.r {
+		s += v
+	}
+	return s / float64(len(m.agents))
 }

@@ -103,3 +103,41 @@ func TestReward(t *testing.T) {
 		}
 	}
 }
+
+func TestRewardMeter(t *testing.T) {
+	f := smallClos(t)
+	agents := f.Agents()
+	tel := &control.Telemetry{Interval: testDt, Ports: make([]control.PortSample, len(f.Ports))}
+	// Every agent its own utilization and queue; hosts' ports are busy and
+	// queued too, and must not count.
+	for i, p := range f.Ports {
+		tel.Ports[i] = sample(float64(i%5)/4, 0, int64(3000*(i%11)), p.Rate)
+	}
+	for _, shape := range []RewardShape{Linear, Convex, Concave} {
+		for _, q := range []float64{0, 8000, 64000} {
+			c := FeatureConfig{RewardQueue: q}
+			m := NewRewardMeter(f, c, shape, DefaultWeightQ)
+			z := NewFeaturizer(f, c)
+			z.Observe(tel)
+			r := make([]float64, len(agents))
+			Reward(r, z, agents, shape, DefaultWeightQ)
+			var want float64
+			for _, v := range r {
+				want += v / float64(len(agents))
+			}
+			if got := m.Score(tel); !near(got, want) {
+				t.Errorf("%v Q=%v: score %v, want the agents' mean reward %v", shape, q, got, want)
+			}
+			if allocs := testing.AllocsPerRun(10, func() { m.Score(tel) }); allocs != 0 {
+				t.Errorf("Score allocates %v times", allocs)
+			}
+		}
+	}
+	// It scores the interval it is given, not an average with earlier ones.
+	m := NewRewardMeter(f, FeatureConfig{}, Convex, DefaultWeightQ)
+	m.Score(tel)
+	idle := &control.Telemetry{Interval: testDt, Ports: make([]control.PortSample, len(f.Ports))}
+	if got := m.Score(idle); !near(got, DefaultWeightQ) {
+		t.Errorf("idle interval after a busy one: score %v, want %v", got, DefaultWeightQ)
+	}
+}

@@ -1,6 +1,7 @@
 package replay
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -105,6 +106,54 @@ type EvalConfig struct {
 	// Progress, if not nil, is called after each run with the runs finished
 	// and the total; calls never overlap.
 	Progress func(done, total int)
+	// Rewards, if any, score every run the way training would have
+	// rewarded it (see NamedReward), whatever its policy.
+	Rewards []NamedReward
+}
+
+// NamedReward scores runs for an evaluation under the name its reports use.
+// New builds, for the fabric of one run, a function that is called once per
+// control interval with its telemetry and returns the interval's reward (a
+// mean over the agents: gnn.RewardMeter.Score). A run's score is the mean
+// over the intervals that end within its scenario's arrival window
+// (GenConfig.Duration after its first flow starts; the whole run when the
+// window is 0): what a training episode on the scenario sees.
+type NamedReward struct {
+	Name string
+	New  func(f *topo.Fabric) func(t *control.Telemetry) float64
+}
+
+// scored is a policy under an evaluation's rewards: it scores each
+// interval that ends by end, then lets the policy decide.
+type scored struct {
+	control.Policy
+	score []func(*control.Telemetry) float64
+	end   int64 // last interval end scored, ps; math.MaxInt64 for all
+	sum   []float64
+	n     int
+}
+
+func (s *scored) Decide(t *control.Telemetry, ecn []control.ECN) {
+	if t.Now <= s.end {
+		for i, f := range s.score {
+			s.sum[i] += f(t)
+		}
+		s.n++
+	}
+	s.Policy.Decide(t, ecn)
+}
+
+// means returns the mean score of each reward, NaN where no interval was
+// scored.
+func (s *scored) means() []float64 {
+	out := make([]float64, len(s.sum))
+	for i, v := range s.sum {
+		out[i] = math.NaN()
+		if s.n > 0 {
+			out[i] = v / float64(s.n)
+		}
+	}
+	return out
 }
 
 // EvalReport is the result of Evaluate. Scenarios and their Policies are in
@@ -117,6 +166,8 @@ type EvalReport struct {
 	Policies  []string
 	Seeds     []uint64
 	Bins      []int64 // bounds of PolicyResult.SlowdownByBin (FigureBins)
+	// Rewards name the rewards of EvalConfig.Rewards, in order.
+	Rewards   []string
 	Scenarios []ScenarioResult
 }
 
@@ -146,6 +197,28 @@ type PolicyResult struct {
 	SmallP99 float64
 	// PerSeed are the summaries of the single runs, in seed order.
 	PerSeed []Summary
+	// Rewards are the policy's scores under EvalReport.Rewards, each the
+	// mean over seeds of PerSeedRewards; nil without rewards.
+	Rewards []float64
+	// PerSeedRewards are the scores of the single runs, in seed order, each
+	// in the order of EvalReport.Rewards.
+	PerSeedRewards [][]float64
+}
+
+// mergeRewards returns the mean over runs of each reward's score, and the
+// runs' scores.
+func mergeRewards(runs [][]float64) (mean []float64, per [][]float64) {
+	per = make([][]float64, len(runs))
+	for i, r := range runs {
+		per[i] = r
+		if mean == nil {
+			mean = make([]float64, len(r))
+		}
+		for k, v := range r {
+			mean[k] += v / float64(len(runs))
+		}
+	}
+	return mean, per
 }
 
 // Evaluate runs every policy of c on every scenario at every seed and
@@ -173,6 +246,9 @@ func Evaluate(ctx context.Context, c EvalConfig) (*EvalReport, error) {
 	for _, p := range c.Policies {
 		rep.Policies = append(rep.Policies, p.Name)
 	}
+	for _, r := range c.Rewards {
+		rep.Rewards = append(rep.Rewards, r.Name)
+	}
 	for i := range rep.Scenarios {
 		rep.Scenarios[i] = ScenarioResult{
 			Scenario:    c.Scenarios[i],
@@ -198,6 +274,7 @@ func Evaluate(ctx context.Context, c EvalConfig) (*EvalReport, error) {
 	// Results of (scenario, policy) wait until every seed has run, then are
 	// merged in seed order and dropped.
 	results := make([]*Result, nsc*npol*nseed)
+	rewards := make([][]float64, nsc*npol*nseed) // per run, per c.Rewards
 	pending := make([]atomic.Int32, nsc*npol)
 	for i := range pending {
 		pending[i].Store(int32(nseed))
@@ -248,12 +325,30 @@ func Evaluate(ctx context.Context, c EvalConfig) (*EvalReport, error) {
 		if err != nil {
 			return fmt.Errorf("scenario %s, seed %d: policy %s: %w", sc.Name, seed, pol.Name, err)
 		}
+		var sc0 *scored
+		if len(c.Rewards) > 0 {
+			sc0 = &scored{Policy: policy, end: math.MaxInt64, sum: make([]float64, len(c.Rewards))}
+			if d := sc.Gen.Duration; d > 0 && len(flows) > 0 {
+				first := int64(math.MaxInt64)
+				for _, fl := range flows {
+					first = min(first, fl.Start)
+				}
+				sc0.end = first + d
+			}
+			for _, r := range c.Rewards {
+				sc0.score = append(sc0.score, r.New(f))
+			}
+			policy = sc0
+		}
 		res, err := RunContext(ctx, Config{
 			Fabric: f, Flows: flows, Params: c.Params, Seed: seed,
 			ECN: ecn, Policy: policy, Interval: c.Interval,
 		})
 		if err != nil {
 			return fmt.Errorf("scenario %s, seed %d, policy %s: %w", sc.Name, seed, pol.Name, err)
+		}
+		if sc0 != nil {
+			rewards[(si*npol+pi)*nseed+ki] = sc0.means()
 		}
 		sr := &rep.Scenarios[si]
 		if pi == 0 {
@@ -264,6 +359,9 @@ func Evaluate(ctx context.Context, c EvalConfig) (*EvalReport, error) {
 		if pending[si*npol+pi].Add(-1) == 0 {
 			rs := results[(si*npol+pi)*nseed : (si*npol+pi+1)*nseed]
 			sr.Policies[pi] = mergeRuns(pol.Name, rs)
+			if len(c.Rewards) > 0 {
+				sr.Policies[pi].Rewards, sr.Policies[pi].PerSeedRewards = mergeRewards(rewards[(si*npol+pi)*nseed : (si*npol+pi+1)*nseed])
+			}
 			clear(rs)
 		}
 		return nil
@@ -440,9 +538,11 @@ func mdCell(s string) string {
 // mean and p99 slowdown, p99 slowdown of flows of at most 100 KB, mean
 // throughput, mean and p99 queue, PFC pauses, and for a policy that
 // decides, the number of distinct settings it chose and the share of
-// port-steps at the most used one; then every policy's mean slowdown per
-// scenario divided by the reference policy's, with their geometric mean
-// over the scenarios.
+// port-steps at the most used one, and its score under each reward of the
+// report; then every policy's mean slowdown per scenario divided by the
+// reference policy's, with their geometric mean over the scenarios; then,
+// with rewards and at least three policies, per scenario and reward how
+// well the reward ranks the policies as their mean slowdowns do.
 func (r *EvalReport) WriteMarkdown(w io.Writer) error {
 	var b strings.Builder
 	fmt.Fprintf(&b, "# Evaluation\n\n")
@@ -468,8 +568,11 @@ func (r *EvalReport) WriteMarkdown(w io.Writer) error {
 			fmt.Fprintf(&b, " Failed links: %s.", strings.Join(failed, "; "))
 		}
 		b.WriteString("\n\n")
-		b.WriteString("| policy | mean slowdown | p99 slowdown | p99 slowdown ≤100KB | mean throughput (Gbps) | mean queue (KB) | p99 queue (KB) | PFC pauses | settings used (top share) |\n")
-		b.WriteString("|---|---:|---:|---:|---:|---:|---:|---:|---:|\n")
+		b.WriteString("| policy | mean slowdown | p99 slowdown | p99 slowdown ≤100KB | mean throughput (Gbps) | mean queue (KB) | p99 queue (KB) | PFC pauses | settings used (top share) |")
+		for _, rn := range r.Rewards {
+			fmt.Fprintf(&b, " reward %s |", mdCell(rn))
+		}
+		b.WriteString("\n|---|---:|---:|---:|---:|---:|---:|---:|---:|" + strings.Repeat("---:|", len(r.Rewards)) + "\n")
 		var notes []string
 		for _, pr := range sr.Policies {
 			s := pr.Summary
@@ -477,9 +580,13 @@ func (r *EvalReport) WriteMarkdown(w io.Writer) error {
 			if n, top := TopSettingShare(s.ECNSettings); n > 0 {
 				used = fmt.Sprintf("%d (%.1f %%)", n, 100*top)
 			}
-			fmt.Fprintf(&b, "| %s | %s | %s | %s | %s | %s | %s | %d | %s |\n", mdCell(pr.Policy),
+			fmt.Fprintf(&b, "| %s | %s | %s | %s | %s | %s | %s | %d | %s |", mdCell(pr.Policy),
 				fnum(s.Slowdown.Mean, 3), fnum(s.Slowdown.P99, 3), fnum(pr.SmallP99, 3),
 				fnum(s.ThroughputGbpsMean, 3), fnum(s.QueueBytesMean/1000, 1), fnum(s.QueueBytesP99/1000, 1), s.PFCPauses, used)
+			for k := range r.Rewards {
+				fmt.Fprintf(&b, " %s |", fnum(rewardOf(pr, k), 4))
+			}
+			b.WriteString("\n")
 			if s.Completed < s.Flows {
 				notes = append(notes, fmt.Sprintf("%s: %d of %d flows completed (statistics are over the completed ones)", pr.Policy, s.Completed, s.Flows))
 			}
@@ -523,8 +630,132 @@ func (r *EvalReport) WriteMarkdown(w io.Writer) error {
 		}
 		b.WriteString("\n")
 	}
+	if len(r.Rewards) > 0 && len(r.Policies) >= 3 {
+		r.writeRewardAlignment(&b)
+	}
 	_, err := io.WriteString(w, b.String())
 	return err
+}
+
+// rewardOf returns policy result pr's score under reward k, NaN if it has
+// none.
+func rewardOf(pr PolicyResult, k int) float64 {
+	if k >= len(pr.Rewards) {
+		return math.NaN()
+	}
+	return pr.Rewards[k]
+}
+
+// writeRewardAlignment writes, per scenario and reward, how well the reward
+// ranks the policies as their mean slowdown does: the policy of highest
+// reward, its mean slowdown and rank by mean slowdown, the lowest mean
+// slowdown and that policy's rank by reward, and Spearman's rank
+// correlation between reward and the negated mean slowdown.
+func (r *EvalReport) writeRewardAlignment(b *strings.Builder) {
+	fmt.Fprintf(b, "\n## Reward against mean slowdown\n\n")
+	b.WriteString("Does the reward rank the policies as their flow completion times do? Ranks count from 1 (highest reward, lowest mean slowdown); ρ is Spearman's rank correlation of reward and −mean slowdown over the policies (1: the same order).\n\n")
+	b.WriteString("| scenario | reward | highest reward: policy | its mean slowdown (rank) | lowest mean slowdown: policy | its reward rank | ρ |\n")
+	b.WriteString("|---|---|---|---:|---|---:|---:|\n")
+	for _, sr := range r.Scenarios {
+		n := len(sr.Policies)
+		slow := make([]float64, n)
+		for i, pr := range sr.Policies {
+			slow[i] = -pr.Summary.Slowdown.Mean
+		}
+		for k, rn := range r.Rewards {
+			rw := make([]float64, n)
+			for i, pr := range sr.Policies {
+				rw[i] = rewardOf(pr, k)
+			}
+			top, best := argmaxFirst(rw), argmaxFirst(slow)
+			if top < 0 || best < 0 {
+				continue
+			}
+			fmt.Fprintf(b, "| %s | %s | %s | %s (%d of %d) | %s | %d of %d | %s |\n", sr.Scenario.Name, mdCell(rn),
+				mdCell(sr.Policies[top].Policy), fnum(-slow[top], 3), rankOf(slow, top), n,
+				mdCell(sr.Policies[best].Policy), rankOf(rw, best), n, fnum(Spearman(rw, slow), 3))
+		}
+	}
+}
+
+// argmaxFirst returns the index of the largest value of v, the first of
+// ties, ignoring NaNs; -1 if there is none.
+func argmaxFirst(v []float64) int {
+	best := -1
+	for i, x := range v {
+		if !math.IsNaN(x) && (best < 0 || x > v[best]) {
+			best = i
+		}
+	}
+	return best
+}
+
+// rankOf returns 1 + the number of values of v greater than v[i]: v[i]'s
+// rank from the top, ties sharing the best rank.
+func rankOf(v []float64, i int) int {
+	r := 1
+	for _, x := range v {
+		if x > v[i] {
+			r++
+		}
+	}
+	return r
+}
+
+// Spearman returns Spearman's rank correlation of x and y: Pearson's
+// correlation of their ranks, ties given their mean rank. It is NaN when
+// the lengths differ, fewer than two pairs are given, a value is NaN, or
+// either side is constant.
+func Spearman(x, y []float64) float64 {
+	if len(x) != len(y) || len(x) < 2 {
+		return math.NaN()
+	}
+	for i := range x {
+		if math.IsNaN(x[i]) || math.IsNaN(y[i]) {
+			return math.NaN()
+		}
+	}
+	rx, ry := midRanks(x), midRanks(y)
+	n := float64(len(x))
+	var mx, my float64
+	for i := range rx {
+		mx += rx[i] / n
+		my += ry[i] / n
+	}
+	var sxy, sxx, syy float64
+	for i := range rx {
+		dx, dy := rx[i]-mx, ry[i]-my
+		sxy += dx * dy
+		sxx += dx * dx
+		syy += dy * dy
+	}
+	if sxx == 0 || syy == 0 {
+		return math.NaN()
+	}
+	return sxy / math.Sqrt(sxx*syy)
+}
+
+// midRanks returns the rank of each value of v in ascending order, from 1,
+// tied values sharing the mean of their ranks.
+func midRanks(v []float64) []float64 {
+	idx := make([]int, len(v))
+	for i := range idx {
+		idx[i] = i
+	}
+	slices.SortStableFunc(idx, func(a, b int) int { return cmp.Compare(v[a], v[b]) })
+	ranks := make([]float64, len(v))
+	for lo := 0; lo < len(idx); {
+		hi := lo + 1
+		for hi < len(idx) && v[idx[hi]] == v[idx[lo]] {
+			hi++
+		}
+		mid := float64(lo+hi+1) / 2 // mean of ranks lo+1 .. hi
+		for _, i := range idx[lo:hi] {
+			ranks[i] = mid
+		}
+		lo = hi
+	}
+	return ranks
 }
 
 // groupThousands writes n with comma separators: 19490 -> "19,490".
@@ -553,6 +784,7 @@ type (
 		Policies  []string       `json:"policies"`
 		Seeds     []uint64       `json:"seeds"`
 		Bins      []int64        `json:"bins_max_bytes"`
+		Rewards   []string       `json:"rewards,omitempty"`
 		Scenarios []scenarioJSON `json:"scenarios"`
 	}
 	scenarioJSON struct {
@@ -603,8 +835,25 @@ type (
 		SmallP99               float64   `json:"slowdown_p99_small"`         // flows <= 100 KB
 		SlowdownByBin          []Stats   `json:"slowdown_by_figure_bin"`
 		PerSeed                []Summary `json:"per_seed"`
+		// per EvalReport.Rewards; null where no interval was scored
+		Rewards        []*float64   `json:"rewards,omitempty"`
+		PerSeedRewards [][]*float64 `json:"per_seed_rewards,omitempty"`
 	}
 )
+
+// jsonFloats returns v with NaNs as nil, which JSON writes as null.
+func jsonFloats(v []float64) []*float64 {
+	if v == nil {
+		return nil
+	}
+	out := make([]*float64, len(v))
+	for i := range v {
+		if !math.IsNaN(v[i]) {
+			out[i] = &v[i]
+		}
+	}
+	return out
+}
 
 // WriteJSON writes the report as indented JSON: the reference, policies,
 // seeds and figure bins, then per scenario its metadata (name, description,
@@ -612,9 +861,11 @@ type (
 // flow-size CDF as {Bytes, Percent} points) and per policy the merged
 // Summary under "summary" with the simulator's keys, the mean slowdown
 // divided by the reference's, the p99 slowdown of flows of at most 100 KB,
-// the slowdown per figure bin and the per-seed summaries.
+// the slowdown per figure bin, the per-seed summaries and, with rewards,
+// the scores under each of them ("rewards", in the order of the top-level
+// "rewards"; null where no interval was scored) and per seed.
 func (r *EvalReport) WriteJSON(w io.Writer) error {
-	out := evalJSON{Reference: r.Reference, Policies: r.Policies, Seeds: r.Seeds, Bins: r.Bins}
+	out := evalJSON{Reference: r.Reference, Policies: r.Policies, Seeds: r.Seeds, Bins: r.Bins, Rewards: r.Rewards}
 	for si, sr := range r.Scenarios {
 		s := sr.Scenario
 		sj := scenarioJSON{
@@ -642,7 +893,10 @@ func (r *EvalReport) WriteJSON(w io.Writer) error {
 		}
 		for pi, pr := range sr.Policies {
 			pj := policyJSON{Policy: pr.Policy, Summary: pr.Summary, SmallP99: pr.SmallP99,
-				SlowdownByBin: pr.SlowdownByBin, PerSeed: pr.PerSeed}
+				SlowdownByBin: pr.SlowdownByBin, PerSeed: pr.PerSeed, Rewards: jsonFloats(pr.Rewards)}
+			for _, v := range pr.PerSeedRewards {
+				pj.PerSeedRewards = append(pj.PerSeedRewards, jsonFloats(v))
+			}
 			if v := r.NormalizedMeanSlowdown(si, pi); !math.IsNaN(v) {
 				pj.NormalizedMeanSlowdown = &v
 			}

@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"math"
 	"reflect"
 	"strings"
 	"sync/atomic"
@@ -253,6 +254,194 @@ func TestEvaluateReportsFailedLinks(t *testing.T) {
 	for k, names := range r.Scenarios[0].FailedLinks {
 		if len(names) != 1 || !strings.HasPrefix(names[0], "leaf") || !strings.Contains(md.String(), names[0]) {
 			t.Errorf("seed %d: failed links %v\n%s", c.Seeds[k], names, md.String())
+		}
+	}
+}
+
+// recorder is a static policy that keeps the end of every interval it saw.
+type recorder struct{ ends []int64 }
+
+func (r *recorder) Decide(t *control.Telemetry, _ []control.ECN) { r.ends = append(r.ends, t.Now) }
+
+func TestEvaluateRewards(t *testing.T) {
+	plain, err := Evaluate(context.Background(), tinyEval())
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := tinyEval()
+	// "end" scores an interval by its end in ms, "one" by 1: their means
+	// are the mean end of the scored intervals and 1.
+	c.Rewards = []NamedReward{
+		{Name: "end", New: func(*topo.Fabric) func(*control.Telemetry) float64 {
+			return func(t *control.Telemetry) float64 { return float64(t.Now) / float64(topo.Millisecond) }
+		}},
+		{Name: "one", New: func(*topo.Fabric) func(*control.Telemetry) float64 {
+			return func(*control.Telemetry) float64 { return 1 }
+		}},
+	}
+	r, err := Evaluate(context.Background(), c)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !reflect.DeepEqual(r.Rewards, []string{"end", "one"}) {
+		t.Errorf("report rewards %v", r.Rewards)
+	}
+	// Scoring changes nothing of the runs.
+	rw := machineFree(r)
+	for si := range rw.Scenarios {
+		for pi := range rw.Scenarios[si].Policies {
+			pr := &rw.Scenarios[si].Policies[pi]
+			pr.Rewards, pr.PerSeedRewards = nil, nil
+		}
+	}
+	rw.Rewards = nil
+	if !reflect.DeepEqual(rw, machineFree(plain)) {
+		t.Error("a report with rewards differs from one without in more than the rewards")
+	}
+	r, err = Evaluate(context.Background(), c) // rw was cleared
+	if err != nil {
+		t.Fatal(err)
+	}
+	// The window: intervals ending within the scenario's arrival window
+	// after the first flow's start, checked against a run that records them.
+	sc := c.Scenarios[0]
+	for pi, pol := range c.Policies {
+		pr := r.Scenarios[0].Policies[pi]
+		if len(pr.PerSeedRewards) != len(c.Seeds) || len(pr.Rewards) != 2 {
+			t.Fatalf("%s: rewards %v per seed %v", pol.Name, pr.Rewards, pr.PerSeedRewards)
+		}
+		var mean float64
+		for k, seed := range c.Seeds {
+			f, flows, err := sc.Build(seed)
+			if err != nil {
+				t.Fatal(err)
+			}
+			_, ecn, err := pol.New(f, sc, seed)
+			if err != nil {
+				t.Fatal(err)
+			}
+			rec := &recorder{}
+			if _, err := Run(Config{Fabric: f, Flows: flows, Seed: seed, ECN: ecn, Policy: rec}); err != nil {
+				t.Fatal(err)
+			}
+			first := flows[0].Start
+			for _, fl := range flows {
+				first = min(first, fl.Start)
+			}
+			var sum float64
+			n := 0
+			for _, e := range rec.ends {
+				if e <= first+sc.Gen.Duration {
+					sum += float64(e) / float64(topo.Millisecond)
+					n++
+				}
+			}
+			if n == 0 || n == len(rec.ends) {
+				t.Fatalf("seed %d: %d of %d intervals in the window: the test needs some on either side", seed, n, len(rec.ends))
+			}
+			want := sum / float64(n)
+			if got := pr.PerSeedRewards[k]; math.Abs(got[0]-want) > 1e-12 || got[1] != 1 {
+				t.Errorf("%s seed %d: rewards %v, want [%v 1]", pol.Name, seed, got, want)
+			}
+			mean += want / float64(len(c.Seeds))
+		}
+		if math.Abs(pr.Rewards[0]-mean) > 1e-12 || pr.Rewards[1] != 1 {
+			t.Errorf("%s: rewards %v, want [%v 1]", pol.Name, pr.Rewards, mean)
+		}
+	}
+
+	var md bytes.Buffer
+	if err := r.WriteMarkdown(&md); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(md.String(), "| reward end | reward one |") {
+		t.Errorf("markdown lacks the reward columns:\n%s", md.String())
+	}
+	if strings.Contains(md.String(), "## Reward against mean slowdown") {
+		t.Errorf("markdown ranks two policies:\n%s", md.String())
+	}
+	var js bytes.Buffer
+	if err := r.WriteJSON(&js); err != nil {
+		t.Fatal(err)
+	}
+	var got struct {
+		Rewards   []string `json:"rewards"`
+		Scenarios []struct {
+			Results []struct {
+				Rewards        []*float64   `json:"rewards"`
+				PerSeedRewards [][]*float64 `json:"per_seed_rewards"`
+			} `json:"results"`
+		} `json:"scenarios"`
+	}
+	if err := json.Unmarshal(js.Bytes(), &got); err != nil {
+		t.Fatal(err)
+	}
+	if !reflect.DeepEqual(got.Rewards, r.Rewards) {
+		t.Errorf("JSON rewards %v", got.Rewards)
+	}
+	for pi, res := range got.Scenarios[0].Results {
+		pr := r.Scenarios[0].Policies[pi]
+		if len(res.Rewards) != 2 || *res.Rewards[0] != pr.Rewards[0] || len(res.PerSeedRewards) != 2 || *res.PerSeedRewards[1][0] != pr.PerSeedRewards[1][0] {
+			t.Errorf("JSON results %d: rewards %v per seed %v", pi, res.Rewards, res.PerSeedRewards)
+		}
+	}
+}
+
+func TestRewardAlignmentReport(t *testing.T) {
+	pol := func(name string, slow float64, rw ...float64) PolicyResult {
+		return PolicyResult{Policy: name, Summary: Summary{Slowdown: Stats{Mean: slow}}, Rewards: rw}
+	}
+	r := &EvalReport{
+		Reference: "a", Policies: []string{"a", "b", "c"}, Rewards: []string{"same", "reversed", "unscored"},
+		Scenarios: []ScenarioResult{{
+			Scenario: tinyScenario(), Flows: []int{0},
+			Policies: []PolicyResult{
+				pol("a", 3, 0.5, 0.9, math.NaN()),
+				pol("b", 2, 0.6, 0.8, math.NaN()),
+				pol("c", 4, 0.4, 0.95, math.NaN()),
+			},
+		}},
+		Seeds: []uint64{1},
+	}
+	var md bytes.Buffer
+	if err := r.WriteMarkdown(&md); err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{
+		"| tiny | same | b | 2.000 (1 of 3) | b | 1 of 3 | 1.000 |",
+		"| tiny | reversed | c | 4.000 (3 of 3) | b | 3 of 3 | -1.000 |",
+		"| a | 3.000 |", "| 0.5000 | 0.9000 | – |",
+	} {
+		if !strings.Contains(md.String(), want) {
+			t.Errorf("report lacks %q:\n%s", want, md.String())
+		}
+	}
+	if strings.Contains(md.String(), "| tiny | unscored |") {
+		t.Errorf("a reward without scores got an alignment row:\n%s", md.String())
+	}
+}
+
+func TestSpearman(t *testing.T) {
+	nan := math.NaN()
+	for _, c := range []struct {
+		name string
+		x, y []float64
+		want float64
+	}{
+		{"same order", []float64{1, 2, 3, 4}, []float64{10, 20, 30, 40}, 1},
+		{"monotone, not linear", []float64{1, 2, 3, 4}, []float64{1, 8, 27, 1000}, 1},
+		{"reversed", []float64{1, 2, 3}, []float64{3, 2, 1}, -1},
+		// ranks x: 1, 2.5, 2.5, 4; y: 1, 2, 3, 4: Pearson of ranks
+		{"ties", []float64{1, 2, 2, 3}, []float64{1, 2, 3, 4}, 4.5 / math.Sqrt(4.5*5)},
+		{"one swap of five", []float64{1, 2, 3, 4, 5}, []float64{1, 2, 3, 5, 4}, 0.9},
+		{"constant", []float64{1, 1, 1}, []float64{1, 2, 3}, nan},
+		{"NaN", []float64{1, nan, 3}, []float64{1, 2, 3}, nan},
+		{"lengths differ", []float64{1, 2}, []float64{1, 2, 3}, nan},
+		{"one pair", []float64{1}, []float64{1}, nan},
+	} {
+		got := Spearman(c.x, c.y)
+		if math.IsNaN(c.want) != math.IsNaN(got) || !math.IsNaN(c.want) && math.Abs(got-c.want) > 1e-12 {
+			t.Errorf("%s: Spearman = %v, want %v", c.name, got, c.want)
 		}
 	}
 }

@@ -19,6 +19,7 @@ import (
 	"graphcc/control"
 	"graphcc/gnn"
 	"graphcc/replay"
+	"graphcc/topo"
 )
 
 // policyDef is one entry of the ECN policy registry (ecnPolicy in sim.go).
@@ -139,6 +140,50 @@ type evalOpts struct {
 	interval     string
 	hw           hwFlags
 	accEps       int
+	rewards      string
+}
+
+// defaultEvalRewards is the reward eval scores every run with unless told
+// otherwise: the one graphcc train uses by default.
+func defaultEvalRewards() string {
+	return fmt.Sprintf("%s:%d", gnn.DefaultTrainConfig().Shape, gnn.DefaultRewardQueueKB)
+}
+
+// parseRewards parses a --rewards value: comma-separated SHAPE[:Q_KB]
+// (linear, convex or concave; Q in KB at 25 Gbps, by default
+// gnn.DefaultRewardQueueKB), each named SHAPE:Q. An empty value is no
+// reward.
+func parseRewards(v string) ([]replay.NamedReward, error) {
+	if strings.TrimSpace(v) == "" {
+		return nil, nil
+	}
+	var out []replay.NamedReward
+	seen := map[string]bool{}
+	for _, spec := range strings.Split(v, ",") {
+		spec = strings.TrimSpace(spec)
+		name, qs, hasQ := strings.Cut(spec, ":")
+		shape, err := gnn.ParseRewardShape(name)
+		if err != nil {
+			return nil, fmt.Errorf("--rewards %s: %s: %w", v, spec, err)
+		}
+		q := float64(gnn.DefaultRewardQueueKB)
+		if hasQ {
+			q, err = strconv.ParseFloat(qs, 64)
+			if err != nil || !(q > 0) || q > 1e9 {
+				return nil, fmt.Errorf("--rewards %s: %s: queue Q %q must be a number of KB in (0, 1e9]", v, spec, qs)
+			}
+		}
+		n := shape.String() + ":" + strconv.FormatFloat(q, 'g', -1, 64)
+		if seen[n] {
+			return nil, fmt.Errorf("--rewards %s: %s given twice", v, n)
+		}
+		seen[n] = true
+		fc := gnn.FeatureConfig{RewardQueue: q * control.KB}
+		out = append(out, replay.NamedReward{Name: n, New: func(f *topo.Fabric) func(*control.Telemetry) float64 {
+			return gnn.NewRewardMeter(f, fc, shape, gnn.DefaultWeightQ).Score
+		}})
+	}
+	return out, nil
 }
 
 // defaultEvalSeeds are the evaluation's seeds, 1001 and 1002. Training must
@@ -154,6 +199,7 @@ func newEvalCmd(logger loggerFunc) *cobra.Command {
 		out:       "eval-out",
 		interval:  formatDuration(replay.DefaultInterval),
 		hw:        defaultHW(),
+		rewards:   defaultEvalRewards(),
 	}
 	cmd := &cobra.Command{
 		Use:   "eval [flags]",
@@ -186,6 +232,15 @@ settings a learned policy chooses from, each as static:KMIN_KB,KMAX_KB,PMAX
 (static:2,16,0.01 to static:32,256,1): how much any fixed setting achieves
 (with --reference static, say).
 
+Every run is also scored with the reward of training, as if it were a
+training episode (--rewards; by default graphcc train's, convex:25): the
+agents' mean reward per control interval over the scenario's arrival
+window, whatever the policy. With several rewards and at least three
+policies the report ends with how well each reward ranks the policies as
+their mean slowdowns do (the policy of highest reward, and Spearman's rank
+correlation): --policies static,graphcc,grid --rewards linear:25,convex:64
+asks which reward a learner should maximize to shorten flows.
+
 The default seeds, 1001 and 1002, are reserved for evaluation: training
 draws its episode traces from 64-bit seeds derived from its own seed, which
 meet 1001 or 1002 with a probability of about 1e-16. A progress
@@ -205,6 +260,7 @@ bar of the runs is drawn on stderr when it is a terminal.`,
 	fs.StringVar(&o.out, "out", o.out, "directory of report.md and the figures (created if missing; its parent must exist)")
 	fs.StringVar(&o.jsonOut, "json", "", "also write the report as JSON here (per scenario and policy the simulator's summary)")
 	fs.IntVar(&o.workers, "workers", 0, "simulations run at once (0: one per CPU)")
+	fs.StringVar(&o.rewards, "rewards", o.rewards, "comma-separated training rewards to score every run with, SHAPE[:Q_KB] (linear, convex or concave; Q as train's --reward-queue-kb): the agents' mean reward 0.7*f(min(q/Q,1)) + 0.3*u per control interval over the scenario's arrival window, as a training episode sees it; \"\" for none")
 	fs.IntVar(&o.accEps, "acc-episodes", defaultACCEpisodes, "episodes ACC trains on each scenario before it is evaluated (policy acc without a model file)")
 	o.hw.addFlags(fs)
 	fs.StringVar(&o.interval, "interval", o.interval, "control interval")
@@ -290,6 +346,9 @@ func (o *evalOpts) config(fs *pflag.FlagSet, env policyEnv) (replay.EvalConfig, 
 		return c, fmt.Errorf("--workers %d: must not be negative", o.workers)
 	}
 	c.Workers = o.workers
+	if c.Rewards, err = parseRewards(o.rewards); err != nil {
+		return c, err
+	}
 	return c, nil
 }
 

@@ -4,11 +4,14 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"math"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
+	"graphcc/control"
 	"graphcc/gnn"
 	"graphcc/replay"
 	"graphcc/topo"
@@ -135,6 +138,10 @@ func TestEvalBadFlags(t *testing.T) {
 		{[]string{"--json", filepath.Join(dir, "no-dir", "r.json")}, "--json"},
 		{[]string{"--workers", "-1"}, "--workers -1"},
 		{[]string{"--interval", "0"}, "--interval 0"},
+		{[]string{"--rewards", "convex:25,cubic"}, `--rewards convex:25,cubic: cubic: gnn: unknown reward shape "cubic"`},
+		{[]string{"--rewards", "linear:0"}, `--rewards linear:0: linear:0: queue Q "0" must be a number of KB in (0, 1e9]`},
+		{[]string{"--rewards", "linear:x"}, `queue Q "x" must be`},
+		{[]string{"--rewards", "convex,convex:25"}, "--rewards convex,convex:25: convex:25 given twice"},
 	} {
 		args := append([]string{"eval", "--scenarios", "tiny", "--seeds", "1", "--out", out}, tc.args...)
 		_, _, err := execute(t, context.Background(), args...)
@@ -369,6 +376,53 @@ func TestSimScenario(t *testing.T) {
 		_, _, err := execute(t, t.Context(), append([]string{"sim"}, tc.args...)...)
 		if err == nil || !strings.Contains(err.Error(), tc.want) {
 			t.Errorf("sim %v: error %v, want one containing %q", tc.args, err, tc.want)
+		}
+	}
+}
+
+func TestParseRewards(t *testing.T) {
+	for _, tc := range []struct {
+		in   string
+		want []string
+	}{
+		{"", nil},
+		{" ", nil},
+		{defaultEvalRewards(), []string{"convex:25"}},
+		{"linear, concave:32,convex:12.5", []string{"linear:25", "concave:32", "convex:12.5"}},
+	} {
+		rs, err := parseRewards(tc.in)
+		if err != nil {
+			t.Fatalf("parseRewards(%q): %v", tc.in, err)
+		}
+		var names []string
+		for _, r := range rs {
+			names = append(names, r.Name)
+		}
+		if !slices.Equal(names, tc.want) {
+			t.Errorf("parseRewards(%q) = %v, want %v", tc.in, names, tc.want)
+		}
+	}
+	// Each reward scores with its own shape and Q: on a port queued at
+	// 16 KB, idle otherwise, f(16/Q) weighted 0.7, averaged over the agents.
+	f, err := topo.Clos(topo.ClosConfig{Leaves: 1, Spines: 1, HostsPerLeaf: 1, HostRate: 25 * topo.Gbps, FabricRate: 25 * topo.Gbps, LinkDelay: topo.Microsecond, Buffer: 1 << 20})
+	if err != nil {
+		t.Fatal(err)
+	}
+	agents := f.Agents()
+	tel := &control.Telemetry{Interval: replay.DefaultInterval, Ports: make([]control.PortSample, len(f.Ports))}
+	tel.Ports[agents[0]].EnqHist.Add(15) // 15 packets met on arrival
+	q := tel.Ports[agents[0]].QueueFeature()
+	rs, err := parseRewards("linear:32,concave:64")
+	if err != nil {
+		t.Fatal(err)
+	}
+	n := float64(len(agents))
+	for i, want := range []float64{
+		0.7*(1-q/32000)/n + 0.7*(n-1)/n,
+		0.7*(1-(q/64000)*(q/64000))/n + 0.7*(n-1)/n,
+	} {
+		if got := rs[i].New(f)(tel); math.Abs(got-want) > 1e-12 {
+			t.Errorf("%s: score %v, want %v (queue %v B)", rs[i].Name, got, want, q)
 		}
 	}
 }
