@@ -7,6 +7,7 @@ import (
 	"math"
 	"math/rand/v2"
 	"runtime"
+	"slices"
 	"sync"
 
 	"graphcc/control"
@@ -60,6 +61,24 @@ type TrainConfig struct {
 
 	// Progress, if set, is called after every round of episodes.
 	Progress func(EpisodeStats)
+
+	// Resume, if set, continues the run that wrote it instead of starting
+	// anew: the result is the one that run would have given had it not
+	// stopped. It must come from a run with the same settings (the same
+	// TrainConfig but for Episode, Progress and the checkpoint fields, and
+	// an Episode source that gives the same episodes); Train names every
+	// setting that differs and refuses.
+	Resume *Checkpoint
+	// Checkpoint, if set, is given the run's state after every round that
+	// completes a multiple of CheckpointEvery episodes, and, if ctx ends
+	// the run, the state after its last complete round; save it there (see
+	// Checkpoint). An error it returns ends the run.
+	Checkpoint func(*Checkpoint) error
+	// CheckpointEvery is the number of episodes between checkpoints; 0
+	// leaves only the one at an interruption.
+	CheckpointEvery int
+	// CheckpointMeta is every checkpoint's Meta.
+	CheckpointMeta map[string]string
 }
 
 // DefaultTrainConfig returns the training settings of the shipped model.
@@ -130,6 +149,8 @@ func (c *TrainConfig) fill() error {
 		return fmt.Errorf("train: epsilon %v to %v must be in [0, 1]", c.EpsStart, c.EpsEnd)
 	case c.EpisodeTime <= 0 || c.Interval <= 0:
 		return fmt.Errorf("train: episode time %d and interval %d must be positive", c.EpisodeTime, c.Interval)
+	case c.CheckpointEvery < 0:
+		return fmt.Errorf("train: checkpoint every %d episodes: must not be negative", c.CheckpointEvery)
 	}
 	return nil
 }
@@ -252,7 +273,8 @@ func Train(ctx context.Context, c TrainConfig) (*TrainResult, error) {
 	if err := c.fill(); err != nil {
 		return nil, err
 	}
-	root := rand.New(rand.NewPCG(c.Seed, 0x747261696e))
+	rootSrc := rand.NewPCG(c.Seed, 0x747261696e)
+	root := rand.New(rootSrc)
 	f0, _, err := c.Episode(root.Uint64())
 	if err != nil {
 		return nil, fmt.Errorf("train: episode: %w", err)
@@ -276,12 +298,62 @@ func Train(ctx context.Context, c TrainConfig) (*TrainResult, error) {
 	buf := NewReplayBuffer(c.Buffer, len(f0.Ports)*perPort/NumFeatures, len(agents))
 	adam := NewAdam(len(online.params()), c.LR)
 	lrn := newLearner(online, target, c, len(f0.Ports)*perPort, len(agents))
-	sampler := rand.New(rand.NewPCG(c.Seed, 0x73616d70))
-	updates := 0
+	samplerSrc := rand.NewPCG(c.Seed, 0x73616d70)
+	sampler := rand.New(samplerSrc)
+	updates, done := 0, 0
+	fingerprint := trainFingerprint(&c)
+	if ck := c.Resume; ck != nil {
+		if err := ck.checkResume(fingerprint); err != nil {
+			return nil, fmt.Errorf("train: resume: %w", err)
+		}
+		if err := ck.fits(online, buf); err != nil {
+			return nil, fmt.Errorf("train: resume: %w", err)
+		}
+		if err := errors.Join(rootSrc.UnmarshalBinary(ck.Root), samplerSrc.UnmarshalBinary(ck.Sampler)); err != nil {
+			return nil, fmt.Errorf("train: resume: %w: random state: %w", ErrCheckpoint, err)
+		}
+		copy(online.params(), ck.Online)
+		copy(target.params(), ck.Target)
+		copy(adam.m, ck.AdamM)
+		copy(adam.v, ck.AdamV)
+		adam.t = ck.AdamT
+		buf = ck.Buffer
+		updates, done = ck.Updates, ck.Episodes
+		res.Stats = slices.Clone(ck.Stats)
+	}
+	// checkpoint hands the state after the last complete round to
+	// c.Checkpoint; rootState is the episode seeds' source then.
+	checkpoint := func(rootState []byte) error {
+		if c.Checkpoint == nil {
+			return nil
+		}
+		samplerState, err := samplerSrc.MarshalBinary()
+		if err != nil {
+			return err
+		}
+		return c.Checkpoint(&Checkpoint{
+			Config: fingerprint, Meta: c.CheckpointMeta, Episodes: done, Updates: updates, Stats: res.Stats,
+			Online: online.params(), Target: target.params(), AdamM: adam.m, AdamV: adam.v, AdamT: adam.t,
+			Root: rootState, Sampler: samplerState, Buffer: buf,
+		})
+	}
+	// interrupted is the error of a run that ctx ended after done episodes,
+	// with their checkpoint.
+	interrupted := func(rootState []byte) error {
+		err := fmt.Errorf("train: after %d episodes: %w", done, context.Cause(ctx))
+		if cerr := checkpoint(rootState); cerr != nil {
+			err = errors.Join(err, fmt.Errorf("train: checkpoint: %w", cerr))
+		}
+		return err
+	}
 
-	for done := 0; done < c.Episodes; {
-		if err := ctx.Err(); err != nil {
-			return nil, fmt.Errorf("train: after %d episodes: %w", done, context.Cause(ctx))
+	for done < c.Episodes {
+		rootState, err := rootSrc.MarshalBinary()
+		if err != nil {
+			return nil, fmt.Errorf("train: %w", err)
+		}
+		if ctx.Err() != nil {
+			return nil, interrupted(rootState)
 		}
 		n := min(c.Workers, c.Episodes-done)
 		eps := c.epsilon(done)
@@ -300,13 +372,21 @@ func Train(ctx context.Context, c TrainConfig) (*TrainResult, error) {
 			}()
 		}
 		wg.Wait()
+		// A round that fails changes nothing: the state stays that of the
+		// last complete round.
+		for i := range outs {
+			if outs[i].err == nil {
+				continue
+			}
+			if ctx.Err() != nil {
+				return nil, interrupted(rootState)
+			}
+			return nil, fmt.Errorf("train: episode %d: %w", done+i+1, outs[i].err)
+		}
 		st := EpisodeStats{Episode: done + n, Epsilon: eps, Loss: math.NaN()}
 		var rsum float64
 		var rn, fin int
 		for i := range outs {
-			if outs[i].err != nil {
-				return nil, fmt.Errorf("train: episode %d: %w", done+i+1, outs[i].err)
-			}
 			for _, t := range outs[i].steps {
 				buf.Add(t.prev, t.actions, t.rewards, t.next)
 				for _, r := range t.rewards {
@@ -340,8 +420,37 @@ func Train(ctx context.Context, c TrainConfig) (*TrainResult, error) {
 		if c.Progress != nil {
 			c.Progress(st)
 		}
+		if every := c.CheckpointEvery; every > 0 && done/every > (done-n)/every {
+			rootState, err := rootSrc.MarshalBinary()
+			if err == nil {
+				err = checkpoint(rootState)
+			}
+			if err != nil {
+				return nil, fmt.Errorf("train: checkpoint after %d episodes: %w", done, err)
+			}
+		}
 	}
 	return &res, nil
+}
+
+// fits checks that ck's networks and replay buffer have the shapes of
+// online and buf, the run's own.
+func (ck *Checkpoint) fits(online qnet, buf *ReplayBuffer) error {
+	b := ck.Buffer
+	n := len(online.params())
+	switch {
+	case len(ck.Online) != n || len(ck.Target) != n || len(ck.AdamM) != n || len(ck.AdamV) != n:
+		return fmt.Errorf("%w: %d parameters (target %d, Adam %d and %d), the network has %d",
+			ErrCheckpoint, len(ck.Online), len(ck.Target), len(ck.AdamM), len(ck.AdamV), n)
+	case b == nil:
+		return fmt.Errorf("%w: no replay buffer", ErrCheckpoint)
+	case b.cap != buf.cap || b.featLen != buf.featLen || b.agents != buf.agents:
+		return fmt.Errorf("%w: replay buffer of %d transitions of %d features and %d agents, the run's has %d, %d and %d",
+			ErrCheckpoint, b.cap, b.featLen, b.agents, buf.cap, buf.featLen, buf.agents)
+	case ck.Episodes > 0 && len(ck.Stats) == 0:
+		return fmt.Errorf("%w: %d episodes done but no round statistics", ErrCheckpoint, ck.Episodes)
+	}
+	return nil
 }
 
 func (c *TrainConfig) epsilon(episode int) float64 {

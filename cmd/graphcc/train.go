@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"log/slog"
@@ -35,10 +36,13 @@ type trainOpts struct {
 	seed         uint64
 	hw           hwFlags
 	c            gnn.TrainConfig
+	checkpoint   string
+	ckEvery      int
+	resume       string
 }
 
 func newTrainCmd(logger loggerFunc) *cobra.Command {
-	o := trainOpts{scenario: replay.DefaultScenario().Name, kind: "graphcc", c: gnn.DefaultTrainConfig(), reward: "convex", seed: 1, hw: defaultHW()}
+	o := trainOpts{scenario: replay.DefaultScenario().Name, kind: "graphcc", c: gnn.DefaultTrainConfig(), reward: "convex", seed: 1, hw: defaultHW(), ckEvery: 25}
 	cmd := &cobra.Command{
 		Use:   "train --out MODEL [flags]",
 		Short: "Train a GraphCC (or ACC) ECN policy by multi-agent deep Q-learning in the simulator",
@@ -53,7 +57,15 @@ follow each round. The same flags and seed train the same model.
 It writes the model to --out (a versioned model file, written atomically)
 and the training curve to --curve (CSV, and a PNG beside it). A progress bar
 with episode, epsilon, mean reward and loss is drawn on stderr when it is a
-terminal.`,
+terminal.
+
+With --checkpoint FILE it also saves the whole state of the run (weights,
+target network, Adam, replay buffer, random sources, curve so far) to FILE,
+atomically, every --checkpoint-every episodes and when it is interrupted
+(Ctrl-C, SIGTERM). --resume FILE continues such a run, with the same flags
+(the scenario and every learning and simulator setting; train names any
+that differ and refuses), and ends with the very model and curve the run
+would have given had it not stopped.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			return o.run(cmd.Context(), cmd, logger(cmd))
@@ -81,16 +93,44 @@ terminal.`,
 	fs.Float64Var(&o.c.EpsEnd, "eps-end", o.c.EpsEnd, "final exploration rate (it decays linearly from --eps-start)")
 	fs.Float64Var(&o.c.EpsStart, "eps-start", o.c.EpsStart, "initial exploration rate")
 	fs.Float64Var(&o.c.EpsDecay, "eps-decay", o.c.EpsDecay, "fraction of the episodes over which epsilon decays")
+	fs.StringVar(&o.checkpoint, "checkpoint", "", "save the run's whole state here (atomically) every --checkpoint-every episodes and when interrupted, to --resume it")
+	fs.IntVar(&o.ckEvery, "checkpoint-every", o.ckEvery, "episodes between checkpoints (rounded up to whole rounds of --workers episodes)")
+	fs.StringVar(&o.resume, "resume", "", "continue the run of this checkpoint (the same flags otherwise); may be --checkpoint's own file")
 	o.hw.addFlags(fs)
 	return cmd
+}
+
+// checkpointMeta is what a checkpoint records of the CLI's run beyond the
+// training settings: the scenario, which the trainer sees only as a source
+// of episodes.
+func checkpointMeta(sc replay.Scenario, scenarioFile string) map[string]string {
+	return map[string]string{"scenario": sc.Name, "scenario_summary": sc.Describe(), "scenario_file": scenarioFile}
+}
+
+// checkResumeMeta returns an error naming the scenario fields in which the
+// checkpoint's run differs from this one.
+func checkResumeMeta(path string, got, want map[string]string) error {
+	var errs []error
+	for _, k := range []string{"scenario", "scenario_summary"} {
+		if got[k] != want[k] {
+			errs = append(errs, fmt.Errorf("%s is %q in the checkpoint, %q in this run", k, got[k], want[k]))
+		}
+	}
+	if len(errs) > 0 {
+		return fmt.Errorf("--resume %s: %w: it belongs to another run: %w", path, gnn.ErrCheckpoint, errors.Join(errs...))
+	}
+	return nil
 }
 
 func (o *trainOpts) run(ctx context.Context, cmd *cobra.Command, log *slog.Logger) error {
 	if o.out == "" {
 		return fmt.Errorf("--out: required")
 	}
-	if err := checkOutputs("out", o.out, "curve", o.curve); err != nil {
+	if err := checkOutputs("out", o.out, "curve", o.curve, "checkpoint", o.checkpoint); err != nil {
 		return err
+	}
+	if o.ckEvery < 1 {
+		return fmt.Errorf("--checkpoint-every %d: must be at least 1", o.ckEvery)
 	}
 	set, err := loadScenarioSet(o.scenarioFile)
 	if err != nil {
@@ -121,6 +161,29 @@ func (o *trainOpts) run(ctx context.Context, cmd *cobra.Command, log *slog.Logge
 	if c.Params, err = o.hw.params(); err != nil {
 		return err
 	}
+	c.CheckpointMeta = checkpointMeta(sc, o.scenarioFile)
+	if o.resume != "" {
+		ck, err := gnn.LoadCheckpoint(o.resume)
+		if err != nil {
+			return fmt.Errorf("--resume: %w", err)
+		}
+		if err := checkResumeMeta(o.resume, ck.Meta, c.CheckpointMeta); err != nil {
+			return err
+		}
+		c.Resume = ck
+	}
+	saved := -1 // episodes of the last checkpoint saved
+	if o.checkpoint != "" {
+		c.CheckpointEvery = o.ckEvery
+		c.Checkpoint = func(ck *gnn.Checkpoint) error {
+			if err := ck.Save(o.checkpoint); err != nil {
+				return err
+			}
+			saved = ck.Episodes
+			log.Info("checkpoint", "episodes", ck.Episodes, "file", o.checkpoint)
+			return nil
+		}
+	}
 	bar := newTrainBar(cmd.ErrOrStderr(), c.Episodes)
 	c.Progress = func(st gnn.EpisodeStats) {
 		bar.update(st)
@@ -130,6 +193,9 @@ func (o *trainOpts) run(ctx context.Context, cmd *cobra.Command, log *slog.Logge
 	res, err := gnn.Train(ctx, c)
 	bar.done()
 	if err != nil {
+		if saved >= 0 && ctx.Err() != nil {
+			return fmt.Errorf("%w; the state after %d episodes is in %s: continue with the same flags and --resume %s", err, saved, o.checkpoint, o.checkpoint)
+		}
 		return err
 	}
 	wall := time.Since(start)
@@ -144,6 +210,9 @@ func (o *trainOpts) run(ctx context.Context, cmd *cobra.Command, log *slog.Logge
 	if o.scenarioFile != "" {
 		meta["scenario_file"] = o.scenarioFile
 		meta["scenario_summary"] = sc.Describe()
+	}
+	if ck := c.Resume; ck != nil {
+		meta["resumed_from"] = fmt.Sprintf("%s after %d episodes", o.resume, ck.Episodes)
 	}
 	var file *gnn.File
 	if c.Kind == "graphcc" {

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -65,6 +66,9 @@ func TestTrainBadFlags(t *testing.T) {
 		{[]string{"--scenario", "tiny", "--out", filepath.Join(dir, "nodir", "m")}, "--out"},
 		{[]string{"--scenario", "tiny", "--out", filepath.Join(dir, "m"), "--kmin-kb", "10"}, "--kmin-kb"},
 		{[]string{"--scenario", "tiny", "--out", filepath.Join(dir, "m"), "--window", "-5"}, "--window"},
+		{[]string{"--scenario", "tiny", "--out", filepath.Join(dir, "m"), "--checkpoint", filepath.Join(dir, "c"), "--checkpoint-every", "0"}, "--checkpoint-every 0: must be at least 1"},
+		{[]string{"--scenario", "tiny", "--out", filepath.Join(dir, "m"), "--checkpoint", filepath.Join(dir, "nodir", "c")}, "--checkpoint " + filepath.Join(dir, "nodir", "c")},
+		{[]string{"--scenario", "tiny", "--out", filepath.Join(dir, "m"), "--resume", filepath.Join(dir, "none.ckpt")}, "--resume: load checkpoint: open " + filepath.Join(dir, "none.ckpt")},
 	} {
 		_, _, err := execute(t, t.Context(), append([]string{"train"}, tc.args...)...)
 		if err == nil || !strings.Contains(err.Error(), tc.want) {
@@ -125,5 +129,83 @@ func TestACCTrainsOnEvalParams(t *testing.T) {
 		if c.Params.AckHighPriority != tc.wantAckFirst || c.Interval != tc.wantInterval || c.Kind != "acc" || c.Episodes != 3 {
 			t.Errorf("env %+v: ack first %v, interval %d, kind %s, episodes %d", tc.env, c.Params.AckHighPriority, c.Interval, c.Kind, c.Episodes)
 		}
+	}
+}
+
+// TestTrainCheckpointResume checks --checkpoint and --resume: a run resumed
+// from a checkpoint, or from an interruption before its first episode, ends
+// with the weights of the run that never stopped, and a resume under other
+// flags is refused, naming them.
+func TestTrainCheckpointResume(t *testing.T) {
+	withTinyScenario(t)
+	dir := t.TempDir()
+	small := []string{"--scenario", "tiny", "--episodes", "6", "--warmup", "20", "--updates", "3", "--workers", "2"}
+	weights := func(path string) []float64 {
+		f, err := gnn.Load(path, gnn.Expect{Kind: gnn.KindGraphCC})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return f.Params
+	}
+	whole := filepath.Join(dir, "whole.model")
+	run(t, append([]string{"train", "--out", whole}, small...)...)
+
+	ck := filepath.Join(dir, "run.ckpt")
+	run(t, append([]string{"train", "--out", filepath.Join(dir, "first.model"), "--checkpoint", ck, "--checkpoint-every", "4"}, small...)...)
+	st, err := gnn.LoadCheckpoint(ck)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if st.Episodes != 4 || st.Meta["scenario"] != "tiny" {
+		t.Fatalf("checkpoint after %d episodes of %q, want 4 of tiny", st.Episodes, st.Meta["scenario"])
+	}
+	resumed := filepath.Join(dir, "resumed.model")
+	run(t, append([]string{"train", "--out", resumed, "--resume", ck}, small...)...)
+	if !slices.Equal(weights(resumed), weights(whole)) {
+		t.Error("the resumed run ended with other weights than the whole run")
+	}
+	if f, _ := gnn.Load(resumed, gnn.Expect{}); !strings.Contains(f.Meta["resumed_from"], ck+" after 4 episodes") {
+		t.Errorf("model metadata %v does not say where it resumed from", f.Meta)
+	}
+
+	// Interrupted before its first episode, the run leaves a checkpoint
+	// and says how to go on.
+	ctx, cancel := context.WithCancel(t.Context())
+	cancel()
+	ck0 := filepath.Join(dir, "zero.ckpt")
+	_, _, err = execute(t, ctx, append([]string{"train", "--out", filepath.Join(dir, "never.model"), "--checkpoint", ck0}, small...)...)
+	if err == nil || !strings.Contains(err.Error(), "the state after 0 episodes is in "+ck0+": continue with the same flags and --resume "+ck0) {
+		t.Fatalf("interrupted train: %v", err)
+	}
+	run(t, append([]string{"train", "--out", resumed, "--resume", ck0}, small...)...)
+	if !slices.Equal(weights(resumed), weights(whole)) {
+		t.Error("the run resumed from an interruption ended with other weights than the whole run")
+	}
+
+	for _, tc := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"--gamma", "0.5"}, "gamma is 0.9 in the checkpoint, 0.5 in this run"},
+		{[]string{"--episodes", "8"}, "episodes is 6 in the checkpoint, 8 in this run"},
+		{[]string{"--scenario", "tiny2"}, `scenario is "tiny" in the checkpoint, "tiny2" in this run`},
+		{[]string{"--ack-high-prio"}, "sim_params is"},
+	} {
+		args := append(append([]string{"train", "--out", filepath.Join(dir, "other.model"), "--resume", ck}, small...), tc.args...)
+		_, _, err := execute(t, t.Context(), args...)
+		if err == nil || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("train %v: %v, want an error saying %q", tc.args, err, tc.want)
+		}
+	}
+	bad := filepath.Join(dir, "bad.ckpt")
+	if err := os.WriteFile(bad, []byte("GRAPHCC-MODEL\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	_, _, err = execute(t, t.Context(), append([]string{"train", "--out", filepath.Join(dir, "other.model"), "--resume", bad}, small...)...)
+	if err == nil || !strings.Contains(err.Error(), "--resume: checkpoint "+bad+": bad checkpoint: not a graphcc checkpoint file") {
+		t.Errorf("--resume of a model file: %v", err)
+	}
+	if _, err := os.Stat(filepath.Join(dir, "other.model")); !os.IsNotExist(err) {
+		t.Errorf("a refused resume wrote a model: %v", err)
 	}
 }

@@ -1,0 +1,447 @@
+package gnn
+
+import (
+	"bufio"
+	"bytes"
+	"encoding/binary"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"hash"
+	"hash/crc32"
+	"io"
+	"math"
+	"os"
+	"slices"
+	"strconv"
+
+	"graphcc/replay"
+)
+
+// A checkpoint file stores a training run between two rounds of episodes,
+// laid out like a model file:
+//
+//	magic    "GRAPHCC-CHECKPOINT\n"        19 bytes
+//	version  uint32, little-endian        CheckpointVersion
+//	hlen     uint32, little-endian        length of the header
+//	header   hlen bytes of JSON           checkpointHeader, as json.Marshal writes it
+//	stats    6 float64s per round         Episode, Epsilon, MeanReward, Loss, Updates, Slowdown
+//	online   Params float64s              the network being trained
+//	target   Params float64s              the target network
+//	adam m   Params float64s              Adam's first moments
+//	adam v   Params float64s              Adam's second moments
+//	buffer   the replay buffer's Len() transitions in slot order: features
+//	         and next features (float32s), actions (uint8s), rewards (float32s)
+//	crc      uint32, little-endian        CRC-32 (IEEE) of every byte before it
+//
+// Numbers are little-endian IEEE 754 bits. Nothing follows the checksum.
+const (
+	CheckpointMagic   = "GRAPHCC-CHECKPOINT\n"
+	CheckpointVersion = 1
+)
+
+// ErrCheckpoint is wrapped by the errors of reading or resuming from a
+// checkpoint that is malformed or belongs to another run.
+var ErrCheckpoint = errors.New("bad checkpoint")
+
+// Checkpoint is the whole state of a training run after a round of
+// episodes: with the same TrainConfig, Train resumed from it (TrainConfig.
+// Resume) ends with the very weights and statistics of the run that wrote
+// it had it not stopped.
+//
+// A Checkpoint that Train hands to TrainConfig.Checkpoint shares the run's
+// replay buffer and is valid only during that call: save it there.
+type Checkpoint struct {
+	// Config are the run's settings (every TrainConfig field that shapes
+	// the weights), by name; Train refuses to resume under other ones.
+	Config map[string]string
+	// Meta is the caller's (TrainConfig.CheckpointMeta): the command line,
+	// the scenario. Train does not read it.
+	Meta map[string]string
+
+	Episodes int            // episodes done
+	Updates  int            // minibatch updates done
+	Stats    []EpisodeStats // one per round so far
+
+	Online, Target []float64 // parameters
+	AdamM, AdamV   []float64
+	AdamT          int
+	Root, Sampler  []byte // the PCG states of the episode seeds and of minibatch sampling
+	Buffer         *ReplayBuffer
+}
+
+// checkpointHeader is the JSON header of a checkpoint file.
+type checkpointHeader struct {
+	Config   map[string]string `json:"config"`
+	Meta     map[string]string `json:"meta"`
+	Episodes int               `json:"episodes"`
+	Updates  int               `json:"updates"`
+	Rounds   int               `json:"rounds"`
+	Params   int               `json:"params"`
+	AdamT    int               `json:"adam_t"`
+	Root     []byte            `json:"root_rng"`
+	Sampler  []byte            `json:"sampler_rng"`
+	Buffer   bufferHeader      `json:"buffer"`
+}
+
+type bufferHeader struct {
+	Cap        int   `json:"capacity"`
+	FeatureLen int   `json:"feature_len"`
+	Agents     int   `json:"agents"`
+	Len        int   `json:"len"`
+	Next       int   `json:"next"`
+	Added      int64 `json:"added"`
+}
+
+// Limits on what a checkpoint header may ask to allocate.
+const (
+	maxCheckpointParams = 1 << 28
+	maxCheckpointRounds = 1 << 24
+	maxBufferFloats     = 1 << 34
+)
+
+// trainFingerprint returns the settings of c that shape the weights, by
+// name, for Checkpoint.Config.
+func trainFingerprint(c *TrainConfig) map[string]string {
+	f := func(v float64) string { return strconv.FormatFloat(v, 'g', -1, 64) }
+	i := strconv.Itoa
+	params, err := json.Marshal(c.Params)
+	if err != nil {
+		params = []byte(err.Error())
+	}
+	return map[string]string{
+		"kind": c.Kind, "episodes": i(c.Episodes), "workers": i(c.Workers),
+		"seed": strconv.FormatUint(c.Seed, 10), "episode_time_ps": strconv.FormatInt(c.EpisodeTime, 10),
+		"interval_ps": strconv.FormatInt(c.Interval, 10), "gamma": f(c.Gamma), "lr": f(c.LR),
+		"batch": i(c.Batch), "buffer": i(c.Buffer), "updates": i(c.Updates), "warmup": i(c.Warmup),
+		"target_every": i(c.TargetEvery), "eps_start": f(c.EpsStart), "eps_end": f(c.EpsEnd),
+		"eps_decay": f(c.EpsDecay), "max_grad_norm": f(c.MaxGradNorm), "reward": c.Shape.String(),
+		"weight_q": f(c.WeightQ), "queue_scale": f(c.Features.withDefaults().QueueScale),
+		"reward_queue": f(c.Features.withDefaults().RewardQueue), "sim_params": string(params),
+	}
+}
+
+// checkResume returns an error naming every setting in which the
+// checkpoint's run and this one differ.
+func (ck *Checkpoint) checkResume(want map[string]string) error {
+	keys := make([]string, 0, len(want))
+	for k := range want {
+		keys = append(keys, k)
+	}
+	for k := range ck.Config {
+		if _, ok := want[k]; !ok {
+			keys = append(keys, k)
+		}
+	}
+	slices.Sort(keys)
+	var errs []error
+	for _, k := range keys {
+		got, ok := ck.Config[k]
+		if !ok {
+			got = "(missing)"
+		}
+		if w, ok := want[k]; !ok || got != w {
+			if !ok {
+				w = "(not a setting of this build)"
+			}
+			errs = append(errs, fmt.Errorf("%s is %s in the checkpoint, %s in this run", k, got, w))
+		}
+	}
+	if len(errs) > 0 {
+		return fmt.Errorf("%w: it belongs to another run: %w", ErrCheckpoint, errors.Join(errs...))
+	}
+	return nil
+}
+
+// crcWriter writes through to w and hashes what it wrote; numbers go out in
+// chunks of its scratch buffer.
+type crcWriter struct {
+	w   io.Writer
+	crc hash.Hash32
+	err error
+	buf []byte
+}
+
+func (c *crcWriter) Write(p []byte) (int, error) {
+	if c.err != nil {
+		return 0, c.err
+	}
+	c.crc.Write(p)
+	n, err := c.w.Write(p)
+	c.err = err
+	return n, err
+}
+
+// chunk is the scratch size of crcWriter and crcReader, in bytes.
+const chunk = 1 << 16
+
+func (c *crcWriter) f64s(v []float64) {
+	for len(v) > 0 {
+		k := min(len(v), chunk/8)
+		b := c.buf[:0]
+		for _, x := range v[:k] {
+			b = binary.LittleEndian.AppendUint64(b, math.Float64bits(x))
+		}
+		c.Write(b)
+		v = v[k:]
+	}
+}
+
+func (c *crcWriter) f32s(v []float32) {
+	for len(v) > 0 {
+		k := min(len(v), chunk/4)
+		b := c.buf[:0]
+		for _, x := range v[:k] {
+			b = binary.LittleEndian.AppendUint32(b, math.Float32bits(x))
+		}
+		c.Write(b)
+		v = v[k:]
+	}
+}
+
+func statsRow(s EpisodeStats) [6]float64 {
+	return [6]float64{float64(s.Episode), s.Epsilon, s.MeanReward, s.Loss, float64(s.Updates), s.Slowdown}
+}
+
+// WriteTo writes the checkpoint file of ck to w.
+func (ck *Checkpoint) WriteTo(w io.Writer) (int64, error) {
+	n := len(ck.Online)
+	if len(ck.Target) != n || len(ck.AdamM) != n || len(ck.AdamV) != n || ck.Buffer == nil {
+		return 0, fmt.Errorf("write checkpoint: %d online, %d target, %d and %d Adam parameters, buffer %v",
+			n, len(ck.Target), len(ck.AdamM), len(ck.AdamV), ck.Buffer != nil)
+	}
+	b := ck.Buffer
+	h := checkpointHeader{
+		Config: ck.Config, Meta: ck.Meta, Episodes: ck.Episodes, Updates: ck.Updates,
+		Rounds: len(ck.Stats), Params: n, AdamT: ck.AdamT, Root: ck.Root, Sampler: ck.Sampler,
+		Buffer: bufferHeader{Cap: b.cap, FeatureLen: b.featLen, Agents: b.agents, Len: b.n, Next: b.next, Added: b.added},
+	}
+	hdr, err := json.Marshal(&h)
+	if err != nil {
+		return 0, fmt.Errorf("write checkpoint header: %w", err)
+	}
+	cw := &crcWriter{w: w, crc: crc32.NewIEEE(), buf: make([]byte, 0, chunk)}
+	cw.Write([]byte(CheckpointMagic))
+	var u32 [4]byte
+	binary.LittleEndian.PutUint32(u32[:], CheckpointVersion)
+	cw.Write(u32[:])
+	binary.LittleEndian.PutUint32(u32[:], uint32(len(hdr)))
+	cw.Write(u32[:])
+	cw.Write(hdr)
+	for _, s := range ck.Stats {
+		row := statsRow(s)
+		cw.f64s(row[:])
+	}
+	cw.f64s(ck.Online)
+	cw.f64s(ck.Target)
+	cw.f64s(ck.AdamM)
+	cw.f64s(ck.AdamV)
+	cw.f32s(b.feat[:b.n*b.featLen])
+	cw.f32s(b.nextFeat[:b.n*b.featLen])
+	cw.Write(b.actions[:b.n*b.agents])
+	cw.f32s(b.rewards[:b.n*b.agents])
+	if cw.err != nil {
+		return 0, fmt.Errorf("write checkpoint: %w", cw.err)
+	}
+	binary.LittleEndian.PutUint32(u32[:], cw.crc.Sum32())
+	if _, err := w.Write(u32[:]); err != nil {
+		return 0, fmt.Errorf("write checkpoint: %w", err)
+	}
+	size := int64(len(CheckpointMagic)+12+len(hdr)) + 8*int64(6*len(ck.Stats)+4*n) +
+		int64(b.n)*int64(8*b.featLen+5*b.agents)
+	return size, nil
+}
+
+// Save writes the checkpoint file of ck to path atomically (a temporary
+// file in the same directory, synced, then renamed): path holds either its
+// old contents or the whole new checkpoint.
+func (ck *Checkpoint) Save(path string) error {
+	err := replay.WriteFileAtomic(path, func(w io.Writer) error {
+		_, err := ck.WriteTo(w)
+		return err
+	})
+	if err != nil {
+		return fmt.Errorf("save checkpoint %s: %w", path, err)
+	}
+	return nil
+}
+
+// LoadCheckpoint reads the checkpoint file at path.
+func LoadCheckpoint(path string) (*Checkpoint, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, fmt.Errorf("load checkpoint: %w", err)
+	}
+	defer f.Close()
+	ck, err := ReadCheckpoint(bufio.NewReaderSize(f, 1<<16))
+	if err != nil {
+		return nil, fmt.Errorf("checkpoint %s: %w", path, err)
+	}
+	return ck, nil
+}
+
+// crcReader reads from r and hashes what it read; numbers come in chunks
+// of its scratch buffer.
+type crcReader struct {
+	r   io.Reader
+	crc hash.Hash32
+	err error
+	buf []byte
+}
+
+// full reads exactly len(p) bytes; it records the first error, io.EOF
+// becoming io.ErrUnexpectedEOF.
+func (c *crcReader) full(p []byte) {
+	if c.err != nil {
+		return
+	}
+	if _, err := io.ReadFull(c.r, p); err != nil {
+		if err == io.EOF {
+			err = io.ErrUnexpectedEOF
+		}
+		c.err = err
+		return
+	}
+	c.crc.Write(p)
+}
+
+// f64s reads n float64s. It grows the result as the data arrives, so a
+// header that promises more than the input holds costs no more memory than
+// the input.
+func (c *crcReader) f64s(n int) []float64 {
+	var v []float64
+	for len(v) < n && c.err == nil {
+		b := c.buf[:8*min(n-len(v), chunk/8)]
+		c.full(b)
+		for i := 0; i < len(b) && c.err == nil; i += 8 {
+			v = append(v, math.Float64frombits(binary.LittleEndian.Uint64(b[i:])))
+		}
+	}
+	return v
+}
+
+// f32s reads n float32s, growing the result as f64s does.
+func (c *crcReader) f32s(n int) []float32 {
+	var v []float32
+	for len(v) < n && c.err == nil {
+		b := c.buf[:4*min(n-len(v), chunk/4)]
+		c.full(b)
+		for i := 0; i < len(b) && c.err == nil; i += 4 {
+			v = append(v, math.Float32frombits(binary.LittleEndian.Uint32(b[i:])))
+		}
+	}
+	return v
+}
+
+// bytes reads n bytes, growing the result as f64s does.
+func (c *crcReader) bytes(n int) []byte {
+	var v []byte
+	for len(v) < n && c.err == nil {
+		b := c.buf[:min(n-len(v), chunk)]
+		c.full(b)
+		if c.err == nil {
+			v = append(v, b...)
+		}
+	}
+	return v
+}
+
+// ReadCheckpoint reads a checkpoint file from r, to its end.
+func ReadCheckpoint(r io.Reader) (*Checkpoint, error) {
+	cr := &crcReader{r: r, crc: crc32.NewIEEE(), buf: make([]byte, chunk)}
+	magic := make([]byte, len(CheckpointMagic))
+	cr.full(magic)
+	if cr.err != nil || string(magic) != CheckpointMagic {
+		return nil, fmt.Errorf("%w: not a graphcc checkpoint file (magic %q)", ErrCheckpoint, magic)
+	}
+	var pre [8]byte
+	cr.full(pre[:])
+	if cr.err != nil {
+		return nil, fmt.Errorf("%w: truncated in the version and header length: %w", ErrCheckpoint, cr.err)
+	}
+	if v := binary.LittleEndian.Uint32(pre[:4]); v != CheckpointVersion {
+		return nil, fmt.Errorf("%w: version is %d, this build reads %d", ErrCheckpoint, v, CheckpointVersion)
+	}
+	hlen := binary.LittleEndian.Uint32(pre[4:])
+	if hlen > maxHeader {
+		return nil, fmt.Errorf("%w: header length %d is over %d", ErrCheckpoint, hlen, maxHeader)
+	}
+	hdr := make([]byte, hlen)
+	cr.full(hdr)
+	if cr.err != nil {
+		return nil, fmt.Errorf("%w: truncated in the %d-byte header: %w", ErrCheckpoint, hlen, cr.err)
+	}
+	var h checkpointHeader
+	dec := json.NewDecoder(bytes.NewReader(hdr))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(&h); err != nil {
+		return nil, fmt.Errorf("%w: header: %w", ErrCheckpoint, err)
+	}
+	bh := h.Buffer
+	switch {
+	case h.Params < 1 || h.Params > maxCheckpointParams:
+		return nil, fmt.Errorf("%w: header: params %d outside [1, %d]", ErrCheckpoint, h.Params, maxCheckpointParams)
+	case h.Rounds < 0 || h.Rounds > maxCheckpointRounds:
+		return nil, fmt.Errorf("%w: header: rounds %d outside [0, %d]", ErrCheckpoint, h.Rounds, maxCheckpointRounds)
+	case h.Episodes < 0 || h.Updates < 0 || h.AdamT < 0:
+		return nil, fmt.Errorf("%w: header: episodes %d, updates %d, adam_t %d must not be negative", ErrCheckpoint, h.Episodes, h.Updates, h.AdamT)
+	case bh.Cap < 1 || bh.FeatureLen < 1 || bh.Agents < 1 || bh.FeatureLen%NumFeatures != 0:
+		return nil, fmt.Errorf("%w: header: buffer capacity %d, feature_len %d (a multiple of %d) and agents %d must be positive",
+			ErrCheckpoint, bh.Cap, bh.FeatureLen, NumFeatures, bh.Agents)
+	case float64(bh.Cap)*float64(2*bh.FeatureLen+2*bh.Agents) > maxBufferFloats:
+		return nil, fmt.Errorf("%w: header: buffer of %d transitions of %d features is too large", ErrCheckpoint, bh.Cap, bh.FeatureLen)
+	case bh.Len < 0 || bh.Len > bh.Cap || bh.Next < 0 || bh.Next >= bh.Cap || (bh.Len < bh.Cap && bh.Next != bh.Len) || bh.Added < int64(bh.Len):
+		return nil, fmt.Errorf("%w: header: buffer len %d, next %d, added %d do not fit capacity %d", ErrCheckpoint, bh.Len, bh.Next, bh.Added, bh.Cap)
+	}
+	ck := &Checkpoint{
+		Config: h.Config, Meta: h.Meta, Episodes: h.Episodes, Updates: h.Updates, AdamT: h.AdamT,
+		Root: h.Root, Sampler: h.Sampler,
+	}
+	rows := cr.f64s(6 * h.Rounds)
+	ck.Online = cr.f64s(h.Params)
+	ck.Target = cr.f64s(h.Params)
+	ck.AdamM = cr.f64s(h.Params)
+	ck.AdamV = cr.f64s(h.Params)
+	if cr.err != nil {
+		return nil, fmt.Errorf("%w: truncated before the replay buffer: %w", ErrCheckpoint, cr.err)
+	}
+	feat := cr.f32s(bh.Len * bh.FeatureLen)
+	nextFeat := cr.f32s(bh.Len * bh.FeatureLen)
+	actions := cr.bytes(bh.Len * bh.Agents)
+	rewards := cr.f32s(bh.Len * bh.Agents)
+	if cr.err != nil {
+		return nil, fmt.Errorf("%w: truncated in the replay buffer: %w", ErrCheckpoint, cr.err)
+	}
+	sum := cr.crc.Sum32()
+	var tail [5]byte
+	n, err := io.ReadFull(r, tail[:])
+	switch {
+	case n < 4:
+		return nil, fmt.Errorf("%w: truncated in the checksum", ErrCheckpoint)
+	case n > 4 || err == nil:
+		return nil, fmt.Errorf("%w: data after the checksum", ErrCheckpoint)
+	}
+	if got := binary.LittleEndian.Uint32(tail[:4]); got != sum {
+		return nil, fmt.Errorf("%w: stored CRC-32 %08x, computed %08x", ErrCheckpoint, got, sum)
+	}
+	for i, a := range actions {
+		if int(a) >= NumActions {
+			return nil, fmt.Errorf("%w: replay buffer slot %d holds action %d, not below %d", ErrCheckpoint, i/bh.Agents, a, NumActions)
+		}
+	}
+	ck.Stats = make([]EpisodeStats, h.Rounds)
+	for i := range ck.Stats {
+		r := rows[6*i : 6*i+6]
+		ck.Stats[i] = EpisodeStats{Episode: int(r[0]), Epsilon: r[1], MeanReward: r[2], Loss: r[3], Updates: int(r[4]), Slowdown: r[5]}
+	}
+	// Only now, the file whole and its checksum right, the buffer's full
+	// capacity is allocated.
+	b := NewReplayBuffer(bh.Cap, bh.FeatureLen/NumFeatures, bh.Agents)
+	b.n, b.next, b.added = bh.Len, bh.Next, bh.Added
+	copy(b.feat, feat)
+	copy(b.nextFeat, nextFeat)
+	copy(b.actions, actions)
+	copy(b.rewards, rewards)
+	ck.Buffer = b
+	return ck, nil
+}

@@ -1,0 +1,345 @@
+package gnn
+
+import (
+	"bytes"
+	"context"
+	"encoding/binary"
+	"errors"
+	"math"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+)
+
+// resumeTrain is a run short enough for tests that still learns across its
+// checkpoints: updates start after the first round, the target network is
+// refreshed at odd update counts, and the replay buffer wraps.
+func resumeTrain(t testing.TB, kind string) TrainConfig {
+	c := tinyTrain(kind, 3, tinyEpisode(t))
+	c.Episodes, c.Warmup, c.Updates, c.TargetEvery, c.Buffer = 10, 50, 5, 7, 300
+	return c
+}
+
+// trained returns the flat parameters of a result.
+func trained(r *TrainResult) []float64 {
+	if r.Model != nil {
+		return r.Model.Params
+	}
+	return newACCNet(r.ACC, nil).flat
+}
+
+// sameStats compares round statistics, NaN equal to NaN.
+func sameStats(a, b []EpisodeStats) bool {
+	return slices.EqualFunc(a, b, func(x, y EpisodeStats) bool {
+		rx, ry := statsRow(x), statsRow(y)
+		for i := range rx {
+			if rx[i] != ry[i] && !(math.IsNaN(rx[i]) && math.IsNaN(ry[i])) {
+				return false
+			}
+		}
+		return true
+	})
+}
+
+// saved runs c, keeping every checkpoint it hands out as a file's bytes.
+func saved(t *testing.T, ctx context.Context, c TrainConfig) (*TrainResult, [][]byte, error) {
+	var files [][]byte
+	c.Checkpoint = func(ck *Checkpoint) error {
+		var b bytes.Buffer
+		n, err := ck.WriteTo(&b)
+		if err != nil {
+			return err
+		}
+		if n != int64(b.Len()) {
+			t.Errorf("WriteTo reported %d bytes, wrote %d", n, b.Len())
+		}
+		files = append(files, b.Bytes())
+		return nil
+	}
+	r, err := Train(ctx, c)
+	return r, files, err
+}
+
+func TestTrainResumeIsExact(t *testing.T) {
+	for _, kind := range []string{"graphcc", "acc"} {
+		t.Run(kind, func(t *testing.T) {
+			c := resumeTrain(t, kind)
+			whole, err := Train(context.Background(), c)
+			if err != nil {
+				t.Fatal(err)
+			}
+			c.CheckpointEvery = 4
+			c.CheckpointMeta = map[string]string{"note": "test"}
+			again, files, err := saved(t, context.Background(), c)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !slices.Equal(trained(again), trained(whole)) {
+				t.Fatal("checkpointing changed the run")
+			}
+			if len(files) != 2 {
+				t.Fatalf("%d checkpoints, want 2 (after episodes 4 and 8)", len(files))
+			}
+			for k, b := range files {
+				ck, err := ReadCheckpoint(bytes.NewReader(b))
+				if err != nil {
+					t.Fatal(err)
+				}
+				// 49 transitions per episode of 50 control steps
+				if ck.Episodes != 4*(k+1) || ck.Meta["note"] != "test" || ck.Buffer.Added() != int64(49*ck.Episodes) ||
+					ck.Buffer.Len() != min(300, 49*ck.Episodes) {
+					t.Errorf("checkpoint %d: %d episodes, meta %v, %d transitions held of %d", k, ck.Episodes, ck.Meta, ck.Buffer.Len(), ck.Buffer.Added())
+				}
+				// Written again it is the same file.
+				var w bytes.Buffer
+				if _, err := ck.WriteTo(&w); err != nil || !bytes.Equal(w.Bytes(), b) {
+					t.Errorf("checkpoint %d does not write back to its own bytes (%v)", k, err)
+				}
+				r := resumeTrain(t, kind)
+				r.Resume = ck
+				resumed, err := Train(context.Background(), r)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if !slices.Equal(trained(resumed), trained(whole)) {
+					t.Errorf("resumed after %d episodes: other weights than the whole run's", ck.Episodes)
+				}
+				if !sameStats(resumed.Stats, whole.Stats) {
+					t.Errorf("resumed after %d episodes: statistics %+v, want %+v", ck.Episodes, resumed.Stats, whole.Stats)
+				}
+			}
+		})
+	}
+}
+
+func TestTrainInterruptedCheckpoint(t *testing.T) {
+	c := resumeTrain(t, "graphcc")
+	whole, err := Train(context.Background(), c)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	c.Progress = func(st EpisodeStats) {
+		if st.Episode == 6 {
+			cancel()
+		}
+	}
+	_, files, err := saved(t, ctx, c)
+	if !errors.Is(err, context.Canceled) || !strings.Contains(err.Error(), "after 6 episodes") {
+		t.Fatalf("interrupted run: %v", err)
+	}
+	if len(files) != 1 {
+		t.Fatalf("%d checkpoints at the interruption, want 1", len(files))
+	}
+	ck, err := ReadCheckpoint(bytes.NewReader(files[0]))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if ck.Episodes != 6 || len(ck.Stats) != 3 {
+		t.Fatalf("checkpoint of %d episodes and %d rounds, want 6 and 3", ck.Episodes, len(ck.Stats))
+	}
+	r := resumeTrain(t, "graphcc")
+	r.Resume = ck
+	resumed, err := Train(context.Background(), r)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !slices.Equal(trained(resumed), trained(whole)) || !sameStats(resumed.Stats, whole.Stats) {
+		t.Error("the run resumed from an interruption differs from the whole run")
+	}
+
+	// A checkpoint that cannot be written fails the run, naming it.
+	c = resumeTrain(t, "graphcc")
+	c.CheckpointEvery = 2
+	c.Checkpoint = func(*Checkpoint) error { return errors.New("disk full") }
+	if _, err := Train(context.Background(), c); err == nil || !strings.Contains(err.Error(), "checkpoint after 2 episodes: disk full") {
+		t.Errorf("failing checkpoint: %v", err)
+	}
+}
+
+func TestTrainResumeRefusesOtherRuns(t *testing.T) {
+	c := resumeTrain(t, "graphcc")
+	c.Episodes, c.CheckpointEvery = 4, 2
+	_, files, err := saved(t, context.Background(), c)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		name string
+		edit func(*TrainConfig)
+		want []string
+	}{
+		{"gamma", func(c *TrainConfig) { c.Gamma = 0.5 }, []string{"gamma is 0.9 in the checkpoint, 0.5 in this run"}},
+		{"seed and workers", func(c *TrainConfig) { c.Seed, c.Workers = 4, 1 },
+			[]string{"seed is 3 in the checkpoint, 4 in this run", "workers is 2 in the checkpoint, 1 in this run"}},
+		{"kind", func(c *TrainConfig) { c.Kind = "acc" }, []string{"kind is graphcc in the checkpoint, acc in this run"}},
+		{"reward queue", func(c *TrainConfig) { c.Features.RewardQueue = 12000 }, []string{"reward_queue is 25000 in the checkpoint, 12000 in this run"}},
+		{"simulator", func(c *TrainConfig) { c.Params.Window = 0 }, []string{"sim_params is"}},
+	} {
+		ck, err := ReadCheckpoint(bytes.NewReader(files[0]))
+		if err != nil {
+			t.Fatal(err)
+		}
+		r := resumeTrain(t, "graphcc")
+		r.Episodes = 4
+		tc.edit(&r)
+		r.Resume = ck
+		_, err = Train(context.Background(), r)
+		if !errors.Is(err, ErrCheckpoint) {
+			t.Errorf("%s: %v, want ErrCheckpoint", tc.name, err)
+			continue
+		}
+		for _, w := range tc.want {
+			if !strings.Contains(err.Error(), w) {
+				t.Errorf("%s: %v, want it to say %q", tc.name, err, w)
+			}
+		}
+	}
+	// The checkpoint of a finished run resumes to its end at once.
+	ck, err := ReadCheckpoint(bytes.NewReader(files[1]))
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := resumeTrain(t, "graphcc")
+	r.Episodes, r.Resume = 4, ck
+	res, err := Train(context.Background(), r)
+	if err != nil || !slices.Equal(trained(res), ck.Online) || len(res.Stats) != 2 {
+		t.Errorf("resuming a finished run: %v", err)
+	}
+}
+
+// smallCheckpoint is a valid checkpoint file of a short run.
+func smallCheckpoint(t testing.TB) []byte {
+	c := resumeTrain(t, "graphcc")
+	c.Episodes, c.CheckpointEvery, c.Buffer, c.Warmup, c.Batch = 2, 2, 8, 8, 4
+	var file []byte
+	c.Checkpoint = func(ck *Checkpoint) error {
+		var b bytes.Buffer
+		_, err := ck.WriteTo(&b)
+		file = b.Bytes()
+		return err
+	}
+	if _, err := Train(context.Background(), c); err != nil {
+		t.Fatal(err)
+	}
+	return file
+}
+
+func TestCheckpointFileErrors(t *testing.T) {
+	good := smallCheckpoint(t)
+	hlen := int(binary.LittleEndian.Uint32(good[len(CheckpointMagic)+4:]))
+	body := len(CheckpointMagic) + 8 + hlen
+	flip := func(i int) []byte {
+		b := slices.Clone(good)
+		b[i] ^= 0x40
+		return b
+	}
+	for _, tc := range []struct {
+		name string
+		b    []byte
+		want string
+	}{
+		{"empty", nil, "not a graphcc checkpoint file"},
+		{"a model file", []byte(FileMagic + "....."), "not a graphcc checkpoint file"},
+		{"version", func() []byte {
+			b := slices.Clone(good)
+			binary.LittleEndian.PutUint32(b[len(CheckpointMagic):], 9)
+			return b
+		}(), "version is 9, this build reads 1"},
+		{"header length", good[:len(CheckpointMagic)+8+10], "truncated in the"},
+		{"in the numbers", good[:body+100], "truncated before the replay buffer"},
+		{"in the buffer", good[:len(good)-20], "truncated in the replay buffer"},
+		{"in the checksum", good[:len(good)-2], "truncated in the checksum"},
+		{"trailing", append(slices.Clone(good), 0), "data after the checksum"},
+		{"a parameter bit", flip(body + 200), "stored CRC-32"},
+		{"a buffer bit", flip(len(good) - 10), "stored CRC-32"},
+		{"header field", bytes.Replace(good, []byte(`"adam_t"`), []byte(`"adam_x"`), 1), `unknown field "adam_x"`},
+		{"buffer shape", bytes.Replace(good, []byte(`"capacity":8`), []byte(`"capacity":0`), 1), "buffer capacity 0"},
+	} {
+		_, err := ReadCheckpoint(bytes.NewReader(tc.b))
+		if !errors.Is(err, ErrCheckpoint) || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("%s: %v, want ErrCheckpoint saying %q", tc.name, err, tc.want)
+		}
+	}
+
+	// Save and LoadCheckpoint: atomic, the same bytes back, the path in errors.
+	dir := t.TempDir()
+	path := filepath.Join(dir, "run.ckpt")
+	ck, err := ReadCheckpoint(bytes.NewReader(good))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := ck.Save(path); err != nil {
+		t.Fatal(err)
+	}
+	if b, err := os.ReadFile(path); err != nil || !bytes.Equal(b, good) {
+		t.Errorf("saved checkpoint differs from the written one (%v)", err)
+	}
+	if _, err := LoadCheckpoint(path); err != nil {
+		t.Error(err)
+	}
+	if err := os.WriteFile(path, good[:len(good)-1], 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := LoadCheckpoint(path); err == nil || !strings.Contains(err.Error(), path) {
+		t.Errorf("truncated file: %v, want an error naming %s", err, path)
+	}
+	ck.Online = ck.Online[:1]
+	if err := ck.Save(filepath.Join(dir, "bad.ckpt")); err == nil {
+		t.Error("saved a checkpoint with too few parameters")
+	}
+	if entries, _ := os.ReadDir(dir); len(entries) != 1 {
+		t.Errorf("files left: %v", entries)
+	}
+}
+
+// tinyCheckpoint is a valid checkpoint file of a few hundred bytes: one
+// round, three parameters, a buffer of two one-port transitions.
+func tinyCheckpoint(t testing.TB) []byte {
+	b := NewReplayBuffer(3, 1, 1)
+	for i := range 2 {
+		x := []float64{0, 1, 2, 3, 4, 5, 6, 7, float64(i)}
+		b.Add(x, []int{i + 7}, []float64{0.5}, x)
+	}
+	ck := &Checkpoint{
+		Config: map[string]string{"seed": "1"}, Episodes: 2, Updates: 1,
+		Stats:  []EpisodeStats{{Episode: 2, Epsilon: 1, MeanReward: 0.7, Loss: math.NaN(), Updates: 1}},
+		Online: []float64{1, 2, 3}, Target: []float64{1, 2, 3}, AdamM: []float64{0, 0, 0}, AdamV: []float64{1, 1, 1},
+		AdamT: 1, Root: []byte{1, 2}, Sampler: []byte{3}, Buffer: b,
+	}
+	var w bytes.Buffer
+	if _, err := ck.WriteTo(&w); err != nil {
+		t.Fatal(err)
+	}
+	return w.Bytes()
+}
+
+func FuzzReadCheckpoint(f *testing.F) {
+	tiny := tinyCheckpoint(f)
+	f.Add(tiny)
+	f.Add(tiny[:len(tiny)/2])
+	f.Add([]byte(CheckpointMagic))
+	f.Fuzz(func(t *testing.T, b []byte) {
+		ck, err := ReadCheckpoint(bytes.NewReader(b))
+		if err != nil {
+			if !errors.Is(err, ErrCheckpoint) {
+				t.Fatalf("error %v is not ErrCheckpoint", err)
+			}
+			return
+		}
+		var w bytes.Buffer
+		if _, err := ck.WriteTo(&w); err != nil {
+			t.Fatal(err)
+		}
+		if ck2, err := ReadCheckpoint(&w); err != nil || ck2.Episodes != ck.Episodes || !slices.Equal(ck2.Online, ck.Online) && !hasNaN(ck.Online) {
+			t.Fatalf("a checkpoint read does not read back: %v", err)
+		}
+	})
+}
+
+func hasNaN(v []float64) bool {
+	return slices.ContainsFunc(v, math.IsNaN)
+}
