@@ -25,11 +25,13 @@ import (
 //	version  uint32, little-endian        CheckpointVersion
 //	hlen     uint32, little-endian        length of the header
 //	header   hlen bytes of JSON           checkpointHeader, as json.Marshal writes it
-//	stats    6 float64s per round         Episode, Epsilon, MeanReward, Loss, Updates, Slowdown
+//	stats    7 float64s per round         Episode, Epsilon, MeanReward, Loss, Updates, Slowdown, Validation
 //	online   Params float64s              the network being trained
 //	target   Params float64s              the target network
 //	adam m   Params float64s              Adam's first moments
 //	adam v   Params float64s              Adam's second moments
+//	best     Params float64s              the best validated weights (zeros without validation)
+//	         2 float64s                   their episode (-1: none) and validation slowdown
 //	buffer   the replay buffer's Len() transitions in slot order: features
 //	         and next features (float32s), actions (uint8s), rewards (float32s)
 //	crc      uint32, little-endian        CRC-32 (IEEE) of every byte before it
@@ -68,6 +70,13 @@ type Checkpoint struct {
 	AdamT          int
 	Root, Sampler  []byte // the PCG states of the episode seeds and of minibatch sampling
 	Buffer         *ReplayBuffer
+
+	// Best are the weights of the lowest validation slowdown so far,
+	// BestValidation, after BestEpisode episodes (-1: none; Best is then
+	// nil, or zeros as read from a file).
+	Best           []float64
+	BestEpisode    int
+	BestValidation float64
 }
 
 // checkpointHeader is the JSON header of a checkpoint file.
@@ -118,6 +127,7 @@ func trainFingerprint(c *TrainConfig) map[string]string {
 		"eps_decay": f(c.EpsDecay), "max_grad_norm": f(c.MaxGradNorm), "reward": c.Shape.String(),
 		"weight_q": f(c.WeightQ), "queue_scale": f(c.Features.withDefaults().QueueScale),
 		"reward_queue": f(c.Features.withDefaults().RewardQueue), "sim_params": string(params),
+		"validate_seeds": fmt.Sprint(c.ValidateSeeds), "validate_every": i(c.ValidateEvery),
 	}
 }
 
@@ -199,16 +209,19 @@ func (c *crcWriter) f32s(v []float32) {
 	}
 }
 
-func statsRow(s EpisodeStats) [6]float64 {
-	return [6]float64{float64(s.Episode), s.Epsilon, s.MeanReward, s.Loss, float64(s.Updates), s.Slowdown}
+// statsLen is the number of float64s of a round's statistics in a file.
+const statsLen = 7
+
+func statsRow(s EpisodeStats) [statsLen]float64 {
+	return [statsLen]float64{float64(s.Episode), s.Epsilon, s.MeanReward, s.Loss, float64(s.Updates), s.Slowdown, s.Validation}
 }
 
 // WriteTo writes the checkpoint file of ck to w.
 func (ck *Checkpoint) WriteTo(w io.Writer) (int64, error) {
 	n := len(ck.Online)
-	if len(ck.Target) != n || len(ck.AdamM) != n || len(ck.AdamV) != n || ck.Buffer == nil {
-		return 0, fmt.Errorf("write checkpoint: %d online, %d target, %d and %d Adam parameters, buffer %v",
-			n, len(ck.Target), len(ck.AdamM), len(ck.AdamV), ck.Buffer != nil)
+	if len(ck.Target) != n || len(ck.AdamM) != n || len(ck.AdamV) != n || ck.Buffer == nil || ck.Best != nil && len(ck.Best) != n {
+		return 0, fmt.Errorf("write checkpoint: %d online, %d target, %d and %d Adam, %d best parameters, buffer %v",
+			n, len(ck.Target), len(ck.AdamM), len(ck.AdamV), len(ck.Best), ck.Buffer != nil)
 	}
 	b := ck.Buffer
 	h := checkpointHeader{
@@ -236,6 +249,12 @@ func (ck *Checkpoint) WriteTo(w io.Writer) (int64, error) {
 	cw.f64s(ck.Target)
 	cw.f64s(ck.AdamM)
 	cw.f64s(ck.AdamV)
+	if ck.Best != nil {
+		cw.f64s(ck.Best)
+	} else {
+		cw.f64s(make([]float64, n))
+	}
+	cw.f64s([]float64{float64(ck.BestEpisode), ck.BestValidation})
 	cw.f32s(b.feat[:b.n*b.featLen])
 	cw.f32s(b.nextFeat[:b.n*b.featLen])
 	cw.Write(b.actions[:b.n*b.agents])
@@ -247,7 +266,7 @@ func (ck *Checkpoint) WriteTo(w io.Writer) (int64, error) {
 	if _, err := w.Write(u32[:]); err != nil {
 		return 0, fmt.Errorf("write checkpoint: %w", err)
 	}
-	size := int64(len(CheckpointMagic)+12+len(hdr)) + 8*int64(6*len(ck.Stats)+4*n) +
+	size := int64(len(CheckpointMagic)+12+len(hdr)) + 8*int64(statsLen*len(ck.Stats)+5*n+2) +
 		int64(b.n)*int64(8*b.featLen+5*b.agents)
 	return size, nil
 }
@@ -397,11 +416,15 @@ func ReadCheckpoint(r io.Reader) (*Checkpoint, error) {
 		Config: h.Config, Meta: h.Meta, Episodes: h.Episodes, Updates: h.Updates, AdamT: h.AdamT,
 		Root: h.Root, Sampler: h.Sampler,
 	}
-	rows := cr.f64s(6 * h.Rounds)
+	rows := cr.f64s(statsLen * h.Rounds)
 	ck.Online = cr.f64s(h.Params)
 	ck.Target = cr.f64s(h.Params)
 	ck.AdamM = cr.f64s(h.Params)
 	ck.AdamV = cr.f64s(h.Params)
+	ck.Best = cr.f64s(h.Params)
+	if be := cr.f64s(2); len(be) == 2 {
+		ck.BestEpisode, ck.BestValidation = int(be[0]), be[1]
+	}
 	if cr.err != nil {
 		return nil, fmt.Errorf("%w: truncated before the replay buffer: %w", ErrCheckpoint, cr.err)
 	}
@@ -431,8 +454,8 @@ func ReadCheckpoint(r io.Reader) (*Checkpoint, error) {
 	}
 	ck.Stats = make([]EpisodeStats, h.Rounds)
 	for i := range ck.Stats {
-		r := rows[6*i : 6*i+6]
-		ck.Stats[i] = EpisodeStats{Episode: int(r[0]), Epsilon: r[1], MeanReward: r[2], Loss: r[3], Updates: int(r[4]), Slowdown: r[5]}
+		r := rows[statsLen*i : statsLen*(i+1)]
+		ck.Stats[i] = EpisodeStats{Episode: int(r[0]), Epsilon: r[1], MeanReward: r[2], Loss: r[3], Updates: int(r[4]), Slowdown: r[5], Validation: r[6]}
 	}
 	// Only now, the file whole and its checksum right, the buffer's full
 	// capacity is allocated.

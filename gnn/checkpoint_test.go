@@ -11,6 +11,8 @@ import (
 	"slices"
 	"strings"
 	"testing"
+
+	"graphcc/replay"
 )
 
 // resumeTrain is a run short enough for tests that still learns across its
@@ -342,4 +344,110 @@ func FuzzReadCheckpoint(f *testing.F) {
 
 func hasNaN(v []float64) bool {
 	return slices.ContainsFunc(v, math.IsNaN)
+}
+
+// validateByHand runs the greedy GraphCC policy of params on the validation
+// seeds' episodes, as Train's validation should, and returns the mean
+// slowdown of their flows.
+func validateByHand(t *testing.T, c TrainConfig, params []float64) float64 {
+	var sum float64
+	n := 0
+	for _, seed := range c.ValidateSeeds {
+		f, flows, err := c.Episode(seed)
+		if err != nil {
+			t.Fatal(err)
+		}
+		m := NewModel(nil)
+		copy(m.Params, params)
+		r, err := replay.Run(replay.Config{Fabric: f, Flows: flows, Params: c.Params, Seed: seed,
+			Policy: NewGraphCC(m, f, c.Features), Interval: c.Interval})
+		if err != nil {
+			t.Fatal(err)
+		}
+		var s float64
+		for _, rec := range r.FCT {
+			s += rec.Slowdown()
+		}
+		sum += s
+		n += len(r.FCT)
+	}
+	return sum / float64(n)
+}
+
+func TestTrainValidation(t *testing.T) {
+	c := resumeTrain(t, "graphcc")
+	c.ValidateSeeds, c.ValidateEvery = []uint64{11, 12}, 4
+	c.CheckpointEvery = 2
+	res, files, err := saved(t, context.Background(), c)
+	if err != nil {
+		t.Fatal(err)
+	}
+	weights := map[int][]float64{} // after each round, from the checkpoints
+	var last *Checkpoint
+	for _, b := range files {
+		ck, err := ReadCheckpoint(bytes.NewReader(b))
+		if err != nil {
+			t.Fatal(err)
+		}
+		weights[ck.Episodes] = ck.Online
+		last = ck
+	}
+	bestEp, best := -1, math.Inf(1)
+	for _, st := range res.Stats {
+		validated := st.Episode%4 == 0 || st.Episode == c.Episodes
+		if validated != !math.IsNaN(st.Validation) {
+			t.Errorf("round of episode %d: validation %v", st.Episode, st.Validation)
+			continue
+		}
+		if !validated {
+			continue
+		}
+		if want := validateByHand(t, c, weights[st.Episode]); st.Validation != want {
+			t.Errorf("validation after %d episodes: %v, by hand %v", st.Episode, st.Validation, want)
+		}
+		t.Logf("validation after %d episodes: %v", st.Episode, st.Validation)
+		if st.Validation < best {
+			bestEp, best = st.Episode, st.Validation
+		}
+	}
+	if res.Best == nil || res.BestEpisode != bestEp || !slices.Equal(res.Best.Model.Params, weights[bestEp]) {
+		t.Fatalf("best: episode %d (want %d), weights of that round: %v", res.BestEpisode, bestEp, res.Best != nil && slices.Equal(res.Best.Model.Params, weights[bestEp]))
+	}
+	if last.BestEpisode != bestEp || last.BestValidation != best || !slices.Equal(last.Best, weights[bestEp]) {
+		t.Errorf("last checkpoint's best: episode %d, %v", last.BestEpisode, last.BestValidation)
+	}
+
+	// Resumed in the middle, the run validates and selects the same.
+	ck, err := ReadCheckpoint(bytes.NewReader(files[2])) // after 6 episodes: one validation done
+	if err != nil {
+		t.Fatal(err)
+	}
+	if ck.Episodes != 6 || ck.BestEpisode != 4 {
+		t.Fatalf("checkpoint after %d episodes, best %d; want 6 and 4", ck.Episodes, ck.BestEpisode)
+	}
+	r := resumeTrain(t, "graphcc")
+	r.ValidateSeeds, r.ValidateEvery, r.Resume = []uint64{11, 12}, 4, ck
+	resumed, err := Train(context.Background(), r)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !sameStats(resumed.Stats, res.Stats) || resumed.BestEpisode != res.BestEpisode || !slices.Equal(resumed.Best.Model.Params, res.Best.Model.Params) {
+		t.Error("the resumed run validated or selected otherwise")
+	}
+	// Without validation seeds there is no best, and the checkpoint of a
+	// validated run does not resume one without them.
+	r = resumeTrain(t, "graphcc")
+	r.Resume = ck
+	if _, err := Train(context.Background(), r); err == nil || !strings.Contains(err.Error(), "validate_seeds is [11 12] in the checkpoint, [] in this run") {
+		t.Errorf("resume without validation seeds: %v", err)
+	}
+	c = resumeTrain(t, "graphcc")
+	c.Episodes = 2
+	if res, err := Train(context.Background(), c); err != nil || res.Best != nil {
+		t.Errorf("a run without validation seeds: best %v, %v", res.Best, err)
+	}
+	c.ValidateSeeds = []uint64{5, 5}
+	if _, err := Train(context.Background(), c); err == nil || !strings.Contains(err.Error(), "validation seed 5 given twice") {
+		t.Errorf("a validation seed twice: %v", err)
+	}
 }

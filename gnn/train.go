@@ -79,6 +79,18 @@ type TrainConfig struct {
 	CheckpointEvery int
 	// CheckpointMeta is every checkpoint's Meta.
 	CheckpointMeta map[string]string
+
+	// ValidateSeeds, if any, select the weights Train returns as Best: after
+	// every round that completes a multiple of ValidateEvery episodes, and
+	// after the last, the greedy policy of the current weights runs on
+	// Episode(seed) of each, to its end (not EpisodeTime: the whole trace,
+	// as an evaluation runs it), and the round's Validation is the mean FCT
+	// slowdown of their flows together. Keep them apart from the
+	// evaluation's seeds.
+	ValidateSeeds []uint64
+	// ValidateEvery is the number of episodes between validations; 0 means
+	// only after the last round.
+	ValidateEvery int
 }
 
 // DefaultTrainConfig returns the training settings of the shipped model.
@@ -151,6 +163,15 @@ func (c *TrainConfig) fill() error {
 		return fmt.Errorf("train: episode time %d and interval %d must be positive", c.EpisodeTime, c.Interval)
 	case c.CheckpointEvery < 0:
 		return fmt.Errorf("train: checkpoint every %d episodes: must not be negative", c.CheckpointEvery)
+	case c.ValidateEvery < 0:
+		return fmt.Errorf("train: validate every %d episodes: must not be negative", c.ValidateEvery)
+	}
+	seen := map[uint64]bool{}
+	for _, s := range c.ValidateSeeds {
+		if seen[s] {
+			return fmt.Errorf("train: validation seed %d given twice", s)
+		}
+		seen[s] = true
 	}
 	return nil
 }
@@ -164,13 +185,23 @@ type EpisodeStats struct {
 	Loss       float64 // mean Huber loss of the round's updates (NaN before learning starts)
 	Updates    int     // minibatch updates so far
 	Slowdown   float64 // mean FCT slowdown of the flows the round's episodes finished
+	// Validation is the mean FCT slowdown of the greedy policy on the
+	// validation seeds after the round (TrainConfig.ValidateSeeds), NaN
+	// when the round was not validated.
+	Validation float64
 }
 
-// TrainResult is a trained network: Model for graphcc, ACC for acc.
+// TrainResult is a trained network: Model for graphcc, ACC for acc, the
+// weights after the last round.
 type TrainResult struct {
 	Model *Model
 	ACC   []*MLPNet
 	Stats []EpisodeStats
+	// With validation seeds, Best is the network of the lowest validation
+	// slowdown (the earliest of ties), validated after BestEpisode
+	// episodes; nil without them.
+	Best        *TrainResult
+	BestEpisode int
 }
 
 // qnet is what the trainer needs of a network: every agent's Q values for a
@@ -302,6 +333,12 @@ func Train(ctx context.Context, c TrainConfig) (*TrainResult, error) {
 	sampler := rand.New(samplerSrc)
 	updates, done := 0, 0
 	fingerprint := trainFingerprint(&c)
+	// The best validated weights so far; bestEpisode -1 before any.
+	var best qnet
+	bestEpisode, bestScore := -1, math.Inf(1)
+	if len(c.ValidateSeeds) > 0 {
+		best = online.clone()
+	}
 	if ck := c.Resume; ck != nil {
 		if err := ck.checkResume(fingerprint); err != nil {
 			return nil, fmt.Errorf("train: resume: %w", err)
@@ -320,6 +357,10 @@ func Train(ctx context.Context, c TrainConfig) (*TrainResult, error) {
 		buf = ck.Buffer
 		updates, done = ck.Updates, ck.Episodes
 		res.Stats = slices.Clone(ck.Stats)
+		if best != nil {
+			copy(best.params(), ck.Best)
+			bestEpisode, bestScore = ck.BestEpisode, ck.BestValidation
+		}
 	}
 	// checkpoint hands the state after the last complete round to
 	// c.Checkpoint; rootState is the episode seeds' source then.
@@ -331,11 +372,15 @@ func Train(ctx context.Context, c TrainConfig) (*TrainResult, error) {
 		if err != nil {
 			return err
 		}
-		return c.Checkpoint(&Checkpoint{
+		ck := &Checkpoint{
 			Config: fingerprint, Meta: c.CheckpointMeta, Episodes: done, Updates: updates, Stats: res.Stats,
 			Online: online.params(), Target: target.params(), AdamM: adam.m, AdamV: adam.v, AdamT: adam.t,
-			Root: rootState, Sampler: samplerState, Buffer: buf,
-		})
+			Root: rootState, Sampler: samplerState, Buffer: buf, BestEpisode: -1,
+		}
+		if best != nil {
+			ck.Best, ck.BestEpisode, ck.BestValidation = best.params(), bestEpisode, bestScore
+		}
+		return c.Checkpoint(ck)
 	}
 	// interrupted is the error of a run that ctx ended after done episodes,
 	// with their checkpoint.
@@ -415,6 +460,21 @@ func Train(ctx context.Context, c TrainConfig) (*TrainResult, error) {
 			st.Loss = lsum / float64(c.Updates*n)
 		}
 		st.Updates = updates
+		st.Validation = math.NaN()
+		if best != nil && (done+n == c.Episodes || c.ValidateEvery > 0 && (done+n)/c.ValidateEvery > done/c.ValidateEvery) {
+			// The round is learnt already: validation finishes even if ctx
+			// ends (it takes a few seconds), so that the state after the
+			// round, validated, is what an interruption checkpoints.
+			v, err := validate(context.WithoutCancel(ctx), &c, online)
+			if err != nil {
+				return nil, fmt.Errorf("train: validation after %d episodes: %w", done+n, err)
+			}
+			st.Validation = v
+			if v < bestScore {
+				best.copyFrom(online)
+				bestEpisode, bestScore = done+n, v
+			}
+		}
 		done += n
 		res.Stats = append(res.Stats, st)
 		if c.Progress != nil {
@@ -430,7 +490,82 @@ func Train(ctx context.Context, c TrainConfig) (*TrainResult, error) {
 			}
 		}
 	}
+	if best != nil && bestEpisode >= 0 {
+		res.Best, res.BestEpisode = &TrainResult{}, bestEpisode
+		switch b := best.(type) {
+		case *mpnnNet:
+			res.Best.Model = b.m
+		case *accNet:
+			res.Best.ACC = b.nets
+		}
+	}
 	return &res, nil
+}
+
+// validate runs the greedy policy of net's weights on the episode of every
+// validation seed, to its end, in parallel (c.Workers at a time), and
+// returns the mean FCT slowdown of all their finished flows (NaN if none
+// finished).
+func validate(ctx context.Context, c *TrainConfig, net qnet) (float64, error) {
+	type result struct {
+		sum float64
+		n   int
+		err error
+	}
+	res := make([]result, len(c.ValidateSeeds))
+	sem := make(chan struct{}, c.Workers)
+	var wg sync.WaitGroup
+	for i, seed := range c.ValidateSeeds {
+		wg.Go(func() {
+			sem <- struct{}{}
+			defer func() { <-sem }()
+			r := &res[i]
+			f, flows, err := c.Episode(seed)
+			if err != nil {
+				r.err = fmt.Errorf("seed %d: %w", seed, err)
+				return
+			}
+			var pol control.Policy
+			switch n := net.(type) {
+			case *mpnnNet:
+				g := NewGraphCC(n.m, f, c.Features)
+				defer g.Inference().Close()
+				pol = g
+			case *accNet:
+				a, err := NewACCFrom(n.nets, f, c.Features)
+				if err != nil {
+					r.err = fmt.Errorf("seed %d: %w", seed, err)
+					return
+				}
+				pol = a
+			}
+			out, err := replay.RunContext(ctx, replay.Config{
+				Fabric: f, Flows: flows, Params: c.Params, Seed: seed, Policy: pol, Interval: c.Interval,
+			})
+			if err != nil {
+				r.err = fmt.Errorf("seed %d: %w", seed, err)
+				return
+			}
+			for _, rec := range out.FCT {
+				r.sum += rec.Slowdown()
+			}
+			r.n = len(out.FCT)
+		})
+	}
+	wg.Wait()
+	var sum float64
+	n := 0
+	for _, r := range res {
+		if r.err != nil {
+			return 0, r.err
+		}
+		sum += r.sum
+		n += r.n
+	}
+	if n == 0 {
+		return math.NaN(), nil
+	}
+	return sum / float64(n), nil
 }
 
 // fits checks that ck's networks and replay buffer have the shapes of
@@ -449,6 +584,10 @@ func (ck *Checkpoint) fits(online qnet, buf *ReplayBuffer) error {
 			ErrCheckpoint, b.cap, b.featLen, b.agents, buf.cap, buf.featLen, buf.agents)
 	case ck.Episodes > 0 && len(ck.Stats) == 0:
 		return fmt.Errorf("%w: %d episodes done but no round statistics", ErrCheckpoint, ck.Episodes)
+	case len(ck.Best) != n:
+		return fmt.Errorf("%w: %d best parameters, the network has %d", ErrCheckpoint, len(ck.Best), n)
+	case ck.BestEpisode < -1 || ck.BestEpisode > ck.Episodes:
+		return fmt.Errorf("%w: best episode %d of %d", ErrCheckpoint, ck.BestEpisode, ck.Episodes)
 	}
 	return nil
 }

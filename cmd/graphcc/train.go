@@ -9,6 +9,7 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"time"
 
@@ -39,10 +40,12 @@ type trainOpts struct {
 	checkpoint   string
 	ckEvery      int
 	resume       string
+	valSeeds     []uint
+	valEvery     int
 }
 
 func newTrainCmd(logger loggerFunc) *cobra.Command {
-	o := trainOpts{scenario: replay.DefaultScenario().Name, kind: "graphcc", c: gnn.DefaultTrainConfig(), reward: "convex", seed: 1, hw: defaultHW(), ckEvery: 25}
+	o := trainOpts{scenario: replay.DefaultScenario().Name, kind: "graphcc", c: gnn.DefaultTrainConfig(), reward: "convex", seed: 1, hw: defaultHW(), ckEvery: 25, valEvery: 10}
 	cmd := &cobra.Command{
 		Use:   "train --out MODEL [flags]",
 		Short: "Train a GraphCC (or ACC) ECN policy by multi-agent deep Q-learning in the simulator",
@@ -65,7 +68,14 @@ atomically, every --checkpoint-every episodes and when it is interrupted
 (Ctrl-C, SIGTERM). --resume FILE continues such a run, with the same flags
 (the scenario and every learning and simulator setting; train names any
 that differ and refuses), and ends with the very model and curve the run
-would have given had it not stopped.`,
+would have given had it not stopped.
+
+With --validate-seeds it selects the model it writes: every
+--validate-every episodes, and after the last, the greedy policy of the
+current weights runs on the scenario at those seeds, to the end of their
+traces as eval runs them, and --out gets the weights of the lowest mean FCT
+slowdown there (the curve shows each validation). The evaluation's seeds,
+1001 and 1002, are refused: use others, 2001,2002 say.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			return o.run(cmd.Context(), cmd, logger(cmd))
@@ -96,6 +106,8 @@ would have given had it not stopped.`,
 	fs.StringVar(&o.checkpoint, "checkpoint", "", "save the run's whole state here (atomically) every --checkpoint-every episodes and when interrupted, to --resume it")
 	fs.IntVar(&o.ckEvery, "checkpoint-every", o.ckEvery, "episodes between checkpoints (rounded up to whole rounds of --workers episodes)")
 	fs.StringVar(&o.resume, "resume", "", "continue the run of this checkpoint (the same flags otherwise); may be --checkpoint's own file")
+	fs.UintSliceVar(&o.valSeeds, "validate-seeds", nil, "comma-separated seeds of validation runs: --out gets the weights whose greedy policy had the lowest mean FCT slowdown on them (not 1001 or 1002, eval's)")
+	fs.IntVar(&o.valEvery, "validate-every", o.valEvery, "episodes between validations (rounded up to whole rounds), with --validate-seeds")
 	o.hw.addFlags(fs)
 	return cmd
 }
@@ -161,6 +173,18 @@ func (o *trainOpts) run(ctx context.Context, cmd *cobra.Command, log *slog.Logge
 	if c.Params, err = o.hw.params(); err != nil {
 		return err
 	}
+	if o.valEvery < 1 {
+		return fmt.Errorf("--validate-every %d: must be at least 1", o.valEvery)
+	}
+	for _, s := range o.valSeeds {
+		if slices.Contains(defaultEvalSeeds, s) {
+			return fmt.Errorf("--validate-seeds: %d is one of eval's seeds (%v), which no training or selection may see; use others, such as 2001,2002", s, defaultEvalSeeds)
+		}
+		c.ValidateSeeds = append(c.ValidateSeeds, uint64(s))
+	}
+	if len(c.ValidateSeeds) > 0 {
+		c.ValidateEvery = o.valEvery
+	}
 	c.CheckpointMeta = checkpointMeta(sc, o.scenarioFile)
 	if o.resume != "" {
 		ck, err := gnn.LoadCheckpoint(o.resume)
@@ -214,11 +238,18 @@ func (o *trainOpts) run(ctx context.Context, cmd *cobra.Command, log *slog.Logge
 	if ck := c.Resume; ck != nil {
 		meta["resumed_from"] = fmt.Sprintf("%s after %d episodes", o.resume, ck.Episodes)
 	}
+	chosen, picked := res, ""
+	if res.Best != nil {
+		chosen = res.Best
+		v := res.Stats[slices.IndexFunc(res.Stats, func(s gnn.EpisodeStats) bool { return s.Episode == res.BestEpisode })].Validation
+		picked = fmt.Sprintf("the weights after %d episodes, mean slowdown %.4f on validation seeds %v", res.BestEpisode, v, o.valSeeds)
+		meta["validation"] = picked
+	}
 	var file *gnn.File
 	if c.Kind == "graphcc" {
-		file = res.Model.File(gnn.ActionTableID, meta)
+		file = chosen.Model.File(gnn.ActionTableID, meta)
 	} else {
-		file = gnn.MLPNetsFile(res.ACC, gnn.ActionTableID, meta)
+		file = gnn.MLPNetsFile(chosen.ACC, gnn.ActionTableID, meta)
 	}
 	if err := file.Save(o.out); err != nil {
 		return fmt.Errorf("--out: %w", err)
@@ -235,16 +266,19 @@ func (o *trainOpts) run(ctx context.Context, cmd *cobra.Command, log *slog.Logge
 	last := res.Stats[len(res.Stats)-1]
 	fmt.Fprintf(cmd.OutOrStdout(), "trained %s on %s: %d episodes, %d updates in %s; last round: epsilon %.3f, mean reward %.4f, loss %.4f; wrote %s\n",
 		c.Kind, sc.Name, c.Episodes, last.Updates, wall.Round(time.Second), last.Epsilon, last.MeanReward, last.Loss, o.out)
+	if picked != "" {
+		fmt.Fprintf(cmd.OutOrStdout(), "the model is %s\n", picked)
+	}
 	return nil
 }
 
 // writeCurve writes the training curve as CSV.
 func writeCurve(w io.Writer, stats []gnn.EpisodeStats) error {
-	if _, err := io.WriteString(w, "episode,epsilon,mean_reward,loss,updates,slowdown\n"); err != nil {
+	if _, err := io.WriteString(w, "episode,epsilon,mean_reward,loss,updates,slowdown,validation_slowdown\n"); err != nil {
 		return err
 	}
 	for _, s := range stats {
-		if _, err := fmt.Fprintf(w, "%d,%.4f,%.6f,%.6f,%d,%.4f\n", s.Episode, s.Epsilon, s.MeanReward, s.Loss, s.Updates, s.Slowdown); err != nil {
+		if _, err := fmt.Fprintf(w, "%d,%.4f,%.6f,%.6f,%d,%.4f,%.4f\n", s.Episode, s.Epsilon, s.MeanReward, s.Loss, s.Updates, s.Slowdown, s.Validation); err != nil {
 			return err
 		}
 	}
@@ -261,6 +295,12 @@ func writeCurvePNG(path string, stats []gnn.EpisodeStats) error {
 		{"mean reward per agent and step", func(s gnn.EpisodeStats) float64 { return s.MeanReward }},
 		{"Huber loss", func(s gnn.EpisodeStats) float64 { return s.Loss }},
 		{"mean FCT slowdown of finished flows", func(s gnn.EpisodeStats) float64 { return s.Slowdown }},
+	}
+	if slices.ContainsFunc(stats, func(s gnn.EpisodeStats) bool { return !math.IsNaN(s.Validation) }) {
+		series = append(series, struct {
+			title string
+			y     func(gnn.EpisodeStats) float64
+		}{"greedy policy's mean FCT slowdown on the validation seeds", func(s gnn.EpisodeStats) float64 { return s.Validation }})
 	}
 	const w, h = 7 * vg.Inch, 2.5 * vg.Inch
 	n := vg.Length(len(series))

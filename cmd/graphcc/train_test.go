@@ -6,6 +6,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -32,7 +33,7 @@ func TestTrainThenEvaluate(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if lines := strings.Split(strings.TrimSpace(string(csv)), "\n"); len(lines) != 3 || lines[0] != "episode,epsilon,mean_reward,loss,updates,slowdown" {
+	if lines := strings.Split(strings.TrimSpace(string(csv)), "\n"); len(lines) != 3 || lines[0] != "episode,epsilon,mean_reward,loss,updates,slowdown,validation_slowdown" {
 		t.Errorf("curve:\n%s", csv)
 	}
 	if _, err := os.Stat(filepath.Join(dir, "curve.png")); err != nil {
@@ -207,5 +208,58 @@ func TestTrainCheckpointResume(t *testing.T) {
 	}
 	if _, err := os.Stat(filepath.Join(dir, "other.model")); !os.IsNotExist(err) {
 		t.Errorf("a refused resume wrote a model: %v", err)
+	}
+}
+
+// TestTrainValidateSeeds checks --validate-seeds: the curve records each
+// validation, the model written is the weights of the lowest one, and eval
+// of that model on the validation seed reports that very slowdown.
+func TestTrainValidateSeeds(t *testing.T) {
+	withTinyScenario(t)
+	dir := t.TempDir()
+	model, curve := filepath.Join(dir, "v.model"), filepath.Join(dir, "curve.csv")
+	out := run(t, "train", "--scenario", "tiny", "--episodes", "6", "--warmup", "20", "--updates", "3", "--workers", "2",
+		"--validate-seeds", "2001", "--validate-every", "4", "--out", model, "--curve", curve)
+	csv, err := os.ReadFile(curve)
+	if err != nil {
+		t.Fatal(err)
+	}
+	vals := map[string]string{} // episode -> validation
+	for _, line := range strings.Split(strings.TrimSpace(string(csv)), "\n")[1:] {
+		f := strings.Split(line, ",")
+		vals[f[0]] = f[6]
+	}
+	if vals["2"] != "NaN" || vals["4"] == "NaN" || vals["6"] == "NaN" {
+		t.Fatalf("validations in the curve: %v, want ones after episodes 4 and 6 only", vals)
+	}
+	num := func(v string) float64 {
+		x, err := strconv.ParseFloat(v, 64)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return x
+	}
+	best := "4"
+	if num(vals["6"]) < num(vals["4"]) {
+		best = "6"
+	}
+	if !strings.Contains(out, "the model is the weights after "+best+" episodes, mean slowdown "+vals[best]) {
+		t.Errorf("train output %q does not name the weights after %s episodes (validations %v)", out, best, vals)
+	}
+	f, err := gnn.Load(model, gnn.Expect{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(f.Meta["validation"], "after "+best+" episodes") {
+		t.Errorf("model metadata %v", f.Meta)
+	}
+	rep := run(t, "eval", "--scenarios", "tiny", "--seeds", "2001", "--policies", "static,graphcc:"+model, "--out", filepath.Join(dir, "eval"))
+	want := fmt.Sprintf("%.3f", num(vals[best])) // eval prints 3 decimals
+	if !strings.Contains(rep, "| graphcc:"+model+" | "+want) {
+		t.Errorf("eval of the chosen model on the validation seed does not give its validation %s:\n%s", vals[best], rep)
+	}
+	_, _, err = execute(t, t.Context(), "train", "--scenario", "tiny", "--out", filepath.Join(dir, "m"), "--validate-seeds", "2001,1002")
+	if err == nil || !strings.Contains(err.Error(), "--validate-seeds: 1002 is one of eval's seeds") {
+		t.Errorf("validation on an evaluation seed: %v", err)
 	}
 }
