@@ -450,4 +450,15 @@ func TestTrainValidation(t *testing.T) {
 	if _, err := Train(context.Background(), c); err == nil || !strings.Contains(err.Error(), "validation seed 5 given twice") {
 		t.Errorf("a validation seed twice: %v", err)
 	}
+	// ACC validates its own greedy policy.
+	c = resumeTrain(t, "acc")
+	c.Episodes, c.ValidateSeeds, c.ValidateEvery = 4, []uint64{11}, 2
+	res, err = Train(context.Background(), c)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Best == nil || len(res.Best.ACC) != len(res.ACC) || (res.BestEpisode != 2 && res.BestEpisode != 4) ||
+		math.IsNaN(res.Stats[0].Validation) || math.IsNaN(res.Stats[1].Validation) {
+		t.Errorf("ACC validation: best after %d episodes, stats %+v", res.BestEpisode, res.Stats)
+	}
 }
