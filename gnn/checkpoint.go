@@ -185,28 +185,25 @@ func (c *crcWriter) Write(p []byte) (int, error) {
 // chunk is the scratch size of crcWriter and crcReader, in bytes.
 const chunk = 1 << 16
 
-func (c *crcWriter) f64s(v []float64) {
+// writeNums writes v, each number encoded by enc in size bytes.
+func writeNums[T any](c *crcWriter, v []T, size int, enc func([]byte, T) []byte) {
 	for len(v) > 0 {
-		k := min(len(v), chunk/8)
+		k := min(len(v), chunk/size)
 		b := c.buf[:0]
 		for _, x := range v[:k] {
-			b = binary.LittleEndian.AppendUint64(b, math.Float64bits(x))
+			b = enc(b, x)
 		}
 		c.Write(b)
 		v = v[k:]
 	}
 }
 
+func (c *crcWriter) f64s(v []float64) {
+	writeNums(c, v, 8, func(b []byte, x float64) []byte { return binary.LittleEndian.AppendUint64(b, math.Float64bits(x)) })
+}
+
 func (c *crcWriter) f32s(v []float32) {
-	for len(v) > 0 {
-		k := min(len(v), chunk/4)
-		b := c.buf[:0]
-		for _, x := range v[:k] {
-			b = binary.LittleEndian.AppendUint32(b, math.Float32bits(x))
-		}
-		c.Write(b)
-		v = v[k:]
-	}
+	writeNums(c, v, 4, func(b []byte, x float32) []byte { return binary.LittleEndian.AppendUint32(b, math.Float32bits(x)) })
 }
 
 // statsLen is the number of float64s of a round's statistics in a file.
@@ -324,45 +321,31 @@ func (c *crcReader) full(p []byte) {
 	c.crc.Write(p)
 }
 
-// f64s reads n float64s. It grows the result as the data arrives, so a
-// header that promises more than the input holds costs no more memory than
-// the input.
+// readNums reads n numbers of size bytes each, decoded by dec. It grows
+// the result as the data arrives, so a header that promises more than the
+// input holds costs no more memory than the input.
+func readNums[T any](c *crcReader, n, size int, dec func([]byte) T) []T {
+	var v []T
+	for len(v) < n && c.err == nil {
+		b := c.buf[:size*min(n-len(v), chunk/size)]
+		c.full(b)
+		for i := 0; i < len(b) && c.err == nil; i += size {
+			v = append(v, dec(b[i:]))
+		}
+	}
+	return v
+}
+
 func (c *crcReader) f64s(n int) []float64 {
-	var v []float64
-	for len(v) < n && c.err == nil {
-		b := c.buf[:8*min(n-len(v), chunk/8)]
-		c.full(b)
-		for i := 0; i < len(b) && c.err == nil; i += 8 {
-			v = append(v, math.Float64frombits(binary.LittleEndian.Uint64(b[i:])))
-		}
-	}
-	return v
+	return readNums(c, n, 8, func(b []byte) float64 { return math.Float64frombits(binary.LittleEndian.Uint64(b)) })
 }
 
-// f32s reads n float32s, growing the result as f64s does.
 func (c *crcReader) f32s(n int) []float32 {
-	var v []float32
-	for len(v) < n && c.err == nil {
-		b := c.buf[:4*min(n-len(v), chunk/4)]
-		c.full(b)
-		for i := 0; i < len(b) && c.err == nil; i += 4 {
-			v = append(v, math.Float32frombits(binary.LittleEndian.Uint32(b[i:])))
-		}
-	}
-	return v
+	return readNums(c, n, 4, func(b []byte) float32 { return math.Float32frombits(binary.LittleEndian.Uint32(b)) })
 }
 
-// bytes reads n bytes, growing the result as f64s does.
 func (c *crcReader) bytes(n int) []byte {
-	var v []byte
-	for len(v) < n && c.err == nil {
-		b := c.buf[:min(n-len(v), chunk)]
-		c.full(b)
-		if c.err == nil {
-			v = append(v, b...)
-		}
-	}
-	return v
+	return readNums(c, n, 1, func(b []byte) byte { return b[0] })
 }
 
 // ReadCheckpoint reads a checkpoint file from r, to its end.

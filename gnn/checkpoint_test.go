@@ -13,6 +13,7 @@ import (
 	"testing"
 
 	"graphcc/replay"
+	"graphcc/topo"
 )
 
 // resumeTrain is a run short enough for tests that still learns across its
@@ -460,5 +461,56 @@ func TestTrainValidation(t *testing.T) {
 	if res.Best == nil || len(res.Best.ACC) != len(res.ACC) || (res.BestEpisode != 2 && res.BestEpisode != 4) ||
 		math.IsNaN(res.Stats[0].Validation) || math.IsNaN(res.Stats[1].Validation) {
 		t.Errorf("ACC validation: best after %d episodes, stats %+v", res.BestEpisode, res.Stats)
+	}
+}
+
+// fullCheckpoint is the checkpoint of a default training run once its
+// replay buffer is full: the default Clos, DefaultTrainConfig's buffer.
+func fullCheckpoint(b *testing.B) *Checkpoint {
+	f, err := topo.Clos(topo.DefaultClos())
+	if err != nil {
+		b.Fatal(err)
+	}
+	ports, agents := len(f.Ports), len(f.Agents())
+	buf := NewReplayBuffer(DefaultTrainConfig().Buffer, ports, agents)
+	x := make([]float64, ports*NumFeatures)
+	for i := range x {
+		x[i] = float64(i%7) / 7
+	}
+	acts, rw := make([]int, agents), make([]float64, agents)
+	for range buf.Cap() {
+		buf.Add(x, acts, rw, x)
+	}
+	n := len(NewModel(nil).Params)
+	return &Checkpoint{Config: map[string]string{}, Episodes: 160, Stats: make([]EpisodeStats, 80),
+		Online: make([]float64, n), Target: make([]float64, n), AdamM: make([]float64, n), AdamV: make([]float64, n),
+		Buffer: buf, BestEpisode: -1}
+}
+
+// BenchmarkCheckpointSave writes a full-size checkpoint to a file, as
+// graphcc train --checkpoint does (atomically, synced).
+func BenchmarkCheckpointSave(b *testing.B) {
+	ck := fullCheckpoint(b)
+	path := filepath.Join(b.TempDir(), "run.ckpt")
+	for b.Loop() {
+		if err := ck.Save(path); err != nil {
+			b.Fatal(err)
+		}
+	}
+	if st, err := os.Stat(path); err == nil {
+		b.ReportMetric(float64(st.Size())/1e6, "MB")
+	}
+}
+
+// BenchmarkCheckpointLoad reads a full-size checkpoint file.
+func BenchmarkCheckpointLoad(b *testing.B) {
+	path := filepath.Join(b.TempDir(), "run.ckpt")
+	if err := fullCheckpoint(b).Save(path); err != nil {
+		b.Fatal(err)
+	}
+	for b.Loop() {
+		if _, err := LoadCheckpoint(path); err != nil {
+			b.Fatal(err)
+		}
 	}
 }
