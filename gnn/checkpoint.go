@@ -125,7 +125,7 @@ func trainFingerprint(c *TrainConfig) map[string]string {
 		"batch": i(c.Batch), "buffer": i(c.Buffer), "updates": i(c.Updates), "warmup": i(c.Warmup),
 		"target_every": i(c.TargetEvery), "eps_start": f(c.EpsStart), "eps_end": f(c.EpsEnd),
 		"eps_decay": f(c.EpsDecay), "max_grad_norm": f(c.MaxGradNorm), "reward": c.Shape.String(),
-		"weight_q": f(c.WeightQ), "queue_scale": f(c.Features.withDefaults().QueueScale),
+		"weight_q": f(c.WeightQ), "objective": c.Objective.String(), "queue_scale": f(c.Features.withDefaults().QueueScale),
 		"reward_queue": f(c.Features.withDefaults().RewardQueue), "sim_params": string(params),
 		"validate_seeds": fmt.Sprint(c.ValidateSeeds), "validate_every": i(c.ValidateEvery),
 	}

@@ -125,3 +125,46 @@ func (m *RewardMeter) Score(t *control.Telemetry) float64 {
 	}
 	return s / float64(len(m.agents))
 }
+
+// Objective is what training rewards the agents for.
+type Objective int
+
+const (
+	// PortObjective is DESIGN.md's: each agent's own Reward, from its
+	// port's queue and utilization.
+	PortObjective Objective = iota
+	// FlowObjective is an experiment: every agent earns the same team
+	// reward for an interval, minus the excess slowdown (slowdown - 1)
+	// summed over the flows that finished in it, divided by
+	// FlowRewardScale. Over a trace its undiscounted sum is minus the
+	// flows' total excess slowdown: the evaluation's mean slowdown, up to
+	// the flows still running when the episode ends.
+	FlowObjective
+)
+
+// FlowRewardScale divides FlowObjective's rewards: an interval of the
+// training scenario finishes about 40 flows at about 2 excess slowdown
+// each, so its rewards are of the order of 1.
+const FlowRewardScale = 100
+
+// String returns "port" or "flows".
+func (o Objective) String() string {
+	switch o {
+	case PortObjective:
+		return "port"
+	case FlowObjective:
+		return "flows"
+	}
+	return fmt.Sprintf("Objective(%d)", int(o))
+}
+
+// ParseObjective parses the names String returns.
+func ParseObjective(name string) (Objective, error) {
+	switch name {
+	case "port":
+		return PortObjective, nil
+	case "flows":
+		return FlowObjective, nil
+	}
+	return 0, fmt.Errorf("gnn: unknown objective %q (want port or flows)", name)
+}

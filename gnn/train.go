@@ -54,10 +54,11 @@ type TrainConfig struct {
 	EpsDecay    float64 // fraction of the episodes over which epsilon decays linearly (0.6)
 	MaxGradNorm float64 // global gradient norm clip (10)
 
-	Shape    RewardShape   // reward's queue term; the zero value is Linear, DefaultTrainConfig sets Convex (it trained the better policy; README, "Reward")
-	WeightQ  float64       // weight of the queue term (0.7)
-	Features FeatureConfig // feature and reward scales
-	Params   replay.Params // simulated hardware (zero: replay.DefaultParams)
+	Objective Objective     // what the agents are rewarded for; the zero value is DESIGN.md's per-port reward
+	Shape     RewardShape   // reward's queue term; the zero value is Linear, DefaultTrainConfig sets Convex (it trained the better policy; README, "Reward")
+	WeightQ   float64       // weight of the queue term (0.7)
+	Features  FeatureConfig // feature and reward scales
+	Params    replay.Params // simulated hardware (zero: replay.DefaultParams)
 
 	// Progress, if set, is called after every round of episodes.
 	Progress func(EpisodeStats)
@@ -163,6 +164,8 @@ func (c *TrainConfig) fill() error {
 		return fmt.Errorf("train: episode time %d and interval %d must be positive", c.EpisodeTime, c.Interval)
 	case c.CheckpointEvery < 0:
 		return fmt.Errorf("train: checkpoint every %d episodes: must not be negative", c.CheckpointEvery)
+	case c.Objective != PortObjective && c.Objective != FlowObjective:
+		return fmt.Errorf("train: unknown objective %v", c.Objective)
 	case c.ValidateEvery < 0:
 		return fmt.Errorf("train: validate every %d episodes: must not be negative", c.ValidateEvery)
 	}
@@ -623,7 +626,20 @@ func runEpisode(ctx context.Context, c *TrainConfig, net qnet, seed uint64, eps 
 	if len(f.Ports) != ports {
 		return episodeOut{err: fmt.Errorf("fabric has %d ports, the first episode's had %d", len(f.Ports), ports)}
 	}
+	// excess is FlowObjective's: the excess slowdown of the flows finished
+	// since the last transition.
+	var excess float64
+	var onFinish func(replay.FCT)
+	if c.Objective == FlowObjective {
+		onFinish = func(r replay.FCT) { excess += r.Slowdown() - 1 }
+	}
 	record := func(prev []float64, actions []int, rewards []float64, next []float64) {
+		if onFinish != nil {
+			for i := range rewards {
+				rewards[i] = -excess / FlowRewardScale
+			}
+			excess = 0
+		}
 		out.steps = append(out.steps, stepRecord{
 			prev: append([]float64(nil), prev...), next: append([]float64(nil), next...),
 			actions: append([]int(nil), actions...), rewards: append([]float64(nil), rewards...),
@@ -650,7 +666,7 @@ func runEpisode(ctx context.Context, c *TrainConfig, net qnet, seed uint64, eps 
 	}
 	r, err := replay.RunContext(ctx, replay.Config{
 		Fabric: f, Flows: flows, Params: c.Params, Seed: seed, Policy: pol,
-		Interval: c.Interval, Until: first + c.EpisodeTime,
+		Interval: c.Interval, Until: first + c.EpisodeTime, OnFinish: onFinish,
 	})
 	if err != nil {
 		return episodeOut{err: err}

@@ -253,3 +253,72 @@ func TestTrainConfigErrors(t *testing.T) {
 		}
 	}
 }
+
+func TestParseObjective(t *testing.T) {
+	for _, o := range []Objective{PortObjective, FlowObjective} {
+		if got, err := ParseObjective(o.String()); err != nil || got != o {
+			t.Errorf("ParseObjective(%q) = %v, %v", o.String(), got, err)
+		}
+	}
+	if _, err := ParseObjective("fct"); err == nil {
+		t.Error("ParseObjective(fct) succeeded")
+	}
+}
+
+// TestFlowObjectiveRewards trains one round on a trace whose flow
+// completion times no ECN setting changes (marking off, an 8:1 incast of
+// 100 KB flows that all finish within the episode) and checks that the
+// team reward of FlowObjective sums to minus the incast flows' total excess
+// slowdown over FlowRewardScale, as the simulator reports them (a long flow
+// that does not finish keeps every episode 5 ms long).
+func TestFlowObjectiveRewards(t *testing.T) {
+	c := topo.DefaultClos()
+	c.Leaves, c.Spines, c.HostsPerLeaf = 2, 1, 5
+	f, err := topo.Clos(c)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var flows []replay.Flow
+	for i, src := range []topo.NodeID{1, 2, 3, 4, 5, 6, 7, 8} {
+		flows = append(flows, replay.Flow{Src: src, Dst: 0, PG: replay.DefaultPG, DPort: replay.DPortBackground,
+			Size: 100_000, Start: 2*topo.Second + int64(i)*5*topo.Microsecond})
+	}
+	// A long flow keeps the episode running to its end, after the incast.
+	flows = append(flows, replay.Flow{Src: 9, Dst: 5, PG: replay.DefaultPG, DPort: replay.DPortBackground,
+		Size: 40_000_000, Start: 2 * topo.Second})
+	ep := func(uint64) (*topo.Fabric, []replay.Flow, error) { return f, slices.Clone(flows), nil }
+	params := replay.DefaultParams()
+	params.ECN = false
+	r, err := replay.Run(replay.Config{Fabric: f, Flows: slices.Clone(flows), Params: params})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var excess float64
+	for _, rec := range r.FCT {
+		if rec.Size == 100_000 {
+			excess += rec.Slowdown() - 1
+			if end := rec.Start + rec.FCT; end > 2*topo.Second+4*topo.Millisecond {
+				t.Fatalf("an incast flow ends at %d ps, late in the episode", end)
+			}
+		}
+	}
+	if len(r.FCT) != len(flows) || excess < 1 {
+		t.Fatalf("%d of %d flows finished, excess slowdown %v: the test needs them all and some queueing", len(r.FCT), len(flows), excess)
+	}
+	tc := tinyTrain("graphcc", 1, ep)
+	tc.Params, tc.Episodes, tc.Warmup, tc.Objective = params, 2, 1_000_000, FlowObjective
+	res, err := Train(context.Background(), tc)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// 5 ms episodes: 49 transitions, every incast flow finished before the
+	// last, the long flow never.
+	want := -excess / FlowRewardScale / 49
+	if got := res.Stats[0].MeanReward; math.Abs(got-want) > 1e-12 {
+		t.Errorf("mean team reward %v, want %v (excess slowdown %v over 49 transitions)", got, want, excess)
+	}
+	tc.Objective = PortObjective
+	if res, err := Train(context.Background(), tc); err != nil || res.Stats[0].MeanReward <= 0 {
+		t.Errorf("port objective: mean reward %v, %v", res.Stats[0].MeanReward, err)
+	}
+}

@@ -295,4 +295,7 @@ func (s *Sim) complete(fi int32) {
 		Size: fl.size, Start: fl.start, FCT: s.now - fl.start,
 		Standalone: Standalone(s.f, fl.src, fl.dst, fl.size, s.p.Payload, StandaloneHeader),
 	})
+	if s.cfg.OnFinish != nil {
+		s.cfg.OnFinish(s.fct[len(s.fct)-1])
+	}
 }

@@ -52,6 +52,9 @@ type Config struct {
 	// Progress, if not nil, is called every interval with the simulated time
 	// and the flows finished so far.
 	Progress func(now int64, completed, total int)
+	// OnFinish, if not nil, is called with the record of every flow as it
+	// finishes, before the control interval it finishes in ends.
+	OnFinish func(FCT)
 }
 
 // Counters are totals of one run, for the summary and for checks.

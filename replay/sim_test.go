@@ -680,3 +680,31 @@ func TestNanosecondTiming(t *testing.T) {
 		t.Errorf("1 MB flow: nanosecond timing is %d ps faster, want %d", got, want)
 	}
 }
+
+// TestOnFinish checks Config.OnFinish: every finished flow's record, in
+// finishing order, each before the control interval it finishes in ends.
+func TestOnFinish(t *testing.T) {
+	f := clos(t)
+	flows := incast(t, f, 8, 100_000)
+	var got []FCT
+	var lastDecide int64
+	late := 0
+	p := policyFunc(func(tel *control.Telemetry, _ []control.ECN) { lastDecide = tel.Now })
+	r := mustRun(t, Config{Fabric: f, Flows: flows, Policy: p, OnFinish: func(rec FCT) {
+		got = append(got, rec)
+		if end := rec.Start + rec.FCT; end < lastDecide {
+			late++ // reported after an interval end that follows it
+		}
+	}})
+	if len(r.FCT) != len(flows) || !slices.Equal(got, r.FCT) {
+		t.Errorf("OnFinish saw %d records, the result has %d (of %d flows); equal: %v", len(got), len(r.FCT), len(flows), slices.Equal(got, r.FCT))
+	}
+	if late > 0 {
+		t.Errorf("%d records reported after the interval they finished in had ended", late)
+	}
+}
+
+// policyFunc is a control.Policy of a function.
+type policyFunc func(*control.Telemetry, []control.ECN)
+
+func (p policyFunc) Decide(t *control.Telemetry, ecn []control.ECN) { p(t, ecn) }

@@ -34,6 +34,7 @@ type trainOpts struct {
 	curve        string
 	reward       string
 	rewardQ      float64
+	objective    string
 	seed         uint64
 	hw           hwFlags
 	c            gnn.TrainConfig
@@ -45,7 +46,7 @@ type trainOpts struct {
 }
 
 func newTrainCmd(logger loggerFunc) *cobra.Command {
-	o := trainOpts{scenario: replay.DefaultScenario().Name, kind: "graphcc", c: gnn.DefaultTrainConfig(), reward: "convex", seed: 1, hw: defaultHW(), ckEvery: 25, valEvery: 10}
+	o := trainOpts{scenario: replay.DefaultScenario().Name, kind: "graphcc", c: gnn.DefaultTrainConfig(), reward: "convex", seed: 1, hw: defaultHW(), ckEvery: 25, valEvery: 10, objective: "port"}
 	cmd := &cobra.Command{
 		Use:   "train --out MODEL [flags]",
 		Short: "Train a GraphCC (or ACC) ECN policy by multi-agent deep Q-learning in the simulator",
@@ -93,6 +94,7 @@ slowdown there (the curve shows each validation). The evaluation's seeds,
 	fs.IntVar(&o.c.Workers, "workers", 0, "episodes simulated in parallel and goroutines per minibatch (0 = GOMAXPROCS); part of what makes a run reproducible")
 	fs.StringVar(&o.reward, "reward", o.reward, "shape of the reward's queue term: linear (1-x), convex ((1-x)^2) or concave (1-x^2)")
 	fs.Float64Var(&o.rewardQ, "reward-queue-kb", 0, "queue Q of the reward's x = min(q/Q, 1), KB at 25 Gbps (scaled by port rate); 0 = 25 KB (gnn.DefaultRewardQueueKB)")
+	fs.StringVar(&o.objective, "objective", o.objective, "what the agents are rewarded for: port (DESIGN.md's per-port reward of --reward and --reward-queue-kb) or flows (an experiment: a team reward of minus the excess slowdown of the flows finishing in each interval, /100)")
 	fs.Float64Var(&o.c.Gamma, "gamma", o.c.Gamma, "discount per control interval")
 	fs.Float64Var(&o.c.LR, "lr", o.c.LR, "Adam learning rate")
 	fs.IntVar(&o.c.Batch, "batch", o.c.Batch, "transitions per minibatch")
@@ -162,6 +164,9 @@ func (o *trainOpts) run(ctx context.Context, cmd *cobra.Command, log *slog.Logge
 	}
 	c := o.c
 	c.Kind, c.Seed, c.Shape = o.kind, o.seed, shape
+	if c.Objective, err = gnn.ParseObjective(o.objective); err != nil {
+		return fmt.Errorf("--objective: %w", err)
+	}
 	if o.rewardQ < 0 {
 		return fmt.Errorf("--reward-queue-kb %g: must not be negative", o.rewardQ)
 	}
@@ -234,6 +239,9 @@ func (o *trainOpts) run(ctx context.Context, cmd *cobra.Command, log *slog.Logge
 	if o.scenarioFile != "" {
 		meta["scenario_file"] = o.scenarioFile
 		meta["scenario_summary"] = sc.Describe()
+	}
+	if c.Objective != gnn.PortObjective {
+		meta["objective"] = c.Objective.String()
 	}
 	if ck := c.Resume; ck != nil {
 		meta["resumed_from"] = fmt.Sprintf("%s after %d episodes", o.resume, ck.Episodes)
