@@ -142,18 +142,30 @@ const (
 	FlowObjective
 )
 
+// PathObjective (an experiment) credits each agent with the flows that
+// crossed its port: an agent earns for an interval minus the excess
+// slowdown summed over the flows that finished in it and whose data left
+// through the agent's port, divided by PathRewardScale.
+const PathObjective Objective = FlowObjective + 1
+
+// PathRewardScale divides PathObjective's rewards: a port of the training
+// scenario sees a few flows finish per interval.
+const PathRewardScale = 10
+
 // FlowRewardScale divides FlowObjective's rewards: an interval of the
 // training scenario finishes about 40 flows at about 2 excess slowdown
 // each, so its rewards are of the order of 1.
 const FlowRewardScale = 100
 
-// String returns "port" or "flows".
+// String returns "port", "flows" or "paths".
 func (o Objective) String() string {
 	switch o {
 	case PortObjective:
 		return "port"
 	case FlowObjective:
 		return "flows"
+	case PathObjective:
+		return "paths"
 	}
 	return fmt.Sprintf("Objective(%d)", int(o))
 }
@@ -165,6 +177,8 @@ func ParseObjective(name string) (Objective, error) {
 		return PortObjective, nil
 	case "flows":
 		return FlowObjective, nil
+	case "paths":
+		return PathObjective, nil
 	}
-	return 0, fmt.Errorf("gnn: unknown objective %q (want port or flows)", name)
+	return 0, fmt.Errorf("gnn: unknown objective %q (want port, flows or paths)", name)
 }

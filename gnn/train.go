@@ -164,7 +164,7 @@ func (c *TrainConfig) fill() error {
 		return fmt.Errorf("train: episode time %d and interval %d must be positive", c.EpisodeTime, c.Interval)
 	case c.CheckpointEvery < 0:
 		return fmt.Errorf("train: checkpoint every %d episodes: must not be negative", c.CheckpointEvery)
-	case c.Objective != PortObjective && c.Objective != FlowObjective:
+	case c.Objective != PortObjective && c.Objective != FlowObjective && c.Objective != PathObjective:
 		return fmt.Errorf("train: unknown objective %v", c.Objective)
 	case c.ValidateEvery < 0:
 		return fmt.Errorf("train: validate every %d episodes: must not be negative", c.ValidateEvery)
@@ -626,19 +626,35 @@ func runEpisode(ctx context.Context, c *TrainConfig, net qnet, seed uint64, eps 
 	if len(f.Ports) != ports {
 		return episodeOut{err: fmt.Errorf("fabric has %d ports, the first episode's had %d", len(f.Ports), ports)}
 	}
-	// excess is FlowObjective's: the excess slowdown of the flows finished
-	// since the last transition.
+	// The excess slowdown of the flows finished since the last transition:
+	// in all (FlowObjective), per port they crossed (PathObjective).
 	var excess float64
-	var onFinish func(replay.FCT)
-	if c.Objective == FlowObjective {
-		onFinish = func(r replay.FCT) { excess += r.Slowdown() - 1 }
+	var portExcess []float64
+	var onFinish func(replay.FCT, []topo.PortID)
+	switch c.Objective {
+	case FlowObjective:
+		onFinish = func(r replay.FCT, _ []topo.PortID) { excess += r.Slowdown() - 1 }
+	case PathObjective:
+		portExcess = make([]float64, len(f.Ports))
+		onFinish = func(r replay.FCT, path []topo.PortID) {
+			for _, p := range path {
+				portExcess[p] += r.Slowdown() - 1
+			}
+		}
 	}
+	agents := f.Agents()
 	record := func(prev []float64, actions []int, rewards []float64, next []float64) {
-		if onFinish != nil {
+		switch c.Objective {
+		case FlowObjective:
 			for i := range rewards {
 				rewards[i] = -excess / FlowRewardScale
 			}
 			excess = 0
+		case PathObjective:
+			for i, p := range agents {
+				rewards[i] = -portExcess[p] / PathRewardScale
+			}
+			clear(portExcess)
 		}
 		out.steps = append(out.steps, stepRecord{
 			prev: append([]float64(nil), prev...), next: append([]float64(nil), next...),

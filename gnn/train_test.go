@@ -255,7 +255,7 @@ func TestTrainConfigErrors(t *testing.T) {
 }
 
 func TestParseObjective(t *testing.T) {
-	for _, o := range []Objective{PortObjective, FlowObjective} {
+	for _, o := range []Objective{PortObjective, FlowObjective, PathObjective} {
 		if got, err := ParseObjective(o.String()); err != nil || got != o {
 			t.Errorf("ParseObjective(%q) = %v, %v", o.String(), got, err)
 		}
@@ -316,6 +316,26 @@ func TestFlowObjectiveRewards(t *testing.T) {
 	want := -excess / FlowRewardScale / 49
 	if got := res.Stats[0].MeanReward; math.Abs(got-want) > 1e-12 {
 		t.Errorf("mean team reward %v, want %v (excess slowdown %v over 49 transitions)", got, want, excess)
+	}
+	// PathObjective: each flow's excess is credited to every switch port
+	// its data left through: 1 from the receiver's leaf, 3 across the spine.
+	var credited float64
+	for _, rec := range r.FCT {
+		if rec.Size == 100_000 {
+			k := 1.0
+			if rec.Src >= 5 {
+				k = 3
+			}
+			credited += k * (rec.Slowdown() - 1)
+		}
+	}
+	tc.Objective = PathObjective
+	if res, err = Train(context.Background(), tc); err != nil {
+		t.Fatal(err)
+	}
+	want = -credited / PathRewardScale / 49 / float64(len(f.Agents()))
+	if got := res.Stats[0].MeanReward; math.Abs(got-want) > 1e-12 {
+		t.Errorf("paths objective: mean reward %v, want %v", got, want)
 	}
 	tc.Objective = PortObjective
 	if res, err := Train(context.Background(), tc); err != nil || res.Stats[0].MeanReward <= 0 {

@@ -296,6 +296,6 @@ func (s *Sim) complete(fi int32) {
 		Standalone: Standalone(s.f, fl.src, fl.dst, fl.size, s.p.Payload, StandaloneHeader),
 	})
 	if s.cfg.OnFinish != nil {
-		s.cfg.OnFinish(s.fct[len(s.fct)-1])
+		s.cfg.OnFinish(s.fct[len(s.fct)-1], fl.fwd)
 	}
 }

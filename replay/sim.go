@@ -53,8 +53,10 @@ type Config struct {
 	// and the flows finished so far.
 	Progress func(now int64, completed, total int)
 	// OnFinish, if not nil, is called with the record of every flow as it
-	// finishes, before the control interval it finishes in ends.
-	OnFinish func(FCT)
+	// finishes, before the control interval it finishes in ends, and the
+	// ports its data crossed, from its sender's NIC to the last switch's
+	// port to the receiver (valid only during the call).
+	OnFinish func(rec FCT, path []topo.PortID)
 }
 
 // Counters are totals of one run, for the summary and for checks.

@@ -682,7 +682,8 @@ func TestNanosecondTiming(t *testing.T) {
 }
 
 // TestOnFinish checks Config.OnFinish: every finished flow's record, in
-// finishing order, each before the control interval it finishes in ends.
+// finishing order, each before the control interval it finishes in ends,
+// with the path of its data from sender to receiver.
 func TestOnFinish(t *testing.T) {
 	f := clos(t)
 	flows := incast(t, f, 8, 100_000)
@@ -690,8 +691,19 @@ func TestOnFinish(t *testing.T) {
 	var lastDecide int64
 	late := 0
 	p := policyFunc(func(tel *control.Telemetry, _ []control.ECN) { lastDecide = tel.Now })
-	r := mustRun(t, Config{Fabric: f, Flows: flows, Policy: p, OnFinish: func(rec FCT) {
+	r := mustRun(t, Config{Fabric: f, Flows: flows, Policy: p, OnFinish: func(rec FCT, path []topo.PortID) {
 		got = append(got, rec)
+		// the path goes from the sender to the receiver, port by port
+		at := rec.Src
+		for _, pt := range path {
+			if f.Ports[pt].Src != at {
+				t.Fatalf("flow %d->%d: path %v leaves %d from port %d of node %d", rec.Src, rec.Dst, path, at, pt, f.Ports[pt].Src)
+			}
+			at = f.Ports[pt].Dst
+		}
+		if at != rec.Dst || len(path) < 2 {
+			t.Fatalf("flow %d->%d: path %v ends at %d", rec.Src, rec.Dst, path, at)
+		}
 		if end := rec.Start + rec.FCT; end < lastDecide {
 			late++ // reported after an interval end that follows it
 		}

@@ -67,7 +67,7 @@ func TestTrainBadFlags(t *testing.T) {
 		{[]string{"--scenario", "tiny", "--out", filepath.Join(dir, "nodir", "m")}, "--out"},
 		{[]string{"--scenario", "tiny", "--out", filepath.Join(dir, "m"), "--kmin-kb", "10"}, "--kmin-kb"},
 		{[]string{"--scenario", "tiny", "--out", filepath.Join(dir, "m"), "--window", "-5"}, "--window"},
-		{[]string{"--scenario", "tiny", "--out", filepath.Join(dir, "m"), "--objective", "fct"}, `--objective: gnn: unknown objective "fct" (want port or flows)`},
+		{[]string{"--scenario", "tiny", "--out", filepath.Join(dir, "m"), "--objective", "fct"}, `--objective: gnn: unknown objective "fct" (want port, flows or paths)`},
 		{[]string{"--scenario", "tiny", "--out", filepath.Join(dir, "m"), "--checkpoint", filepath.Join(dir, "c"), "--checkpoint-every", "0"}, "--checkpoint-every 0: must be at least 1"},
 		{[]string{"--scenario", "tiny", "--out", filepath.Join(dir, "m"), "--checkpoint", filepath.Join(dir, "nodir", "c")}, "--checkpoint " + filepath.Join(dir, "nodir", "c")},
 		{[]string{"--scenario", "tiny", "--out", filepath.Join(dir, "m"), "--resume", filepath.Join(dir, "none.ckpt")}, "--resume: load checkpoint: open " + filepath.Join(dir, "none.ckpt")},
