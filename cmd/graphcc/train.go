@@ -249,7 +249,10 @@ func (o *trainOpts) run(ctx context.Context, cmd *cobra.Command, log *slog.Logge
 	chosen, picked := res, ""
 	if res.Best != nil {
 		chosen = res.Best
-		v := res.Stats[slices.IndexFunc(res.Stats, func(s gnn.EpisodeStats) bool { return s.Episode == res.BestEpisode })].Validation
+		v := math.NaN()
+		if i := slices.IndexFunc(res.Stats, func(s gnn.EpisodeStats) bool { return s.Episode == res.BestEpisode }); i >= 0 {
+			v = res.Stats[i].Validation
+		}
 		picked = fmt.Sprintf("the weights after %d episodes, mean slowdown %.4f on validation seeds %v", res.BestEpisode, v, o.valSeeds)
 		meta["validation"] = picked
 	}
