@@ -676,13 +676,9 @@ func runEpisode(ctx context.Context, c *TrainConfig, net qnet, seed uint64, eps 
 		acc.Epsilon, acc.Shape, acc.WeightQ, acc.OnStep = eps, c.Shape, c.WeightQ, record
 		pol = acc
 	}
-	first := int64(math.MaxInt64)
-	for _, fl := range flows {
-		first = min(first, fl.Start)
-	}
 	r, err := replay.RunContext(ctx, replay.Config{
 		Fabric: f, Flows: flows, Params: c.Params, Seed: seed, Policy: pol,
-		Interval: c.Interval, Until: first + c.EpisodeTime, OnFinish: onFinish,
+		Interval: c.Interval, Until: replay.FirstStart(flows) + c.EpisodeTime, OnFinish: onFinish,
 	})
 	if err != nil {
 		return episodeOut{err: err}

@@ -329,11 +329,7 @@ func Evaluate(ctx context.Context, c EvalConfig) (*EvalReport, error) {
 		if len(c.Rewards) > 0 {
 			sc0 = &scored{Policy: policy, end: math.MaxInt64, sum: make([]float64, len(c.Rewards))}
 			if d := sc.Gen.Duration; d > 0 && len(flows) > 0 {
-				first := int64(math.MaxInt64)
-				for _, fl := range flows {
-					first = min(first, fl.Start)
-				}
-				sc0.end = first + d
+				sc0.end = FirstStart(flows) + d
 			}
 			for _, r := range c.Rewards {
 				sc0.score = append(sc0.score, r.New(f))

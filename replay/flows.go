@@ -47,6 +47,18 @@ type Flow struct {
 // Incast reports whether f is part of an incast (its DPort is DPortIncast).
 func (f Flow) Incast() bool { return f.DPort == DPortIncast }
 
+// FirstStart returns the earliest Start of flows, ps (0 for none).
+func FirstStart(flows []Flow) int64 {
+	if len(flows) == 0 {
+		return 0
+	}
+	first := flows[0].Start
+	for _, fl := range flows[1:] {
+		first = min(first, fl.Start)
+	}
+	return first
+}
+
 // IncastConfig describes periodic N:1 incasts: every Period, FanIn distinct
 // random senders each send Size bytes to one random receiver.
 type IncastConfig struct {

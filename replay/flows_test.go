@@ -502,3 +502,23 @@ func TestGenMatchesHPCCTrafficGen(t *testing.T) {
 		}
 	}
 }
+
+func TestFirstStart(t *testing.T) {
+	for _, c := range []struct {
+		starts []int64
+		want   int64
+	}{
+		{nil, 0},
+		{[]int64{5}, 5},
+		{[]int64{9, 3, 7}, 3},
+		{[]int64{2, 2, 8}, 2},
+	} {
+		var flows []Flow
+		for _, s := range c.starts {
+			flows = append(flows, Flow{Start: s})
+		}
+		if got := FirstStart(flows); got != c.want {
+			t.Errorf("FirstStart(%v) = %d, want %d", c.starts, got, c.want)
+		}
+	}
+}

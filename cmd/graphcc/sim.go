@@ -329,7 +329,7 @@ func (o *simOpts) config(ctx context.Context, fs *pflag.FlagSet, log *slog.Logge
 		Interval: interval,
 	}
 	if until > 0 && len(flows) > 0 {
-		first := firstStart(flows)
+		first := replay.FirstStart(flows)
 		if first > math.MaxInt64-until {
 			return cfg, "", fmt.Errorf("--until %s: too long", o.until)
 		}
@@ -356,7 +356,7 @@ func (o *simOpts) run(ctx context.Context, cmd *cobra.Command, log *slog.Logger)
 	)
 	runIt := func(trace io.Writer) error {
 		cfg.Trace = trace
-		bar := newProgress(cmd.ErrOrStderr(), len(cfg.Flows), firstStart(cfg.Flows))
+		bar := newProgress(cmd.ErrOrStderr(), len(cfg.Flows), replay.FirstStart(cfg.Flows))
 		cfg.Progress = bar.callback()
 		res, simErr = simulate(ctx, cfg)
 		bar.done()
@@ -407,18 +407,6 @@ func readFlows(path string, f *topo.Fabric) ([]replay.Flow, error) {
 		return nil, fmt.Errorf("--flows: %w", err)
 	}
 	return flows, nil
-}
-
-// firstStart returns the earliest start of flows, ps (0 for none).
-func firstStart(flows []replay.Flow) int64 {
-	if len(flows) == 0 {
-		return 0
-	}
-	first := flows[0].Start
-	for _, fl := range flows[1:] {
-		first = min(first, fl.Start)
-	}
-	return first
 }
 
 // pickScenario resolves --scenario and --scenario-file, refusing the flags
