@@ -349,10 +349,9 @@ func hasNaN(v []float64) bool {
 
 // validateByHand runs the greedy GraphCC policy of params on the validation
 // seeds' episodes, as Train's validation should, and returns the mean
-// slowdown of their flows.
+// slowdown of their flows, as evaluation computes it over its seeds.
 func validateByHand(t *testing.T, c TrainConfig, params []float64) float64 {
-	var sum float64
-	n := 0
+	var all []replay.FCT
 	for _, seed := range c.ValidateSeeds {
 		f, flows, err := c.Episode(seed)
 		if err != nil {
@@ -365,14 +364,9 @@ func validateByHand(t *testing.T, c TrainConfig, params []float64) float64 {
 		if err != nil {
 			t.Fatal(err)
 		}
-		var s float64
-		for _, rec := range r.FCT {
-			s += rec.Slowdown()
-		}
-		sum += s
-		n += len(r.FCT)
+		all = append(all, r.FCT...)
 	}
-	return sum / float64(n)
+	return replay.Summarize(len(all), all, nil).Slowdown.Mean
 }
 
 func TestTrainValidation(t *testing.T) {

@@ -464,7 +464,7 @@ func Train(ctx context.Context, c TrainConfig) (*TrainResult, error) {
 		}
 		st.Updates = updates
 		st.Validation = math.NaN()
-		if best != nil && (done+n == c.Episodes || c.ValidateEvery > 0 && (done+n)/c.ValidateEvery > done/c.ValidateEvery) {
+		if best != nil && (done+n == c.Episodes || crosses(done, done+n, c.ValidateEvery)) {
 			// The round is learnt already: validation finishes even if ctx
 			// ends (it takes a few seconds), so that the state after the
 			// round, validated, is what an interruption checkpoints.
@@ -483,7 +483,7 @@ func Train(ctx context.Context, c TrainConfig) (*TrainResult, error) {
 		if c.Progress != nil {
 			c.Progress(st)
 		}
-		if every := c.CheckpointEvery; every > 0 && done/every > (done-n)/every {
+		if crosses(done-n, done, c.CheckpointEvery) {
 			rootState, err := rootSrc.MarshalBinary()
 			if err == nil {
 				err = checkpoint(rootState)
@@ -507,12 +507,11 @@ func Train(ctx context.Context, c TrainConfig) (*TrainResult, error) {
 
 // validate runs the greedy policy of net's weights on the episode of every
 // validation seed, to its end, in parallel (c.Workers at a time), and
-// returns the mean FCT slowdown of all their finished flows (NaN if none
-// finished).
+// returns the mean FCT slowdown of all their finished flows together, as
+// evaluation computes it (replay.SlowdownStats; NaN if none finished).
 func validate(ctx context.Context, c *TrainConfig, net qnet) (float64, error) {
 	type result struct {
-		sum float64
-		n   int
+		fct []replay.FCT
 		err error
 	}
 	res := make([]result, len(c.ValidateSeeds))
@@ -549,26 +548,22 @@ func validate(ctx context.Context, c *TrainConfig, net qnet) (float64, error) {
 				r.err = fmt.Errorf("seed %d: %w", seed, err)
 				return
 			}
-			for _, rec := range out.FCT {
-				r.sum += rec.Slowdown()
-			}
-			r.n = len(out.FCT)
+			r.fct = out.FCT
 		})
 	}
 	wg.Wait()
-	var sum float64
-	n := 0
+	var all []replay.FCT // in seed order, as evaluation merges its seeds
 	for _, r := range res {
 		if r.err != nil {
 			return 0, r.err
 		}
-		sum += r.sum
-		n += r.n
+		all = append(all, r.fct...)
 	}
-	if n == 0 {
+	st := replay.SlowdownStats(all, nil)
+	if st.Count == 0 {
 		return math.NaN(), nil
 	}
-	return sum / float64(n), nil
+	return st.Mean, nil
 }
 
 // fits checks that ck's networks and replay buffer have the shapes of
@@ -593,6 +588,12 @@ func (ck *Checkpoint) fits(online qnet, buf *ReplayBuffer) error {
 		return fmt.Errorf("%w: best episode %d of %d", ErrCheckpoint, ck.BestEpisode, ck.Episodes)
 	}
 	return nil
+}
+
+// crosses reports whether a round from from to to episodes done completes
+// a multiple of every (never for every <= 0).
+func crosses(from, to, every int) bool {
+	return every > 0 && to/every > from/every
 }
 
 func (c *TrainConfig) epsilon(episode int) float64 {
