@@ -163,11 +163,12 @@ func (ck *Checkpoint) checkResume(want map[string]string) error {
 	return nil
 }
 
-// crcWriter writes through to w and hashes what it wrote; numbers go out in
-// chunks of its scratch buffer.
+// crcWriter writes through to w, hashes what it wrote and counts it;
+// numbers go out in chunks of its scratch buffer.
 type crcWriter struct {
 	w   io.Writer
 	crc hash.Hash32
+	n   int64
 	err error
 	buf []byte
 }
@@ -178,6 +179,7 @@ func (c *crcWriter) Write(p []byte) (int, error) {
 	}
 	c.crc.Write(p)
 	n, err := c.w.Write(p)
+	c.n += int64(n)
 	c.err = err
 	return n, err
 }
@@ -257,15 +259,14 @@ func (ck *Checkpoint) WriteTo(w io.Writer) (int64, error) {
 	cw.Write(b.actions[:b.n*b.agents])
 	cw.f32s(b.rewards[:b.n*b.agents])
 	if cw.err != nil {
-		return 0, fmt.Errorf("write checkpoint: %w", cw.err)
+		return cw.n, fmt.Errorf("write checkpoint: %w", cw.err)
 	}
 	binary.LittleEndian.PutUint32(u32[:], cw.crc.Sum32())
-	if _, err := w.Write(u32[:]); err != nil {
-		return 0, fmt.Errorf("write checkpoint: %w", err)
+	k, err := w.Write(u32[:])
+	if err != nil {
+		err = fmt.Errorf("write checkpoint: %w", err)
 	}
-	size := int64(len(CheckpointMagic)+12+len(hdr)) + 8*int64(statsLen*len(ck.Stats)+5*n+2) +
-		int64(b.n)*int64(8*b.featLen+5*b.agents)
-	return size, nil
+	return cw.n + int64(k), err
 }
 
 // Save writes the checkpoint file of ck to path atomically (a temporary
