@@ -35,8 +35,8 @@ func (s *Sim) startFlow(id int32) {
 		id: id, src: in.Src, dst: in.Dst, size: in.Size, start: in.Start,
 		sport: s.sports[id], dport: int32(in.DPort), lastNack: -1,
 	}
-	fl.fwd = s.route(fwd, fl.src, fl.dst, fl.sport, fl.dport)
-	fl.rev = s.route(rev, fl.dst, fl.src, fl.dport, fl.sport)
+	fl.fwd = ecmpRoute(s.f, s.ecmp, fwd, fl.src, fl.dst, fl.sport, fl.dport)
+	fl.rev = ecmpRoute(s.f, s.ecmp, rev, fl.dst, fl.src, fl.dport, fl.sport)
 	h := &s.hosts[fl.src]
 	fl.cc.Reset(&h.cc, s.ports[h.port].rate)
 	fl.nextAvail = s.now

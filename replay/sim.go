@@ -239,7 +239,6 @@ type switchState struct {
 	totalRsrv int64
 	pool      int64 // buffer - totalHdrm - totalRsrv: what the shared part may use
 	shared    int64
-	ecmpSeed  uint32
 	rng       *rand.Rand
 }
 
@@ -291,6 +290,7 @@ type Sim struct {
 	free     []int32     // free slots
 	slotOf   []int32     // per flow of the trace: its slot, or -1
 	sports   []int32     // per flow of the trace: its source port
+	ecmp     []uint32    // per node: its ECMP hash seed (ecmpSeeds)
 	order    []int32     // flows of the trace by start time
 	next     int         // next flow of order to start
 	agents   []topo.PortID
@@ -434,6 +434,7 @@ func (s *Sim) buildPorts() error {
 			pt.shift = shift
 		}
 	}
+	s.ecmp = ecmpSeeds(f, s.cfg.ECMPSeed)
 	for _, n := range f.Switches() {
 		sw := &s.sws[n]
 		sw.buffer = f.Buffer
@@ -443,10 +444,6 @@ func (s *Sim) buildPorts() error {
 			sw.totalRsrv += s.p.Reserve
 		}
 		sw.pool = sw.buffer - sw.totalHdrm - sw.totalRsrv
-		sw.ecmpSeed = uint32(n)
-		if s.cfg.ECMPSeed != 0 {
-			sw.ecmpSeed ^= uint32((uint64(s.cfg.ECMPSeed) * 0x9e3779b97f4a7c15) >> 32)
-		}
 		sw.rng = rand.New(rand.NewPCG(s.cfg.Seed, 0x65636e00+uint64(n)))
 	}
 	return nil
@@ -461,30 +458,43 @@ func (s *Sim) setECN(p topo.PortID, e control.ECN) error {
 	return nil
 }
 
-func (s *Sim) buildFlows() error {
-	f := s.f
-	n := len(s.cfg.Flows)
-	s.order = make([]int32, n)
-	s.slotOf = make([]int32, n)
-	s.sports = make([]int32, n)
-	sport := make(map[[2]topo.NodeID]int32)
-	for i, fl := range s.cfg.Flows {
+// sourcePorts checks every flow of flows against fabric f (two distinct
+// hosts, a positive size) and returns each flow's source port: HPCC numbers
+// the flows of each host pair from 10000, in trace order.
+func sourcePorts(f *topo.Fabric, flows []Flow) ([]int32, error) {
+	sports := make([]int32, len(flows))
+	next := make(map[[2]topo.NodeID]int32)
+	for i, fl := range flows {
 		if int(fl.Src) >= len(f.Nodes) || int(fl.Dst) >= len(f.Nodes) || fl.Src < 0 || fl.Dst < 0 {
-			return fmt.Errorf("replay: flow %d: node out of range", i)
+			return nil, fmt.Errorf("replay: flow %d: node out of range", i)
 		}
 		if f.Nodes[fl.Src].Switch || f.Nodes[fl.Dst].Switch || fl.Src == fl.Dst {
-			return fmt.Errorf("replay: flow %d: %s -> %s is not a pair of distinct hosts", i, f.Nodes[fl.Src].Name, f.Nodes[fl.Dst].Name)
+			return nil, fmt.Errorf("replay: flow %d: %s -> %s is not a pair of distinct hosts", i, f.Nodes[fl.Src].Name, f.Nodes[fl.Dst].Name)
 		}
 		if fl.Size <= 0 {
-			return fmt.Errorf("replay: flow %d: size %d must be positive", i, fl.Size)
+			return nil, fmt.Errorf("replay: flow %d: size %d must be positive", i, fl.Size)
 		}
 		key := [2]topo.NodeID{fl.Src, fl.Dst}
-		sp, ok := sport[key]
+		sp, ok := next[key]
 		if !ok {
 			sp = 10000 // HPCC: each host pair numbers its ports from 10000
 		}
-		sport[key] = sp + 1
-		s.sports[i] = sp
+		next[key] = sp + 1
+		sports[i] = sp
+	}
+	return sports, nil
+}
+
+func (s *Sim) buildFlows() error {
+	n := len(s.cfg.Flows)
+	s.order = make([]int32, n)
+	s.slotOf = make([]int32, n)
+	sports, err := sourcePorts(s.f, s.cfg.Flows)
+	if err != nil {
+		return err
+	}
+	s.sports = sports
+	for i := range s.cfg.Flows {
 		s.slotOf[i] = -1
 		s.order[i] = int32(i)
 	}
@@ -528,18 +538,32 @@ func nodeIP(n topo.NodeID) uint32 {
 	return 0x0b000001 + uint32(n/256)*0x10000 + uint32(n%256)*0x100
 }
 
-// route appends to r the ECMP path of a packet from src to dst with the
-// given ports.
-func (s *Sim) route(r []topo.PortID, src, dst topo.NodeID, sport, dport int32) []topo.PortID {
+// ecmpSeeds returns the ECMP hash seed of every node of f, by NodeID (only
+// switches' are used): HPCC's, the node's id, perturbed by a nonzero
+// Config.ECMPSeed.
+func ecmpSeeds(f *topo.Fabric, perturb uint32) []uint32 {
+	seeds := make([]uint32, len(f.Nodes))
+	for n := range seeds {
+		seeds[n] = uint32(n)
+		if perturb != 0 {
+			seeds[n] ^= uint32((uint64(perturb) * 0x9e3779b97f4a7c15) >> 32)
+		}
+	}
+	return seeds
+}
+
+// ecmpRoute appends to r the ECMP path through f of a packet from src to
+// dst with the given ports, each switch hashing with its seed of seeds.
+func ecmpRoute(f *topo.Fabric, seeds []uint32, r []topo.PortID, src, dst topo.NodeID, sport, dport int32) []topo.PortID {
 	k0, k1, k2 := nodeIP(src), nodeIP(dst), uint32(sport)&0xffff|uint32(dport)<<16
 	for at := src; at != dst; {
-		hops := s.f.NextHops(at, dst)
+		hops := f.NextHops(at, dst)
 		pick := hops[0]
 		if len(hops) > 1 {
-			pick = hops[ecmpHash(k0, k1, k2, s.sws[at].ecmpSeed)%uint32(len(hops))]
+			pick = hops[ecmpHash(k0, k1, k2, seeds[at])%uint32(len(hops))]
 		}
 		r = append(r, pick)
-		at = s.ports[pick].dst
+		at = f.Ports[pick].Dst
 	}
 	return r
 }
