@@ -29,6 +29,10 @@ type PolicyFactory func(f *topo.Fabric, sc Scenario, seed uint64) (control.Polic
 type NamedPolicy struct {
 	Name string
 	New  PolicyFactory
+	// Run, if set, replaces the packet-level simulation for this policy's
+	// runs (FairShare: the fabric's ideal); New is not called. Rewards do
+	// not score such runs: there is no telemetry.
+	Run func(context.Context, Config) (*Result, error)
 }
 
 // StaticPolicy is the static baseline: Alibaba's thresholds on every port,
@@ -321,12 +325,19 @@ func Evaluate(ctx context.Context, c EvalConfig) (*EvalReport, error) {
 		if tr.left.Add(-1) == 0 {
 			tr.flows = nil
 		}
-		policy, ecn, err := pol.New(f, sc, seed)
-		if err != nil {
+		simulate := RunContext
+		var (
+			policy control.Policy
+			ecn    []control.ECN
+			err    error
+		)
+		if pol.Run != nil {
+			simulate = pol.Run
+		} else if policy, ecn, err = pol.New(f, sc, seed); err != nil {
 			return fmt.Errorf("scenario %s, seed %d: policy %s: %w", sc.Name, seed, pol.Name, err)
 		}
 		var sc0 *scored
-		if len(c.Rewards) > 0 {
+		if len(c.Rewards) > 0 && pol.Run == nil {
 			sc0 = &scored{Policy: policy, end: math.MaxInt64, sum: make([]float64, len(c.Rewards))}
 			if d := sc.Gen.Duration; d > 0 && len(flows) > 0 {
 				sc0.end = FirstStart(flows) + d
@@ -336,7 +347,7 @@ func Evaluate(ctx context.Context, c EvalConfig) (*EvalReport, error) {
 			}
 			policy = sc0
 		}
-		res, err := RunContext(ctx, Config{
+		res, err := simulate(ctx, Config{
 			Fabric: f, Flows: flows, Params: c.Params, Seed: seed,
 			ECN: ecn, Policy: policy, Interval: c.Interval,
 		})
@@ -426,7 +437,7 @@ func (c *EvalConfig) validate() error {
 	clear(seen)
 	for _, p := range c.Policies {
 		switch {
-		case p.New == nil:
+		case p.New == nil && p.Run == nil:
 			return fmt.Errorf("policy %q has no factory", p.Name)
 		case seen[p.Name]:
 			return fmt.Errorf("policy %q given twice", p.Name)
@@ -537,8 +548,8 @@ func mdCell(s string) string {
 // port-steps at the most used one, and its score under each reward of the
 // report; then every policy's mean slowdown per scenario divided by the
 // reference policy's, with their geometric mean over the scenarios; then,
-// with rewards and at least three policies, per scenario and reward how
-// well the reward ranks the policies as their mean slowdowns do.
+// with rewards and at least three policies they score, per scenario and
+// reward how well the reward ranks the policies as their mean slowdowns do.
 func (r *EvalReport) WriteMarkdown(w io.Writer) error {
 	var b strings.Builder
 	fmt.Fprintf(&b, "# Evaluation\n\n")
@@ -626,7 +637,7 @@ func (r *EvalReport) WriteMarkdown(w io.Writer) error {
 		}
 		b.WriteString("\n")
 	}
-	if len(r.Rewards) > 0 && len(r.Policies) >= 3 {
+	if len(r.Rewards) > 0 {
 		r.writeRewardAlignment(&b)
 	}
 	_, err := io.WriteString(w, b.String())
@@ -647,31 +658,45 @@ func rewardOf(pr PolicyResult, k int) float64 {
 // reward, its mean slowdown and rank by mean slowdown, the lowest mean
 // slowdown and that policy's rank by reward, and Spearman's rank
 // correlation between reward and the negated mean slowdown.
-func (r *EvalReport) writeRewardAlignment(b *strings.Builder) {
-	fmt.Fprintf(b, "\n## Reward against mean slowdown\n\n")
-	b.WriteString("Does the reward rank the policies as their flow completion times do? Ranks count from 1 (highest reward, lowest mean slowdown); ρ is Spearman's rank correlation of reward and −mean slowdown over the policies (1: the same order).\n\n")
-	b.WriteString("| scenario | reward | highest reward: policy | its mean slowdown (rank) | lowest mean slowdown: policy | its reward rank | ρ |\n")
-	b.WriteString("|---|---|---|---:|---|---:|---:|\n")
+func (r *EvalReport) writeRewardAlignment(out *strings.Builder) {
+	var b strings.Builder // the rows
 	for _, sr := range r.Scenarios {
-		n := len(sr.Policies)
+		var scored []PolicyResult // those the rewards scored (not FairShare's)
+		for _, pr := range sr.Policies {
+			if len(pr.Rewards) > 0 {
+				scored = append(scored, pr)
+			}
+		}
+		n := len(scored)
+		if n < 3 {
+			continue
+		}
 		slow := make([]float64, n)
-		for i, pr := range sr.Policies {
+		for i, pr := range scored {
 			slow[i] = -pr.Summary.Slowdown.Mean
 		}
 		for k, rn := range r.Rewards {
 			rw := make([]float64, n)
-			for i, pr := range sr.Policies {
+			for i, pr := range scored {
 				rw[i] = rewardOf(pr, k)
 			}
 			top, best := argmaxFirst(rw), argmaxFirst(slow)
 			if top < 0 || best < 0 {
 				continue
 			}
-			fmt.Fprintf(b, "| %s | %s | %s | %s (%d of %d) | %s | %d of %d | %s |\n", sr.Scenario.Name, mdCell(rn),
-				mdCell(sr.Policies[top].Policy), fnum(-slow[top], 3), rankOf(slow, top), n,
-				mdCell(sr.Policies[best].Policy), rankOf(rw, best), n, fnum(Spearman(rw, slow), 3))
+			fmt.Fprintf(&b, "| %s | %s | %s | %s (%d of %d) | %s | %d of %d | %s |\n", sr.Scenario.Name, mdCell(rn),
+				mdCell(scored[top].Policy), fnum(-slow[top], 3), rankOf(slow, top), n,
+				mdCell(scored[best].Policy), rankOf(rw, best), n, fnum(Spearman(rw, slow), 3))
 		}
 	}
+	if b.Len() == 0 {
+		return
+	}
+	fmt.Fprintf(out, "\n## Reward against mean slowdown\n\n")
+	out.WriteString("Does the reward rank the policies as their flow completion times do? Ranks count from 1 (highest reward, lowest mean slowdown); ρ is Spearman's rank correlation of reward and −mean slowdown over the policies the rewards score (1: the same order).\n\n")
+	out.WriteString("| scenario | reward | highest reward: policy | its mean slowdown (rank) | lowest mean slowdown: policy | its reward rank | ρ |\n")
+	out.WriteString("|---|---|---|---:|---|---:|---:|\n")
+	out.WriteString(b.String())
 }
 
 // argmaxFirst returns the index of the largest value of v, the first of

@@ -30,6 +30,9 @@ type policyDef struct {
 	// build parses the spec's arguments, the text after the colon ("" when
 	// there is none), into a factory.
 	build func(args string) (replay.PolicyFactory, error)
+	// run, if set, runs the spec's runs instead of the packet-level
+	// simulator (replay.NamedPolicy.Run).
+	run func(context.Context, replay.Config) (*replay.Result, error)
 }
 
 // lookupPolicy finds spec (NAME or NAME:ARGS) among defs.
@@ -43,7 +46,7 @@ func lookupPolicy(spec string, defs []policyDef) (replay.NamedPolicy, error) {
 		if err != nil {
 			return replay.NamedPolicy{}, fmt.Errorf("%s: %w (usage: %s)", spec, err, d.usage)
 		}
-		return replay.NamedPolicy{Name: spec, New: f}, nil
+		return replay.NamedPolicy{Name: spec, New: f, Run: d.run}, nil
 	}
 	names := make([]string, len(defs))
 	usages := make([]string, len(defs))
@@ -309,7 +312,7 @@ func (o *evalOpts) config(fs *pflag.FlagSet, env policyEnv) (replay.EvalConfig, 
 	clear(seen)
 	for _, v := range o.policies {
 		for _, spec := range expandGrid(splitPolicies(v)) {
-			np, err := ecnPolicy(env, spec)
+			np, err := simPolicy(env, spec)
 			if err != nil {
 				return c, fmt.Errorf("--policies %s: %w", v, err)
 			}

@@ -7,6 +7,7 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"regexp"
 	"slices"
 	"strings"
 	"testing"
@@ -123,11 +124,12 @@ func TestEvalBadFlags(t *testing.T) {
 		args []string
 		want string
 	}{
-		{[]string{"--policies", "static,dqn"}, `--policies static,dqn: unknown ECN policy "dqn" (have: static, graphcc, acc)`},
+		{[]string{"--policies", "static,dqn"}, `--policies static,dqn: unknown ECN policy "dqn" (have: static, graphcc, acc, ideal)`},
 		{[]string{"--policies", "graphcc:/nonexistent.model"}, `/nonexistent.model`},
 		{[]string{"--policies", "static:1,2"}, "--policies static:1,2: static:1,2: want 3 comma-separated numbers"},
 		{[]string{"--policies", "static:50,10,0.2"}, "--policies static:50,10,0.2: static:50,10,0.2: ecn: kmax"},
 		{[]string{"--policies", "static,static"}, "--policies static,static: static given twice"},
+		{[]string{"--policies", "static,ideal:2"}, `--policies static,ideal:2: ideal:2: ideal takes no arguments, got "2" (usage: ideal)`},
 		{[]string{"--policies", "grid,static:8,64,0.5"}, "--policies grid,static:8,64,0.5: static:8,64,0.5 given twice"},
 		{[]string{"--scenarios", "fb70"}, `--scenarios fb70: unknown scenario "fb70" (known: fb60-incast, fb60,`},
 		{[]string{"--scenarios", "tiny,"}, "--scenarios tiny,: empty scenario name"},
@@ -165,6 +167,80 @@ func TestEvalCancelled(t *testing.T) {
 	}
 	if _, err := os.Stat(out); !os.IsNotExist(err) {
 		t.Errorf("cancelled eval created --out: %v", err)
+	}
+}
+
+// eval --policies ideal runs replay.FairShare on the same traces: a row
+// with no queue, settings or reward, faster flows than static's, and its
+// figure and JSON like any policy's.
+func TestEvalIdeal(t *testing.T) {
+	withTinyScenario(t)
+	dir := t.TempDir()
+	out, js := filepath.Join(dir, "out"), filepath.Join(dir, "r.json")
+	stdout := run(t, "eval", "--scenarios", "tiny", "--policies", "static,static:8,32,0.5,graphcc,ideal", "--seeds", "5,6",
+		"--rewards", "convex:25", "--out", out, "--json", js)
+	row := regexp.MustCompile(`(?m)^\| ideal \| ([0-9.]+) \| [0-9.]+ \| [0-9.]+ \| [0-9.]+ \| 0\.0 \| 0\.0 \| 0 \| — \| – \|$`).FindStringSubmatch(stdout)
+	static := regexp.MustCompile(`(?m)^\| static \| ([0-9.]+) \|`).FindStringSubmatch(stdout)
+	if row == nil || static == nil {
+		t.Fatalf("report lacks the ideal or static row:\n%s", stdout)
+	}
+	if row[1] >= static[1] { // both are d.ddd
+		t.Errorf("ideal's mean slowdown %s is not below static's %s", row[1], static[1])
+	}
+	// The reward alignment ranks the three policies the rewards score.
+	if !strings.Contains(stdout, "## Reward against mean slowdown") || !strings.Contains(stdout, " of 3 |") || strings.Contains(stdout, " of 4 |") {
+		t.Errorf("reward alignment should rank 3 policies:\n%s", stdout)
+	}
+	if _, err := os.Stat(filepath.Join(out, "tiny.png")); err != nil {
+		t.Error(err)
+	}
+	var m struct {
+		Scenarios []struct {
+			Policies []struct {
+				Policy  string         `json:"policy"`
+				Summary map[string]any `json:"summary"`
+			} `json:"policies"`
+		} `json:"scenarios"`
+	}
+	data, err := os.ReadFile(js)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := json.Unmarshal(data, &m); err != nil {
+		t.Fatal(err)
+	}
+	p := m.Scenarios[0].Policies[3]
+	if p.Policy != "ideal" || p.Summary["completed"] != p.Summary["flows"] || p.Summary["queue_bytes_mean"] != 0.0 {
+		t.Errorf("ideal's JSON: %v", p)
+	}
+}
+
+func TestSimIdeal(t *testing.T) {
+	dir := t.TempDir()
+	a, b := filepath.Join(dir, "a.json"), filepath.Join(dir, "b.json")
+	run(t, args(append([]string{"sim"}, tiny...), "--summary-out", a)...)
+	run(t, args(append([]string{"sim"}, tiny...), "--ecn", "ideal", "--summary-out", b)...)
+	sa, sb := readSummary(t, a), readSummary(t, b)
+	if sb["completed"] != sa["completed"] || sb["queue_bytes_mean"] != 0.0 || sb["ecn_marked_packets"] != 0.0 ||
+		!(sb["slowdown"].(map[string]any)["mean"].(float64) < sa["slowdown"].(map[string]any)["mean"].(float64)) {
+		t.Errorf("ideal %v against static %v", sb, sa)
+	}
+	for _, tc := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"--ecn", "ideal", "--trace-out", filepath.Join(dir, "t.csv")}, "--ecn ideal has no per-port telemetry: drop --trace-out"},
+		{[]string{"--ecn", "ideal", "--kmin-kb", "3"}, "--ecn ideal has no ECN thresholds"},
+		{[]string{"--ecn", "ideal:x"}, "--ecn ideal:x: ideal:x: ideal takes no arguments"},
+	} {
+		_, _, err := execute(t, context.Background(), args(append([]string{"sim"}, tiny...), tc.args...)...)
+		if err == nil || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("sim %v: error %v, want %q", tc.args, err, tc.want)
+		}
+	}
+	// The testbed runs ECN control policies only.
+	if _, err := ecnPolicy(policyEnv{}, "ideal"); err == nil || !strings.Contains(err.Error(), `unknown ECN policy "ideal" (have: static, graphcc, acc)`) {
+		t.Errorf("ecnPolicy(ideal): %v", err)
 	}
 }
 

@@ -30,6 +30,9 @@ type simOpts struct {
 	interval     string
 	until        string
 	hw           hwFlags
+
+	// runFn, set by config for --ecn ideal, runs instead of the simulator.
+	runFn func(context.Context, replay.Config) (*replay.Result, error)
 }
 
 // hwFlags override the simulated hardware: ECN thresholds, PFC, the window
@@ -185,7 +188,35 @@ func (h *hwFlags) params() (replay.Params, error) {
 // replay.PolicyFactory or fails saying what is wrong with them. Errors do
 // not name the flag; the callers add it.
 func ecnPolicy(env policyEnv, spec string) (replay.NamedPolicy, error) {
-	return lookupPolicy(spec, append([]policyDef{
+	return lookupPolicy(spec, controlPolicies(env))
+}
+
+// simPolicy is ecnPolicy for the simulator (sim --ecn, eval --policies),
+// which also knows ideal: the fabric's max-min fair share without queues
+// (replay.FairShare), a reference for the ECN policies rather than one of
+// them, which the testbed cannot run.
+func simPolicy(env policyEnv, spec string) (replay.NamedPolicy, error) {
+	return lookupPolicy(spec, append(controlPolicies(env), policyDef{
+		name:  "ideal",
+		usage: "ideal",
+		help: "ideal: not an ECN policy but the fabric's ideal, every flow at its max-min fair share of the ports on its path " +
+			"at every instant, without queues (no telemetry, queue, PFC or ECN figures)",
+		build: func(args string) (replay.PolicyFactory, error) {
+			if args != "" {
+				return nil, fmt.Errorf("ideal takes no arguments, got %q", args)
+			}
+			return func(*topo.Fabric, replay.Scenario, uint64) (control.Policy, []control.ECN, error) {
+				return nil, nil, errors.New("ideal is not an ECN control policy")
+			}, nil
+		},
+		run: replay.FairShare,
+	}))
+}
+
+// controlPolicies are the ECN control policies: static and the learned
+// ones.
+func controlPolicies(env policyEnv) []policyDef {
+	return append([]policyDef{
 		{
 			name:  "static",
 			usage: "static[:KMIN_KB,KMAX_KB,PMAX]",
@@ -193,7 +224,7 @@ func ecnPolicy(env policyEnv, spec string) (replay.NamedPolicy, error) {
 				"static:10,40,0.2: those thresholds of a 25 Gbps port, scaled by each switch port's rate/25G",
 			build: buildStatic,
 		},
-	}, learnedPolicies(env)...))
+	}, learnedPolicies(env)...)
 }
 
 func newSimCmd(logger loggerFunc) *cobra.Command {
@@ -237,7 +268,7 @@ written atomically, only when the run succeeds.`,
 	fs.StringVar(&o.fctOut, "fct-out", "", "write the completed flows' FCT records here (HPCC fct.txt)")
 	fs.StringVar(&o.summaryOut, "summary-out", "", "write the summary here as JSON")
 	fs.StringVar(&o.traceOut, "trace-out", "", "write per-port telemetry every --interval here as CSV")
-	fs.StringVar(&o.ecn, "ecn", o.ecn, "ECN control policy: static (the initial settings never change), static:KMIN_KB,KMAX_KB,PMAX (fixed thresholds of a 25 Gbps port, scaled by port rate), graphcc (the embedded model), graphcc:FILE, acc:FILE, or acc with --scenario (trained on it first); see graphcc eval --help")
+	fs.StringVar(&o.ecn, "ecn", o.ecn, "ECN control policy: static (the initial settings never change), static:KMIN_KB,KMAX_KB,PMAX (fixed thresholds of a 25 Gbps port, scaled by port rate), graphcc (the embedded model), graphcc:FILE, acc:FILE, or acc with --scenario (trained on it first); or ideal, the fabric's max-min fair share without queues instead of the packet-level simulator; see graphcc eval --help")
 	o.hw.addFlags(fs)
 	fs.StringVar(&o.interval, "interval", o.interval, "control and telemetry interval")
 	fs.StringVar(&o.until, "until", o.until, "stop this long after the first flow starts; 0 = when every flow has finished")
@@ -298,15 +329,24 @@ func (o *simOpts) config(ctx context.Context, fs *pflag.FlagSet, log *slog.Logge
 		return cfg, "", err
 	}
 	// ACC trained on the spot trains in the simulator it will run in
-	np, err := ecnPolicy(policyEnv{ctx: ctx, log: log, params: params, interval: interval}, o.ecn)
+	np, err := simPolicy(policyEnv{ctx: ctx, log: log, params: params, interval: interval}, o.ecn)
 	if err != nil {
 		return cfg, "", fmt.Errorf("--ecn %s: %w", o.ecn, err)
 	}
 	if sc.Name == "sim" {
 		sc.Description = desc
 	}
-	policy, polECN, err := np.New(f, sc, o.sc.seed)
-	if err != nil {
+	var policy control.Policy
+	var polECN []control.ECN
+	if np.Run != nil {
+		o.runFn = np.Run
+		if ecn != nil {
+			return cfg, "", fmt.Errorf("--ecn %s has no ECN thresholds: drop --kmin-kb, --kmax-kb and --pmax", o.ecn)
+		}
+		if o.traceOut != "" {
+			return cfg, "", fmt.Errorf("--ecn %s has no per-port telemetry: drop --trace-out", o.ecn)
+		}
+	} else if policy, polECN, err = np.New(f, sc, o.sc.seed); err != nil {
 		return cfg, "", fmt.Errorf("--ecn %s: %w", o.ecn, err)
 	}
 	if polECN != nil {
@@ -358,7 +398,11 @@ func (o *simOpts) run(ctx context.Context, cmd *cobra.Command, log *slog.Logger)
 		cfg.Trace = trace
 		bar := newProgress(cmd.ErrOrStderr(), len(cfg.Flows), replay.FirstStart(cfg.Flows))
 		cfg.Progress = bar.callback()
-		res, simErr = simulate(ctx, cfg)
+		run := simulate
+		if o.runFn != nil {
+			run = o.runFn
+		}
+		res, simErr = run(ctx, cfg)
 		bar.done()
 		return simErr
 	}
