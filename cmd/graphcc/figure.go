@@ -182,15 +182,35 @@ func drawFigure(rep *replay.EvalReport, si int) (*vgimg.Canvas, error) {
 	}
 	row = append(row, cdf)
 
-	body := draw.Crop(dc, 0, 0, 0, -figStrip)
+	// The legend runs from 55 % of the width to the right edge, in as many
+	// rows as it needs; the strip above the panels grows to hold them.
+	legends := make([]*plot.Legend, len(rep.Policies))
+	widths := make([]vg.Length, len(rep.Policies))
+	for pi, name := range rep.Policies {
+		lg := plot.NewLegend()
+		lg.TextStyle.Font.Size = 13
+		lg.Left, lg.Top = true, true
+		lg.ThumbnailWidth = vg.Points(30)
+		label := name
+		if pi == ref {
+			label += " (reference)"
+		}
+		lg.Add(label, legend[pi])
+		legends[pi], widths[pi] = &lg, lg.Rectangle(dc).Size().X+vg.Points(10)
+	}
+	spots, rows := legendLayout(widths, dc.Min.X+figWidth*0.55, dc.Max.X, vg.Points(18))
+	const legendRow = 20 // points between legend rows
+	stripH := figStrip + vg.Points(legendRow*float64(rows-1))
+
+	body := draw.Crop(dc, 0, 0, 0, -stripH)
 	tiles := draw.Tiles{Rows: 1, Cols: 4, PadX: vg.Points(18), PadLeft: vg.Points(6), PadRight: vg.Points(10), PadBottom: vg.Points(4), PadTop: vg.Points(2)}
 	canvases := plot.Align([][]*plot.Plot{row}, tiles, body)
 	for i, p := range row {
 		p.Draw(canvases[0][i])
 	}
 
-	// The strip: title on the first line, legend on the second.
-	strip := draw.Crop(dc, 0, 0, figHeight-figStrip, 0)
+	// The strip: title on the first line, legend from the second.
+	strip := draw.Crop(dc, 0, 0, figHeight-stripH, 0)
 	title := draw.TextStyle{Color: color.Black, Font: font.From(plot.DefaultFont, 15), Handler: plot.DefaultTextHandler, YAlign: draw.YTop}
 	title.Font.Weight = 700
 	flows := 0
@@ -202,24 +222,37 @@ func drawFigure(rep *replay.EvalReport, si int) (*vgimg.Canvas, error) {
 	sub := draw.TextStyle{Color: color.Gray{Y: 60}, Font: font.From(plot.DefaultFont, 11), Handler: plot.DefaultTextHandler, YAlign: draw.YTop}
 	strip.FillText(sub, vg.Point{X: strip.Min.X + vg.Points(12), Y: strip.Max.Y - vg.Points(26)},
 		fmt.Sprintf("%s flows over seeds %s; each policy's statistic divided by %s's in the same bin", groupDigits(flows), seedString(rep.Seeds), rep.Reference))
-	x := strip.Min.X + figWidth*0.55
-	for pi, name := range rep.Policies {
-		lg := plot.NewLegend()
-		lg.TextStyle.Font.Size = 13
-		lg.Left, lg.Top = true, true
-		lg.ThumbnailWidth = vg.Points(30)
-		label := name
-		if pi == ref {
-			label += " (reference)"
-		}
-		lg.Add(label, legend[pi])
+	for pi, lg := range legends {
 		cell := strip
-		cell.Min.X, cell.Max.Y = x, strip.Max.Y-vg.Points(26)
+		cell.Min.X = spots[pi].x
+		cell.Max.Y = strip.Max.Y - vg.Points(26+legendRow*float64(spots[pi].row))
 		cell.Max.X = cell.Min.X + lg.Rectangle(cell).Size().X + vg.Points(10)
 		lg.Draw(cell)
-		x = cell.Max.X + vg.Points(18)
 	}
 	return img, nil
+}
+
+// legendSpot is where a legend entry goes: its row from 0 and its left x.
+type legendSpot struct {
+	row int
+	x   vg.Length
+}
+
+// legendLayout places entries of the given widths left to right from x0,
+// gap apart, starting a new row at x0 when an entry would pass xmax (an
+// entry wider than the whole row gets a row of its own); it returns each
+// entry's spot and the number of rows (1 for none).
+func legendLayout(widths []vg.Length, x0, xmax, gap vg.Length) ([]legendSpot, int) {
+	spots := make([]legendSpot, len(widths))
+	x, rows := x0, 1
+	for i, w := range widths {
+		if x > x0 && x+w > xmax {
+			x, rows = x0, rows+1
+		}
+		spots[i] = legendSpot{rows - 1, x}
+		x += w + gap
+	}
+	return spots, rows
 }
 
 // withOne is plot's default ticker with a labelled tick at 1, the
