@@ -64,26 +64,58 @@ func buildStatic(args string) (replay.PolicyFactory, error) {
 	if args == "" {
 		return replay.StaticPolicy(), nil
 	}
+	e, err := parseSetting(args)
+	if err != nil {
+		return nil, err
+	}
+	return replay.FixedPolicy(e), nil
+}
+
+// parseSetting parses KMIN_KB,KMAX_KB,PMAX into a valid setting.
+func parseSetting(args string) (control.ECN, error) {
 	parts := strings.Split(args, ",")
 	if len(parts) != 3 {
-		return nil, fmt.Errorf("want 3 comma-separated numbers KMIN_KB,KMAX_KB,PMAX, got %q", args)
+		return control.ECN{}, fmt.Errorf("want 3 comma-separated numbers KMIN_KB,KMAX_KB,PMAX, got %q", args)
 	}
 	var v [3]float64
 	for i, p := range parts {
 		x, err := strconv.ParseFloat(strings.TrimSpace(p), 64)
 		if err != nil || math.IsNaN(x) || math.IsInf(x, 0) {
-			return nil, fmt.Errorf("%q is not a number", p)
+			return control.ECN{}, fmt.Errorf("%q is not a number", p)
 		}
 		v[i] = x
 	}
 	if v[0] < 0 || v[1] < 0 || v[0] > 1e12 || v[1] > 1e12 {
-		return nil, fmt.Errorf("thresholds kmin %g KB, kmax %g KB: want 0 to 1e12 KB", v[0], v[1])
+		return control.ECN{}, fmt.Errorf("thresholds kmin %g KB, kmax %g KB: want 0 to 1e12 KB", v[0], v[1])
 	}
 	e := control.ECN{KMin: int64(math.Round(v[0] * control.KB)), KMax: int64(math.Round(v[1] * control.KB)), PMax: v[2]}
 	if err := e.Validate(); err != nil {
-		return nil, err
+		return control.ECN{}, err
 	}
-	return replay.FixedPolicy(e), nil
+	return e, nil
+}
+
+// buildReactive is the reactive policy: Q_KB:CALM:BUSY, a queue threshold
+// in KB and two settings KMIN_KB,KMAX_KB,PMAX, all of a 25 Gbps port
+// (replay.ReactivePolicy).
+func buildReactive(args string) (replay.PolicyFactory, error) {
+	parts := strings.Split(args, ":")
+	if len(parts) != 3 {
+		return nil, fmt.Errorf("want Q_KB:KMIN_KB,KMAX_KB,PMAX:KMIN_KB,KMAX_KB,PMAX, got %q", args)
+	}
+	q, err := strconv.ParseFloat(strings.TrimSpace(parts[0]), 64)
+	if err != nil || !(q >= 0) || q > 1e9 {
+		return nil, fmt.Errorf("queue threshold %q must be a number of KB in [0, 1e9]", parts[0])
+	}
+	calm, err := parseSetting(parts[1])
+	if err != nil {
+		return nil, fmt.Errorf("calm setting: %w", err)
+	}
+	busy, err := parseSetting(parts[2])
+	if err != nil {
+		return nil, fmt.Errorf("busy setting: %w", err)
+	}
+	return replay.ReactivePolicy(q*control.KB, calm, busy), nil
 }
 
 // splitPolicies splits a --policies value at its commas, except that a

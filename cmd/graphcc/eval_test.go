@@ -124,11 +124,15 @@ func TestEvalBadFlags(t *testing.T) {
 		args []string
 		want string
 	}{
-		{[]string{"--policies", "static,dqn"}, `--policies static,dqn: unknown ECN policy "dqn" (have: static, graphcc, acc, ideal)`},
+		{[]string{"--policies", "static,dqn"}, `--policies static,dqn: unknown ECN policy "dqn" (have: static, react, graphcc, acc, ideal)`},
 		{[]string{"--policies", "graphcc:/nonexistent.model"}, `/nonexistent.model`},
 		{[]string{"--policies", "static:1,2"}, "--policies static:1,2: static:1,2: want 3 comma-separated numbers"},
 		{[]string{"--policies", "static:50,10,0.2"}, "--policies static:50,10,0.2: static:50,10,0.2: ecn: kmax"},
 		{[]string{"--policies", "static,static"}, "--policies static,static: static given twice"},
+		{[]string{"--policies", "react:8:1,2,0.5"}, `--policies react:8:1,2,0.5: react:8:1,2,0.5: want Q_KB:KMIN_KB,KMAX_KB,PMAX:KMIN_KB,KMAX_KB,PMAX`},
+		{[]string{"--policies", "react:-1:8,32,0.5:2,16,1"}, `react:-1:8,32,0.5:2,16,1: queue threshold "-1" must be a number of KB in [0, 1e9]`},
+		{[]string{"--policies", "react:8:8,32:2,16,1"}, `react:8:8,32:2,16,1: calm setting: want 3 comma-separated numbers`},
+		{[]string{"--policies", "react:8:8,32,0.5:16,2,1"}, `react:8:8,32,0.5:16,2,1: busy setting: ecn: kmax`},
 		{[]string{"--policies", "static,ideal:2"}, `--policies static,ideal:2: ideal:2: ideal takes no arguments, got "2" (usage: ideal)`},
 		{[]string{"--policies", "grid,static:8,64,0.5"}, "--policies grid,static:8,64,0.5: static:8,64,0.5 given twice"},
 		{[]string{"--scenarios", "fb70"}, `--scenarios fb70: unknown scenario "fb70" (known: fb60-incast, fb60,`},
@@ -239,8 +243,25 @@ func TestSimIdeal(t *testing.T) {
 		}
 	}
 	// The testbed runs ECN control policies only.
-	if _, err := ecnPolicy(policyEnv{}, "ideal"); err == nil || !strings.Contains(err.Error(), `unknown ECN policy "ideal" (have: static, graphcc, acc)`) {
+	if _, err := ecnPolicy(policyEnv{}, "ideal"); err == nil || !strings.Contains(err.Error(), `unknown ECN policy "ideal" (have: static, react, graphcc, acc)`) {
 		t.Errorf("ecnPolicy(ideal): %v", err)
+	}
+}
+
+// sim --ecn react: with a queue threshold no queue reaches it runs as its
+// calm setting, and with a low one it uses both settings.
+func TestSimReact(t *testing.T) {
+	dir := t.TempDir()
+	a, b, c := filepath.Join(dir, "a.json"), filepath.Join(dir, "b.json"), filepath.Join(dir, "c.json")
+	run(t, args(append([]string{"sim"}, tiny...), "--ecn", "static:8,32,0.5", "--summary-out", a)...)
+	run(t, args(append([]string{"sim"}, tiny...), "--ecn", "react:1e9:8,32,0.5:2,16,1", "--summary-out", b)...)
+	run(t, args(append([]string{"sim"}, tiny...), "--ecn", "react:1:8,32,0.5:2,16,1", "--summary-out", c)...)
+	sa, sb, sc := readSummary(t, a), readSummary(t, b), readSummary(t, c)
+	if sa["ecn_marked_packets"] != sb["ecn_marked_packets"] || sa["slowdown"].(map[string]any)["mean"] != sb["slowdown"].(map[string]any)["mean"] {
+		t.Errorf("react that never triggers differs from its calm setting: %v vs %v", sb["slowdown"], sa["slowdown"])
+	}
+	if used := sc["ecn_settings"].([]any); len(used) != 2 || sc["ecn_marked_packets"] == sa["ecn_marked_packets"] {
+		t.Errorf("react:1:... used %v and marked %v packets (calm alone: %v)", used, sc["ecn_marked_packets"], sa["ecn_marked_packets"])
 	}
 }
 

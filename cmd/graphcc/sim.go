@@ -224,6 +224,13 @@ func controlPolicies(env policyEnv) []policyDef {
 				"static:10,40,0.2: those thresholds of a 25 Gbps port, scaled by each switch port's rate/25G",
 			build: buildStatic,
 		},
+		{
+			name:  "react",
+			usage: "react:Q_KB:KMIN_KB,KMAX_KB,PMAX:KMIN_KB,KMAX_KB,PMAX",
+			help: "react:8:32,128,0.5:2,16,1: a hand-written adaptive policy, every interval the second setting on switch ports " +
+				"whose queue feature reached Q KB and the first on the others (all of a 25 Gbps port, scaled by rate)",
+			build: buildReactive,
+		},
 	}, learnedPolicies(env)...)
 }
 
