@@ -231,14 +231,23 @@ func (w *waterfill) allocate(active []fluid) {
 		w.rem[p] = w.capacity[p]
 		w.ver[p] = 0
 		if n > 0 {
-			w.heap.push(shareItem{share: w.rem[p] / float64(n), port: int32(p)})
+			w.heap = append(w.heap, shareItem{share: w.rem[p] / float64(n), port: int32(p)})
 		}
 	}
+	w.heap.init()
+	// A port's share only grows as flows elsewhere are fixed at the
+	// smallest share so far, so an entry whose port has changed since is a
+	// lower bound of its share: it is put back at the current share when it
+	// comes up, rather than at every change.
 	for len(w.heap) > 0 {
 		it := w.heap.pop()
 		p := it.port
-		if it.ver != w.ver[p] || w.count[p] == 0 {
-			continue // stale: the port's share changed since
+		if w.count[p] == 0 {
+			continue // every flow of the port has its rate
+		}
+		if it.ver != w.ver[p] {
+			w.heap.push(shareItem{share: w.rem[p] / float64(w.count[p]), port: p, ver: w.ver[p]})
+			continue
 		}
 		share := max(it.share, 0)
 		for _, i := range w.byPort[w.start[p]:w.start[p+1]] {
@@ -251,9 +260,6 @@ func (w *waterfill) allocate(active []fluid) {
 				w.rem[q] -= share
 				w.count[q]--
 				w.ver[q]++
-				if int32(q) != p && w.count[q] > 0 {
-					w.heap.push(shareItem{share: w.rem[q] / float64(w.count[q]), port: int32(q), ver: w.ver[q]})
-				}
 			}
 		}
 	}
@@ -295,20 +301,32 @@ func (h *shareHeap) pop() shareItem {
 	last := len(s) - 1
 	s[0] = s[last]
 	s = s[:last]
-	for i := 0; ; {
+	s.down(0)
+	*h = s
+	return top
+}
+
+// init orders h as a heap, in linear time.
+func (h shareHeap) init() {
+	for i := len(h)/2 - 1; i >= 0; i-- {
+		h.down(i)
+	}
+}
+
+// down moves h[i] down to its place.
+func (h shareHeap) down(i int) {
+	for {
 		l, r, m := 2*i+1, 2*i+2, i
-		if l < len(s) && s.less(l, m) {
+		if l < len(h) && h.less(l, m) {
 			m = l
 		}
-		if r < len(s) && s.less(r, m) {
+		if r < len(h) && h.less(r, m) {
 			m = r
 		}
 		if m == i {
-			break
+			return
 		}
-		s[i], s[m] = s[m], s[i]
+		h[i], h[m] = h[m], h[i]
 		i = m
 	}
-	*h = s
-	return top
 }
