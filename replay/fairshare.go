@@ -1,6 +1,7 @@
 package replay
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -36,15 +37,9 @@ import (
 func FairShare(ctx context.Context, cfg Config) (*Result, error) {
 	wall := time.Now()
 	f := cfg.Fabric
-	if f == nil {
-		return nil, errors.New("replay: config has no fabric")
-	}
-	p := cfg.Params
-	if p.Payload == 0 {
-		p = DefaultParams()
-	}
-	if err := p.Validate(); err != nil {
-		return nil, fmt.Errorf("replay: %w", err)
+	p, err := cfg.params()
+	if err != nil {
+		return nil, err
 	}
 	flows := cfg.Flows
 	sports, err := sourcePorts(f, flows)
@@ -56,7 +51,7 @@ func FairShare(ctx context.Context, cfg Config) (*Result, error) {
 	for i := range order {
 		order[i] = int32(i)
 	}
-	slices.SortStableFunc(order, func(a, b int32) int { return cmpInt64(flows[a].Start, flows[b].Start) })
+	slices.SortStableFunc(order, func(a, b int32) int { return cmp.Compare(flows[a].Start, flows[b].Start) })
 
 	w := newWaterfill(f)
 	until := math.Inf(1)
@@ -143,16 +138,6 @@ func FairShare(ctx context.Context, cfg Config) (*Result, error) {
 	return &Result{Summary: sum, FCT: recs, Counters: c, End: int64(math.Round(now))}, nil
 }
 
-func cmpInt64(x, y int64) int {
-	switch {
-	case x < y:
-		return -1
-	case x > y:
-		return 1
-	}
-	return 0
-}
-
 // wireBytes is a flow's payload plus one StandaloneHeader per packet of
 // payload bytes, as Standalone counts them.
 func wireBytes(size int64, payload int) int64 {
@@ -179,6 +164,7 @@ type waterfill struct {
 	ver      []int32   // bumped whenever the port's share changes
 	start    []int32   // the port's flows are byPort[start[p]:start[p+1]]
 	byPort   []int32   // indices into the active flows
+	fill     []int32   // scratch: the next free slot of each port in byPort
 	done     []bool
 	heap     shareHeap
 }
@@ -217,7 +203,8 @@ func (w *waterfill) allocate(active []fluid) {
 	}
 	w.start[len(w.count)] = total
 	w.byPort = slices.Grow(w.byPort[:0], int(total))[:total]
-	fill := slices.Clone(w.start[:len(w.count)])
+	w.fill = append(w.fill[:0], w.start[:len(w.count)]...)
+	fill := w.fill
 	for i, a := range active {
 		for _, p := range a.path {
 			w.byPort[fill[p]] = int32(i)

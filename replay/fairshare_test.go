@@ -234,20 +234,11 @@ func TestFairShareErrors(t *testing.T) {
 	}
 }
 
-func BenchmarkFairShareBig(b *testing.B) {
-	c := topo.DefaultClos()
-	c.Leaves, c.HostsPerLeaf, c.Spines = 16, 24, 8
-	f, err := topo.Clos(c)
-	if err != nil {
-		b.Fatal(err)
-	}
-	g := DefaultGen()
-	g.Load, g.Duration, g.Seed = 0.8, 2*topo.Millisecond, 1
-	flows, err := Generate(f, g)
-	if err != nil {
-		b.Fatal(err)
-	}
-	b.ResetTimer()
+// BenchmarkFairShareLarge runs BenchmarkRunLarge's trace through the
+// fabric's ideal.
+func BenchmarkFairShareLarge(b *testing.B) {
+	f, flows := largeTrace(b)
+	b.ReportAllocs()
 	for b.Loop() {
 		if _, err := FairShare(context.Background(), Config{Fabric: f, Flows: flows}); err != nil {
 			b.Fatal(err)

@@ -323,18 +323,28 @@ func (s *Sim) arrivalSrc() int32           { return 2 * s.nPorts }
 func (s *Sim) tickSrc() int32              { return 2*s.nPorts + 1 }
 func (s *Sim) flowSrc(slot int32) int32    { return 2*s.nPorts + 2 + slot }
 
-// New validates cfg and prepares a simulation at the time of its first flow.
-func New(cfg Config) (*Sim, error) {
-	f := cfg.Fabric
-	if f == nil {
-		return nil, errors.New("replay: config has no fabric")
+// params checks that cfg has a fabric and returns its valid hardware
+// constants (DefaultParams for the zero value).
+func (cfg *Config) params() (Params, error) {
+	if cfg.Fabric == nil {
+		return Params{}, errors.New("replay: config has no fabric")
 	}
 	p := cfg.Params
 	if p.Payload == 0 {
 		p = DefaultParams()
 	}
 	if err := p.Validate(); err != nil {
-		return nil, fmt.Errorf("replay: %w", err)
+		return Params{}, fmt.Errorf("replay: %w", err)
+	}
+	return p, nil
+}
+
+// New validates cfg and prepares a simulation at the time of its first flow.
+func New(cfg Config) (*Sim, error) {
+	f := cfg.Fabric
+	p, err := cfg.params()
+	if err != nil {
+		return nil, err
 	}
 	s := &Sim{cfg: cfg, f: f, p: p, interval: cfg.Interval, freePkt: -1, wall: time.Now()}
 	if s.interval == 0 {

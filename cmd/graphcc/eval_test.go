@@ -71,26 +71,7 @@ func TestEvalTiny(t *testing.T) {
 		t.Errorf("--out holds %v, want the two figures and report.md", entries)
 	}
 
-	var m struct {
-		Reference string   `json:"reference"`
-		Seeds     []uint64 `json:"seeds"`
-		Scenarios []struct {
-			Name     string           `json:"name"`
-			Workload string           `json:"workload"`
-			CDF      []map[string]any `json:"flow_size_cdf"`
-			Policies []struct {
-				Policy  string         `json:"policy"`
-				Summary map[string]any `json:"summary"`
-			} `json:"policies"`
-		} `json:"scenarios"`
-	}
-	data, err := os.ReadFile(js)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := json.Unmarshal(data, &m); err != nil {
-		t.Fatal(err)
-	}
+	m, data := readEvalJSON(t, js)
 	if m.Reference != "static" || len(m.Seeds) != 2 || len(m.Scenarios) != 2 || m.Scenarios[1].Workload != "websearch" || len(m.Scenarios[0].CDF) == 0 {
 		t.Fatalf("json: %s", data)
 	}
@@ -114,6 +95,35 @@ func TestEvalTiny(t *testing.T) {
 	if !strings.Contains(stdout, "mean slowdown / static:10,40,0.2's") || !strings.Contains(stdout, " | 1.000 |\n") {
 		t.Errorf("--reference report:\n%s", stdout)
 	}
+}
+
+// evalJSON is the part of eval --json the tests read.
+type evalJSON struct {
+	Reference string   `json:"reference"`
+	Seeds     []uint64 `json:"seeds"`
+	Scenarios []struct {
+		Name     string           `json:"name"`
+		Workload string           `json:"workload"`
+		CDF      []map[string]any `json:"flow_size_cdf"`
+		Policies []struct {
+			Policy  string         `json:"policy"`
+			Summary map[string]any `json:"summary"`
+		} `json:"policies"`
+	} `json:"scenarios"`
+}
+
+// readEvalJSON reads the eval --json file at path, and returns it whole too.
+func readEvalJSON(t *testing.T, path string) (evalJSON, []byte) {
+	t.Helper()
+	var m evalJSON
+	data, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := json.Unmarshal(data, &m); err != nil {
+		t.Fatal(err)
+	}
+	return m, data
 }
 
 func TestEvalBadFlags(t *testing.T) {
@@ -198,21 +208,7 @@ func TestEvalIdeal(t *testing.T) {
 	if _, err := os.Stat(filepath.Join(out, "tiny.png")); err != nil {
 		t.Error(err)
 	}
-	var m struct {
-		Scenarios []struct {
-			Policies []struct {
-				Policy  string         `json:"policy"`
-				Summary map[string]any `json:"summary"`
-			} `json:"policies"`
-		} `json:"scenarios"`
-	}
-	data, err := os.ReadFile(js)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := json.Unmarshal(data, &m); err != nil {
-		t.Fatal(err)
-	}
+	m, _ := readEvalJSON(t, js)
 	p := m.Scenarios[0].Policies[3]
 	if p.Policy != "ideal" || p.Summary["completed"] != p.Summary["flows"] || p.Summary["queue_bytes_mean"] != 0.0 {
 		t.Errorf("ideal's JSON: %v", p)
