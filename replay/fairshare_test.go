@@ -245,3 +245,46 @@ func BenchmarkFairShareLarge(b *testing.B) {
 		}
 	}
 }
+
+// Long flows into one receiver, started apart: DCQCN converges to the fair
+// share, so the simulator's FCTs come close to the ideal's, which are
+// the fair share's by construction.
+func TestFairShareMatchesSimulatorOnLongFlows(t *testing.T) {
+	f := clos(t)
+	dst := host(t, f, "h0")
+	for _, n := range []int{1, 3, 6} {
+		var flows []Flow
+		for k := range n {
+			// senders on other leaves, one every 2 ms, 10 MB each
+			flows = append(flows, Flow{Src: host(t, f, "h"+strconv.Itoa(6+3*k)), Dst: dst, PG: DefaultPG, DPort: DPortBackground,
+				Size: 10_000_000, Start: topo.Microsecond + int64(k)*2*topo.Millisecond})
+		}
+		cfg := Config{Fabric: f, Flows: flows, Seed: 1}
+		sim, err := Run(cfg)
+		if err != nil {
+			t.Fatal(err)
+		}
+		ideal, err := FairShare(context.Background(), cfg)
+		if err != nil {
+			t.Fatal(err)
+		}
+		fct := func(r *Result) map[topo.NodeID]int64 {
+			m := map[topo.NodeID]int64{}
+			for _, rec := range r.FCT {
+				m[rec.Src] = rec.FCT
+			}
+			return m
+		}
+		s, i := fct(sim), fct(ideal)
+		if len(s) != n || len(i) != n {
+			t.Fatalf("n=%d: %d and %d flows finished", n, len(s), len(i))
+		}
+		for src, want := range i {
+			ratio := float64(s[src]) / float64(want)
+			t.Logf("n=%d: from %v: simulator %.3f ms, ideal %.3f ms (%.3f)", n, src, float64(s[src])/1e9, float64(want)/1e9, ratio)
+			if ratio < 0.98 || ratio > 1.03 {
+				t.Errorf("n=%d: flow from %v: simulator's FCT %.3f times the ideal's", n, src, ratio)
+			}
+		}
+	}
+}
