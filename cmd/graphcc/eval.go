@@ -261,11 +261,17 @@ static:KMIN_KB,KMAX_KB,PMAX (fixed thresholds of a 25 Gbps port, scaled by
 each port's rate/25G, e.g. static:10,40,0.2), graphcc (the model built into
 the binary), graphcc:FILE (a model of graphcc train), acc (ACC agents trained
 first on each scenario for --acc-episodes, from seeds of their own) and
-acc:FILE (ACC agents of graphcc train --kind acc); graphcc sim --ecn takes
-the same names (acc there needs a FILE). Here only, grid stands for the 120 fixed
-settings a learned policy chooses from, each as static:KMIN_KB,KMAX_KB,PMAX
-(static:2,16,0.01 to static:32,256,1): how much any fixed setting achieves
-(with --reference static, say).
+acc:FILE (ACC agents of graphcc train --kind acc), and
+react:Q_KB:KMIN_KB,KMAX_KB,PMAX:KMIN_KB,KMAX_KB,PMAX (a hand-written adaptive
+policy: every interval, the second setting on each switch port whose queue
+feature reached Q KB, the first on the others); graphcc sim --ecn takes the
+same names (acc there needs a FILE). ideal is not an ECN policy but the
+yardstick: the same traces with every flow at its max-min fair share of its
+path at every instant and no queues (no queue, settings or reward figures).
+Here only, grid stands for the 120 fixed settings a learned policy chooses
+from, each as static:KMIN_KB,KMAX_KB,PMAX (static:2,16,0.01 to
+static:32,256,1): how much any fixed setting achieves (with --reference
+static, say).
 
 Every run is also scored with the reward of training, as if it were a
 training episode (--rewards; by default graphcc train's, convex:25): the
@@ -289,7 +295,7 @@ bar of the runs is drawn on stderr when it is a terminal.`,
 	fs.SortFlags = false
 	fs.StringVar(&o.scenarios, "scenarios", o.scenarios, "comma-separated scenario names, or all ("+strings.Join(replay.ScenarioNames(), ", ")+", then those of --scenario-file); with --scenario-file, the file's scenarios by default")
 	fs.StringVar(&o.scenarioFile, "scenario-file", "", scenarioFileHelp)
-	fs.StringArrayVar(&o.policies, "policies", o.policies, "comma-separated ECN policies (static, static:KMIN_KB,KMAX_KB,PMAX, graphcc[:MODEL], acc[:MODEL], grid for all 120 fixed settings of the action set); repeatable")
+	fs.StringArrayVar(&o.policies, "policies", o.policies, "comma-separated ECN policies (static, static:KMIN_KB,KMAX_KB,PMAX, react:Q_KB:SETTING:SETTING, graphcc[:MODEL], acc[:MODEL], grid for all 120 fixed settings of the action set, ideal for the fabric's fair share without queues); repeatable")
 	fs.UintSliceVar(&o.seeds, "seeds", o.seeds, "comma-separated seeds of the traffic, the random failures and the simulation")
 	fs.StringVar(&o.reference, "reference", "", "policy the report and figures normalize to (default: graphcc if evaluated, as in the paper, else the first of --policies)")
 	fs.StringVar(&o.out, "out", o.out, "directory of report.md and the figures (created if missing; its parent must exist)")
