@@ -5,6 +5,7 @@ import (
 	"image/color"
 	"io"
 	"math"
+	"slices"
 	"strconv"
 
 	"gonum.org/v1/plot"
@@ -198,7 +199,10 @@ func drawFigure(rep *replay.EvalReport, si int) (*vgimg.Canvas, error) {
 		lg.Add(label, legend[pi])
 		legends[pi], widths[pi] = &lg, lg.Rectangle(dc).Size().X+vg.Points(10)
 	}
-	spots, rows := legendLayout(widths, dc.Min.X+figWidth*0.55, dc.Max.X, vg.Points(18))
+	more := draw.TextStyle{Color: color.Gray{Y: 60}, Font: font.From(plot.DefaultFont, 13), Handler: plot.DefaultTextHandler, YAlign: draw.YTop}
+	moreText := func(n int) string { return fmt.Sprintf("… and %d more (see the report)", n) }
+	spots, kept, rows := fitLegend(widths, more.Width(moreText(len(widths)))+vg.Points(10),
+		dc.Min.X+figWidth*0.55, dc.Max.X, vg.Points(18), maxLegendRows)
 	const legendRow = 20 // points between legend rows
 	stripH := figStrip + vg.Points(legendRow*float64(rows-1))
 
@@ -222,14 +226,40 @@ func drawFigure(rep *replay.EvalReport, si int) (*vgimg.Canvas, error) {
 	sub := draw.TextStyle{Color: color.Gray{Y: 60}, Font: font.From(plot.DefaultFont, 11), Handler: plot.DefaultTextHandler, YAlign: draw.YTop}
 	strip.FillText(sub, vg.Point{X: strip.Min.X + vg.Points(12), Y: strip.Max.Y - vg.Points(26)},
 		fmt.Sprintf("%s flows over seeds %s; each policy's statistic divided by %s's in the same bin", groupDigits(flows), seedString(rep.Seeds), rep.Reference))
-	for pi, lg := range legends {
+	for pi, lg := range legends[:kept] {
 		cell := strip
 		cell.Min.X = spots[pi].x
 		cell.Max.Y = strip.Max.Y - vg.Points(26+legendRow*float64(spots[pi].row))
 		cell.Max.X = cell.Min.X + lg.Rectangle(cell).Size().X + vg.Points(10)
 		lg.Draw(cell)
 	}
+	if kept < len(legends) {
+		sp := spots[kept]
+		strip.FillText(more, vg.Point{X: sp.x, Y: strip.Max.Y - vg.Points(26+legendRow*float64(sp.row))}, moreText(len(legends)-kept))
+	}
 	return img, nil
+}
+
+// maxLegendRows is the most rows of legend a figure gives up its panels'
+// height for.
+const maxLegendRows = 3
+
+// fitLegend lays out legend entries of the given widths (legendLayout) in at
+// most maxRows rows: all of them if they fit, else as many of the first as
+// fit with a last entry of width moreWidth (for "… and N more") after them.
+// It returns the spots (kept+1 of them when entries were left out, the last
+// for the "more" entry), how many entries it kept and the rows used.
+func fitLegend(widths []vg.Length, moreWidth, x0, xmax, gap vg.Length, maxRows int) ([]legendSpot, int, int) {
+	if spots, rows := legendLayout(widths, x0, xmax, gap); rows <= maxRows {
+		return spots, len(widths), rows
+	}
+	for k := len(widths) - 1; k >= 0; k-- {
+		w := append(slices.Clone(widths[:k]), moreWidth)
+		if spots, rows := legendLayout(w, x0, xmax, gap); rows <= maxRows || k == 0 {
+			return spots, k, rows
+		}
+	}
+	panic("unreachable")
 }
 
 // legendSpot is where a legend entry goes: its row from 0 and its left x.

@@ -29,3 +29,36 @@ func TestLegendLayout(t *testing.T) {
 		})
 	}
 }
+
+func TestFitLegend(t *testing.T) {
+	many := make([]vg.Length, 50)
+	for i := range many {
+		many[i] = 30
+	}
+	tests := []struct {
+		name       string
+		widths     []vg.Length
+		kept, rows int
+		last       legendSpot // where the last spot goes
+	}{
+		{"fits", []vg.Length{10, 20}, 2, 1, legendSpot{0, 112}},
+		{"three rows fit", []vg.Length{70, 70, 70}, 3, 3, legendSpot{2, 100}},
+		// rows of two 30s (100, 132); the third row holds one 30 and the 40
+		// of "more" would not fit beside a second
+		{"too many", many, 5, 3, legendSpot{2, 132}},
+		{"nothing fits beside more", []vg.Length{75, 75, 75, 75}, 2, 3, legendSpot{2, 100}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			spots, kept, rows := fitLegend(tt.widths, 40, 100, 180, 2, 3)
+			if kept != tt.kept || rows != tt.rows || spots[len(spots)-1] != tt.last {
+				t.Errorf("kept %d in %d rows, last spot %v; want %d in %d, %v", kept, rows, spots[len(spots)-1], tt.kept, tt.rows, tt.last)
+			}
+			if want := tt.kept; kept < len(tt.widths) {
+				if len(spots) != want+1 {
+					t.Errorf("%d spots for %d kept and the more entry", len(spots), want)
+				}
+			}
+		})
+	}
+}
