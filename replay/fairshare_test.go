@@ -207,6 +207,23 @@ func TestFairShareTrace(t *testing.T) {
 	}
 }
 
+func TestFairShareNoFlows(t *testing.T) {
+	f := clos(t)
+	h0, h1 := host(t, f, "h0"), host(t, f, "h1")
+	for _, cfg := range []Config{
+		{Fabric: f},
+		{Fabric: f, Flows: []Flow{{Src: h0, Dst: h1, Size: 1000, Start: 5 * topo.Millisecond}}, Until: topo.Millisecond},
+	} {
+		r, err := FairShare(context.Background(), cfg)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(r.FCT) != 0 || r.Summary.Completed != 0 || r.Summary.Flows != len(cfg.Flows) {
+			t.Errorf("%d flows, until %d: %d records, summary %d of %d", len(cfg.Flows), cfg.Until, len(r.FCT), r.Summary.Completed, r.Summary.Flows)
+		}
+	}
+}
+
 func TestFairShareErrors(t *testing.T) {
 	f := clos(t)
 	h0, h1 := host(t, f, "h0"), host(t, f, "h1")
