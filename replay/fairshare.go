@@ -226,7 +226,7 @@ func (w *waterfill) allocate(active []fluid) {
 	// smallest share so far, so an entry whose port has changed since is a
 	// lower bound of its share: it is put back at the current share when it
 	// comes up, rather than at every change.
-	for len(w.heap) > 0 {
+	for left := len(active); left > 0; { // flows without a rate
 		it := w.heap.pop()
 		p := it.port
 		if w.count[p] == 0 {
@@ -242,6 +242,7 @@ func (w *waterfill) allocate(active []fluid) {
 				continue
 			}
 			w.done[i] = true
+			left--
 			active[i].rate = share
 			for _, q := range active[i].path {
 				w.rem[q] -= share
