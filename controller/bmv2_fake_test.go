@@ -22,7 +22,9 @@ import (
 // runs inside its namespace), writes <dir>/switch-<device id>.json, and
 // listens on its gRPC address and Thrift port until SIGTERM.
 // GRAPHCC_FAKE_BMV2_FAIL=<device id> makes that switch exit at once;
-// GRAPHCC_FAKE_BMV2_IGNORE_TERM=1 makes every switch ignore SIGTERM.
+// GRAPHCC_FAKE_BMV2_IGNORE_TERM=1 makes every switch ignore SIGTERM;
+// GRAPHCC_FAKE_BMV2_NO_THRIFT=1 makes it serve gRPC only, as a
+// simple_switch_grpc built without Thrift does.
 //
 // The CLI checks its arguments and the --json file, connects to the Thrift
 // port and writes its stdin to <dir>/cli-<netns inode>.txt;
@@ -122,7 +124,11 @@ func fakeSwitch(dir string, args []string) int {
 	if err := os.WriteFile(filepath.Join(dir, fmt.Sprintf("switch-%d.json", r.DeviceID)), b, 0o644); err != nil {
 		return fail("%v", err)
 	}
-	for _, addr := range []string{r.GRPC, net.JoinHostPort("127.0.0.1", strconv.Itoa(r.Thrift))} {
+	addrs := []string{r.GRPC, net.JoinHostPort("127.0.0.1", strconv.Itoa(r.Thrift))}
+	if os.Getenv("GRAPHCC_FAKE_BMV2_NO_THRIFT") == "1" {
+		addrs = addrs[:1]
+	}
+	for _, addr := range addrs {
 		ln, err := net.Listen("tcp", addr)
 		if err != nil {
 			return fail("%v", err)

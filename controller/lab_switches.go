@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"strconv"
 	"sync"
+	"time"
 
 	"github.com/vishvananda/netns"
 )
@@ -78,13 +79,27 @@ func (l *Lab) startSwitches(ctx context.Context, cfg *LabConfig, handles map[str
 	defer cancel()
 	err := l.eachSwitch(func(i int, ss *SwitchState) error {
 		h := handles[ss.Netns]
-		for _, addr := range []string{ss.GRPCAddr, net.JoinHostPort("127.0.0.1", strconv.Itoa(ss.ThriftPort))} {
-			if err := waitListening(wctx, h, addr, l.children[i]); err != nil {
-				if t := fileTail(ss.Log, 5); t != "" {
-					err = fmt.Errorf("%w; log %s: %s", err, ss.Log, t)
-				}
-				return err
+		withLog := func(err error) error {
+			if t := fileTail(ss.Log, 5); t != "" {
+				err = fmt.Errorf("%w; log %s: %s", err, ss.Log, t)
 			}
+			return err
+		}
+		if err := waitListening(wctx, h, ss.GRPCAddr, l.children[i]); err != nil {
+			return withLog(err)
+		}
+		// BMv2 opens its Thrift port within moments of its gRPC one; one
+		// built without Thrift never does, and would cost the whole
+		// StartTimeout to find out.
+		tctx, cancel := context.WithTimeout(wctx, thriftGrace)
+		defer cancel()
+		if err := waitListening(tctx, h, net.JoinHostPort("127.0.0.1", strconv.Itoa(ss.ThriftPort)), l.children[i]); err != nil {
+			if wctx.Err() == nil && tctx.Err() != nil {
+				err = fmt.Errorf("%w: %s serves P4Runtime but not Thrift, which the lab needs to set queue rates with %s; "+
+					"a simple_switch_grpc built from source needs Thrift (BMv2's targets/simple_switch_grpc: ./configure --with-thrift)",
+					err, cfg.SwitchBinary, cfg.CLIBinary)
+			}
+			return withLog(err)
 		}
 		return nil
 	})
@@ -93,6 +108,10 @@ func (l *Lab) startSwitches(ctx context.Context, cfg *LabConfig, handles map[str
 	}
 	return l.setQueues(ctx, cfg)
 }
+
+// thriftGrace is how long a switch that serves gRPC has to open its Thrift
+// port.
+const thriftGrace = 5 * time.Second
 
 // eachSwitch runs fn for every switch of the state in parallel and joins
 // the errors, each naming its switch.

@@ -532,6 +532,19 @@ func TestLabSwitchFailures(t *testing.T) {
 		}
 		assertFakesStopped(t, rec)
 	})
+	t.Run("no Thrift", func(t *testing.T) {
+		t.Setenv("GRAPHCC_FAKE_BMV2_NO_THRIFT", "1")
+		p := labPlan(t, "nt", 1, 1, 1)
+		start := time.Now()
+		_, err := upLab(t, LabConfig{Plan: p})
+		if err == nil || !strings.Contains(err.Error(), "serves P4Runtime but not Thrift") || !strings.Contains(err.Error(), "--with-thrift") {
+			t.Fatalf("up: %v", err)
+		}
+		if d := time.Since(start); d > DefaultStartTimeout {
+			t.Errorf("up took %v to find the missing Thrift port", d)
+		}
+		assertFakesStopped(t, rec)
+	})
 	t.Run("CLI error", func(t *testing.T) {
 		t.Setenv("GRAPHCC_FAKE_CLI_ERROR", "1")
 		p := labPlan(t, "cli", 1, 1, 1)
