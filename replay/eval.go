@@ -199,6 +199,10 @@ type PolicyResult struct {
 	SlowdownByBin []Stats
 	// SmallP99 is the p99 slowdown of the flows of at most SmallFlowBytes.
 	SmallP99 float64
+	// MeanVsRef is the mean slowdown divided by the reference policy's
+	// (NormalizedMeanSlowdown), SmallP99VsRef the same for SmallP99, each
+	// with its interval from the variation between seeds (see Ratio).
+	MeanVsRef, SmallP99VsRef Ratio
 	// PerSeed are the summaries of the single runs, in seed order.
 	PerSeed []Summary
 	// Rewards are the policy's scores under EvalReport.Rewards, each the
@@ -247,6 +251,7 @@ func Evaluate(ctx context.Context, c EvalConfig) (*EvalReport, error) {
 		Bins:      FigureBins(),
 		Scenarios: make([]ScenarioResult, nsc),
 	}
+	refIdx := slices.IndexFunc(c.Policies, func(p NamedPolicy) bool { return p.Name == ref })
 	for _, p := range c.Policies {
 		rep.Policies = append(rep.Policies, p.Name)
 	}
@@ -282,6 +287,13 @@ func Evaluate(ctx context.Context, c EvalConfig) (*EvalReport, error) {
 	pending := make([]atomic.Int32, nsc*npol)
 	for i := range pending {
 		pending[i].Store(int32(nseed))
+	}
+	// Once every policy of a scenario is merged, the ratios to the
+	// reference are computed from the policies' samples, then dropped.
+	samples := make([]*flowSample, nsc*npol)
+	unmerged := make([]atomic.Int32, nsc)
+	for i := range unmerged {
+		unmerged[i].Store(int32(npol))
 	}
 
 	total := nsc * npol * nseed
@@ -369,7 +381,18 @@ func Evaluate(ctx context.Context, c EvalConfig) (*EvalReport, error) {
 			if len(c.Rewards) > 0 {
 				sr.Policies[pi].Rewards, sr.Policies[pi].PerSeedRewards = mergeRewards(rewards[(si*npol+pi)*nseed : (si*npol+pi+1)*nseed])
 			}
+			if nseed >= MinIntervalSeeds {
+				recs := make([][]FCT, nseed)
+				for k, r := range rs {
+					recs[k] = r.FCT
+				}
+				samples[si*npol+pi] = newFlowSample(recs)
+			}
 			clear(rs)
+			if unmerged[si].Add(-1) == 0 {
+				setRatios(sr, refIdx, samples[si*npol:(si+1)*npol])
+				clear(samples[si*npol : (si+1)*npol])
+			}
 		}
 		return nil
 	}
@@ -401,6 +424,32 @@ func Evaluate(ctx context.Context, c EvalConfig) (*EvalReport, error) {
 		return nil, fmt.Errorf("evaluate: %w", context.Cause(ctx))
 	}
 	return rep, nil
+}
+
+// setRatios sets every policy's ratios to the reference policy ref on sr,
+// with their intervals from samples (one per policy) unless that is nil.
+func setRatios(sr *ScenarioResult, ref int, samples []*flowSample) {
+	rp := sr.Policies[ref]
+	var mean, small []float64
+	if samples[ref] != nil {
+		mean, small = jackknife(samples, ref)
+	}
+	ratio := func(v, half float64) Ratio {
+		r := Ratio{Value: v}
+		if lo, hi := v-half, v+half; hi > 0 && !math.IsNaN(lo) && !math.IsNaN(hi) {
+			r.Lo, r.Hi = lo, hi
+		}
+		return r
+	}
+	for p := range sr.Policies {
+		pr := &sr.Policies[p]
+		pr.MeanVsRef = Ratio{Value: Normalize(pr.Summary.Slowdown.Mean, rp.Summary.Slowdown.Mean)}
+		pr.SmallP99VsRef = Ratio{Value: Normalize(pr.SmallP99, rp.SmallP99)}
+		if mean != nil {
+			pr.MeanVsRef = ratio(pr.MeanVsRef.Value, mean[p])
+			pr.SmallP99VsRef = ratio(pr.SmallP99VsRef.Value, small[p])
+		}
+	}
 }
 
 // failedLinks names the links of sc's fabric that f lacks.
@@ -536,14 +585,26 @@ func fnum(v float64, prec int) string {
 	return strconv.FormatFloat(v, 'f', prec, 64)
 }
 
+// fratio formats a ratio as "0.982 (0.970–0.994)", its value and interval
+// to 3 decimals, or the value alone without an interval or when the
+// interval is that one value (the reference's own).
+func fratio(r Ratio) string {
+	v := fnum(r.Value, 3)
+	if math.IsNaN(r.Value) || !r.HasInterval() || (r.Lo == r.Value && r.Hi == r.Value) {
+		return v
+	}
+	return fmt.Sprintf("%s (%s–%s)", v, fnum(r.Lo, 3), fnum(r.Hi, 3))
+}
+
 // mdCell escapes the characters of s that would break a Markdown table.
 func mdCell(s string) string {
 	return strings.ReplaceAll(s, "|", `\|`)
 }
 
 // WriteMarkdown writes the report: per scenario a table of the policies'
-// mean and p99 slowdown, p99 slowdown of flows of at most 100 KB, mean
-// throughput, mean and p99 queue, PFC pauses, and for a policy that
+// mean and p99 slowdown, p99 slowdown of flows of at most 100 KB, the
+// first and last divided by the reference's (MeanVsRef, SmallP99VsRef,
+// with their intervals), mean throughput, mean and p99 queue, PFC pauses, and for a policy that
 // decides, the number of distinct settings it chose and the share of
 // port-steps at the most used one, and its score under each reward of the
 // report; then every policy's mean slowdown per scenario divided by the
@@ -558,6 +619,12 @@ func (r *EvalReport) WriteMarkdown(w io.Writer) error {
 		"throughput is the mean over flows of size/FCT; queues are every switch egress port sampled every control interval, averaged over seeds; "+
 		"PFC pauses are summed over seeds. Reference policy: %s.\n",
 		strings.Join(r.Policies, ", "), len(r.Scenarios), seedList(r.Seeds), r.Reference)
+	if len(r.Seeds) >= MinIntervalSeeds {
+		fmt.Fprintf(&b, "Ratios to %s carry %.0f %% intervals from the variation between seeds (delete-one-seed jackknife, Student's t with %d degrees of freedom); "+
+			"an interval that excludes 1 marks a difference that the traffic of other seeds would likely show too.\n", r.Reference, 100*CILevel, len(r.Seeds)-1)
+	} else {
+		fmt.Fprintf(&b, "Ratios to %s have no intervals: those come from the variation between seeds and need at least %d.\n", r.Reference, MinIntervalSeeds)
+	}
 	for _, sr := range r.Scenarios {
 		flows := 0
 		for _, n := range sr.Flows {
@@ -575,11 +642,16 @@ func (r *EvalReport) WriteMarkdown(w io.Writer) error {
 			fmt.Fprintf(&b, " Failed links: %s.", strings.Join(failed, "; "))
 		}
 		b.WriteString("\n\n")
-		b.WriteString("| policy | mean slowdown | p99 slowdown | p99 slowdown ≤100KB | mean throughput (Gbps) | mean queue (KB) | p99 queue (KB) | PFC pauses | settings used (top share) |")
+		ci := ""
+		if len(r.Seeds) >= MinIntervalSeeds {
+			ci = fmt.Sprintf(" (%.0f %% CI)", 100*CILevel)
+		}
+		fmt.Fprintf(&b, "| policy | mean slowdown | p99 slowdown | p99 slowdown ≤100KB | mean slowdown / %s%s | p99 ≤100KB / %s%s | mean throughput (Gbps) | mean queue (KB) | p99 queue (KB) | PFC pauses | settings used (top share) |",
+			mdCell(r.Reference), ci, mdCell(r.Reference), ci)
 		for _, rn := range r.Rewards {
 			fmt.Fprintf(&b, " reward %s |", mdCell(rn))
 		}
-		b.WriteString("\n|---|---:|---:|---:|---:|---:|---:|---:|---:|" + strings.Repeat("---:|", len(r.Rewards)) + "\n")
+		b.WriteString("\n|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|" + strings.Repeat("---:|", len(r.Rewards)) + "\n")
 		var notes []string
 		for _, pr := range sr.Policies {
 			s := pr.Summary
@@ -587,9 +659,9 @@ func (r *EvalReport) WriteMarkdown(w io.Writer) error {
 			if n, top := TopSettingShare(s.ECNSettings); n > 0 {
 				used = fmt.Sprintf("%d (%.1f %%)", n, 100*top)
 			}
-			fmt.Fprintf(&b, "| %s | %s | %s | %s | %s | %s | %s | %d | %s |", mdCell(pr.Policy),
+			fmt.Fprintf(&b, "| %s | %s | %s | %s | %s | %s | %s | %s | %s | %d | %s |", mdCell(pr.Policy),
 				fnum(s.Slowdown.Mean, 3), fnum(s.Slowdown.P99, 3), fnum(pr.SmallP99, 3),
-				fnum(s.ThroughputGbpsMean, 3), fnum(s.QueueBytesMean/1000, 1), fnum(s.QueueBytesP99/1000, 1), s.PFCPauses, used)
+				fratio(pr.MeanVsRef), fratio(pr.SmallP99VsRef), fnum(s.ThroughputGbpsMean, 3), fnum(s.QueueBytesMean/1000, 1), fnum(s.QueueBytesP99/1000, 1), s.PFCPauses, used)
 			for k := range r.Rewards {
 				fmt.Fprintf(&b, " %s |", fnum(rewardOf(pr, k), 4))
 			}
@@ -806,6 +878,7 @@ type (
 		Seeds     []uint64       `json:"seeds"`
 		Bins      []int64        `json:"bins_max_bytes"`
 		Rewards   []string       `json:"rewards,omitempty"`
+		CILevel   *float64       `json:"ci_level,omitempty"` // absent without intervals
 		Scenarios []scenarioJSON `json:"scenarios"`
 	}
 	scenarioJSON struct {
@@ -852,8 +925,11 @@ type (
 	policyJSON struct {
 		Policy                 string    `json:"policy"`
 		Summary                Summary   `json:"summary"`
-		NormalizedMeanSlowdown *float64  `json:"mean_slowdown_vs_reference"` // null when undefined
-		SmallP99               float64   `json:"slowdown_p99_small"`         // flows <= 100 KB
+		NormalizedMeanSlowdown *float64  `json:"mean_slowdown_vs_reference"`    // null when undefined
+		MeanVsRefCI            []float64 `json:"mean_slowdown_vs_reference_ci"` // [lo, hi]; null without an interval
+		SmallP99               float64   `json:"slowdown_p99_small"`            // flows <= 100 KB
+		SmallP99VsRef          *float64  `json:"slowdown_p99_small_vs_reference"`
+		SmallP99VsRefCI        []float64 `json:"slowdown_p99_small_vs_reference_ci"`
 		SlowdownByBin          []Stats   `json:"slowdown_by_figure_bin"`
 		PerSeed                []Summary `json:"per_seed"`
 		// per EvalReport.Rewards; null where no interval was scored
@@ -877,16 +953,23 @@ func jsonFloats(v []float64) []*float64 {
 }
 
 // WriteJSON writes the report as indented JSON: the reference, policies,
-// seeds and figure bins, then per scenario its metadata (name, description,
-// Clos or topology, failures, workload, load, duration, incasts, flows per seed, the
-// flow-size CDF as {Bytes, Percent} points) and per policy the merged
-// Summary under "summary" with the simulator's keys, the mean slowdown
-// divided by the reference's, the p99 slowdown of flows of at most 100 KB,
-// the slowdown per figure bin, the per-seed summaries and, with rewards,
-// the scores under each of them ("rewards", in the order of the top-level
-// "rewards"; null where no interval was scored) and per seed.
+// seeds, figure bins and level of the intervals ("ci_level", absent
+// without intervals), then per scenario its metadata (name, description,
+// Clos or topology, failures, workload, load, duration, incasts, flows per
+// seed, the flow-size CDF as {Bytes, Percent} points) and per policy the
+// merged Summary under "summary" with the simulator's keys, the mean
+// slowdown divided by the reference's and that ratio's interval
+// ("mean_slowdown_vs_reference_ci": [lo, hi], null without one), the p99
+// slowdown of flows of at most 100 KB, that divided by the reference's and
+// its interval, the slowdown per figure bin, the per-seed summaries and,
+// with rewards, the scores under each of them ("rewards", in the order of
+// the top-level "rewards"; null where no interval was scored) and per seed.
 func (r *EvalReport) WriteJSON(w io.Writer) error {
 	out := evalJSON{Reference: r.Reference, Policies: r.Policies, Seeds: r.Seeds, Bins: r.Bins, Rewards: r.Rewards}
+	if len(r.Seeds) >= MinIntervalSeeds {
+		l := CILevel
+		out.CILevel = &l
+	}
 	for si, sr := range r.Scenarios {
 		s := sr.Scenario
 		sj := scenarioJSON{
@@ -920,6 +1003,15 @@ func (r *EvalReport) WriteJSON(w io.Writer) error {
 			}
 			if v := r.NormalizedMeanSlowdown(si, pi); !math.IsNaN(v) {
 				pj.NormalizedMeanSlowdown = &v
+			}
+			if v := pr.SmallP99VsRef.Value; !math.IsNaN(v) {
+				pj.SmallP99VsRef = &v
+			}
+			if v := pr.MeanVsRef; v.HasInterval() {
+				pj.MeanVsRefCI = []float64{v.Lo, v.Hi}
+			}
+			if v := pr.SmallP99VsRef; v.HasInterval() {
+				pj.SmallP99VsRefCI = []float64{v.Lo, v.Hi}
 			}
 			sj.Results = append(sj.Results, pj)
 		}

@@ -105,12 +105,25 @@ func TestEvaluateTiny(t *testing.T) {
 	if v := r.NormalizedMeanSlowdown(0, 0); v != 1 {
 		t.Errorf("reference normalized to %v, want exactly 1", v)
 	}
+	// Two seeds: ratios without intervals.
+	low := sr.Policies[1]
+	if got := sr.Policies[0]; got.MeanVsRef != (Ratio{Value: 1}) || got.SmallP99VsRef != (Ratio{Value: 1}) {
+		t.Errorf("reference's own ratios %+v and %+v, want exactly 1 without an interval", got.MeanVsRef, got.SmallP99VsRef)
+	}
+	if m := low.MeanVsRef; m != (Ratio{Value: r.NormalizedMeanSlowdown(0, 1)}) {
+		t.Errorf("low's mean ratio %+v (normalized mean slowdown %v)", m, r.NormalizedMeanSlowdown(0, 1))
+	}
+	if m := low.SmallP99VsRef; m != (Ratio{Value: low.SmallP99 / sr.Policies[0].SmallP99}) {
+		t.Errorf("low's small-flow p99 ratio %+v", m)
+	}
 
 	var md, js bytes.Buffer
 	if err := r.WriteMarkdown(&md); err != nil {
 		t.Fatal(err)
 	}
-	for _, want := range []string{"## tiny", "| static | ", "| low | ", "## Overall: mean slowdown / static's", "| tiny | 1.000 |"} {
+	for _, want := range []string{"## tiny", "| static | ", "| low | ", "## Overall: mean slowdown / static's", "| tiny | 1.000 |",
+		"| mean slowdown / static | p99 ≤100KB / static |", "no intervals: those come from the variation between seeds and need at least 3",
+		fratio(low.MeanVsRef) + " | " + fratio(low.SmallP99VsRef) + " |"} {
 		if !strings.Contains(md.String(), want) {
 			t.Errorf("markdown lacks %q:\n%s", want, md.String())
 		}
@@ -126,7 +139,10 @@ func TestEvaluateTiny(t *testing.T) {
 			Policies []struct {
 				Policy  string
 				Summary map[string]any
-				Norm    *float64 `json:"mean_slowdown_vs_reference"`
+				Norm    *float64  `json:"mean_slowdown_vs_reference"`
+				NormCI  []float64 `json:"mean_slowdown_vs_reference_ci"`
+				Small   *float64  `json:"slowdown_p99_small_vs_reference"`
+				SmallCI []float64 `json:"slowdown_p99_small_vs_reference_ci"`
 			}
 		}
 	}
@@ -145,6 +161,12 @@ func TestEvaluateTiny(t *testing.T) {
 	}
 	if n := m.Scenarios[0].Policies[0].Norm; n == nil || *n != 1 {
 		t.Errorf("json reference normalized to %v", n)
+	}
+	if p := m.Scenarios[0].Policies[1]; p.NormCI != nil || p.Small == nil || *p.Small != low.SmallP99VsRef.Value || p.SmallCI != nil {
+		t.Errorf("json ratios of low: %v %v %v", p.NormCI, p.Small, p.SmallCI)
+	}
+	if strings.Contains(js.String(), "ci_level") {
+		t.Error("json with 2 seeds has a ci_level")
 	}
 
 	// Same inputs, other scheduling: the same report.

@@ -49,7 +49,8 @@ func TestEvalTiny(t *testing.T) {
 	js := filepath.Join(dir, "report.json")
 	stdout := run(t, "eval", "--scenarios", "tiny,tiny2", "--policies", "static,static:10,40,0.2",
 		"--seeds", "5,6", "--out", out, "--json", js)
-	for _, want := range []string{"## tiny\n", "## tiny2\n", "| static | ", "| static:10,40,0.2 | ", "mean slowdown / static's", "| tiny | 1.000 |", "geometric mean"} {
+	for _, want := range []string{"## tiny\n", "## tiny2\n", "| static | ", "| static:10,40,0.2 | ", "mean slowdown / static's", "| tiny | 1.000 |", "geometric mean",
+		"| mean slowdown / static | p99 ≤100KB / static |", "have no intervals"} {
 		if !strings.Contains(stdout, want) {
 			t.Errorf("report lacks %q:\n%s", want, stdout)
 		}
@@ -89,10 +90,12 @@ func TestEvalTiny(t *testing.T) {
 		}
 	}
 
-	// --reference moves the 1.000 column.
+	// --reference moves the 1.000 column; three seeds give intervals.
 	stdout = run(t, "eval", "--scenarios", "tiny", "--policies", "static", "--policies", "static:10,40,0.2",
-		"--seeds", "5", "--reference", "static:10,40,0.2", "--out", out)
-	if !strings.Contains(stdout, "mean slowdown / static:10,40,0.2's") || !strings.Contains(stdout, " | 1.000 |\n") {
+		"--seeds", "5,6,7", "--reference", "static:10,40,0.2", "--out", out)
+	if !strings.Contains(stdout, "mean slowdown / static:10,40,0.2's") || !strings.Contains(stdout, " | 1.000 |\n") ||
+		!strings.Contains(stdout, "| mean slowdown / static:10,40,0.2 (95 % CI) | ") ||
+		!regexp.MustCompile(`(?m)^\| static \| [0-9.]+ \| [0-9.]+ \| [0-9.]+ \| [0-9.]+ \([0-9.]+–[0-9.]+\) \| `).MatchString(stdout) {
 		t.Errorf("--reference report:\n%s", stdout)
 	}
 }
@@ -193,7 +196,7 @@ func TestEvalIdeal(t *testing.T) {
 	out, js := filepath.Join(dir, "out"), filepath.Join(dir, "r.json")
 	stdout := run(t, "eval", "--scenarios", "tiny", "--policies", "static,static:8,32,0.5,graphcc,ideal", "--seeds", "5,6",
 		"--rewards", "convex:25", "--out", out, "--json", js)
-	row := regexp.MustCompile(`(?m)^\| ideal \| ([0-9.]+) \| [0-9.]+ \| [0-9.]+ \| [0-9.]+ \| 0\.0 \| 0\.0 \| 0 \| — \| – \|$`).FindStringSubmatch(stdout)
+	row := regexp.MustCompile(`(?m)^\| ideal \| ([0-9.]+) \| [0-9.]+ \| [0-9.]+ \| [^|]+ \| [^|]+ \| [0-9.]+ \| 0\.0 \| 0\.0 \| 0 \| — \| – \|$`).FindStringSubmatch(stdout)
 	static := regexp.MustCompile(`(?m)^\| static \| ([0-9.]+) \|`).FindStringSubmatch(stdout)
 	if row == nil || static == nil {
 		t.Fatalf("report lacks the ideal or static row:\n%s", stdout)
