@@ -173,6 +173,13 @@ type EvalReport struct {
 	// Rewards name the rewards of EvalConfig.Rewards, in order.
 	Rewards   []string
 	Scenarios []ScenarioResult
+	// GeoMeanVsRef is, per policy, the geometric mean over the scenarios
+	// of its mean slowdown divided by the reference's (over the scenarios
+	// where that is defined), nil with a single scenario. Its interval
+	// leaves out one seed at a time from every scenario at once, so that
+	// scenarios drawn from the same seeds count as the correlated evidence
+	// they are.
+	GeoMeanVsRef []Ratio
 }
 
 // ScenarioResult holds every policy's results on one scenario.
@@ -203,6 +210,9 @@ type PolicyResult struct {
 	// (NormalizedMeanSlowdown), SmallP99VsRef the same for SmallP99, each
 	// with its interval from the variation between seeds (see Ratio).
 	MeanVsRef, SmallP99VsRef Ratio
+	// meanLOO are MeanVsRef's values leaving out each seed in turn (nil
+	// without intervals).
+	meanLOO []float64
 	// PerSeed are the summaries of the single runs, in seed order.
 	PerSeed []Summary
 	// Rewards are the policy's scores under EvalReport.Rewards, each the
@@ -423,7 +433,53 @@ func Evaluate(ctx context.Context, c EvalConfig) (*EvalReport, error) {
 	if err := ctx.Err(); err != nil { // cancelled between runs
 		return nil, fmt.Errorf("evaluate: %w", context.Cause(ctx))
 	}
+	rep.setGeoMeans()
 	return rep, nil
+}
+
+// setGeoMeans sets r.GeoMeanVsRef when r has several scenarios.
+func (r *EvalReport) setGeoMeans() {
+	if len(r.Scenarios) < 2 {
+		return
+	}
+	r.GeoMeanVsRef = make([]Ratio, len(r.Policies))
+	for p := range r.Policies {
+		logSum, n := 0.0, 0
+		for s := range r.Scenarios {
+			if v := r.NormalizedMeanSlowdown(s, p); v > 0 {
+				logSum += math.Log(v)
+				n++
+			}
+		}
+		g := Ratio{Value: math.NaN()}
+		switch {
+		case p == r.RefIndex() && n > 0:
+			g.Value = 1
+		case n > 0:
+			g.Value = math.Exp(logSum / float64(n))
+		}
+		// The interval needs every scenario's ratios leaving out each seed.
+		loo := make([]float64, len(r.Seeds))
+		ok := !math.IsNaN(g.Value)
+		for _, sr := range r.Scenarios {
+			theta := sr.Policies[p].meanLOO
+			if len(theta) != len(loo) {
+				ok = false
+				break
+			}
+			for k, v := range theta {
+				ok = ok && v > 0
+				loo[k] += math.Log(v) / float64(len(r.Scenarios))
+			}
+		}
+		if ok {
+			for k := range loo {
+				loo[k] = math.Exp(loo[k])
+			}
+			g = withHalf(g.Value, jackknifeHalf(loo))
+		}
+		r.GeoMeanVsRef[p] = g
+	}
 }
 
 // setRatios sets every policy's ratios to the reference policy ref on sr,
@@ -431,23 +487,18 @@ func Evaluate(ctx context.Context, c EvalConfig) (*EvalReport, error) {
 func setRatios(sr *ScenarioResult, ref int, samples []*flowSample) {
 	rp := sr.Policies[ref]
 	var mean, small []float64
+	var loo [][]float64
 	if samples[ref] != nil {
-		mean, small = jackknife(samples, ref)
-	}
-	ratio := func(v, half float64) Ratio {
-		r := Ratio{Value: v}
-		if lo, hi := v-half, v+half; hi > 0 && !math.IsNaN(lo) && !math.IsNaN(hi) {
-			r.Lo, r.Hi = lo, hi
-		}
-		return r
+		mean, small, loo = jackknife(samples, ref)
 	}
 	for p := range sr.Policies {
 		pr := &sr.Policies[p]
 		pr.MeanVsRef = Ratio{Value: Normalize(pr.Summary.Slowdown.Mean, rp.Summary.Slowdown.Mean)}
 		pr.SmallP99VsRef = Ratio{Value: Normalize(pr.SmallP99, rp.SmallP99)}
 		if mean != nil {
-			pr.MeanVsRef = ratio(pr.MeanVsRef.Value, mean[p])
-			pr.SmallP99VsRef = ratio(pr.SmallP99VsRef.Value, small[p])
+			pr.MeanVsRef = withHalf(pr.MeanVsRef.Value, mean[p])
+			pr.SmallP99VsRef = withHalf(pr.SmallP99VsRef.Value, small[p])
+			pr.meanLOO = loo[p]
 		}
 	}
 }
@@ -608,7 +659,8 @@ func mdCell(s string) string {
 // decides, the number of distinct settings it chose and the share of
 // port-steps at the most used one, and its score under each reward of the
 // report; then every policy's mean slowdown per scenario divided by the
-// reference policy's, with their geometric mean over the scenarios; then,
+// reference policy's, with their geometric mean over the scenarios and its
+// interval (GeoMeanVsRef); then,
 // with rewards and at least three policies they score, per scenario and
 // reward how well the reward ranks the policies as their mean slowdowns do.
 func (r *EvalReport) WriteMarkdown(w io.Writer) error {
@@ -681,31 +733,17 @@ func (r *EvalReport) WriteMarkdown(w io.Writer) error {
 		fmt.Fprintf(&b, " %s |", mdCell(p))
 	}
 	b.WriteString("\n|---|" + strings.Repeat("---:|", len(r.Policies)) + "\n")
-	logSum := make([]float64, len(r.Policies))
-	logN := make([]int, len(r.Policies))
 	for si, sr := range r.Scenarios {
 		fmt.Fprintf(&b, "| %s |", sr.Scenario.Name)
 		for pi := range r.Policies {
-			v := r.NormalizedMeanSlowdown(si, pi)
-			fmt.Fprintf(&b, " %s |", fnum(v, 3))
-			if v > 0 {
-				logSum[pi] += math.Log(v)
-				logN[pi]++
-			}
+			fmt.Fprintf(&b, " %s |", fnum(r.NormalizedMeanSlowdown(si, pi), 3))
 		}
 		b.WriteString("\n")
 	}
-	if len(r.Scenarios) > 1 {
+	if r.GeoMeanVsRef != nil {
 		b.WriteString("| geometric mean |")
-		for pi := range r.Policies {
-			v := math.NaN()
-			switch {
-			case pi == r.RefIndex() && logN[pi] > 0:
-				v = 1
-			case logN[pi] > 0:
-				v = math.Exp(logSum[pi] / float64(logN[pi]))
-			}
-			fmt.Fprintf(&b, " %s |", fnum(v, 3))
+		for _, g := range r.GeoMeanVsRef {
+			fmt.Fprintf(&b, " %s |", fratio(g))
 		}
 		b.WriteString("\n")
 	}
@@ -873,12 +911,15 @@ func groupThousands(n int) string {
 // (see Summary).
 type (
 	evalJSON struct {
-		Reference string         `json:"reference"`
-		Policies  []string       `json:"policies"`
-		Seeds     []uint64       `json:"seeds"`
-		Bins      []int64        `json:"bins_max_bytes"`
-		Rewards   []string       `json:"rewards,omitempty"`
-		CILevel   *float64       `json:"ci_level,omitempty"` // absent without intervals
+		Reference string   `json:"reference"`
+		Policies  []string `json:"policies"`
+		Seeds     []uint64 `json:"seeds"`
+		Bins      []int64  `json:"bins_max_bytes"`
+		Rewards   []string `json:"rewards,omitempty"`
+		CILevel   *float64 `json:"ci_level,omitempty"` // absent without intervals
+		// per policy; absent with a single scenario
+		GeoMean   []*float64     `json:"geomean_mean_slowdown_vs_reference,omitempty"`
+		GeoMeanCI [][]float64    `json:"geomean_mean_slowdown_vs_reference_ci,omitempty"`
 		Scenarios []scenarioJSON `json:"scenarios"`
 	}
 	scenarioJSON struct {
@@ -954,7 +995,9 @@ func jsonFloats(v []float64) []*float64 {
 
 // WriteJSON writes the report as indented JSON: the reference, policies,
 // seeds, figure bins and level of the intervals ("ci_level", absent
-// without intervals), then per scenario its metadata (name, description,
+// without intervals), with several scenarios the geometric means of
+// GeoMeanVsRef and their intervals (in the order of "policies"), then per
+// scenario its metadata (name, description,
 // Clos or topology, failures, workload, load, duration, incasts, flows per
 // seed, the flow-size CDF as {Bytes, Percent} points) and per policy the
 // merged Summary under "summary" with the simulator's keys, the mean
@@ -969,6 +1012,14 @@ func (r *EvalReport) WriteJSON(w io.Writer) error {
 	if len(r.Seeds) >= MinIntervalSeeds {
 		l := CILevel
 		out.CILevel = &l
+	}
+	for _, g := range r.GeoMeanVsRef {
+		out.GeoMean = append(out.GeoMean, jsonFloats([]float64{g.Value})[0])
+		var ci []float64
+		if g.HasInterval() {
+			ci = []float64{g.Lo, g.Hi}
+		}
+		out.GeoMeanCI = append(out.GeoMeanCI, ci)
 	}
 	for si, sr := range r.Scenarios {
 		s := sr.Scenario

@@ -129,34 +129,57 @@ func (s *flowSample) smallP99(w []bool) float64 {
 
 // jackknife returns the half-widths of the intervals of every policy's mean
 // slowdown and small-flow p99 divided by those of samples[ref] (see the
-// package's intervals above); NaN where a seed left out leaves a ratio
-// undefined.
-func jackknife(samples []*flowSample, ref int) (mean, small []float64) {
-	seeds := len(samples[ref].n)
-	t := distuv.StudentsT{Mu: 0, Sigma: 1, Nu: float64(seeds - 1)}.Quantile((1 + CILevel) / 2)
+// package's intervals above), NaN where a seed left out leaves a ratio
+// undefined, and the mean slowdown ratios leaving out each seed in turn
+// (for the geometric mean over scenarios, EvalReport.GeoMeanVsRef).
+func jackknife(samples []*flowSample, ref int) (mean, small []float64, meanLOO [][]float64) {
+	mean, small, meanLOO = make([]float64, len(samples)), make([]float64, len(samples)), make([][]float64, len(samples))
+	for p, s := range samples {
+		meanLOO[p] = leaveOneOut(s, samples[ref], (*flowSample).mean)
+		mean[p] = jackknifeHalf(meanLOO[p])
+		small[p] = jackknifeHalf(leaveOneOut(s, samples[ref], (*flowSample).smallP99))
+	}
+	return mean, small, meanLOO
+}
+
+// leaveOneOut returns, for each seed k, stat of p over every seed but k
+// divided by stat of ref over the same seeds.
+func leaveOneOut(p, ref *flowSample, stat func(*flowSample, []bool) float64) []float64 {
+	seeds := len(ref.n)
 	w := make([]bool, seeds)
 	theta := make([]float64, seeds)
-	half := func(p *flowSample, stat func(*flowSample, []bool) float64) float64 {
-		for k := range seeds {
-			for j := range w {
-				w[j] = j != k
-			}
-			theta[k] = Normalize(stat(p, w), stat(samples[ref], w))
+	for k := range seeds {
+		for j := range w {
+			w[j] = j != k
 		}
-		m := 0.0
-		for _, v := range theta {
-			m += v / float64(seeds)
-		}
-		ss := 0.0
-		for _, v := range theta {
-			ss += (v - m) * (v - m)
-		}
-		return t * math.Sqrt(float64(seeds-1)/float64(seeds)*ss)
+		theta[k] = Normalize(stat(p, w), stat(ref, w))
 	}
-	mean, small = make([]float64, len(samples)), make([]float64, len(samples))
-	for p, s := range samples {
-		mean[p] = half(s, (*flowSample).mean)
-		small[p] = half(s, (*flowSample).smallP99)
+	return theta
+}
+
+// jackknifeHalf returns the half-width of the interval at CILevel of a
+// statistic whose values leaving out each of len(theta) seeds are theta:
+// t·sqrt((S-1)/S · Σ(θ_k - mean θ)²), NaN if a value is.
+func jackknifeHalf(theta []float64) float64 {
+	n := float64(len(theta))
+	m := 0.0
+	for _, v := range theta {
+		m += v / n
 	}
-	return mean, small
+	ss := 0.0
+	for _, v := range theta {
+		ss += (v - m) * (v - m)
+	}
+	t := distuv.StudentsT{Mu: 0, Sigma: 1, Nu: n - 1}.Quantile((1 + CILevel) / 2)
+	return t * math.Sqrt((n-1)/n*ss)
+}
+
+// withHalf returns the ratio v with the interval v ± half, or without an
+// interval if that is undefined.
+func withHalf(v, half float64) Ratio {
+	r := Ratio{Value: v}
+	if lo, hi := v-half, v+half; hi > 0 && !math.IsNaN(lo) && !math.IsNaN(hi) {
+		r.Lo, r.Hi = lo, hi
+	}
+	return r
 }

@@ -73,7 +73,10 @@ func oneFlowSeeds(slowdowns ...float64) *flowSample {
 // and t(2 df) = 4.302653.
 func TestJackknife(t *testing.T) {
 	samples := []*flowSample{oneFlowSeeds(2, 2, 2), oneFlowSeeds(2, 4, 6), oneFlowSeeds(4, 8, 12), oneFlowSeeds(2, 2, 2)}
-	mean, small := jackknife(samples, 0)
+	mean, small, loo := jackknife(samples, 0)
+	if !slices.Equal(loo[1], []float64{2.5, 2, 1.5}) || !slices.Equal(loo[0], []float64{1, 1, 1}) {
+		t.Errorf("mean ratios leaving out each seed: %v", loo)
+	}
 	want := 4.302652729749462 * math.Sqrt(2.0/3*0.5)
 	for p, w := range []float64{0, want, 2 * want, 0} {
 		if math.Abs(mean[p]-w) > 1e-9 {
@@ -88,7 +91,7 @@ func TestJackknife(t *testing.T) {
 	}
 	// Without small flows the small-flow ratio has no interval.
 	none := []*flowSample{newFlowSample([][]FCT{{{Size: 1e6, Standalone: 1, FCT: 2}}, {{Size: 1e6, Standalone: 1, FCT: 3}}, {{Size: 1e6, Standalone: 1, FCT: 4}}})}
-	if _, s := jackknife(none, 0); !math.IsNaN(s[0]) {
+	if _, s, _ := jackknife(none, 0); !math.IsNaN(s[0]) {
 		t.Errorf("no small flows: half-width %v, want NaN", s[0])
 	}
 }
@@ -118,7 +121,7 @@ func TestJackknifeCoverage(t *testing.T) {
 		}
 		samples := []*flowSample{newFlowSample(runs[0]), newFlowSample(runs[1]), newFlowSample(runs[2])}
 		all := slices.Repeat([]bool{true}, 5)
-		mean, _ := jackknife(samples, 0)
+		mean, _, _ := jackknife(samples, 0)
 		v := samples[1].mean(all) / samples[0].mean(all)
 		if v-mean[1] <= 1 && 1 <= v+mean[1] {
 			held++
@@ -166,6 +169,9 @@ func TestRatio(t *testing.T) {
 func TestEvaluateIntervals(t *testing.T) {
 	c := tinyEval()
 	c.Seeds = []uint64{1, 2, 3}
+	tiny2 := tinyScenario()
+	tiny2.Name, tiny2.Gen.Load = "tiny2", 0.4
+	c.Scenarios = append(c.Scenarios, tiny2)
 	r, err := Evaluate(context.Background(), c)
 	if err != nil {
 		t.Fatal(err)
@@ -183,13 +189,19 @@ func TestEvaluateIntervals(t *testing.T) {
 	if low.MeanVsRef.Value != r.NormalizedMeanSlowdown(0, 1) {
 		t.Errorf("low's mean ratio %v, normalized mean slowdown %v", low.MeanVsRef.Value, r.NormalizedMeanSlowdown(0, 1))
 	}
+	g := r.GeoMeanVsRef
+	if want := math.Sqrt(r.NormalizedMeanSlowdown(0, 1) * r.NormalizedMeanSlowdown(1, 1)); len(g) != 2 || g[0] != (Ratio{1, 1, 1}) ||
+		math.Abs(g[1].Value-want) > 1e-12 || !(g[1].Lo < g[1].Value && g[1].Value < g[1].Hi) {
+		t.Errorf("geometric means %+v, want 1 and %v with an interval", g, want)
+	}
 	var md, js bytes.Buffer
 	if err := r.WriteMarkdown(&md); err != nil {
 		t.Fatal(err)
 	}
 	for _, want := range []string{"| mean slowdown / static (95 % CI) | p99 ≤100KB / static (95 % CI) |",
 		"95 % intervals from the variation between seeds (delete-one-seed jackknife, Student's t with 2 degrees of freedom)",
-		" | " + fratio(low.MeanVsRef) + " | " + fratio(low.SmallP99VsRef) + " | "} {
+		" | " + fratio(low.MeanVsRef) + " | " + fratio(low.SmallP99VsRef) + " | ",
+		"| geometric mean | 1.000 | " + fratio(g[1]) + " |\n"} {
 		if !strings.Contains(md.String(), want) {
 			t.Errorf("markdown lacks %q:\n%s", want, md.String())
 		}
@@ -198,7 +210,9 @@ func TestEvaluateIntervals(t *testing.T) {
 		t.Fatal(err)
 	}
 	var m struct {
-		Level     float64 `json:"ci_level"`
+		Level     float64     `json:"ci_level"`
+		GeoMean   []float64   `json:"geomean_mean_slowdown_vs_reference"`
+		GeoMeanCI [][]float64 `json:"geomean_mean_slowdown_vs_reference_ci"`
 		Scenarios []struct {
 			Policies []struct {
 				NormCI  []float64 `json:"mean_slowdown_vs_reference_ci"`
@@ -213,5 +227,45 @@ func TestEvaluateIntervals(t *testing.T) {
 	if m.Level != 0.95 || !slices.Equal(p.NormCI, []float64{low.MeanVsRef.Lo, low.MeanVsRef.Hi}) ||
 		!slices.Equal(p.SmallCI, []float64{low.SmallP99VsRef.Lo, low.SmallP99VsRef.Hi}) {
 		t.Errorf("json: level %v, intervals %v and %v", m.Level, p.NormCI, p.SmallCI)
+	}
+	if !slices.Equal(m.GeoMean, []float64{1, g[1].Value}) || len(m.GeoMeanCI) != 2 || !slices.Equal(m.GeoMeanCI[1], []float64{g[1].Lo, g[1].Hi}) {
+		t.Errorf("json geometric means %v, intervals %v", m.GeoMean, m.GeoMeanCI)
+	}
+}
+
+// TestGeoMeans checks the geometric mean's interval against a hand
+// computation: over two scenarios where the policy's ratios are 0.5 and 2,
+// leaving out each of three seeds gives 0.5, 0.5, 0.5 on the first and 1, 2
+// and 4 on the second, so the geometric means leaving out each seed are
+// sqrt(0.5), 1 and sqrt(2).
+func TestGeoMeans(t *testing.T) {
+	pol := func(name string, mean float64, loo ...float64) PolicyResult {
+		pr := PolicyResult{Policy: name, meanLOO: loo}
+		pr.Summary.Slowdown.Mean = mean
+		return pr
+	}
+	r := &EvalReport{Reference: "ref", Policies: []string{"ref", "p", "q"}, Seeds: []uint64{1, 2, 3},
+		Scenarios: []ScenarioResult{
+			{Policies: []PolicyResult{pol("ref", 2, 1, 1, 1), pol("p", 1, 0.5, 0.5, 0.5), pol("q", 3)}},
+			{Policies: []PolicyResult{pol("ref", 2, 1, 1, 1), pol("p", 4, 1, 2, 4), pol("q", 3, 1.5, 1.5, 1.5)}},
+		}}
+	r.setGeoMeans()
+	g := []float64{math.Sqrt(0.5), 1, math.Sqrt(2)}
+	m := (g[0] + g[1] + g[2]) / 3
+	half := 4.302652729749462 * math.Sqrt(2.0/3*((g[0]-m)*(g[0]-m)+(g[1]-m)*(g[1]-m)+(g[2]-m)*(g[2]-m)))
+	if got := r.GeoMeanVsRef[0]; got != (Ratio{1, 1, 1}) {
+		t.Errorf("reference: %+v", got)
+	}
+	if got := r.GeoMeanVsRef[1]; math.Abs(got.Value-1) > 1e-12 || math.Abs(got.Lo-(1-half)) > 1e-9 || math.Abs(got.Hi-(1+half)) > 1e-9 {
+		t.Errorf("p: %+v, want 1 ± %v", got, half)
+	}
+	// q lacks the seed ratios of one scenario: a value, no interval.
+	if got := r.GeoMeanVsRef[2]; math.Abs(got.Value-1.5) > 1e-12 || got.HasInterval() {
+		t.Errorf("q: %+v, want 1.5 without an interval", got)
+	}
+	r.Scenarios = r.Scenarios[:1]
+	r.GeoMeanVsRef = nil
+	if r.setGeoMeans(); r.GeoMeanVsRef != nil {
+		t.Error("a geometric mean over one scenario")
 	}
 }
