@@ -159,8 +159,12 @@ func leaveOneOut(p, ref *flowSample, stat func(*flowSample, []bool) float64) []f
 
 // jackknifeHalf returns the half-width of the interval at CILevel of a
 // statistic whose values leaving out each of len(theta) seeds are theta:
-// t·sqrt((S-1)/S · Σ(θ_k - mean θ)²), NaN if a value is.
+// t·sqrt((S-1)/S · Σ(θ_k - mean θ)²), NaN if a value is, and 0 if every
+// value is the same.
 func jackknifeHalf(theta []float64) float64 {
+	if !slices.ContainsFunc(theta, func(v float64) bool { return v != theta[0] }) {
+		return 0 // exactly, not the rounding of a mean (the reference's own)
+	}
 	n := float64(len(theta))
 	m := 0.0
 	for _, v := range theta {

@@ -89,6 +89,15 @@ func TestJackknife(t *testing.T) {
 	if math.Abs(small[1]-wantSmall) > 1e-9 || small[0] != 0 {
 		t.Errorf("small p99 half-widths %v, want [0 %v ...]", small, wantSmall)
 	}
+	// Equal values have no spread, whatever the rounding of their mean.
+	for _, n := range []int{3, 7, 10, 49} {
+		if h := jackknifeHalf(slices.Repeat([]float64{0.7}, n)); h != 0 {
+			t.Errorf("%d equal values: half-width %v", n, h)
+		}
+	}
+	if h := jackknifeHalf([]float64{1, math.NaN(), 1}); !math.IsNaN(h) {
+		t.Errorf("a NaN value: half-width %v", h)
+	}
 	// Without small flows the small-flow ratio has no interval.
 	none := []*flowSample{newFlowSample([][]FCT{{{Size: 1e6, Standalone: 1, FCT: 2}}, {{Size: 1e6, Standalone: 1, FCT: 3}}, {{Size: 1e6, Standalone: 1, FCT: 4}}})}
 	if _, s, _ := jackknife(none, 0); !math.IsNaN(s[0]) {
