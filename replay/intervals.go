@@ -46,8 +46,10 @@ func (r Ratio) Excludes1() bool { return r.HasInterval() && (r.Lo > 1 || r.Hi < 
 
 // flowSample is what the intervals keep of one policy's runs on one
 // scenario: per seed the sum of slowdowns, the number of completed flows
-// and of those of at most SmallFlowBytes, and the slowdowns of the latter
-// with their seeds, largest first.
+// and of those of at most SmallFlowBytes, and the largest slowdowns of the
+// latter with their seeds, largest first: of each seed as many as the p99
+// of all seeds reads from the top, which is as many as any set of seeds
+// reads, so the sample stays about 1 % of the flows.
 type flowSample struct {
 	sum, n, smallN []float64
 	small          []seedValue
@@ -72,17 +74,41 @@ func newFlowSample(runs [][]FCT) *flowSample {
 			}
 		}
 	}
-	slices.SortStableFunc(s.small, func(x, y seedValue) int {
+	desc := func(x, y seedValue) int {
 		switch {
 		case x.v > y.v:
 			return -1
 		case x.v < y.v:
 			return 1
 		}
-		return 0
-	})
+		return int(x.seed - y.seed)
+	}
+	slices.SortFunc(s.small, desc)
+	// p99's index from the largest grows with the number of flows, so no
+	// set of seeds reads deeper into a seed than all of them do.
+	n := len(s.small)
+	keep := fromTop(n) + 1
+	kept, left := s.small[:0], make([]int, len(runs))
+	for k := range left {
+		left[k] = keep
+	}
+	for _, x := range s.small {
+		if left[x.seed] > 0 {
+			left[x.seed]--
+			kept = append(kept, x)
+		}
+	}
+	s.small = slices.Clip(kept)
+	if n > 0 && cap(s.small) > 2*len(s.small) {
+		s.small = slices.Clone(s.small)
+	}
 	return s
 }
+
+// fromTop returns the index, counted from the largest, of the value that
+// percentile(sorted, 0.99) returns among n values (n > 0); it never
+// decreases as n grows.
+func fromTop(n int) int { return n - 1 - min(int(float64(n)*0.99), n-1) }
 
 // mean returns the mean slowdown of the flows of the seeds k with w[k] set;
 // NaN without flows.
@@ -114,7 +140,7 @@ func (s *flowSample) smallP99(w []bool) float64 {
 	if n == 0 {
 		return math.NaN()
 	}
-	d := n - 1 - min(int(float64(n)*0.99), n-1) // percentile's index, from the largest
+	d := fromTop(n)
 	c := 0
 	for _, x := range s.small {
 		if w[x.seed] {

@@ -57,6 +57,34 @@ func TestFlowSample(t *testing.T) {
 	}
 }
 
+// TestFlowSampleKeepsLittle: of the small flows the sample keeps about
+// 1 % per seed, and fromTop, on which that rests, never decreases.
+func TestFlowSampleKeepsLittle(t *testing.T) {
+	r := rand.New(rand.NewPCG(11, 11))
+	runs := make([][]FCT, 4)
+	n := 0
+	for k := range runs {
+		runs[k] = intervalRecs(r, 20_000)
+		for _, f := range runs[k] {
+			if f.Size <= SmallFlowBytes {
+				n++
+			}
+		}
+	}
+	s := newFlowSample(runs)
+	if max := 4 * (fromTop(n) + 1); len(s.small) > max || n < 20_000 {
+		t.Errorf("%d small flows: the sample keeps %d, want at most %d", n, len(s.small), max)
+	}
+	prev := 0
+	for n := 1; n <= 100_000; n++ {
+		d := fromTop(n)
+		if d < prev || d < 0 || d >= n {
+			t.Fatalf("fromTop(%d) = %d after %d", n, d, prev)
+		}
+		prev = d
+	}
+}
+
 // oneFlowSeeds returns a sample with one small flow per seed, of the given
 // slowdowns.
 func oneFlowSeeds(slowdowns ...float64) *flowSample {
