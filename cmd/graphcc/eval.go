@@ -288,7 +288,7 @@ delete-one-seed jackknife with Student's t): an interval that excludes 1
 marks a difference that other traces would likely show too. Flows within
 one trace are not independent (they share its queues, incasts and mix of
 large flows), so the interval needs seeds: with the 2 default seeds there
-is none; ten (--seeds $(seq -s, 1001 1010)) give the mean slowdown of two
+is none; ten (--seeds 1001-1010) give the mean slowdown of two
 policies 1 % apart on the training scenario an interval of about ±0.6 %.
 
 The default seeds, 1001 and 1002, are reserved for evaluation: training
@@ -305,7 +305,7 @@ bar of the runs is drawn on stderr when it is a terminal.`,
 	fs.StringVar(&o.scenarios, "scenarios", o.scenarios, "comma-separated scenario names, or all ("+strings.Join(replay.ScenarioNames(), ", ")+", then those of --scenario-file); with --scenario-file, the file's scenarios by default")
 	fs.StringVar(&o.scenarioFile, "scenario-file", "", scenarioFileHelp)
 	fs.StringArrayVar(&o.policies, "policies", o.policies, "comma-separated ECN policies (static, static:KMIN_KB,KMAX_KB,PMAX, react:Q_KB:SETTING:SETTING, graphcc[:MODEL], acc[:MODEL], grid for all 120 fixed settings of the action set, ideal for the fabric's fair share without queues); repeatable")
-	fs.UintSliceVar(&o.seeds, "seeds", o.seeds, "comma-separated seeds of the traffic, the random failures and the simulation")
+	fs.Var(newSeedsFlag(&o.seeds), "seeds", "seeds of the traffic, the random failures and the simulation: comma-separated numbers and ranges, 1001-1010,2001")
 	fs.StringVar(&o.reference, "reference", "", "policy the report and figures normalize to (default: graphcc if evaluated, as in the paper, else the first of --policies)")
 	fs.StringVar(&o.out, "out", o.out, "directory of report.md and the figures (created if missing; its parent must exist)")
 	fs.StringVar(&o.jsonOut, "json", "", "also write the report as JSON here (per scenario and policy the simulator's summary)")

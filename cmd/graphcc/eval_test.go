@@ -152,6 +152,8 @@ func TestEvalBadFlags(t *testing.T) {
 		{[]string{"--scenarios", "tiny,"}, "--scenarios tiny,: empty scenario name"},
 		{[]string{"--reference", "static:1,2,0.1"}, "--reference static:1,2,0.1: not one of --policies"},
 		{[]string{"--seeds", "1,1"}, "--seeds: 1 given twice"},
+		{[]string{"--seeds", "5-7,6"}, "--seeds: 6 given twice"},
+		{[]string{"--seeds", "1010-1001"}, `invalid argument "1010-1001" for "--seeds" flag: seed range 1010-1001 runs backwards`},
 		{[]string{"--kmin-kb", "10"}, "--kmin-kb: eval sets the thresholds per policy"},
 		{[]string{"--out", filepath.Join(dir, "a", "b")}, "--out " + filepath.Join(dir, "a", "b")},
 		{[]string{"--json", filepath.Join(dir, "no-dir", "r.json")}, "--json"},

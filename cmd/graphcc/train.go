@@ -108,7 +108,7 @@ slowdown there (the curve shows each validation). The evaluation's seeds,
 	fs.StringVar(&o.checkpoint, "checkpoint", "", "save the run's whole state here (atomically) every --checkpoint-every episodes and when interrupted, to --resume it")
 	fs.IntVar(&o.ckEvery, "checkpoint-every", o.ckEvery, "episodes between checkpoints (rounded up to whole rounds of --workers episodes)")
 	fs.StringVar(&o.resume, "resume", "", "continue the run of this checkpoint (the same flags otherwise); may be --checkpoint's own file")
-	fs.UintSliceVar(&o.valSeeds, "validate-seeds", nil, "comma-separated seeds of validation runs: --out gets the weights whose greedy policy had the lowest mean FCT slowdown on them (not 1001 or 1002, eval's)")
+	fs.Var(newSeedsFlag(&o.valSeeds), "validate-seeds", "seeds of validation runs, as numbers and ranges (2001-2010): --out gets the weights whose greedy policy had the lowest mean FCT slowdown on them (not 1001 or 1002, eval's)")
 	fs.IntVar(&o.valEvery, "validate-every", o.valEvery, "episodes between validations (rounded up to whole rounds), with --validate-seeds")
 	o.hw.addFlags(fs)
 	return cmd
