@@ -98,10 +98,8 @@ func newFlowSample(runs [][]FCT) *flowSample {
 			kept = append(kept, x)
 		}
 	}
-	s.small = slices.Clip(kept)
-	if n > 0 && cap(s.small) > 2*len(s.small) {
-		s.small = slices.Clone(s.small)
-	}
+	s.small = make([]seedValue, len(kept)) // and the whole list goes
+	copy(s.small, kept)
 	return s
 }
 

@@ -72,8 +72,8 @@ func TestFlowSampleKeepsLittle(t *testing.T) {
 		}
 	}
 	s := newFlowSample(runs)
-	if max := 4 * (fromTop(n) + 1); len(s.small) > max || n < 20_000 {
-		t.Errorf("%d small flows: the sample keeps %d, want at most %d", n, len(s.small), max)
+	if max := 4 * (fromTop(n) + 1); cap(s.small) > max || n < 20_000 {
+		t.Errorf("%d small flows: the sample keeps %d (room for %d), want at most %d", n, len(s.small), cap(s.small), max)
 	}
 	prev := 0
 	for n := 1; n <= 100_000; n++ {
