@@ -221,10 +221,14 @@ func parseRewards(v string) ([]replay.NamedReward, error) {
 	return out, nil
 }
 
-// defaultEvalSeeds are the evaluation's seeds, 1001 and 1002. Training must
-// draw its episodes from other seeds (by convention below 1000), so that
-// the evaluation traces are unseen.
+// defaultEvalSeeds are the evaluation's default seeds, 1001 and 1002.
+// Training must draw its episodes from other seeds (by convention below
+// 1000), so that the evaluation traces are unseen.
 var defaultEvalSeeds = []uint{1001, 1002}
+
+// Evaluation seeds: the README's evaluations use 1001 to 1010 (ten seeds
+// for intervals), so no training or model selection may use them.
+const firstEvalSeed, lastEvalSeed = 1001, 1010
 
 func newEvalCmd(logger loggerFunc) *cobra.Command {
 	o := evalOpts{
@@ -291,9 +295,10 @@ large flows), so the interval needs seeds: with the 2 default seeds there
 is none; ten (--seeds 1001-1010) give the mean slowdown of two
 policies 1 % apart on the training scenario an interval of about ±0.6 %.
 
-The default seeds, 1001 and 1002, are reserved for evaluation: training
-draws its episode traces from 64-bit seeds derived from its own seed, which
-meet 1001 or 1002 with a probability of about 1e-16. A progress
+The default seeds, 1001 and 1002, and 1003 to 1010 beside them, are
+reserved for evaluation: graphcc train refuses them as validation seeds,
+and draws its episode traces from 64-bit seeds derived from its own seed,
+which meet one of them with a probability of about 1e-16. A progress
 bar of the runs is drawn on stderr when it is a terminal.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {

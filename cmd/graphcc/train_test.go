@@ -260,7 +260,11 @@ func TestTrainValidateSeeds(t *testing.T) {
 		t.Errorf("eval of the chosen model on the validation seed does not give its validation %s:\n%s", vals[best], rep)
 	}
 	_, _, err = execute(t, t.Context(), "train", "--scenario", "tiny", "--out", filepath.Join(dir, "m"), "--validate-seeds", "2001,1002")
-	if err == nil || !strings.Contains(err.Error(), "--validate-seeds: 1002 is one of eval's seeds") {
+	if err == nil || !strings.Contains(err.Error(), "--validate-seeds: 1002 is one of eval's seeds (1001-1010)") {
 		t.Errorf("validation on an evaluation seed: %v", err)
+	}
+	_, _, err = execute(t, t.Context(), "train", "--scenario", "tiny", "--out", filepath.Join(dir, "m"), "--validate-seeds", "2001,1005-1012")
+	if err == nil || !strings.Contains(err.Error(), "--validate-seeds: 1005 is one of eval's seeds") {
+		t.Errorf("validation on the evaluation seeds of the README: %v", err)
 	}
 }
