@@ -655,14 +655,14 @@ func mdCell(s string) string {
 // WriteMarkdown writes the report: per scenario a table of the policies'
 // mean and p99 slowdown, p99 slowdown of flows of at most 100 KB, the
 // first and last divided by the reference's (MeanVsRef, SmallP99VsRef,
-// with their intervals), mean throughput, mean and p99 queue, PFC pauses, and for a policy that
-// decides, the number of distinct settings it chose and the share of
-// port-steps at the most used one, and its score under each reward of the
-// report; then every policy's mean slowdown per scenario divided by the
-// reference policy's, with their geometric mean over the scenarios and its
-// interval (GeoMeanVsRef); then,
-// with rewards and at least three policies they score, per scenario and
-// reward how well the reward ranks the policies as their mean slowdowns do.
+// with their intervals), mean throughput, mean and p99 queue, PFC pauses,
+// and for a policy that decides, the number of distinct settings it chose
+// and the share of port-steps at the most used one, and its score under
+// each reward of the report; then every policy's mean slowdown per
+// scenario divided by the reference policy's, with their geometric mean
+// over the scenarios and its interval (GeoMeanVsRef); then, with rewards
+// and at least three policies they score, per scenario and reward how well
+// the reward ranks the policies as their mean slowdowns do.
 func (r *EvalReport) WriteMarkdown(w io.Writer) error {
 	var b strings.Builder
 	fmt.Fprintf(&b, "# Evaluation\n\n")
