@@ -210,6 +210,10 @@ type PolicyResult struct {
 	// (NormalizedMeanSlowdown), SmallP99VsRef the same for SmallP99, each
 	// with its interval from the variation between seeds (see Ratio).
 	MeanVsRef, SmallP99VsRef Ratio
+	// BinVsRef are, per figure bin (EvalReport.Bins), the median, p95 and
+	// p99 slowdown of SlowdownByBin divided by the reference policy's in
+	// the same bin, with their intervals: what the figure plots.
+	BinVsRef []BinRatios
 	// meanLOO are MeanVsRef's values leaving out each seed in turn (nil
 	// without intervals).
 	meanLOO []float64
@@ -221,6 +225,12 @@ type PolicyResult struct {
 	// PerSeedRewards are the scores of the single runs, in seed order, each
 	// in the order of EvalReport.Rewards.
 	PerSeedRewards [][]float64
+}
+
+// BinRatios are a policy's median, p95 and p99 slowdown in one flow-size
+// bin divided by the reference policy's (see PolicyResult.BinVsRef).
+type BinRatios struct {
+	P50, P95, P99 Ratio
 }
 
 // mergeRewards returns the mean over runs of each reward's score, and the
@@ -299,8 +309,9 @@ func Evaluate(ctx context.Context, c EvalConfig) (*EvalReport, error) {
 		pending[i].Store(int32(nseed))
 	}
 	// Once every policy of a scenario is merged, the ratios to the
-	// reference are computed from the policies' samples, then dropped.
-	samples := make([]*flowSample, nsc*npol)
+	// reference get their intervals from the policies' statistics leaving
+	// out each seed, which are then dropped.
+	loos := make([]*looStats, nsc*npol)
 	unmerged := make([]atomic.Int32, nsc)
 	for i := range unmerged {
 		unmerged[i].Store(int32(npol))
@@ -396,12 +407,12 @@ func Evaluate(ctx context.Context, c EvalConfig) (*EvalReport, error) {
 				for k, r := range rs {
 					recs[k] = r.FCT
 				}
-				samples[si*npol+pi] = newFlowSample(recs)
+				loos[si*npol+pi] = newLOOStats(recs, rep.Bins)
 			}
 			clear(rs)
 			if unmerged[si].Add(-1) == 0 {
-				setRatios(sr, refIdx, samples[si*npol:(si+1)*npol])
-				clear(samples[si*npol : (si+1)*npol])
+				setRatios(sr, refIdx, loos[si*npol:(si+1)*npol])
+				clear(loos[si*npol : (si+1)*npol])
 			}
 		}
 		return nil
@@ -483,22 +494,42 @@ func (r *EvalReport) setGeoMeans() {
 }
 
 // setRatios sets every policy's ratios to the reference policy ref on sr,
-// with their intervals from samples (one per policy) unless that is nil.
-func setRatios(sr *ScenarioResult, ref int, samples []*flowSample) {
-	rp := sr.Policies[ref]
-	var mean, small []float64
-	var loo [][]float64
-	if samples[ref] != nil {
-		mean, small, loo = jackknife(samples, ref)
+// with their intervals from loos (each policy's statistics leaving out
+// each seed) unless those are nil.
+func setRatios(sr *ScenarioResult, ref int, loos []*looStats) {
+	rp, lr := sr.Policies[ref], loos[ref]
+	binStat := [3]func(Stats) float64{
+		func(s Stats) float64 { return s.P50 },
+		func(s Stats) float64 { return s.P95 },
+		func(s Stats) float64 { return s.P99 },
 	}
 	for p := range sr.Policies {
-		pr := &sr.Policies[p]
-		pr.MeanVsRef = Ratio{Value: Normalize(pr.Summary.Slowdown.Mean, rp.Summary.Slowdown.Mean)}
-		pr.SmallP99VsRef = Ratio{Value: Normalize(pr.SmallP99, rp.SmallP99)}
-		if mean != nil {
-			pr.MeanVsRef = withHalf(pr.MeanVsRef.Value, mean[p])
-			pr.SmallP99VsRef = withHalf(pr.SmallP99VsRef.Value, small[p])
-			pr.meanLOO = loo[p]
+		pr, lp := &sr.Policies[p], loos[p]
+		// ratio is v with the interval of the ratio of the statistics that
+		// loo picks.
+		ratio := func(v float64, loo func(*looStats) []float64) Ratio {
+			if lr == nil {
+				return Ratio{Value: v}
+			}
+			return withHalf(v, jackknifeHalf(looRatios(loo(lp), loo(lr))))
+		}
+		pr.MeanVsRef = ratio(Normalize(pr.Summary.Slowdown.Mean, rp.Summary.Slowdown.Mean), func(l *looStats) []float64 { return l.mean })
+		pr.SmallP99VsRef = ratio(Normalize(pr.SmallP99, rp.SmallP99), func(l *looStats) []float64 { return l.smallP99 })
+		if lr != nil {
+			pr.meanLOO = looRatios(lp.mean, lr.mean)
+		}
+		pr.BinVsRef = make([]BinRatios, len(pr.SlowdownByBin))
+		for b := range pr.BinVsRef {
+			ps, rs := pr.SlowdownByBin[b], rp.SlowdownByBin[b]
+			var out [3]Ratio
+			for i, get := range binStat {
+				v := math.NaN()
+				if ps.Count > 0 && rs.Count > 0 {
+					v = Normalize(get(ps), get(rs))
+				}
+				out[i] = ratio(v, func(l *looStats) []float64 { return l.bins[b][i] })
+			}
+			pr.BinVsRef[b] = BinRatios{out[0], out[1], out[2]}
 		}
 	}
 }
@@ -972,12 +1003,33 @@ type (
 		SmallP99VsRef          *float64  `json:"slowdown_p99_small_vs_reference"`
 		SmallP99VsRefCI        []float64 `json:"slowdown_p99_small_vs_reference_ci"`
 		SlowdownByBin          []Stats   `json:"slowdown_by_figure_bin"`
+		BinVsRef               []binJSON `json:"slowdown_by_figure_bin_vs_reference"`
 		PerSeed                []Summary `json:"per_seed"`
 		// per EvalReport.Rewards; null where no interval was scored
 		Rewards        []*float64   `json:"rewards,omitempty"`
 		PerSeedRewards [][]*float64 `json:"per_seed_rewards,omitempty"`
 	}
 )
+
+// binJSON is BinRatios in JSON: each ratio (null where undefined) and its
+// interval ([lo, hi], null without one).
+type binJSON struct {
+	P50   *float64  `json:"p50"`
+	P50CI []float64 `json:"p50_ci"`
+	P95   *float64  `json:"p95"`
+	P95CI []float64 `json:"p95_ci"`
+	P99   *float64  `json:"p99"`
+	P99CI []float64 `json:"p99_ci"`
+}
+
+// ratioJSON returns r's value (nil if NaN) and interval (nil without one).
+func ratioJSON(r Ratio) (*float64, []float64) {
+	var ci []float64
+	if r.HasInterval() {
+		ci = []float64{r.Lo, r.Hi}
+	}
+	return jsonFloats([]float64{r.Value})[0], ci
+}
 
 // jsonFloats returns v with NaNs as nil, which JSON writes as null.
 func jsonFloats(v []float64) []*float64 {
@@ -994,19 +1046,20 @@ func jsonFloats(v []float64) []*float64 {
 }
 
 // WriteJSON writes the report as indented JSON: the reference, policies,
-// seeds, figure bins and level of the intervals ("ci_level", absent
-// without intervals), with several scenarios the geometric means of
-// GeoMeanVsRef and their intervals (in the order of "policies"), then per
-// scenario its metadata (name, description,
-// Clos or topology, failures, workload, load, duration, incasts, flows per
-// seed, the flow-size CDF as {Bytes, Percent} points) and per policy the
-// merged Summary under "summary" with the simulator's keys, the mean
-// slowdown divided by the reference's and that ratio's interval
-// ("mean_slowdown_vs_reference_ci": [lo, hi], null without one), the p99
-// slowdown of flows of at most 100 KB, that divided by the reference's and
-// its interval, the slowdown per figure bin, the per-seed summaries and,
-// with rewards, the scores under each of them ("rewards", in the order of
-// the top-level "rewards"; null where no interval was scored) and per seed.
+// seeds, figure bins and level of the intervals ("ci_level", absent without
+// intervals), with several scenarios the geometric means of GeoMeanVsRef
+// and their intervals (in the order of "policies"), then per scenario its
+// metadata (name, description, Clos or topology, failures, workload, load,
+// duration, incasts, flows per seed, the flow-size CDF as {Bytes, Percent}
+// points) and per policy the merged Summary under "summary" with the
+// simulator's keys, the mean slowdown divided by the reference's and that
+// ratio's interval ("mean_slowdown_vs_reference_ci": [lo, hi], null without
+// one), the p99 slowdown of flows of at most 100 KB, that divided by the
+// reference's and its interval, the slowdown per figure bin and its median,
+// p95 and p99 divided by the reference's with their intervals
+// ("slowdown_by_figure_bin_vs_reference"), the per-seed summaries and, with
+// rewards, the scores under each of them ("rewards", in the order of the
+// top-level "rewards"; null where no interval was scored) and per seed.
 func (r *EvalReport) WriteJSON(w io.Writer) error {
 	out := evalJSON{Reference: r.Reference, Policies: r.Policies, Seeds: r.Seeds, Bins: r.Bins, Rewards: r.Rewards}
 	if len(r.Seeds) >= MinIntervalSeeds {
@@ -1058,11 +1111,14 @@ func (r *EvalReport) WriteJSON(w io.Writer) error {
 			if v := pr.SmallP99VsRef.Value; !math.IsNaN(v) {
 				pj.SmallP99VsRef = &v
 			}
-			if v := pr.MeanVsRef; v.HasInterval() {
-				pj.MeanVsRefCI = []float64{v.Lo, v.Hi}
-			}
-			if v := pr.SmallP99VsRef; v.HasInterval() {
-				pj.SmallP99VsRefCI = []float64{v.Lo, v.Hi}
+			_, pj.MeanVsRefCI = ratioJSON(pr.MeanVsRef)
+			_, pj.SmallP99VsRefCI = ratioJSON(pr.SmallP99VsRef)
+			for _, b := range pr.BinVsRef {
+				var bj binJSON
+				bj.P50, bj.P50CI = ratioJSON(b.P50)
+				bj.P95, bj.P95CI = ratioJSON(b.P95)
+				bj.P99, bj.P99CI = ratioJSON(b.P99)
+				pj.BinVsRef = append(pj.BinVsRef, bj)
 			}
 			sj.Results = append(sj.Results, pj)
 		}

@@ -39,11 +39,20 @@ func tinyEval() EvalConfig {
 	}
 }
 
-// machineFree clears what measures the machine rather than the simulation.
+// machineFree clears what measures the machine rather than the simulation,
+// and sets the NaN ratios of bins without flows to -1, so that
+// reflect.DeepEqual can compare reports (NaN equals nothing).
 func machineFree(r *EvalReport) *EvalReport {
 	for si := range r.Scenarios {
 		for pi := range r.Scenarios[si].Policies {
 			pr := &r.Scenarios[si].Policies[pi]
+			for b := range pr.BinVsRef {
+				for _, v := range []*Ratio{&pr.BinVsRef[b].P50, &pr.BinVsRef[b].P95, &pr.BinVsRef[b].P99} {
+					if math.IsNaN(v.Value) {
+						v.Value = -1
+					}
+				}
+			}
 			pr.Summary.WallSeconds, pr.Summary.PeakRSSBytes = 0, 0
 			for k := range pr.PerSeed {
 				pr.PerSeed[k].WallSeconds, pr.PerSeed[k].PeakRSSBytes = 0, 0

@@ -44,141 +44,127 @@ func (r Ratio) HasInterval() bool { return r.Hi > 0 }
 // below 1: the two policies differ at the interval's level.
 func (r Ratio) Excludes1() bool { return r.HasInterval() && (r.Lo > 1 || r.Hi < 1) }
 
-// flowSample is what the intervals keep of one policy's runs on one
-// scenario: per seed the sum of slowdowns, the number of completed flows
-// and of those of at most SmallFlowBytes, and the largest slowdowns of the
-// latter with their seeds, largest first: of each seed as many as the p99
-// of all seeds reads from the top, which is as many as any set of seeds
-// reads, so the sample stays about 1 % of the flows.
-type flowSample struct {
-	sum, n, smallN []float64
-	small          []seedValue
+// looStats are one policy's statistics on one scenario leaving out each
+// seed in turn: entry k of each is over the flows of every seed but k. They
+// are all the intervals need of a policy's flows: the leave-one-out ratio
+// of two policies is the ratio of their leave-one-out statistics.
+type looStats struct {
+	mean, smallP99 []float64
+	// bins holds, per figure bin, the median, p95 and p99 (binQuantiles).
+	bins [][3][]float64
 }
 
+// binQuantiles are the percentiles of the figure's panels, per size bin.
+var binQuantiles = [3]float64{0.5, 0.95, 0.99}
+
+// seedValue is a flow's slowdown and the seed of its run.
 type seedValue struct {
 	v    float64
 	seed int32
 }
 
-// newFlowSample gathers the FCT records of runs, one per seed.
-func newFlowSample(runs [][]FCT) *flowSample {
-	s := &flowSample{sum: make([]float64, len(runs)), n: make([]float64, len(runs)), smallN: make([]float64, len(runs))}
+// newLOOStats computes the statistics of runs (the FCT records of each
+// seed, in seed order) leaving out each seed in turn, for the size bins
+// bins (upper bounds, as SlowdownBySize takes them).
+func newLOOStats(runs [][]FCT, bins []int64) *looStats {
+	seeds := len(runs)
+	l := &looStats{mean: make([]float64, seeds), bins: make([][3][]float64, len(bins))}
+	sum, n := make([]float64, seeds), make([]float64, seeds)
+	var total, count float64
+	var small []seedValue
+	byBin := make([][]seedValue, len(bins))
 	for k, recs := range runs {
 		for _, r := range recs {
 			v := r.Slowdown()
-			s.sum[k] += v
-			s.n[k]++
+			sum[k] += v
+			n[k]++
+			x := seedValue{v, int32(k)}
 			if r.Size <= SmallFlowBytes {
-				s.smallN[k]++
-				s.small = append(s.small, seedValue{v, int32(k)})
+				small = append(small, x)
+			}
+			if b, _ := slices.BinarySearch(bins, r.Size); b < len(bins) {
+				byBin[b] = append(byBin[b], x)
 			}
 		}
+		total += sum[k]
+		count += n[k]
 	}
-	desc := func(x, y seedValue) int {
+	for k := range seeds {
+		l.mean[k] = math.NaN()
+		if c := count - n[k]; c > 0 {
+			l.mean[k] = (total - sum[k]) / c
+		}
+	}
+	l.smallP99 = looPercentiles(small, seeds, 0.99)
+	for b, vals := range byBin {
+		for i, q := range binQuantiles {
+			l.bins[b][i] = looPercentiles(vals, seeds, q)
+		}
+	}
+	return l
+}
+
+// looPercentiles returns, for each of seeds seeds k, the q-th percentile
+// (as percentile computes it) of vals without the values of seed k; NaN
+// where none is left. It sorts vals.
+func looPercentiles(vals []seedValue, seeds int, q float64) []float64 {
+	slices.SortFunc(vals, func(x, y seedValue) int {
 		switch {
-		case x.v > y.v:
-			return -1
 		case x.v < y.v:
+			return -1
+		case x.v > y.v:
 			return 1
 		}
 		return int(x.seed - y.seed)
+	})
+	per := make([]int, seeds)
+	for _, x := range vals {
+		per[x.seed]++
 	}
-	slices.SortFunc(s.small, desc)
-	// p99's index from the largest grows with the number of flows, so no
-	// set of seeds reads deeper into a seed than all of them do.
-	n := len(s.small)
-	keep := fromTop(n) + 1
-	kept, left := s.small[:0], make([]int, len(runs))
-	for k := range left {
-		left[k] = keep
-	}
-	for _, x := range s.small {
-		if left[x.seed] > 0 {
-			left[x.seed]--
-			kept = append(kept, x)
-		}
-	}
-	s.small = make([]seedValue, len(kept)) // and the whole list goes
-	copy(s.small, kept)
-	return s
-}
-
-// fromTop returns the index, counted from the largest, of the value that
-// percentile(sorted, 0.99) returns among n values (n > 0); it never
-// decreases as n grows.
-func fromTop(n int) int { return n - 1 - min(int(float64(n)*0.99), n-1) }
-
-// mean returns the mean slowdown of the flows of the seeds k with w[k] set;
-// NaN without flows.
-func (s *flowSample) mean(w []bool) float64 {
-	var sum, n float64
-	for k, in := range w {
-		if in {
-			sum += s.sum[k]
-			n += s.n[k]
-		}
-	}
-	if n == 0 {
-		return math.NaN()
-	}
-	return sum / n
-}
-
-// smallP99 returns the p99 slowdown, as percentile computes it, of the
-// flows of at most SmallFlowBytes of the seeds k with w[k] set; NaN
-// without such flows. It walks down from the largest slowdown, so it reads
-// about 1 % of the flows.
-func (s *flowSample) smallP99(w []bool) float64 {
-	n := 0
-	for k, in := range w {
-		if in {
-			n += int(s.smallN[k])
-		}
-	}
-	if n == 0 {
-		return math.NaN()
-	}
-	d := fromTop(n)
-	c := 0
-	for _, x := range s.small {
-		if w[x.seed] {
-			if c == d {
-				return x.v
-			}
-			c++
-		}
-	}
-	return math.NaN() // unreachable: w's seeds hold n such flows
-}
-
-// jackknife returns the half-widths of the intervals of every policy's mean
-// slowdown and small-flow p99 divided by those of samples[ref] (see the
-// package's intervals above), NaN where a seed left out leaves a ratio
-// undefined, and the mean slowdown ratios leaving out each seed in turn
-// (for the geometric mean over scenarios, EvalReport.GeoMeanVsRef).
-func jackknife(samples []*flowSample, ref int) (mean, small []float64, meanLOO [][]float64) {
-	mean, small, meanLOO = make([]float64, len(samples)), make([]float64, len(samples)), make([][]float64, len(samples))
-	for p, s := range samples {
-		meanLOO[p] = leaveOneOut(s, samples[ref], (*flowSample).mean)
-		mean[p] = jackknifeHalf(meanLOO[p])
-		small[p] = jackknifeHalf(leaveOneOut(s, samples[ref], (*flowSample).smallP99))
-	}
-	return mean, small, meanLOO
-}
-
-// leaveOneOut returns, for each seed k, stat of p over every seed but k
-// divided by stat of ref over the same seeds.
-func leaveOneOut(p, ref *flowSample, stat func(*flowSample, []bool) float64) []float64 {
-	seeds := len(ref.n)
-	w := make([]bool, seeds)
-	theta := make([]float64, seeds)
+	out := make([]float64, seeds)
 	for k := range seeds {
-		for j := range w {
-			w[j] = j != k
+		n := len(vals) - per[k]
+		out[k] = math.NaN()
+		if n == 0 {
+			continue
 		}
-		theta[k] = Normalize(stat(p, w), stat(ref, w))
+		i := min(int(float64(n)*q), n-1)
+		// Walk from the nearer end, skipping seed k's values.
+		if i < n/2 {
+			for _, x := range vals {
+				if int(x.seed) != k {
+					if i == 0 {
+						out[k] = x.v
+						break
+					}
+					i--
+				}
+			}
+			continue
+		}
+		d := n - 1 - i
+		for j := len(vals) - 1; j >= 0; j-- {
+			if x := vals[j]; int(x.seed) != k {
+				if d == 0 {
+					out[k] = x.v
+					break
+				}
+				d--
+			}
+		}
 	}
-	return theta
+	return out
+}
+
+// looRatios returns p's leave-one-out values divided by ref's: the
+// leave-one-out values of the ratio, whose spread jackknifeHalf turns into
+// an interval.
+func looRatios(p, ref []float64) []float64 {
+	out := make([]float64, len(ref))
+	for k := range out {
+		out[k] = Normalize(p[k], ref[k])
+	}
+	return out
 }
 
 // jackknifeHalf returns the half-width of the interval at CILevel of a

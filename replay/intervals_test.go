@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"fmt"
 	"math"
 	"math/rand/v2"
 	"slices"
@@ -22,100 +23,83 @@ func intervalRecs(r *rand.Rand, n int) []FCT {
 	return out
 }
 
-// TestFlowSample: over any set of seeds, the sample's statistics are those
-// of the records of those seeds (the p99 exactly as SlowdownStats computes
-// it).
-func TestFlowSample(t *testing.T) {
+// TestLOOStats: leaving out any one seed, the statistics are those of the
+// records of the other seeds (the percentiles exactly as SlowdownStats and
+// SlowdownBySize compute them).
+func TestLOOStats(t *testing.T) {
 	r := rand.New(rand.NewPCG(7, 7))
-	for _, sizes := range [][]int{{1}, {1, 2, 3}, {99, 100, 101}, {1000, 4321, 7, 250}} {
+	bins := FigureBins()
+	for _, sizes := range [][]int{{1, 1}, {1, 2, 3}, {99, 100, 101}, {1000, 4321, 7, 250}, {0, 5, 50}} {
 		runs := make([][]FCT, len(sizes))
 		for k, n := range sizes {
 			runs[k] = intervalRecs(r, n)
 		}
-		s := newFlowSample(runs)
-		for mask := 1; mask < 1<<len(runs); mask++ {
-			w := make([]bool, len(runs))
+		l := newLOOStats(runs, bins)
+		for k := range runs {
 			var recs []FCT
-			for k := range runs {
-				if w[k] = mask&(1<<k) != 0; w[k] {
-					recs = append(recs, runs[k]...)
+			for j := range runs {
+				if j != k {
+					recs = append(recs, runs[j]...)
 				}
 			}
-			if got, want := s.mean(w), SlowdownStats(recs, nil).Mean; math.Abs(got-want) > 1e-12*want {
-				t.Errorf("sizes %v, seeds %b: mean %v, want %v", sizes, mask, got, want)
+			all := SlowdownStats(recs, nil)
+			if got := l.mean[k]; len(recs) == 0 && !math.IsNaN(got) || len(recs) > 0 && math.Abs(got-all.Mean) > 1e-12*all.Mean {
+				t.Errorf("sizes %v without seed %d: mean %v, want %v", sizes, k, got, all.Mean)
+			}
+			same := func(what string, got float64, want Stats, pick float64) {
+				t.Helper()
+				if want.Count == 0 {
+					if !math.IsNaN(got) {
+						t.Errorf("sizes %v without seed %d: %s %v without flows", sizes, k, what, got)
+					}
+				} else if got != pick {
+					t.Errorf("sizes %v without seed %d: %s %v, want %v", sizes, k, what, got, pick)
+				}
 			}
 			small := SlowdownStats(recs, func(f FCT) bool { return f.Size <= SmallFlowBytes })
-			got := s.smallP99(w)
-			if small.Count == 0 {
-				if !math.IsNaN(got) {
-					t.Errorf("sizes %v, seeds %b: small p99 %v without small flows", sizes, mask, got)
-				}
-			} else if got != small.P99 {
-				t.Errorf("sizes %v, seeds %b: small p99 %v, want %v", sizes, mask, got, small.P99)
+			same("small p99", l.smallP99[k], small, small.P99)
+			for b, st := range SlowdownBySize(recs, bins) {
+				same(fmt.Sprintf("bin %d median", b), l.bins[b][0][k], st, st.P50)
+				same(fmt.Sprintf("bin %d p95", b), l.bins[b][1][k], st, st.P95)
+				same(fmt.Sprintf("bin %d p99", b), l.bins[b][2][k], st, st.P99)
 			}
 		}
 	}
 }
 
-// TestFlowSampleKeepsLittle: of the small flows the sample keeps about
-// 1 % per seed, and fromTop, on which that rests, never decreases.
-func TestFlowSampleKeepsLittle(t *testing.T) {
-	r := rand.New(rand.NewPCG(11, 11))
-	runs := make([][]FCT, 4)
-	n := 0
-	for k := range runs {
-		runs[k] = intervalRecs(r, 20_000)
-		for _, f := range runs[k] {
-			if f.Size <= SmallFlowBytes {
-				n++
-			}
-		}
-	}
-	s := newFlowSample(runs)
-	if max := 4 * (fromTop(n) + 1); cap(s.small) > max || n < 20_000 {
-		t.Errorf("%d small flows: the sample keeps %d (room for %d), want at most %d", n, len(s.small), cap(s.small), max)
-	}
-	prev := 0
-	for n := 1; n <= 100_000; n++ {
-		d := fromTop(n)
-		if d < prev || d < 0 || d >= n {
-			t.Fatalf("fromTop(%d) = %d after %d", n, d, prev)
-		}
-		prev = d
-	}
-}
-
-// oneFlowSeeds returns a sample with one small flow per seed, of the given
-// slowdowns.
-func oneFlowSeeds(slowdowns ...float64) *flowSample {
+// oneFlowSeeds returns the statistics of one small flow per seed, of the
+// given slowdowns.
+func oneFlowSeeds(slowdowns ...float64) *looStats {
 	runs := make([][]FCT, len(slowdowns))
 	for k, v := range slowdowns {
 		runs[k] = []FCT{{Size: 1000, Standalone: 1000, FCT: int64(1000 * v)}}
 	}
-	return newFlowSample(runs)
+	return newLOOStats(runs, FigureBins())
 }
 
 // TestJackknife checks the half-widths against a hand computation: with
 // the reference at 2 on each of three seeds and the policy at 2, 4 and 6,
-// the ratios leaving out one seed are 2.5, 2 and 1.5, SE = sqrt(2/3 · 0.5)
-// and t(2 df) = 4.302653.
+// the mean ratios leaving out one seed are 2.5, 2 and 1.5, SE = sqrt(2/3 ·
+// 0.5) and t(2 df) = 4.302653.
 func TestJackknife(t *testing.T) {
-	samples := []*flowSample{oneFlowSeeds(2, 2, 2), oneFlowSeeds(2, 4, 6), oneFlowSeeds(4, 8, 12), oneFlowSeeds(2, 2, 2)}
-	mean, small, loo := jackknife(samples, 0)
-	if !slices.Equal(loo[1], []float64{2.5, 2, 1.5}) || !slices.Equal(loo[0], []float64{1, 1, 1}) {
-		t.Errorf("mean ratios leaving out each seed: %v", loo)
+	ref, p, q := oneFlowSeeds(2, 2, 2), oneFlowSeeds(2, 4, 6), oneFlowSeeds(4, 8, 12)
+	if got := looRatios(p.mean, ref.mean); !slices.Equal(got, []float64{2.5, 2, 1.5}) {
+		t.Errorf("mean ratios leaving out each seed: %v", got)
 	}
 	want := 4.302652729749462 * math.Sqrt(2.0/3*0.5)
-	for p, w := range []float64{0, want, 2 * want, 0} {
-		if math.Abs(mean[p]-w) > 1e-9 {
-			t.Errorf("policy %d: mean half-width %v, want %v", p, mean[p], w)
+	for _, tc := range []struct {
+		p    *looStats
+		want float64
+	}{{ref, 0}, {p, want}, {q, 2 * want}} {
+		if h := jackknifeHalf(looRatios(tc.p.mean, ref.mean)); math.Abs(h-tc.want) > 1e-9 {
+			t.Errorf("mean half-width %v, want %v", h, tc.want)
 		}
 	}
 	// One flow per seed: the p99 of the seeds left is their largest, so
 	// the ratios leaving out one seed are 3, 3 and 2.
 	wantSmall := 4.302652729749462 * math.Sqrt(2.0/3*(1.0/9+1.0/9+4.0/9))
-	if math.Abs(small[1]-wantSmall) > 1e-9 || small[0] != 0 {
-		t.Errorf("small p99 half-widths %v, want [0 %v ...]", small, wantSmall)
+	if h := jackknifeHalf(looRatios(p.smallP99, ref.smallP99)); math.Abs(h-wantSmall) > 1e-9 {
+		t.Errorf("small p99 half-width %v, want %v", h, wantSmall)
 	}
 	// Equal values have no spread, whatever the rounding of their mean.
 	for _, n := range []int{3, 7, 10, 49} {
@@ -127,9 +111,9 @@ func TestJackknife(t *testing.T) {
 		t.Errorf("a NaN value: half-width %v", h)
 	}
 	// Without small flows the small-flow ratio has no interval.
-	none := []*flowSample{newFlowSample([][]FCT{{{Size: 1e6, Standalone: 1, FCT: 2}}, {{Size: 1e6, Standalone: 1, FCT: 3}}, {{Size: 1e6, Standalone: 1, FCT: 4}}})}
-	if _, s, _ := jackknife(none, 0); !math.IsNaN(s[0]) {
-		t.Errorf("no small flows: half-width %v, want NaN", s[0])
+	big := newLOOStats([][]FCT{{{Size: 1e6, Standalone: 1, FCT: 2}}, {{Size: 1e6, Standalone: 1, FCT: 3}}, {{Size: 1e6, Standalone: 1, FCT: 4}}}, FigureBins())
+	if h := jackknifeHalf(looRatios(big.smallP99, big.smallP99)); !math.IsNaN(h) {
+		t.Errorf("no small flows: half-width %v, want NaN", h)
 	}
 }
 
@@ -156,14 +140,19 @@ func TestJackknifeCoverage(t *testing.T) {
 			}
 			runs[0], runs[1], runs[2] = append(runs[0], a), append(runs[1], b), append(runs[2], c)
 		}
-		samples := []*flowSample{newFlowSample(runs[0]), newFlowSample(runs[1]), newFlowSample(runs[2])}
-		all := slices.Repeat([]bool{true}, 5)
-		mean, _, _ := jackknife(samples, 0)
-		v := samples[1].mean(all) / samples[0].mean(all)
-		if v-mean[1] <= 1 && 1 <= v+mean[1] {
+		mean := func(runs [][]FCT) float64 {
+			var all []FCT
+			for _, r := range runs {
+				all = append(all, r...)
+			}
+			return SlowdownStats(all, nil).Mean
+		}
+		ref, same, slower := newLOOStats(runs[0], nil), newLOOStats(runs[1], nil), newLOOStats(runs[2], nil)
+		v, h := mean(runs[1])/mean(runs[0]), jackknifeHalf(looRatios(same.mean, ref.mean))
+		if v-h <= 1 && 1 <= v+h {
 			held++
 		}
-		if v = samples[2].mean(all) / samples[0].mean(all); v-mean[2] > 1 {
+		if v, h = mean(runs[2])/mean(runs[0]), jackknifeHalf(looRatios(slower.mean, ref.mean)); v-h > 1 {
 			found++
 		}
 	}
@@ -226,6 +215,35 @@ func TestEvaluateIntervals(t *testing.T) {
 	if low.MeanVsRef.Value != r.NormalizedMeanSlowdown(0, 1) {
 		t.Errorf("low's mean ratio %v, normalized mean slowdown %v", low.MeanVsRef.Value, r.NormalizedMeanSlowdown(0, 1))
 	}
+	// Per figure bin: the reference is exactly 1 where it has flows, and
+	// low's ratios are the bins' statistics divided, with intervals.
+	withIntervals := 0
+	for b, br := range low.BinVsRef {
+		rs, ls, refBin := sr.Policies[0].SlowdownByBin[b], low.SlowdownByBin[b], sr.Policies[0].BinVsRef[b]
+		for i, get := range [3]func(Stats) float64{
+			func(s Stats) float64 { return s.P50 }, func(s Stats) float64 { return s.P95 }, func(s Stats) float64 { return s.P99 },
+		} {
+			got, self := [3]Ratio{br.P50, br.P95, br.P99}[i], [3]Ratio{refBin.P50, refBin.P95, refBin.P99}[i]
+			if rs.Count == 0 || ls.Count == 0 {
+				if !math.IsNaN(got.Value) || got.HasInterval() {
+					t.Errorf("bin %d, statistic %d, without flows: %+v", b, i, got)
+				}
+				continue
+			}
+			if self != (Ratio{1, 1, 1}) || got.Value != get(ls)/get(rs) {
+				t.Errorf("bin %d, statistic %d: reference %+v, low %v (want %v)", b, i, self, got.Value, get(ls)/get(rs))
+			}
+			if got.HasInterval() {
+				withIntervals++
+				if !(got.Lo <= got.Value && got.Value <= got.Hi) {
+					t.Errorf("bin %d, statistic %d: %+v", b, i, got)
+				}
+			}
+		}
+	}
+	if withIntervals < 3 {
+		t.Errorf("only %d of low's bin ratios have intervals", withIntervals)
+	}
 	g := r.GeoMeanVsRef
 	if want := math.Sqrt(r.NormalizedMeanSlowdown(0, 1) * r.NormalizedMeanSlowdown(1, 1)); len(g) != 2 || g[0] != (Ratio{1, 1, 1}) ||
 		math.Abs(g[1].Value-want) > 1e-12 || !(g[1].Lo < g[1].Value && g[1].Value < g[1].Hi) {
@@ -254,6 +272,10 @@ func TestEvaluateIntervals(t *testing.T) {
 			Policies []struct {
 				NormCI  []float64 `json:"mean_slowdown_vs_reference_ci"`
 				SmallCI []float64 `json:"slowdown_p99_small_vs_reference_ci"`
+				Bins    []struct {
+					P99   *float64  `json:"p99"`
+					P99CI []float64 `json:"p99_ci"`
+				} `json:"slowdown_by_figure_bin_vs_reference"`
 			}
 		}
 	}
@@ -264,6 +286,15 @@ func TestEvaluateIntervals(t *testing.T) {
 	if m.Level != 0.95 || !slices.Equal(p.NormCI, []float64{low.MeanVsRef.Lo, low.MeanVsRef.Hi}) ||
 		!slices.Equal(p.SmallCI, []float64{low.SmallP99VsRef.Lo, low.SmallP99VsRef.Hi}) {
 		t.Errorf("json: level %v, intervals %v and %v", m.Level, p.NormCI, p.SmallCI)
+	}
+	for b, bj := range p.Bins {
+		want := low.BinVsRef[b].P99
+		if math.IsNaN(want.Value) != (bj.P99 == nil) || bj.P99 != nil && *bj.P99 != want.Value || want.HasInterval() != (bj.P99CI != nil) {
+			t.Errorf("json bin %d p99: %v %v, want %+v", b, bj.P99, bj.P99CI, want)
+		}
+	}
+	if len(p.Bins) != len(FigureBins()) {
+		t.Errorf("json has %d bins", len(p.Bins))
 	}
 	if !slices.Equal(m.GeoMean, []float64{1, g[1].Value}) || len(m.GeoMeanCI) != 2 || !slices.Equal(m.GeoMeanCI[1], []float64{g[1].Lo, g[1].Hi}) {
 		t.Errorf("json geometric means %v, intervals %v", m.GeoMean, m.GeoMeanCI)

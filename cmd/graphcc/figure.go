@@ -68,7 +68,9 @@ func binLabel(bins []int64, i int) string {
 // atomically: FCT slowdown median, p95 and p99 per flow-size bin
 // (rep.Bins, replay.FigureBins), each policy's value divided by the
 // reference policy's in the same bin (so the reference is the line at 1;
-// a bin without flows is left out), and the scenario's flow-size CDF.
+// a bin without flows is left out) with its 95 % interval where the
+// evaluation has one (PolicyResult.BinVsRef), and the scenario's flow-size
+// CDF.
 func writeFigure(path string, rep *replay.EvalReport, si int) error {
 	c, err := drawFigure(rep, si)
 	if err != nil {
@@ -80,6 +82,12 @@ func writeFigure(path string, rep *replay.EvalReport, si int) error {
 	})
 }
 
+// errorBars are the points of one policy's intervals in a panel.
+type errorBars struct {
+	plotter.XYs
+	plotter.YErrors
+}
+
 func drawFigure(rep *replay.EvalReport, si int) (*vgimg.Canvas, error) {
 	sr := rep.Scenarios[si]
 	ref := rep.RefIndex()
@@ -88,11 +96,11 @@ func drawFigure(rep *replay.EvalReport, si int) (*vgimg.Canvas, error) {
 
 	stats := []struct {
 		title string
-		get   func(replay.Stats) float64
+		get   func(replay.BinRatios) replay.Ratio
 	}{
-		{"median", func(s replay.Stats) float64 { return s.P50 }},
-		{"p95", func(s replay.Stats) float64 { return s.P95 }},
-		{"p99", func(s replay.Stats) float64 { return s.P99 }},
+		{"median", func(b replay.BinRatios) replay.Ratio { return b.P50 }},
+		{"p95", func(b replay.BinRatios) replay.Ratio { return b.P95 }},
+		{"p99", func(b replay.BinRatios) replay.Ratio { return b.P99 }},
 	}
 	nb := len(rep.Bins)
 	ticks := make([]plot.Tick, nb)
@@ -122,12 +130,11 @@ func drawFigure(rep *replay.EvalReport, si int) (*vgimg.Canvas, error) {
 		for pi, pr := range sr.Policies {
 			var segs []plotter.XYs
 			var pts plotter.XYs
+			var bars errorBars
 			cur := plotter.XYs{}
 			for b := range nb {
-				v := math.NaN()
-				if pr.SlowdownByBin[b].Count > 0 {
-					v = replay.Normalize(st.get(pr.SlowdownByBin[b]), st.get(refBins[b]))
-				}
+				r := st.get(pr.BinVsRef[b])
+				v := r.Value
 				if math.IsNaN(v) {
 					if len(cur) > 0 {
 						segs = append(segs, cur)
@@ -138,6 +145,11 @@ func drawFigure(rep *replay.EvalReport, si int) (*vgimg.Canvas, error) {
 				lo, hi = min(lo, v), max(hi, v)
 				cur = append(cur, plotter.XY{X: float64(b), Y: v})
 				pts = append(pts, plotter.XY{X: float64(b), Y: v})
+				if r.HasInterval() && pi != ref {
+					lo, hi = min(lo, r.Lo), max(hi, r.Hi)
+					bars.XYs = append(bars.XYs, plotter.XY{X: float64(b), Y: v})
+					bars.YErrors = append(bars.YErrors, struct{ Low, High float64 }{v - r.Lo, r.Hi - v})
+				}
 			}
 			if len(cur) > 0 {
 				segs = append(segs, cur)
@@ -153,6 +165,14 @@ func drawFigure(rep *replay.EvalReport, si int) (*vgimg.Canvas, error) {
 				}
 				l.Color, l.Width = policyColor(pi), width
 				p.Add(l)
+			}
+			if len(bars.XYs) > 0 {
+				eb, err := plotter.NewYErrorBars(bars)
+				if err != nil {
+					return nil, err
+				}
+				eb.Color, eb.Width, eb.CapWidth = policyColor(pi), vg.Points(1.5), vg.Points(8)
+				p.Add(eb)
 			}
 			var sc *plotter.Scatter
 			if len(pts) > 0 {
@@ -223,9 +243,13 @@ func drawFigure(rep *replay.EvalReport, si int) (*vgimg.Canvas, error) {
 	}
 	strip.FillText(title, vg.Point{X: strip.Min.X + vg.Points(12), Y: strip.Max.Y - vg.Points(6)},
 		fmt.Sprintf("%s: %s", sr.Scenario.Name, sr.Scenario.Describe()))
+	bars := ""
+	if len(rep.Seeds) >= replay.MinIntervalSeeds {
+		bars = ", bars its 95 % interval"
+	}
 	sub := draw.TextStyle{Color: color.Gray{Y: 60}, Font: font.From(plot.DefaultFont, 11), Handler: plot.DefaultTextHandler, YAlign: draw.YTop}
 	strip.FillText(sub, vg.Point{X: strip.Min.X + vg.Points(12), Y: strip.Max.Y - vg.Points(26)},
-		fmt.Sprintf("%s flows over seeds %s; each policy's statistic divided by %s's in the same bin", groupDigits(flows), seedString(rep.Seeds), rep.Reference))
+		fmt.Sprintf("%s flows over seeds %s; each policy's statistic divided by %s's in the same bin%s", groupDigits(flows), formatSeeds(rep.Seeds), rep.Reference, bars))
 	for pi, lg := range legends[:kept] {
 		cell := strip
 		cell.Min.X = spots[pi].x
@@ -390,17 +414,6 @@ func groupDigits(n int) string {
 	s := strconv.Itoa(n)
 	for i := len(s) - 3; i > 0; i -= 3 {
 		s = s[:i] + "," + s[i:]
-	}
-	return s
-}
-
-func seedString(seeds []uint64) string {
-	s := ""
-	for i, v := range seeds {
-		if i > 0 {
-			s += ", "
-		}
-		s += strconv.FormatUint(v, 10)
 	}
 	return s
 }

@@ -1,10 +1,16 @@
 package main
 
 import (
+	"bytes"
 	"reflect"
 	"testing"
 
 	"gonum.org/v1/plot/vg"
+	"gonum.org/v1/plot/vg/vgimg"
+
+	"graphcc/control"
+	"graphcc/replay"
+	"graphcc/topo"
 )
 
 func TestLegendLayout(t *testing.T) {
@@ -60,5 +66,55 @@ func TestFitLegend(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// TestFigureIntervals: with three seeds the figure draws each ratio's
+// interval: it differs from the same figure with the intervals taken out.
+func TestFigureIntervals(t *testing.T) {
+	sc := replay.DefaultScenario()
+	sc.Name = "tiny"
+	sc.Clos.Leaves, sc.Clos.Spines, sc.Clos.HostsPerLeaf = 2, 1, 2
+	sc.Gen.Duration = topo.Millisecond
+	sc.Gen.Incast = replay.IncastConfig{Period: 250 * topo.Microsecond, FanIn: 3, Size: 64000}
+	rep, err := replay.Evaluate(t.Context(), replay.EvalConfig{
+		Scenarios: []replay.Scenario{sc},
+		Policies: []replay.NamedPolicy{
+			{Name: "static", New: replay.StaticPolicy()},
+			{Name: "low", New: replay.FixedPolicy(control.ECN{KMin: 5 * control.KB, KMax: 20 * control.KB, PMax: 0.5})},
+		},
+		Seeds: []uint64{1, 2, 3},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	png := func() []byte {
+		t.Helper()
+		c, err := drawFigure(rep, 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var b bytes.Buffer
+		if _, err := (vgimg.PngCanvas{Canvas: c}).WriteTo(&b); err != nil {
+			t.Fatal(err)
+		}
+		return b.Bytes()
+	}
+	with := png()
+	n := 0
+	for i := range rep.Scenarios[0].Policies[1].BinVsRef {
+		br := &rep.Scenarios[0].Policies[1].BinVsRef[i]
+		for _, r := range []*replay.Ratio{&br.P50, &br.P95, &br.P99} {
+			if r.HasInterval() {
+				n++
+				r.Lo, r.Hi = 0, 0
+			}
+		}
+	}
+	if n == 0 {
+		t.Fatal("no interval to draw")
+	}
+	if bytes.Equal(with, png()) {
+		t.Errorf("the figure with %d intervals is the figure without them", n)
 	}
 }

@@ -35,13 +35,17 @@ func (f *seedsFlag) Set(v string) error {
 
 func (f *seedsFlag) Type() string { return "seeds" }
 
-// String writes the seeds as Set reads them, runs of three or more
-// consecutive seeds as ranges: "1001-1010,2001".
+// String writes the seeds as Set reads them (formatSeeds).
 func (f *seedsFlag) String() string {
 	if f.seeds == nil {
 		return ""
 	}
-	s := *f.seeds
+	return formatSeeds(*f.seeds)
+}
+
+// formatSeeds writes seeds comma-separated, runs of three or more
+// consecutive seeds as ranges: "1001-1010,2001".
+func formatSeeds[T uint | uint64](s []T) string {
 	var parts []string
 	for i := 0; i < len(s); {
 		j := i
