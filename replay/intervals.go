@@ -50,12 +50,9 @@ func (r Ratio) Excludes1() bool { return r.HasInterval() && (r.Lo > 1 || r.Hi < 
 // of two policies is the ratio of their leave-one-out statistics.
 type looStats struct {
 	mean, smallP99 []float64
-	// bins holds, per figure bin, the median, p95 and p99 (binQuantiles).
+	// bins holds, per figure bin, the median, p95 and p99.
 	bins [][3][]float64
 }
-
-// binQuantiles are the percentiles of the figure's panels, per size bin.
-var binQuantiles = [3]float64{0.5, 0.95, 0.99}
 
 // seedValue is a flow's slowdown and the seed of its run.
 type seedValue struct {
@@ -97,7 +94,7 @@ func newLOOStats(runs [][]FCT, bins []int64) *looStats {
 	}
 	l.smallP99 = looPercentiles(small, seeds, 0.99)
 	for b, vals := range byBin {
-		for i, q := range binQuantiles {
+		for i, q := range [3]float64{0.5, 0.95, 0.99} {
 			l.bins[b][i] = looPercentiles(vals, seeds, q)
 		}
 	}
