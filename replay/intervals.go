@@ -1,6 +1,7 @@
 package replay
 
 import (
+	"cmp"
 	"math"
 	"slices"
 
@@ -66,10 +67,27 @@ type seedValue struct {
 func newLOOStats(runs [][]FCT, bins []int64) *looStats {
 	seeds := len(runs)
 	l := &looStats{mean: make([]float64, seeds), bins: make([][3][]float64, len(bins))}
+	// Count first, so that each list is allocated once at its size.
+	binOf := func(size int64) int {
+		b, _ := slices.BinarySearch(bins, size)
+		return b // len(bins): in no bin
+	}
+	nSmall, nBin := 0, make([]int, len(bins)+1)
+	for _, recs := range runs {
+		for _, r := range recs {
+			if r.Size <= SmallFlowBytes {
+				nSmall++
+			}
+			nBin[binOf(r.Size)]++
+		}
+	}
+	small := make([]seedValue, 0, nSmall)
+	byBin := make([][]seedValue, len(bins))
+	for b := range byBin {
+		byBin[b] = make([]seedValue, 0, nBin[b])
+	}
 	sum, n := make([]float64, seeds), make([]float64, seeds)
 	var total, count float64
-	var small []seedValue
-	byBin := make([][]seedValue, len(bins))
 	for k, recs := range runs {
 		for _, r := range recs {
 			v := r.Slowdown()
@@ -79,7 +97,7 @@ func newLOOStats(runs [][]FCT, bins []int64) *looStats {
 			if r.Size <= SmallFlowBytes {
 				small = append(small, x)
 			}
-			if b, _ := slices.BinarySearch(bins, r.Size); b < len(bins) {
+			if b := binOf(r.Size); b < len(bins) {
 				byBin[b] = append(byBin[b], x)
 			}
 		}
@@ -92,8 +110,10 @@ func newLOOStats(runs [][]FCT, bins []int64) *looStats {
 			l.mean[k] = (total - sum[k]) / c
 		}
 	}
+	sortSeedValues(small)
 	l.smallP99 = looPercentiles(small, seeds, 0.99)
 	for b, vals := range byBin {
+		sortSeedValues(vals)
 		for i, q := range [3]float64{0.5, 0.95, 0.99} {
 			l.bins[b][i] = looPercentiles(vals, seeds, q)
 		}
@@ -101,19 +121,16 @@ func newLOOStats(runs [][]FCT, bins []int64) *looStats {
 	return l
 }
 
+// sortSeedValues sorts vals by increasing slowdown (the order of equal
+// slowdowns does not change a percentile).
+func sortSeedValues(vals []seedValue) {
+	slices.SortFunc(vals, func(x, y seedValue) int { return cmp.Compare(x.v, y.v) })
+}
+
 // looPercentiles returns, for each of seeds seeds k, the q-th percentile
-// (as percentile computes it) of vals without the values of seed k; NaN
-// where none is left. It sorts vals.
+// (as percentile computes it) of vals, sorted by sortSeedValues, without
+// the values of seed k; NaN where none is left.
 func looPercentiles(vals []seedValue, seeds int, q float64) []float64 {
-	slices.SortFunc(vals, func(x, y seedValue) int {
-		switch {
-		case x.v < y.v:
-			return -1
-		case x.v > y.v:
-			return 1
-		}
-		return int(x.seed - y.seed)
-	})
 	per := make([]int, seeds)
 	for _, x := range vals {
 		per[x.seed]++

@@ -337,3 +337,21 @@ func TestGeoMeans(t *testing.T) {
 		t.Error("a geometric mean over one scenario")
 	}
 }
+
+// BenchmarkLOOStats is what the intervals add to an evaluation for one
+// policy on one scenario: 10 seeds of 390,000 flows each, about the
+// GoogleRPC scenario's.
+func BenchmarkLOOStats(b *testing.B) {
+	r := rand.New(rand.NewPCG(12, 12))
+	runs := make([][]FCT, 10)
+	for k := range runs {
+		runs[k] = intervalRecs(r, 390_000)
+		for i := range runs[k] {
+			runs[k][i].FCT += int64(r.IntN(1000)) // distinct slowdowns
+		}
+	}
+	bins := FigureBins()
+	for b.Loop() {
+		newLOOStats(runs, bins)
+	}
+}
