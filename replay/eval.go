@@ -210,6 +210,10 @@ type PolicyResult struct {
 	// (NormalizedMeanSlowdown), SmallP99VsRef the same for SmallP99, each
 	// with its interval from the variation between seeds (see Ratio).
 	MeanVsRef, SmallP99VsRef Ratio
+	// ThroughputVsRef and QueueVsRef are the Summary's ThroughputGbpsMean
+	// and QueueBytesMean divided by the reference policy's, with their
+	// intervals.
+	ThroughputVsRef, QueueVsRef Ratio
 	// BinVsRef are, per figure bin (EvalReport.Bins), the median, p95 and
 	// p99 slowdown of SlowdownByBin divided by the reference policy's in
 	// the same bin, with their intervals: what the figure plots.
@@ -403,11 +407,11 @@ func Evaluate(ctx context.Context, c EvalConfig) (*EvalReport, error) {
 				sr.Policies[pi].Rewards, sr.Policies[pi].PerSeedRewards = mergeRewards(rewards[(si*npol+pi)*nseed : (si*npol+pi+1)*nseed])
 			}
 			if nseed >= MinIntervalSeeds {
-				recs := make([][]FCT, nseed)
+				recs, queues := make([][]FCT, nseed), make([]float64, nseed)
 				for k, r := range rs {
-					recs[k] = r.FCT
+					recs[k], queues[k] = r.FCT, r.Summary.QueueBytesMean
 				}
-				loos[si*npol+pi] = newLOOStats(recs, rep.Bins)
+				loos[si*npol+pi] = newLOOStats(recs, queues, rep.Bins)
 			}
 			clear(rs)
 			if unmerged[si].Add(-1) == 0 {
@@ -515,6 +519,8 @@ func setRatios(sr *ScenarioResult, ref int, loos []*looStats) {
 		}
 		pr.MeanVsRef = ratio(Normalize(pr.Summary.Slowdown.Mean, rp.Summary.Slowdown.Mean), func(l *looStats) []float64 { return l.mean })
 		pr.SmallP99VsRef = ratio(Normalize(pr.SmallP99, rp.SmallP99), func(l *looStats) []float64 { return l.smallP99 })
+		pr.ThroughputVsRef = ratio(Normalize(pr.Summary.ThroughputGbpsMean, rp.Summary.ThroughputGbpsMean), func(l *looStats) []float64 { return l.throughput })
+		pr.QueueVsRef = ratio(Normalize(pr.Summary.QueueBytesMean, rp.Summary.QueueBytesMean), func(l *looStats) []float64 { return l.queue })
 		if lr != nil {
 			pr.meanLOO = looRatios(lp.mean, lr.mean)
 		}
@@ -1002,6 +1008,10 @@ type (
 		SmallP99               float64   `json:"slowdown_p99_small"`            // flows <= 100 KB
 		SmallP99VsRef          *float64  `json:"slowdown_p99_small_vs_reference"`
 		SmallP99VsRefCI        []float64 `json:"slowdown_p99_small_vs_reference_ci"`
+		ThroughputVsRef        *float64  `json:"throughput_vs_reference"`
+		ThroughputVsRefCI      []float64 `json:"throughput_vs_reference_ci"`
+		QueueVsRef             *float64  `json:"queue_mean_vs_reference"`
+		QueueVsRefCI           []float64 `json:"queue_mean_vs_reference_ci"`
 		SlowdownByBin          []Stats   `json:"slowdown_by_figure_bin"`
 		BinVsRef               []binJSON `json:"slowdown_by_figure_bin_vs_reference"`
 		PerSeed                []Summary `json:"per_seed"`
@@ -1055,8 +1065,10 @@ func jsonFloats(v []float64) []*float64 {
 // simulator's keys, the mean slowdown divided by the reference's and that
 // ratio's interval ("mean_slowdown_vs_reference_ci": [lo, hi], null without
 // one), the p99 slowdown of flows of at most 100 KB, that divided by the
-// reference's and its interval, the slowdown per figure bin and its median,
-// p95 and p99 divided by the reference's with their intervals
+// reference's and its interval, the mean throughput and mean queue divided
+// by the reference's ("throughput_vs_reference", "queue_mean_vs_reference")
+// with their intervals, the slowdown per figure bin and its median, p95 and
+// p99 divided by the reference's with their intervals
 // ("slowdown_by_figure_bin_vs_reference"), the per-seed summaries and, with
 // rewards, the scores under each of them ("rewards", in the order of the
 // top-level "rewards"; null where no interval was scored) and per seed.
@@ -1113,6 +1125,8 @@ func (r *EvalReport) WriteJSON(w io.Writer) error {
 			}
 			_, pj.MeanVsRefCI = ratioJSON(pr.MeanVsRef)
 			_, pj.SmallP99VsRefCI = ratioJSON(pr.SmallP99VsRef)
+			pj.ThroughputVsRef, pj.ThroughputVsRefCI = ratioJSON(pr.ThroughputVsRef)
+			pj.QueueVsRef, pj.QueueVsRefCI = ratioJSON(pr.QueueVsRef)
 			for _, b := range pr.BinVsRef {
 				var bj binJSON
 				bj.P50, bj.P50CI = ratioJSON(b.P50)

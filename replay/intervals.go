@@ -6,6 +6,8 @@ import (
 	"slices"
 
 	"gonum.org/v1/gonum/stat/distuv"
+
+	"graphcc/topo"
 )
 
 // An evaluation puts a confidence interval on every ratio of a policy's
@@ -51,6 +53,10 @@ func (r Ratio) Excludes1() bool { return r.HasInterval() && (r.Lo > 1 || r.Hi < 
 // of two policies is the ratio of their leave-one-out statistics.
 type looStats struct {
 	mean, smallP99 []float64
+	// throughput is the mean over flows of size/FCT, Gbps (as
+	// MeanThroughputGbps); queue the mean over seeds of each run's mean
+	// queue (as the merged Summary's QueueBytesMean).
+	throughput, queue []float64
 	// bins holds, per figure bin, the median, p95 and p99.
 	bins [][3][]float64
 }
@@ -62,11 +68,12 @@ type seedValue struct {
 }
 
 // newLOOStats computes the statistics of runs (the FCT records of each
-// seed, in seed order) leaving out each seed in turn, for the size bins
-// bins (upper bounds, as SlowdownBySize takes them).
-func newLOOStats(runs [][]FCT, bins []int64) *looStats {
+// seed, in seed order; queues, each run's mean queue) leaving out each seed
+// in turn, for the size bins bins (upper bounds, as SlowdownBySize takes
+// them).
+func newLOOStats(runs [][]FCT, queues []float64, bins []int64) *looStats {
 	seeds := len(runs)
-	l := &looStats{mean: make([]float64, seeds), bins: make([][3][]float64, len(bins))}
+	l := &looStats{bins: make([][3][]float64, len(bins))}
 	// Count first, so that each list is allocated once at its size.
 	binOf := func(size int64) int {
 		b, _ := slices.BinarySearch(bins, size)
@@ -87,12 +94,16 @@ func newLOOStats(runs [][]FCT, bins []int64) *looStats {
 		byBin[b] = make([]seedValue, 0, nBin[b])
 	}
 	sum, n := make([]float64, seeds), make([]float64, seeds)
-	var total, count float64
+	tput, tn := make([]float64, seeds), make([]float64, seeds)
 	for k, recs := range runs {
 		for _, r := range recs {
 			v := r.Slowdown()
 			sum[k] += v
 			n[k]++
+			if r.FCT > 0 {
+				tput[k] += float64(r.Size) * 8 * float64(topo.Second) / float64(r.FCT) / float64(topo.Gbps)
+				tn[k]++
+			}
 			x := seedValue{v, int32(k)}
 			if r.Size <= SmallFlowBytes {
 				small = append(small, x)
@@ -101,15 +112,9 @@ func newLOOStats(runs [][]FCT, bins []int64) *looStats {
 				byBin[b] = append(byBin[b], x)
 			}
 		}
-		total += sum[k]
-		count += n[k]
 	}
-	for k := range seeds {
-		l.mean[k] = math.NaN()
-		if c := count - n[k]; c > 0 {
-			l.mean[k] = (total - sum[k]) / c
-		}
-	}
+	l.mean, l.throughput = looMeans(sum, n), looMeans(tput, tn)
+	l.queue = looMeans(queues, slices.Repeat([]float64{1}, len(queues)))
 	sortSeedValues(small)
 	l.smallP99 = looPercentiles(small, seeds, 0.99)
 	for b, vals := range byBin {
@@ -119,6 +124,24 @@ func newLOOStats(runs [][]FCT, bins []int64) *looStats {
 		}
 	}
 	return l
+}
+
+// looMeans returns, for each seed k, the sum of sum over the other seeds
+// divided by the sum of n over them; NaN where that is 0.
+func looMeans(sum, n []float64) []float64 {
+	var total, count float64
+	for k := range sum {
+		total += sum[k]
+		count += n[k]
+	}
+	out := make([]float64, len(sum))
+	for k := range out {
+		out[k] = math.NaN()
+		if c := count - n[k]; c > 0 {
+			out[k] = (total - sum[k]) / c
+		}
+	}
+	return out
 }
 
 // sortSeedValues sorts vals by increasing slowdown (the order of equal

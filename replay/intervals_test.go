@@ -34,7 +34,11 @@ func TestLOOStats(t *testing.T) {
 		for k, n := range sizes {
 			runs[k] = intervalRecs(r, n)
 		}
-		l := newLOOStats(runs, bins)
+		queues := make([]float64, len(runs))
+		for k := range queues {
+			queues[k] = 1000 * r.Float64()
+		}
+		l := newLOOStats(runs, queues, bins)
 		for k := range runs {
 			var recs []FCT
 			for j := range runs {
@@ -45,6 +49,18 @@ func TestLOOStats(t *testing.T) {
 			all := SlowdownStats(recs, nil)
 			if got := l.mean[k]; len(recs) == 0 && !math.IsNaN(got) || len(recs) > 0 && math.Abs(got-all.Mean) > 1e-12*all.Mean {
 				t.Errorf("sizes %v without seed %d: mean %v, want %v", sizes, k, got, all.Mean)
+			}
+			if got, want := l.throughput[k], MeanThroughputGbps(recs); len(recs) == 0 && !math.IsNaN(got) || len(recs) > 0 && math.Abs(got-want) > 1e-12*want {
+				t.Errorf("sizes %v without seed %d: throughput %v, want %v", sizes, k, got, want)
+			}
+			q := 0.0
+			for j, v := range queues {
+				if j != k {
+					q += v / float64(len(queues)-1)
+				}
+			}
+			if got := l.queue[k]; math.Abs(got-q) > 1e-12*q {
+				t.Errorf("sizes %v without seed %d: queue %v, want %v", sizes, k, got, q)
 			}
 			same := func(what string, got float64, want Stats, pick float64) {
 				t.Helper()
@@ -74,7 +90,7 @@ func oneFlowSeeds(slowdowns ...float64) *looStats {
 	for k, v := range slowdowns {
 		runs[k] = []FCT{{Size: 1000, Standalone: 1000, FCT: int64(1000 * v)}}
 	}
-	return newLOOStats(runs, FigureBins())
+	return newLOOStats(runs, make([]float64, len(runs)), FigureBins())
 }
 
 // TestJackknife checks the half-widths against a hand computation: with
@@ -111,7 +127,7 @@ func TestJackknife(t *testing.T) {
 		t.Errorf("a NaN value: half-width %v", h)
 	}
 	// Without small flows the small-flow ratio has no interval.
-	big := newLOOStats([][]FCT{{{Size: 1e6, Standalone: 1, FCT: 2}}, {{Size: 1e6, Standalone: 1, FCT: 3}}, {{Size: 1e6, Standalone: 1, FCT: 4}}}, FigureBins())
+	big := newLOOStats([][]FCT{{{Size: 1e6, Standalone: 1, FCT: 2}}, {{Size: 1e6, Standalone: 1, FCT: 3}}, {{Size: 1e6, Standalone: 1, FCT: 4}}}, make([]float64, 3), FigureBins())
 	if h := jackknifeHalf(looRatios(big.smallP99, big.smallP99)); !math.IsNaN(h) {
 		t.Errorf("no small flows: half-width %v, want NaN", h)
 	}
@@ -147,7 +163,8 @@ func TestJackknifeCoverage(t *testing.T) {
 			}
 			return SlowdownStats(all, nil).Mean
 		}
-		ref, same, slower := newLOOStats(runs[0], nil), newLOOStats(runs[1], nil), newLOOStats(runs[2], nil)
+		noQueue := make([]float64, 5)
+		ref, same, slower := newLOOStats(runs[0], noQueue, nil), newLOOStats(runs[1], noQueue, nil), newLOOStats(runs[2], noQueue, nil)
 		v, h := mean(runs[1])/mean(runs[0]), jackknifeHalf(looRatios(same.mean, ref.mean))
 		if v-h <= 1 && 1 <= v+h {
 			held++
@@ -212,6 +229,17 @@ func TestEvaluateIntervals(t *testing.T) {
 			t.Errorf("low's ratio %+v: not an interval around its value", m)
 		}
 	}
+	for _, tc := range []struct {
+		got       Ratio
+		pol, refv float64
+	}{
+		{low.ThroughputVsRef, low.Summary.ThroughputGbpsMean, sr.Policies[0].Summary.ThroughputGbpsMean},
+		{low.QueueVsRef, low.Summary.QueueBytesMean, sr.Policies[0].Summary.QueueBytesMean},
+	} {
+		if tc.got.Value != tc.pol/tc.refv || !tc.got.HasInterval() || !(tc.got.Lo <= tc.got.Value && tc.got.Value <= tc.got.Hi) {
+			t.Errorf("ratio %+v, want %v with an interval around it", tc.got, tc.pol/tc.refv)
+		}
+	}
 	if low.MeanVsRef.Value != r.NormalizedMeanSlowdown(0, 1) {
 		t.Errorf("low's mean ratio %v, normalized mean slowdown %v", low.MeanVsRef.Value, r.NormalizedMeanSlowdown(0, 1))
 	}
@@ -271,6 +299,9 @@ func TestEvaluateIntervals(t *testing.T) {
 		Scenarios []struct {
 			Policies []struct {
 				NormCI  []float64 `json:"mean_slowdown_vs_reference_ci"`
+				Queue   *float64  `json:"queue_mean_vs_reference"`
+				QueueCI []float64 `json:"queue_mean_vs_reference_ci"`
+				TputCI  []float64 `json:"throughput_vs_reference_ci"`
 				SmallCI []float64 `json:"slowdown_p99_small_vs_reference_ci"`
 				Bins    []struct {
 					P99   *float64  `json:"p99"`
@@ -286,6 +317,10 @@ func TestEvaluateIntervals(t *testing.T) {
 	if m.Level != 0.95 || !slices.Equal(p.NormCI, []float64{low.MeanVsRef.Lo, low.MeanVsRef.Hi}) ||
 		!slices.Equal(p.SmallCI, []float64{low.SmallP99VsRef.Lo, low.SmallP99VsRef.Hi}) {
 		t.Errorf("json: level %v, intervals %v and %v", m.Level, p.NormCI, p.SmallCI)
+	}
+	if p.Queue == nil || *p.Queue != low.QueueVsRef.Value || !slices.Equal(p.QueueCI, []float64{low.QueueVsRef.Lo, low.QueueVsRef.Hi}) ||
+		!slices.Equal(p.TputCI, []float64{low.ThroughputVsRef.Lo, low.ThroughputVsRef.Hi}) {
+		t.Errorf("json queue %v %v, throughput interval %v", p.Queue, p.QueueCI, p.TputCI)
 	}
 	for b, bj := range p.Bins {
 		want := low.BinVsRef[b].P99
@@ -352,6 +387,6 @@ func BenchmarkLOOStats(b *testing.B) {
 	}
 	bins := FigureBins()
 	for b.Loop() {
-		newLOOStats(runs, bins)
+		newLOOStats(runs, make([]float64, len(runs)), bins)
 	}
 }
