@@ -247,12 +247,14 @@ func newEvalCmd(logger loggerFunc) *cobra.Command {
 every seed of --seeds, each policy on the same traces with the same
 simulation seeds, in parallel (--workers). It prints a Markdown report (per
 scenario a table of mean and p99 slowdown, p99 slowdown of flows up to
-100 KB, mean throughput, queues and PFC pauses; then every policy's mean
-slowdown relative to --reference) and writes into --out:
+100 KB, the first and last relative to --reference, mean throughput,
+queues and PFC pauses; then every policy's mean slowdown relative to
+--reference) and writes into --out:
 
   report.md        the report
   <scenario>.png   FCT slowdown median, p95 and p99 per flow-size bin,
-                   relative to --reference, beside the flow-size CDF
+                   relative to --reference (with 95 % intervals from 3
+                   seeds on), beside the flow-size CDF
 
 Scenarios (` + strings.Join(replay.ScenarioNames(), ", ") + `):
 fb60-incast is the training scenario, FB_Hadoop 60 % with 16:1 incasts
