@@ -401,8 +401,19 @@ func cdfPanel(sc replay.Scenario) (*plot.Plot, error) {
 	return p, nil
 }
 
-// countLabel writes a flow count compactly: "523", "12.3k".
+// countLabel writes a flow count in at most five characters, to fit under
+// a bin: "523", "7167", "12.3k", "375k", "1.01M".
 func countLabel(n int) string {
+	switch {
+	case n >= 99_950_000:
+		return fmt.Sprintf("%.0fM", float64(n)/1e6)
+	case n >= 9_995_000:
+		return fmt.Sprintf("%.1fM", float64(n)/1e6)
+	case n >= 999_500:
+		return fmt.Sprintf("%.2fM", float64(n)/1e6)
+	case n >= 99_950:
+		return fmt.Sprintf("%.0fk", float64(n)/1000)
+	}
 	if n >= 10_000 {
 		return fmt.Sprintf("%.1fk", float64(n)/1000)
 	}

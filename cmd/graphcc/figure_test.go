@@ -118,3 +118,18 @@ func TestFigureIntervals(t *testing.T) {
 		t.Errorf("the figure with %d intervals is the figure without them", n)
 	}
 }
+
+func TestCountLabel(t *testing.T) {
+	for _, tc := range []struct {
+		n    int
+		want string
+	}{
+		{0, "0"}, {523, "523"}, {9999, "9999"}, {10_000, "10.0k"}, {12_345, "12.3k"},
+		{99_949, "99.9k"}, {99_950, "100k"}, {374_900, "375k"}, {999_499, "999k"},
+		{999_500, "1.00M"}, {1_005_600, "1.01M"}, {9_994_999, "9.99M"}, {38_896_370, "38.9M"}, {123_456_789, "123M"},
+	} {
+		if got := countLabel(tc.n); got != tc.want {
+			t.Errorf("countLabel(%d) = %q, want %q", tc.n, got, tc.want)
+		}
+	}
+}
