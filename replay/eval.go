@@ -275,10 +275,10 @@ func Evaluate(ctx context.Context, c EvalConfig) (*EvalReport, error) {
 		Bins:      FigureBins(),
 		Scenarios: make([]ScenarioResult, nsc),
 	}
-	refIdx := slices.IndexFunc(c.Policies, func(p NamedPolicy) bool { return p.Name == ref })
 	for _, p := range c.Policies {
 		rep.Policies = append(rep.Policies, p.Name)
 	}
+	refIdx := rep.RefIndex()
 	for _, r := range c.Rewards {
 		rep.Rewards = append(rep.Rewards, r.Name)
 	}

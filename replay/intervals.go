@@ -6,8 +6,6 @@ import (
 	"slices"
 
 	"gonum.org/v1/gonum/stat/distuv"
-
-	"graphcc/topo"
 )
 
 // An evaluation puts a confidence interval on every ratio of a policy's
@@ -101,7 +99,7 @@ func newLOOStats(runs [][]FCT, queues []float64, bins []int64) *looStats {
 			sum[k] += v
 			n[k]++
 			if r.FCT > 0 {
-				tput[k] += float64(r.Size) * 8 * float64(topo.Second) / float64(r.FCT) / float64(topo.Gbps)
+				tput[k] += r.throughputGbps()
 				tn[k]++
 			}
 			x := seedValue{v, int32(k)}
@@ -165,7 +163,7 @@ func looPercentiles(vals []seedValue, seeds int, q float64) []float64 {
 		if n == 0 {
 			continue
 		}
-		i := min(int(float64(n)*q), n-1)
+		i := percentileIndex(n, q)
 		// Walk from the nearer end, skipping seed k's values.
 		if i < n/2 {
 			for _, x := range vals {

@@ -34,12 +34,16 @@ type Stats struct {
 // percentile is HPCC's get_pctl (analysis/fct_analysis.py): the element at
 // index int(n*q) of the sorted values, clamped to the last one.
 func percentile(sorted []float64, q float64) float64 {
-	n := len(sorted)
-	if n == 0 {
+	if len(sorted) == 0 {
 		return 0
 	}
-	i := int(float64(n) * q)
-	return sorted[max(0, min(i, n-1))]
+	return sorted[percentileIndex(len(sorted), q)]
+}
+
+// percentileIndex is the index of the q-th percentile among n > 0 sorted
+// values, as HPCC's get_pctl takes it: int(n*q), clamped to the values.
+func percentileIndex(n int, q float64) int {
+	return max(0, min(int(float64(n)*q), n-1))
 }
 
 // statsOf returns the count, mean and HPCC-style percentiles of v, which it
@@ -100,6 +104,11 @@ func SlowdownBySize(recs []FCT, bins []int64) []Stats {
 	return out
 }
 
+// throughputGbps is the flow's size*8/FCT in Gbps; r.FCT must be positive.
+func (r FCT) throughputGbps() float64 {
+	return float64(r.Size) * 8 * float64(topo.Second) / float64(r.FCT) / float64(topo.Gbps)
+}
+
 // MeanThroughputGbps is the mean over flows of size*8/FCT, in Gbps. Records
 // with a non-positive FCT are left out.
 func MeanThroughputGbps(recs []FCT) float64 {
@@ -108,7 +117,7 @@ func MeanThroughputGbps(recs []FCT) float64 {
 		if r.FCT <= 0 {
 			continue
 		}
-		sum += float64(r.Size) * 8 * float64(topo.Second) / float64(r.FCT) / float64(topo.Gbps)
+		sum += r.throughputGbps()
 		n++
 	}
 	if n == 0 {
