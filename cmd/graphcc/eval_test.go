@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"log/slog"
 	"math"
 	"os"
 	"path/filepath"
@@ -16,6 +17,8 @@ import (
 	"graphcc/gnn"
 	"graphcc/replay"
 	"graphcc/topo"
+
+	"github.com/spf13/cobra"
 )
 
 // withTinyScenario makes --scenarios resolve "tiny" (and "tiny2") to a
@@ -522,5 +525,23 @@ func TestParseRewards(t *testing.T) {
 		if got := rs[i].New(f)(tel); math.Abs(got-want) > 1e-12 {
 			t.Errorf("%s: score %v, want %v (queue %v B)", rs[i].Name, got, want, q)
 		}
+	}
+}
+
+// TestDefaultEvalSeeds: the default seeds are the ten reserved evaluation
+// seeds, enough for intervals, and the flag's default shows them as a range.
+func TestDefaultEvalSeeds(t *testing.T) {
+	s := defaultEvalSeeds()
+	if len(s) < replay.MinIntervalSeeds {
+		t.Errorf("%d default seeds, fewer than the %d intervals need", len(s), replay.MinIntervalSeeds)
+	}
+	for _, n := range s {
+		if n < firstEvalSeed || n > lastEvalSeed {
+			t.Errorf("default seed %d outside the reserved %d-%d", n, firstEvalSeed, lastEvalSeed)
+		}
+	}
+	cmd := newEvalCmd(func(*cobra.Command) *slog.Logger { return slog.New(slog.DiscardHandler) })
+	if got, want := cmd.Flags().Lookup("seeds").DefValue, "1001-1010"; got != want {
+		t.Errorf("--seeds default %q, want %q", got, want)
 	}
 }

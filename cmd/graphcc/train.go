@@ -76,7 +76,7 @@ With --validate-seeds it selects the model it writes: every
 current weights runs on the scenario at those seeds, to the end of their
 traces as eval runs them, and --out gets the weights of the lowest mean FCT
 slowdown there (the curve shows each validation). The evaluation's seeds,
-1001 and 1002, are refused: use others, 2001,2002 say.`,
+1001 to 1010, are refused: use others, 2001-2010 say.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			return o.run(cmd.Context(), cmd, logger(cmd))
