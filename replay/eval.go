@@ -696,10 +696,10 @@ func mdCell(s string) string {
 // and for a policy that decides, the number of distinct settings it chose
 // and the share of port-steps at the most used one, and its score under
 // each reward of the report; then every policy's mean slowdown per
-// scenario divided by the reference policy's, with their geometric mean
-// over the scenarios and its interval (GeoMeanVsRef); then, with rewards
-// and at least three policies they score, per scenario and reward how well
-// the reward ranks the policies as their mean slowdowns do.
+// scenario divided by the reference policy's, with its interval, and their
+// geometric mean over the scenarios with its interval (GeoMeanVsRef); then,
+// with rewards and at least three policies they score, per scenario and
+// reward how well the reward ranks the policies as their mean slowdowns do.
 func (r *EvalReport) WriteMarkdown(w io.Writer) error {
 	var b strings.Builder
 	fmt.Fprintf(&b, "# Evaluation\n\n")
@@ -773,7 +773,11 @@ func (r *EvalReport) WriteMarkdown(w io.Writer) error {
 	for si, sr := range r.Scenarios {
 		fmt.Fprintf(&b, "| %s |", sr.Scenario.Name)
 		for pi := range r.Policies {
-			fmt.Fprintf(&b, " %s |", fnum(r.NormalizedMeanSlowdown(si, pi), 3))
+			cell := Ratio{Value: r.NormalizedMeanSlowdown(si, pi)}
+			if m := sr.Policies[pi].MeanVsRef; m.HasInterval() {
+				cell.Lo, cell.Hi = m.Lo, m.Hi
+			}
+			fmt.Fprintf(&b, " %s |", fratio(cell))
 		}
 		b.WriteString("\n")
 	}

@@ -284,7 +284,8 @@ func TestEvaluateIntervals(t *testing.T) {
 	for _, want := range []string{"| mean slowdown / static (95 % CI) | p99 ≤100KB / static (95 % CI) |",
 		"95 % intervals from the variation between seeds (delete-one-seed jackknife, Student's t with 2 degrees of freedom)",
 		" | " + fratio(low.MeanVsRef) + " | " + fratio(low.SmallP99VsRef) + " | ",
-		"| geometric mean | 1.000 | " + fratio(g[1]) + " |\n"} {
+		"| geometric mean | 1.000 | " + fratio(g[1]) + " |\n",
+		"| " + sr.Scenario.Name + " | 1.000 | " + fratio(low.MeanVsRef) + " |\n"} {
 		if !strings.Contains(md.String(), want) {
 			t.Errorf("markdown lacks %q:\n%s", want, md.String())
 		}

@@ -255,7 +255,8 @@ simulation seeds, in parallel (--workers). It prints a Markdown report (per
 scenario a table of mean and p99 slowdown, p99 slowdown of flows up to
 100 KB, the first and last relative to --reference, mean throughput,
 queues and PFC pauses; then every policy's mean slowdown relative to
---reference) and writes into --out:
+--reference per scenario and its geometric mean over them) and writes
+into --out:
 
   report.md        the report
   <scenario>.png   FCT slowdown median, p95 and p99 per flow-size bin,
