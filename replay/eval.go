@@ -56,6 +56,31 @@ func FixedPolicy(base control.ECN) PolicyFactory {
 	}
 }
 
+// EdgePolicy keeps two settings, both given for a 25 Gbps port and scaled
+// by each port's rate as FixedPolicy scales its one: toHost on every switch
+// port whose link leads to a host (the last hop, where incasts queue) and
+// toSwitch on every switch port whose link leads to another switch.
+// EdgePolicy(e, e) runs exactly as FixedPolicy(e). It is a yardstick for
+// what thresholds per port role, which a policy that sees the topology
+// could learn, are worth beside one threshold for all.
+func EdgePolicy(toHost, toSwitch control.ECN) PolicyFactory {
+	return func(f *topo.Fabric, _ Scenario, _ uint64) (control.Policy, []control.ECN, error) {
+		if err := toHost.Validate(); err != nil {
+			return nil, nil, fmt.Errorf("edge: the setting of ports facing a host: %w", err)
+		}
+		if err := toSwitch.Validate(); err != nil {
+			return nil, nil, fmt.Errorf("edge: the setting of ports facing a switch: %w", err)
+		}
+		ecn, sw := ScaledECN(f, toHost), ScaledECN(f, toSwitch)
+		for i, p := range f.Ports {
+			if f.Nodes[p.Src].Switch && f.Nodes[p.Dst].Switch {
+				ecn[i] = sw[i]
+			}
+		}
+		return control.Static{}, ecn, nil
+	}
+}
+
 // ScaledECN returns a setting for every port of f: base, given for a
 // 25 Gbps port, with KMin and KMax scaled by each switch port's rate/25G
 // (rounded to whole bytes) and PMax unchanged, as `graphcc sim --kmin-kb`

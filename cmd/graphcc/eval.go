@@ -118,6 +118,26 @@ func buildReactive(args string) (replay.PolicyFactory, error) {
 	return replay.ReactivePolicy(q*control.KB, calm, busy), nil
 }
 
+// buildEdge is the policy of two fixed settings by port role:
+// KMIN_KB,KMAX_KB,PMAX:KMIN_KB,KMAX_KB,PMAX, the first for switch ports
+// facing a host, the second for switch ports facing a switch, both of a
+// 25 Gbps port (replay.EdgePolicy).
+func buildEdge(args string) (replay.PolicyFactory, error) {
+	parts := strings.Split(args, ":")
+	if len(parts) != 2 {
+		return nil, fmt.Errorf("want KMIN_KB,KMAX_KB,PMAX:KMIN_KB,KMAX_KB,PMAX (ports facing a host, then ports facing a switch), got %q", args)
+	}
+	host, err := parseSetting(parts[0])
+	if err != nil {
+		return nil, fmt.Errorf("setting of ports facing a host: %w", err)
+	}
+	sw, err := parseSetting(parts[1])
+	if err != nil {
+		return nil, fmt.Errorf("setting of ports facing a switch: %w", err)
+	}
+	return replay.EdgePolicy(host, sw), nil
+}
+
 // splitPolicies splits a --policies value at its commas, except that a
 // piece that does not start with a letter continues the arguments of the
 // policy before it: "static,static:10,40,0.2" is static and
@@ -274,14 +294,17 @@ Policies: static (Alibaba's thresholds, 100/400 KB and 0.2 per 25 Gbps),
 static:KMIN_KB,KMAX_KB,PMAX (fixed thresholds of a 25 Gbps port, scaled by
 each port's rate/25G, e.g. static:10,40,0.2), graphcc (the model built into
 the binary), graphcc:FILE (a model of graphcc train), acc (ACC agents trained
-first on each scenario for --acc-episodes, from seeds of their own) and
-acc:FILE (ACC agents of graphcc train --kind acc), and
-react:Q_KB:KMIN_KB,KMAX_KB,PMAX:KMIN_KB,KMAX_KB,PMAX (a hand-written adaptive
-policy: every interval, the second setting on each switch port whose queue
-feature reached Q KB, the first on the others); graphcc sim --ecn takes the
-same names (acc there needs a FILE). ideal is not an ECN policy but the
-yardstick: the same traces with every flow at its max-min fair share of its
-path at every instant and no queues (no queue, settings or reward figures).
+first on each scenario for --acc-episodes, from seeds of their own),
+acc:FILE (ACC agents of graphcc train --kind acc),
+edge:KMIN_KB,KMAX_KB,PMAX:KMIN_KB,KMAX_KB,PMAX (fixed thresholds by port
+role: the first setting on switch ports facing a host, the second on those
+facing a switch), and react:Q_KB:KMIN_KB,KMAX_KB,PMAX:KMIN_KB,KMAX_KB,PMAX
+(a hand-written adaptive policy: every interval, the second setting on each
+switch port whose queue feature reached Q KB, the first on the others);
+graphcc sim --ecn takes the same names (acc there needs a FILE). ideal is
+not an ECN policy but the yardstick: the same traces with every flow at its
+max-min fair share of its path at every instant and no queues (no queue,
+settings or reward figures).
 Here only, grid stands for the 120 fixed settings a learned policy chooses
 from, each as static:KMIN_KB,KMAX_KB,PMAX (static:2,16,0.01 to
 static:32,256,1): how much any fixed setting achieves (with --reference
@@ -319,7 +342,7 @@ bar of the runs is drawn on stderr when it is a terminal.`,
 	fs.SortFlags = false
 	fs.StringVar(&o.scenarios, "scenarios", o.scenarios, "comma-separated scenario names, or all ("+strings.Join(replay.ScenarioNames(), ", ")+", then those of --scenario-file); with --scenario-file, the file's scenarios by default")
 	fs.StringVar(&o.scenarioFile, "scenario-file", "", scenarioFileHelp)
-	fs.StringArrayVar(&o.policies, "policies", o.policies, "comma-separated ECN policies (static, static:KMIN_KB,KMAX_KB,PMAX, react:Q_KB:SETTING:SETTING, graphcc[:MODEL], acc[:MODEL], grid for all 120 fixed settings of the action set, ideal for the fabric's fair share without queues); repeatable")
+	fs.StringArrayVar(&o.policies, "policies", o.policies, "comma-separated ECN policies (static, static:KMIN_KB,KMAX_KB,PMAX, edge:SETTING:SETTING, react:Q_KB:SETTING:SETTING, graphcc[:MODEL], acc[:MODEL], grid for all 120 fixed settings of the action set, ideal for the fabric's fair share without queues); repeatable")
 	fs.Var(newSeedsFlag(&o.seeds), "seeds", "seeds of the traffic, the random failures and the simulation: comma-separated numbers and ranges, 1001-1010,2001")
 	fs.StringVar(&o.reference, "reference", "", "policy the report and figures normalize to (default: graphcc if evaluated, as in the paper, else the first of --policies)")
 	fs.StringVar(&o.out, "out", o.out, "directory of report.md and the figures (created if missing; its parent must exist)")

@@ -140,7 +140,7 @@ func TestEvalBadFlags(t *testing.T) {
 		args []string
 		want string
 	}{
-		{[]string{"--policies", "static,dqn"}, `--policies static,dqn: unknown ECN policy "dqn" (have: static, react, graphcc, acc, ideal)`},
+		{[]string{"--policies", "static,dqn"}, `--policies static,dqn: unknown ECN policy "dqn" (have: static, edge, react, graphcc, acc, ideal)`},
 		{[]string{"--policies", "graphcc:/nonexistent.model"}, `/nonexistent.model`},
 		{[]string{"--policies", "static:1,2"}, "--policies static:1,2: static:1,2: want 3 comma-separated numbers"},
 		{[]string{"--policies", "static:50,10,0.2"}, "--policies static:50,10,0.2: static:50,10,0.2: ecn: kmax"},
@@ -149,6 +149,9 @@ func TestEvalBadFlags(t *testing.T) {
 		{[]string{"--policies", "react:-1:8,32,0.5:2,16,1"}, `react:-1:8,32,0.5:2,16,1: queue threshold "-1" must be a number of KB in [0, 1e9]`},
 		{[]string{"--policies", "react:8:8,32:2,16,1"}, `react:8:8,32:2,16,1: calm setting: want 3 comma-separated numbers`},
 		{[]string{"--policies", "react:8:8,32,0.5:16,2,1"}, `react:8:8,32,0.5:16,2,1: busy setting: ecn: kmax`},
+		{[]string{"--policies", "edge:8,32,0.5"}, `edge:8,32,0.5: want KMIN_KB,KMAX_KB,PMAX:KMIN_KB,KMAX_KB,PMAX (ports facing a host, then ports facing a switch)`},
+		{[]string{"--policies", "edge:8,32:2,16,1"}, `edge:8,32:2,16,1: setting of ports facing a host: want 3 comma-separated numbers`},
+		{[]string{"--policies", "edge:8,32,0.5:16,2,1"}, `edge:8,32,0.5:16,2,1: setting of ports facing a switch: ecn: kmax`},
 		{[]string{"--policies", "static,ideal:2"}, `--policies static,ideal:2: ideal:2: ideal takes no arguments, got "2" (usage: ideal)`},
 		{[]string{"--policies", "grid,static:8,64,0.5"}, "--policies grid,static:8,64,0.5: static:8,64,0.5 given twice"},
 		{[]string{"--scenarios", "fb70"}, `--scenarios fb70: unknown scenario "fb70" (known: fb60-incast, fb60,`},
@@ -247,7 +250,7 @@ func TestSimIdeal(t *testing.T) {
 		}
 	}
 	// The testbed runs ECN control policies only.
-	if _, err := ecnPolicy(policyEnv{}, "ideal"); err == nil || !strings.Contains(err.Error(), `unknown ECN policy "ideal" (have: static, react, graphcc, acc)`) {
+	if _, err := ecnPolicy(policyEnv{}, "ideal"); err == nil || !strings.Contains(err.Error(), `unknown ECN policy "ideal" (have: static, edge, react, graphcc, acc)`) {
 		t.Errorf("ecnPolicy(ideal): %v", err)
 	}
 }
@@ -266,6 +269,23 @@ func TestSimReact(t *testing.T) {
 	}
 	if used := sc["ecn_settings"].([]any); len(used) != 2 || sc["ecn_marked_packets"] == sa["ecn_marked_packets"] {
 		t.Errorf("react:1:... used %v and marked %v packets (calm alone: %v)", used, sc["ecn_marked_packets"], sa["ecn_marked_packets"])
+	}
+}
+
+// sim --ecn edge: one setting for both roles runs as that fixed setting,
+// and two settings are both used.
+func TestSimEdge(t *testing.T) {
+	dir := t.TempDir()
+	a, b, c := filepath.Join(dir, "a.json"), filepath.Join(dir, "b.json"), filepath.Join(dir, "c.json")
+	run(t, args(append([]string{"sim"}, tiny...), "--ecn", "static:8,32,0.5", "--summary-out", a)...)
+	run(t, args(append([]string{"sim"}, tiny...), "--ecn", "edge:8,32,0.5:8,32,0.5", "--summary-out", b)...)
+	run(t, args(append([]string{"sim"}, tiny...), "--ecn", "edge:8,32,0.5:1,2,1", "--summary-out", c)...)
+	sa, sb, sc := readSummary(t, a), readSummary(t, b), readSummary(t, c)
+	if sa["ecn_marked_packets"] != sb["ecn_marked_packets"] || sa["slowdown"].(map[string]any)["mean"] != sb["slowdown"].(map[string]any)["mean"] {
+		t.Errorf("edge with one setting differs from it: %v vs %v", sb["slowdown"], sa["slowdown"])
+	}
+	if used := sc["ecn_settings"].([]any); len(used) != 2 {
+		t.Errorf("edge with two settings used %v", used)
 	}
 }
 

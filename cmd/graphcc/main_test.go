@@ -195,7 +195,7 @@ func TestBadFlags(t *testing.T) {
 	}{
 		{[]string{"sim", "--load", "2"}, "--load 2: must be in (0, 1]"},
 		{[]string{"gen", "--out", filepath.Join(dir, "x"), "--load", "0"}, "--load 0"},
-		{[]string{"sim", "--ecn", "foo"}, `--ecn foo: unknown ECN policy "foo" (have: static, react, graphcc, acc, ideal)`},
+		{[]string{"sim", "--ecn", "foo"}, `--ecn foo: unknown ECN policy "foo" (have: static, edge, react, graphcc, acc, ideal)`},
 		{[]string{"sim", "--kmin-kb", "500", "--kmax-kb", "100"}, "--kmin-kb 500 --kmax-kb 100"},
 		{[]string{"sim", "--pmax", "1.5"}, "--pmax 1.5"},
 		{[]string{"sim", "--topo", missing}, missing},

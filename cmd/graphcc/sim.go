@@ -225,6 +225,13 @@ func controlPolicies(env policyEnv) []policyDef {
 			build: buildStatic,
 		},
 		{
+			name:  "edge",
+			usage: "edge:KMIN_KB,KMAX_KB,PMAX:KMIN_KB,KMAX_KB,PMAX",
+			help: "edge:2,32,0.01:16,64,0.5: fixed thresholds by port role, the first setting on switch ports facing a host " +
+				"and the second on switch ports facing a switch (both of a 25 Gbps port, scaled by rate)",
+			build: buildEdge,
+		},
+		{
 			name:  "react",
 			usage: "react:Q_KB:KMIN_KB,KMAX_KB,PMAX:KMIN_KB,KMAX_KB,PMAX",
 			help: "react:8:32,128,0.5:2,16,1: a hand-written adaptive policy, every interval the second setting on switch ports " +

@@ -409,7 +409,7 @@ run exits non-zero.`,
 	fs := cmd.Flags()
 	fs.SortFlags = false
 	o.labFlags.add(fs)
-	fs.StringVar(&o.ecn, "ecn", o.ecn, "ECN policies, comma-separated: static, static:KMIN_KB,KMAX_KB,PMAX, react:Q_KB:KMIN_KB,KMAX_KB,PMAX:KMIN_KB,KMAX_KB,PMAX, graphcc, graphcc:FILE, acc:FILE, acc (trained first in the simulator, ACKs first, on the run's scenario)")
+	fs.StringVar(&o.ecn, "ecn", o.ecn, "ECN policies, comma-separated: static, static:KMIN_KB,KMAX_KB,PMAX, edge:KMIN_KB,KMAX_KB,PMAX:KMIN_KB,KMAX_KB,PMAX, react:Q_KB:KMIN_KB,KMAX_KB,PMAX:KMIN_KB,KMAX_KB,PMAX, graphcc, graphcc:FILE, acc:FILE, acc (trained first in the simulator, ACKs first, on the run's scenario)")
 	o.sc.addTrafficFlags(fs)
 	o.sc.addSeedFlag(fs)
 	fs.StringVar(&o.flowsFile, "flows", "", "replay this HPCC flow.txt instead of generating traffic (the traffic flags are then ignored)")
