@@ -1108,12 +1108,8 @@ func (r *EvalReport) WriteJSON(w io.Writer) error {
 		out.CILevel = &l
 	}
 	for _, g := range r.GeoMeanVsRef {
-		out.GeoMean = append(out.GeoMean, jsonFloats([]float64{g.Value})[0])
-		var ci []float64
-		if g.HasInterval() {
-			ci = []float64{g.Lo, g.Hi}
-		}
-		out.GeoMeanCI = append(out.GeoMeanCI, ci)
+		v, ci := ratioJSON(g)
+		out.GeoMean, out.GeoMeanCI = append(out.GeoMean, v), append(out.GeoMeanCI, ci)
 	}
 	for si, sr := range r.Scenarios {
 		s := sr.Scenario
@@ -1149,11 +1145,8 @@ func (r *EvalReport) WriteJSON(w io.Writer) error {
 			if v := r.NormalizedMeanSlowdown(si, pi); !math.IsNaN(v) {
 				pj.NormalizedMeanSlowdown = &v
 			}
-			if v := pr.SmallP99VsRef.Value; !math.IsNaN(v) {
-				pj.SmallP99VsRef = &v
-			}
 			_, pj.MeanVsRefCI = ratioJSON(pr.MeanVsRef)
-			_, pj.SmallP99VsRefCI = ratioJSON(pr.SmallP99VsRef)
+			pj.SmallP99VsRef, pj.SmallP99VsRefCI = ratioJSON(pr.SmallP99VsRef)
 			pj.ThroughputVsRef, pj.ThroughputVsRefCI = ratioJSON(pr.ThroughputVsRef)
 			pj.QueueVsRef, pj.QueueVsRefCI = ratioJSON(pr.QueueVsRef)
 			for _, b := range pr.BinVsRef {
