@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"math/bits"
 	"math/rand/v2"
 	"slices"
 	"time"
@@ -433,9 +434,13 @@ func (s *Sim) buildPorts() error {
 			return err
 		}
 		if pt.dstSwitch {
-			// HPCC third.cc: headroom = rate*delay/8/1e9*3 with delay in ns;
-			// pfc_a_shift = 3, one less per doubling above the NIC rate.
-			pt.headroom = fp.Rate * (fp.Delay / topo.Nanosecond) / 8 / 1e9 * s.p.HeadroomRTTs
+			h, ok := headroom(fp.Rate, fp.Delay, s.p.HeadroomRTTs)
+			if !ok {
+				return fmt.Errorf("replay: port %d (%s->%s): the PFC headroom of %d bps over %d ps (%d round trips) overflows int64", i, f.Nodes[fp.Src].Name, f.Nodes[fp.Dst].Name, fp.Rate, fp.Delay, s.p.HeadroomRTTs)
+			}
+			pt.headroom = h
+			// HPCC third.cc: pfc_a_shift = 3, one less per doubling above
+			// the NIC rate.
 			shift, r := uint8(3), fp.Rate
 			for r > nicRate && shift > 0 {
 				shift--
@@ -450,13 +455,34 @@ func (s *Sim) buildPorts() error {
 		sw.buffer = f.Buffer
 		for _, p := range f.Out(n) {
 			// the headroom of the ingress side of every port of the switch
-			sw.totalHdrm += s.ports[topo.PortID(p).Reverse()].headroom
+			h := s.ports[topo.PortID(p).Reverse()].headroom
+			if h > math.MaxInt64-sw.totalHdrm {
+				return fmt.Errorf("replay: switch %s: the PFC headroom of its ports overflows int64", f.Nodes[n].Name)
+			}
+			sw.totalHdrm += h
 			sw.totalRsrv += s.p.Reserve
 		}
 		sw.pool = sw.buffer - sw.totalHdrm - sw.totalRsrv
 		sw.rng = rand.New(rand.NewPCG(s.cfg.Seed, 0x65636e00+uint64(n)))
 	}
 	return nil
+}
+
+// headroom is the PFC headroom of an ingress port fed at rate bps over a
+// link of delay ps, HPCC third.cc's rate*delay/8/1e9*rtts with the delay
+// in whole nanoseconds, computed in 128 bits so that long links cannot wrap
+// it; ok is false if the result does not fit an int64.
+func headroom(rate, delay, rtts int64) (bytes int64, ok bool) {
+	hi, lo := bits.Mul64(uint64(rate), uint64(delay/topo.Nanosecond))
+	const div = 8 * 1_000_000_000
+	if hi >= div {
+		return 0, false
+	}
+	q, _ := bits.Div64(hi, lo, div)
+	if q > math.MaxInt64 || (rtts > 0 && q > uint64(math.MaxInt64/rtts)) {
+		return 0, false
+	}
+	return int64(q) * rtts, true
 }
 
 func (s *Sim) setECN(p topo.PortID, e control.ECN) error {
