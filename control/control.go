@@ -71,7 +71,10 @@ func Alibaba(rate int64) ECN {
 
 // PortSample is the telemetry of one egress port over one control interval.
 type PortSample struct {
-	TxBytes     int64     // bytes that finished serialization in the interval
+	// TxBytes counts the bytes that left the port in the interval: in the
+	// simulator those whose serialization began (PFC frames included), on
+	// the testbed those its egress counter saw.
+	TxBytes     int64
 	MarkedBytes int64     // of those, bytes of packets marked CE at this port
 	QueueBytes  int64     // bytes queued at the end of the interval (-1 where the fabric cannot tell)
 	EnqDepthMax int64     // largest queued bytes a packet met on arrival in the interval (-1 where the fabric cannot tell)

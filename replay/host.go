@@ -133,6 +133,11 @@ func (s *Sim) nicSend(p topo.PortID) {
 		s.nicMore(p, h)
 		return
 	}
+	// Nothing can go now. As HPCC's QbbNetDevice::DequeueAndTransmit, wake
+	// at the earliest next-send time of the flows with bytes left, those
+	// the window holds back included; if that time has passed (a held-back
+	// flow's), no wake-up is set, and a flow waiting for its pacing time
+	// goes at the NIC's next event (an ACK, an arrival) instead.
 	wake := int64(math.MaxInt64)
 	for _, fi := range h.active {
 		if fl := &s.flows[fi]; fl.sndNxt < fl.size && fl.nextAvail < wake {
@@ -278,7 +283,12 @@ func (s *Sim) complete(fi int32) {
 	fl.cc.Stop()
 	s.q.cancel(s.flowSrc(fi))
 	if !s.p.HPCCRoundRobin {
-		// leave the host's list now, keeping rr on the flow served last
+		// Leave the host's list now, keeping rr on the flow served last.
+		// If that flow is the one leaving, the next scan should start at
+		// the flow after it, which rr-1 gives, except at index 0, where rr
+		// stays 0 and the scan skips the flow that moves into index 0.
+		// That slip is kept: the shipped model was trained in this mode
+		// (--hpcc-rr=false), and its training command must reproduce it.
 		h := &s.hosts[fl.src]
 		if k := slices.Index(h.active, fi); k >= 0 {
 			h.active = slices.Delete(h.active, k, k+1)
