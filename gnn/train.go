@@ -158,6 +158,18 @@ func (c *TrainConfig) fill() error {
 		return fmt.Errorf("train: learning rate %v must be positive", c.LR)
 	case c.Batch < 1 || c.Buffer < c.Batch:
 		return fmt.Errorf("train: batch %d and buffer %d: need 1 <= batch <= buffer", c.Batch, c.Buffer)
+	case c.Updates < 1:
+		return fmt.Errorf("train: updates per episode %d must be at least 1", c.Updates)
+	case c.Warmup < 1:
+		return fmt.Errorf("train: warmup %d transitions must be at least 1", c.Warmup)
+	case c.TargetEvery < 1:
+		return fmt.Errorf("train: target refresh every %d updates: must be at least 1", c.TargetEvery)
+	case !(c.EpsDecay > 0) || math.IsInf(c.EpsDecay, 0):
+		return fmt.Errorf("train: epsilon decay over %v of the episodes: must be a positive fraction", c.EpsDecay)
+	case !(c.MaxGradNorm > 0):
+		return fmt.Errorf("train: gradient norm clip %v must be positive", c.MaxGradNorm)
+	case !(c.WeightQ > 0 && c.WeightQ <= 1):
+		return fmt.Errorf("train: queue weight %v must be in (0, 1]", c.WeightQ)
 	case c.EpsStart < 0 || c.EpsStart > 1 || c.EpsEnd < 0 || c.EpsEnd > 1:
 		return fmt.Errorf("train: epsilon %v to %v must be in [0, 1]", c.EpsStart, c.EpsEnd)
 	case c.EpisodeTime <= 0 || c.Interval <= 0:

@@ -5,6 +5,7 @@ import (
 	"math"
 	"math/rand/v2"
 	"slices"
+	"strings"
 	"testing"
 
 	"graphcc/control"
@@ -245,11 +246,22 @@ func TestTrainConfigErrors(t *testing.T) {
 		func(c *TrainConfig) { c.Gamma = 1.5 },
 		func(c *TrainConfig) { c.Batch = 10; c.Buffer = 5 },
 		func(c *TrainConfig) { c.EpsStart = 2 },
+		func(c *TrainConfig) { c.Updates = -1 },
+		func(c *TrainConfig) { c.Warmup = -5 },
+		func(c *TrainConfig) { c.TargetEvery = -1 },
+		func(c *TrainConfig) { c.EpsDecay = -0.5 },
+		func(c *TrainConfig) { c.EpsDecay = math.Inf(1) },
+		func(c *TrainConfig) { c.MaxGradNorm = -1 },
+		func(c *TrainConfig) { c.MaxGradNorm = math.NaN() },
+		func(c *TrainConfig) { c.WeightQ = 1.5 },
+		func(c *TrainConfig) { c.WeightQ = -0.1 },
 	} {
 		c := tinyTrain("graphcc", 1, ep)
 		mod(&c)
 		if _, err := Train(context.Background(), c); err == nil {
 			t.Errorf("config %+v accepted", c)
+		} else if !strings.HasPrefix(err.Error(), "train: ") {
+			t.Errorf("error %q does not say it is training's", err)
 		}
 	}
 }

@@ -463,6 +463,9 @@ func checkOutDir(dir string) error {
 }
 
 func (o *evalOpts) run(ctx context.Context, cmd *cobra.Command, log *slog.Logger) error {
+	if o.accEps < 1 {
+		return fmt.Errorf("--acc-episodes %d: must be at least 1", o.accEps)
+	}
 	c, err := o.config(cmd.Flags(), policyEnv{ctx: ctx, log: log, accEpisodes: o.accEps})
 	if err != nil {
 		return err

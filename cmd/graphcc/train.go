@@ -10,11 +10,13 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 	"time"
 
 	"github.com/schollz/progressbar/v3"
 	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
 	"gonum.org/v1/plot"
 	"gonum.org/v1/plot/plotter"
 	"gonum.org/v1/plot/vg"
@@ -114,6 +116,27 @@ slowdown there (the curve shows each validation). The evaluation's seeds,
 	return cmd
 }
 
+// refuseZeroSettings refuses a zero given explicitly to one of train's
+// flags whose zero gnn.TrainConfig reads as "the default", which would
+// silently train with the default instead, and --eps-start 0 with --eps-end
+// 0, which the trainer also replaces by its defaults.
+func refuseZeroSettings(fs *pflag.FlagSet) error {
+	for _, name := range []string{"episodes", "gamma", "lr", "batch", "buffer", "updates", "warmup", "target-every", "eps-decay"} {
+		f := fs.Lookup(name)
+		if f == nil || !f.Changed {
+			continue
+		}
+		if v, err := strconv.ParseFloat(f.Value.String(), 64); err == nil && v == 0 {
+			return fmt.Errorf("--%s 0: must be positive (the trainer would take its default, %s, in its place)", name, f.DefValue)
+		}
+	}
+	start, end := fs.Lookup("eps-start"), fs.Lookup("eps-end")
+	if start.Value.String() == "0" && end.Value.String() == "0" {
+		return fmt.Errorf("--eps-start 0 with --eps-end 0: the trainer would take its defaults, %s and %s, in their place: give one of them a positive rate", start.DefValue, end.DefValue)
+	}
+	return nil
+}
+
 // checkpointMeta is what a checkpoint records of the CLI's run beyond the
 // training settings: the scenario, which the trainer sees only as a source
 // of episodes.
@@ -145,6 +168,9 @@ func (o *trainOpts) run(ctx context.Context, cmd *cobra.Command, log *slog.Logge
 	}
 	if o.ckEvery < 1 {
 		return fmt.Errorf("--checkpoint-every %d: must be at least 1", o.ckEvery)
+	}
+	if err := refuseZeroSettings(cmd.Flags()); err != nil {
+		return err
 	}
 	set, err := loadScenarioSet(o.scenarioFile)
 	if err != nil {

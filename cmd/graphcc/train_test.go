@@ -71,6 +71,11 @@ func TestTrainBadFlags(t *testing.T) {
 		{[]string{"--scenario", "tiny", "--out", filepath.Join(dir, "m"), "--checkpoint", filepath.Join(dir, "c"), "--checkpoint-every", "0"}, "--checkpoint-every 0: must be at least 1"},
 		{[]string{"--scenario", "tiny", "--out", filepath.Join(dir, "m"), "--checkpoint", filepath.Join(dir, "nodir", "c")}, "--checkpoint " + filepath.Join(dir, "nodir", "c")},
 		{[]string{"--scenario", "tiny", "--out", filepath.Join(dir, "m"), "--resume", filepath.Join(dir, "none.ckpt")}, "--resume: load checkpoint: open " + filepath.Join(dir, "none.ckpt")},
+		{[]string{"--scenario", "tiny", "--out", filepath.Join(dir, "m"), "--episodes", "0"}, "--episodes 0: must be positive (the trainer would take its default, 200, in its place)"},
+		{[]string{"--scenario", "tiny", "--out", filepath.Join(dir, "m"), "--lr", "0.0"}, "--lr 0: must be positive"},
+		{[]string{"--scenario", "tiny", "--out", filepath.Join(dir, "m"), "--warmup", "0"}, "--warmup 0: must be positive"},
+		{[]string{"--scenario", "tiny", "--out", filepath.Join(dir, "m"), "--eps-start", "0", "--eps-end", "0"}, "--eps-start 0 with --eps-end 0"},
+		{[]string{"--scenario", "tiny", "--out", filepath.Join(dir, "m"), "--updates", "-3"}, "train: updates per episode -3 must be at least 1"},
 	} {
 		_, _, err := execute(t, t.Context(), append([]string{"train"}, tc.args...)...)
 		if err == nil || !strings.Contains(err.Error(), tc.want) {
