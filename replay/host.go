@@ -286,9 +286,11 @@ func (s *Sim) complete(fi int32) {
 		// Leave the host's list now, keeping rr on the flow served last.
 		// If that flow is the one leaving, the next scan should start at
 		// the flow after it, which rr-1 gives, except at index 0, where rr
-		// stays 0 and the scan skips the flow that moves into index 0.
-		// That slip is kept: the shipped model was trained in this mode
-		// (--hpcc-rr=false), and its training command must reproduce it.
+		// stays 0 and the next scan starts one flow further on, reaching
+		// the flow that moves into index 0 last. That slip is kept: the
+		// shipped model was trained in this mode (--hpcc-rr=false), its
+		// training command must reproduce it, and mending the slip changes
+		// the weights that command trains.
 		h := &s.hosts[fl.src]
 		if k := slices.Index(h.active, fi); k >= 0 {
 			h.active = slices.Delete(h.active, k, k+1)

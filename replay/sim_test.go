@@ -638,8 +638,9 @@ func TestHPCCRoundRobin(t *testing.T) {
 // TestLegacyRoundRobinLeaving pins how a finished flow leaves a NIC's list
 // without HPCCRoundRobin: the position stays on the flow served last, and
 // when that flow is the one leaving, the next scan starts after it, except
-// at index 0, where the scan skips one flow (see Sim.complete; the shipped
-// model was trained with that slip, so changing it is a decision to retrain).
+// at index 0, where it starts one flow further on (see Sim.complete: the
+// shipped model was trained with that slip, so changing it is a decision to
+// retrain).
 func TestLegacyRoundRobinLeaving(t *testing.T) {
 	f := clos(t)
 	p := DefaultParams()
