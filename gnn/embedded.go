@@ -13,9 +13,15 @@ var embeddedModel []byte
 
 // GraphCCExpect is what a GraphCC model file must hold to be used with this
 // build: the message-passing network of DESIGN.md on the current action
-// table.
+// table and features.
 func GraphCCExpect() Expect {
-	return Expect{Kind: KindGraphCC, Features: NumFeatures, Hidden: Hidden, K: K, Actions: NumActions, ActionTable: ActionTableID}
+	return Expect{Kind: KindGraphCC, Features: NumFeatures, Hidden: Hidden, K: K, Actions: NumActions, ActionTable: ActionTableID, FeatureLayout: FeatureLayoutID}
+}
+
+// ACCExpect is what an ACC model file must hold to be used with this build:
+// per-port networks on ACC's state and the current action table.
+func ACCExpect() Expect {
+	return Expect{Kind: KindACC, Features: ACCNumFeatures, Actions: NumActions, ActionTable: ActionTableID, FeatureLayout: ACCFeatureLayoutID}
 }
 
 // EmbeddedFile returns the shipped model's file (weights and metadata).

@@ -110,6 +110,19 @@ const (
 	ACCFeatPMax = 5
 )
 
+// FeatureLayoutID and ACCFeatureLayoutID identify the inputs a network was
+// trained on: their order, their normalization and the queue feature's
+// definition (control.PortSample.QueueFeature, the mean depth in data
+// packets met at enqueue; "q3" is its third definition in this project's
+// history). A model file records the one it was trained on, and Load
+// refuses a file whose layout is not the one wanted (GraphCCExpect,
+// ACCExpect), so that no network runs on inputs it never saw. Change the
+// identifier whenever a feature's meaning changes.
+const (
+	FeatureLayoutID    = "graphcc-features/v1 q3 steps=t,t-1,t-2 step=u,q,m u/1.5 q=queue-feature/(256KB*rate/25G)/4 m/1"
+	ACCFeatureLayoutID = "acc-state/v1 q3 steps=t,t-1,t-2 step=q,u,m,kmin,kmax,pmax q,kmin,kmax=bytes/(256KB*rate/25G)/4 u/1.5 m/1 pmax/1"
+)
+
 // Featurizer turns a fabric's telemetry into the GraphCC features (and the
 // ACC state) of every port, keeping the history of the last three intervals.
 // It is sized once for one fabric; Observe does not allocate.

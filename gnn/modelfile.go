@@ -55,15 +55,19 @@ var (
 
 // Header describes the network in a model file.
 type Header struct {
-	Kind        string            `json:"kind"`         // KindGraphCC or KindACC
-	Features    int               `json:"features"`     // inputs per port (per agent for KindACC)
-	Hidden      int               `json:"hidden"`       // hidden width
-	K           int               `json:"k"`            // message-passing rounds; 0 for KindACC
-	Actions     int               `json:"actions"`      // Q values per agent
-	Agents      int               `json:"agents"`       // KindACC: number of per-agent networks; 0 for KindGraphCC
-	ActionTable string            `json:"action_table"` // identifier of the action table the model was trained on
-	Params      int               `json:"params"`       // number of float64 parameters
-	Meta        map[string]string `json:"meta"`         // training metadata: command line, seed, ...
+	Kind        string `json:"kind"`         // KindGraphCC or KindACC
+	Features    int    `json:"features"`     // inputs per port (per agent for KindACC)
+	Hidden      int    `json:"hidden"`       // hidden width
+	K           int    `json:"k"`            // message-passing rounds; 0 for KindACC
+	Actions     int    `json:"actions"`      // Q values per agent
+	Agents      int    `json:"agents"`       // KindACC: number of per-agent networks; 0 for KindGraphCC
+	ActionTable string `json:"action_table"` // identifier of the action table the model was trained on
+	// FeatureLayout identifies the inputs the model was trained on
+	// (FeatureLayoutID, ACCFeatureLayoutID); empty in files written before
+	// it was recorded.
+	FeatureLayout string            `json:"feature_layout,omitempty"`
+	Params        int               `json:"params"` // number of float64 parameters
+	Meta          map[string]string `json:"meta"`   // training metadata: command line, seed, ...
 }
 
 // paramsFor returns the number of parameters the shape in h implies.
@@ -112,6 +116,8 @@ type Expect struct {
 	Actions     int
 	Agents      int
 	ActionTable string
+	// FeatureLayout is checked when set; a file that records none fails.
+	FeatureLayout string
 }
 
 // check returns an error naming the first field of h that does not fit e.
@@ -136,7 +142,19 @@ func (e Expect) check(h *Header) error {
 		num("actions", h.Actions, e.Actions),
 		num("agents", h.Agents, e.Agents),
 		str("action_table", h.ActionTable, e.ActionTable),
+		featureLayout(h.FeatureLayout, e.FeatureLayout),
 	)
+}
+
+// featureLayout checks a file's feature layout against the wanted one.
+func featureLayout(got, want string) error {
+	switch {
+	case want == "" || got == want:
+		return nil
+	case got == "":
+		return fmt.Errorf("%w: feature_layout is missing: the file predates the recording of its inputs' layout, so they may not be this build's (%q); retrain it", ErrMismatch, want)
+	}
+	return fmt.Errorf("%w: feature_layout is %q, want %q", ErrMismatch, got, want)
 }
 
 // File is a decoded model file.
@@ -145,12 +163,13 @@ type File struct {
 	Params []float64
 }
 
-// File returns the model file of m trained on the action table actionTable,
-// with metadata meta (kept, not copied).
+// File returns the model file of m trained on the action table actionTable
+// and on the GraphCC features (FeatureLayoutID), with metadata meta (kept,
+// not copied).
 func (m *Model) File(actionTable string, meta map[string]string) *File {
 	return &File{
 		Header: Header{Kind: KindGraphCC, Features: m.Features, Hidden: m.Hidden, K: m.K,
-			Actions: m.Actions, ActionTable: actionTable, Params: len(m.Params), Meta: meta},
+			Actions: m.Actions, ActionTable: actionTable, FeatureLayout: FeatureLayoutID, Params: len(m.Params), Meta: meta},
 		Params: m.Params,
 	}
 }
@@ -169,14 +188,15 @@ func (f *File) Model() (*Model, error) {
 }
 
 // MLPNetsFile returns the model file of the per-agent networks nets (all of
-// one shape; parameters copied), trained on actionTable, with metadata meta.
+// one shape; parameters copied), trained on actionTable and on ACC's state
+// (ACCFeatureLayoutID), with metadata meta.
 func MLPNetsFile(nets []*MLPNet, actionTable string, meta map[string]string) *File {
 	if len(nets) == 0 {
 		panic("gnn: model file of no MLPNets")
 	}
 	l := nets[0].Layer
 	f := &File{Header: Header{Kind: KindACC, Features: l.In, Hidden: l.Hidden, Actions: l.Out,
-		Agents: len(nets), ActionTable: actionTable, Meta: meta}}
+		Agents: len(nets), ActionTable: actionTable, FeatureLayout: ACCFeatureLayoutID, Meta: meta}}
 	f.Params = make([]float64, 0, len(nets)*l.NumParams())
 	for i, n := range nets {
 		if n.Layer != l {

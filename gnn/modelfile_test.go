@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/binary"
 	"errors"
+	"fmt"
 	"hash/crc32"
 	"math"
 	"os"
@@ -11,6 +12,8 @@ import (
 	"slices"
 	"strings"
 	"testing"
+
+	"graphcc/topo"
 )
 
 const nnTestTable = "test-actions/v1"
@@ -288,3 +291,70 @@ func FuzzReadModel(f *testing.F) {
 }
 
 func nnCrc32IEEE(b []byte) uint32 { return crc32.ChecksumIEEE(b) }
+
+// TestFeatureLayoutIDs ties the layout identifiers to the constants that
+// define the features: change one and the identifier must change with it.
+func TestFeatureLayoutIDs(t *testing.T) {
+	if FeatureSteps != 3 || FeatU != 0 || FeatQ != 1 || FeatM != 2 {
+		t.Fatalf("GraphCC steps or offsets changed (%d steps; u %d, q %d, m %d): change FeatureLayoutID", FeatureSteps, FeatU, FeatQ, FeatM)
+	}
+	if ACCFeatQ != 0 || ACCFeatU != 1 || ACCFeatM != 2 || ACCFeatKMin != 3 || ACCFeatKMax != 4 || ACCFeatPMax != 5 {
+		t.Fatal("ACC offsets changed: change ACCFeatureLayoutID")
+	}
+	scale := fmt.Sprintf("(%dKB*rate/%dG)/%g", DefaultQueueScaleKB, ActionRefRate/topo.Gbps, MaxQueue)
+	for _, tc := range []struct{ name, got, want string }{
+		{"FeatureLayoutID", FeatureLayoutID, fmt.Sprintf("graphcc-features/v1 q3 steps=t,t-1,t-2 step=u,q,m u/%g q=queue-feature/%s m/%g", MaxUtilization, scale, MaxMarking)},
+		{"ACCFeatureLayoutID", ACCFeatureLayoutID, fmt.Sprintf("acc-state/v1 q3 steps=t,t-1,t-2 step=q,u,m,kmin,kmax,pmax q,kmin,kmax=bytes/%s u/%g m/%g pmax/1", scale, MaxUtilization, MaxMarking)},
+	} {
+		if tc.got != tc.want {
+			t.Errorf("%s = %q, the constants say %q", tc.name, tc.got, tc.want)
+		}
+	}
+}
+
+// TestModelFileFeatureLayout checks that model files record the layout of
+// their inputs and that GraphCCExpect and ACCExpect refuse a file without
+// it (written before it was recorded) or with another, naming the field.
+func TestModelFileFeatureLayout(t *testing.T) {
+	gc := NewModel(nnNewRand(1)).File(ActionTableID, nil)
+	var nets []*MLPNet
+	r := nnNewRand(2)
+	for range 3 {
+		nets = append(nets, NewMLPNet(ACCNumFeatures, 8, NumActions, r))
+	}
+	acc := MLPNetsFile(nets, ActionTableID, nil)
+	if gc.FeatureLayout != FeatureLayoutID || acc.FeatureLayout != ACCFeatureLayoutID {
+		t.Fatalf("files record layouts %q and %q", gc.FeatureLayout, acc.FeatureLayout)
+	}
+	for _, tc := range []struct {
+		name   string
+		file   *File
+		layout string
+		want   Expect
+		err    string
+	}{
+		{"graphcc", gc, FeatureLayoutID, GraphCCExpect(), ""},
+		{"acc", acc, ACCFeatureLayoutID, ACCExpect(), ""},
+		{"graphcc without a layout", gc, "", GraphCCExpect(), "feature_layout is missing: the file predates"},
+		{"acc without a layout", acc, "", ACCExpect(), "feature_layout is missing"},
+		{"graphcc on another layout", gc, "graphcc-features/v0 q2", GraphCCExpect(), `feature_layout is "graphcc-features/v0 q2", want "` + FeatureLayoutID + `"`},
+		{"acc file as graphcc's layout", acc, FeatureLayoutID, ACCExpect(), `feature_layout is "` + FeatureLayoutID + `"`},
+		{"unchecked", gc, "", Expect{}, ""},
+	} {
+		f := *tc.file
+		f.FeatureLayout = tc.layout
+		b, err := f.Marshal()
+		if err != nil {
+			t.Fatal(err)
+		}
+		g, err := Unmarshal(b, "m.model", tc.want)
+		switch {
+		case tc.err == "" && err != nil:
+			t.Errorf("%s: %v", tc.name, err)
+		case tc.err == "" && g.FeatureLayout != tc.layout:
+			t.Errorf("%s: read back layout %q, wrote %q", tc.name, g.FeatureLayout, tc.layout)
+		case tc.err != "" && (err == nil || !errors.Is(err, ErrMismatch) || !strings.Contains(err.Error(), tc.err)):
+			t.Errorf("%s: error %v, want ErrMismatch containing %q", tc.name, err, tc.err)
+		}
+	}
+}

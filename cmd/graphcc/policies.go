@@ -74,7 +74,7 @@ func buildGraphCC(path string) (replay.PolicyFactory, error) {
 // from the scenario's name, never the evaluation's.
 func buildACC(env policyEnv, path string) (replay.PolicyFactory, error) {
 	if path != "" {
-		file, err := gnn.Load(path, gnn.Expect{Kind: gnn.KindACC, Features: gnn.ACCNumFeatures, Actions: gnn.NumActions, ActionTable: gnn.ActionTableID})
+		file, err := gnn.Load(path, gnn.ACCExpect())
 		if err != nil {
 			return nil, err
 		}
