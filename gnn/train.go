@@ -154,8 +154,8 @@ func (c *TrainConfig) fill() error {
 		return fmt.Errorf("train: episodes %d must be at least 1", c.Episodes)
 	case !(c.Gamma > 0 && c.Gamma < 1):
 		return fmt.Errorf("train: gamma %v must be in (0, 1)", c.Gamma)
-	case !(c.LR > 0):
-		return fmt.Errorf("train: learning rate %v must be positive", c.LR)
+	case !(c.LR > 0) || math.IsInf(c.LR, 0):
+		return fmt.Errorf("train: learning rate %v must be positive and finite", c.LR)
 	case c.Batch < 1 || c.Buffer < c.Batch:
 		return fmt.Errorf("train: batch %d and buffer %d: need 1 <= batch <= buffer", c.Batch, c.Buffer)
 	case c.Updates < 1:

@@ -70,6 +70,9 @@ func (o *compareOpts) run(cmd *cobra.Command, log *slog.Logger, oursPath, refPat
 	if err := checkOutputs("json", o.json); err != nil {
 		return err
 	}
+	if err := checkDistinct([]string{"json", o.json}, []string{"OURS.fct", oursPath, "REF.fct", refPath}); err != nil {
+		return err
+	}
 	ours, err := readFCTFile(oursPath)
 	if err != nil {
 		return err

@@ -149,6 +149,7 @@ func TestCompareCmdErrors(t *testing.T) {
 		{[]string{"compare", ref, ref, "--tol", "-0.1"}, "--tol -0.1: must be a non-negative number"},
 		{[]string{"compare", ref, ref, "--tol", "NaN"}, "--tol NaN"},
 		{[]string{"compare", ref, ref, "--json", filepath.Join(dir, "no", "x.json")}, "--json"},
+		{[]string{"compare", ref, ref, "--json", ref}, "--json " + ref + ": it is the input OURS.fct " + ref},
 		{[]string{"summarize"}, "requires at least 1 arg"},
 		{[]string{"summarize", ref, missing}, missing},
 		{[]string{"summarize", bad}, bad + ":2:"},

@@ -365,7 +365,7 @@ func (o *evalOpts) config(fs *pflag.FlagSet, env policyEnv) (replay.EvalConfig, 
 	if c.Params, err = o.hw.params(); err != nil {
 		return c, err
 	}
-	if c.Interval, err = parseDurationFlag("interval", o.interval, false); err != nil {
+	if c.Interval, err = parseIntervalFlag(o.interval); err != nil {
 		return c, err
 	}
 	// ACC trained on the spot trains on the simulator it is evaluated on.

@@ -32,6 +32,9 @@ one line: the flows, their bytes and the load they offer.`,
 			if err := checkOutputs("out", o.out, "topo-out", o.topoOut); err != nil {
 				return err
 			}
+			if err := checkDistinct([]string{"out", o.out, "topo-out", o.topoOut}, []string{"--topo", o.sc.topoFile}); err != nil {
+				return err
+			}
 			log := logger(cmd)
 			f, err := o.sc.fabric(cmd.Flags(), log)
 			if err != nil {

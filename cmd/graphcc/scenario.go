@@ -292,6 +292,20 @@ func parseRateFlag(name, v string) (int64, error) {
 	return r, nil
 }
 
+// minInterval is the shortest control interval the CLI takes: every port is
+// sampled (and, for the learned policies, every agent decides) once per
+// interval, so a picosecond interval would run out of memory or never end.
+const minInterval = topo.Microsecond
+
+// parseIntervalFlag parses --interval v in ps, at least minInterval.
+func parseIntervalFlag(v string) (int64, error) {
+	d, err := parseDurationFlag("interval", v, false)
+	if err == nil && d < minInterval {
+		err = fmt.Errorf("--interval %s: must be at least 1us: every port is sampled every interval", v)
+	}
+	return d, err
+}
+
 // parseDurationFlag parses the duration value of flag name in ps (a plain
 // "0" is accepted where zero is).
 func parseDurationFlag(name, v string, zeroOK bool) (int64, error) {
@@ -345,6 +359,40 @@ func checkOutputs(outs ...string) error {
 		}
 		if st, err := os.Stat(path); err == nil && st.IsDir() {
 			return fmt.Errorf("--%s %s: is a directory", flag, path)
+		}
+	}
+	return checkDistinct(outs, nil)
+}
+
+// checkDistinct refuses two outputs, or an output and an input, that are
+// one file, so that no output overwrites another or what the run reads.
+// outs and ins are flag/path pairs, as checkOutputs takes them; empty paths
+// are skipped. Paths are compared cleaned and absolute, and as files when
+// both exist (links, hard links).
+func checkDistinct(outs, ins []string) error {
+	same := func(a, b string) bool {
+		aa, err1 := filepath.Abs(a)
+		bb, err2 := filepath.Abs(b)
+		if err1 == nil && err2 == nil && aa == bb {
+			return true
+		}
+		sa, err1 := os.Stat(a)
+		sb, err2 := os.Stat(b)
+		return err1 == nil && err2 == nil && os.SameFile(sa, sb)
+	}
+	for i := 0; i+1 < len(outs); i += 2 {
+		if outs[i+1] == "" {
+			continue
+		}
+		for j := i + 2; j+1 < len(outs); j += 2 {
+			if outs[j+1] != "" && same(outs[i+1], outs[j+1]) {
+				return fmt.Errorf("--%s %s and --%s %s: two outputs in one file", outs[i], outs[i+1], outs[j], outs[j+1])
+			}
+		}
+		for j := 0; j+1 < len(ins); j += 2 {
+			if ins[j+1] != "" && same(outs[i+1], ins[j+1]) {
+				return fmt.Errorf("--%s %s: it is the input %s %s, which the run would overwrite", outs[i], outs[i+1], ins[j], ins[j+1])
+			}
 		}
 	}
 	return nil

@@ -338,7 +338,7 @@ func (o *simOpts) config(ctx context.Context, fs *pflag.FlagSet, log *slog.Logge
 	if err != nil {
 		return cfg, "", err
 	}
-	interval, err := parseDurationFlag("interval", o.interval, false)
+	interval, err := parseIntervalFlag(o.interval)
 	if err != nil {
 		return cfg, "", err
 	}
@@ -395,6 +395,9 @@ func (o *simOpts) config(ctx context.Context, fs *pflag.FlagSet, log *slog.Logge
 
 func (o *simOpts) run(ctx context.Context, cmd *cobra.Command, log *slog.Logger) error {
 	if err := checkOutputs("fct-out", o.fctOut, "summary-out", o.summaryOut, "trace-out", o.traceOut); err != nil {
+		return err
+	}
+	if err := checkDistinct([]string{"fct-out", o.fctOut, "summary-out", o.summaryOut, "trace-out", o.traceOut}, []string{"--topo", o.sc.topoFile, "--flows", o.flowsFile}); err != nil {
 		return err
 	}
 	cfg, desc, err := o.config(ctx, cmd.Flags(), log)

@@ -447,7 +447,7 @@ func (o *testbedRunOpts) run(ctx context.Context, cmd *cobra.Command, log *slog.
 			return err
 		}
 	}
-	interval, err := parseDurationFlag("interval", o.interval, false)
+	interval, err := parseIntervalFlag(o.interval)
 	if err != nil {
 		return err
 	}

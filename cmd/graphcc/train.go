@@ -116,6 +116,12 @@ slowdown there (the curve shows each validation). The evaluation's seeds,
 	return cmd
 }
 
+// curvePNG is where the training curve's PNG goes: beside the CSV at path,
+// its extension replaced by .png.
+func curvePNG(path string) string {
+	return strings.TrimSuffix(path, filepath.Ext(path)) + ".png"
+}
+
 // refuseZeroSettings refuses a zero given explicitly to one of train's
 // flags whose zero gnn.TrainConfig reads as "the default", which would
 // silently train with the default instead, and --eps-start 0 with --eps-end
@@ -163,7 +169,17 @@ func (o *trainOpts) run(ctx context.Context, cmd *cobra.Command, log *slog.Logge
 	if o.out == "" {
 		return fmt.Errorf("--out: required")
 	}
-	if err := checkOutputs("out", o.out, "curve", o.curve, "checkpoint", o.checkpoint); err != nil {
+	png := ""
+	if o.curve != "" {
+		if png = curvePNG(o.curve); png == o.curve {
+			return fmt.Errorf("--curve %s: the curve's PNG goes beside the CSV as FILE.png: give the CSV another name", o.curve)
+		}
+	}
+	if err := checkOutputs("out", o.out, "curve", o.curve, "curve", png, "checkpoint", o.checkpoint); err != nil {
+		return err
+	}
+	// The checkpoint may be the file resumed from; the model and curve not.
+	if err := checkDistinct([]string{"out", o.out, "curve", o.curve, "curve", png}, []string{"--resume", o.resume}); err != nil {
 		return err
 	}
 	if o.ckEvery < 1 {
@@ -171,6 +187,9 @@ func (o *trainOpts) run(ctx context.Context, cmd *cobra.Command, log *slog.Logge
 	}
 	if err := refuseZeroSettings(cmd.Flags()); err != nil {
 		return err
+	}
+	if o.c.Workers < 0 {
+		return fmt.Errorf("--workers %d: must not be negative (0 = GOMAXPROCS)", o.c.Workers)
 	}
 	set, err := loadScenarioSet(o.scenarioFile)
 	if err != nil {
@@ -193,8 +212,8 @@ func (o *trainOpts) run(ctx context.Context, cmd *cobra.Command, log *slog.Logge
 	if c.Objective, err = gnn.ParseObjective(o.objective); err != nil {
 		return fmt.Errorf("--objective: %w", err)
 	}
-	if o.rewardQ < 0 {
-		return fmt.Errorf("--reward-queue-kb %g: must not be negative", o.rewardQ)
+	if !(o.rewardQ >= 0) || math.IsInf(o.rewardQ, 0) {
+		return fmt.Errorf("--reward-queue-kb %g: must be a finite number, not negative", o.rewardQ)
 	}
 	c.Features.RewardQueue = o.rewardQ * 1000
 	c.Episode = sc.Build
@@ -295,8 +314,7 @@ func (o *trainOpts) run(ctx context.Context, cmd *cobra.Command, log *slog.Logge
 		if err := replay.WriteFileAtomic(o.curve, func(w io.Writer) error { return writeCurve(w, res.Stats) }); err != nil {
 			return fmt.Errorf("--curve: %w", err)
 		}
-		png := strings.TrimSuffix(o.curve, filepath.Ext(o.curve)) + ".png"
-		if err := writeCurvePNG(png, res.Stats); err != nil {
+		if err := writeCurvePNG(curvePNG(o.curve), res.Stats); err != nil {
 			return fmt.Errorf("--curve: %w", err)
 		}
 	}

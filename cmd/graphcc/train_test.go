@@ -76,6 +76,14 @@ func TestTrainBadFlags(t *testing.T) {
 		{[]string{"--scenario", "tiny", "--out", filepath.Join(dir, "m"), "--warmup", "0"}, "--warmup 0: must be positive"},
 		{[]string{"--scenario", "tiny", "--out", filepath.Join(dir, "m"), "--eps-start", "0", "--eps-end", "0"}, "--eps-start 0 with --eps-end 0"},
 		{[]string{"--scenario", "tiny", "--out", filepath.Join(dir, "m"), "--updates", "-3"}, "train: updates per episode -3 must be at least 1"},
+		{[]string{"--scenario", "tiny", "--out", filepath.Join(dir, "m"), "--reward-queue-kb", "NaN"}, "--reward-queue-kb NaN: must be a finite number"},
+		{[]string{"--scenario", "tiny", "--out", filepath.Join(dir, "m"), "--lr", "Inf"}, "learning rate +Inf must be positive and finite"},
+		{[]string{"--scenario", "tiny", "--out", filepath.Join(dir, "m"), "--workers", "-1"}, "--workers -1: must not be negative"},
+		{[]string{"--scenario", "tiny", "--out", filepath.Join(dir, "m"), "--curve", filepath.Join(dir, "m")}, "two outputs in one file"},
+		{[]string{"--scenario", "tiny", "--out", filepath.Join(dir, "m.png"), "--curve", filepath.Join(dir, "m.csv")}, "two outputs in one file"},
+		{[]string{"--scenario", "tiny", "--out", filepath.Join(dir, "m"), "--curve", filepath.Join(dir, "c.png")}, "the curve's PNG goes beside the CSV"},
+		{[]string{"--scenario", "tiny", "--out", filepath.Join(dir, "m"), "--checkpoint", filepath.Join(dir, "m")}, "two outputs in one file"},
+		{[]string{"--scenario", "tiny", "--out", filepath.Join(dir, "r.ckpt"), "--resume", filepath.Join(dir, "r.ckpt")}, "it is the input --resume"},
 	} {
 		_, _, err := execute(t, t.Context(), append([]string{"train"}, tc.args...)...)
 		if err == nil || !strings.Contains(err.Error(), tc.want) {
