@@ -351,6 +351,7 @@ bar of the runs is drawn on stderr when it is a terminal.`,
 	fs.StringVar(&o.rewards, "rewards", o.rewards, "comma-separated training rewards to score every run with, SHAPE[:Q_KB] (linear, convex or concave; Q as train's --reward-queue-kb): the agents' mean reward 0.7*f(min(q/Q,1)) + 0.3*u per control interval over the scenario's arrival window, as a training episode sees it; \"\" for none")
 	fs.IntVar(&o.accEps, "acc-episodes", defaultACCEpisodes, "episodes ACC trains on each scenario before it is evaluated (policy acc without a model file)")
 	o.hw.addFlags(fs)
+	hideECNFlags(fs)
 	fs.StringVar(&o.interval, "interval", o.interval, "control interval")
 	return cmd
 }

@@ -198,6 +198,8 @@ func TestBadFlags(t *testing.T) {
 		{[]string{"sim", "--ecn", "foo"}, `--ecn foo: unknown ECN policy "foo" (have: static, edge, react, graphcc, acc, ideal)`},
 		{[]string{"sim", "--kmin-kb", "500", "--kmax-kb", "100"}, "--kmin-kb 500 --kmax-kb 100"},
 		{[]string{"sim", "--pmax", "1.5"}, "--pmax 1.5"},
+		{[]string{"sim", "--kmin-kb", "1e16", "--kmax-kb", "1e16"}, "--kmin-kb 1e+16: must be a number of KB in [0, 1e9]"},
+		{[]string{"sim", "--kmax-kb", "Inf"}, "--kmax-kb +Inf: must be a number of KB in [0, 1e9]"},
 		{[]string{"sim", "--topo", missing}, missing},
 		{[]string{"sim", "--flows", missing}, missing},
 		{[]string{"gen"}, `"out"`},
@@ -354,6 +356,23 @@ func TestFormatDuration(t *testing.T) {
 			if back, err := topo.ParseDelay(want); err != nil || back != ps {
 				t.Errorf("ParseDelay(%q) = %d, %v", want, back, err)
 			}
+		}
+	}
+}
+
+// TestECNFlagsHidden checks that train and eval, which refuse the ECN flags,
+// do not offer them in --help, and that sim does.
+func TestECNFlagsHidden(t *testing.T) {
+	for _, tc := range []struct {
+		cmd   string
+		shown bool
+	}{{"sim", true}, {"train", false}, {"eval", false}} {
+		out, _, err := execute(t, context.Background(), tc.cmd, "--help")
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := strings.Contains(out, "--kmin-kb"); got != tc.shown {
+			t.Errorf("%s --help shows --kmin-kb: %v, want %v", tc.cmd, got, tc.shown)
 		}
 	}
 }

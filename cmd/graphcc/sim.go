@@ -93,6 +93,16 @@ func refuseECNFlags(fs *pflag.FlagSet, why string) error {
 	return nil
 }
 
+// hideECNFlags keeps the ECN flags out of the --help of a command that
+// refuses them (refuseECNFlags).
+func hideECNFlags(fs *pflag.FlagSet) {
+	for _, n := range []string{"kmin-kb", "kmax-kb", "pmax"} {
+		if err := fs.MarkHidden(n); err != nil {
+			panic(err) // a flag renamed without this list
+		}
+	}
+}
+
 // baseECN is the 25 Gbps setting of the flags.
 func (h *hwFlags) baseECN() (control.ECN, error) {
 	e := control.ECN{
@@ -100,8 +110,13 @@ func (h *hwFlags) baseECN() (control.ECN, error) {
 		KMax: int64(math.Round(h.kmaxKB * control.KB)),
 		PMax: h.pmax,
 	}
-	if math.IsNaN(h.kminKB) || math.IsNaN(h.kmaxKB) {
-		return e, fmt.Errorf("--kmin-kb %v --kmax-kb %v: not numbers", h.kminKB, h.kmaxKB)
+	for _, v := range []struct {
+		name string
+		kb   float64
+	}{{"kmin-kb", h.kminKB}, {"kmax-kb", h.kmaxKB}} {
+		if !(v.kb >= 0 && v.kb <= 1e9) {
+			return e, fmt.Errorf("--%s %v: must be a number of KB in [0, 1e9]", v.name, v.kb)
+		}
 	}
 	if err := e.Validate(); err != nil {
 		return e, fmt.Errorf("--kmin-kb %g --kmax-kb %g --pmax %g: %w", h.kminKB, h.kmaxKB, h.pmax, err)
@@ -282,7 +297,7 @@ written atomically, only when the run succeeds.`,
 	fs.StringVar(&o.fctOut, "fct-out", "", "write the completed flows' FCT records here (HPCC fct.txt)")
 	fs.StringVar(&o.summaryOut, "summary-out", "", "write the summary here as JSON")
 	fs.StringVar(&o.traceOut, "trace-out", "", "write per-port telemetry every --interval here as CSV")
-	fs.StringVar(&o.ecn, "ecn", o.ecn, "ECN control policy: static (the initial settings never change), static:KMIN_KB,KMAX_KB,PMAX (fixed thresholds of a 25 Gbps port, scaled by port rate), graphcc (the embedded model), graphcc:FILE, acc:FILE, or acc with --scenario (trained on it first); or ideal, the fabric's max-min fair share without queues instead of the packet-level simulator; see graphcc eval --help")
+	fs.StringVar(&o.ecn, "ecn", o.ecn, "ECN control policy: static (the initial settings never change), static:KMIN_KB,KMAX_KB,PMAX (fixed thresholds of a 25 Gbps port, scaled by port rate), graphcc (the embedded model), graphcc:FILE, acc:FILE, acc with --scenario (trained on it first), edge:HOST_SETTING:SWITCH_SETTING (one fixed setting on switch ports facing a host, another on those facing a switch), or react:Q_KB:CALM_SETTING:BUSY_SETTING (BUSY on each switch port whose queue feature reached Q KB in the last interval), each setting KMIN_KB,KMAX_KB,PMAX; or ideal, the fabric's max-min fair share without queues instead of the packet-level simulator; see graphcc eval --help")
 	o.hw.addFlags(fs)
 	fs.StringVar(&o.interval, "interval", o.interval, "control and telemetry interval")
 	fs.StringVar(&o.until, "until", o.until, "stop this long after the first flow starts; 0 = when every flow has finished")

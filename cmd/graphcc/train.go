@@ -113,6 +113,7 @@ slowdown there (the curve shows each validation). The evaluation's seeds,
 	fs.Var(newSeedsFlag(&o.valSeeds), "validate-seeds", "seeds of validation runs, as numbers and ranges (2001-2010): --out gets the weights whose greedy policy had the lowest mean FCT slowdown on them (not 1001 to 1010, eval's)")
 	fs.IntVar(&o.valEvery, "validate-every", o.valEvery, "episodes between validations (rounded up to whole rounds), with --validate-seeds")
 	o.hw.addFlags(fs)
+	hideECNFlags(fs)
 	return cmd
 }
 
