@@ -126,12 +126,23 @@ func (c GenConfig) validate(nhosts int) error {
 			return fmt.Errorf("GenConfig.Incast.FanIn: %d, want >= 1", c.Incast.FanIn)
 		case c.Incast.FanIn > nhosts-1:
 			return fmt.Errorf("GenConfig.Incast.FanIn: %d senders but the fabric has only %d other hosts", c.Incast.FanIn, nhosts-1)
-		case c.Incast.Size <= 0:
-			return fmt.Errorf("GenConfig.Incast.Size: %d bytes, want > 0", c.Incast.Size)
+		case c.Incast.Size <= 0 || c.Incast.Size > MaxFlowSize:
+			return fmt.Errorf("GenConfig.Incast.Size: %d bytes, want > 0 and at most %d (1 PiB)", c.Incast.Size, int64(MaxFlowSize))
+		case c.Duration/c.Incast.Period > MaxFlows/int64(c.Incast.FanIn):
+			return fmt.Errorf("GenConfig.Incast: %d incasts of %d flows in %d ps: more than a trace may hold (%d flows); lengthen the period or shorten the duration", c.Duration/c.Incast.Period, c.Incast.FanIn, c.Duration, int64(MaxFlows))
 		}
 	}
 	return nil
 }
+
+// MaxFlows bounds the flows Generate makes, background (as expected from
+// the load, workload and duration) and incasts together, and MaxFlowSize an
+// incast flow's size: a trace beyond them would exhaust memory, or wrap the
+// byte counts, rather than run.
+const (
+	MaxFlows    = 20_000_000
+	MaxFlowSize = 1 << 50
+)
 
 // arrival is one host's next flow arrival in Generate; i indexes the host
 // list. Entries order by (t, i) like HPCC's heap of (t, src) tuples.
@@ -218,6 +229,18 @@ func Generate(f *topo.Fabric, c GenConfig) ([]Flow, error) {
 			return nil, fmt.Errorf("generate: host %d link rate %v bps, want > 0", h, rate)
 		}
 		lam[i] = 1 / (rate * c.Load / 8. / avg) * 1000000000
+	}
+	// The expected count, refused before the trace is drawn if it is
+	// beyond MaxFlows (a duration of seconds, a workload of tiny flows).
+	expect := 0.0
+	for i := range hosts {
+		expect += float64(c.Duration) / 1000 / lam[i]
+	}
+	if c.Incast.Period > 0 {
+		expect += float64(c.Duration/c.Incast.Period) * float64(c.Incast.FanIn)
+	}
+	if !(expect <= MaxFlows) {
+		return nil, fmt.Errorf("generate: about %.3g flows expected (%s at %g load over %d hosts for %d ps, and the incasts): more than a trace may hold (%d); shorten the duration", expect, c.Workload.Name, c.Load, len(hosts), c.Duration, int64(MaxFlows))
 	}
 
 	var flows []Flow

@@ -210,6 +210,10 @@ func TestGenConfigErrors(t *testing.T) {
 		{"GenConfig.Incast.FanIn", func(c *GenConfig) { c.Incast.FanIn = 0 }},
 		{"GenConfig.Incast.FanIn: 24 senders but the fabric has only 23 other hosts", func(c *GenConfig) { c.Incast.FanIn = 24 }},
 		{"GenConfig.Incast.Size", func(c *GenConfig) { c.Incast.Size = 0 }},
+		{"GenConfig.Incast.Size: 9223372036854775807 bytes, want > 0 and at most 1125899906842624", func(c *GenConfig) { c.Incast.Size = math.MaxInt64 }},
+		{"GenConfig.Incast: 1000000000 incasts of 16 flows", func(c *GenConfig) { c.Duration, c.Incast.Period = topo.Millisecond, 1 }},
+		{"more than a trace may hold (20000000); shorten the duration", func(c *GenConfig) { c.Duration = 100 * topo.Second }},
+		{"more than a trace may hold", func(c *GenConfig) { c.Workload = &CDF{Name: "tiny", Points: []CDFPoint{{1, 0}, {1, 100}}} }},
 	} {
 		c := DefaultGen()
 		tc.mod(&c)
