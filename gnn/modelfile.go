@@ -294,22 +294,40 @@ func (f *File) Save(path string) error {
 
 // Load reads the model file at path and checks it against want.
 func Load(path string, want Expect) (*File, error) {
-	b, err := os.ReadFile(path)
+	f, err := os.Open(path)
 	if err != nil {
 		return nil, fmt.Errorf("load model: %w", err)
 	}
-	return Unmarshal(b, path, want)
+	defer f.Close()
+	return Read(f, path, want)
 }
 
 // Read reads a model file from r, named name in errors, and checks it
 // against want. It reads r to its end.
 func Read(r io.Reader, name string, want Expect) (*File, error) {
-	b, err := io.ReadAll(r)
+	// The magic first, so that a stream of anything else fails at once.
+	head := make([]byte, len(FileMagic))
+	n, err := io.ReadFull(r, head)
+	if err == nil && string(head) != FileMagic || err == io.ErrUnexpectedEOF || err == io.EOF {
+		return Unmarshal(head[:n], name, want) // names what is wrong
+	}
 	if err != nil {
 		return nil, fmt.Errorf("read model %s: %w", name, err)
 	}
+	b, err := io.ReadAll(io.LimitReader(io.MultiReader(bytes.NewReader(head), r), maxModelFile+1))
+	if err != nil {
+		return nil, fmt.Errorf("read model %s: %w", name, err)
+	}
+	if len(b) > maxModelFile {
+		return nil, fmt.Errorf("model %s: %w: longer than %d bytes", name, ErrBadHeader, maxModelFile)
+	}
 	return Unmarshal(b, name, want)
 }
+
+// maxModelFile bounds what Read and Load read, so that an endless input
+// (/dev/zero) fails instead of filling memory: 1 GiB, 130 million
+// parameters, far beyond any network here.
+const maxModelFile = 1 << 30
 
 // Unmarshal decodes the model file b, named name in errors (for example the
 // path of an embedded file), and checks it against want. The File does not

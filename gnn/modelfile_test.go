@@ -358,3 +358,20 @@ func TestModelFileFeatureLayout(t *testing.T) {
 		}
 	}
 }
+
+// zeros is an endless stream of zero bytes, like /dev/zero.
+type zeros struct{}
+
+func (zeros) Read(p []byte) (int, error) {
+	clear(p)
+	return len(p), nil
+}
+
+// TestModelFileEndless reads a model from an endless stream: it fails at
+// the magic, without reading on.
+func TestModelFileEndless(t *testing.T) {
+	_, err := Read(zeros{}, "/dev/zero", GraphCCExpect())
+	if !errors.Is(err, ErrBadMagic) {
+		t.Errorf("error %v, want ErrBadMagic", err)
+	}
+}

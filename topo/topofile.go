@@ -129,6 +129,29 @@ func FormatRate(bps int64) string {
 // "0.001ms" for 1 µs, "0ms" for 0.
 func FormatDelay(ps int64) string { return formatScaled(ps, 9) + "ms" }
 
+// maxTopologyLine bounds a topology.txt line: the longest, the switch
+// list, takes a few bytes per switch.
+const maxTopologyLine = 16 << 20
+
+var errLineTooLong = fmt.Errorf("line longer than %d bytes: not a topology file", maxTopologyLine)
+
+// readLine is bufio.Reader.ReadString('\n') for lines of at most max bytes,
+// so that a file without line breaks (a binary file, /dev/zero) fails
+// instead of filling memory.
+func readLine(rd *bufio.Reader, max int) (string, error) {
+	var b []byte
+	for {
+		chunk, err := rd.ReadSlice('\n')
+		b = append(b, chunk...)
+		if len(b) > max {
+			return "", errLineTooLong
+		}
+		if err != bufio.ErrBufferFull {
+			return string(b), err
+		}
+	}
+}
+
 // ReadTopology reads an HPCC topology.txt: a line "node_count switch_count
 // link_count", a line of the switch node ids (absent when there are none),
 // then one line per link "src dst rate delay error_rate", e.g. "0 24 25Gbps
@@ -145,7 +168,10 @@ func ReadTopology(r io.Reader, name string, buffer int64) (*Fabric, error) {
 	// next returns the fields of the next non-blank line, or nil at the end.
 	next := func() ([]string, error) {
 		for {
-			s, err := rd.ReadString('\n')
+			s, err := readLine(rd, maxTopologyLine)
+			if errors.Is(err, errLineTooLong) {
+				return nil, fmt.Errorf("%s:%d: %w", name, lineNo+1, err)
+			}
 			if s == "" && err != nil {
 				if err == io.EOF {
 					return nil, nil

@@ -3,6 +3,7 @@ package topo
 import (
 	"bufio"
 	"bytes"
+	"io"
 	"os"
 	"reflect"
 	"strings"
@@ -415,4 +416,21 @@ func FuzzReadTopology(f *testing.F) {
 			t.Fatalf("second write differs:\n%s\nvs\n%s", again, text)
 		}
 	})
+}
+
+// TestReadTopologyLongLine reads a file with no line break: it fails naming
+// the line, without reading past maxTopologyLine.
+func TestReadTopologyLongLine(t *testing.T) {
+	r := io.LimitReader(zeroReader{}, maxTopologyLine+4096)
+	_, err := ReadTopology(r, "zeros.txt", 0)
+	if err == nil || !strings.Contains(err.Error(), "zeros.txt:1: line longer than") {
+		t.Errorf("error %v, want zeros.txt:1: line longer than ...", err)
+	}
+}
+
+type zeroReader struct{}
+
+func (zeroReader) Read(p []byte) (int, error) {
+	clear(p)
+	return len(p), nil
 }
