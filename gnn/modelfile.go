@@ -134,6 +134,10 @@ func (e Expect) check(h *Header) error {
 		}
 		return nil
 	}
+	layout := str("feature_layout", h.FeatureLayout, e.FeatureLayout)
+	if layout != nil && h.FeatureLayout == "" {
+		layout = fmt.Errorf("%w: feature_layout is missing: the file predates the recording of its inputs' layout, so they may not be this build's (%q); retrain it", ErrMismatch, e.FeatureLayout)
+	}
 	return errors.Join(
 		str("kind", h.Kind, e.Kind),
 		num("features", h.Features, e.Features),
@@ -142,19 +146,8 @@ func (e Expect) check(h *Header) error {
 		num("actions", h.Actions, e.Actions),
 		num("agents", h.Agents, e.Agents),
 		str("action_table", h.ActionTable, e.ActionTable),
-		featureLayout(h.FeatureLayout, e.FeatureLayout),
+		layout,
 	)
-}
-
-// featureLayout checks a file's feature layout against the wanted one.
-func featureLayout(got, want string) error {
-	switch {
-	case want == "" || got == want:
-		return nil
-	case got == "":
-		return fmt.Errorf("%w: feature_layout is missing: the file predates the recording of its inputs' layout, so they may not be this build's (%q); retrain it", ErrMismatch, want)
-	}
-	return fmt.Errorf("%w: feature_layout is %q, want %q", ErrMismatch, got, want)
 }
 
 // File is a decoded model file.

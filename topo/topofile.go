@@ -169,9 +169,6 @@ func ReadTopology(r io.Reader, name string, buffer int64) (*Fabric, error) {
 	next := func() ([]string, error) {
 		for {
 			s, err := readLine(rd, maxTopologyLine)
-			if errors.Is(err, errLineTooLong) {
-				return nil, fmt.Errorf("%s:%d: %w", name, lineNo+1, err)
-			}
 			if s == "" && err != nil {
 				if err == io.EOF {
 					return nil, nil

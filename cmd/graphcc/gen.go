@@ -29,10 +29,7 @@ HPCC's flow.txt format (arrivals start at 2 s, HPCC's convention). It prints
 one line: the flows, their bytes and the load they offer.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			if err := checkOutputs("out", o.out, "topo-out", o.topoOut); err != nil {
-				return err
-			}
-			if err := checkDistinct([]string{"out", o.out, "topo-out", o.topoOut}, []string{"--topo", o.sc.topoFile}); err != nil {
+			if err := checkOutputsReading([]string{"--topo", o.sc.topoFile}, "out", o.out, "topo-out", o.topoOut); err != nil {
 				return err
 			}
 			log := logger(cmd)

@@ -343,7 +343,12 @@ func formatDuration(ps int64) string {
 // be created: its directory must exist. Outputs are written only after a run
 // succeeds, so this saves a long run from ending in a late error.
 // outs alternates flag names and paths.
-func checkOutputs(outs ...string) error {
+func checkOutputs(outs ...string) error { return checkOutputsReading(nil, outs...) }
+
+// checkOutputsReading is checkOutputs for a run that reads the files ins
+// (flag/path pairs, as outs): no output may be one of them
+// (checkDistinct).
+func checkOutputsReading(ins []string, outs ...string) error {
 	for i := 0; i+1 < len(outs); i += 2 {
 		flag, path := outs[i], outs[i+1]
 		if path == "" {
@@ -361,7 +366,7 @@ func checkOutputs(outs ...string) error {
 			return fmt.Errorf("--%s %s: is a directory", flag, path)
 		}
 	}
-	return checkDistinct(outs, nil)
+	return checkDistinct(outs, ins)
 }
 
 // checkDistinct refuses two outputs, or an output and an input, that are

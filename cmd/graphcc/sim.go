@@ -8,6 +8,7 @@ import (
 	"log/slog"
 	"math"
 	"os"
+	"slices"
 
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
@@ -85,7 +86,7 @@ func (h *hwFlags) addFlags(fs *pflag.FlagSet) {
 // refuseECNFlags fails if one of the ECN threshold flags was given to a
 // command whose policies set the thresholds themselves; why says so.
 func refuseECNFlags(fs *pflag.FlagSet, why string) error {
-	for _, n := range []string{"kmin-kb", "kmax-kb", "pmax"} {
+	for _, n := range ecnFlagNames() {
 		if fs.Changed(n) {
 			return fmt.Errorf("--%s: %s", n, why)
 		}
@@ -93,10 +94,13 @@ func refuseECNFlags(fs *pflag.FlagSet, why string) error {
 	return nil
 }
 
+// ecnFlagNames are the flags of every switch port's ECN setting.
+func ecnFlagNames() []string { return []string{"kmin-kb", "kmax-kb", "pmax"} }
+
 // hideECNFlags keeps the ECN flags out of the --help of a command that
 // refuses them (refuseECNFlags).
 func hideECNFlags(fs *pflag.FlagSet) {
-	for _, n := range []string{"kmin-kb", "kmax-kb", "pmax"} {
+	for _, n := range ecnFlagNames() {
 		if err := fs.MarkHidden(n); err != nil {
 			panic(err) // a flag renamed without this list
 		}
@@ -132,7 +136,7 @@ func (h *hwFlags) ecnSettings(fs *pflag.FlagSet, f *topo.Fabric) ([]control.ECN,
 	if err != nil {
 		return nil, err
 	}
-	if !fs.Changed("kmin-kb") && !fs.Changed("kmax-kb") && !fs.Changed("pmax") {
+	if !slices.ContainsFunc(ecnFlagNames(), fs.Changed) {
 		return nil, nil
 	}
 	ecn := control.StaticSettings(f)
@@ -409,10 +413,7 @@ func (o *simOpts) config(ctx context.Context, fs *pflag.FlagSet, log *slog.Logge
 }
 
 func (o *simOpts) run(ctx context.Context, cmd *cobra.Command, log *slog.Logger) error {
-	if err := checkOutputs("fct-out", o.fctOut, "summary-out", o.summaryOut, "trace-out", o.traceOut); err != nil {
-		return err
-	}
-	if err := checkDistinct([]string{"fct-out", o.fctOut, "summary-out", o.summaryOut, "trace-out", o.traceOut}, []string{"--topo", o.sc.topoFile, "--flows", o.flowsFile}); err != nil {
+	if err := checkOutputsReading([]string{"--topo", o.sc.topoFile, "--flows", o.flowsFile}, "fct-out", o.fctOut, "summary-out", o.summaryOut, "trace-out", o.traceOut); err != nil {
 		return err
 	}
 	cfg, desc, err := o.config(ctx, cmd.Flags(), log)
