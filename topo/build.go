@@ -67,8 +67,8 @@ func (e *unreachableError) Error() string {
 // agent graph. A link's Name may be empty and is then set to "<A>-<B>";
 // otherwise it must be exactly that. Node names must be unique, non-empty and
 // free of '-' and white space. buffer 0 means the default 32 MiB. New rejects
-// a link to itself, an unknown node, a non-positive rate, a negative delay, an
-// error rate outside [0, 1], a duplicate link (either direction), a host
+// a link to itself, an unknown node, a non-positive rate, a negative delay, a
+// duplicate link (either direction), a host
 // without a link, and a host with no path to some other host. The slices are
 // copied.
 func New(nodes []Node, links []Link, buffer int64) (*Fabric, error) {
@@ -154,9 +154,6 @@ func build(nodes []Node, links []Link, buffer int64) (*Fabric, error) {
 		}
 		if l.Delay < 0 {
 			return nil, fmt.Errorf("link %s: negative delay %d", name, l.Delay)
-		}
-		if !(l.ErrorRate >= 0 && l.ErrorRate <= 1) {
-			return nil, fmt.Errorf("link %s: error rate %v outside [0, 1]", name, l.ErrorRate)
 		}
 		k := pair{min(l.A, l.B), max(l.A, l.B)}
 		if j, dup := seen[k]; dup {

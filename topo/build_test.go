@@ -275,7 +275,6 @@ func TestNewErrors(t *testing.T) {
 		{"negative node", base, []Link{ok(-1, 2)}, 0, "link 0: unknown node -1"},
 		{"zero rate", base, []Link{ok(0, 2), {A: 1, B: 2}}, 0, "link h1-s0: non-positive rate 0"},
 		{"negative delay", base, []Link{ok(0, 2), {A: 1, B: 2, Rate: 1, Delay: -1}}, 0, "link h1-s0: negative delay -1"},
-		{"error rate", base, []Link{ok(0, 2), {A: 1, B: 2, Rate: 1, ErrorRate: 1.5}}, 0, "error rate 1.5 outside [0, 1]"},
 		{"duplicate link", base, []Link{ok(0, 2), ok(1, 2), ok(2, 0)}, 0, "duplicate link s0-h0 (also link 0, h0-s0)"},
 		{"no path", []Node{h(0, "h0"), h(1, "h1"), s(2, "s0"), s(3, "s1"), h(4, "h4")},
 			[]Link{ok(0, 2), ok(1, 3), ok(4, 2)}, 0, "fabric: host h0 cannot reach h1"},

@@ -48,12 +48,11 @@ type Node struct {
 
 // Link is a full-duplex link between two nodes.
 type Link struct {
-	ID        LinkID
-	Name      string // "<A name>-<B name>", e.g. "leaf0-spine1"
-	A, B      NodeID
-	Rate      int64   // bits per second, each direction
-	Delay     int64   // one-way propagation delay, picoseconds
-	ErrorRate float64 // per-packet loss probability as in HPCC's topology.txt (kept, not simulated)
+	ID    LinkID
+	Name  string // "<A name>-<B name>", e.g. "leaf0-spine1"
+	A, B  NodeID
+	Rate  int64 // bits per second, each direction
+	Delay int64 // one-way propagation delay, picoseconds
 }
 
 // Port is one direction of a link: the egress port of Src towards Dst.

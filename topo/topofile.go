@@ -156,6 +156,8 @@ func readLine(rd *bufio.Reader, max int) (string, error) {
 // link_count", a line of the switch node ids (absent when there are none),
 // then one line per link "src dst rate delay error_rate", e.g. "0 24 25Gbps
 // 0.001ms 0". Nodes not listed as switches are hosts; node i is named "n<i>".
+// The error rate must be 0 (HPCC's files write 0 or 0.000000): graphcc's
+// fabric is lossless, so a link that drops packets is refused, not ignored.
 // Blank lines and surrounding white space are ignored. Every error names
 // name:line and the reason. buffer is the shared buffer per switch in bytes
 // (0 for the default 32 MiB).
@@ -301,8 +303,8 @@ func ReadTopology(r io.Reader, name string, buffer int64) (*Fabric, error) {
 		if err != nil || !(e >= 0 && e <= 1) {
 			return nil, errAt(lineNo, "bad error rate %q (want a number in [0, 1])", fs[4])
 		}
-		if e == 0 {
-			e = 0 // no negative zero
+		if e != 0 {
+			return nil, errAt(lineNo, "error rate %s: graphcc does not simulate packet loss (its fabric is lossless under PFC); want 0", fs[4])
 		}
 		linkLine[k] = lineNo
 		for _, n := range []NodeID{a, b} {
@@ -310,7 +312,7 @@ func ReadTopology(r io.Reader, name string, buffer int64) (*Fabric, error) {
 				firstLine[n] = lineNo
 			}
 		}
-		links = append(links, Link{ID: LinkID(len(links)), A: a, B: b, Rate: rate, Delay: delay, ErrorRate: e})
+		links = append(links, Link{ID: LinkID(len(links)), A: a, B: b, Rate: rate, Delay: delay})
 	}
 	if len(links) != nLinks {
 		return nil, errAt(lineNo, "found %d link lines, header says %d", len(links), nLinks)
@@ -341,8 +343,8 @@ func ReadTopology(r io.Reader, name string, buffer int64) (*Fabric, error) {
 }
 
 // WriteTopology writes f in HPCC's topology.txt format (see ReadTopology):
-// rates as FormatRate, delays as FormatDelay (milliseconds) and error rates
-// in Go's shortest form. Node names are not part of the format.
+// rates as FormatRate, delays as FormatDelay (milliseconds) and every error
+// rate 0. Node names are not part of the format.
 func (f *Fabric) WriteTopology(w io.Writer) error {
 	bw := bufio.NewWriter(w)
 	fmt.Fprintf(bw, "%d %d %d\n", len(f.Nodes), len(f.switches), len(f.Links))
@@ -354,8 +356,7 @@ func (f *Fabric) WriteTopology(w io.Writer) error {
 	}
 	bw.WriteByte('\n')
 	for _, l := range f.Links {
-		fmt.Fprintf(bw, "%d %d %s %s %s\n", l.A, l.B, FormatRate(l.Rate), FormatDelay(l.Delay),
-			strconv.FormatFloat(l.ErrorRate, 'g', -1, 64))
+		fmt.Fprintf(bw, "%d %d %s %s 0\n", l.A, l.B, FormatRate(l.Rate), FormatDelay(l.Delay))
 	}
 	if err := bw.Flush(); err != nil {
 		return fmt.Errorf("write topology: %w", err)

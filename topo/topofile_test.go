@@ -309,7 +309,7 @@ func TestReadTopologyTolerance(t *testing.T) {
 	if f := mustRead(t, "0 0 0\n"); len(f.Nodes) != 0 {
 		t.Error("empty fabric")
 	}
-	if f, err := ReadTopology(strings.NewReader("2 2 1\n0 1\n0 1 1Gbps 0ms 0.25\n"), "x", 4096); err != nil || f.Buffer != 4096 || f.Links[0].ErrorRate != 0.25 {
+	if f, err := ReadTopology(strings.NewReader("2 2 1\n0 1\n0 1 1Gbps 0ms 0.000000\n"), "x", 4096); err != nil || f.Buffer != 4096 {
 		t.Errorf("buffer and error rate: %v", err)
 	}
 }
@@ -355,6 +355,7 @@ func TestReadTopologyErrors(t *testing.T) {
 		{"bad error rate", "3 1 2\n2\n0 2 1Gbps 1us x\n", `t.txt:3: bad error rate "x" (want a number in [0, 1])`},
 		{"error rate range", "3 1 2\n2\n0 2 1Gbps 1us 1.5\n", `t.txt:3: bad error rate "1.5"`},
 		{"error rate nan", "3 1 2\n2\n0 2 1Gbps 1us NaN\n", `t.txt:3: bad error rate "NaN"`},
+		{"lossy link", "3 1 2\n2\n0 2 1Gbps 1us 0\n1 2 1Gbps 1us 1e-6\n", "t.txt:4: error rate 1e-6: graphcc does not simulate packet loss (its fabric is lossless under PFC); want 0"},
 		{"duplicate link", "3 1 3\n2\n0 2 1Gbps 1us 0\n1 2 1Gbps 1us 0\n2 0 1Gbps 1us 0\n", "t.txt:5: duplicate link 2-0 (first on line 3)"},
 		{"too many links", "3 1 1\n2\n0 2 1Gbps 1us 0\n1 2 1Gbps 1us 0\n", "t.txt:4: more link lines than the header's 1"},
 		{"too few links", "3 1 3\n2\n0 2 1Gbps 1us 0\n1 2 1Gbps 1us 0\n\n", "t.txt:5: found 2 link lines, header says 3"},
