@@ -209,7 +209,7 @@ func Generate(f *topo.Fabric, c GenConfig) ([]Flow, error) {
 	}
 	hosts := f.Hosts()
 	if len(hosts) < 2 {
-		return nil, fmt.Errorf("generate: fabric has %d hosts, want at least 2", len(hosts))
+		return nil, fmt.Errorf("generate: the fabric has %d host(s), want at least 2", len(hosts))
 	}
 	if err := c.validate(len(hosts)); err != nil {
 		return nil, fmt.Errorf("generate: %w", err)

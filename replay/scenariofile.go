@@ -1,6 +1,7 @@
 package replay
 
 import (
+	"bytes"
 	"errors"
 	"fmt"
 	"io"
@@ -69,8 +70,24 @@ func ReadScenarios(r io.Reader, name, dir string) ([]Scenario, error) {
 		return nil, fmt.Errorf("%s: larger than %d bytes", name, maxScenarioFile)
 	}
 	var doc yaml.Node
-	if err := yaml.Unmarshal(data, &doc); err != nil {
+	dec := yaml.NewDecoder(bytes.NewReader(data))
+	if err := dec.Decode(&doc); err != nil && err != io.EOF {
 		return nil, fmt.Errorf("%s: %w", name, err)
+	}
+	// A second document ("---") would be dropped without a word; an empty
+	// one (a trailing "---") is harmless.
+	for {
+		var more yaml.Node
+		err := dec.Decode(&more)
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			return nil, fmt.Errorf("%s: %w", name, err)
+		}
+		if len(more.Content) > 0 && more.Content[0].Kind != 0 && !(more.Content[0].Kind == yaml.ScalarNode && more.Content[0].Tag == "!!null") {
+			return nil, fmt.Errorf("%s:%d: a second YAML document: put every scenario in the one scenarios list", name, more.Line)
+		}
 	}
 	p := scenarioParser{file: name, dir: dir}
 	if doc.Kind != yaml.DocumentNode || len(doc.Content) != 1 || doc.Content[0].Kind != yaml.MappingNode {
@@ -251,16 +268,19 @@ func checkScenario(s Scenario) error {
 			return err
 		}
 	}
-	fabricLinks := 0
-	for _, l := range f.Links {
-		if f.Nodes[l.A].Switch && f.Nodes[l.B].Switch {
-			fabricLinks++
+	hosts := len(f.Hosts())
+	if hosts < 2 {
+		return fmt.Errorf("the fabric has %d host(s); traffic needs at least 2", hosts)
+	}
+	if s.FailRandom > 0 {
+		// The failures are drawn per seed; a count that no set of links
+		// (or, on large fabrics, none of 1000 draws) can fail without
+		// disconnecting a host pair is refused here, with the file's line,
+		// rather than at the first seed of an evaluation.
+		if _, err := f.FailRandom(s.FailRandom, 0); err != nil {
+			return fmt.Errorf("fail_random %d: %s", s.FailRandom, strings.TrimPrefix(err.Error(), "fail random: "))
 		}
 	}
-	if s.FailRandom > 0 && s.FailRandom >= fabricLinks {
-		return fmt.Errorf("fail_random %d: the fabric has %d switch-to-switch links", s.FailRandom, fabricLinks)
-	}
-	hosts := len(f.Hosts())
 	if in := s.Gen.Incast; in.Period > 0 && in.FanIn > hosts-1 {
 		return fmt.Errorf("incast: fanin %d: the fabric has only %d other hosts", in.FanIn, hosts-1)
 	}

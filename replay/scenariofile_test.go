@@ -118,7 +118,7 @@ func TestReadScenarios(t *testing.T) {
 
 func TestReadScenariosErrors(t *testing.T) {
 	dir := t.TempDir()
-	for name, text := range map[string]string{"topo.txt": testTopology, "bad.txt": "6 2 5\n4 5\n0 4 25Gbps\n"} {
+	for name, text := range map[string]string{"topo.txt": testTopology, "bad.txt": "6 2 5\n4 5\n0 4 25Gbps\n", "one.txt": "2 1 1\n1\n0 1 25Gbps 1us 0\n"} {
 		if err := os.WriteFile(filepath.Join(dir, name), []byte(text), 0o644); err != nil {
 			t.Fatal(err)
 		}
@@ -128,6 +128,7 @@ func TestReadScenariosErrors(t *testing.T) {
 		want       string // in the error
 	}{
 		{"empty", "", "want a mapping"},
+		{"second document", "scenarios:\n  - name: a\n---\nscenarios:\n  - name: b\n", "s.yaml:3: a second YAML document"},
 		{"not yaml", "scenarios: [\n", "s.yaml"},
 		{"other top field", "scenario:\n  - name: x\n", "s.yaml:1: scenario: unknown field"},
 		{"no list", "scenarios: 3\n", "s.yaml:1: scenarios: want a list"},
@@ -158,14 +159,16 @@ func TestReadScenariosErrors(t *testing.T) {
 		{"unknown link", "scenarios:\n  - name: a\n    fail: [leaf0-spine9]\n", "s.yaml:2: scenario a:"},
 		{"disconnecting", "scenarios:\n  - name: a\n    fail: [leaf0-spine0, leaf0-spine1]\n", "s.yaml:2: scenario a:"},
 		{"fail scalar", "scenarios:\n  - name: a\n    fail: leaf0-spine0\n", "s.yaml:3: fail: want a list"},
-		{"fail_random", "scenarios:\n  - name: a\n    fail_random: 8\n", "fail_random 8: the fabric has 8 switch-to-switch links"},
+		{"fail_random", "scenarios:\n  - name: a\n    fail_random: 9\n", "s.yaml:2: scenario a: fail_random 9: cannot fail 9 of 8 switch-switch links"},
+		{"one host", "scenarios:\n  - name: a\n    topology: one.txt\n    incast: none\n", "s.yaml:2: scenario a: the fabric has 1 host(s); traffic needs at least 2"},
+		{"fail_random disconnects", "scenarios:\n  - name: a\n    fail_random: 5\n", "s.yaml:2: scenario a: fail_random 5: every set of 5 of the 8 switch-switch links disconnects a host pair"},
 		{"fail_random negative", "scenarios:\n  - name: a\n    fail_random: -1\n", "s.yaml:3: fail_random: -1 is negative"},
 		{"scenario scalar", "scenarios:\n  - a\n", "s.yaml:2: want a scenario"},
 		{"no topology file", "scenarios:\n  - name: a\n    topology: none.txt\n", "s.yaml:3: topology: open"},
 		{"topology field", "scenarios:\n  - name: a\n    topology: {path: t.txt}\n", "s.yaml:3: path: unknown field"},
 		{"topology and clos", "scenarios:\n  - name: a\n    clos: {leaves: 2}\n    topology: topo.txt\n", "s.yaml:2: topology: a scenario has a clos or a topology, not both"},
 		{"bad topology", "scenarios:\n  - name: a\n    topology: bad.txt\n", "s.yaml:3: topology: "},
-		{"topology fail_random", "scenarios:\n  - name: a\n    topology: topo.txt\n    incast: none\n    fail_random: 1\n", "fail_random 1: the fabric has 1 switch-to-switch links"},
+		{"topology fail_random", "scenarios:\n  - name: a\n    topology: topo.txt\n    incast: none\n    fail_random: 1\n", "fail_random 1: every set of 1 of the 1 switch-switch links disconnects a host pair"},
 	} {
 		_, err := ReadScenarios(strings.NewReader(tc.text), "s.yaml", dir)
 		if err == nil || !strings.Contains(err.Error(), tc.want) {
@@ -176,6 +179,23 @@ func TestReadScenariosErrors(t *testing.T) {
 
 // manyDigits matches a Clos dimension of two digits or more.
 var manyDigits = regexp.MustCompile(`(leaves|spines|hosts_per_leaf)["']?\s*:\s*["']?[+]?0*[1-9][0-9]`)
+
+// TestReadScenariosLimits accepts what sits just inside the errors table:
+// the most links the default Clos (4 leaves, 2 spines) can lose at random,
+// one uplink per leaf or 4 of 8 (5 is refused), and a file ending in an empty
+// second document (a non-empty one is refused).
+func TestReadScenariosLimits(t *testing.T) {
+	for _, text := range []string{
+		"scenarios:\n  - name: a\n    fail_random: 4\n",
+		"scenarios:\n  - name: a\n---\n",
+		"scenarios:\n  - name: a\n---\n# nothing\n",
+		"scenarios:\n  - name: a\n...\n",
+	} {
+		if _, err := ReadScenarios(strings.NewReader(text), "s.yaml", ""); err != nil {
+			t.Errorf("%q: %v", text, err)
+		}
+	}
+}
 
 func FuzzReadScenarios(f *testing.F) {
 	f.Add(testScenarioFile)
