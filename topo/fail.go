@@ -12,9 +12,10 @@ import (
 const maxRandomDraws = 1000
 
 // FailLinks returns a new Fabric without the named links (either "a-b" or
-// "b-a"; a repeated name counts once). The remaining links keep their names
-// and order and are renumbered. It fails on an unknown name and when the
-// result would leave some host pair without a path.
+// "b-a"). The remaining links keep their names and order and are
+// renumbered. It fails on an unknown name, on a link named twice (a typo for
+// another link, most likely), and when the result would leave some host pair
+// without a path.
 func (f *Fabric) FailLinks(names ...string) (*Fabric, error) {
 	g, _, err := f.failLinks(names)
 	return g, err
@@ -30,10 +31,11 @@ func (f *Fabric) failLinks(names []string) (*Fabric, bool, error) {
 		if !ok {
 			return nil, false, fmt.Errorf("fail links: unknown link %q", name)
 		}
-		if !failed[id] {
-			failed[id] = true
-			canon = append(canon, f.Links[id].Name)
+		if failed[id] {
+			return nil, false, fmt.Errorf("fail links: link %s is named twice", f.Links[id].Name)
 		}
+		failed[id] = true
+		canon = append(canon, f.Links[id].Name)
 	}
 	links := make([]Link, 0, len(f.Links)-len(failed))
 	for _, l := range f.Links {

@@ -36,7 +36,8 @@ func TestFailLinks(t *testing.T) {
 	}{
 		{"one", []string{"leaf0-spine0"}, "", []string{"leaf0-spine0"}},
 		{"reversed name", []string{"spine0-leaf0"}, "", []string{"leaf0-spine0"}},
-		{"repeated", []string{"leaf0-spine0", "spine0-leaf0"}, "", []string{"leaf0-spine0"}},
+		{"repeated", []string{"leaf0-spine0", "spine0-leaf0"}, "fail links: link leaf0-spine0 is named twice", nil},
+		{"repeated alike", []string{"leaf1-spine0", "leaf0-spine0", "leaf1-spine0"}, "fail links: link leaf1-spine0 is named twice", nil},
 		{"two on different leaves", []string{"leaf3-spine1", "leaf0-spine0"}, "", []string{"leaf0-spine0", "leaf3-spine1"}},
 		{"none", nil, "", nil},
 		{"isolate a leaf", []string{"leaf0-spine0", "leaf0-spine1"}, "failing leaf0-spine0, leaf0-spine1 disconnects h0 from h6", nil},

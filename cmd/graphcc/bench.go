@@ -196,7 +196,7 @@ func benchOne(ctx context.Context, sc *scenarioFlags, fs flagChanger, runs int, 
 	if err != nil {
 		return bc, err
 	}
-	flows, g, err := sc.generate(f)
+	flows, g, err := sc.generate(f, fs)
 	if err != nil {
 		return bc, err
 	}

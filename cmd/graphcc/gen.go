@@ -1,6 +1,7 @@
 package main
 
 import (
+	"errors"
 	"fmt"
 	"io"
 
@@ -29,6 +30,9 @@ HPCC's flow.txt format (arrivals start at 2 s, HPCC's convention). It prints
 one line: the flows, their bytes and the load they offer.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
+			if o.out == "" {
+				return errors.New("--out: required") // as train's, for an explicit --out ''
+			}
 			if err := checkOutputsReading([]string{"--topo", o.sc.topoFile}, "out", o.out, "topo-out", o.topoOut); err != nil {
 				return err
 			}
@@ -37,7 +41,7 @@ one line: the flows, their bytes and the load they offer.`,
 			if err != nil {
 				return err
 			}
-			flows, g, err := o.sc.generate(f)
+			flows, g, err := o.sc.generate(f, cmd.Flags())
 			if err != nil {
 				return err
 			}

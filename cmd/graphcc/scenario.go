@@ -115,7 +115,7 @@ func (s *scenarioFlags) addSeedFlag(fs *pflag.FlagSet) {
 func (s *scenarioFlags) bufferBytes() (int64, error) {
 	b := s.bufferMB * (1 << 20)
 	if !(b >= 1) || b > math.MaxInt64/2 {
-		return 0, fmt.Errorf("--buffer-mb %v: must be positive", s.bufferMB)
+		return 0, fmt.Errorf("--buffer-mb %v: must be positive and at most %.0e MiB", s.bufferMB, float64(math.MaxInt64/2)/(1<<20))
 	}
 	return int64(math.Round(b)), nil
 }
@@ -219,9 +219,24 @@ func (s *scenarioFlags) fabric(fs flagChanger, log *slog.Logger) (*topo.Fabric, 
 	return f, nil
 }
 
-// genConfig returns the traffic of the flags for fabric f.
-func (s *scenarioFlags) genConfig(f *topo.Fabric) (replay.GenConfig, error) {
+// genConfig returns the traffic of the flags for fabric f; fs tells which
+// flags were given, to refuse --no-incast beside an incast flag.
+func (s *scenarioFlags) genConfig(f *topo.Fabric, fs flagChanger) (replay.GenConfig, error) {
 	g := replay.DefaultGen()
+	if s.noIncast {
+		for _, n := range []string{"incast-period", "incast-fanin", "incast-size"} {
+			if fs.Changed(n) {
+				return g, fmt.Errorf("--no-incast and --%s: choose one (--incast-period 0 also disables incasts)", n)
+			}
+		}
+	}
+	if n := len(f.Hosts()); n < 2 {
+		what := "--leaves/--hosts-per-leaf"
+		if s.topoFile != "" {
+			what = "--topo " + s.topoFile
+		}
+		return g, fmt.Errorf("%s: the fabric has %s; traffic needs at least 2", what, plural(n, "host"))
+	}
 	g.Seed = s.seed
 	w, err := replay.LoadCDF(s.workload)
 	if err != nil {
@@ -256,9 +271,9 @@ func (s *scenarioFlags) genConfig(f *topo.Fabric) (replay.GenConfig, error) {
 	return g, nil
 }
 
-// generate returns the flows of the flags on fabric f.
-func (s *scenarioFlags) generate(f *topo.Fabric) ([]replay.Flow, replay.GenConfig, error) {
-	g, err := s.genConfig(f)
+// generate returns the flows of the flags on fabric f (fs as genConfig).
+func (s *scenarioFlags) generate(f *topo.Fabric, fs flagChanger) ([]replay.Flow, replay.GenConfig, error) {
+	g, err := s.genConfig(f, fs)
 	if err != nil {
 		return nil, g, err
 	}
@@ -472,3 +487,11 @@ func (s scenarioSet) names() []string {
 
 // scenarioFileHelp is the help of --scenario-file.
 const scenarioFileHelp = "YAML file of scenarios of your own (see the README, \"Scenario files\"); their names join the built-in ones"
+
+// plural writes n and noun, adding an s unless n is 1: "1 host", "0 hosts".
+func plural(n int, noun string) string {
+	if n == 1 {
+		return "1 " + noun
+	}
+	return fmt.Sprintf("%d %ss", n, noun)
+}

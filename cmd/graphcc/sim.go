@@ -344,7 +344,7 @@ func (o *simOpts) config(ctx context.Context, fs *pflag.FlagSet, log *slog.Logge
 		desc += fmt.Sprintf("; %d flows from %s", len(flows), o.flowsFile)
 	default:
 		var g replay.GenConfig
-		if flows, g, err = o.sc.generate(f); err != nil {
+		if flows, g, err = o.sc.generate(f, fs); err != nil {
 			return cfg, "", err
 		}
 		desc += fmt.Sprintf("; %d flows: %s", len(flows), o.sc.describeTraffic(g))

@@ -479,7 +479,7 @@ func (o *testbedRunOpts) run(ctx context.Context, cmd *cobra.Command, log *slog.
 		}
 		desc = "from " + o.flowsFile
 	} else {
-		if flows, g, err = o.sc.generate(f); err != nil {
+		if flows, g, err = o.sc.generate(f, cmd.Flags()); err != nil {
 			return err
 		}
 		desc = o.sc.describeTraffic(g)
