@@ -221,6 +221,10 @@ func NewHost(cfg HostConfig) (*Host, error) {
 	if err := cfg.DCQCN.Validate(); err != nil {
 		return nil, fmt.Errorf("host %s: %w", name, err)
 	}
+	if cfg.DCQCN.MinRate > cfg.LineRate {
+		return nil, fmt.Errorf("host %s: DCQCN's minimum rate %s exceeds the line rate %s",
+			name, topo.FormatRate(cfg.DCQCN.MinRate), topo.FormatRate(cfg.LineRate))
+	}
 	cfg.CNPInterval = orDefault(cfg.CNPInterval, DefaultCNPInterval)
 	cfg.NACKInterval = orDefault(cfg.NACKInterval, DefaultNACKInterval)
 	cfg.LossTimeout = orDefault(cfg.LossTimeout, DefaultLossTimeout)

@@ -53,14 +53,21 @@ func TestHostConfigDefaults(t *testing.T) {
 		{Node: 0, Fabric: f, FabricMAC: net.HardwareAddr(macF[:]), IP: ipA},                // no interface
 		{Node: 0, Iface: "eth0", FabricMAC: net.HardwareAddr(macF[:]), IP: ipA},            // no fabric
 		{Node: 0, Fabric: f, Iface: "e", FabricMAC: net.HardwareAddr(macF[:]), IP: ipA, DCQCN: dcqcnBad()},
+		{Node: 0, Fabric: f, Iface: "e", FabricMAC: net.HardwareAddr(macF[:]), IP: ipA, DCQCN: dcqcnFloor(line + 1)},
 	} {
 		if _, err := NewHost(bad); err == nil {
 			t.Errorf("%+v accepted", bad)
 		}
 	}
+	// a floor at line rate is allowed
+	if _, err := NewHost(HostConfig{Node: 0, Fabric: f, Iface: "e", FabricMAC: net.HardwareAddr(macF[:]), IP: ipA, DCQCN: dcqcnFloor(line)}); err != nil {
+		t.Error(err)
+	}
 }
 
 func dcqcnBad() dcqcn.Params { p := dcqcn.DefaultParams(line); p.G = 2; return p }
+
+func dcqcnFloor(r int64) dcqcn.Params { p := dcqcn.DefaultParams(line); p.MinRate = r; return p }
 
 // TestHostsOverSocketPair runs two hosts, each with its send and receive
 // loops, across a datagram socket pair (no root needed): flows of several

@@ -417,6 +417,10 @@ func (s *Sim) buildPorts() error {
 		if len(out) != 1 {
 			return fmt.Errorf("replay: host %s has %d links; graphcc models one NIC per host", f.Nodes[h].Name, len(out))
 		}
+		if rate := f.Ports[out[0]].Rate; s.p.DCQCN.MinRate > rate {
+			return fmt.Errorf("replay: DCQCN's minimum rate %s (Params.DCQCN.MinRate) exceeds host %s's line rate %s",
+				topo.FormatRate(s.p.DCQCN.MinRate), f.Nodes[h].Name, topo.FormatRate(rate))
+		}
 		s.hosts[h] = hostState{port: out[0], cc: s.p.dcqcnFor(f.Ports[out[0]].Rate)}
 		if nicRate == 0 {
 			nicRate = f.Ports[out[0]].Rate // HPCC's get_nic_rate: the first host's NIC

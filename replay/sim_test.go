@@ -767,3 +767,27 @@ func TestOnFinish(t *testing.T) {
 type policyFunc func(*control.Telemetry, []control.ECN)
 
 func (p policyFunc) Decide(t *control.Telemetry, ecn []control.ECN) { p(t, ecn) }
+
+// TestMinRateAboveLineRate refuses a DCQCN floor above a host's line rate,
+// which would pace the host faster than its link, and accepts one at it.
+func TestMinRateAboveLineRate(t *testing.T) {
+	f, err := topo.Clos(topo.DefaultClos())
+	if err != nil {
+		t.Fatal(err)
+	}
+	flows := []Flow{{Src: host(t, f, "h0"), Dst: host(t, f, "h23"), Size: 1000, Start: t0}}
+	for _, tc := range []struct {
+		min  int64
+		want string
+	}{
+		{25 * topo.Gbps, ""},
+		{25*topo.Gbps + 1, "replay: DCQCN's minimum rate 25.000000001Gbps (Params.DCQCN.MinRate) exceeds host h0's line rate 25Gbps"},
+	} {
+		p := DefaultParams()
+		p.DCQCN.MinRate = tc.min
+		_, err := New(Config{Fabric: f, Params: p, Flows: flows})
+		if tc.want == "" && err != nil || tc.want != "" && (err == nil || err.Error() != tc.want) {
+			t.Errorf("MinRate %d: error %v, want %q", tc.min, err, tc.want)
+		}
+	}
+}

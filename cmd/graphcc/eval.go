@@ -8,6 +8,7 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -33,6 +34,31 @@ type policyDef struct {
 	// run, if set, runs the spec's runs instead of the packet-level
 	// simulator (replay.NamedPolicy.Run).
 	run func(context.Context, replay.Config) (*replay.Result, error)
+	// numeric marks a policy whose arguments are numbers only: its name is
+	// then written with each number in one form (canonicalSpec), so that
+	// static:2,16,0.010 and static:2,16,0.01 are one policy.
+	numeric bool
+}
+
+// canonicalSpec writes spec as lookupPolicy names it: for a numeric policy
+// of defs, every number of its arguments (separated by ':' and ',') in
+// strconv's shortest decimal form; any other spec as it is.
+func canonicalSpec(spec string, defs []policyDef) string {
+	name, args, ok := strings.Cut(spec, ":")
+	if !ok || !slices.ContainsFunc(defs, func(d policyDef) bool { return d.name == name && d.numeric }) {
+		return spec
+	}
+	groups := strings.Split(args, ":")
+	for i, g := range groups {
+		nums := strings.Split(g, ",")
+		for j, n := range nums {
+			if x, err := strconv.ParseFloat(strings.TrimSpace(n), 64); err == nil {
+				nums[j] = strconv.FormatFloat(x, 'f', -1, 64)
+			}
+		}
+		groups[i] = strings.Join(nums, ",")
+	}
+	return name + ":" + strings.Join(groups, ":")
 }
 
 // lookupPolicy finds spec (NAME or NAME:ARGS) among defs.
@@ -46,7 +72,7 @@ func lookupPolicy(spec string, defs []policyDef) (replay.NamedPolicy, error) {
 		if err != nil {
 			return replay.NamedPolicy{}, fmt.Errorf("%s: %w (usage: %s)", spec, err, d.usage)
 		}
-		return replay.NamedPolicy{Name: spec, New: f, Run: d.run}, nil
+		return replay.NamedPolicy{Name: canonicalSpec(spec, defs), New: f, Run: d.run}, nil
 	}
 	names := make([]string, len(defs))
 	usages := make([]string, len(defs))
@@ -393,6 +419,13 @@ func (o *evalOpts) config(fs *pflag.FlagSet, env policyEnv) (replay.EvalConfig, 
 			return c, fmt.Errorf("--scenarios %s: %s given twice", o.scenarios, n)
 		}
 		seen[n] = true
+		f, err := sc.BaseFabric()
+		if err != nil {
+			return c, fmt.Errorf("scenario %s: %w", n, err)
+		}
+		if err := o.hw.checkFabric(c.Params, f); err != nil {
+			return c, fmt.Errorf("%w (scenario %s)", err, n)
+		}
 		c.Scenarios = append(c.Scenarios, sc)
 	}
 	clear(seen)
@@ -402,20 +435,21 @@ func (o *evalOpts) config(fs *pflag.FlagSet, env policyEnv) (replay.EvalConfig, 
 			if err != nil {
 				return c, fmt.Errorf("--policies %s: %w", v, err)
 			}
-			if seen[spec] {
-				return c, fmt.Errorf("--policies %s: %s given twice", v, spec)
+			if seen[np.Name] {
+				return c, fmt.Errorf("--policies %s: %s given twice", v, np.Name)
 			}
-			seen[spec] = true
+			seen[np.Name] = true
 			c.Policies = append(c.Policies, np)
 		}
 	}
 	if len(c.Policies) == 0 {
 		return c, fmt.Errorf("--policies: no policy given")
 	}
-	if o.reference != "" && !seen[o.reference] {
+	ref := canonicalSpec(o.reference, controlPolicies(env))
+	if o.reference != "" && !seen[ref] {
 		return c, fmt.Errorf("--reference %s: not one of --policies", o.reference)
 	}
-	c.Reference = o.reference
+	c.Reference = ref
 	if c.Reference == "" && seen["graphcc"] {
 		// as in the GraphCC paper: the baselines normalized to GraphCC
 		c.Reference = "graphcc"

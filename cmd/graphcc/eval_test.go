@@ -145,6 +145,7 @@ func TestEvalBadFlags(t *testing.T) {
 		{[]string{"--policies", "static:1,2"}, "--policies static:1,2: static:1,2: want 3 comma-separated numbers"},
 		{[]string{"--policies", "static:50,10,0.2"}, "--policies static:50,10,0.2: static:50,10,0.2: ecn: kmax"},
 		{[]string{"--policies", "static,static"}, "--policies static,static: static given twice"},
+		{[]string{"--policies", "static:2,16,0.01,static:2,16.0,0.010"}, "--policies static:2,16,0.01,static:2,16.0,0.010: static:2,16,0.01 given twice"},
 		{[]string{"--policies", "react:8:1,2,0.5"}, `--policies react:8:1,2,0.5: react:8:1,2,0.5: want Q_KB:KMIN_KB,KMAX_KB,PMAX:KMIN_KB,KMAX_KB,PMAX`},
 		{[]string{"--policies", "react:-1:8,32,0.5:2,16,1"}, `react:-1:8,32,0.5:2,16,1: queue threshold "-1" must be a number of KB in [0, 1e9]`},
 		{[]string{"--policies", "react:8:8,32:2,16,1"}, `react:8:8,32:2,16,1: calm setting: want 3 comma-separated numbers`},
@@ -565,5 +566,24 @@ func TestDefaultEvalSeeds(t *testing.T) {
 	cmd := newEvalCmd(func(*cobra.Command) *slog.Logger { return slog.New(slog.DiscardHandler) })
 	if got, want := cmd.Flags().Lookup("seeds").DefValue, "1001-1010"; got != want {
 		t.Errorf("--seeds default %q, want %q", got, want)
+	}
+}
+
+func TestCanonicalSpec(t *testing.T) {
+	defs := controlPolicies(policyEnv{})
+	for _, tc := range []struct{ spec, want string }{
+		{"static", "static"},
+		{"static:2,16,0.010", "static:2,16,0.01"},
+		{"static:02, 16.0 ,1e-2", "static:2,16,0.01"},
+		{"static:1e6,2e6,1", "static:1000000,2000000,1"},
+		{"edge:2,32,.01:16,64,1.0", "edge:2,32,0.01:16,64,1"},
+		{"react:8.0:32,128,0.5:2,16,1", "react:8:32,128,0.5:2,16,1"},
+		{"static:2,x,0.1", "static:2,x,0.1"},
+		{"graphcc:models/0.10.model", "graphcc:models/0.10.model"},
+		{"acc:1.0", "acc:1.0"},
+	} {
+		if got := canonicalSpec(tc.spec, defs); got != tc.want {
+			t.Errorf("canonicalSpec(%q) = %q, want %q", tc.spec, got, tc.want)
+		}
 	}
 }

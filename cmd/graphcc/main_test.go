@@ -214,6 +214,7 @@ func TestBadFlags(t *testing.T) {
 		{[]string{"sim", "--no-incast", "--incast-period", "1ms"}, "--no-incast and --incast-period: choose one"},
 		{[]string{"gen", "--out", filepath.Join(dir, "x"), "--no-incast", "--incast-fanin", "2"}, "--no-incast and --incast-fanin: choose one"},
 		{[]string{"gen", "--out", ""}, "--out: required"},
+		{[]string{"sim", "--dcqcn-min-rate-mbps", "25001"}, "--dcqcn-min-rate-mbps 25001: above host h0's line rate 25Gbps"},
 		{[]string{"sim", "--leaves", "2", "--spines", "1", "--hosts-per-leaf", "2"}, "--incast-fanin 16"},
 		{[]string{"sim", "--workload", filepath.Join(dir, "nope.cdf")}, "--workload"},
 		{[]string{"sim", "--fail", "leaf0-spine9"}, "--fail leaf0-spine9"},

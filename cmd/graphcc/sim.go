@@ -154,6 +154,18 @@ func (h *hwFlags) ecnSettings(fs *pflag.FlagSet, f *topo.Fabric) ([]control.ECN,
 	return ecn, nil
 }
 
+// checkFabric refuses hardware constants p that fabric f cannot run: a
+// DCQCN floor above some host's line rate, which would pace that host faster
+// than its link.
+func (h *hwFlags) checkFabric(p replay.Params, f *topo.Fabric) error {
+	for _, n := range f.Hosts() {
+		if rate := f.Ports[f.HostPort(n)].Rate; p.DCQCN.MinRate > rate {
+			return fmt.Errorf("--dcqcn-min-rate-mbps %v: above host %s's line rate %s", h.minRateMbps, f.Nodes[n].Name, topo.FormatRate(rate))
+		}
+	}
+	return nil
+}
+
 // params returns the hardware constants of the flags.
 func (h *hwFlags) params() (replay.Params, error) {
 	p := replay.DefaultParams()
@@ -241,21 +253,24 @@ func controlPolicies(env policyEnv) []policyDef {
 			usage: "static[:KMIN_KB,KMAX_KB,PMAX]",
 			help: "static: Alibaba's thresholds (kmin 100 KB, kmax 400 KB, pmax 0.2 per 25 Gbps), never changed; " +
 				"static:10,40,0.2: those thresholds of a 25 Gbps port, scaled by each switch port's rate/25G",
-			build: buildStatic,
+			build:   buildStatic,
+			numeric: true,
 		},
 		{
 			name:  "edge",
 			usage: "edge:KMIN_KB,KMAX_KB,PMAX:KMIN_KB,KMAX_KB,PMAX",
 			help: "edge:2,32,0.01:16,64,0.5: fixed thresholds by port role, the first setting on switch ports facing a host " +
 				"and the second on switch ports facing a switch (both of a 25 Gbps port, scaled by rate)",
-			build: buildEdge,
+			build:   buildEdge,
+			numeric: true,
 		},
 		{
 			name:  "react",
 			usage: "react:Q_KB:KMIN_KB,KMAX_KB,PMAX:KMIN_KB,KMAX_KB,PMAX",
 			help: "react:8:32,128,0.5:2,16,1: a hand-written adaptive policy, every interval the second setting on switch ports " +
 				"whose queue feature reached Q KB and the first on the others (all of a 25 Gbps port, scaled by rate)",
-			build: buildReactive,
+			build:   buildReactive,
+			numeric: true,
 		},
 	}, learnedPolicies(env)...)
 }
@@ -351,6 +366,9 @@ func (o *simOpts) config(ctx context.Context, fs *pflag.FlagSet, log *slog.Logge
 	}
 	params, err := o.hw.params()
 	if err != nil {
+		return cfg, "", err
+	}
+	if err := o.hw.checkFabric(params, f); err != nil {
 		return cfg, "", err
 	}
 	ecn, err := o.hw.ecnSettings(fs, f)

@@ -224,6 +224,11 @@ func (o *trainOpts) run(ctx context.Context, cmd *cobra.Command, log *slog.Logge
 	if c.Params, err = o.hw.params(); err != nil {
 		return err
 	}
+	if f, err := sc.BaseFabric(); err != nil {
+		return fmt.Errorf("scenario %s: %w", sc.Name, err)
+	} else if err := o.hw.checkFabric(c.Params, f); err != nil {
+		return err
+	}
 	if o.valEvery < 1 {
 		return fmt.Errorf("--validate-every %d: must be at least 1", o.valEvery)
 	}
