@@ -212,7 +212,7 @@ func describeFCT(r FCT) string {
 // error, marked "*" when |RelErr| > tol, and a line counting the marks.
 func (c Comparison) WriteTable(w io.Writer, tol float64) error {
 	fmt.Fprintf(w, "flows: ours %d, ref %d; %d in both (same src, dst, size; start within %s)\n",
-		c.OursFlows, c.RefFlows, c.Matched, fmtDuration(MatchStartTolerance))
+		c.OursFlows, c.RefFlows, c.Matched, topo.FormatDuration(MatchStartTolerance))
 	for _, side := range []struct {
 		name string
 		recs []FCT
@@ -257,19 +257,6 @@ func (c Comparison) WriteTable(w io.Writer, tol float64) error {
 	_, err := fmt.Fprintf(w, "\n%d of %d statistics differ by more than %s (*); max |rel err| %s\n",
 		c.Exceeding(tol), len(c.Diffs), FormatTolerance(tol), strconv.FormatFloat(100*c.MaxAbsRelErr(), 'f', 1, 64)+"%")
 	return err
-}
-
-// fmtDuration writes ps in the largest unit that keeps it whole: "1us".
-func fmtDuration(ps int64) string {
-	for _, u := range []struct {
-		v    int64
-		name string
-	}{{topo.Second, "s"}, {topo.Millisecond, "ms"}, {topo.Microsecond, "us"}, {topo.Nanosecond, "ns"}} {
-		if ps != 0 && ps%u.v == 0 {
-			return strconv.FormatInt(ps/u.v, 10) + u.name
-		}
-	}
-	return strconv.FormatInt(ps, 10) + "ps"
 }
 
 // WriteFCTTable writes the FCT-derived part of s (what Summarize fills) as

@@ -129,10 +129,43 @@ func (c GenConfig) validate(nhosts int) error {
 		case c.Incast.Size <= 0 || c.Incast.Size > MaxFlowSize:
 			return fmt.Errorf("GenConfig.Incast.Size: %d bytes, want > 0 and at most %d (1 PiB)", c.Incast.Size, int64(MaxFlowSize))
 		case c.Duration/c.Incast.Period > MaxFlows/int64(c.Incast.FanIn):
-			return fmt.Errorf("GenConfig.Incast: %d incasts of %d flows in %d ps: more than a trace may hold (%d flows); lengthen the period or shorten the duration", c.Duration/c.Incast.Period, c.Incast.FanIn, c.Duration, int64(MaxFlows))
+			return fmt.Errorf("GenConfig.Incast: %d incasts of %d flows in %s: more than a trace may hold (%d flows); lengthen the period or shorten the duration", c.Duration/c.Incast.Period, c.Incast.FanIn, topo.FormatDuration(c.Duration), int64(MaxFlows))
 		}
 	}
 	return nil
+}
+
+// interArrivals returns the mean inter-arrival time of each of hosts in ns,
+// exactly HPCC's expression: 1/(rate*Load/8/mean_size) seconds.
+func (c GenConfig) interArrivals(f *topo.Fabric, hosts []topo.NodeID) ([]float64, error) {
+	avg := c.Workload.Mean()
+	lam := make([]float64, len(hosts))
+	for i, h := range hosts {
+		p := f.HostPort(h)
+		if p < 0 || int(p) >= len(f.Ports) {
+			return nil, fmt.Errorf("host %d has no port", h)
+		}
+		rate := float64(f.Ports[p].Rate)
+		if !(rate > 0) {
+			return nil, fmt.Errorf("host %d link rate %v bps, want > 0", h, rate)
+		}
+		lam[i] = 1 / (rate * c.Load / 8. / avg) * 1000000000
+	}
+	return lam, nil
+}
+
+// expectedFlows is the number of flows a trace of c is expected to hold,
+// background (from the hosts' mean inter-arrival times lam, in ns) and
+// incasts together.
+func (c GenConfig) expectedFlows(lam []float64) float64 {
+	expect := 0.0
+	for _, l := range lam {
+		expect += float64(c.Duration) / 1000 / l
+	}
+	if c.Incast.Period > 0 {
+		expect += float64(c.Duration/c.Incast.Period) * float64(c.Incast.FanIn)
+	}
+	return expect
 }
 
 // MaxFlows bounds the flows Generate makes, background (as expected from
@@ -215,32 +248,15 @@ func Generate(f *topo.Fabric, c GenConfig) ([]Flow, error) {
 		return nil, fmt.Errorf("generate: %w", err)
 	}
 	end := c.Start + c.Duration
-	avg := c.Workload.Mean()
-
-	// Mean inter-arrival per host in ns, exactly HPCC's expression.
-	lam := make([]float64, len(hosts))
-	for i, h := range hosts {
-		p := f.HostPort(h)
-		if p < 0 || int(p) >= len(f.Ports) {
-			return nil, fmt.Errorf("generate: host %d has no port", h)
-		}
-		rate := float64(f.Ports[p].Rate)
-		if !(rate > 0) {
-			return nil, fmt.Errorf("generate: host %d link rate %v bps, want > 0", h, rate)
-		}
-		lam[i] = 1 / (rate * c.Load / 8. / avg) * 1000000000
+	lam, err := c.interArrivals(f, hosts)
+	if err != nil {
+		return nil, fmt.Errorf("generate: %w", err)
 	}
 	// The expected count, refused before the trace is drawn if it is
 	// beyond MaxFlows (a duration of seconds, a workload of tiny flows).
-	expect := 0.0
-	for i := range hosts {
-		expect += float64(c.Duration) / 1000 / lam[i]
-	}
-	if c.Incast.Period > 0 {
-		expect += float64(c.Duration/c.Incast.Period) * float64(c.Incast.FanIn)
-	}
-	if !(expect <= MaxFlows) {
-		return nil, fmt.Errorf("generate: about %.3g flows expected (%s at %g load over %d hosts for %d ps, and the incasts): more than a trace may hold (%d); shorten the duration", expect, c.Workload.Name, c.Load, len(hosts), c.Duration, int64(MaxFlows))
+	if expect := c.expectedFlows(lam); !(expect <= MaxFlows) {
+		return nil, fmt.Errorf("generate: about %.3g flows expected (%s at %g load over %d hosts for %s, and the incasts): more than a trace may hold (%d); shorten the duration",
+			expect, c.Workload.Name, c.Load, len(hosts), topo.FormatDuration(c.Duration), int64(MaxFlows))
 	}
 
 	var flows []Flow

@@ -89,11 +89,11 @@ func (s Scenario) Describe() string {
 	}
 	what := fmt.Sprintf("%s %g %%", name, 100*g.Load)
 	if g.Incast.Period > 0 {
-		what += fmt.Sprintf(" + %d:1 incasts of %g KB every %s", g.Incast.FanIn, float64(g.Incast.Size)/1000, spaced(fmtDuration(g.Incast.Period)))
+		what += fmt.Sprintf(" + %d:1 incasts of %g KB every %s", g.Incast.FanIn, float64(g.Incast.Size)/1000, spaced(topo.FormatDuration(g.Incast.Period)))
 	} else {
 		what += ", no incasts"
 	}
-	what += ", " + spaced(fmtDuration(g.Duration)) + " of arrivals; "
+	what += ", " + spaced(topo.FormatDuration(g.Duration)) + " of arrivals; "
 	if t := s.Topology; t != nil {
 		name := s.TopologyName
 		if name == "" {

@@ -131,12 +131,36 @@ type scenarioParser struct {
 	file, dir string
 }
 
-// errorf formats an error at node n's line.
-func (p *scenarioParser) errorf(n *yaml.Node, field string, err error) error {
-	if field == "" {
-		return fmt.Errorf("%s:%d: %w", p.file, n.Line, err)
+// posError is an error at a line of the scenario file, under a path of
+// fields ("incast: size").
+type posError struct {
+	file string
+	line int
+	path string
+	err  error
+}
+
+func (e *posError) Error() string {
+	if e.path == "" {
+		return fmt.Sprintf("%s:%d: %v", e.file, e.line, e.err)
 	}
-	return fmt.Errorf("%s:%d: %s: %w", p.file, n.Line, field, err)
+	return fmt.Sprintf("%s:%d: %s: %v", e.file, e.line, e.path, e.err)
+}
+
+func (e *posError) Unwrap() error { return e.err }
+
+// errorf formats an error at node n's line. An error of a nested field,
+// already positioned, keeps its own line and gets field in front of its
+// path: "f.yaml:3: incast: size: ...".
+func (p *scenarioParser) errorf(n *yaml.Node, field string, err error) error {
+	if inner, ok := err.(*posError); ok {
+		path := field
+		if inner.path != "" {
+			path = field + ": " + inner.path
+		}
+		return &posError{file: inner.file, line: inner.line, path: path, err: inner.err}
+	}
+	return &posError{file: p.file, line: n.Line, path: field, err: err}
 }
 
 // fields calls f for every key of mapping m, in order, refusing a key given
@@ -281,10 +305,27 @@ func checkScenario(s Scenario) error {
 			return fmt.Errorf("fail_random %d: %s", s.FailRandom, strings.TrimPrefix(err.Error(), "fail random: "))
 		}
 	}
-	if in := s.Gen.Incast; in.Period > 0 && in.FanIn > hosts-1 {
-		return fmt.Errorf("incast: fanin %d: the fabric has only %d other hosts", in.FanIn, hosts-1)
+	if in := s.Gen.Incast; in.Period > 0 {
+		if in.FanIn > hosts-1 {
+			return fmt.Errorf("incast: fanin %d: the fabric has only %d other hosts", in.FanIn, hosts-1)
+		}
+		if in.FanIn > 0 && s.Gen.Duration/in.Period > MaxFlows/int64(in.FanIn) {
+			return fmt.Errorf("incast: period %s: %d incasts of %d flows in duration %s is more than a trace may hold (%d flows)",
+				topo.FormatDuration(in.Period), s.Gen.Duration/in.Period, in.FanIn, topo.FormatDuration(s.Gen.Duration), int64(MaxFlows))
+		}
 	}
-	return s.Gen.validate(hosts)
+	if err := s.Gen.validate(hosts); err != nil {
+		return err
+	}
+	lam, err := s.Gen.interArrivals(f, f.Hosts())
+	if err != nil {
+		return err
+	}
+	if expect := s.Gen.expectedFlows(lam); !(expect <= MaxFlows) {
+		return fmt.Errorf("duration %s: about %.3g flows expected (%s at load %g over %d hosts, and the incasts): more than a trace may hold (%d)",
+			topo.FormatDuration(s.Gen.Duration), expect, s.Gen.Workload.Name, s.Gen.Load, hosts, int64(MaxFlows))
+	}
+	return nil
 }
 
 // path is the file a spec of the scenario file names: relative to its

@@ -129,6 +129,23 @@ func FormatRate(bps int64) string {
 // "0.001ms" for 1 µs, "0ms" for 0.
 func FormatDelay(ps int64) string { return formatScaled(ps, 9) + "ms" }
 
+// FormatDuration formats ps in the largest unit that keeps it whole, in the
+// form ParseDelay reads: "25ms", "1us", "1500ns", "7ps", "0".
+func FormatDuration(ps int64) string {
+	if ps == 0 {
+		return "0"
+	}
+	for _, u := range []struct {
+		div  int64
+		name string
+	}{{Second, "s"}, {Millisecond, "ms"}, {Microsecond, "us"}, {Nanosecond, "ns"}} {
+		if ps%u.div == 0 {
+			return strconv.FormatInt(ps/u.div, 10) + u.name
+		}
+	}
+	return strconv.FormatInt(ps, 10) + "ps"
+}
+
 // maxTopologyLine bounds a topology.txt line: the longest, the switch
 // list, takes a few bytes per switch.
 const maxTopologyLine = 16 << 20

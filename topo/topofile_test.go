@@ -435,3 +435,17 @@ func (zeroReader) Read(p []byte) (int, error) {
 	clear(p)
 	return len(p), nil
 }
+
+func TestFormatDuration(t *testing.T) {
+	for ps, want := range map[int64]string{0: "0", Microsecond: "1us", 25 * Millisecond: "25ms",
+		2 * Second: "2s", 1500 * Nanosecond: "1500ns", 7: "7ps"} {
+		if got := FormatDuration(ps); got != want {
+			t.Errorf("FormatDuration(%d) = %q, want %q", ps, got, want)
+		}
+		if ps > 0 {
+			if back, err := ParseDelay(want); err != nil || back != ps {
+				t.Errorf("ParseDelay(%q) = %d, %v", want, back, err)
+			}
+		}
+	}
+}

@@ -288,7 +288,7 @@ func newEvalCmd(logger loggerFunc) *cobra.Command {
 		policies:  []string{"static,acc,graphcc"},
 		seeds:     defaultEvalSeeds(),
 		out:       "eval-out",
-		interval:  formatDuration(replay.DefaultInterval),
+		interval:  topo.FormatDuration(replay.DefaultInterval),
 		hw:        defaultHW(),
 		rewards:   defaultEvalRewards(),
 	}

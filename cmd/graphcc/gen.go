@@ -86,5 +86,5 @@ func genSummary(f *topo.Fabric, flows []replay.Flow, g replay.GenConfig, out str
 	}
 	load := float64(bytes) * 8 / (capacity * float64(g.Duration) / float64(topo.Second))
 	return fmt.Sprintf("wrote %d flows (%d incast), %d bytes, offered load %.1f%% of %d hosts' links over %s, to %s",
-		len(flows), incast, bytes, 100*load, len(f.Hosts()), formatDuration(g.Duration), out)
+		len(flows), incast, bytes, 100*load, len(f.Hosts()), topo.FormatDuration(g.Duration), out)
 }

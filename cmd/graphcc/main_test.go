@@ -214,6 +214,8 @@ func TestBadFlags(t *testing.T) {
 		{[]string{"sim", "--no-incast", "--incast-period", "1ms"}, "--no-incast and --incast-period: choose one"},
 		{[]string{"gen", "--out", filepath.Join(dir, "x"), "--no-incast", "--incast-fanin", "2"}, "--no-incast and --incast-fanin: choose one"},
 		{[]string{"gen", "--out", ""}, "--out: required"},
+		{[]string{"gen", "--out", filepath.Join(dir, "x"), "--incast-size", "2000000000000000"}, "--incast-size 2000000000000000: must be positive and at most 1125899906842624 (1 PiB)"},
+		{[]string{"sim", "--incast-period", "1ns"}, "--incast-period 1ns: 25000000 incasts of 16 flows in --duration 25ms is more than a trace may hold (20000000 flows)"},
 		{[]string{"sim", "--dcqcn-min-rate-mbps", "25001"}, "--dcqcn-min-rate-mbps 25001: above host h0's line rate 25Gbps"},
 		{[]string{"sim", "--leaves", "2", "--spines", "1", "--hosts-per-leaf", "2"}, "--incast-fanin 16"},
 		{[]string{"sim", "--workload", filepath.Join(dir, "nope.cdf")}, "--workload"},
@@ -350,20 +352,6 @@ func TestNoProgressOffTerminal(t *testing.T) {
 	p.done()
 	if p.callback() != nil || buf.Len() != 0 {
 		t.Error("nil progress drew something")
-	}
-}
-
-func TestFormatDuration(t *testing.T) {
-	for ps, want := range map[int64]string{0: "0", topo.Microsecond: "1us", 25 * topo.Millisecond: "25ms",
-		2 * topo.Second: "2s", 1500 * topo.Nanosecond: "1500ns", 7: "7ps"} {
-		if got := formatDuration(ps); got != want {
-			t.Errorf("formatDuration(%d) = %q, want %q", ps, got, want)
-		}
-		if ps > 0 {
-			if back, err := topo.ParseDelay(want); err != nil || back != ps {
-				t.Errorf("ParseDelay(%q) = %d, %v", want, back, err)
-			}
-		}
 	}
 }
 

@@ -67,12 +67,12 @@ func defaultScenario() scenarioFlags {
 		hostsPerLeaf: c.HostsPerLeaf,
 		hostRate:     topo.FormatRate(c.HostRate),
 		fabricRate:   topo.FormatRate(c.FabricRate),
-		linkDelay:    formatDuration(c.LinkDelay),
+		linkDelay:    topo.FormatDuration(c.LinkDelay),
 		bufferMB:     float64(c.Buffer) / (1 << 20),
 		workload:     g.Workload.Name,
 		load:         g.Load,
-		duration:     formatDuration(g.Duration),
-		incastPeriod: formatDuration(g.Incast.Period),
+		duration:     topo.FormatDuration(g.Duration),
+		incastPeriod: topo.FormatDuration(g.Incast.Period),
 		incastFanIn:  g.Incast.FanIn,
 		incastSize:   g.Incast.Size,
 		seed:         g.Seed,
@@ -264,8 +264,11 @@ func (s *scenarioFlags) genConfig(f *topo.Fabric, fs flagChanger) (replay.GenCon
 			return g, fmt.Errorf("--incast-fanin %d: must be at least 1", s.incastFanIn)
 		case s.incastFanIn > others:
 			return g, fmt.Errorf("--incast-fanin %d: the fabric has only %d other hosts per receiver (lower it or use --no-incast)", s.incastFanIn, others)
-		case s.incastSize < 1:
-			return g, fmt.Errorf("--incast-size %d: must be positive", s.incastSize)
+		case s.incastSize < 1 || s.incastSize > replay.MaxFlowSize:
+			return g, fmt.Errorf("--incast-size %d: must be positive and at most %d (1 PiB)", s.incastSize, int64(replay.MaxFlowSize))
+		case g.Duration/g.Incast.Period > replay.MaxFlows/int64(s.incastFanIn):
+			return g, fmt.Errorf("--incast-period %s: %d incasts of %d flows in --duration %s is more than a trace may hold (%d flows)",
+				s.incastPeriod, g.Duration/g.Incast.Period, s.incastFanIn, s.duration, int64(replay.MaxFlows))
 		}
 	}
 	return g, nil
@@ -286,9 +289,9 @@ func (s *scenarioFlags) generate(f *topo.Fabric, fs flagChanger) ([]replay.Flow,
 
 // describeTraffic names the generated traffic, for messages.
 func (s *scenarioFlags) describeTraffic(g replay.GenConfig) string {
-	what := fmt.Sprintf("%s at %g%% load for %s", g.Workload.Name, 100*g.Load, formatDuration(g.Duration))
+	what := fmt.Sprintf("%s at %g%% load for %s", g.Workload.Name, 100*g.Load, topo.FormatDuration(g.Duration))
 	if g.Incast.Period > 0 {
-		what += fmt.Sprintf(", %d:1 incasts of %d B every %s", g.Incast.FanIn, g.Incast.Size, formatDuration(g.Incast.Period))
+		what += fmt.Sprintf(", %d:1 incasts of %d B every %s", g.Incast.FanIn, g.Incast.Size, topo.FormatDuration(g.Incast.Period))
 	} else {
 		what += ", no incasts"
 	}
@@ -335,23 +338,6 @@ func parseDurationFlag(name, v string, zeroOK bool) (int64, error) {
 		return 0, fmt.Errorf("--%s %s: must be positive", name, v)
 	}
 	return d, nil
-}
-
-// formatDuration writes ps in the largest unit that keeps it whole: "25ms",
-// "1us", "0".
-func formatDuration(ps int64) string {
-	if ps == 0 {
-		return "0"
-	}
-	for _, u := range []struct {
-		div  int64
-		name string
-	}{{topo.Second, "s"}, {topo.Millisecond, "ms"}, {topo.Microsecond, "us"}, {topo.Nanosecond, "ns"}} {
-		if ps%u.div == 0 {
-			return fmt.Sprintf("%d%s", ps/u.div, u.name)
-		}
-	}
-	return fmt.Sprintf("%dps", ps)
 }
 
 // checkOutputs fails early, naming the flag, when an output file could not

@@ -62,7 +62,7 @@ func defaultHW() hwFlags {
 		aiMbps:      float64(d.AI) / float64(topo.Mbps),
 		haiMbps:     float64(d.HAI) / float64(topo.Mbps),
 		minRateMbps: float64(d.MinRate) / float64(topo.Mbps),
-		rpTimer:     formatDuration(d.IncreaseInterval),
+		rpTimer:     topo.FormatDuration(d.IncreaseInterval),
 	}
 }
 
@@ -203,7 +203,7 @@ func (h *hwFlags) params() (replay.Params, error) {
 	}
 	if min := p.DCQCN.DecreaseInterval + p.DCQCN.FirstDecreaseDelay; p.DCQCN.IncreaseInterval <= min {
 		return p, fmt.Errorf("--dcqcn-rp-timer %s: must exceed the decrease check interval plus its first delay (%s)",
-			h.rpTimer, formatDuration(min))
+			h.rpTimer, topo.FormatDuration(min))
 	}
 	if err := p.Validate(); err != nil {
 		return p, fmt.Errorf("DCQCN/PFC flags: %w", err)
@@ -277,7 +277,7 @@ func controlPolicies(env policyEnv) []policyDef {
 
 func newSimCmd(logger loggerFunc) *cobra.Command {
 	o := simOpts{sc: defaultScenario(), hw: defaultHW(), ecn: "static",
-		interval: formatDuration(replay.DefaultInterval), until: "0"}
+		interval: topo.FormatDuration(replay.DefaultInterval), until: "0"}
 	cmd := &cobra.Command{
 		Use:   "sim [flags]",
 		Short: "Simulate a scenario (default: the GraphCC training scenario) and print FCT slowdowns",

@@ -382,8 +382,8 @@ type testbedRunOpts struct {
 }
 
 func newTestbedRunCmd(logger loggerFunc) *cobra.Command {
-	o := testbedRunOpts{sc: defaultScenario(), ecn: "static", interval: formatDuration(replay.DefaultInterval), drain: "20ms"}
-	o.sc.duration = formatDuration(defaultTestbedDuration)
+	o := testbedRunOpts{sc: defaultScenario(), ecn: "static", interval: topo.FormatDuration(replay.DefaultInterval), drain: "20ms"}
+	o.sc.duration = topo.FormatDuration(defaultTestbedDuration)
 	cmd := &cobra.Command{
 		Use:   "run [flags]",
 		Short: "Run a workload on a live lab under one or more ECN policies and print FCT slowdowns",
