@@ -92,7 +92,10 @@ func formatNodeID(id topo.NodeID) string {
 // WriteFCT writes records in HPCC's fct.txt layout,
 // `src dst sport dport size start_ns fct_ns standalone_fct_ns`, with node ids
 // in decimal (HPCC writes hex IPs; ReadFCT reads both) and times truncated
-// to whole nanoseconds, HPCC's time resolution.
+// to whole nanoseconds, HPCC's time resolution; a positive FCT or
+// standalone FCT under 1 ns (a zero-delay link of a terabit) is written as
+// 1 ns, so that the file reads back. A record ReadFCT would refuse (from a
+// host to itself, of size 0, with a zero time) is not written.
 func WriteFCT(w io.Writer, recs []FCT) error {
 	bw := bufio.NewWriter(w)
 	for i, r := range recs {
@@ -100,10 +103,21 @@ func WriteFCT(w io.Writer, recs []FCT) error {
 			r.Start < 0 || r.FCT < 0 || r.Standalone < 0 {
 			return fmt.Errorf("write fct: record %d: negative field in %+v", i, r)
 		}
+		if r.Src == r.Dst || r.Size == 0 || r.FCT == 0 || r.Standalone == 0 {
+			return fmt.Errorf("write fct: record %d: a flow to itself, of no bytes or of no time: %+v", i, r)
+		}
 		fmt.Fprintf(bw, "%s %s %d %d %d %d %d %d\n", formatNodeID(r.Src), formatNodeID(r.Dst),
-			r.SPort, r.DPort, r.Size, r.Start/topo.Nanosecond, r.FCT/topo.Nanosecond, r.Standalone/topo.Nanosecond)
+			r.SPort, r.DPort, r.Size, r.Start/topo.Nanosecond, atLeastNs(r.FCT), atLeastNs(r.Standalone))
 	}
 	return bw.Flush()
+}
+
+// atLeastNs is ps in whole nanoseconds, truncated, but 1 for 0 < ps < 1 ns.
+func atLeastNs(ps int64) int64 {
+	if ps > 0 && ps < topo.Nanosecond {
+		return 1
+	}
+	return ps / topo.Nanosecond
 }
 
 // isHex8 reports whether s is exactly 8 hexadecimal digits.
@@ -159,8 +173,9 @@ func parseUint(s, what string, max uint64) (int64, error) {
 // Each non-blank line is `src dst sport dport size start_ns fct_ns
 // standalone_fct_ns`; src and dst are decimal node ids, or HPCC's hex host
 // IPs (a field of exactly 8 hex digits, e.g. 0b000101 for node 1, mapped back
-// with HPCC's ip_to_node_id). Times are converted to picoseconds. Errors
-// have the form "name:line: reason".
+// with HPCC's ip_to_node_id). Times are converted to picoseconds. A record
+// from a host to itself, of size 0, or with a zero FCT or standalone FCT is
+// refused: no simulator writes one. Errors have the form "name:line: reason".
 func ReadFCT(r io.Reader, name string) ([]FCT, error) {
 	sc := bufio.NewScanner(r)
 	sc.Buffer(make([]byte, 0, 4096), 1<<20)
@@ -197,6 +212,9 @@ func parseFCT(fields []string) (FCT, error) {
 	if r.Dst, err = parseFCTNode(fields[1], "dst"); err != nil {
 		return FCT{}, err
 	}
+	if r.Src == r.Dst {
+		return FCT{}, fmt.Errorf("src and dst are both node %d: a flow runs between two hosts", r.Src)
+	}
 	sport, err := parseUint(fields[2], "sport", 65535)
 	if err != nil {
 		return FCT{}, err
@@ -209,12 +227,18 @@ func parseFCT(fields []string) (FCT, error) {
 	if r.Size, err = parseUint(fields[4], "size", math.MaxInt64); err != nil {
 		return FCT{}, err
 	}
+	if r.Size == 0 {
+		return FCT{}, errors.New("size 0: a flow carries at least one byte")
+	}
 	const maxNs = math.MaxInt64 / topo.Nanosecond
 	times := []*int64{&r.Start, &r.FCT, &r.Standalone}
 	for i, what := range []string{"start_ns", "fct_ns", "standalone_fct_ns"} {
 		ns, err := parseUint(fields[5+i], what, uint64(maxNs))
 		if err != nil {
 			return FCT{}, err
+		}
+		if ns == 0 && i > 0 {
+			return FCT{}, fmt.Errorf("%s 0: a completed flow took at least 1 ns", what)
 		}
 		*times[i] = ns * topo.Nanosecond
 	}

@@ -13,8 +13,8 @@ import (
 func TestFCTRoundTrip(t *testing.T) {
 	recs := []FCT{
 		{Src: 0, Dst: 23, SPort: 10000, DPort: 100, Size: 1000, Start: 2 * topo.Second, FCT: 9_200 * topo.Nanosecond, Standalone: 9_135 * topo.Nanosecond},
-		{Src: 12_345_678, Dst: 99_999_999, SPort: 0, DPort: 200, Size: 64000, Start: 0, FCT: 0, Standalone: 1},
-		{Src: 100_000_000, Dst: 9_999_999, SPort: 65535, DPort: 65535, Size: math.MaxInt64, Start: math.MaxInt64, FCT: 1, Standalone: 0},
+		{Src: 12_345_678, Dst: 99_999_999, SPort: 0, DPort: 200, Size: 64000, Start: 0, FCT: 999, Standalone: 1},
+		{Src: 100_000_000, Dst: 9_999_999, SPort: 65535, DPort: 65535, Size: math.MaxInt64, Start: math.MaxInt64, FCT: 1, Standalone: 1500},
 	}
 	var buf bytes.Buffer
 	if err := WriteFCT(&buf, recs); err != nil {
@@ -23,8 +23,8 @@ func TestFCTRoundTrip(t *testing.T) {
 	lines := strings.Split(buf.String(), "\n")
 	for i, want := range []string{
 		"0 23 10000 100 1000 2000000000 9200 9135",
-		"012345678 099999999 0 200 64000 0 0 0",
-		"100000000 9999999 65535 65535 9223372036854775807 9223372036854775 0 0",
+		"012345678 099999999 0 200 64000 0 1 1",
+		"100000000 9999999 65535 65535 9223372036854775807 9223372036854775 1 1",
 	} {
 		if lines[i] != want {
 			t.Errorf("line %d = %q, want %q", i+1, lines[i], want)
@@ -34,18 +34,35 @@ func TestFCTRoundTrip(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	// Times come back truncated to whole nanoseconds.
+	// Times come back truncated to whole nanoseconds, a positive FCT under
+	// 1 ns as 1 ns.
 	want := slices.Clone(recs)
 	for i := range want {
 		want[i].Start -= want[i].Start % topo.Nanosecond
-		want[i].FCT -= want[i].FCT % topo.Nanosecond
-		want[i].Standalone -= want[i].Standalone % topo.Nanosecond
+		for _, t := range []*int64{&want[i].FCT, &want[i].Standalone} {
+			*t = max(*t-*t%topo.Nanosecond, topo.Nanosecond)
+		}
 	}
 	if !slices.Equal(got, want) {
 		t.Errorf("round trip:\n got %+v\nwant %+v", got, want)
 	}
-	if err := WriteFCT(&bytes.Buffer{}, []FCT{{FCT: -1}}); err == nil {
-		t.Error("negative FCT written")
+	// What ReadFCT would refuse is not written.
+	good := FCT{Src: 0, Dst: 1, Size: 1, FCT: 1, Standalone: 1}
+	for _, bad := range []func(*FCT){
+		func(r *FCT) { r.FCT = -1 },
+		func(r *FCT) { r.FCT = 0 },
+		func(r *FCT) { r.Standalone = 0 },
+		func(r *FCT) { r.Size = 0 },
+		func(r *FCT) { r.Dst = r.Src },
+	} {
+		r := good
+		bad(&r)
+		if err := WriteFCT(&bytes.Buffer{}, []FCT{r}); err == nil {
+			t.Errorf("%+v written", r)
+		}
+	}
+	if err := WriteFCT(&bytes.Buffer{}, []FCT{good}); err != nil {
+		t.Error(err)
 	}
 }
 
@@ -87,6 +104,11 @@ func TestReadFCTErrors(t *testing.T) {
 		{"start", "1 2 1 100 1000 2.5 9200 9135\n", `x:1: bad start_ns "2.5"`},
 		{"fct", "1 2 1 100 1000 2 -9200 9135\n", `x:1: bad fct_ns "-9200"`},
 		{"standalone overflow", "1 2 1 100 1000 2 9200 9223372036854776\n", `x:1: bad standalone_fct_ns "9223372036854776": out of range`},
+		{"src is dst", "\n7 7 1 100 1000 2 9200 9135\n", "x:2: src and dst are both node 7: a flow runs between two hosts"},
+		{"src is dst as IP", "0b000701 7 1 100 1000 2 9200 9135\n", "x:1: src and dst are both node 7"},
+		{"size 0", "1 2 1 100 0 2 9200 9135\n", "x:1: size 0: a flow carries at least one byte"},
+		{"fct 0", "1 2 1 100 1000 2 0 9135\n", "x:1: fct_ns 0: a completed flow took at least 1 ns"},
+		{"standalone 0", "1 2 1 100 1000 2 9200 0\n", "x:1: standalone_fct_ns 0: a completed flow took at least 1 ns"},
 		{"huge", "1 2 1 100 99999999999999999999 2 9200 9135\n", `x:1: bad size "99999999999999999999": value out of range`},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
@@ -155,7 +177,7 @@ func TestFCTStandalone(t *testing.T) {
 
 func FuzzReadFCT(f *testing.F) {
 	f.Add("0b000201 0b000101 10000 100 200000000 2000000000 16172834 16008800\n")
-	f.Add("0 23 10000 100 1000 2000000000 9200 9135\n012345678 1 0 200 64000 0 0 0\n")
+	f.Add("0 23 10000 100 1000 2000000000 9200 9135\n012345678 1 0 200 64000 0 1 1\n")
 	f.Add("\n\n99999999 0 1 1 1 1 1 1\n")
 	f.Fuzz(func(t *testing.T, in string) {
 		recs, err := ReadFCT(strings.NewReader(in), "fuzz")
