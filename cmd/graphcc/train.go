@@ -276,6 +276,9 @@ func (o *trainOpts) run(ctx context.Context, cmd *cobra.Command, log *slog.Logge
 		if saved >= 0 && ctx.Err() != nil {
 			return fmt.Errorf("%w; the state after %d episodes is in %s: continue with the same flags and --resume %s", err, saved, o.checkpoint, o.checkpoint)
 		}
+		if c.Resume != nil && errors.Is(err, gnn.ErrCheckpoint) {
+			return fmt.Errorf("--resume %s: %w", o.resume, err)
+		}
 		return err
 	}
 	wall := time.Since(start)

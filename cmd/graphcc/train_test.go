@@ -208,8 +208,8 @@ func TestTrainCheckpointResume(t *testing.T) {
 	} {
 		args := append(append([]string{"train", "--out", filepath.Join(dir, "other.model"), "--resume", ck}, small...), tc.args...)
 		_, _, err := execute(t, t.Context(), args...)
-		if err == nil || !strings.Contains(err.Error(), tc.want) {
-			t.Errorf("train %v: %v, want an error saying %q", tc.args, err, tc.want)
+		if err == nil || !strings.Contains(err.Error(), tc.want) || !strings.HasPrefix(err.Error(), "--resume "+ck+": ") {
+			t.Errorf("train %v: %v, want an error naming --resume %s and saying %q", tc.args, err, ck, tc.want)
 		}
 	}
 	bad := filepath.Join(dir, "bad.ckpt")
