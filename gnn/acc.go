@@ -16,13 +16,17 @@ const ACCHidden = 24
 // switch egress port, no parameter sharing and no message passing, on ACC's
 // state (queue, tx rate, ECN-marked tx rate and the current ECN setting,
 // with 2 past steps: ACCNumFeatures inputs) and GraphCC's 120 actions and
-// reward. Nets[i] belongs to Agents()[i]. An ACC is tied to the fabric it
-// was made for.
+// reward. Nets[i] is the agent of the switch port named Ports()[i]
+// (topo.Fabric.PortName): an agent belongs to its port, not to an index, so
+// that on a fabric with failed links the other ports keep their agents and
+// the failed ports' agents stay idle.
 type ACC struct {
 	Nets []*MLPNet
 
+	ports   []string // ports[i]: the port of Nets[i]
 	fabric  *topo.Fabric
-	agents  []topo.PortID
+	agents  []topo.PortID // the fabric's switch ports
+	net     []int         // net[i]: the index in Nets of agents[i]'s network
 	ws      []*MLPWorkspace
 	fz      *Featurizer
 	state   []float64 // ports×ACCNumFeatures
@@ -37,9 +41,21 @@ type ACC struct {
 	Shape   RewardShape
 	WeightQ float64
 	// OnStep, if set, receives every transition (see Explorer.OnStep); the
-	// states are ports×ACCNumFeatures.
+	// states are ports×ACCNumFeatures of the fabric, the actions and rewards
+	// those of its switch ports (Agents).
 	OnStep func(prev []float64, actions []int, rewards []float64, next []float64)
 	rng    *rand.Rand
+}
+
+// PortNames returns the names of f's switch ports (f.Agents()), in order:
+// the ports of the agents NewACC makes for f.
+func PortNames(f *topo.Fabric) []string {
+	agents := f.Agents()
+	names := make([]string, len(agents))
+	for i, p := range agents {
+		names[i] = f.PortName(p)
+	}
+	return names
 }
 
 // NewACC returns ACC agents with fresh networks for every switch port of f,
@@ -50,27 +66,44 @@ func NewACC(f *topo.Fabric, c FeatureConfig, r *rand.Rand) *ACC {
 	for i := range nets {
 		nets[i] = NewMLPNet(ACCNumFeatures, ACCHidden, NumActions, r)
 	}
-	a, err := NewACCFrom(nets, f, c)
+	a, err := NewACCFrom(nets, PortNames(f), f, c)
 	if err != nil {
 		panic(err) // the shapes are ours
 	}
 	return a
 }
 
-// NewACCFrom returns ACC agents using nets (one per switch port of f, in
-// increasing port order), as loaded from a model file.
-func NewACCFrom(nets []*MLPNet, f *topo.Fabric, c FeatureConfig) (*ACC, error) {
-	agents := f.Agents()
-	if len(nets) != len(agents) {
-		return nil, fmt.Errorf("acc: %d agent networks for a fabric with %d switch ports", len(nets), len(agents))
+// NewACCFrom returns ACC agents using nets, nets[i] the agent of the port
+// named ports[i] (as loaded from a model file), on fabric f. Every switch
+// port of f must have an agent; agents of ports f lacks (failed links) stay
+// idle.
+func NewACCFrom(nets []*MLPNet, ports []string, f *topo.Fabric, c FeatureConfig) (*ACC, error) {
+	if len(nets) != len(ports) {
+		return nil, fmt.Errorf("acc: %d agent networks for %d port names", len(nets), len(ports))
 	}
 	for i, n := range nets {
 		if n.Layer.In != ACCNumFeatures || n.Layer.Out != NumActions {
 			return nil, fmt.Errorf("acc: agent %d network is %d→%d, want %d→%d", i, n.Layer.In, n.Layer.Out, ACCNumFeatures, NumActions)
 		}
 	}
+	byName := make(map[string]int, len(ports))
+	for i, name := range ports {
+		if j, dup := byName[name]; dup {
+			return nil, fmt.Errorf("acc: agents %d and %d are both of port %s", j, i, name)
+		}
+		byName[name] = i
+	}
+	agents := f.Agents()
+	net := make([]int, len(agents))
+	for i, p := range agents {
+		j, ok := byName[f.PortName(p)]
+		if !ok {
+			return nil, fmt.Errorf("acc: switch port %s has no agent (the %d agents are of another fabric's ports)", f.PortName(p), len(ports))
+		}
+		net[i] = j
+	}
 	a := &ACC{
-		Nets: nets, fabric: f, agents: agents, fz: NewFeaturizer(f, c),
+		Nets: nets, ports: ports, fabric: f, agents: agents, net: net, fz: NewFeaturizer(f, c),
 		state:   make([]float64, len(f.Ports)*ACCNumFeatures),
 		prev:    make([]float64, len(f.Ports)*ACCNumFeatures),
 		actions: make([]int, len(agents)),
@@ -85,10 +118,18 @@ func NewACCFrom(nets []*MLPNet, f *topo.Fabric, c FeatureConfig) (*ACC, error) {
 	return a, nil
 }
 
+// Ports returns the names of the agents' ports, in the order of Nets.
+func (a *ACC) Ports() []string { return a.ports }
+
+// AgentNets returns, for every switch port of the fabric (Agents), the index
+// in Nets of its agent.
+func (a *ACC) AgentNets() []int { return a.net }
+
 // Seed resets the exploration random source.
 func (a *ACC) Seed(seed uint64) { a.rng = rand.New(rand.NewPCG(seed, 0x616363)) }
 
-// Agents returns the switch ports, in the order of Nets.
+// Agents returns the fabric's switch ports, in the order of LastActions and
+// of OnStep's actions and rewards.
 func (a *ACC) Agents() []topo.PortID { return a.agents }
 
 // Reset forgets the telemetry history, for a new episode.
@@ -115,7 +156,7 @@ func (a *ACC) Decide(t *control.Telemetry, ecn []control.ECN) {
 			a.actions[i] = a.rng.IntN(NumActions)
 		} else {
 			row := a.state[int(p)*ACCNumFeatures : (int(p)+1)*ACCNumFeatures]
-			a.Nets[i].Greedy(a.ws[i], row, a.actions[i:i+1])
+			a.Nets[a.net[i]].Greedy(a.ws[a.net[i]], row, a.actions[i:i+1])
 		}
 		ecn[p] = Action(a.actions[i], a.fabric.Ports[p].Rate)
 	}

@@ -432,7 +432,7 @@ func ReadCheckpoint(r io.Reader) (*Checkpoint, error) {
 		return nil, fmt.Errorf("%w: stored CRC-32 %08x, computed %08x", ErrCheckpoint, got, sum)
 	}
 	for i, a := range actions {
-		if int(a) >= NumActions {
+		if int(a) >= NumActions && a != noAction {
 			return nil, fmt.Errorf("%w: replay buffer slot %d holds action %d, not below %d", ErrCheckpoint, i/bh.Agents, a, NumActions)
 		}
 	}

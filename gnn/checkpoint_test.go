@@ -30,7 +30,7 @@ func trained(r *TrainResult) []float64 {
 	if r.Model != nil {
 		return r.Model.Params
 	}
-	return newACCNet(r.ACC, nil).flat
+	return newACCNet(r.ACC, nil, nil).flat
 }
 
 // sameStats compares round statistics, NaN equal to NaN.

@@ -10,6 +10,7 @@ import (
 	"io"
 	"math"
 	"os"
+	"slices"
 
 	"graphcc/replay"
 )
@@ -65,9 +66,13 @@ type Header struct {
 	// FeatureLayout identifies the inputs the model was trained on
 	// (FeatureLayoutID, ACCFeatureLayoutID); empty in files written before
 	// it was recorded.
-	FeatureLayout string            `json:"feature_layout,omitempty"`
-	Params        int               `json:"params"` // number of float64 parameters
-	Meta          map[string]string `json:"meta"`   // training metadata: command line, seed, ...
+	FeatureLayout string `json:"feature_layout,omitempty"`
+	// Ports names the port of each KindACC network, in order
+	// (topo.Fabric.PortName); empty in files written before it was
+	// recorded, and for KindGraphCC, whose one network serves any port.
+	Ports  []string          `json:"ports,omitempty"`
+	Params int               `json:"params"` // number of float64 parameters
+	Meta   map[string]string `json:"meta"`   // training metadata: command line, seed, ...
 }
 
 // paramsFor returns the number of parameters the shape in h implies.
@@ -78,8 +83,8 @@ func (h *Header) paramsFor() (int, error) {
 		if err := s.Validate(); err != nil {
 			return 0, err
 		}
-		if h.Agents != 0 {
-			return 0, fmt.Errorf("agents %d must be 0 for kind %q", h.Agents, h.Kind)
+		if h.Agents != 0 || len(h.Ports) != 0 {
+			return 0, fmt.Errorf("agents %d and ports %d must be 0 for kind %q", h.Agents, len(h.Ports), h.Kind)
 		}
 		if s.Hidden > 1<<12 || s.Actions > 1<<16 {
 			return 0, fmt.Errorf("hidden %d or actions %d too large", s.Hidden, s.Actions)
@@ -92,6 +97,9 @@ func (h *Header) paramsFor() (int, error) {
 		}
 		if h.K != 0 {
 			return 0, fmt.Errorf("k %d must be 0 for kind %q", h.K, h.Kind)
+		}
+		if len(h.Ports) != 0 && len(h.Ports) != h.Agents {
+			return 0, fmt.Errorf("%d ports for %d agents", len(h.Ports), h.Agents)
 		}
 		if h.Features > 1<<16 || h.Hidden > 1<<12 || h.Actions > 1<<16 || h.Agents > 1<<24 {
 			return 0, fmt.Errorf("features %d, hidden %d, actions %d or agents %d too large",
@@ -181,15 +189,16 @@ func (f *File) Model() (*Model, error) {
 }
 
 // MLPNetsFile returns the model file of the per-agent networks nets (all of
-// one shape; parameters copied), trained on actionTable and on ACC's state
-// (ACCFeatureLayoutID), with metadata meta.
-func MLPNetsFile(nets []*MLPNet, actionTable string, meta map[string]string) *File {
-	if len(nets) == 0 {
-		panic("gnn: model file of no MLPNets")
+// one shape; parameters copied), nets[i] the agent of the port named
+// ports[i], trained on actionTable and on ACC's state (ACCFeatureLayoutID),
+// with metadata meta.
+func MLPNetsFile(nets []*MLPNet, ports []string, actionTable string, meta map[string]string) *File {
+	if len(nets) == 0 || len(ports) != len(nets) {
+		panic(fmt.Sprintf("gnn: model file of %d MLPNets and %d ports", len(nets), len(ports)))
 	}
 	l := nets[0].Layer
 	f := &File{Header: Header{Kind: KindACC, Features: l.In, Hidden: l.Hidden, Actions: l.Out,
-		Agents: len(nets), ActionTable: actionTable, FeatureLayout: ACCFeatureLayoutID, Meta: meta}}
+		Agents: len(nets), ActionTable: actionTable, FeatureLayout: ACCFeatureLayoutID, Ports: slices.Clone(ports), Meta: meta}}
 	f.Params = make([]float64, 0, len(nets)*l.NumParams())
 	for i, n := range nets {
 		if n.Layer != l {
@@ -201,13 +210,17 @@ func MLPNetsFile(nets []*MLPNet, actionTable string, meta map[string]string) *Fi
 	return f
 }
 
-// MLPNets returns the per-agent networks that f holds (parameters copied).
-func (f *File) MLPNets() ([]*MLPNet, error) {
+// MLPNets returns the per-agent networks that f holds (parameters copied)
+// and the names of their ports. A file that records no ports fails.
+func (f *File) MLPNets() ([]*MLPNet, []string, error) {
 	if f.Kind != KindACC {
-		return nil, fmt.Errorf("%w: kind is %q, want %q", ErrMismatch, f.Kind, KindACC)
+		return nil, nil, fmt.Errorf("%w: kind is %q, want %q", ErrMismatch, f.Kind, KindACC)
 	}
 	if err := f.validate(); err != nil {
-		return nil, err
+		return nil, nil, err
+	}
+	if len(f.Ports) == 0 {
+		return nil, nil, fmt.Errorf("%w: ports is missing: the file predates agents bound to their ports by name; retrain it", ErrMismatch)
 	}
 	nets := make([]*MLPNet, f.Agents)
 	for i := range nets {
@@ -216,7 +229,7 @@ func (f *File) MLPNets() ([]*MLPNet, error) {
 		copy(n.Params, f.Params[i*per:(i+1)*per])
 		nets[i] = n
 	}
-	return nets, nil
+	return nets, slices.Clone(f.Ports), nil
 }
 
 // validate checks that f's header is consistent and matches its parameters.

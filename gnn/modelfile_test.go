@@ -78,7 +78,8 @@ func TestModelFileACC(t *testing.T) {
 	for range 5 {
 		nets = append(nets, NewMLPNet(16, 32, NumActions, r))
 	}
-	b, err := MLPNetsFile(nets, nnTestTable, nil).Marshal()
+	ports := []string{"s0->h0", "s0->h1", "s0->s1", "s1->s0", "s1->h2"}
+	b, err := MLPNetsFile(nets, ports, nnTestTable, nil).Marshal()
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -86,9 +87,24 @@ func TestModelFileACC(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	got, err := f.MLPNets()
+	got, gotPorts, err := f.MLPNets()
 	if err != nil {
 		t.Fatal(err)
+	}
+	if !slices.Equal(gotPorts, ports) {
+		t.Errorf("ports %q, want %q", gotPorts, ports)
+	}
+	// A file without the ports (written before they were recorded) or with
+	// as many as the agents does not serve.
+	noPorts := *f
+	noPorts.Ports = nil
+	if _, _, err := noPorts.MLPNets(); err == nil || !strings.Contains(err.Error(), "ports is missing: the file predates agents bound to their ports by name; retrain it") {
+		t.Errorf("a file without ports: %v", err)
+	}
+	fewer := *f
+	fewer.Ports = ports[:4]
+	if _, err := fewer.Marshal(); err == nil || !strings.Contains(err.Error(), "4 ports for 5 agents") {
+		t.Errorf("a file of 4 ports for 5 agents: %v", err)
 	}
 	for i := range nets {
 		if !slices.Equal(got[i].Params, nets[i].Params) || got[i].Layer != nets[i].Layer {
@@ -143,7 +159,7 @@ func TestModelFileCorrupt(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	acc, err := MLPNetsFile([]*MLPNet{NewMLPNet(9, 24, NumActions, nnNewRand(3))}, nnTestTable, nil).Marshal()
+	acc, err := MLPNetsFile([]*MLPNet{NewMLPNet(9, 24, NumActions, nnNewRand(3))}, []string{"a->b"}, nnTestTable, nil).Marshal()
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -260,7 +276,7 @@ func TestModelFileSaveFailure(t *testing.T) {
 
 func FuzzReadModel(f *testing.F) {
 	good, _ := NewModelShape(Shape{Features: 2, Hidden: 3, K: 1, Actions: 2}, nnNewRand(1)).File("t", map[string]string{"a": "b"}).Marshal()
-	acc, _ := MLPNetsFile([]*MLPNet{NewMLPNet(2, 2, 2, nnNewRand(2)), NewMLPNet(2, 2, 2, nnNewRand(3))}, "", nil).Marshal()
+	acc, _ := MLPNetsFile([]*MLPNet{NewMLPNet(2, 2, 2, nnNewRand(2)), NewMLPNet(2, 2, 2, nnNewRand(3))}, []string{"a->b", "b->a"}, "", nil).Marshal()
 	f.Add(good)
 	f.Add(acc)
 	f.Add(good[:40])
@@ -283,7 +299,7 @@ func FuzzReadModel(f *testing.F) {
 				t.Fatal(err)
 			}
 		case KindACC:
-			if _, err := m.MLPNets(); err != nil {
+			if _, _, err := m.MLPNets(); err != nil && len(m.Ports) > 0 {
 				t.Fatal(err)
 			}
 		}
@@ -322,7 +338,7 @@ func TestModelFileFeatureLayout(t *testing.T) {
 	for range 3 {
 		nets = append(nets, NewMLPNet(ACCNumFeatures, 8, NumActions, r))
 	}
-	acc := MLPNetsFile(nets, ActionTableID, nil)
+	acc := MLPNetsFile(nets, []string{"a->b", "b->a", "b->c"}, ActionTableID, nil)
 	if gc.FeatureLayout != FeatureLayoutID || acc.FeatureLayout != ACCFeatureLayoutID {
 		t.Fatalf("files record layouts %q and %q", gc.FeatureLayout, acc.FeatureLayout)
 	}

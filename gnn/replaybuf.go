@@ -2,6 +2,7 @@ package gnn
 
 import (
 	"fmt"
+	"math"
 	"math/rand/v2"
 )
 
@@ -18,7 +19,7 @@ import (
 //
 // Features and rewards are stored as float32 to halve the memory (the
 // features are in [0, 4] and lose nothing that matters; accessors widen them
-// back to float64), actions as uint8 (NumActions ≤ 256). A transition takes
+// back to float64), actions as uint8 (NumActions < 256; 255 is NoAction). A transition takes
 // 4*(2*ports*NumFeatures + agents) + agents bytes: about 4.8 KB for the
 // GraphCC Clos (64 ports, 48 agents), so 100 000 transitions take about
 // 480 MB. Storage is allocated once by NewReplayBuffer; Add does not
@@ -80,9 +81,17 @@ func widen(dst []float64, src []float32) {
 	}
 }
 
+// NoAction is the action of an agent that did not act in a transition (an
+// ACC agent whose port's link had failed in that episode); the update
+// leaves it out.
+const NoAction = -1
+
+// noAction is NoAction as the buffer stores it.
+const noAction = math.MaxUint8
+
 // Add stores a transition and returns its slot: features at t (len
-// FeatureLen()), the agents' actions (each in [0, NumActions)) and rewards
-// (len Agents()), features at t+1. The inputs are copied.
+// FeatureLen()), the agents' actions (each in [0, NumActions), or NoAction)
+// and rewards (len Agents()), features at t+1. The inputs are copied.
 func (b *ReplayBuffer) Add(features []float64, actions []int, rewards []float64, next []float64) int {
 	checkLen("transition features", len(features), b.featLen)
 	checkLen("transition next features", len(next), b.featLen)
@@ -91,10 +100,14 @@ func (b *ReplayBuffer) Add(features []float64, actions []int, rewards []float64,
 	i := b.next
 	act := b.actions[i*b.agents : (i+1)*b.agents]
 	for j, a := range actions {
-		if a < 0 || a >= NumActions {
+		switch {
+		case a == NoAction:
+			act[j] = noAction
+		case a < 0 || a >= NumActions:
 			panic(fmt.Sprintf("gnn: transition action %d of agent %d is outside [0, %d)", a, j, NumActions))
+		default:
+			act[j] = uint8(a)
 		}
-		act[j] = uint8(a)
 	}
 	narrow(b.feat[i*b.featLen:(i+1)*b.featLen], features)
 	narrow(b.nextFeat[i*b.featLen:(i+1)*b.featLen], next)
@@ -146,12 +159,16 @@ func (b *ReplayBuffer) NextFeatures(i int, dst []float64) {
 	widen(dst, b.nextFeat[i*b.featLen:(i+1)*b.featLen])
 }
 
-// Actions copies the agents' actions of slot i into dst (len Agents()).
+// Actions copies the agents' actions of slot i into dst (len Agents()),
+// NoAction for an agent that did not act.
 func (b *ReplayBuffer) Actions(i int, dst []int) {
 	b.slot(i)
 	checkLen("actions", len(dst), b.agents)
 	for j, a := range b.actions[i*b.agents : (i+1)*b.agents] {
 		dst[j] = int(a)
+		if a == noAction {
+			dst[j] = NoAction
+		}
 	}
 }
 

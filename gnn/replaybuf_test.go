@@ -7,7 +7,7 @@ import (
 )
 
 // transition returns a transition of the given shape whose every number
-// derives from k.
+// derives from k; every seventh action is NoAction.
 func transition(k, ports, agents int) (feat []float64, act []int, rew []float64, next []float64) {
 	feat = make([]float64, ports*NumFeatures)
 	next = make([]float64, ports*NumFeatures)
@@ -19,6 +19,9 @@ func transition(k, ports, agents int) (feat []float64, act []int, rew []float64,
 	rew = make([]float64, agents)
 	for i := range act {
 		act[i] = (k + i) % NumActions
+		if (k+i)%7 == 6 {
+			act[i] = NoAction
+		}
 		rew[i] = float64(k) / 4
 	}
 	return feat, act, rew, next

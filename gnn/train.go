@@ -23,9 +23,16 @@ type TrainConfig struct {
 	// independent network per port).
 	Kind string
 	// Episode returns the fabric and flows of episode seed. GraphCC may be
-	// trained on any fabric; the replay buffer needs one port count, so
-	// every episode must use fabrics of the same shape.
+	// trained on any fabric, but one per run: every episode's fabric must
+	// have the links of Fabric (the first episode's when Fabric is nil), for
+	// the updates pass messages over that fabric's graph. ACC's agents are
+	// Fabric's switch ports, bound by name (topo.Fabric.PortName); an
+	// episode's fabric may lack some of its links (failures drawn per
+	// seed), whose ports' agents then sit the episode out.
 	Episode func(seed uint64) (*topo.Fabric, []replay.Flow, error)
+	// Fabric is the fabric the agents are of (see Episode); nil means the
+	// first episode's.
+	Fabric *topo.Fabric
 	// Episodes is the number of simulated episodes.
 	Episodes int
 	// Workers is the number of episodes simulated in parallel (and of
@@ -211,7 +218,9 @@ type EpisodeStats struct {
 type TrainResult struct {
 	Model *Model
 	ACC   []*MLPNet
-	Stats []EpisodeStats
+	// ACCPorts names the port of each network of ACC (ACC.Ports).
+	ACCPorts []string
+	Stats    []EpisodeStats
 	// With validation seeds, Best is the network of the lowest validation
 	// slowdown (the earliest of ties), validated after BestEpisode
 	// episodes; nil without them.
@@ -259,15 +268,16 @@ func (s *mpnnScratch) backward(dq, grad []float64) { s.m.Backward(s.ws, dq, grad
 type accNet struct {
 	nets   []*MLPNet
 	flat   []float64
-	agents []topo.PortID
+	agents []topo.PortID // nets[i] is the agent of agents[i] of the reference fabric
+	ports  []string      // and of the port named ports[i]
 }
 
-func newACCNet(nets []*MLPNet, agents []topo.PortID) *accNet {
+func newACCNet(nets []*MLPNet, agents []topo.PortID, ports []string) *accNet {
 	n := 0
 	for _, m := range nets {
 		n += len(m.Params)
 	}
-	a := &accNet{flat: make([]float64, 0, n), agents: agents}
+	a := &accNet{flat: make([]float64, 0, n), agents: agents, ports: ports}
 	for _, m := range nets {
 		off := len(a.flat)
 		a.flat = append(a.flat, m.Params...)
@@ -277,7 +287,7 @@ func newACCNet(nets []*MLPNet, agents []topo.PortID) *accNet {
 }
 
 func (a *accNet) params() []float64 { return a.flat }
-func (a *accNet) clone() qnet       { return newACCNet(a.nets, a.agents) }
+func (a *accNet) clone() qnet       { return newACCNet(a.nets, a.agents, a.ports) }
 func (a *accNet) copyFrom(o qnet)   { copy(a.flat, o.(*accNet).flat) }
 func (a *accNet) newScratch() qscratch {
 	s := &accScratch{a: a}
@@ -325,25 +335,29 @@ func Train(ctx context.Context, c TrainConfig) (*TrainResult, error) {
 	if err != nil {
 		return nil, fmt.Errorf("train: episode: %w", err)
 	}
-	agents := f0.Agents()
+	ref := f0 // the fabric of the agents and of the replay buffer's layout
+	if c.Fabric != nil {
+		ref = c.Fabric
+	}
+	agents := ref.Agents()
 	var online qnet
 	var res TrainResult
 	perPort := NumFeatures
 	initR := rand.New(rand.NewPCG(c.Seed, 0x696e6974))
 	if c.Kind == "graphcc" {
 		res.Model = NewModel(initR)
-		online = &mpnnNet{m: res.Model, g: f0.Graph()}
+		online = &mpnnNet{m: res.Model, g: ref.Graph()}
 	} else {
 		perPort = ACCNumFeatures
-		acc := NewACC(f0, c.Features, initR)
-		an := newACCNet(acc.Nets, agents)
+		acc := NewACC(ref, c.Features, initR)
+		an := newACCNet(acc.Nets, agents, acc.Ports())
 		online = an
-		res.ACC = an.nets
+		res.ACC, res.ACCPorts = an.nets, an.ports
 	}
 	target := online.clone()
-	buf := NewReplayBuffer(c.Buffer, len(f0.Ports)*perPort/NumFeatures, len(agents))
+	buf := NewReplayBuffer(c.Buffer, len(ref.Ports)*perPort/NumFeatures, len(agents))
 	adam := NewAdam(len(online.params()), c.LR)
-	lrn := newLearner(online, target, c, len(f0.Ports)*perPort, len(agents))
+	lrn := newLearner(online, target, c, len(ref.Ports)*perPort, len(agents))
 	samplerSrc := rand.NewPCG(c.Seed, 0x73616d70)
 	sampler := rand.New(samplerSrc)
 	updates, done := 0, 0
@@ -428,7 +442,7 @@ func Train(ctx context.Context, c TrainConfig) (*TrainResult, error) {
 			wg.Add(1)
 			go func() {
 				defer wg.Done()
-				outs[i] = runEpisode(ctx, &c, snapshot, seeds[i], eps, len(f0.Ports))
+				outs[i] = runEpisode(ctx, &c, snapshot, seeds[i], eps, ref)
 			}()
 		}
 		wg.Wait()
@@ -449,10 +463,12 @@ func Train(ctx context.Context, c TrainConfig) (*TrainResult, error) {
 		for i := range outs {
 			for _, t := range outs[i].steps {
 				buf.Add(t.prev, t.actions, t.rewards, t.next)
-				for _, r := range t.rewards {
-					rsum += r
+				for v, r := range t.rewards {
+					if t.actions[v] != NoAction {
+						rsum += r
+						rn++
+					}
 				}
-				rn += len(t.rewards)
 			}
 			st.Slowdown += outs[i].slowdownSum
 			fin += outs[i].finished
@@ -511,7 +527,7 @@ func Train(ctx context.Context, c TrainConfig) (*TrainResult, error) {
 		case *mpnnNet:
 			res.Best.Model = b.m
 		case *accNet:
-			res.Best.ACC = b.nets
+			res.Best.ACC, res.Best.ACCPorts = b.nets, b.ports
 		}
 	}
 	return &res, nil
@@ -546,7 +562,7 @@ func validate(ctx context.Context, c *TrainConfig, net qnet) (float64, error) {
 				defer g.Inference().Close()
 				pol = g
 			case *accNet:
-				a, err := NewACCFrom(n.nets, f, c.Features)
+				a, err := NewACCFrom(n.nets, n.ports, f, c.Features)
 				if err != nil {
 					r.err = fmt.Errorf("seed %d: %w", seed, err)
 					return
@@ -630,14 +646,17 @@ type episodeOut struct {
 }
 
 // runEpisode simulates one episode with the weights of net, exploring with
-// epsilon, and returns its transitions.
-func runEpisode(ctx context.Context, c *TrainConfig, net qnet, seed uint64, eps float64, ports int) (out episodeOut) {
+// epsilon, and returns its transitions in the layout of the reference
+// fabric ref (TrainConfig.Fabric).
+func runEpisode(ctx context.Context, c *TrainConfig, net qnet, seed uint64, eps float64, ref *topo.Fabric) (out episodeOut) {
 	f, flows, err := c.Episode(seed)
 	if err != nil {
 		return episodeOut{err: err}
 	}
-	if len(f.Ports) != ports {
-		return episodeOut{err: fmt.Errorf("fabric has %d ports, the first episode's had %d", len(f.Ports), ports)}
+	if _, ok := net.(*mpnnNet); ok {
+		if err := sameLinks(f, ref); err != nil {
+			return episodeOut{err: fmt.Errorf("seed %d: %w: GraphCC trains on one fabric (fail fixed links, not random ones per seed)", seed, err)}
+		}
 	}
 	// The excess slowdown of the flows finished since the last transition:
 	// in all (FlowObjective), per port they crossed (PathObjective).
@@ -656,6 +675,9 @@ func runEpisode(ctx context.Context, c *TrainConfig, net qnet, seed uint64, eps 
 		}
 	}
 	agents := f.Agents()
+	// remap, when set, lays a transition out on ref's ports and agents (an
+	// ACC episode on a fabric with failed links).
+	var remap func(prev []float64, actions []int, rewards []float64, next []float64) stepRecord
 	record := func(prev []float64, actions []int, rewards []float64, next []float64) {
 		switch c.Objective {
 		case FlowObjective:
@@ -669,6 +691,10 @@ func runEpisode(ctx context.Context, c *TrainConfig, net qnet, seed uint64, eps 
 			}
 			clear(portExcess)
 		}
+		if remap != nil {
+			out.steps = append(out.steps, remap(prev, actions, rewards, next))
+			return
+		}
 		out.steps = append(out.steps, stepRecord{
 			prev: append([]float64(nil), prev...), next: append([]float64(nil), next...),
 			actions: append([]int(nil), actions...), rewards: append([]float64(nil), rewards...),
@@ -681,9 +707,12 @@ func runEpisode(ctx context.Context, c *TrainConfig, net qnet, seed uint64, eps 
 		ex.Epsilon, ex.Shape, ex.WeightQ, ex.OnStep = eps, c.Shape, c.WeightQ, record
 		pol = ex
 	case *accNet:
-		acc, err := NewACCFrom(n.nets, f, c.Features)
+		acc, err := NewACCFrom(n.nets, n.ports, f, c.Features)
 		if err != nil {
-			return episodeOut{err: err}
+			return episodeOut{err: fmt.Errorf("seed %d: %w", seed, err)}
+		}
+		if sameLinks(f, ref) != nil {
+			remap = accRemap(acc, n.agents, len(ref.Ports))
 		}
 		acc.Seed(seed ^ 0x65787074)
 		acc.Epsilon, acc.Shape, acc.WeightQ, acc.OnStep = eps, c.Shape, c.WeightQ, record
@@ -701,6 +730,51 @@ func runEpisode(ctx context.Context, c *TrainConfig, net qnet, seed uint64, eps 
 	}
 	out.finished = len(r.FCT)
 	return out
+}
+
+// sameLinks returns an error unless f has exactly ref's links, by name and
+// in order.
+func sameLinks(f, ref *topo.Fabric) error {
+	if f == ref {
+		return nil
+	}
+	for i := range max(len(f.Links), len(ref.Links)) {
+		switch {
+		case i >= len(f.Links):
+			return fmt.Errorf("the fabric lacks link %s of the training fabric", ref.Links[i].Name)
+		case i >= len(ref.Links):
+			return fmt.Errorf("the fabric has link %s, the training fabric does not", f.Links[i].Name)
+		case f.Links[i].Name != ref.Links[i].Name:
+			return fmt.Errorf("the fabric's link %d is %s, the training fabric's %s", i, f.Links[i].Name, ref.Links[i].Name)
+		}
+	}
+	return nil
+}
+
+// accRemap returns a function that lays a transition of acc (on its
+// fabric's ports and switch ports) out on the reference fabric's: refPorts
+// ports, refAgents (ordered as acc.Nets) for the agents. Agents whose port
+// the episode's fabric lacks get NoAction and reward 0, their features 0.
+func accRemap(acc *ACC, refAgents []topo.PortID, refPorts int) func(prev []float64, actions []int, rewards []float64, next []float64) stepRecord {
+	agents, net := acc.Agents(), acc.AgentNets()
+	return func(prev []float64, actions []int, rewards []float64, next []float64) stepRecord {
+		st := stepRecord{
+			prev: make([]float64, refPorts*ACCNumFeatures), next: make([]float64, refPorts*ACCNumFeatures),
+			actions: make([]int, len(refAgents)), rewards: make([]float64, len(refAgents)),
+		}
+		for j := range st.actions {
+			st.actions[j] = NoAction
+		}
+		const w = ACCNumFeatures
+		for i, p := range agents {
+			j := net[i]
+			rp := int(refAgents[j])
+			copy(st.prev[rp*w:(rp+1)*w], prev[int(p)*w:(int(p)+1)*w])
+			copy(st.next[rp*w:(rp+1)*w], next[int(p)*w:(int(p)+1)*w])
+			st.actions[j], st.rewards[j] = actions[i], rewards[i]
+		}
+		return st
+	}
 }
 
 // learner computes minibatch updates; it owns one scratch set per worker.
@@ -759,6 +833,9 @@ func (l *learner) update(buf *ReplayBuffer, r *rand.Rand, adam *Adam) float64 {
 				lw.on.forward(lw.x, lw.q)
 				clear(lw.dq)
 				for v := range agents {
+					if lw.actions[v] == NoAction {
+						continue // the agent's port had failed
+					}
 					row := v * NumActions
 					best := argmax(lw.qn[row : row+NumActions])
 					y := lw.rewards[v] + l.c.Gamma*lw.qt[row+best]

@@ -226,7 +226,7 @@ func TestTrainIsDeterministic(t *testing.T) {
 			if kind == "graphcc" {
 				return res.Model.Params
 			}
-			return newACCNet(res.ACC, nil).flat
+			return newACCNet(res.ACC, nil, nil).flat
 		}
 		a, b, c := params(1), params(1), params(2)
 		if !slices.Equal(a, b) {

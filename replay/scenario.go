@@ -42,14 +42,9 @@ type Scenario struct {
 // seed, exactly as `graphcc sim --fail-random K --seed SEED` draws them, so
 // a run of a scenario can be reproduced with the scenario flags.
 func (s Scenario) Build(seed uint64) (*topo.Fabric, []Flow, error) {
-	f, err := s.BaseFabric()
+	f, err := s.FixedFabric()
 	if err != nil {
-		return nil, nil, fmt.Errorf("scenario %s: %w", s.Name, err)
-	}
-	if len(s.Fail) > 0 {
-		if f, err = f.FailLinks(s.Fail...); err != nil {
-			return nil, nil, fmt.Errorf("scenario %s: %w", s.Name, err)
-		}
+		return nil, nil, err
 	}
 	if s.FailRandom < 0 {
 		return nil, nil, fmt.Errorf("scenario %s: FailRandom %d is negative", s.Name, s.FailRandom)
@@ -66,6 +61,19 @@ func (s Scenario) Build(seed uint64) (*topo.Fabric, []Flow, error) {
 		return nil, nil, fmt.Errorf("scenario %s: %w", s.Name, err)
 	}
 	return f, flows, nil
+}
+
+// FixedFabric returns the fabric every seed of s shares: BaseFabric with
+// the named failures (Fail), before the random ones (FailRandom).
+func (s Scenario) FixedFabric() (*topo.Fabric, error) {
+	f, err := s.BaseFabric()
+	if err == nil && len(s.Fail) > 0 {
+		f, err = f.FailLinks(s.Fail...)
+	}
+	if err != nil {
+		return nil, fmt.Errorf("scenario %s: %w", s.Name, err)
+	}
+	return f, nil
 }
 
 // BaseFabric returns the fabric of s before any failure: Topology if set,

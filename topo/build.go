@@ -423,6 +423,13 @@ func (f *Fabric) MaxBDP() int64 { return f.maxBDP }
 // increasing id order.
 func (f *Fabric) Agents() []PortID { return f.agents[:len(f.agents):len(f.agents)] }
 
+// PortName names port p by its ends, "leaf0->spine1": a name that stays
+// the port's when other links fail (and ids are renumbered).
+func (f *Fabric) PortName(p PortID) string {
+	pt := f.Ports[p]
+	return f.Nodes[pt.Src].Name + "->" + f.Nodes[pt.Dst].Name
+}
+
 // Graph returns the message-passing graph over all ports. It is computed once
 // and shared: do not modify it.
 func (f *Fabric) Graph() *Graph { return f.graph }

@@ -78,13 +78,16 @@ func buildACC(env policyEnv, path string) (replay.PolicyFactory, error) {
 		if err != nil {
 			return nil, err
 		}
-		nets, err := file.MLPNets()
+		nets, ports, err := file.MLPNets()
 		if err != nil {
-			return nil, err
+			return nil, fmt.Errorf("%s: %w", path, err)
 		}
 		return func(f *topo.Fabric, _ replay.Scenario, _ uint64) (control.Policy, []control.ECN, error) {
-			a, err := gnn.NewACCFrom(cloneNets(nets), f, gnn.FeatureConfig{})
-			return a, nil, err
+			a, err := gnn.NewACCFrom(cloneNets(nets), ports, f, gnn.FeatureConfig{})
+			if err != nil {
+				return nil, nil, fmt.Errorf("%s: %w", path, err)
+			}
+			return a, nil, nil
 		}, nil
 	}
 	episodes := env.accEpisodes
@@ -104,25 +107,29 @@ func buildACC(env policyEnv, path string) (replay.PolicyFactory, error) {
 			trained[sc.Name] = t
 		}
 		mu.Unlock()
-		t.once.Do(func() { t.nets, t.err = trainACC(env, sc, episodes) })
+		t.once.Do(func() { t.nets, t.ports, t.err = trainACC(env, sc, episodes) })
 		if t.err != nil {
 			return nil, nil, fmt.Errorf("training ACC on %s: %w", sc.Name, t.err)
 		}
-		a, err := gnn.NewACCFrom(cloneNets(t.nets), f, gnn.FeatureConfig{})
+		a, err := gnn.NewACCFrom(cloneNets(t.nets), t.ports, f, gnn.FeatureConfig{})
 		return a, nil, err
 	}, nil
 }
 
 type accOnce struct {
-	once sync.Once
-	nets []*gnn.MLPNet
-	err  error
+	once  sync.Once
+	nets  []*gnn.MLPNet
+	ports []string
+	err   error
 }
 
 // trainACC trains ACC agents on scenario sc with a seed derived from its
 // name.
-func trainACC(env policyEnv, sc replay.Scenario, episodes int) ([]*gnn.MLPNet, error) {
-	c := accTrainConfig(env, sc, episodes)
+func trainACC(env policyEnv, sc replay.Scenario, episodes int) ([]*gnn.MLPNet, []string, error) {
+	c, err := accTrainConfig(env, sc, episodes)
+	if err != nil {
+		return nil, nil, err
+	}
 	if env.log != nil {
 		env.log.Info("training ACC", "scenario", sc.Name, "episodes", episodes, "seed", c.Seed)
 	}
@@ -132,14 +139,16 @@ func trainACC(env policyEnv, sc replay.Scenario, episodes int) ([]*gnn.MLPNet, e
 	}
 	res, err := gnn.Train(ctx, c)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
-	return res.ACC, nil
+	return res.ACC, res.ACCPorts, nil
 }
 
 // accTrainConfig is how ACC trains on scenario sc: the default settings, a
-// seed derived from the scenario's name, and env's simulator.
-func accTrainConfig(env policyEnv, sc replay.Scenario, episodes int) gnn.TrainConfig {
+// seed derived from the scenario's name, env's simulator, and an agent for
+// every switch port of the scenario's fabric before its random failures
+// (those are drawn per seed: a failed port's agent sits the episode out).
+func accTrainConfig(env policyEnv, sc replay.Scenario, episodes int) (gnn.TrainConfig, error) {
 	h := fnv.New64a()
 	h.Write([]byte("acc/" + sc.Name))
 	c := gnn.DefaultTrainConfig()
@@ -148,7 +157,9 @@ func accTrainConfig(env policyEnv, sc replay.Scenario, episodes int) gnn.TrainCo
 	if env.interval > 0 {
 		c.Interval = env.interval
 	}
-	return c
+	var err error
+	c.Fabric, err = sc.FixedFabric()
+	return c, err
 }
 
 // cloneNets copies nets (an ACC instance owns its networks' workspaces, not

@@ -173,7 +173,10 @@ func TestCompareSim(t *testing.T) {
 func TestTestbedACCEnv(t *testing.T) {
 	interval := 300 * topo.Microsecond
 	env := testbedPolicyEnv(context.Background(), nil, interval)
-	c := accTrainConfig(env, replay.Scenario{Name: "testbed"}, 2)
+	c, err := accTrainConfig(env, replay.DefaultScenario(), 2)
+	if err != nil {
+		t.Fatal(err)
+	}
 	if !c.Params.AckHighPriority || c.Interval != interval {
 		t.Errorf("ACC trains with ACKs first %v, interval %d; want true, %d", c.Params.AckHighPriority, c.Interval, interval)
 	}

@@ -210,6 +210,16 @@ func (o *trainOpts) run(ctx context.Context, cmd *cobra.Command, log *slog.Logge
 	}
 	c := o.c
 	c.Kind, c.Seed, c.Shape = o.kind, o.seed, shape
+	switch {
+	case o.kind == "acc":
+		// an agent per switch port of the scenario's fabric, idle in an
+		// episode whose random failures took its link
+		if c.Fabric, err = sc.FixedFabric(); err != nil {
+			return err
+		}
+	case sc.FailRandom > 0:
+		return fmt.Errorf("scenario %s fails %d random link(s) per seed, so every episode has another fabric; GraphCC trains on one (fail fixed links in a scenario file, or train --kind acc)", sc.Name, sc.FailRandom)
+	}
 	if c.Objective, err = gnn.ParseObjective(o.objective); err != nil {
 		return fmt.Errorf("--objective: %w", err)
 	}
@@ -314,7 +324,7 @@ func (o *trainOpts) run(ctx context.Context, cmd *cobra.Command, log *slog.Logge
 	if c.Kind == "graphcc" {
 		file = chosen.Model.File(gnn.ActionTableID, meta)
 	} else {
-		file = gnn.MLPNetsFile(chosen.ACC, gnn.ActionTableID, meta)
+		file = gnn.MLPNetsFile(chosen.ACC, chosen.ACCPorts, gnn.ActionTableID, meta)
 	}
 	if err := file.Save(o.out); err != nil {
 		return fmt.Errorf("--out: %w", err)

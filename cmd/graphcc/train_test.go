@@ -140,7 +140,10 @@ func TestACCTrainsOnEvalParams(t *testing.T) {
 		{policyEnv{}, false, replay.DefaultInterval},
 		{policyEnv{params: ackFirst, interval: 200 * topo.Microsecond}, true, 200 * topo.Microsecond},
 	} {
-		c := accTrainConfig(tc.env, sc, 3)
+		c, err := accTrainConfig(tc.env, sc, 3)
+		if err != nil {
+			t.Fatal(err)
+		}
 		if c.Params.AckHighPriority != tc.wantAckFirst || c.Interval != tc.wantInterval || c.Kind != "acc" || c.Episodes != 3 {
 			t.Errorf("env %+v: ack first %v, interval %d, kind %s, episodes %d", tc.env, c.Params.AckHighPriority, c.Interval, c.Kind, c.Episodes)
 		}
