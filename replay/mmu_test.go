@@ -61,6 +61,20 @@ func TestHeadroomLongLinks(t *testing.T) {
 		}
 	}
 
+	// Such links need more headroom than the 32 MiB buffers hold: every
+	// switch is named in a warning, as the default Clos's are not.
+	if len(s.warnings) != len(f.Switches()) || !strings.Contains(s.warnings[0], "switch leaf0: the PFC headroom of its ports") {
+		t.Errorf("warnings %q, want one per switch", s.warnings)
+	}
+	def, err := topo.Clos(topo.DefaultClos())
+	if err != nil {
+		t.Fatal(err)
+	}
+	r, err := Run(Config{Fabric: def, Flows: []Flow{{Src: host(t, def, "h0"), Dst: host(t, def, "h23"), Size: 1000, Start: t0}}})
+	if err != nil || len(r.Warnings) != 0 {
+		t.Errorf("default Clos: warnings %q, error %v", r.Warnings, err)
+	}
+
 	cfg.FabricRate = 8e18
 	cfg.LinkDelay = 10 * topo.Second
 	if f, err = topo.Clos(cfg); err != nil {

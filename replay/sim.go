@@ -80,6 +80,11 @@ type Result struct {
 	FCT      []FCT // completed flows, in completion order
 	Counters Counters
 	End      int64 // simulated time of the last event processed, ps
+	// Warnings name what the simulator ran as HPCC would but a user likely
+	// did not mean: a switch whose ports' PFC headroom and reserve exceed its
+	// buffer (long links), whose shared pool is then negative, so that
+	// headroom admits packets past the buffer.
+	Warnings []string
 }
 
 // Run simulates cfg until every flow has finished (or cfg.Until).
@@ -309,6 +314,7 @@ type Sim struct {
 	c        Counters
 	firstAt  int64
 	err      error
+	warnings []string
 	finished bool
 	wall     time.Time
 	rto      int64 // LossRTO when PFC is off, else 0
@@ -467,6 +473,10 @@ func (s *Sim) buildPorts() error {
 			sw.totalRsrv += s.p.Reserve
 		}
 		sw.pool = sw.buffer - sw.totalHdrm - sw.totalRsrv
+		if sw.pool < 0 {
+			s.warnings = append(s.warnings, fmt.Sprintf("switch %s: the PFC headroom of its ports (%d B) and their reserve (%d B) exceed its %d B buffer: packets in headroom go past the buffer, as in HPCC (raise the buffer or shorten the links)",
+				f.Nodes[n].Name, sw.totalHdrm, sw.totalRsrv, sw.buffer))
+		}
 		sw.rng = rand.New(rand.NewPCG(s.cfg.Seed, 0x65636e00+uint64(n)))
 	}
 	return nil
@@ -671,7 +681,7 @@ func (s *Sim) Result() (*Result, error) {
 	sum.WallSeconds = time.Since(s.wall).Seconds()
 	sum.PeakRSSBytes = PeakRSS()
 	sum.ECNSettings = s.settings.Uses()
-	return &Result{Summary: sum, FCT: s.fct, Counters: s.c, End: s.now}, nil
+	return &Result{Summary: sum, FCT: s.fct, Counters: s.c, End: s.now, Warnings: slices.Clone(s.warnings)}, nil
 }
 
 // Now returns the simulated time, ps.

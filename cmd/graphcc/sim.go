@@ -467,6 +467,11 @@ func (o *simOpts) run(ctx context.Context, cmd *cobra.Command, log *slog.Logger)
 	if simErr != nil {
 		return simErr // not a --trace-out problem
 	}
+	if res != nil {
+		for _, w := range res.Warnings {
+			log.Warn(w)
+		}
+	}
 	if err != nil {
 		return err
 	}
