@@ -61,6 +61,7 @@ func TestTrainBadFlags(t *testing.T) {
 		want string
 	}{
 		{[]string{"--scenario", "tiny"}, "--out: required"},
+		{[]string{"--scenario", "fail1", "--out", filepath.Join(dir, "m")}, "scenario fail1 fails 1 random link(s) per seed, so every episode has another fabric; GraphCC trains on one"},
 		{[]string{"--scenario", "nope", "--out", filepath.Join(dir, "m")}, "--scenario"},
 		{[]string{"--scenario", "tiny", "--out", filepath.Join(dir, "m"), "--reward", "cubic"}, "--reward"},
 		{[]string{"--scenario", "tiny", "--out", filepath.Join(dir, "m"), "--kind", "dqn"}, "kind"},
