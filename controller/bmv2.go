@@ -313,7 +313,11 @@ func runCLI(ctx context.Context, ns netns.NsHandle, bin string, thriftPort int, 
 		return err
 	}
 	if err := cmd.Wait(); err != nil {
-		return fmt.Errorf("%s: %w: %s", bin, err, tail(out.Bytes(), 5))
+		hint := ""
+		if bytes.Contains(out.Bytes(), []byte("ModuleNotFoundError")) {
+			hint = " (the python3 first on PATH, which runs the CLI, lacks a module BMv2's CLI imports: install it for that python, or put the python that has it first on PATH)"
+		}
+		return fmt.Errorf("%s: %w: %s%s", bin, err, tail(out.Bytes(), 5), hint)
 	}
 	return cliOutputError(out.Bytes())
 }

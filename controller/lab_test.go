@@ -647,7 +647,7 @@ func TestLabDownMissing(t *testing.T) {
 func TestLabRealBMv2(t *testing.T) {
 	requireRoot(t)
 	requireExec(t, DefaultSwitchBinary)
-	requireExec(t, DefaultCLIBinary)
+	privtest.Runs(t, DefaultCLIBinary, "p4lang/behavioral-model", "--help")
 	f, err := topo.New([]topo.Node{{ID: 0, Name: "h0"}, {ID: 1, Name: "h1"}, {ID: 2, Name: "leaf0", Switch: true}},
 		[]topo.Link{{ID: 0, A: 0, B: 2, Rate: 25 * topo.Gbps, Delay: topo.Microsecond}, {ID: 1, A: 1, B: 2, Rate: 25 * topo.Gbps, Delay: topo.Microsecond}}, 0)
 	if err != nil {

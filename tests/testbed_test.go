@@ -111,6 +111,7 @@ func checkECN(t *testing.T, what string, got map[topo.PortID]controller.ECNParam
 // and take everything down.
 func TestTestbedWholeLoop(t *testing.T) {
 	require(t, "p4c-bm2-ss", controller.DefaultSwitchBinary, controller.DefaultCLIBinary)
+	privtest.Runs(t, controller.DefaultCLIBinary, "p4lang/behavioral-model", "--help")
 	ctx, cancel := context.WithTimeout(t.Context(), 10*time.Minute)
 	defer cancel()
 	dir := t.TempDir()

@@ -7,6 +7,7 @@
 package privtest
 
 import (
+	"fmt"
 	"os"
 	"os/exec"
 	"strings"
@@ -31,6 +32,24 @@ func Program(tb testing.TB, name, from string) string {
 	path, err := exec.LookPath(name)
 	if err != nil {
 		missing(tb, name+" on PATH ("+from+")")
+	}
+	return path
+}
+
+// Runs returns the path of the program name on PATH, or skips tb naming it
+// (as Program does) or, when running it with args fails, naming the
+// program and the last line of what it printed: a BMv2 CLI whose Python
+// lacks its thrift module is there but cannot run.
+func Runs(tb testing.TB, name, from string, args ...string) string {
+	tb.Helper()
+	path := Program(tb, name, from)
+	out, err := exec.Command(path, args...).CombinedOutput()
+	if err != nil {
+		last := strings.TrimSpace(string(out))
+		if i := strings.LastIndexByte(last, '\n'); i >= 0 {
+			last = last[i+1:]
+		}
+		missing(tb, fmt.Sprintf("a %s that runs (%s %s: %v: %s)", name, name, strings.Join(args, " "), err, last))
 	}
 	return path
 }
