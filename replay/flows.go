@@ -100,36 +100,89 @@ func DefaultGen() GenConfig {
 	}
 }
 
-// validate checks c against a fabric with nhosts hosts.
+// A GenError is a GenConfig that cannot make a trace. Field is the
+// offending field's path in GenConfig ("Incast.FanIn", "Duration") and
+// Reason says why, with the values involved, in words that need no Go
+// names: a caller can name the field its own way (a flag, a key of a
+// scenario file) and keep the reason.
+type GenError struct {
+	Field  string
+	Reason string
+}
+
+func (e *GenError) Error() string { return "GenConfig." + e.Field + ": " + e.Reason }
+
+func genErrorf(field, format string, args ...any) error {
+	return &GenError{Field: field, Reason: fmt.Sprintf(format, args...)}
+}
+
+// Check reports whether c can make a trace on fabric f, as Generate would
+// refuse it, without drawing a flow: a field out of range comes back as a
+// *GenError, and so does a trace of more than MaxFlows flows (expected from
+// the load, workload and duration, with the incasts), under Duration or,
+// when the incasts alone are too many, Incast.Period. A fabric without two
+// hosts is refused with a plain error.
+func (c GenConfig) Check(f *topo.Fabric) error {
+	_, err := c.check(f)
+	return err
+}
+
+// check is Check, returning the hosts' mean inter-arrival times (ns).
+func (c GenConfig) check(f *topo.Fabric) ([]float64, error) {
+	if f == nil {
+		return nil, errors.New("nil fabric")
+	}
+	hosts := f.Hosts()
+	if len(hosts) < 2 {
+		return nil, fmt.Errorf("the fabric has %d host(s), want at least 2", len(hosts))
+	}
+	if err := c.validate(len(hosts)); err != nil {
+		return nil, err
+	}
+	lam, err := c.interArrivals(f, hosts)
+	if err != nil {
+		return nil, err
+	}
+	// The expected count, refused before the trace is drawn if it is
+	// beyond MaxFlows (a duration of seconds, a workload of tiny flows).
+	if expect := c.expectedFlows(lam); !(expect <= MaxFlows) {
+		return nil, genErrorf("Duration", "about %.3g flows expected (%s at load %g over %d hosts for %s, and the incasts): more than a trace may hold (%d); shorten the duration",
+			expect, c.Workload.Name, c.Load, len(hosts), topo.FormatDuration(c.Duration), int64(MaxFlows))
+	}
+	return lam, nil
+}
+
+// validate checks c's fields against a fabric with nhosts hosts.
 func (c GenConfig) validate(nhosts int) error {
 	switch {
 	case c.Workload == nil:
-		return errors.New("GenConfig.Workload: nil")
+		return genErrorf("Workload", "nil")
 	case len(c.Workload.Points) == 0:
-		return fmt.Errorf("GenConfig.Workload: %s has no points", c.Workload.Name)
+		return genErrorf("Workload", "%s has no points", c.Workload.Name)
 	case !(c.Workload.Mean() > 0) || math.IsInf(c.Workload.Mean(), 0):
-		return fmt.Errorf("GenConfig.Workload: %s has mean flow size %v, want > 0", c.Workload.Name, c.Workload.Mean())
+		return genErrorf("Workload", "%s has mean flow size %v, want > 0", c.Workload.Name, c.Workload.Mean())
 	case !(c.Load > 0 && c.Load <= 1):
-		return fmt.Errorf("GenConfig.Load: %v not in (0,1]", c.Load)
+		return genErrorf("Load", "%v not in (0, 1]", c.Load)
 	case c.Duration <= 0:
-		return fmt.Errorf("GenConfig.Duration: %d ps, want > 0", c.Duration)
+		return genErrorf("Duration", "%d ps, want > 0", c.Duration)
 	case c.Start < 0:
-		return fmt.Errorf("GenConfig.Start: %d ps, want >= 0", c.Start)
+		return genErrorf("Start", "%d ps, want >= 0", c.Start)
 	case c.Start > math.MaxInt64-c.Duration:
-		return fmt.Errorf("GenConfig.Start+Duration: %d+%d ps overflows", c.Start, c.Duration)
+		return genErrorf("Start", "%d ps plus the duration (%d ps) overflows", c.Start, c.Duration)
 	case c.Incast.Period < 0:
-		return fmt.Errorf("GenConfig.Incast.Period: %d ps, want >= 0", c.Incast.Period)
+		return genErrorf("Incast.Period", "%d ps, want >= 0", c.Incast.Period)
 	}
 	if c.Incast.Period > 0 {
 		switch {
 		case c.Incast.FanIn < 1:
-			return fmt.Errorf("GenConfig.Incast.FanIn: %d, want >= 1", c.Incast.FanIn)
+			return genErrorf("Incast.FanIn", "%d, want at least 1", c.Incast.FanIn)
 		case c.Incast.FanIn > nhosts-1:
-			return fmt.Errorf("GenConfig.Incast.FanIn: %d senders but the fabric has only %d other hosts", c.Incast.FanIn, nhosts-1)
+			return genErrorf("Incast.FanIn", "%d senders, but the fabric has only %d other hosts per receiver", c.Incast.FanIn, nhosts-1)
 		case c.Incast.Size <= 0 || c.Incast.Size > MaxFlowSize:
-			return fmt.Errorf("GenConfig.Incast.Size: %d bytes, want > 0 and at most %d (1 PiB)", c.Incast.Size, int64(MaxFlowSize))
+			return genErrorf("Incast.Size", "%d bytes, want > 0 and at most %d (1 PiB)", c.Incast.Size, int64(MaxFlowSize))
 		case c.Duration/c.Incast.Period > MaxFlows/int64(c.Incast.FanIn):
-			return fmt.Errorf("GenConfig.Incast: %d incasts of %d flows in %s: more than a trace may hold (%d flows); lengthen the period or shorten the duration", c.Duration/c.Incast.Period, c.Incast.FanIn, topo.FormatDuration(c.Duration), int64(MaxFlows))
+			return genErrorf("Incast.Period", "%d incasts of %d flows in %s: more than a trace may hold (%d flows); lengthen the period or shorten the duration",
+				c.Duration/c.Incast.Period, c.Incast.FanIn, topo.FormatDuration(c.Duration), int64(MaxFlows))
 		}
 	}
 	return nil
@@ -237,27 +290,12 @@ func poissonNs(r *rand.Rand, lam float64) (ns int64, ok bool) {
 // the same nanosecond when an inter-arrival truncates to 0), followed by
 // incast flows.
 func Generate(f *topo.Fabric, c GenConfig) ([]Flow, error) {
-	if f == nil {
-		return nil, errors.New("generate: nil fabric")
-	}
-	hosts := f.Hosts()
-	if len(hosts) < 2 {
-		return nil, fmt.Errorf("generate: the fabric has %d host(s), want at least 2", len(hosts))
-	}
-	if err := c.validate(len(hosts)); err != nil {
-		return nil, fmt.Errorf("generate: %w", err)
-	}
-	end := c.Start + c.Duration
-	lam, err := c.interArrivals(f, hosts)
+	lam, err := c.check(f)
 	if err != nil {
 		return nil, fmt.Errorf("generate: %w", err)
 	}
-	// The expected count, refused before the trace is drawn if it is
-	// beyond MaxFlows (a duration of seconds, a workload of tiny flows).
-	if expect := c.expectedFlows(lam); !(expect <= MaxFlows) {
-		return nil, fmt.Errorf("generate: about %.3g flows expected (%s at %g load over %d hosts for %s, and the incasts): more than a trace may hold (%d); shorten the duration",
-			expect, c.Workload.Name, c.Load, len(hosts), topo.FormatDuration(c.Duration), int64(MaxFlows))
-	}
+	hosts := f.Hosts()
+	end := c.Start + c.Duration
 
 	var flows []Flow
 	rng := rand.New(rand.NewPCG(c.Seed, streamBackground))

@@ -3,6 +3,7 @@ package replay
 import (
 	"bytes"
 	"cmp"
+	"errors"
 	"fmt"
 	"math"
 	"math/rand/v2"
@@ -205,13 +206,13 @@ func TestGenConfigErrors(t *testing.T) {
 		{"GenConfig.Load", func(c *GenConfig) { c.Load = math.NaN() }},
 		{"GenConfig.Duration", func(c *GenConfig) { c.Duration = 0 }},
 		{"GenConfig.Start", func(c *GenConfig) { c.Start = -1 }},
-		{"GenConfig.Start+Duration", func(c *GenConfig) { c.Start = math.MaxInt64 - 5 }},
+		{"GenConfig.Start: 9223372036854775802 ps plus the duration", func(c *GenConfig) { c.Start = math.MaxInt64 - 5 }},
 		{"GenConfig.Incast.Period", func(c *GenConfig) { c.Incast.Period = -1 }},
 		{"GenConfig.Incast.FanIn", func(c *GenConfig) { c.Incast.FanIn = 0 }},
-		{"GenConfig.Incast.FanIn: 24 senders but the fabric has only 23 other hosts", func(c *GenConfig) { c.Incast.FanIn = 24 }},
+		{"GenConfig.Incast.FanIn: 24 senders, but the fabric has only 23 other hosts", func(c *GenConfig) { c.Incast.FanIn = 24 }},
 		{"GenConfig.Incast.Size", func(c *GenConfig) { c.Incast.Size = 0 }},
 		{"GenConfig.Incast.Size: 9223372036854775807 bytes, want > 0 and at most 1125899906842624", func(c *GenConfig) { c.Incast.Size = math.MaxInt64 }},
-		{"GenConfig.Incast: 1000000000 incasts of 16 flows", func(c *GenConfig) { c.Duration, c.Incast.Period = topo.Millisecond, 1 }},
+		{"GenConfig.Incast.Period: 1000000000 incasts of 16 flows", func(c *GenConfig) { c.Duration, c.Incast.Period = topo.Millisecond, 1 }},
 		{"more than a trace may hold (20000000); shorten the duration", func(c *GenConfig) { c.Duration = 100 * topo.Second }},
 		{"more than a trace may hold", func(c *GenConfig) { c.Workload = &CDF{Name: "tiny", Points: []CDFPoint{{1, 0}, {1, 100}}} }},
 	} {
@@ -220,6 +221,16 @@ func TestGenConfigErrors(t *testing.T) {
 		if _, err := Generate(f, c); err == nil || !strings.Contains(err.Error(), tc.want) {
 			t.Errorf("error = %v, want %q", err, tc.want)
 		}
+		// Check refuses what Generate refuses, as a GenError whose
+		// Field and Reason make up the message.
+		err := c.Check(f)
+		var ge *GenError
+		if !errors.As(err, &ge) || !strings.Contains("GenConfig."+ge.Field+": "+ge.Reason, tc.want) && !strings.Contains(ge.Reason, tc.want) {
+			t.Errorf("Check: %v (%T), want a GenError with %q", err, err, tc.want)
+		}
+	}
+	if err := DefaultGen().Check(f); err != nil {
+		t.Errorf("Check(DefaultGen): %v", err)
 	}
 	// Load 1 is allowed; incast settings are ignored when Period is 0.
 	c := DefaultGen()

@@ -85,7 +85,7 @@ func ReadScenarios(r io.Reader, name, dir string) ([]Scenario, error) {
 		if err != nil {
 			return nil, fmt.Errorf("%s: %w", name, err)
 		}
-		if len(more.Content) > 0 && more.Content[0].Kind != 0 && !(more.Content[0].Kind == yaml.ScalarNode && more.Content[0].Tag == "!!null") {
+		if c := more.Content; len(c) > 0 && c[0].ShortTag() != "!!null" {
 			return nil, fmt.Errorf("%s:%d: a second YAML document: put every scenario in the one scenarios list", name, more.Line)
 		}
 	}
@@ -262,6 +262,10 @@ func (p *scenarioParser) scenario(n *yaml.Node) (Scenario, error) {
 		s.Description = "from " + filepath.Base(p.file)
 	}
 	if err := checkScenario(s); err != nil {
+		var ge *GenError
+		if errors.As(err, &ge) {
+			return Scenario{}, p.genError(n, s.Name, ge)
+		}
 		return Scenario{}, p.errorf(n, "", fmt.Errorf("scenario %s: %w", s.Name, err))
 	}
 	return s, nil
@@ -305,25 +309,50 @@ func checkScenario(s Scenario) error {
 			return fmt.Errorf("fail_random %d: %s", s.FailRandom, strings.TrimPrefix(err.Error(), "fail random: "))
 		}
 	}
-	if in := s.Gen.Incast; in.Period > 0 {
-		if in.FanIn > hosts-1 {
-			return fmt.Errorf("incast: fanin %d: the fabric has only %d other hosts", in.FanIn, hosts-1)
+	return s.Gen.Check(f)
+}
+
+// genKeys is the path of keys in a scenario file that sets GenConfig field
+// (a GenError's Field), or nil for a field a file cannot set.
+func genKeys(field string) []string {
+	switch field {
+	case "Workload", "Load", "Duration":
+		return []string{strings.ToLower(field)}
+	case "Incast.FanIn", "Incast.Size", "Incast.Period":
+		return []string{"incast", strings.ToLower(strings.TrimPrefix(field, "Incast."))}
+	}
+	return nil
+}
+
+// genError places a GenError of scenario mapping n at the line of the key
+// that sets its field, or at the deepest of its parents the mapping has
+// (the scenario's own line when the value comes from its base): "f.yaml:5:
+// incast: fanin: 30 senders, but ...".
+func (p *scenarioParser) genError(n *yaml.Node, name string, ge *GenError) error {
+	keys := genKeys(ge.Field)
+	if keys == nil {
+		return p.errorf(n, "", fmt.Errorf("scenario %s: %w", name, ge))
+	}
+	at := n
+	for _, k := range keys {
+		v := mapKey(at, k)
+		if v == nil {
+			break
 		}
-		if in.FanIn > 0 && s.Gen.Duration/in.Period > MaxFlows/int64(in.FanIn) {
-			return fmt.Errorf("incast: period %s: %d incasts of %d flows in duration %s is more than a trace may hold (%d flows)",
-				topo.FormatDuration(in.Period), s.Gen.Duration/in.Period, in.FanIn, topo.FormatDuration(s.Gen.Duration), int64(MaxFlows))
+		at = v
+	}
+	return &posError{file: p.file, line: at.Line, path: strings.Join(keys, ": "), err: errors.New(ge.Reason)}
+}
+
+// mapKey returns the key node k of mapping m, or nil.
+func mapKey(m *yaml.Node, k string) *yaml.Node {
+	if m.Kind != yaml.MappingNode {
+		return nil
+	}
+	for i := 0; i+1 < len(m.Content); i += 2 {
+		if m.Content[i].Value == k {
+			return m.Content[i]
 		}
-	}
-	if err := s.Gen.validate(hosts); err != nil {
-		return err
-	}
-	lam, err := s.Gen.interArrivals(f, f.Hosts())
-	if err != nil {
-		return err
-	}
-	if expect := s.Gen.expectedFlows(lam); !(expect <= MaxFlows) {
-		return fmt.Errorf("duration %s: about %.3g flows expected (%s at load %g over %d hosts, and the incasts): more than a trace may hold (%d)",
-			topo.FormatDuration(s.Gen.Duration), expect, s.Gen.Workload.Name, s.Gen.Load, hosts, int64(MaxFlows))
 	}
 	return nil
 }

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"errors"
 	"fmt"
 	"io"
 	"log/slog"
@@ -243,9 +244,6 @@ func (s *scenarioFlags) genConfig(f *topo.Fabric, fs flagChanger) (replay.GenCon
 		return g, fmt.Errorf("--workload %s: %w", s.workload, err)
 	}
 	g.Workload = w
-	if !(s.load > 0 && s.load <= 1) {
-		return g, fmt.Errorf("--load %v: must be in (0, 1]", s.load)
-	}
 	g.Load = s.load
 	if g.Duration, err = parseDurationFlag("duration", s.duration, false); err != nil {
 		return g, err
@@ -257,21 +255,30 @@ func (s *scenarioFlags) genConfig(f *topo.Fabric, fs flagChanger) (replay.GenCon
 		g.Incast.Period = 0
 	}
 	g.Incast.FanIn, g.Incast.Size = s.incastFanIn, s.incastSize
-	if g.Incast.Period > 0 {
-		others := len(f.Hosts()) - 1
-		switch {
-		case s.incastFanIn < 1:
-			return g, fmt.Errorf("--incast-fanin %d: must be at least 1", s.incastFanIn)
-		case s.incastFanIn > others:
-			return g, fmt.Errorf("--incast-fanin %d: the fabric has only %d other hosts per receiver (lower it or use --no-incast)", s.incastFanIn, others)
-		case s.incastSize < 1 || s.incastSize > replay.MaxFlowSize:
-			return g, fmt.Errorf("--incast-size %d: must be positive and at most %d (1 PiB)", s.incastSize, int64(replay.MaxFlowSize))
-		case g.Duration/g.Incast.Period > replay.MaxFlows/int64(s.incastFanIn):
-			return g, fmt.Errorf("--incast-period %s: %d incasts of %d flows in --duration %s is more than a trace may hold (%d flows)",
-				s.incastPeriod, g.Duration/g.Incast.Period, s.incastFanIn, s.duration, int64(replay.MaxFlows))
+	if err := g.Check(f); err != nil {
+		var ge *replay.GenError
+		if !errors.As(err, &ge) || genFlag(ge.Field) == "" {
+			return g, err
 		}
+		hint := ""
+		if ge.Field == "Incast.FanIn" {
+			hint = " (lower it, or use --no-incast)"
+		}
+		return g, fmt.Errorf("%s: %s%s", genFlag(ge.Field), ge.Reason, hint)
 	}
 	return g, nil
+}
+
+// genFlag is the flag that sets GenConfig field (a replay.GenError's
+// Field), or "".
+func genFlag(field string) string {
+	switch field {
+	case "Workload", "Load", "Duration":
+		return "--" + strings.ToLower(field)
+	case "Incast.FanIn", "Incast.Size", "Incast.Period":
+		return "--incast-" + strings.ToLower(strings.TrimPrefix(field, "Incast."))
+	}
+	return ""
 }
 
 // generate returns the flows of the flags on fabric f (fs as genConfig).
