@@ -1,8 +1,8 @@
 package gnn
 
 import (
+	"bytes"
 	"context"
-	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
@@ -82,53 +82,6 @@ func TestACCBindsAgentsByPort(t *testing.T) {
 	}
 }
 
-// TestACCRemap checks the transitions of an ACC episode on a failed fabric
-// as the trainer stores them: on the reference fabric's ports and agents,
-// each row and action where its port's name puts it, the failed ports'
-// agents with NoAction, reward 0 and zero features.
-func TestACCRemap(t *testing.T) {
-	base, failed := failFabric(t)
-	acc := NewACC(base, FeatureConfig{}, nnNewRand(1))
-	on, err := NewACCFrom(acc.Nets, acc.Ports(), failed, FeatureConfig{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	const w = ACCNumFeatures
-	prev := make([]float64, len(failed.Ports)*w)
-	next := make([]float64, len(failed.Ports)*w)
-	for p := range failed.Ports {
-		for k := range w {
-			prev[p*w+k] = float64(1000*p + k)
-			next[p*w+k] = -float64(1000*p + k)
-		}
-	}
-	actions := make([]int, len(on.Agents()))
-	rewards := make([]float64, len(on.Agents()))
-	for i := range actions {
-		actions[i], rewards[i] = i%NumActions, float64(i)+0.5
-	}
-	st := accRemap(on, base.Agents(), len(base.Ports))(prev, actions, rewards, next)
-	byName := map[string]int{}
-	for i, p := range on.Agents() {
-		byName[failed.PortName(p)] = i
-	}
-	for j, rp := range base.Agents() {
-		row := st.prev[int(rp)*w : (int(rp)+1)*w]
-		i, acts := byName[base.PortName(rp)]
-		if !acts {
-			if st.actions[j] != NoAction || st.rewards[j] != 0 || slices.ContainsFunc(row, func(x float64) bool { return x != 0 }) {
-				t.Errorf("idle agent of %s: action %d, reward %v, features %v", base.PortName(rp), st.actions[j], st.rewards[j], row)
-			}
-			continue
-		}
-		p := int(on.Agents()[i])
-		if st.actions[j] != actions[i] || st.rewards[j] != rewards[i] ||
-			!slices.Equal(row, prev[p*w:(p+1)*w]) || !slices.Equal(st.next[int(rp)*w:(int(rp)+1)*w], next[p*w:(p+1)*w]) {
-			t.Errorf("agent of %s: action %d, reward %v, want those of port %d", base.PortName(rp), st.actions[j], st.rewards[j], p)
-		}
-	}
-}
-
 // failEpisodes is the training scenario cut short, with one random
 // leaf-spine failure per seed.
 func failEpisodes(t *testing.T) (replay.Scenario, func(uint64) (*topo.Fabric, []replay.Flow, error)) {
@@ -138,58 +91,89 @@ func failEpisodes(t *testing.T) (replay.Scenario, func(uint64) (*topo.Fabric, []
 	return sc, sc.Build
 }
 
-// TestTrainACCOnFailures trains ACC where every episode fails another link:
-// the agents are the fixed fabric's ports, the run is deterministic, and
-// GraphCC, whose updates pass messages over one fabric's graph, refuses such
-// a run instead of mixing fabrics.
-func TestTrainACCOnFailures(t *testing.T) {
+// TestTrainOnFailures trains ACC and GraphCC where every episode fails
+// another link: ACC's agents are the fixed fabric's ports, GraphCC's
+// transitions keep their fabric (the replay buffer's tags, and the
+// checkpoint's), a resumed run is the whole run, and one seed trains one
+// network.
+func TestTrainOnFailures(t *testing.T) {
 	sc, ep := failEpisodes(t)
 	fixed, err := sc.FixedFabric()
 	if err != nil {
 		t.Fatal(err)
 	}
-	ckPath := filepath.Join(t.TempDir(), "acc.ckpt")
-	train := func(kind string) (*TrainResult, error) {
-		c := tinyTrain(kind, 3, ep)
-		c.Episodes, c.Warmup, c.Updates, c.EpisodeTime = 4, 10, 3, 2*topo.Millisecond
-		c.Fabric = fixed
-		c.Checkpoint, c.CheckpointEvery = func(ck *Checkpoint) error { return ck.Save(ckPath) }, 2
-		return Train(context.Background(), c)
-	}
-	a, err := train("acc")
-	if err != nil {
-		t.Fatal(err)
-	}
-	// The replay buffer holds the idle agents' NoAction, and the
-	// checkpoint keeps them.
-	ck, err := LoadCheckpoint(ckPath)
-	if err != nil {
-		t.Fatal(err)
-	}
-	idle := 0
-	acts := make([]int, ck.Buffer.Agents())
-	for i := range ck.Buffer.Len() {
-		ck.Buffer.Actions(i, acts)
-		for _, x := range acts {
-			if x == NoAction {
-				idle++
+	for _, kind := range []string{"acc", "graphcc"} {
+		t.Run(kind, func(t *testing.T) {
+			conf := func() TrainConfig {
+				c := tinyTrain(kind, 3, ep)
+				c.Episodes, c.Warmup, c.Updates, c.EpisodeTime = 4, 10, 3, 2*topo.Millisecond
+				c.Fabric = fixed
+				return c
 			}
-		}
-	}
-	if want := 2 * ck.Buffer.Len(); idle != want {
-		t.Errorf("%d idle agent-steps in %d transitions, want 2 per transition (one failed link)", idle, ck.Buffer.Len())
-	}
-	if !slices.Equal(a.ACCPorts, PortNames(fixed)) {
-		t.Errorf("ACC's ports %v, want the fixed fabric's %v", a.ACCPorts, PortNames(fixed))
-	}
-	b, err := train("acc")
-	if err != nil {
-		t.Fatal(err)
-	}
-	if !slices.Equal(newACCNet(a.ACC, nil, nil).flat, newACCNet(b.ACC, nil, nil).flat) {
-		t.Error("one seed trained two different ACCs")
-	}
-	if _, err := train("graphcc"); err == nil || !strings.Contains(err.Error(), "GraphCC trains on one fabric") {
-		t.Errorf("GraphCC on random failures: %v", err)
+			c := conf()
+			c.CheckpointEvery = 2
+			a, files, err := saved(t, context.Background(), c)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if len(files) != 2 {
+				t.Fatalf("%d checkpoints, want 2", len(files))
+			}
+			ck, err := ReadCheckpoint(bytes.NewReader(files[1]))
+			if err != nil {
+				t.Fatal(err)
+			}
+			// Every transition is of a fabric that lacks one link, and
+			// its two ports' agents sit out: NoAction in the buffer.
+			tags := ck.Buffer.Fabrics()
+			if len(tags) < 2 || tags[0] != "" {
+				t.Fatalf("fabric tags %q, want \"\" and at least one failed link", tags)
+			}
+			idle, used := 0, map[int]bool{}
+			acts := make([]int, ck.Buffer.Agents())
+			for i := range ck.Buffer.Len() {
+				used[ck.Buffer.Fabric(i)] = true
+				ck.Buffer.Actions(i, acts)
+				for _, x := range acts {
+					if x == NoAction {
+						idle++
+					}
+				}
+			}
+			if want := 2 * ck.Buffer.Len(); idle != want {
+				t.Errorf("%d idle agent-steps in %d transitions, want 2 per transition (one failed link)", idle, ck.Buffer.Len())
+			}
+			if used[0] || len(used) != len(tags)-1 {
+				t.Errorf("transitions of fabrics %v, want every failed fabric of %q and never the whole", used, tags)
+			}
+			for _, tag := range tags[1:] {
+				if _, ok := fixed.LinkByName(tag); !ok || !strings.HasPrefix(tag, "leaf") {
+					t.Errorf("fabric tag %q is not one leaf-spine link", tag)
+				}
+			}
+			if kind == "acc" && !slices.Equal(a.ACCPorts, PortNames(fixed)) {
+				t.Errorf("ACC's ports %v, want the fixed fabric's %v", a.ACCPorts, PortNames(fixed))
+			}
+			b, err := Train(context.Background(), conf())
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !slices.Equal(trained(a), trained(b)) {
+				t.Error("one seed trained two different networks")
+			}
+			first, err := ReadCheckpoint(bytes.NewReader(files[0]))
+			if err != nil {
+				t.Fatal(err)
+			}
+			r := conf()
+			r.Resume = first
+			resumed, err := Train(context.Background(), r)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !slices.Equal(trained(resumed), trained(a)) {
+				t.Error("the run resumed after 2 episodes differs from the whole run")
+			}
+		})
 	}
 }

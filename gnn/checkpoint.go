@@ -33,7 +33,9 @@ import (
 //	best     Params float64s              the best validated weights (zeros without validation)
 //	         2 float64s                   their episode (-1: none) and validation slowdown
 //	buffer   the replay buffer's Len() transitions in slot order: features
-//	         and next features (float32s), actions (uint8s), rewards (float32s)
+//	         and next features (float32s), actions (uint8s), rewards (float32s),
+//	         then, if the header's buffer lists fabrics, each transition's
+//	         fabric (uint16s, indices in that list)
 //	crc      uint32, little-endian        CRC-32 (IEEE) of every byte before it
 //
 // Numbers are little-endian IEEE 754 bits. Nothing follows the checksum.
@@ -100,6 +102,9 @@ type bufferHeader struct {
 	Len        int   `json:"len"`
 	Next       int   `json:"next"`
 	Added      int64 `json:"added"`
+	// Fabrics are the buffer's fabric tags (ReplayBuffer.Fabrics), written
+	// only when there is more than the reference's.
+	Fabrics []string `json:"fabrics,omitempty"`
 }
 
 // Limits on what a checkpoint header may ask to allocate.
@@ -228,6 +233,9 @@ func (ck *Checkpoint) WriteTo(w io.Writer) (int64, error) {
 		Rounds: len(ck.Stats), Params: n, AdamT: ck.AdamT, Root: ck.Root, Sampler: ck.Sampler,
 		Buffer: bufferHeader{Cap: b.cap, FeatureLen: b.featLen, Agents: b.agents, Len: b.n, Next: b.next, Added: b.added},
 	}
+	if len(b.fabrics) > 1 {
+		h.Buffer.Fabrics = b.fabrics
+	}
 	hdr, err := json.Marshal(&h)
 	if err != nil {
 		return 0, fmt.Errorf("write checkpoint header: %w", err)
@@ -258,6 +266,13 @@ func (ck *Checkpoint) WriteTo(w io.Writer) (int64, error) {
 	cw.f32s(b.nextFeat[:b.n*b.featLen])
 	cw.Write(b.actions[:b.n*b.agents])
 	cw.f32s(b.rewards[:b.n*b.agents])
+	if len(b.fabrics) > 1 {
+		tags := make([]byte, 2*b.n)
+		for i, k := range b.fab[:b.n] {
+			binary.LittleEndian.PutUint16(tags[2*i:], k)
+		}
+		cw.Write(tags)
+	}
 	if cw.err != nil {
 		return cw.n, fmt.Errorf("write checkpoint: %w", cw.err)
 	}
@@ -380,6 +395,9 @@ func ReadCheckpoint(r io.Reader) (*Checkpoint, error) {
 	if err := dec.Decode(&h); err != nil {
 		return nil, fmt.Errorf("%w: header: %w", ErrCheckpoint, err)
 	}
+	if _, err := dec.Token(); err != io.EOF {
+		return nil, fmt.Errorf("%w: header: more than one JSON object", ErrCheckpoint)
+	}
 	bh := h.Buffer
 	switch {
 	case h.Params < 1 || h.Params > maxCheckpointParams:
@@ -395,6 +413,15 @@ func ReadCheckpoint(r io.Reader) (*Checkpoint, error) {
 		return nil, fmt.Errorf("%w: header: buffer of %d transitions of %d features is too large", ErrCheckpoint, bh.Cap, bh.FeatureLen)
 	case bh.Len < 0 || bh.Len > bh.Cap || bh.Next < 0 || bh.Next >= bh.Cap || (bh.Len < bh.Cap && bh.Next != bh.Len) || bh.Added < int64(bh.Len):
 		return nil, fmt.Errorf("%w: header: buffer len %d, next %d, added %d do not fit capacity %d", ErrCheckpoint, bh.Len, bh.Next, bh.Added, bh.Cap)
+	case len(bh.Fabrics) == 1 || len(bh.Fabrics) > maxFabrics || len(bh.Fabrics) > 0 && bh.Fabrics[0] != "":
+		return nil, fmt.Errorf("%w: header: buffer fabrics %q: want none, or \"\" and at most %d more", ErrCheckpoint, bh.Fabrics, maxFabrics-1)
+	}
+	seen := make(map[string]bool, len(bh.Fabrics))
+	for _, f := range bh.Fabrics {
+		if seen[f] {
+			return nil, fmt.Errorf("%w: header: buffer fabric %q listed twice", ErrCheckpoint, f)
+		}
+		seen[f] = true
 	}
 	ck := &Checkpoint{
 		Config: h.Config, Meta: h.Meta, Episodes: h.Episodes, Updates: h.Updates, AdamT: h.AdamT,
@@ -416,6 +443,10 @@ func ReadCheckpoint(r io.Reader) (*Checkpoint, error) {
 	nextFeat := cr.f32s(bh.Len * bh.FeatureLen)
 	actions := cr.bytes(bh.Len * bh.Agents)
 	rewards := cr.f32s(bh.Len * bh.Agents)
+	var tags []byte
+	if len(bh.Fabrics) > 0 {
+		tags = cr.bytes(2 * bh.Len)
+	}
 	if cr.err != nil {
 		return nil, fmt.Errorf("%w: truncated in the replay buffer: %w", ErrCheckpoint, cr.err)
 	}
@@ -436,6 +467,11 @@ func ReadCheckpoint(r io.Reader) (*Checkpoint, error) {
 			return nil, fmt.Errorf("%w: replay buffer slot %d holds action %d, not below %d", ErrCheckpoint, i/bh.Agents, a, NumActions)
 		}
 	}
+	for i := 0; i < len(tags); i += 2 {
+		if k := int(binary.LittleEndian.Uint16(tags[i:])); k >= len(bh.Fabrics) {
+			return nil, fmt.Errorf("%w: replay buffer slot %d is of fabric %d, of %d", ErrCheckpoint, i/2, k, len(bh.Fabrics))
+		}
+	}
 	ck.Stats = make([]EpisodeStats, h.Rounds)
 	for i := range ck.Stats {
 		r := rows[statsLen*i : statsLen*(i+1)]
@@ -449,6 +485,12 @@ func ReadCheckpoint(r io.Reader) (*Checkpoint, error) {
 	copy(b.nextFeat, nextFeat)
 	copy(b.actions, actions)
 	copy(b.rewards, rewards)
+	if len(bh.Fabrics) > 0 {
+		b.fabrics = slices.Clone(bh.Fabrics)
+		for i := range b.n {
+			b.fab[i] = binary.LittleEndian.Uint16(tags[2*i:])
+		}
+	}
 	ck.Buffer = b
 	return ck, nil
 }

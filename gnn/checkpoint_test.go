@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/binary"
 	"errors"
+	"hash/crc32"
 	"math"
 	"os"
 	"path/filepath"
@@ -268,6 +269,35 @@ func TestCheckpointFileErrors(t *testing.T) {
 		}
 	}
 
+	// Fabric tags: the header's list, and each slot's index in it (the
+	// last two bytes before the checksum), checked past the checksum.
+	tagged := tinyCheckpoint(t, "leaf0-spine0")
+	if ck, err := ReadCheckpoint(bytes.NewReader(tagged)); err != nil || !slices.Equal(ck.Buffer.Fabrics(), []string{"", "leaf0-spine0"}) || ck.Buffer.Fabric(1) != 1 {
+		t.Fatalf("tagged checkpoint: %v", err)
+	}
+	resum := func(b []byte) []byte {
+		binary.LittleEndian.PutUint32(b[len(b)-4:], crc32.ChecksumIEEE(b[:len(b)-4]))
+		return b
+	}
+	badTag := slices.Clone(tagged)
+	binary.LittleEndian.PutUint16(badTag[len(badTag)-6:], 2)
+	for _, tc := range []struct {
+		name string
+		b    []byte
+		want string
+	}{
+		{"tag index", resum(badTag), "slot 1 is of fabric 2, of 2"},
+		{"first tag", bytes.Replace(tagged, []byte(`["","leaf0-spine0"]`), []byte(`["leaf0-spine0",""]`), 1), `buffer fabrics ["leaf0-spine0" ""]`},
+		{"one tag", bytes.Replace(tagged, []byte(`["","leaf0-spine0"]`), []byte(`[""               ]`), 1), `buffer fabrics [""]`},
+		{"tag twice", bytes.Replace(tagged, []byte(`["","leaf0-spine0"]`), []byte(`["","a","a"       ]`), 1), `fabric "a" listed twice`},
+		{"two headers", bytes.Replace(tagged, []byte(`["","leaf0-spine0"]}}`), []byte(`[""]}}{"a":1       }`), 1), "more than one JSON object"},
+	} {
+		_, err := ReadCheckpoint(bytes.NewReader(tc.b))
+		if !errors.Is(err, ErrCheckpoint) || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("%s: %v, want ErrCheckpoint saying %q", tc.name, err, tc.want)
+		}
+	}
+
 	// Save and LoadCheckpoint: atomic, the same bytes back, the path in errors.
 	dir := t.TempDir()
 	path := filepath.Join(dir, "run.ckpt")
@@ -300,12 +330,13 @@ func TestCheckpointFileErrors(t *testing.T) {
 }
 
 // tinyCheckpoint is a valid checkpoint file of a few hundred bytes: one
-// round, three parameters, a buffer of two one-port transitions.
-func tinyCheckpoint(t testing.TB) []byte {
+// round, three parameters, a buffer of two one-port transitions, the second
+// tagged with fabric tag if it is not "".
+func tinyCheckpoint(t testing.TB, tag string) []byte {
 	b := NewReplayBuffer(3, 1, 1)
 	for i := range 2 {
 		x := []float64{0, 1, 2, 3, 4, 5, 6, 7, float64(i)}
-		b.Add(x, []int{i + 7}, []float64{0.5}, x)
+		b.AddOn([]string{"", tag}[i], x, []int{i + 7}, []float64{0.5}, x)
 	}
 	ck := &Checkpoint{
 		Config: map[string]string{"seed": "1"}, Episodes: 2, Updates: 1,
@@ -321,8 +352,9 @@ func tinyCheckpoint(t testing.TB) []byte {
 }
 
 func FuzzReadCheckpoint(f *testing.F) {
-	tiny := tinyCheckpoint(f)
+	tiny := tinyCheckpoint(f, "")
 	f.Add(tiny)
+	f.Add(tinyCheckpoint(f, "leaf0-spine0"))
 	f.Add(tiny[:len(tiny)/2])
 	f.Add([]byte(CheckpointMagic))
 	f.Fuzz(func(t *testing.T, b []byte) {
@@ -337,8 +369,15 @@ func FuzzReadCheckpoint(f *testing.F) {
 		if _, err := ck.WriteTo(&w); err != nil {
 			t.Fatal(err)
 		}
-		if ck2, err := ReadCheckpoint(&w); err != nil || ck2.Episodes != ck.Episodes || !slices.Equal(ck2.Online, ck.Online) && !hasNaN(ck.Online) {
+		ck2, err := ReadCheckpoint(&w)
+		if err != nil || ck2.Episodes != ck.Episodes || !slices.Equal(ck2.Online, ck.Online) && !hasNaN(ck.Online) ||
+			!slices.Equal(ck2.Buffer.Fabrics(), ck.Buffer.Fabrics()) {
 			t.Fatalf("a checkpoint read does not read back: %v", err)
+		}
+		for i := range ck.Buffer.Len() {
+			if ck2.Buffer.Fabric(i) != ck.Buffer.Fabric(i) {
+				t.Fatalf("slot %d's fabric does not read back", i)
+			}
 		}
 	})
 }

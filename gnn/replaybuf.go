@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
+	"slices"
 )
 
 // ReplayBuffer holds the most recent global transitions of a multi-agent
@@ -17,10 +18,14 @@ import (
 // a slot keeps its transition until Add overwrites it (slot i is written by
 // the Adds number i, i+Cap(), i+2*Cap(), … counting from 0).
 //
+// A transition may be tagged with the fabric it was taken on (AddOn): a
+// string the trainer defines, the names of the links that had failed, ""
+// for the reference fabric. Fabrics lists the tags in order of first use.
+//
 // Features and rewards are stored as float32 to halve the memory (the
 // features are in [0, 4] and lose nothing that matters; accessors widen them
 // back to float64), actions as uint8 (NumActions < 256; 255 is NoAction). A transition takes
-// 4*(2*ports*NumFeatures + agents) + agents bytes: about 4.8 KB for the
+// 4*(2*ports*NumFeatures + agents) + agents + 2 bytes: about 4.8 KB for the
 // GraphCC Clos (64 ports, 48 agents), so 100 000 transitions take about
 // 480 MB. Storage is allocated once by NewReplayBuffer; Add does not
 // allocate.
@@ -31,7 +36,12 @@ type ReplayBuffer struct {
 	feat, nextFeat       []float32 // cap × featLen
 	actions              []uint8   // cap × agents
 	rewards              []float32 // cap × agents
+	fab                  []uint16  // cap: an index in fabrics
+	fabrics              []string  // fabric tags, "" first
 }
+
+// maxFabrics bounds the distinct fabric tags of a buffer.
+const maxFabrics = math.MaxUint16 + 1
 
 // NewReplayBuffer returns an empty buffer of capacity transitions, each of
 // ports × NumFeatures features and one action and reward per agent.
@@ -46,6 +56,8 @@ func NewReplayBuffer(capacity, ports, agents int) *ReplayBuffer {
 		nextFeat: make([]float32, capacity*fl),
 		actions:  make([]uint8, capacity*agents),
 		rewards:  make([]float32, capacity*agents),
+		fab:      make([]uint16, capacity),
+		fabrics:  []string{""},
 	}
 }
 
@@ -64,8 +76,21 @@ func (b *ReplayBuffer) Agents() int { return b.agents }
 // FeatureLen returns the number of features per state (ports × NumFeatures).
 func (b *ReplayBuffer) FeatureLen() int { return b.featLen }
 
-// Reset empties the buffer (its storage is kept).
-func (b *ReplayBuffer) Reset() { b.n, b.next, b.added = 0, 0, 0 }
+// Reset empties the buffer (its storage is kept) and forgets its fabric
+// tags.
+func (b *ReplayBuffer) Reset() { b.n, b.next, b.added, b.fabrics = 0, 0, 0, b.fabrics[:1] }
+
+// Fabrics returns the fabric tags of the transitions added since the
+// buffer was made or Reset, in order of first use: "" (the reference) first.
+// Do not modify it.
+func (b *ReplayBuffer) Fabrics() []string { return b.fabrics[:len(b.fabrics):len(b.fabrics)] }
+
+// Fabric returns the index in Fabrics of the tag of the transition in slot
+// i.
+func (b *ReplayBuffer) Fabric(i int) int {
+	b.slot(i)
+	return int(b.fab[i])
+}
 
 func narrow(dst []float32, src []float64) {
 	dst = dst[:len(src)]
@@ -93,6 +118,20 @@ const noAction = math.MaxUint8
 // FeatureLen()), the agents' actions (each in [0, NumActions), or NoAction)
 // and rewards (len Agents()), features at t+1. The inputs are copied.
 func (b *ReplayBuffer) Add(features []float64, actions []int, rewards []float64, next []float64) int {
+	return b.AddOn("", features, actions, rewards, next)
+}
+
+// AddOn is Add for a transition taken on the fabric tagged fabric. A tag
+// not seen before is appended to Fabrics (at most 65536 tags).
+func (b *ReplayBuffer) AddOn(fabric string, features []float64, actions []int, rewards []float64, next []float64) int {
+	k := slices.Index(b.fabrics, fabric)
+	if k < 0 {
+		if len(b.fabrics) == maxFabrics {
+			panic(fmt.Sprintf("gnn: replay buffer of more than %d fabrics", maxFabrics))
+		}
+		k = len(b.fabrics)
+		b.fabrics = append(b.fabrics, fabric)
+	}
 	checkLen("transition features", len(features), b.featLen)
 	checkLen("transition next features", len(next), b.featLen)
 	checkLen("transition actions", len(actions), b.agents)
@@ -112,6 +151,7 @@ func (b *ReplayBuffer) Add(features []float64, actions []int, rewards []float64,
 	narrow(b.feat[i*b.featLen:(i+1)*b.featLen], features)
 	narrow(b.nextFeat[i*b.featLen:(i+1)*b.featLen], next)
 	narrow(b.rewards[i*b.agents:(i+1)*b.agents], rewards)
+	b.fab[i] = uint16(k)
 	b.next++
 	if b.next == b.cap {
 		b.next = 0

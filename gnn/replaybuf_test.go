@@ -70,6 +70,33 @@ func TestReplayBufferRing(t *testing.T) {
 	}
 }
 
+// TestReplayBufferFabrics checks the fabric tags: "" first, others in
+// order of first use, each slot's tag overwritten with its transition, and
+// Reset forgetting them.
+func TestReplayBufferFabrics(t *testing.T) {
+	b := NewReplayBuffer(3, 1, 1)
+	if !slices.Equal(b.Fabrics(), []string{""}) {
+		t.Fatalf("new buffer's fabrics %q", b.Fabrics())
+	}
+	for k, tag := range []string{"x", "", "y z", "x"} {
+		x, a, r, n := transition(k, 1, 1)
+		b.AddOn(tag, x, a, r, n)
+	}
+	if !slices.Equal(b.Fabrics(), []string{"", "x", "y z"}) {
+		t.Errorf("fabrics %q, want \"\", x, \"y z\"", b.Fabrics())
+	}
+	// slot 0 was overwritten by the fourth Add ("x"), 1 holds "", 2 "y z"
+	for i, want := range []int{1, 0, 2} {
+		if got := b.Fabric(i); got != want {
+			t.Errorf("slot %d of fabric %d, want %d", i, got, want)
+		}
+	}
+	b.Reset()
+	if b.Add(transition(0, 1, 1)); !slices.Equal(b.Fabrics(), []string{""}) || b.Fabric(0) != 0 {
+		t.Errorf("after Reset: fabrics %q, slot 0 of %d", b.Fabrics(), b.Fabric(0))
+	}
+}
+
 func TestReplayBufferFloat32(t *testing.T) {
 	b := NewReplayBuffer(1, 1, 1)
 	feat := []float64{0, 1, 0.1, 0.25, 4, 1.5, 1e-9, 0.7, 0.3}

@@ -22,13 +22,14 @@ type TrainConfig struct {
 	// Kind is "graphcc" (the shared message-passing network) or "acc" (one
 	// independent network per port).
 	Kind string
-	// Episode returns the fabric and flows of episode seed. GraphCC may be
-	// trained on any fabric, but one per run: every episode's fabric must
-	// have the links of Fabric (the first episode's when Fabric is nil), for
-	// the updates pass messages over that fabric's graph. ACC's agents are
-	// Fabric's switch ports, bound by name (topo.Fabric.PortName); an
-	// episode's fabric may lack some of its links (failures drawn per
-	// seed), whose ports' agents then sit the episode out.
+	// Episode returns the fabric and flows of episode seed: Fabric (the
+	// first episode's when Fabric is nil), or Fabric without some of its
+	// links, failed as topo.Fabric.FailLinks fails them (a scenario's
+	// failures drawn per seed). The replay buffer holds transitions on
+	// Fabric's ports and agents, an absent port's agent idle (NoAction),
+	// and tagged with their fabric: GraphCC's updates pass messages over
+	// each transition's own fabric. ACC's agents are Fabric's switch ports,
+	// bound by name (topo.Fabric.PortName).
 	Episode func(seed uint64) (*topo.Fabric, []replay.Flow, error)
 	// Fabric is the fabric the agents are of (see Episode); nil means the
 	// first episode's.
@@ -238,30 +239,86 @@ type qnet interface {
 }
 
 // qscratch holds one goroutine's workspaces for a qnet.
+// A state and its Q values are on the reference fabric's layout; fab is
+// the index of the transition's fabric in the replay buffer's Fabrics.
 type qscratch interface {
-	forward(state, q []float64)
-	backward(dq, grad []float64)
+	forward(fab int, state, q []float64)
+	backward(fab int, dq, grad []float64)
 }
 
 type mpnnNet struct {
-	m *Model
-	g *topo.Graph
+	m    *Model
+	vars *variantSet // shared by the run's networks
 }
 
 func (n *mpnnNet) params() []float64 { return n.m.Params }
-func (n *mpnnNet) clone() qnet       { return &mpnnNet{m: n.m.Clone(), g: n.g} }
+func (n *mpnnNet) clone() qnet       { return &mpnnNet{m: n.m.Clone(), vars: n.vars} }
 func (n *mpnnNet) copyFrom(o qnet)   { n.m.CopyFrom(o.(*mpnnNet).m) }
 func (n *mpnnNet) newScratch() qscratch {
-	return &mpnnScratch{m: n.m, ws: NewWorkspace(n.m, n.g)}
+	return &mpnnScratch{m: n.m, vars: n.vars, ws: []*Workspace{NewWorkspace(n.m, n.vars.ref.Graph())}}
 }
 
+// mpnnScratch passes messages over each transition's own fabric: a
+// variant's state is gathered from the reference layout, its Q values and
+// their gradients scattered back and forth.
 type mpnnScratch struct {
-	m  *Model
-	ws *Workspace
+	m    *Model
+	vars *variantSet
+	ws   []*Workspace // per fabric, made at its first transition
+	x, q []float64    // a variant's state, and its Q values or their gradient
 }
 
-func (s *mpnnScratch) forward(x, q []float64)      { s.m.Forward(s.ws, x, q) }
-func (s *mpnnScratch) backward(dq, grad []float64) { s.m.Backward(s.ws, dq, grad) }
+func (s *mpnnScratch) workspace(fab int) *Workspace {
+	for len(s.ws) <= fab {
+		s.ws = append(s.ws, nil)
+	}
+	if s.ws[fab] == nil {
+		s.ws[fab] = NewWorkspace(s.m, s.vars.list[fab].f.Graph())
+	}
+	return s.ws[fab]
+}
+
+func (s *mpnnScratch) forward(fab int, x, q []float64) {
+	ws := s.workspace(fab)
+	if fab == 0 {
+		s.m.Forward(ws, x, q)
+		return
+	}
+	v := s.vars.list[fab]
+	s.x = grow(s.x, len(v.port)*NumFeatures)
+	s.q = grow(s.q, len(v.agent)*NumActions)
+	const w = NumFeatures
+	for p, rp := range v.port {
+		copy(s.x[p*w:(p+1)*w], x[int(rp)*w:(int(rp)+1)*w])
+	}
+	s.m.Forward(ws, s.x, s.q)
+	clear(q) // the rows of the agents v lacks: NoAction, never read
+	for i, j := range v.agent {
+		copy(q[int(j)*NumActions:(int(j)+1)*NumActions], s.q[i*NumActions:(i+1)*NumActions])
+	}
+}
+
+func (s *mpnnScratch) backward(fab int, dq, grad []float64) {
+	ws := s.workspace(fab)
+	if fab == 0 {
+		s.m.Backward(ws, dq, grad)
+		return
+	}
+	v := s.vars.list[fab]
+	s.q = grow(s.q, len(v.agent)*NumActions)
+	for i, j := range v.agent {
+		copy(s.q[i*NumActions:(i+1)*NumActions], dq[int(j)*NumActions:(int(j)+1)*NumActions])
+	}
+	s.m.Backward(ws, s.q, grad)
+}
+
+// grow returns b resliced to n, reallocated if its capacity is short.
+func grow(b []float64, n int) []float64 {
+	if cap(b) < n {
+		return make([]float64, n)
+	}
+	return b[:n]
+}
 
 // accNet is ACC's independent networks with their parameters laid out in one
 // vector (each net's Params is a view into it).
@@ -302,14 +359,14 @@ type accScratch struct {
 	ws []*MLPWorkspace
 }
 
-func (s *accScratch) forward(x, q []float64) {
+func (s *accScratch) forward(_ int, x, q []float64) {
 	for i, p := range s.a.agents {
 		row := x[int(p)*ACCNumFeatures : (int(p)+1)*ACCNumFeatures]
 		s.a.nets[i].Forward(s.ws[i], row, q[i*NumActions:(i+1)*NumActions])
 	}
 }
 
-func (s *accScratch) backward(dq, grad []float64) {
+func (s *accScratch) backward(_ int, dq, grad []float64) {
 	off := 0
 	for i, n := range s.a.nets {
 		k := len(n.Params)
@@ -344,9 +401,10 @@ func Train(ctx context.Context, c TrainConfig) (*TrainResult, error) {
 	var res TrainResult
 	perPort := NumFeatures
 	initR := rand.New(rand.NewPCG(c.Seed, 0x696e6974))
+	vars := &variantSet{ref: ref}
 	if c.Kind == "graphcc" {
 		res.Model = NewModel(initR)
-		online = &mpnnNet{m: res.Model, g: ref.Graph()}
+		online = &mpnnNet{m: res.Model, vars: vars}
 	} else {
 		perPort = ACCNumFeatures
 		acc := NewACC(ref, c.Features, initR)
@@ -384,6 +442,9 @@ func Train(ctx context.Context, c TrainConfig) (*TrainResult, error) {
 		copy(adam.v, ck.AdamV)
 		adam.t = ck.AdamT
 		buf = ck.Buffer
+		if err := vars.sync(buf.Fabrics()); err != nil {
+			return nil, fmt.Errorf("train: resume: %w: %w", ErrCheckpoint, err)
+		}
 		updates, done = ck.Updates, ck.Episodes
 		res.Stats = slices.Clone(ck.Stats)
 		if best != nil {
@@ -462,7 +523,7 @@ func Train(ctx context.Context, c TrainConfig) (*TrainResult, error) {
 		var rn, fin int
 		for i := range outs {
 			for _, t := range outs[i].steps {
-				buf.Add(t.prev, t.actions, t.rewards, t.next)
+				buf.AddOn(t.fabric, t.prev, t.actions, t.rewards, t.next)
 				for v, r := range t.rewards {
 					if t.actions[v] != NoAction {
 						rsum += r
@@ -472,6 +533,16 @@ func Train(ctx context.Context, c TrainConfig) (*TrainResult, error) {
 			}
 			st.Slowdown += outs[i].slowdownSum
 			fin += outs[i].finished
+		}
+		if err := vars.sync(buf.Fabrics()); err != nil {
+			return nil, fmt.Errorf("train: %w", err)
+		}
+		for i := range outs {
+			if v := outs[i].variant; v != nil {
+				if err := vars.check(v); err != nil {
+					return nil, fmt.Errorf("train: episode %d: %w", done+i+1, err)
+				}
+			}
 		}
 		if rn > 0 {
 			st.MeanReward = rsum / float64(rn)
@@ -633,12 +704,14 @@ func (c *TrainConfig) epsilon(episode int) float64 {
 }
 
 type stepRecord struct {
+	fabric     string // the tag of the episode's fabric: fabricVariant.key
 	prev, next []float64
 	actions    []int
 	rewards    []float64
 }
 
 type episodeOut struct {
+	variant     *fabricVariant // nil on the reference fabric
 	steps       []stepRecord
 	slowdownSum float64
 	finished    int
@@ -653,11 +726,11 @@ func runEpisode(ctx context.Context, c *TrainConfig, net qnet, seed uint64, eps 
 	if err != nil {
 		return episodeOut{err: err}
 	}
-	if _, ok := net.(*mpnnNet); ok {
-		if err := sameLinks(f, ref); err != nil {
-			return episodeOut{err: fmt.Errorf("seed %d: %w: GraphCC trains on one fabric (fail fixed links, not random ones per seed)", seed, err)}
-		}
+	v, err := variantOf(f, ref)
+	if err != nil {
+		return episodeOut{err: fmt.Errorf("seed %d: %w", seed, err)}
 	}
+	out.variant = v
 	// The excess slowdown of the flows finished since the last transition:
 	// in all (FlowObjective), per port they crossed (PathObjective).
 	var excess float64
@@ -675,9 +748,10 @@ func runEpisode(ctx context.Context, c *TrainConfig, net qnet, seed uint64, eps 
 		}
 	}
 	agents := f.Agents()
-	// remap, when set, lays a transition out on ref's ports and agents (an
-	// ACC episode on a fabric with failed links).
-	var remap func(prev []float64, actions []int, rewards []float64, next []float64) stepRecord
+	perPort := NumFeatures
+	if _, ok := net.(*accNet); ok {
+		perPort = ACCNumFeatures
+	}
 	record := func(prev []float64, actions []int, rewards []float64, next []float64) {
 		switch c.Objective {
 		case FlowObjective:
@@ -691,8 +765,8 @@ func runEpisode(ctx context.Context, c *TrainConfig, net qnet, seed uint64, eps 
 			}
 			clear(portExcess)
 		}
-		if remap != nil {
-			out.steps = append(out.steps, remap(prev, actions, rewards, next))
+		if v != nil {
+			out.steps = append(out.steps, v.remap(perPort, len(ref.Ports), len(ref.Agents()), prev, actions, rewards, next))
 			return
 		}
 		out.steps = append(out.steps, stepRecord{
@@ -710,9 +784,6 @@ func runEpisode(ctx context.Context, c *TrainConfig, net qnet, seed uint64, eps 
 		acc, err := NewACCFrom(n.nets, n.ports, f, c.Features)
 		if err != nil {
 			return episodeOut{err: fmt.Errorf("seed %d: %w", seed, err)}
-		}
-		if sameLinks(f, ref) != nil {
-			remap = accRemap(acc, n.agents, len(ref.Ports))
 		}
 		acc.Seed(seed ^ 0x65787074)
 		acc.Epsilon, acc.Shape, acc.WeightQ, acc.OnStep = eps, c.Shape, c.WeightQ, record
@@ -749,32 +820,6 @@ func sameLinks(f, ref *topo.Fabric) error {
 		}
 	}
 	return nil
-}
-
-// accRemap returns a function that lays a transition of acc (on its
-// fabric's ports and switch ports) out on the reference fabric's: refPorts
-// ports, refAgents (ordered as acc.Nets) for the agents. Agents whose port
-// the episode's fabric lacks get NoAction and reward 0, their features 0.
-func accRemap(acc *ACC, refAgents []topo.PortID, refPorts int) func(prev []float64, actions []int, rewards []float64, next []float64) stepRecord {
-	agents, net := acc.Agents(), acc.AgentNets()
-	return func(prev []float64, actions []int, rewards []float64, next []float64) stepRecord {
-		st := stepRecord{
-			prev: make([]float64, refPorts*ACCNumFeatures), next: make([]float64, refPorts*ACCNumFeatures),
-			actions: make([]int, len(refAgents)), rewards: make([]float64, len(refAgents)),
-		}
-		for j := range st.actions {
-			st.actions[j] = NoAction
-		}
-		const w = ACCNumFeatures
-		for i, p := range agents {
-			j := net[i]
-			rp := int(refAgents[j])
-			copy(st.prev[rp*w:(rp+1)*w], prev[int(p)*w:(int(p)+1)*w])
-			copy(st.next[rp*w:(rp+1)*w], next[int(p)*w:(int(p)+1)*w])
-			st.actions[j], st.rewards[j] = actions[i], rewards[i]
-		}
-		return st
-	}
 }
 
 // learner computes minibatch updates; it owns one scratch set per worker.
@@ -828,9 +873,10 @@ func (l *learner) update(buf *ReplayBuffer, r *rand.Rand, adam *Adam) float64 {
 				buf.NextFeatures(i, lw.xn)
 				buf.Actions(i, lw.actions)
 				buf.Rewards(i, lw.rewards)
-				lw.onNext.forward(lw.xn, lw.qn)
-				lw.tgt.forward(lw.xn, lw.qt)
-				lw.on.forward(lw.x, lw.q)
+				fab := buf.Fabric(i)
+				lw.onNext.forward(fab, lw.xn, lw.qn)
+				lw.tgt.forward(fab, lw.xn, lw.qt)
+				lw.on.forward(fab, lw.x, lw.q)
 				clear(lw.dq)
 				for v := range agents {
 					if lw.actions[v] == NoAction {
@@ -843,7 +889,7 @@ func (l *learner) update(buf *ReplayBuffer, r *rand.Rand, adam *Adam) float64 {
 					lw.loss += Huber(e)
 					lw.dq[row+lw.actions[v]] = HuberDeriv(e) * scale
 				}
-				lw.on.backward(lw.dq, lw.grad)
+				lw.on.backward(fab, lw.dq, lw.grad)
 			}
 		}()
 	}

@@ -136,7 +136,7 @@ func TestLearnerFindsKnownOptimum(t *testing.T) {
 		}
 		buf.Add(x, actions, rewards, next)
 	}
-	online := &mpnnNet{m: NewModel(r), g: f.Graph()}
+	online := &mpnnNet{m: NewModel(r), vars: &variantSet{ref: f}}
 	target := online.clone()
 	lrn := newLearner(online, target, c, n, len(agents))
 	adam := NewAdam(len(online.params()), c.LR)

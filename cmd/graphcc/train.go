@@ -210,15 +210,12 @@ func (o *trainOpts) run(ctx context.Context, cmd *cobra.Command, log *slog.Logge
 	}
 	c := o.c
 	c.Kind, c.Seed, c.Shape = o.kind, o.seed, shape
-	switch {
-	case o.kind == "acc":
-		// an agent per switch port of the scenario's fabric, idle in an
-		// episode whose random failures took its link
-		if c.Fabric, err = sc.FixedFabric(); err != nil {
-			return err
-		}
-	case sc.FailRandom > 0:
-		return fmt.Errorf("scenario %s fails %d random link(s) per seed, so every episode has another fabric; GraphCC trains on one (fail fixed links in a scenario file, or train --kind acc)", sc.Name, sc.FailRandom)
+	// The scenario's fabric before its random failures, if any: ACC has an
+	// agent per switch port of it, idle in an episode whose failures took
+	// its link; GraphCC's transitions are stored on its layout and learnt
+	// on their own episode's fabric.
+	if c.Fabric, err = sc.FixedFabric(); err != nil {
+		return err
 	}
 	if c.Objective, err = gnn.ParseObjective(o.objective); err != nil {
 		return fmt.Errorf("--objective: %w", err)
