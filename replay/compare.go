@@ -45,6 +45,17 @@ type Comparison struct {
 	// end (different traces, or a run stopped early).
 	OursOnly []FCT `json:"-"`
 	RefOnly  []FCT `json:"-"`
+	// OneSided are the groups with flows on one side only: nothing to
+	// compare, and a difference that counts (graphcc compare fails on it).
+	OneSided []OneSided `json:"one_sided"`
+}
+
+// OneSided is a group of flows that one record set has and the other lacks
+// (a size bin whose flows never finished in one run, say).
+type OneSided struct {
+	Group string `json:"group"`
+	OursN int    `json:"ours_flows"`
+	RefN  int    `json:"ref_flows"`
 }
 
 // SameFlows reports whether every record of each side was paired with one
@@ -55,7 +66,8 @@ func (c Comparison) SameFlows() bool { return len(c.OursOnly) == 0 && len(c.RefO
 // all flows, each size bin of bins (nil means DefaultBins; labels as in
 // Summary.WriteTable), incast flows and background flows; in each the mean,
 // p50, p95 and p99 (as Summarize computes them, over all records of each
-// side). A group empty on either side is left out. RelErr is
+// side). A group empty on both sides is left out; one empty on one side
+// only is listed in OneSided. RelErr is
 // (Ours-Ref)/Ref; slowdowns are at least 1, so Ref is never 0 for a
 // non-empty group (a zero Ref would give 0 or ±Inf).
 //
@@ -82,6 +94,9 @@ func Compare(ours, ref []FCT, bins []int64) Comparison {
 		group{"background", so.SlowdownBackground, sr.SlowdownBackground})
 	for _, g := range groups {
 		if g.ours.Count == 0 || g.rf.Count == 0 {
+			if g.ours.Count != g.rf.Count {
+				c.OneSided = append(c.OneSided, OneSided{Group: g.name, OursN: g.ours.Count, RefN: g.rf.Count})
+			}
 			continue
 		}
 		for _, st := range []struct {
@@ -251,11 +266,18 @@ func (c Comparison) WriteTable(w io.Writer, tol float64) error {
 		}
 		row(group, on, rn, d.Stat, ff(d.Ours), ff(d.Ref), formatRelErr(d.RelErr), mark)
 	}
+	for _, g := range c.OneSided {
+		row(g.Group, strconv.Itoa(g.OursN), strconv.Itoa(g.RefN), "", "", "", "one side only", "*")
+	}
 	if err := tw.Flush(); err != nil {
 		return err
 	}
-	_, err := fmt.Fprintf(w, "\n%d of %d statistics differ by more than %s (*); max |rel err| %s\n",
-		c.Exceeding(tol), len(c.Diffs), FormatTolerance(tol), strconv.FormatFloat(100*c.MaxAbsRelErr(), 'f', 1, 64)+"%")
+	one := ""
+	if len(c.OneSided) > 0 {
+		one = fmt.Sprintf(", and %d group(s) have flows on one side only (*)", len(c.OneSided))
+	}
+	_, err := fmt.Fprintf(w, "\n%d of %d statistics differ by more than %s (*)%s; max |rel err| %s\n",
+		c.Exceeding(tol), len(c.Diffs), FormatTolerance(tol), one, strconv.FormatFloat(100*c.MaxAbsRelErr(), 'f', 1, 64)+"%")
 	return err
 }
 

@@ -90,6 +90,16 @@ func TestCompare(t *testing.T) {
 			t.Errorf("%s: flows %d/%d, want %v", d.Group, d.OursN, d.RefN, n)
 		}
 	}
+	// The 200 KB incast flow is only in ours: its bin and the incast
+	// group are one-sided.
+	if want := []OneSided{{"100KB-1MB", 1, 0}, {"incast", 1, 0}}; !slices.Equal(c.OneSided, want) {
+		t.Errorf("one-sided groups %+v, want %+v", c.OneSided, want)
+	}
+	var tb strings.Builder
+	if err := c.WriteTable(&tb, 0.3); err != nil || !strings.Contains(tb.String(), "one side only") ||
+		!strings.Contains(tb.String(), "and 2 group(s) have flows on one side only") {
+		t.Errorf("table does not show the one-sided groups (%v):\n%s", err, tb.String())
+	}
 	if got := c.MaxAbsRelErr(); got != 0.5 {
 		t.Errorf("MaxAbsRelErr = %v, want 0.5", got)
 	}
@@ -107,6 +117,9 @@ func TestCompare(t *testing.T) {
 	}
 	if len(same.Diffs) != 4*6 { // all, 3 non-empty bins, incast, background
 		t.Errorf("ours vs ours: %d diffs, want 24", len(same.Diffs))
+	}
+	if same.OneSided != nil {
+		t.Errorf("ours vs ours: one-sided %+v", same.OneSided)
 	}
 	if empty := Compare(nil, ref, nil); len(empty.Diffs) != 0 || empty.MaxAbsRelErr() != 0 || empty.Matched != 0 {
 		t.Errorf("nothing vs ref: %+v", empty)
@@ -167,7 +180,8 @@ func TestCompareWriteTable(t *testing.T) {
 		"WARNING: 1 flows only in ours (4->2 size 200000 start 5 ns)",
 		"WARNING: 1 flows only in ref (5->6 size 1000 start 0 ns)",
 		"WARNING: the flow sets differ",
-		"10 of 16 statistics differ by more than 30% (*); max |rel err| 50.0%",
+		"10 of 16 statistics differ by more than 30% (*), and 2 group(s) have flows on one side only (*); max |rel err| 50.0%",
+		"100KB-1MB           1          0                      one side only  *",
 	} {
 		if !strings.Contains(out, want) {
 			t.Errorf("table lacks %q:\n%s", want, out)

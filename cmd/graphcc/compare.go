@@ -20,17 +20,18 @@ type compareOpts struct {
 
 // compareReport is the --json output of compare.
 type compareReport struct {
-	Ours      string        `json:"ours"`
-	Ref       string        `json:"ref"`
-	Tol       float64       `json:"tol"`
-	OursFlows int           `json:"ours_flows"`
-	RefFlows  int           `json:"ref_flows"`
-	Matched   int           `json:"matched"`
-	OursOnly  int           `json:"ours_only"`
-	RefOnly   int           `json:"ref_only"`
-	Exceeding int           `json:"exceeding"` // statistics with |rel_err| > tol
-	MaxAbsRel float64       `json:"max_abs_rel_err"`
-	Diffs     []replay.Diff `json:"diffs"`
+	Ours      string            `json:"ours"`
+	Ref       string            `json:"ref"`
+	Tol       float64           `json:"tol"`
+	OursFlows int               `json:"ours_flows"`
+	RefFlows  int               `json:"ref_flows"`
+	Matched   int               `json:"matched"`
+	OursOnly  int               `json:"ours_only"`
+	RefOnly   int               `json:"ref_only"`
+	Exceeding int               `json:"exceeding"` // statistics with |rel_err| > tol
+	MaxAbsRel float64           `json:"max_abs_rel_err"`
+	Diffs     []replay.Diff     `json:"diffs"`
+	OneSided  []replay.OneSided `json:"one_sided"` // groups with flows on one side only
 }
 
 func newCompareCmd(logger loggerFunc) *cobra.Command {
@@ -94,13 +95,21 @@ func (o *compareOpts) run(cmd *cobra.Command, log *slog.Logger, oursPath, refPat
 			Ours: oursPath, Ref: refPath, Tol: o.tol,
 			OursFlows: c.OursFlows, RefFlows: c.RefFlows, Matched: c.Matched,
 			OursOnly: len(c.OursOnly), RefOnly: len(c.RefOnly),
-			Exceeding: bad, MaxAbsRel: c.MaxAbsRelErr(), Diffs: c.Diffs,
+			Exceeding: bad, MaxAbsRel: c.MaxAbsRelErr(), Diffs: c.Diffs, OneSided: c.OneSided,
+		}
+		if rep.OneSided == nil {
+			rep.OneSided = []replay.OneSided{}
 		}
 		if err := writeOutput("json", o.json, func(w io.Writer) error { return replay.WriteJSON(w, rep) }); err != nil {
 			return err
 		}
 	}
-	if bad > 0 {
+	switch {
+	case len(c.OneSided) > 0:
+		g := c.OneSided[0]
+		return fmt.Errorf("%d of %d statistics differ by more than %s, and %d group(s) have flows on one side only (%s: %d flows in ours, %d in ref)",
+			bad, len(c.Diffs), replay.FormatTolerance(o.tol), len(c.OneSided), g.Group, g.OursN, g.RefN)
+	case bad > 0:
 		return fmt.Errorf("%d of %d statistics differ by more than %s", bad, len(c.Diffs), replay.FormatTolerance(o.tol))
 	}
 	return nil

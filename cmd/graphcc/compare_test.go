@@ -129,6 +129,34 @@ func TestCompareCmdFlowSets(t *testing.T) {
 	}
 }
 
+// TestCompareCmdOneSided: a size bin whose flows are all missing from one
+// side fails the comparison, however close the rest.
+func TestCompareCmdOneSided(t *testing.T) {
+	dir := t.TempDir()
+	recs := fctRecs(40, 2)
+	ref := writeFCTFile(t, dir, "ref.fct", recs, true)
+	var kept []replay.FCT
+	for _, r := range recs {
+		if r.Size < 1_000_000 {
+			kept = append(kept, r)
+		}
+	}
+	ours := writeFCTFile(t, dir, "ours.fct", kept, false)
+	js := filepath.Join(dir, "c.json")
+	out, _, err := execute(t, context.Background(), "compare", ours, ref, "--json", js)
+	if err == nil || !strings.Contains(err.Error(), "0 of 24 statistics differ by more than 10%, and 1 group(s) have flows on one side only (>1MB: 0 flows in ours, 10 in ref)") {
+		t.Fatalf("compare without the >1MB flows: %v\n%s", err, out)
+	}
+	data, err := os.ReadFile(js)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var rep compareReport
+	if err := json.Unmarshal(data, &rep); err != nil || len(rep.OneSided) != 1 || rep.OneSided[0] != (replay.OneSided{Group: ">1MB", OursN: 0, RefN: 10}) {
+		t.Errorf("json one_sided %+v (%v)", rep.OneSided, err)
+	}
+}
+
 func TestCompareCmdErrors(t *testing.T) {
 	dir := t.TempDir()
 	ref := writeFCTFile(t, dir, "ref.fct", fctRecs(8, 2), true)

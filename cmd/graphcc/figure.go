@@ -72,7 +72,7 @@ func binLabel(bins []int64, i int) string {
 // evaluation has one (PolicyResult.BinVsRef), and the scenario's flow-size
 // CDF.
 func writeFigure(path string, rep *replay.EvalReport, si int) error {
-	c, err := drawFigure(rep, si)
+	c, _, err := drawFigure(rep, si)
 	if err != nil {
 		return err
 	}
@@ -88,7 +88,9 @@ type errorBars struct {
 	plotter.YErrors
 }
 
-func drawFigure(rep *replay.EvalReport, si int) (*vgimg.Canvas, error) {
+// drawFigure draws writeFigure's figure and returns it with the number of
+// error bars it drew.
+func drawFigure(rep *replay.EvalReport, si int) (*vgimg.Canvas, int, error) {
 	sr := rep.Scenarios[si]
 	ref := rep.RefIndex()
 	img := vgimg.NewWith(vgimg.UseWH(figWidth, figHeight), vgimg.UseDPI(figDPI))
@@ -109,6 +111,7 @@ func drawFigure(rep *replay.EvalReport, si int) (*vgimg.Canvas, error) {
 		ticks[b] = plot.Tick{Value: float64(b), Label: fmt.Sprintf("%s\n%s", binLabel(rep.Bins, b), countLabel(refBins[b].Count))}
 	}
 	var legend []plot.Thumbnailer
+	drawn := 0 // error bars
 	row := make([]*plot.Plot, 0, 4)
 	for k, st := range stats {
 		p := newPanel(fmt.Sprintf("%s FCT slowdown / %s's", st.title, rep.Reference))
@@ -120,7 +123,7 @@ func drawFigure(rep *replay.EvalReport, si int) (*vgimg.Canvas, error) {
 		p.X.Min, p.X.Max = -0.5, float64(nb)-0.5
 		one, err := plotter.NewLine(plotter.XYs{{X: -0.5, Y: 1}, {X: float64(nb) - 0.5, Y: 1}})
 		if err != nil {
-			return nil, err
+			return nil, 0, err
 		}
 		one.Color = color.Gray{Y: 110}
 		one.Dashes = []vg.Length{vg.Points(4), vg.Points(3)}
@@ -161,7 +164,7 @@ func drawFigure(rep *replay.EvalReport, si int) (*vgimg.Canvas, error) {
 			for _, sg := range segs {
 				l, err := plotter.NewLine(sg)
 				if err != nil {
-					return nil, err
+					return nil, 0, err
 				}
 				l.Color, l.Width = policyColor(pi), width
 				p.Add(l)
@@ -169,16 +172,17 @@ func drawFigure(rep *replay.EvalReport, si int) (*vgimg.Canvas, error) {
 			if len(bars.XYs) > 0 {
 				eb, err := plotter.NewYErrorBars(bars)
 				if err != nil {
-					return nil, err
+					return nil, 0, err
 				}
 				eb.Color, eb.Width, eb.CapWidth = policyColor(pi), vg.Points(1.5), vg.Points(8)
 				p.Add(eb)
+				drawn += len(bars.XYs)
 			}
 			var sc *plotter.Scatter
 			if len(pts) > 0 {
 				var err error
 				if sc, err = plotter.NewScatter(pts); err != nil {
-					return nil, err
+					return nil, 0, err
 				}
 				sc.GlyphStyle = draw.GlyphStyle{Color: policyColor(pi), Radius: vg.Points(4), Shape: plotutil.Shape(pi)}
 				p.Add(sc)
@@ -199,7 +203,7 @@ func drawFigure(rep *replay.EvalReport, si int) (*vgimg.Canvas, error) {
 	}
 	cdf, err := cdfPanel(sr.Scenario)
 	if err != nil {
-		return nil, err
+		return nil, 0, err
 	}
 	row = append(row, cdf)
 
@@ -261,7 +265,7 @@ func drawFigure(rep *replay.EvalReport, si int) (*vgimg.Canvas, error) {
 		sp := spots[kept]
 		strip.FillText(more, vg.Point{X: sp.x, Y: strip.Max.Y - vg.Points(26+legendRow*float64(sp.row))}, moreText(len(legends)-kept))
 	}
-	return img, nil
+	return img, drawn, nil
 }
 
 // maxLegendRows is the most rows of legend a figure gives up its panels'

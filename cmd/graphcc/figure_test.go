@@ -69,8 +69,9 @@ func TestFitLegend(t *testing.T) {
 	}
 }
 
-// TestFigureIntervals: with three seeds the figure draws each ratio's
-// interval: it differs from the same figure with the intervals taken out.
+// TestFigureIntervals: with three seeds the figure draws an error bar for
+// each ratio's interval but the reference's, and none once the intervals
+// are taken out.
 func TestFigureIntervals(t *testing.T) {
 	sc := replay.DefaultScenario()
 	sc.Name = "tiny"
@@ -88,9 +89,9 @@ func TestFigureIntervals(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	png := func() []byte {
+	png := func() ([]byte, int) {
 		t.Helper()
-		c, err := drawFigure(rep, 0)
+		c, bars, err := drawFigure(rep, 0)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -98,9 +99,9 @@ func TestFigureIntervals(t *testing.T) {
 		if _, err := (vgimg.PngCanvas{Canvas: c}).WriteTo(&b); err != nil {
 			t.Fatal(err)
 		}
-		return b.Bytes()
+		return b.Bytes(), bars
 	}
-	with := png()
+	with, bars := png()
 	n := 0
 	for i := range rep.Scenarios[0].Policies[1].BinVsRef {
 		br := &rep.Scenarios[0].Policies[1].BinVsRef[i]
@@ -114,8 +115,12 @@ func TestFigureIntervals(t *testing.T) {
 	if n == 0 {
 		t.Fatal("no interval to draw")
 	}
-	if bytes.Equal(with, png()) {
-		t.Errorf("the figure with %d intervals is the figure without them", n)
+	if bars != n {
+		t.Errorf("%d error bars drawn for %d intervals", bars, n)
+	}
+	without, none := png()
+	if none != 0 || bytes.Equal(with, without) {
+		t.Errorf("without intervals: %d error bars, the same figure: %v", none, bytes.Equal(with, without))
 	}
 }
 
