@@ -401,8 +401,8 @@ func Evaluate(ctx context.Context, c EvalConfig) (*EvalReport, error) {
 		var sc0 *scored
 		if len(c.Rewards) > 0 && pol.Run == nil {
 			sc0 = &scored{Policy: policy, end: math.MaxInt64, sum: make([]float64, len(c.Rewards))}
-			if d := sc.Gen.Duration; d > 0 && len(flows) > 0 {
-				sc0.end = FirstStart(flows) + d
+			if end := queueUntil(flows, sc.Gen.Duration); end > 0 {
+				sc0.end = end
 			}
 			for _, r := range c.Rewards {
 				sc0.score = append(sc0.score, r.New(f))
@@ -411,7 +411,7 @@ func Evaluate(ctx context.Context, c EvalConfig) (*EvalReport, error) {
 		}
 		res, err := simulate(ctx, Config{
 			Fabric: f, Flows: flows, Params: c.Params, Seed: seed,
-			ECN: ecn, Policy: policy, Interval: c.Interval,
+			ECN: ecn, Policy: policy, Interval: c.Interval, QueueUntil: queueUntil(flows, sc.Gen.Duration),
 		})
 		if err != nil {
 			return fmt.Errorf("scenario %s, seed %d, policy %s: %w", sc.Name, seed, pol.Name, err)
@@ -513,10 +513,7 @@ func (r *EvalReport) setGeoMeans() {
 			}
 		}
 		if ok {
-			for k := range loo {
-				loo[k] = math.Exp(loo[k])
-			}
-			g = withHalf(g.Value, jackknifeHalf(loo))
+			g = logInterval(g.Value, loo) // loo holds log values already
 		}
 		r.GeoMeanVsRef[p] = g
 	}
@@ -540,7 +537,7 @@ func setRatios(sr *ScenarioResult, ref int, loos []*looStats) {
 			if lr == nil {
 				return Ratio{Value: v}
 			}
-			return withHalf(v, jackknifeHalf(looRatios(loo(lp), loo(lr))))
+			return logInterval(v, logs(looRatios(loo(lp), loo(lr))))
 		}
 		pr.MeanVsRef = ratio(Normalize(pr.Summary.Slowdown.Mean, rp.Summary.Slowdown.Mean), func(l *looStats) []float64 { return l.mean })
 		pr.SmallP99VsRef = ratio(Normalize(pr.SmallP99, rp.SmallP99), func(l *looStats) []float64 { return l.smallP99 })
@@ -627,6 +624,17 @@ func policyNames(ps []NamedPolicy) []string {
 	return names
 }
 
+// queueUntil is the end of the arrival window of a trace generated over
+// duration (its first arrival plus the duration), or 0 without one: the
+// span over which evaluation samples queues and scores rewards, the same
+// for every policy however long its flows take to finish.
+func queueUntil(flows []Flow, duration int64) int64 {
+	if duration <= 0 || len(flows) == 0 || FirstStart(flows) > math.MaxInt64-duration {
+		return 0
+	}
+	return FirstStart(flows) + duration
+}
+
 // mergeRuns merges the runs of one policy over the seeds, in seed order.
 func mergeRuns(name string, runs []*Result) PolicyResult {
 	var recs []FCT
@@ -642,6 +650,7 @@ func mergeRuns(name string, runs []*Result) PolicyResult {
 		s := r.Summary
 		sum.QueueBytesMean += s.QueueBytesMean / float64(len(runs))
 		sum.QueueBytesP99 += s.QueueBytesP99 / float64(len(runs))
+		sum.QueueSeconds += s.QueueSeconds
 		sum.PFCPauses += s.PFCPauses
 		sum.ECNMarkedPackets += s.ECNMarkedPackets
 		sum.Drops += s.Drops
@@ -730,11 +739,11 @@ func (r *EvalReport) WriteMarkdown(w io.Writer) error {
 	fmt.Fprintf(&b, "# Evaluation\n\n")
 	fmt.Fprintf(&b, "Policies %s on %d scenario(s), seeds %s: every policy runs on the same traces with the same simulation seeds. "+
 		"Slowdown statistics are over the flows of every seed together (FCT / standalone FCT, p99 as HPCC's analysis: sorted[int(0.99·n)]); "+
-		"throughput is the mean over flows of size/FCT; queues are every switch egress port sampled every control interval, averaged over seeds; "+
+		"throughput is the mean over flows of size/FCT; queues are every switch egress port sampled every control interval over the arrival window (first arrival to the end of the scenario's duration: the same span for every policy), averaged over seeds; "+
 		"PFC pauses are summed over seeds. Reference policy: %s.\n",
 		strings.Join(r.Policies, ", "), len(r.Scenarios), seedList(r.Seeds), r.Reference)
 	if len(r.Seeds) >= MinIntervalSeeds {
-		fmt.Fprintf(&b, "Ratios to %s carry %.0f %% intervals from the variation between seeds (delete-one-seed jackknife, Student's t with %d degrees of freedom); "+
+		fmt.Fprintf(&b, "Ratios to %s carry %.0f %% intervals from the variation between seeds (delete-one-seed jackknife of the ratio's logarithm, Student's t with %d degrees of freedom); "+
 			"an interval that excludes 1 marks a difference that the traffic of other seeds would likely show too.\n", r.Reference, 100*CILevel, len(r.Seeds)-1)
 	} else {
 		fmt.Fprintf(&b, "Ratios to %s have no intervals: those come from the variation between seeds and need at least %d.\n", r.Reference, MinIntervalSeeds)

@@ -95,6 +95,14 @@ func TestEvaluateTiny(t *testing.T) {
 		if len(pr.SlowdownByBin) != len(FigureBins()) || pr.SmallP99 < 1 {
 			t.Errorf("%s: bins %v, small p99 %v", pr.Policy, pr.SlowdownByBin, pr.SmallP99)
 		}
+		// Queues are sampled over the arrival window, the same span for
+		// every policy however long its flows take.
+		window := float64(c.Scenarios[0].Gen.Duration) / float64(topo.Second)
+		for k, ps := range pr.PerSeed {
+			if math.Abs(ps.QueueSeconds-window) > 1e-12 {
+				t.Errorf("%s, seed %d: queue over %v s, want the %v s arrival window", pr.Policy, k, ps.QueueSeconds, window)
+			}
+		}
 	}
 	// A single run of the same trace and seed is the per-seed summary.
 	f, flows, err := tinyScenario().Build(2)

@@ -10,14 +10,17 @@ import (
 
 // An evaluation puts a confidence interval on every ratio of a policy's
 // statistic to the reference policy's, from the variation between seeds:
-// the delete-one-seed jackknife. With S seeds, the ratio is recomputed S
-// times over the flows of all seeds but one (both policies on the same S-1
-// traces), its standard error is
+// the delete-one-seed jackknife on the log scale. With S seeds, the ratio
+// is recomputed S times over the flows of all seeds but one (both policies
+// on the same S-1 traces), giving θ_k; the standard error of its logarithm
+// is
 //
-//	SE = sqrt((S-1)/S · Σ_k (θ_k - mean θ)²)
+//	SE = sqrt((S-1)/S · Σ_k (log θ_k - mean log θ)²)
 //
-// and the interval is the ratio over all seeds ± t·SE, t the 97.5th
-// percentile of Student's t with S-1 degrees of freedom. Seeds are the
+// and the interval is the ratio over all seeds times exp(±t·SE), t the
+// 97.5th percentile of Student's t with S-1 degrees of freedom (until
+// 2026-12-05 it was the ratio ± t·SE of θ itself, which three seeds could
+// carry below 0). Seeds are the
 // independent replicates: flows within one trace are not, since they share
 // queues, incasts and the trace's mix of large flows ("Intervals" in the
 // README measures how much that matters). With fewer than MinIntervalSeeds
@@ -223,12 +226,33 @@ func jackknifeHalf(theta []float64) float64 {
 	return t * math.Sqrt((n-1)/n*ss)
 }
 
-// withHalf returns the ratio v with the interval v ± half, or without an
-// interval if that is undefined.
-func withHalf(v, half float64) Ratio {
+// logInterval returns the ratio v with its interval from the leave-one-out
+// values of its logarithm, logTheta: v·exp(±h), h the jackknifeHalf of
+// logTheta. A ratio is judged on the log scale, where r and 1/r lie equally
+// far from 1, so the interval is asymmetric about v and never reaches 0
+// (on the ratio's own scale three seeds could give 0.50 (-0.20–1.20)). No
+// interval if v is not positive and finite or a value is NaN or infinite.
+func logInterval(v float64, logTheta []float64) Ratio {
 	r := Ratio{Value: v}
-	if lo, hi := v-half, v+half; hi > 0 && !math.IsNaN(lo) && !math.IsNaN(hi) {
-		r.Lo, r.Hi = lo, hi
+	if !(v > 0) || math.IsInf(v, 0) || len(logTheta) == 0 {
+		return r
 	}
+	h := jackknifeHalf(logTheta)
+	if math.IsNaN(h) || math.IsInf(h, 0) {
+		return r
+	}
+	r.Lo, r.Hi = v*math.Exp(-h), v*math.Exp(h)
 	return r
+}
+
+// logs returns the logarithms of theta (NaN for a value not positive).
+func logs(theta []float64) []float64 {
+	out := make([]float64, len(theta))
+	for k, x := range theta {
+		out[k] = math.NaN()
+		if x > 0 {
+			out[k] = math.Log(x)
+		}
+	}
+	return out
 }

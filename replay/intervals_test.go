@@ -225,8 +225,9 @@ func TestEvaluateIntervals(t *testing.T) {
 	}
 	low := sr.Policies[1]
 	for _, m := range []Ratio{low.MeanVsRef, low.SmallP99VsRef} {
-		if !(m.Lo < m.Value && m.Value < m.Hi) || math.Abs((m.Lo+m.Hi)/2-m.Value) > 1e-12 {
-			t.Errorf("low's ratio %+v: not an interval around its value", m)
+		// symmetric on the log scale: Lo·Hi = Value²
+		if !(0 < m.Lo && m.Lo < m.Value && m.Value < m.Hi) || math.Abs(m.Lo*m.Hi/(m.Value*m.Value)-1) > 1e-12 {
+			t.Errorf("low's ratio %+v: not an interval around its value, symmetric in log", m)
 		}
 	}
 	for _, tc := range []struct {
@@ -282,7 +283,7 @@ func TestEvaluateIntervals(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, want := range []string{"| mean slowdown / static (95 % CI) | p99 ≤100KB / static (95 % CI) |",
-		"95 % intervals from the variation between seeds (delete-one-seed jackknife, Student's t with 2 degrees of freedom)",
+		"95 % intervals from the variation between seeds (delete-one-seed jackknife of the ratio's logarithm, Student's t with 2 degrees of freedom)",
 		" | " + fratio(low.MeanVsRef) + " | " + fratio(low.SmallP99VsRef) + " | ",
 		"| geometric mean | 1.000 | " + fratio(g[1]) + " |\n",
 		"| " + sr.Scenario.Name + " | 1.000 | " + fratio(low.MeanVsRef) + " |\n"} {
@@ -341,7 +342,7 @@ func TestEvaluateIntervals(t *testing.T) {
 // computation: over two scenarios where the policy's ratios are 0.5 and 2,
 // leaving out each of three seeds gives 0.5, 0.5, 0.5 on the first and 1, 2
 // and 4 on the second, so the geometric means leaving out each seed are
-// sqrt(0.5), 1 and sqrt(2).
+// sqrt(0.5), 1 and sqrt(2), whose logarithms are -ln2/2, 0 and ln2/2.
 func TestGeoMeans(t *testing.T) {
 	pol := func(name string, mean float64, loo ...float64) PolicyResult {
 		pr := PolicyResult{Policy: name, meanLOO: loo}
@@ -354,14 +355,13 @@ func TestGeoMeans(t *testing.T) {
 			{Policies: []PolicyResult{pol("ref", 2, 1, 1, 1), pol("p", 4, 1, 2, 4), pol("q", 3, 1.5, 1.5, 1.5)}},
 		}}
 	r.setGeoMeans()
-	g := []float64{math.Sqrt(0.5), 1, math.Sqrt(2)}
-	m := (g[0] + g[1] + g[2]) / 3
-	half := 4.302652729749462 * math.Sqrt(2.0/3*((g[0]-m)*(g[0]-m)+(g[1]-m)*(g[1]-m)+(g[2]-m)*(g[2]-m)))
+	// mean 0; sqrt(2/3 · 2·(ln2/2)²) = ln2/sqrt(3)
+	half := 4.302652729749462 * math.Ln2 / math.Sqrt(3)
 	if got := r.GeoMeanVsRef[0]; got != (Ratio{1, 1, 1}) {
 		t.Errorf("reference: %+v", got)
 	}
-	if got := r.GeoMeanVsRef[1]; math.Abs(got.Value-1) > 1e-12 || math.Abs(got.Lo-(1-half)) > 1e-9 || math.Abs(got.Hi-(1+half)) > 1e-9 {
-		t.Errorf("p: %+v, want 1 ± %v", got, half)
+	if got := r.GeoMeanVsRef[1]; math.Abs(got.Value-1) > 1e-12 || math.Abs(got.Lo-math.Exp(-half)) > 1e-9 || math.Abs(got.Hi-math.Exp(half)) > 1e-9 {
+		t.Errorf("p: %+v, want 1 times exp(±%v)", got, half)
 	}
 	// q lacks the seed ratios of one scenario: a value, no interval.
 	if got := r.GeoMeanVsRef[2]; math.Abs(got.Value-1.5) > 1e-12 || got.HasInterval() {
@@ -389,5 +389,38 @@ func BenchmarkLOOStats(b *testing.B) {
 	bins := FigureBins()
 	for b.Loop() {
 		newLOOStats(runs, make([]float64, len(runs)), bins)
+	}
+}
+
+// TestLogInterval: the interval of a ratio is symmetric on the log scale,
+// stays above 0 however wide, is exactly the value when the leave-one-out
+// values agree, and is absent when a value is not a positive number.
+func TestLogInterval(t *testing.T) {
+	wide := logInterval(0.5, logs([]float64{0.2, 0.5, 1.2}))
+	if !(wide.Lo > 0 && wide.Lo < 0.5 && wide.Hi > 0.5) || math.Abs(wide.Lo*wide.Hi-0.25) > 1e-12 {
+		t.Errorf("wide: %+v, want 0 < Lo < 0.5 < Hi and Lo·Hi = 0.25", wide)
+	}
+	// h = t₂ · sqrt(2/3 · Σ(log θ - mean)²) for θ = 0.5, 1, 2
+	h := 4.302652729749462 * math.Sqrt(2.0/3*2*math.Ln2*math.Ln2)
+	if got := logInterval(1, logs([]float64{0.5, 1, 2})); math.Abs(got.Lo-math.Exp(-h)) > 1e-12 || math.Abs(got.Hi-math.Exp(h)) > 1e-9 {
+		t.Errorf("0.5, 1, 2: %+v, want exp(±%v)", got, h)
+	}
+	if got := logInterval(0.7, logs([]float64{0.7, 0.7, 0.7})); got != (Ratio{0.7, 0.7, 0.7}) {
+		t.Errorf("no spread: %+v", got)
+	}
+	for _, tc := range []struct {
+		v     float64
+		theta []float64
+	}{
+		{0, []float64{1, 1, 1}},
+		{math.NaN(), []float64{1, 1, 1}},
+		{math.Inf(1), []float64{1, 1, 1}},
+		{1, []float64{1, 0, 1}},
+		{1, []float64{1, math.NaN(), 1}},
+		{1, nil},
+	} {
+		if got := logInterval(tc.v, logs(tc.theta)); got.HasInterval() {
+			t.Errorf("%v of %v: interval %+v, want none", tc.v, tc.theta, got)
+		}
 	}
 }

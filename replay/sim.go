@@ -47,6 +47,14 @@ type Config struct {
 	// Until, if positive, stops the run at that simulated time (ps) even if
 	// flows are unfinished.
 	Until int64
+	// QueueUntil, if positive, ends the queue samples of the summary
+	// (QueueBytesMean, QueueBytesP99, QueueSeconds) at that simulated time
+	// (ps): they are those of the control intervals that end by then. A
+	// generated trace's arrival window (its first arrival plus the
+	// scenario's duration) makes runs of one trace under different
+	// policies, which finish at different times, sample the same span;
+	// 0 samples the whole run.
+	QueueUntil int64
 	// Trace, if not nil, receives one CSV row per port per interval (see
 	// TraceHeader).
 	Trace io.Writer
@@ -287,27 +295,28 @@ type Sim struct {
 	interval int64
 	window   int64
 
-	now      int64
-	q        calendar
-	ports    []port
-	sws      []switchState
-	hosts    []hostState
-	flows    []flowState // slots of started flows
-	free     []int32     // free slots
-	slotOf   []int32     // per flow of the trace: its slot, or -1
-	sports   []int32     // per flow of the trace: its source port
-	ecmp     []uint32    // per node: its ECMP hash seed (ecmpSeeds)
-	order    []int32     // flows of the trace by start time
-	next     int         // next flow of order to start
-	agents   []topo.PortID
-	pkts     []packet
-	freePkt  int32
-	ecn      []control.ECN
-	tel      control.Telemetry // its EnqHist fill as packets are enqueued, if telOn
-	telOn    bool              // a policy or a trace reads the telemetry
-	trace    *bufio.Writer
-	samples  []int64        // egress queue bytes of every switch port at every tick
-	settings SettingCounter // the settings a policy chose
+	now          int64
+	q            calendar
+	ports        []port
+	sws          []switchState
+	hosts        []hostState
+	flows        []flowState // slots of started flows
+	free         []int32     // free slots
+	slotOf       []int32     // per flow of the trace: its slot, or -1
+	sports       []int32     // per flow of the trace: its source port
+	ecmp         []uint32    // per node: its ECMP hash seed (ecmpSeeds)
+	order        []int32     // flows of the trace by start time
+	next         int         // next flow of order to start
+	agents       []topo.PortID
+	pkts         []packet
+	freePkt      int32
+	ecn          []control.ECN
+	tel          control.Telemetry // its EnqHist fill as packets are enqueued, if telOn
+	telOn        bool              // a policy or a trace reads the telemetry
+	trace        *bufio.Writer
+	samples      []int64        // egress queue bytes of every switch port at every tick
+	sampledTicks int64          // ticks whose queues are in samples
+	settings     SettingCounter // the settings a policy chose
 
 	fct      []FCT
 	done     int
@@ -673,6 +682,7 @@ func (s *Sim) Result() (*Result, error) {
 		slices.Sort(sorted)
 		sum.QueueBytesP99 = float64(sorted[min(int(float64(n)*0.99), n-1)])
 	}
+	sum.QueueSeconds = float64(s.sampledTicks) * float64(s.interval) / float64(topo.Second)
 	sum.PFCPauses = s.c.PFCPauses
 	sum.ECNMarkedPackets = s.c.ECNMarked
 	sum.Drops = s.c.Drops
@@ -845,8 +855,11 @@ func (s *Sim) kick(p topo.PortID) {
 const TraceHeader = "time_us,port,src,dst,rate_gbps,tx_bytes,marked_bytes,queue_bytes,enq_packets,queue_feature_bytes,enq_depth_max,kmin,kmax,pmax"
 
 func (s *Sim) tick() {
-	for _, p := range s.agents {
-		s.samples = append(s.samples, s.ports[p].qBytes)
+	if s.cfg.QueueUntil <= 0 || s.now <= s.cfg.QueueUntil {
+		for _, p := range s.agents {
+			s.samples = append(s.samples, s.ports[p].qBytes)
+		}
+		s.sampledTicks++
 	}
 	if s.telOn {
 		s.tel.Now = s.now

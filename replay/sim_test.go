@@ -4,7 +4,10 @@ import (
 	"bytes"
 	"math"
 	"math/rand/v2"
+	"reflect"
 	"slices"
+	"strconv"
+	"strings"
 	"testing"
 
 	"graphcc/control"
@@ -432,6 +435,53 @@ func TestTraceCSV(t *testing.T) {
 	}
 	if (len(lines)-1)%len(f.Ports) != 0 || len(lines) < 1+len(f.Ports) {
 		t.Fatalf("%d rows for %d ports", len(lines)-1, len(f.Ports))
+	}
+}
+
+// TestQueueUntil checks that QueueUntil ends the queue samples, and only
+// them: the run and its flows are the same, the queue statistics those of
+// the intervals before it, as the trace's queue column shows.
+func TestQueueUntil(t *testing.T) {
+	f := clos(t)
+	flows := incast(t, f, 4, 2_000_000)
+	var tr bytes.Buffer
+	whole := mustRun(t, Config{Fabric: f, Flows: flows, Trace: &tr})
+	until := FirstStart(flows) + 3*DefaultInterval
+	cut := mustRun(t, Config{Fabric: f, Flows: flows, QueueUntil: until})
+	if cut.Summary.QueueSeconds != 3*float64(DefaultInterval)/float64(topo.Second) {
+		t.Errorf("queue over %v s, want 3 intervals", cut.Summary.QueueSeconds)
+	}
+	if ticks := math.Round(whole.Summary.QueueSeconds * float64(topo.Second) / float64(DefaultInterval)); ticks <= 3 {
+		t.Fatalf("the whole run samples %v intervals, want more than 3", ticks)
+	}
+	// The trace's first three intervals, switch ports only.
+	var sum float64
+	n := 0
+	lines := strings.Split(strings.TrimSpace(tr.String()), "\n")[1:]
+	for _, l := range lines[:3*len(f.Ports)] {
+		col := strings.Split(l, ",")
+		src, ok := f.NodeByName(col[2])
+		if !ok {
+			t.Fatalf("trace row %q: no node %s", l, col[2])
+		}
+		if !f.Nodes[src].Switch {
+			continue
+		}
+		q, err := strconv.ParseFloat(col[7], 64)
+		if err != nil {
+			t.Fatal(err)
+		}
+		sum += q
+		n++
+	}
+	if want := sum / float64(n); math.Abs(cut.Summary.QueueBytesMean-want) > 1e-9*want || want == 0 {
+		t.Errorf("queue mean %v over 3 intervals, the trace gives %v", cut.Summary.QueueBytesMean, want)
+	}
+	w, c := whole.Summary, cut.Summary
+	w.QueueBytesMean, w.QueueBytesP99, w.QueueSeconds, w.WallSeconds, w.PeakRSSBytes = 0, 0, 0, 0, 0
+	c.QueueBytesMean, c.QueueBytesP99, c.QueueSeconds, c.WallSeconds, c.PeakRSSBytes = 0, 0, 0, 0, 0
+	if !reflect.DeepEqual(w, c) {
+		t.Error("QueueUntil changed the run")
 	}
 }
 

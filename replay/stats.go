@@ -138,6 +138,7 @@ type Summary struct {
 	ThroughputGbpsMean float64 `json:"throughput_gbps_mean"` // see MeanThroughputGbps
 	QueueBytesMean     float64 `json:"queue_bytes_mean"`     // switch egress queue samples
 	QueueBytesP99      float64 `json:"queue_bytes_p99"`
+	QueueSeconds       float64 `json:"queue_seconds"` // the simulated time they span (Config.QueueUntil)
 	PFCPauses          int64   `json:"pfc_pauses"`
 	ECNMarkedPackets   int64   `json:"ecn_marked_packets"`
 	Drops              int64   `json:"drops"`
@@ -299,7 +300,7 @@ func (s Summary) WriteTable(w io.Writer) error {
 	kv := func(k, v string) { fmt.Fprintf(tw, "%s\t%s\n", k, v) }
 	kv("flows", fmt.Sprintf("%d (%d completed)", s.Flows, s.Completed))
 	kv("throughput (mean per flow)", ff(s.ThroughputGbpsMean)+" Gbps")
-	kv("queue mean", ff(s.QueueBytesMean)+" B")
+	kv("queue mean", ff(s.QueueBytesMean)+" B (over "+ff(s.QueueSeconds)+" s)")
 	kv("queue p99", ff(s.QueueBytesP99)+" B")
 	kv("pfc pauses", strconv.FormatInt(s.PFCPauses, 10))
 	kv("ecn marked packets", strconv.FormatInt(s.ECNMarkedPackets, 10))

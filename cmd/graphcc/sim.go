@@ -329,6 +329,7 @@ func (o *simOpts) config(ctx context.Context, fs *pflag.FlagSet, log *slog.Logge
 	var f *topo.Fabric
 	var flows []replay.Flow
 	var desc string
+	var window int64 // the arrival window of generated traffic
 	sc := replay.Scenario{Name: "sim"}
 	var err error
 	fromScenario := o.scenario != "" || o.scenarioFile != ""
@@ -340,6 +341,7 @@ func (o *simOpts) config(ctx context.Context, fs *pflag.FlagSet, log *slog.Logge
 			return cfg, "", fmt.Errorf("--scenario %s: %w", sc.Name, err)
 		}
 		desc = fmt.Sprintf("scenario %s, seed %d: %s; %d flows", sc.Name, o.sc.seed, sc.Describe(), len(flows))
+		window = sc.Gen.Duration
 	} else if f, err = o.sc.fabric(fs, log); err != nil {
 		return cfg, "", err
 	} else {
@@ -363,6 +365,7 @@ func (o *simOpts) config(ctx context.Context, fs *pflag.FlagSet, log *slog.Logge
 			return cfg, "", err
 		}
 		desc += fmt.Sprintf("; %d flows: %s", len(flows), o.sc.describeTraffic(g))
+		window = g.Duration
 	}
 	params, err := o.hw.params()
 	if err != nil {
@@ -418,6 +421,9 @@ func (o *simOpts) config(ctx context.Context, fs *pflag.FlagSet, log *slog.Logge
 		ECN:      ecn,
 		Policy:   policy,
 		Interval: interval,
+	}
+	if window > 0 && len(flows) > 0 && replay.FirstStart(flows) <= math.MaxInt64-window {
+		cfg.QueueUntil = replay.FirstStart(flows) + window
 	}
 	if until > 0 && len(flows) > 0 {
 		first := replay.FirstStart(flows)
