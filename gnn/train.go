@@ -287,15 +287,10 @@ func (s *mpnnScratch) forward(fab int, x, q []float64) {
 	v := s.vars.list[fab]
 	s.x = grow(s.x, len(v.port)*NumFeatures)
 	s.q = grow(s.q, len(v.agent)*NumActions)
-	const w = NumFeatures
-	for p, rp := range v.port {
-		copy(s.x[p*w:(p+1)*w], x[int(rp)*w:(int(rp)+1)*w])
-	}
+	gatherRows(s.x, x, v.port, NumFeatures)
 	s.m.Forward(ws, s.x, s.q)
 	clear(q) // the rows of the agents v lacks: NoAction, never read
-	for i, j := range v.agent {
-		copy(q[int(j)*NumActions:(int(j)+1)*NumActions], s.q[i*NumActions:(i+1)*NumActions])
-	}
+	scatterRows(q, s.q, v.agent, NumActions)
 }
 
 func (s *mpnnScratch) backward(fab int, dq, grad []float64) {
@@ -306,9 +301,7 @@ func (s *mpnnScratch) backward(fab int, dq, grad []float64) {
 	}
 	v := s.vars.list[fab]
 	s.q = grow(s.q, len(v.agent)*NumActions)
-	for i, j := range v.agent {
-		copy(s.q[i*NumActions:(i+1)*NumActions], dq[int(j)*NumActions:(int(j)+1)*NumActions])
-	}
+	gatherRows(s.q, dq, v.agent, NumActions)
 	s.m.Backward(ws, s.q, grad)
 }
 

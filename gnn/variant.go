@@ -99,10 +99,8 @@ func (v *fabricVariant) remap(w, refPorts, refAgents int, prev []float64, action
 	for j := range st.actions {
 		st.actions[j] = NoAction
 	}
-	for p, rp := range v.port {
-		copy(st.prev[int(rp)*w:(int(rp)+1)*w], prev[p*w:(p+1)*w])
-		copy(st.next[int(rp)*w:(int(rp)+1)*w], next[p*w:(p+1)*w])
-	}
+	scatterRows(st.prev, prev, v.port, w)
+	scatterRows(st.next, next, v.port, w)
 	for i, j := range v.agent {
 		st.actions[j], st.rewards[j] = actions[i], rewards[i]
 	}
@@ -123,6 +121,9 @@ type variantSet struct {
 func (s *variantSet) sync(tags []string) error {
 	if len(s.list) == 0 {
 		s.list = append(s.list, nil)
+	}
+	if len(tags) < len(s.list) || tags[0] != "" {
+		return fmt.Errorf("fabric tags %q do not extend the %d known", tags, len(s.list))
 	}
 	for _, key := range tags[len(s.list):] {
 		g, err := s.ref.FailLinks(strings.Fields(key)...)
@@ -151,4 +152,18 @@ func (s *variantSet) check(v *fabricVariant) error {
 		return fmt.Errorf("the episode's fabric without %s numbers its ports otherwise than the training fabric with those links failed", v.key)
 	}
 	return nil
+}
+
+// gatherRows copies row idx[i] of src to row i of dst, rows w wide.
+func gatherRows(dst, src []float64, idx []int32, w int) {
+	for i, j := range idx {
+		copy(dst[i*w:(i+1)*w], src[int(j)*w:(int(j)+1)*w])
+	}
+}
+
+// scatterRows copies row i of src to row idx[i] of dst, rows w wide.
+func scatterRows(dst, src []float64, idx []int32, w int) {
+	for i, j := range idx {
+		copy(dst[int(j)*w:(int(j)+1)*w], src[i*w:(i+1)*w])
+	}
 }
