@@ -3,6 +3,7 @@ package gnn
 import (
 	"bytes"
 	"context"
+	"math/rand/v2"
 	"slices"
 	"strings"
 	"testing"
@@ -175,5 +176,47 @@ func TestTrainOnFailures(t *testing.T) {
 				t.Error("the run resumed after 2 episodes differs from the whole run")
 			}
 		})
+	}
+}
+
+// TestUpdateSkipsIdleAgents: a minibatch's loss and gradient are the mean
+// over the agents that acted. Two ACC agents, the second idle in every
+// transition, learn exactly as the first would alone.
+func TestUpdateSkipsIdleAgents(t *testing.T) {
+	r := nnNewRand(4)
+	n0, n1 := NewMLPNet(ACCNumFeatures, ACCHidden, NumActions, r), NewMLPNet(ACCNumFeatures, ACCHidden, NumActions, r)
+	c := DefaultTrainConfig()
+	c.Workers, c.Batch = 2, 8
+	// one port of ACC features per agent: 2 "ports" of NumFeatures each
+	const w = ACCNumFeatures / NumFeatures
+	pair := NewReplayBuffer(20, 2*w, 2)
+	lone := NewReplayBuffer(20, w, 1)
+	for range 20 {
+		x, xn := make([]float64, 2*ACCNumFeatures), make([]float64, 2*ACCNumFeatures)
+		for i := range x {
+			x[i], xn[i] = r.Float64(), r.Float64()
+		}
+		a, rew := r.IntN(NumActions), r.Float64()
+		pair.Add(x, []int{a, NoAction}, []float64{rew, 0}, xn)
+		lone.Add(x[:ACCNumFeatures], []int{a}, []float64{rew}, xn[:ACCNumFeatures])
+	}
+	learn := func(nets []*MLPNet, agents []topo.PortID, buf *ReplayBuffer) ([]float64, float64) {
+		on := newACCNet(nets, agents, nil)
+		tg := on.clone()
+		l := newLearner(on, tg, c, buf.FeatureLen(), buf.Agents())
+		adam := NewAdam(len(on.params()), c.LR)
+		loss := l.update(buf, rand.New(rand.NewPCG(9, 9)), adam)
+		return on.params(), loss
+	}
+	pp, pl := learn([]*MLPNet{n0, n1}, []topo.PortID{0, 1}, pair)
+	lp, ll := learn([]*MLPNet{n0}, []topo.PortID{0}, lone)
+	if pl != ll || pl == 0 {
+		t.Errorf("loss with an idle agent %v, alone %v", pl, ll)
+	}
+	if !slices.Equal(pp[:len(lp)], lp) {
+		t.Error("the acting agent learnt otherwise beside an idle one")
+	}
+	if !slices.Equal(pp[len(lp):], n1.Params) {
+		t.Error("the idle agent's network changed")
 	}
 }

@@ -212,6 +212,19 @@ func (b *ReplayBuffer) Actions(i int, dst []int) {
 	}
 }
 
+// Acting returns the number of agents of slot i with an action (not
+// NoAction).
+func (b *ReplayBuffer) Acting(i int) int {
+	b.slot(i)
+	n := 0
+	for _, a := range b.actions[i*b.agents : (i+1)*b.agents] {
+		if a != noAction {
+			n++
+		}
+	}
+	return n
+}
+
 // Rewards copies the agents' rewards of slot i into dst (len Agents()).
 func (b *ReplayBuffer) Rewards(i int, dst []float64) {
 	b.slot(i)

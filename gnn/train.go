@@ -848,11 +848,20 @@ func newLearner(online, target qnet, c TrainConfig, stateLen, agents int) *learn
 	return l
 }
 
-// update does one minibatch step and returns its mean Huber loss.
+// update does one minibatch step and returns its mean Huber loss, the mean
+// over the agents that acted (an agent whose port had failed in that
+// episode neither counts nor has a gradient).
 func (l *learner) update(buf *ReplayBuffer, r *rand.Rand, adam *Adam) float64 {
 	idx := buf.Sample(r, l.c.Batch, nil)
 	agents := buf.Agents()
-	scale := 1 / float64(len(idx)*agents)
+	acting := 0
+	for _, i := range idx {
+		acting += buf.Acting(i)
+	}
+	if acting == 0 {
+		return 0
+	}
+	scale := 1 / float64(acting)
 	var wg sync.WaitGroup
 	for w, lw := range l.workers {
 		wg.Add(1)
