@@ -333,28 +333,28 @@ func (p *scenarioParser) genError(n *yaml.Node, name string, ge *GenError) error
 	if keys == nil {
 		return p.errorf(n, "", fmt.Errorf("scenario %s: %w", name, ge))
 	}
-	at := n
+	line, m := n.Line, n
 	for _, k := range keys {
-		v := mapKey(at, k)
-		if v == nil {
+		key, v := mapEntry(m, k)
+		if key == nil {
 			break
 		}
-		at = v
+		line, m = key.Line, v
 	}
-	return &posError{file: p.file, line: at.Line, path: strings.Join(keys, ": "), err: errors.New(ge.Reason)}
+	return &posError{file: p.file, line: line, path: strings.Join(keys, ": "), err: errors.New(ge.Reason)}
 }
 
-// mapKey returns the key node k of mapping m, or nil.
-func mapKey(m *yaml.Node, k string) *yaml.Node {
+// mapEntry returns the key node k of mapping m and its value, or nils.
+func mapEntry(m *yaml.Node, k string) (key, value *yaml.Node) {
 	if m.Kind != yaml.MappingNode {
-		return nil
+		return nil, nil
 	}
 	for i := 0; i+1 < len(m.Content); i += 2 {
 		if m.Content[i].Value == k {
-			return m.Content[i]
+			return m.Content[i], m.Content[i+1]
 		}
 	}
-	return nil
+	return nil, nil
 }
 
 // path is the file a spec of the scenario file names: relative to its

@@ -155,6 +155,7 @@ func TestReadScenariosErrors(t *testing.T) {
 		{"incast too wide", "scenarios:\n  - name: a\n    incast: {fanin: 30}\n", "s.yaml:3: incast: fanin: 30 senders, but the fabric has only 23 other hosts"},
 		{"incast from base", "scenarios:\n  - name: a\n    clos: {leaves: 2, hosts_per_leaf: 2}\n", "s.yaml:2: incast: fanin: 16 senders, but the fabric has only 3 other hosts"},
 		{"incast fanin in mapping", "scenarios:\n  - name: a\n    clos: {leaves: 2, hosts_per_leaf: 2}\n    incast:\n      size: 1KB\n", "s.yaml:4: incast: fanin: 16 senders"},
+		{"incast fanin line", "scenarios:\n  - name: a\n    clos: {leaves: 2, hosts_per_leaf: 2}\n    incast:\n      size: 1KB\n      fanin: 5\n", "s.yaml:6: incast: fanin: 5 senders"},
 		{"incast size", "scenarios:\n  - name: a\n    incast: {size: 1.5B}\n", "size: \"1.5B\": not a whole number"},
 		{"incast word", "scenarios:\n  - name: a\n    incast: many\n", "incast: want none or a mapping"},
 		{"buffer", "scenarios:\n  - name: a\n    clos: {buffer: -1MB}\n", "buffer: \"-1MB\": want between"},
