@@ -110,6 +110,7 @@ type GenError struct {
 	Reason string
 }
 
+// Error returns "GenConfig.Field: Reason".
 func (e *GenError) Error() string { return "GenConfig." + e.Field + ": " + e.Reason }
 
 func genErrorf(field, format string, args ...any) error {
