@@ -398,11 +398,12 @@ func Evaluate(ctx context.Context, c EvalConfig) (*EvalReport, error) {
 		} else if policy, ecn, err = pol.New(f, sc, seed); err != nil {
 			return fmt.Errorf("scenario %s, seed %d: policy %s: %w", sc.Name, seed, pol.Name, err)
 		}
+		until := queueUntil(flows, sc.Gen.Duration)
 		var sc0 *scored
 		if len(c.Rewards) > 0 && pol.Run == nil {
 			sc0 = &scored{Policy: policy, end: math.MaxInt64, sum: make([]float64, len(c.Rewards))}
-			if end := queueUntil(flows, sc.Gen.Duration); end > 0 {
-				sc0.end = end
+			if until > 0 {
+				sc0.end = until
 			}
 			for _, r := range c.Rewards {
 				sc0.score = append(sc0.score, r.New(f))
@@ -411,7 +412,7 @@ func Evaluate(ctx context.Context, c EvalConfig) (*EvalReport, error) {
 		}
 		res, err := simulate(ctx, Config{
 			Fabric: f, Flows: flows, Params: c.Params, Seed: seed,
-			ECN: ecn, Policy: policy, Interval: c.Interval, QueueUntil: queueUntil(flows, sc.Gen.Duration),
+			ECN: ecn, Policy: policy, Interval: c.Interval, QueueUntil: until,
 		})
 		if err != nil {
 			return fmt.Errorf("scenario %s, seed %d, policy %s: %w", sc.Name, seed, pol.Name, err)
