@@ -95,9 +95,7 @@ func down(ctx context.Context, lab, dir string, log *slog.Logger) error {
 			namespaces = append(namespaces, n)
 		}
 	}
-	if st.SwitchBinary != "" {
-		errs = append(errs, stopStrays(ctx, st, namespaces, log))
-	}
+	errs = append(errs, stopStrays(ctx, st, namespaces, log))
 	errs = append(errs, removeRootLinks(st))
 	// reverse creation order: hosts were created after switches
 	slices.SortStableFunc(namespaces, func(a, b string) int {
@@ -145,8 +143,11 @@ func stopSwitches(ctx context.Context, st *State, log *slog.Logger) error {
 
 // stopStrays stops processes of the lab's switch binary inside the lab's
 // namespaces that the state does not know (Up crashed between starting one
-// and recording its PID). Other processes in the namespaces are left
-// alone but logged: they keep their namespace alive after Down.
+// and recording its PID, or the state file is unreadable). Without a
+// recorded binary, the switch binary is DefaultSwitchBinary as found on
+// PATH, and any process named DefaultSwitchBinary. Other processes in the
+// namespaces are left alone but logged: they keep their namespace alive
+// after Down.
 func stopStrays(ctx context.Context, st *State, namespaces []string, log *slog.Logger) error {
 	inodes := map[uint64]string{}
 	for _, n := range namespaces {
@@ -158,10 +159,7 @@ func stopStrays(ctx context.Context, st *State, namespaces []string, log *slog.L
 	if len(inodes) == 0 {
 		return nil
 	}
-	bin, err := filepath.EvalSymlinks(st.SwitchBinary)
-	if err != nil {
-		bin = st.SwitchBinary
-	}
+	isSwitch := switchMatcher(st.SwitchBinary)
 	entries, err := os.ReadDir("/proc")
 	if err != nil {
 		return fmt.Errorf("scan processes: %w", err)
@@ -185,7 +183,7 @@ func stopStrays(ctx context.Context, st *State, namespaces []string, log *slog.L
 			continue
 		}
 		exe, _ := os.Readlink("/proc/" + e.Name() + "/exe")
-		if exe != bin {
+		if !isSwitch(exe) {
 			log.Warn("process left in lab namespace", "pid", pid, "exe", exe, "netns", ns)
 			continue
 		}
@@ -199,6 +197,24 @@ func stopStrays(ctx context.Context, st *State, namespaces []string, log *slog.L
 		}
 	}
 	return errors.Join(errs...)
+}
+
+// switchMatcher returns whether a process's executable (its /proc/PID/exe)
+// is the lab's switch binary: bin, or, if bin is empty (a state file that
+// could not be read), DefaultSwitchBinary as PATH finds it or by name.
+func switchMatcher(bin string) func(exe string) bool {
+	byName := bin == ""
+	if byName {
+		bin, _ = lookBinary("", DefaultSwitchBinary)
+	}
+	if bin != "" {
+		if real, err := filepath.EvalSymlinks(bin); err == nil {
+			bin = real
+		}
+	}
+	return func(exe string) bool {
+		return exe != "" && (exe == bin || byName && filepath.Base(exe) == DefaultSwitchBinary)
+	}
 }
 
 // removeRootLinks deletes veths left in the root namespace under the lab's

@@ -615,22 +615,46 @@ func TestLabDownAfterCrash(t *testing.T) {
 	}
 }
 
+// TestLabDownCorruptState takes down a lab whose state file is garbage:
+// the scan finds its namespaces and links, and its switch processes (by
+// the default switch binary on PATH).
 func TestLabDownCorruptState(t *testing.T) {
 	requireRoot(t)
-	p := labPlan(t, "bad", 1, 1, 1)
-	l, err := upLab(t, LabConfig{Plan: p, NoSwitches: true})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(filepath.Join(l.Dir(), StateFile), []byte("{garbage"), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	if err := Down(t.Context(), p.Lab, l.Dir()); err == nil {
-		t.Error("down with a corrupt state file reported no error")
-	}
-	assertLabGone(t, p.Lab, l.Dir()) // the scan found everything
-	if err := Down(t.Context(), p.Lab, l.Dir()); err != nil {
-		t.Errorf("second down: %v", err)
+	for _, tc := range []struct {
+		name       string
+		noSwitches bool
+	}{
+		{"network only", true},
+		{"with switches", false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			rec := ""
+			if !tc.noSwitches {
+				rec = fakeBMv2(t)
+			}
+			p := labPlan(t, "bad", 2, 1, 1)
+			l, err := upLab(t, LabConfig{Plan: p, NoSwitches: tc.noSwitches, StopGrace: 100 * time.Millisecond})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if err := os.WriteFile(filepath.Join(l.Dir(), StateFile), []byte("{garbage"), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			if err := Down(t.Context(), p.Lab, l.Dir()); err == nil {
+				t.Error("down with a corrupt state file reported no error")
+			}
+			assertLabGone(t, p.Lab, l.Dir()) // the scan found everything
+			if rec != "" {
+				files, _ := filepath.Glob(filepath.Join(rec, "switch-*.json"))
+				if len(files) != len(p.Switches) {
+					t.Fatalf("%d fake switch records, want %d", len(files), len(p.Switches))
+				}
+				assertFakesStopped(t, rec)
+			}
+			if err := Down(t.Context(), p.Lab, l.Dir()); err != nil {
+				t.Errorf("second down: %v", err)
+			}
+		})
 	}
 }
 
