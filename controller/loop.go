@@ -79,8 +79,9 @@ type LoopStats struct {
 }
 
 // RunLoop runs the control loop, a step every Interval of fabric time from
-// now, until ctx ends
-// (then it returns nil) or a switch fails: then it puts every switch it
+// now, until ctx ends (then it returns nil, with the trace complete up to
+// the last whole step, even if ctx ended inside a read or a write) or a
+// switch fails: then it puts every switch it
 // can still reach back on the static settings and returns an error that
 // names the switch and why.
 func RunLoop(ctx context.Context, c LoopConfig) (*LoopStats, error) {
@@ -106,6 +107,18 @@ func RunLoop(ctx context.Context, c LoopConfig) (*LoopStats, error) {
 			return nil, fmt.Errorf("control loop: trace: %w", err)
 		}
 	}
+	// flush ends the trace, on every way out.
+	flush := func() error {
+		if trace == nil {
+			return nil
+		}
+		if err := trace.Flush(); err != nil {
+			return fmt.Errorf("control loop: trace: %w", err)
+		}
+		return nil
+	}
+	// stopped is the way out when ctx ends.
+	stopped := func() (*LoopStats, error) { return st, flush() }
 	fail := func(err error) (*LoopStats, error) {
 		timeout := c.RestoreTimeout
 		if timeout <= 0 {
@@ -116,13 +129,13 @@ func RunLoop(ctx context.Context, c LoopConfig) (*LoopStats, error) {
 		if _, rerr := c.Runtime.SetECN(rctx, c.Static); rerr != nil {
 			err = errors.Join(err, fmt.Errorf("restore static ECN settings: %w", rerr))
 		}
-		if trace != nil {
-			trace.Flush()
-		}
-		return st, err
+		return st, errors.Join(err, flush())
 	}
 	// The first read starts the counters' first interval.
 	if err := c.Runtime.ReadTelemetry(ctx, tel.Ports); err != nil {
+		if ctx.Err() != nil {
+			return stopped()
+		}
 		return fail(fmt.Errorf("control loop: first telemetry read: %w", err))
 	}
 	base := c.Clock.Now()
@@ -134,12 +147,7 @@ func RunLoop(ctx context.Context, c LoopConfig) (*LoopStats, error) {
 		timer.Reset(time.Until(due))
 		select {
 		case <-ctx.Done():
-			if trace != nil {
-				if err := trace.Flush(); err != nil {
-					return st, fmt.Errorf("control loop: trace: %w", err)
-				}
-			}
-			return st, nil
+			return stopped()
 		case <-timer.C:
 		}
 		start := time.Now()
@@ -148,7 +156,7 @@ func RunLoop(ctx context.Context, c LoopConfig) (*LoopStats, error) {
 		}
 		if err := c.Runtime.ReadTelemetry(ctx, tel.Ports); err != nil {
 			if ctx.Err() != nil {
-				return st, nil
+				return stopped()
 			}
 			return fail(fmt.Errorf("control loop: step %d: %w", k, err))
 		}
@@ -169,7 +177,7 @@ func RunLoop(ctx context.Context, c LoopConfig) (*LoopStats, error) {
 		w, err := c.Runtime.SetECN(ctx, ecn)
 		if err != nil {
 			if ctx.Err() != nil {
-				return st, nil
+				return stopped()
 			}
 			return fail(fmt.Errorf("control loop: step %d: %w", k, err))
 		}

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"fmt"
 	"strings"
 	"sync"
 	"testing"
@@ -16,18 +17,30 @@ import (
 )
 
 // fakeFabric counts bytes on every port and records the settings written.
+// Like a P4Runtime fabric, it fails a call whose context has ended.
 type fakeFabric struct {
 	mu       sync.Mutex
 	reads    int
 	failRead int // the read that fails (0: none)
 	held     []control.ECN
 	writes   [][]control.ECN
+	// cancel, if set, is called during read cancelRead or write
+	// cancelWrite (counting from 1), which then fails as a call cut short
+	// by its context does.
+	cancel                  context.CancelFunc
+	cancelRead, cancelWrite int
 }
 
-func (f *fakeFabric) ReadTelemetry(_ context.Context, dst []control.PortSample) error {
+func (f *fakeFabric) ReadTelemetry(ctx context.Context, dst []control.PortSample) error {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	f.reads++
+	if f.cancel != nil && f.reads == f.cancelRead {
+		f.cancel()
+	}
+	if err := ctx.Err(); err != nil {
+		return fmt.Errorf("read counters: %w", err)
+	}
 	if f.reads == f.failRead {
 		return errors.New("switch leaf1: read counters: connection refused")
 	}
@@ -38,9 +51,15 @@ func (f *fakeFabric) ReadTelemetry(_ context.Context, dst []control.PortSample) 
 	return nil
 }
 
-func (f *fakeFabric) SetECN(_ context.Context, ecn []control.ECN) (int, error) {
+func (f *fakeFabric) SetECN(ctx context.Context, ecn []control.ECN) (int, error) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
+	if f.cancel != nil && len(f.writes)+1 == f.cancelWrite {
+		f.cancel()
+	}
+	if err := ctx.Err(); err != nil {
+		return 0, fmt.Errorf("write ECN entries: %w", err)
+	}
 	n := 0
 	for i := range ecn {
 		if ecn[i] != f.held[i] {
@@ -127,6 +146,48 @@ func TestRunLoop(t *testing.T) {
 	}
 	if !strings.HasPrefix(trace.String(), replay.TraceHeader+"\n") {
 		t.Error("trace does not start with the simulator's header")
+	}
+}
+
+// TestRunLoopCancelFlushesTrace ends the loop's context inside a switch
+// read and inside a write: the loop returns no error, and the trace holds
+// the header and every step completed before.
+func TestRunLoopCancelFlushesTrace(t *testing.T) {
+	f := loopFabric(t)
+	static := control.StaticSettings(f)
+	for _, tc := range []struct {
+		name                    string
+		cancelRead, cancelWrite int
+		steps                   int
+	}{
+		{"in the first read", 1, 0, 0},
+		{"in a read", 4, 0, 2}, // read 1 starts the interval: read 4 is step 3's
+		{"in a write", 0, 3, 2},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			ctx, cancel := context.WithCancel(t.Context())
+			defer cancel()
+			fab := &fakeFabric{held: append([]control.ECN(nil), static...), cancel: cancel,
+				cancelRead: tc.cancelRead, cancelWrite: tc.cancelWrite}
+			clock, _ := hostgen.NewClock(time.Now(), 10)
+			var trace strings.Builder
+			st, err := RunLoop(ctx, LoopConfig{
+				Fabric: f, Runtime: fab, Policy: &countingPolicy{f: f}, Clock: clock,
+				Interval: replay.DefaultInterval, Static: static, Trace: &trace,
+			})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if st.Steps != tc.steps {
+				t.Errorf("%d steps, want %d", st.Steps, tc.steps)
+			}
+			if !strings.HasPrefix(trace.String(), replay.TraceHeader+"\n") {
+				t.Errorf("trace %q has no header", trace.String())
+			}
+			if rows, want := strings.Count(trace.String(), "\n"), 1+tc.steps*len(f.Ports); rows != want {
+				t.Errorf("trace has %d lines, want %d", rows, want)
+			}
+		})
 	}
 }
 
