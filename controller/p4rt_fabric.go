@@ -129,8 +129,9 @@ func (r *FabricRuntime) ReadTelemetry(ctx context.Context, dst []control.PortSam
 // from what the switches hold: one WriteRequest of MODIFY updates per
 // switch with a change. It returns the number of entries written. A switch
 // that fails does not stop the others' writes (so after a switch dies,
-// SetECN with the static settings still restores every live switch); the
-// settings of switches whose write failed stay as they were in ECN.
+// SetECN with the static settings still restores every live switch); a
+// switch whose write failed may hold any mix of its old and new settings,
+// so the next SetECN writes every entry of it.
 func (r *FabricRuntime) SetECN(ctx context.Context, ecn []control.ECN) (int, error) {
 	if len(r.ecn) == 0 {
 		return 0, fmt.Errorf("fabric runtime: set ECN before Program")
@@ -163,11 +164,22 @@ func (r *FabricRuntime) SetECN(ctx context.Context, ecn []control.ECN) (int, err
 	}
 	err := g.Wait()
 	for i, sp := range r.plan.Switches {
-		if !ok[i] {
+		if len(updates[i]) == 0 {
 			continue
 		}
+		held := ecn
+		if !ok[i] {
+			// A WriteRequest may fail after some of its updates took
+			// effect: what the switch holds is not known, so all of its
+			// entries are written next time.
+			held = nil
+		}
 		for _, pp := range sp.Ports {
-			r.ecn[pp.Port] = ecn[pp.Port]
+			if held != nil {
+				r.ecn[pp.Port] = held[pp.Port]
+			} else {
+				r.ecn[pp.Port] = unknownECN
+			}
 		}
 	}
 	if err != nil {
@@ -176,9 +188,14 @@ func (r *FabricRuntime) SetECN(ctx context.Context, ecn []control.ECN) (int, err
 	return n, nil
 }
 
+// unknownECN marks, in FabricRuntime.ecn, a port whose setting is not
+// known: it equals no valid setting, so SetECN writes the port.
+var unknownECN = control.ECN{KMin: -1, KMax: -1, PMax: -1}
+
 // ECN returns the settings the switches hold, indexed by topo.PortID
-// (host ports carry whatever Program was given); the caller must not
-// modify it.
+// (host ports carry whatever Program was given; the ports of a switch
+// whose last write failed carry an invalid setting, kmin -1: unknown); the
+// caller must not modify it.
 func (r *FabricRuntime) ECN() []control.ECN { return r.ecn }
 
 // Switches returns the clients, in Plan.Switches order.

@@ -399,6 +399,20 @@ func TestFabricRuntime(t *testing.T) {
 	if r.ECN()[p.Switches[1].Ports[0].Port] != cur2[p.Switches[1].Ports[0].Port] || r.ECN()[p.Switches[2].Ports[0].Port] == cur2[p.Switches[2].Ports[0].Port] {
 		t.Error("ECN() after a partial failure")
 	}
+	// Back to cur once the switch answers again: its write may have been
+	// applied in part, so every entry of it is written, including the
+	// ports cur and cur2 agree on.
+	fakes[2].setFailures(nil, nil)
+	n, err = r.SetECN(ctx, cur)
+	if want := 1 + len(p.Switches[2].Ports); err != nil || n != want {
+		t.Errorf("SetECN after a failed write: %d entries, %v; want %d (switch 1's one and all of switch 2's)", n, err, want)
+	}
+	if req, _ := fakes[2].lastWrite(); len(req.GetUpdates()) != len(p.Switches[2].Ports) {
+		t.Errorf("%s: %d updates after its failed write, want all %d", p.Switches[2].Name, len(req.GetUpdates()), len(p.Switches[2].Ports))
+	}
+	if n, err := r.SetECN(ctx, cur); n != 0 || err != nil {
+		t.Errorf("unchanged SetECN after the recovery: %d, %v", n, err)
+	}
 	// A switch failing a read: the error names it.
 	fakes[4].setFailures(nil, errFake)
 	if err := r.ReadTelemetry(ctx, samples); err == nil || !strings.Contains(err.Error(), "switch "+p.Switches[4].Name) {
