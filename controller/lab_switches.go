@@ -12,6 +12,8 @@ import (
 	"time"
 
 	"github.com/vishvananda/netns"
+
+	"graphcc/topo"
 )
 
 // cliStubFile is the name of the stub BMv2 program in the lab directory.
@@ -194,4 +196,43 @@ func (l *Lab) CheckSwitches() error {
 		}
 	}
 	return errors.Join(errs...)
+}
+
+// QueueDrainTime bounds the real time the switches of st take to empty
+// queues a run left full: the slowest port's depth over its rate (BMv2's
+// set_queue_depth and set_queue_rate), times the most switches any route of
+// f crosses. A run that ends with flows still sending (its drain time
+// passed) leaves frames queued; the next run on the lab waits this long so
+// they do not delay its first frames.
+func QueueDrainTime(st *State, f *topo.Fabric) time.Duration {
+	var slowest time.Duration
+	for _, ss := range st.Switches {
+		for _, p := range ss.Ports {
+			if p.QueueRatePPS > 0 {
+				slowest = max(slowest, time.Duration(p.QueueDepth)*time.Second/time.Duration(p.QueueRatePPS))
+			}
+		}
+	}
+	return slowest * time.Duration(maxSwitchHops(f))
+}
+
+// maxSwitchHops returns the most switches a frame crosses between two
+// hosts of f (following each route's first next hop: ECMP paths are equally
+// long).
+func maxSwitchHops(f *topo.Fabric) int {
+	most := 0
+	for _, src := range f.Hosts() {
+		for _, dst := range f.Hosts() {
+			n := 0
+			for at := src; at != dst; n++ {
+				hops := f.NextHops(at, dst)
+				if len(hops) == 0 || n > len(f.Nodes) {
+					break
+				}
+				at = f.Ports[hops[0]].Dst
+			}
+			most = max(most, n-1) // n links: n-1 switches
+		}
+	}
+	return most
 }

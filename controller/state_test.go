@@ -12,6 +12,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"graphcc/topo"
 )
 
 func sampleState() *State {
@@ -172,5 +174,33 @@ func TestStateQueueDepths(t *testing.T) {
 	}
 	if _, err := s.QueueDepths(5); err == nil || !strings.Contains(err.Error(), "spine0 port 1") {
 		t.Errorf("a port outside the fabric: %v", err)
+	}
+}
+
+func TestQueueDrainTime(t *testing.T) {
+	one, err := topo.New([]topo.Node{{ID: 0, Name: "h0"}, {ID: 1, Name: "h1"}, {ID: 2, Name: "leaf0", Switch: true}},
+		[]topo.Link{{ID: 0, A: 0, B: 2, Rate: 25 * topo.Gbps, Delay: topo.Microsecond}, {ID: 1, A: 1, B: 2, Rate: 25 * topo.Gbps, Delay: topo.Microsecond}}, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	st := &State{Switches: []SwitchState{
+		{Ports: []PortState{{QueueRatePPS: 1000, QueueDepth: 100}, {QueueRatePPS: 2000, QueueDepth: 100}}}, // 100 ms, 50 ms
+		{Ports: []PortState{{QueueRatePPS: 1000, QueueDepth: 300}, {QueueRatePPS: 0, QueueDepth: 64}}},     // 300 ms; no rate: skipped
+	}}
+	for _, tc := range []struct {
+		name string
+		f    *topo.Fabric
+		hops int
+	}{
+		{"one switch", one, 1},
+		{"leaf-spine", labPlan(t, "dr", 2, 2, 1).Fabric, 3},
+		{"one leaf of a Clos", labPlan(t, "dr1", 1, 1, 2).Fabric, 1},
+	} {
+		if got := maxSwitchHops(tc.f); got != tc.hops {
+			t.Errorf("%s: %d switches on the longest route, want %d", tc.name, got, tc.hops)
+		}
+		if got, want := QueueDrainTime(st, tc.f), time.Duration(tc.hops)*300*time.Millisecond; got != want {
+			t.Errorf("%s: drain time %v, want %v", tc.name, got, want)
+		}
 	}
 }

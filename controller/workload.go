@@ -25,6 +25,10 @@ type WorkloadConfig struct {
 	Policy  control.Policy // nil: the static settings stay
 	Static  []control.ECN  // the settings at the start, and after a failure
 	Flows   []replay.Flow  // fabric times; they need not start at 0 (flow files start at 2 s)
+	// QPBase is the queue pair of the first flow (hostgen.Schedule): runs
+	// that follow one another on a lab take disjoint ranges, so that frames
+	// a switch still holds from the last run are foreign to this one.
+	QPBase uint32
 	// Scale is the testbed's factor between real and fabric time (the
 	// lab's, DefaultScale).
 	Scale float64
@@ -75,9 +79,10 @@ type TestbedSummary struct {
 // RunWorkload runs cfg.Flows on the testbed's hosts (every host in its
 // namespace: a hostgen sender and receiver on its NIC) while RunLoop
 // drives cfg.Policy, until every flow has finished or the drain time has
-// passed, and summarizes the flows as the simulator does. Hosts and loop
-// share one fabric clock, started just before the first flow so the run
-// does not wait out the trace's start offset.
+// passed, and summarizes the flows as the simulator does. A host that
+// fails ends the run at once, with its error. Hosts and loop share one
+// fabric clock, started just before the first flow so the run does not
+// wait out the trace's start offset.
 func RunWorkload(ctx context.Context, c WorkloadConfig) (*WorkloadResult, error) {
 	p := c.Plan
 	f := p.Fabric
@@ -93,7 +98,7 @@ func RunWorkload(ctx context.Context, c WorkloadConfig) (*WorkloadResult, error)
 	if len(c.Flows) == 0 {
 		return nil, errors.New("workload: no flows")
 	}
-	sched, err := hostgen.Schedule(f, c.Flows)
+	sched, err := hostgen.Schedule(f, c.Flows, c.QPBase)
 	if err != nil {
 		return nil, fmt.Errorf("workload: %w", err)
 	}
@@ -157,6 +162,9 @@ func RunWorkload(ctx context.Context, c WorkloadConfig) (*WorkloadResult, error)
 		go func() {
 			defer wg.Done()
 			hostErr[i] = h.Run(runCtx, sched, clock)
+			if hostErr[i] != nil {
+				stopRun() // a host that failed would leave its flows unfinished until the deadline
+			}
 		}()
 	}
 	// End the run once every host is done.

@@ -4,7 +4,9 @@ import (
 	"bytes"
 	"context"
 	"strings"
+	"sync"
 	"testing"
+	"time"
 
 	"github.com/vishvananda/netlink"
 
@@ -134,5 +136,46 @@ func TestRunWorkloadCancel(t *testing.T) {
 	})
 	if err == nil || !strings.Contains(err.Error(), "context canceled") {
 		t.Fatalf("error %v, want the context's", err)
+	}
+}
+
+// TestRunWorkloadHostFails takes a host's NIC away during a run whose
+// flows cannot finish: the run ends at once with that host's error rather
+// than at its deadline.
+func TestRunWorkloadHostFails(t *testing.T) {
+	requireRoot(t)
+	p := labPlan(t, "wf", 2, 1, 1)
+	if _, err := upLab(t, LabConfig{Plan: p, NoSwitches: true}); err != nil {
+		t.Fatal(err)
+	}
+	f := p.Fabric
+	hosts := f.Hosts()
+	flows := []replay.Flow{{Src: hosts[0], Dst: hosts[1], PG: 3, DPort: replay.DPortBackground, Size: 10_000, Start: 2 * topo.Second}}
+	static := control.StaticSettings(f)
+	victim := p.Hosts[0]
+	var once sync.Once
+	start := time.Now()
+	const scale, drain = 100, 10 * topo.Second // a deadline 1000 s away
+	_, err := RunWorkload(t.Context(), WorkloadConfig{
+		Plan: p, Runtime: &fakeFabric{held: append([]control.ECN(nil), static...)}, Static: static, Flows: flows,
+		Scale: scale, Drain: drain,
+		OnStep: func(*control.Telemetry, []control.ECN) {
+			once.Do(func() {
+				h := nsHandle(t, victim.Netns)
+				l, err := h.LinkByName(victim.Iface)
+				if err == nil {
+					err = h.LinkDel(l)
+				}
+				if err != nil {
+					t.Errorf("take %s's NIC away: %v", victim.Name, err)
+				}
+			})
+		},
+	})
+	if err == nil || !strings.Contains(err.Error(), victim.Name) {
+		t.Fatalf("error %v, want one naming host %s", err, victim.Name)
+	}
+	if took := time.Since(start); took > 100*time.Second {
+		t.Errorf("the run went on for %v after a host failed (its deadline was 1000 s away)", took)
 	}
 }

@@ -27,14 +27,17 @@ const MaxFlows = 1 << 24
 // (and HPCC) number them.
 const firstSPort = 10000
 
-// Schedule turns a trace into a testbed schedule: flow i gets queue pair i
-// and the source port the simulator gives it (each ordered host pair
-// numbers its flows from 10000 in trace order), so the FCT records of both
-// fabrics name flows alike. Every flow must join two distinct hosts of f
-// and have a positive size and a non-negative start.
-func Schedule(f *topo.Fabric, trace []replay.Flow) ([]Flow, error) {
-	if len(trace) > MaxFlows {
-		return nil, fmt.Errorf("schedule: %d flows, at most %d queue pairs", len(trace), MaxFlows)
+// Schedule turns a trace into a testbed schedule: flow i gets queue pair
+// base+i and the source port the simulator gives it (each ordered host
+// pair numbers its flows from 10000 in trace order), so the FCT records of
+// both fabrics name flows alike. Successive runs on one fabric should use
+// disjoint queue pairs (a base past the previous run's last), so that a
+// frame a switch still holds from one run is foreign to the next rather
+// than taken for one of its flows. Every flow must join two distinct hosts
+// of f and have a positive size and a non-negative start.
+func Schedule(f *topo.Fabric, trace []replay.Flow, base uint32) ([]Flow, error) {
+	if int64(base)+int64(len(trace)) > MaxFlows {
+		return nil, fmt.Errorf("schedule: %d flows from queue pair %d: queue pairs end at %d", len(trace), base, MaxFlows-1)
 	}
 	next := make(map[[2]topo.NodeID]int)
 	out := make([]Flow, len(trace))
@@ -52,7 +55,7 @@ func Schedule(f *topo.Fabric, trace []replay.Flow) ([]Flow, error) {
 				i, f.Nodes[fl.Src].Name, f.Nodes[fl.Dst].Name, 0x10000-firstSPort)
 		}
 		next[key] = sp + 1
-		out[i] = Flow{Flow: fl, QP: uint32(i), SPort: uint16(sp)}
+		out[i] = Flow{Flow: fl, QP: base + uint32(i), SPort: uint16(sp)}
 	}
 	return out, nil
 }

@@ -15,14 +15,19 @@ func TestSchedule(t *testing.T) {
 		{Src: 0, Dst: 1, Size: 10},
 		{Src: 1, Dst: 0, Size: 10},
 	}
-	got, err := Schedule(f, trace)
-	if err != nil {
-		t.Fatal(err)
-	}
-	for i, want := range []uint16{10000, 10000, 10001, 10002, 10001} {
-		if got[i].QP != uint32(i) || got[i].SPort != want || got[i].Flow != trace[i] {
-			t.Errorf("flow %d: %+v, want qp %d sport %d", i, got[i], i, want)
+	for _, base := range []uint32{0, 7, MaxFlows - uint32(len(trace))} {
+		got, err := Schedule(f, trace, base)
+		if err != nil {
+			t.Fatal(err)
 		}
+		for i, want := range []uint16{10000, 10000, 10001, 10002, 10001} {
+			if got[i].QP != base+uint32(i) || got[i].SPort != want || got[i].Flow != trace[i] {
+				t.Errorf("base %d: flow %d: %+v, want qp %d sport %d", base, i, got[i], base+uint32(i), want)
+			}
+		}
+	}
+	if _, err := Schedule(f, trace, MaxFlows-uint32(len(trace))+1); err == nil {
+		t.Error("a schedule past the last queue pair accepted")
 	}
 	for _, bad := range []replay.Flow{
 		{Src: 0, Dst: 0, Size: 1},
@@ -31,7 +36,7 @@ func TestSchedule(t *testing.T) {
 		{Src: 0, Dst: 1, Size: 0},
 		{Src: 0, Dst: 1, Size: 1, Start: -1},
 	} {
-		if _, err := Schedule(f, []replay.Flow{bad}); err == nil {
+		if _, err := Schedule(f, []replay.Flow{bad}, 0); err == nil {
 			t.Errorf("%+v accepted", bad)
 		}
 	}
@@ -39,7 +44,7 @@ func TestSchedule(t *testing.T) {
 	for i := range many {
 		many[i] = replay.Flow{Src: 0, Dst: 1, Size: 1}
 	}
-	if _, err := Schedule(f, many); err == nil {
+	if _, err := Schedule(f, many, 0); err == nil {
 		t.Error("more flows than source ports accepted")
 	}
 }

@@ -36,13 +36,6 @@ import (
 
 // Defaults of HostConfig, fabric time.
 const (
-	// DefaultCNPInterval is the least time between two CNPs of one flow,
-	// 1 µs: the DCQCN alpha update period, so that every alpha update and
-	// every rate decrease check of the sender sees a CNP whenever the
-	// simulator's would (it sets a CNP flag on the ACK of every CE-marked
-	// packet, with no interval at the receiver). The DCQCN paper's
-	// notification point uses 50 µs; set CNPInterval for that.
-	DefaultCNPInterval = dcqcn.DefaultAlphaInterval
 	// DefaultNACKInterval is the least time between two NACKs for the same
 	// expected byte, the simulator's 500 µs.
 	DefaultNACKInterval = 500 * topo.Microsecond
@@ -94,9 +87,13 @@ type HostConfig struct {
 	// DCQCN are the reaction-point constants; the zero value takes
 	// dcqcn.DefaultParams(LineRate).
 	DCQCN dcqcn.Params
-	// CNPInterval is the least time between two CNPs of one flow;
-	// 0: DefaultCNPInterval; negative: none (a CNP for every CE-marked
-	// segment).
+	// CNPInterval is the least time between two CNPs of one flow; 0 (the
+	// default) or negative: none, a CNP for every CE-marked segment, as
+	// the simulator's receiver sets the CNP flag on the ACK of every
+	// CE-marked packet (DESIGN.md). An interval drops CNPs the simulator
+	// would send: even one of 1 µs, DCQCN's alpha period, since the
+	// receiver does not know the sender's timer phase. The DCQCN paper's
+	// notification point uses 50 µs.
 	CNPInterval int64
 	// NACKInterval is the least time between two NACKs for the same
 	// expected byte; 0: DefaultNACKInterval; negative: none.
@@ -225,7 +222,7 @@ func NewHost(cfg HostConfig) (*Host, error) {
 		return nil, fmt.Errorf("host %s: DCQCN's minimum rate %s exceeds the line rate %s",
 			name, topo.FormatRate(cfg.DCQCN.MinRate), topo.FormatRate(cfg.LineRate))
 	}
-	cfg.CNPInterval = orDefault(cfg.CNPInterval, DefaultCNPInterval)
+	cfg.CNPInterval = max(cfg.CNPInterval, 0)
 	cfg.NACKInterval = orDefault(cfg.NACKInterval, DefaultNACKInterval)
 	cfg.LossTimeout = orDefault(cfg.LossTimeout, DefaultLossTimeout)
 	return &Host{

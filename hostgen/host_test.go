@@ -42,7 +42,7 @@ func TestHostConfigDefaults(t *testing.T) {
 		t.Fatal(err)
 	}
 	c := h.Config()
-	if c.LineRate != 25*topo.Gbps || c.Window != f.MaxBDP() || c.CNPInterval != DefaultCNPInterval ||
+	if c.LineRate != 25*topo.Gbps || c.Window != f.MaxBDP() || c.CNPInterval != 0 ||
 		c.NACKInterval != 0 || c.LossTimeout != 7 || c.DCQCN.AI != 5*topo.Mbps {
 		t.Errorf("defaults %+v", c)
 	}
@@ -83,7 +83,7 @@ func TestHostsOverSocketPair(t *testing.T) {
 		{Src: 0, Dst: 1, Size: 300_000, Start: 20 * us, DPort: 100},
 		{Src: 1, Dst: 0, Size: 200_000, Start: 30 * us, DPort: 100},
 	}
-	flows, err := Schedule(f, trace)
+	flows, err := Schedule(f, trace, 0)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -275,7 +275,7 @@ func TestHostsThroughBridge(t *testing.T) {
 		{Src: 1, Dst: 0, Size: 2_000_000, Start: 100 * us, DPort: 100},
 		{Src: 0, Dst: 1, Size: 3_000_000, Start: 200 * us, DPort: 100},
 	}
-	flows, err := Schedule(f, trace)
+	flows, err := Schedule(f, trace, 0)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -402,6 +402,9 @@ func TestDCQCNSlowsDown(t *testing.T) {
 		}
 		if recv.CE == 0 || recv.CNPs == 0 || sent.CNPs == 0 || sent.MinRate > line/4 {
 			t.Errorf("marked: CE %d, CNPs sent %d received %d, min rate %d", recv.CE, recv.CNPs, sent.CNPs, sent.MinRate)
+		}
+		if recv.CNPs != recv.CE { // no CNP interval by default, as in the simulator
+			t.Errorf("marked: %d CE-marked segments answered by %d CNPs", recv.CE, recv.CNPs)
 		}
 	}
 	if fct[1] <= fct[0] {

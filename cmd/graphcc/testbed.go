@@ -512,7 +512,20 @@ func (o *testbedRunOpts) run(ctx context.Context, cmd *cobra.Command, log *slog.
 		plan.Lab, len(plan.Switches), len(plan.Hosts), spec.Scale, len(flows), sc.Description)
 	var results []*controller.WorkloadResult
 	var simulated []*replay.Result
-	for _, np := range policies {
+	var qpBase uint32 // each run's flows take queue pairs of their own
+	for i, np := range policies {
+		if i > 0 && results[i-1].Summary.Incomplete > 0 {
+			// the last run stopped with flows still sending: let the
+			// switches' queues empty before this one starts
+			wait := controller.QueueDrainTime(lab.State(), f)
+			log.Info("waiting for the switch queues to empty", "after", policies[i-1].Name, "wait", wait)
+			if err := sleepCtx(ctx, wait); err != nil {
+				return err
+			}
+		}
+		if uint64(qpBase)+uint64(len(flows)) > hostgen.MaxFlows {
+			qpBase = 0
+		}
 		pol, polECN, err := np.New(f, sc, o.sc.seed)
 		if err != nil {
 			return fmt.Errorf("--ecn %s: %w", np.Name, err)
@@ -530,9 +543,10 @@ func (o *testbedRunOpts) run(ctx context.Context, cmd *cobra.Command, log *slog.
 		log.Info("running", "policy", np.Name, "flows", len(flows))
 		last := newLastStep(lab.Dir(), np.Name, f)
 		cfg := controller.WorkloadConfig{
-			Plan: plan, Runtime: rt, Policy: pol, Static: static, Flows: flows, Scale: float64(spec.Scale),
-			Interval: interval, Drain: drain, OnStep: last.record,
+			Plan: plan, Runtime: rt, Policy: pol, Static: static, Flows: flows, QPBase: qpBase,
+			Scale: float64(spec.Scale), Interval: interval, Drain: drain, OnStep: last.record,
 		}
+		qpBase += uint32(len(flows))
 		if o.noDelays {
 			cfg.Host = func(h *hostgen.HostConfig) { h.NoPropagationDelay = true }
 		}
@@ -778,4 +792,16 @@ func newTestbedStatusCmd() *cobra.Command {
 	}
 	l.add(cmd.Flags())
 	return cmd
+}
+
+// sleepCtx waits d, or until ctx ends (then it returns ctx's cause).
+func sleepCtx(ctx context.Context, d time.Duration) error {
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-t.C:
+		return nil
+	case <-ctx.Done():
+		return context.Cause(ctx)
+	}
 }
