@@ -535,7 +535,7 @@ func setRatios(sr *ScenarioResult, ref int, loos []*looStats) {
 		// ratio is v with the interval of the ratio of the statistics that
 		// loo picks.
 		ratio := func(v float64, loo func(*looStats) []float64) Ratio {
-			if lr == nil {
+			if lr == nil || loo(lp) == nil || loo(lr) == nil { // no interval (MinTailPerSeed)
 				return Ratio{Value: v}
 			}
 			return logInterval(v, logs(looRatios(loo(lp), loo(lr))))

@@ -10,6 +10,8 @@ import (
 	"slices"
 	"strings"
 	"testing"
+
+	"graphcc/topo"
 )
 
 // intervalRecs returns n random FCT records, about half of them small
@@ -29,7 +31,7 @@ func intervalRecs(r *rand.Rand, n int) []FCT {
 func TestLOOStats(t *testing.T) {
 	r := rand.New(rand.NewPCG(7, 7))
 	bins := FigureBins()
-	for _, sizes := range [][]int{{1, 1}, {1, 2, 3}, {99, 100, 101}, {1000, 4321, 7, 250}, {0, 5, 50}} {
+	for _, sizes := range [][]int{{1, 1}, {1, 2, 3}, {99, 100, 101}, {1000, 4321, 7, 250}, {0, 5, 50}, {3000, 2500, 4000}} {
 		runs := make([][]FCT, len(sizes))
 		for k, n := range sizes {
 			runs[k] = intervalRecs(r, n)
@@ -39,6 +41,7 @@ func TestLOOStats(t *testing.T) {
 			queues[k] = 1000 * r.Float64()
 		}
 		l := newLOOStats(runs, queues, bins)
+		every := slices.Concat(runs...)
 		for k := range runs {
 			var recs []FCT
 			for j := range runs {
@@ -62,8 +65,17 @@ func TestLOOStats(t *testing.T) {
 			if got := l.queue[k]; math.Abs(got-q) > 1e-12*q {
 				t.Errorf("sizes %v without seed %d: queue %v, want %v", sizes, k, got, q)
 			}
-			same := func(what string, got float64, want Stats, pick float64) {
+			// loo is nil where the tail over every seed's n flows is too
+			// thin for an interval
+			same := func(what string, loo []float64, n int, q float64, want Stats, pick float64) {
 				t.Helper()
+				if thin := thinTail(n, len(runs), q); thin != (loo == nil) {
+					t.Fatalf("sizes %v: %s of %d flows: thin tail %v, but leave-one-out values %v", sizes, what, n, thin, loo)
+				}
+				if loo == nil {
+					return
+				}
+				got := loo[k]
 				if want.Count == 0 {
 					if !math.IsNaN(got) {
 						t.Errorf("sizes %v without seed %d: %s %v without flows", sizes, k, what, got)
@@ -72,12 +84,15 @@ func TestLOOStats(t *testing.T) {
 					t.Errorf("sizes %v without seed %d: %s %v, want %v", sizes, k, what, got, pick)
 				}
 			}
-			small := SlowdownStats(recs, func(f FCT) bool { return f.Size <= SmallFlowBytes })
-			same("small p99", l.smallP99[k], small, small.P99)
+			isSmall := func(f FCT) bool { return f.Size <= SmallFlowBytes }
+			small := SlowdownStats(recs, isSmall)
+			same("small p99", l.smallP99, SlowdownStats(every, isSmall).Count, 0.99, small, small.P99)
+			allBins := SlowdownBySize(every, bins)
 			for b, st := range SlowdownBySize(recs, bins) {
-				same(fmt.Sprintf("bin %d median", b), l.bins[b][0][k], st, st.P50)
-				same(fmt.Sprintf("bin %d p95", b), l.bins[b][1][k], st, st.P95)
-				same(fmt.Sprintf("bin %d p99", b), l.bins[b][2][k], st, st.P99)
+				n := allBins[b].Count
+				same(fmt.Sprintf("bin %d median", b), l.bins[b][0], n, 0.5, st, st.P50)
+				same(fmt.Sprintf("bin %d p95", b), l.bins[b][1], n, 0.95, st, st.P95)
+				same(fmt.Sprintf("bin %d p99", b), l.bins[b][2], n, 0.99, st, st.P99)
 			}
 		}
 	}
@@ -112,9 +127,21 @@ func TestJackknife(t *testing.T) {
 		}
 	}
 	// One flow per seed: the p99 of the seeds left is their largest, so
-	// the ratios leaving out one seed are 3, 3 and 2.
+	// the ratios leaving out one seed are 3, 3 and 2. (An evaluation puts
+	// no interval on a tail this thin: thinTail.)
+	if p.smallP99 != nil || ref.smallP99 != nil {
+		t.Errorf("one flow per seed: leave-one-out p99s %v and %v, want none", p.smallP99, ref.smallP99)
+	}
+	p99s := func(slowdowns ...float64) []float64 {
+		vals := make([]seedValue, len(slowdowns))
+		for k, v := range slowdowns {
+			vals[k] = seedValue{v, int32(k)}
+		}
+		sortSeedValues(vals)
+		return looPercentiles(vals, len(vals), 0.99)
+	}
 	wantSmall := 4.302652729749462 * math.Sqrt(2.0/3*(1.0/9+1.0/9+4.0/9))
-	if h := jackknifeHalf(looRatios(p.smallP99, ref.smallP99)); math.Abs(h-wantSmall) > 1e-9 {
+	if h := jackknifeHalf(looRatios(p99s(2, 4, 6), p99s(2, 2, 2))); math.Abs(h-wantSmall) > 1e-9 {
 		t.Errorf("small p99 half-width %v, want %v", h, wantSmall)
 	}
 	// Equal values have no spread, whatever the rounding of their mean.
@@ -128,8 +155,11 @@ func TestJackknife(t *testing.T) {
 	}
 	// Without small flows the small-flow ratio has no interval.
 	big := newLOOStats([][]FCT{{{Size: 1e6, Standalone: 1, FCT: 2}}, {{Size: 1e6, Standalone: 1, FCT: 3}}, {{Size: 1e6, Standalone: 1, FCT: 4}}}, make([]float64, 3), FigureBins())
-	if h := jackknifeHalf(looRatios(big.smallP99, big.smallP99)); !math.IsNaN(h) {
-		t.Errorf("no small flows: half-width %v, want NaN", h)
+	if big.smallP99 != nil {
+		t.Errorf("no small flows: leave-one-out p99s %v", big.smallP99)
+	}
+	if h := jackknifeHalf(looRatios(p99s(), p99s())); !math.IsNaN(h) {
+		t.Errorf("no values: half-width %v, want NaN", h)
 	}
 }
 
@@ -212,7 +242,10 @@ func TestRatio(t *testing.T) {
 func TestEvaluateIntervals(t *testing.T) {
 	c := tinyEval()
 	c.Seeds = []uint64{1, 2, 3}
-	tiny2 := tinyScenario()
+	// 4 ms of arrivals: enough small flows for the p99's interval
+	// (MinTailPerSeed)
+	c.Scenarios[0].Gen.Duration = 4 * topo.Millisecond
+	tiny2 := c.Scenarios[0]
 	tiny2.Name, tiny2.Gen.Load = "tiny2", 0.4
 	c.Scenarios = append(c.Scenarios, tiny2)
 	r, err := Evaluate(context.Background(), c)
@@ -259,7 +292,7 @@ func TestEvaluateIntervals(t *testing.T) {
 				}
 				continue
 			}
-			if self != (Ratio{1, 1, 1}) || got.Value != get(ls)/get(rs) {
+			if self.Value != 1 || self.HasInterval() && self != (Ratio{1, 1, 1}) || got.Value != get(ls)/get(rs) {
 				t.Errorf("bin %d, statistic %d: reference %+v, low %v (want %v)", b, i, self, got.Value, get(ls)/get(rs))
 			}
 			if got.HasInterval() {
@@ -421,6 +454,70 @@ func TestLogInterval(t *testing.T) {
 	} {
 		if got := logInterval(tc.v, logs(tc.theta)); got.HasInterval() {
 			t.Errorf("%v of %v: interval %+v, want none", tc.v, tc.theta, got)
+		}
+	}
+}
+
+// TestThinTail: a percentile gets an interval only with MinTailPerSeed
+// values per seed beyond it.
+func TestThinTail(t *testing.T) {
+	for _, tc := range []struct {
+		n, seeds int
+		q        float64
+		thin     bool
+	}{
+		{1000, 10, 0.99, false}, // 10 flows beyond the p99: one per seed
+		{999, 10, 0.99, true},
+		{95, 10, 0.5, false}, // the median of a sparse bin: 47 on either side
+		{95, 10, 0.95, true},
+		{200, 10, 0.95, false},
+		{6, 3, 0.5, false}, // 3 below the median: one per seed
+		{5, 3, 0.5, true},
+		{5, 3, 0.01, true}, // a low percentile counts the values below it
+		{300, 3, 0.01, false},
+	} {
+		if got := thinTail(tc.n, tc.seeds, tc.q); got != tc.thin {
+			t.Errorf("%d values over %d seeds, q %v: thin %v, want %v", tc.n, tc.seeds, tc.q, got, tc.thin)
+		}
+	}
+}
+
+// TestPercentileCoverage: on seeds drawn independently (lognormal
+// slowdowns, each seed's scaled by its own factor, as traces differ), the
+// 95 % interval of the ratio of two policies' p99s, whose true value is 1,
+// holds 1 in about 95 % of 400 evaluations of 10 seeds when the tail has
+// one or three values per seed, as MinTailPerSeed asks.
+func TestPercentileCoverage(t *testing.T) {
+	r := rand.New(rand.NewPCG(3, 3))
+	const seeds, trials, q = 10, 400, 0.99
+	for _, perSeed := range []int{100, 300} {
+		if thinTail(perSeed*seeds, seeds, q) {
+			t.Fatalf("%d values per seed: no interval", perSeed)
+		}
+		held := 0
+		for range trials {
+			var loo [2][]float64
+			var full [2]float64
+			for p := range 2 {
+				vals := make([]seedValue, 0, perSeed*seeds)
+				for k := range seeds {
+					scale := math.Exp(0.1 * r.NormFloat64())
+					for range perSeed {
+						vals = append(vals, seedValue{scale * math.Exp(r.NormFloat64()), int32(k)})
+					}
+				}
+				sortSeedValues(vals)
+				loo[p] = looPercentiles(vals, seeds, q)
+				full[p] = vals[percentileIndex(len(vals), q)].v
+			}
+			if iv := logInterval(full[0]/full[1], logs(looRatios(loo[0], loo[1]))); iv.Lo <= 1 && 1 <= iv.Hi {
+				held++
+			}
+		}
+		cov := float64(held) / trials
+		t.Logf("%d values per seed (%.0f beyond the p99): coverage %.3f", perSeed, float64(perSeed)*(1-q), cov)
+		if cov < 0.9 || cov > 0.99 {
+			t.Errorf("%d values per seed: the 95 %% interval held the true ratio in %.1f %% of trials", perSeed, 100*cov)
 		}
 	}
 }
