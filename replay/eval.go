@@ -990,7 +990,7 @@ type (
 		Reference string   `json:"reference"`
 		Policies  []string `json:"policies"`
 		Seeds     []uint64 `json:"seeds"`
-		Bins      []int64  `json:"bins_max_bytes"`
+		Bins      []*int64 `json:"bins_max_bytes"` // null: the open last bin
 		Rewards   []string `json:"rewards,omitempty"`
 		CILevel   *float64 `json:"ci_level,omitempty"` // absent without intervals
 		// per policy; absent with a single scenario
@@ -1112,7 +1112,7 @@ func jsonFloats(v []float64) []*float64 {
 // rewards, the scores under each of them ("rewards", in the order of the
 // top-level "rewards"; null where no interval was scored) and per seed.
 func (r *EvalReport) WriteJSON(w io.Writer) error {
-	out := evalJSON{Reference: r.Reference, Policies: r.Policies, Seeds: r.Seeds, Bins: r.Bins, Rewards: r.Rewards}
+	out := evalJSON{Reference: r.Reference, Policies: r.Policies, Seeds: r.Seeds, Bins: binBounds(r.Bins), Rewards: r.Rewards}
 	if len(r.Seeds) >= MinIntervalSeeds {
 		l := CILevel
 		out.CILevel = &l
@@ -1171,4 +1171,16 @@ func (r *EvalReport) WriteJSON(w io.Writer) error {
 		out.Scenarios = append(out.Scenarios, sj)
 	}
 	return WriteJSON(w, out)
+}
+
+// binBounds returns bins for JSON: an open bound, math.MaxInt64, is nil
+// (null), which a float64 reader such as jq or JavaScript keeps exact.
+func binBounds(bins []int64) []*int64 {
+	out := make([]*int64, len(bins))
+	for i, b := range bins {
+		if b != math.MaxInt64 {
+			out[i] = &bins[i]
+		}
+	}
+	return out
 }

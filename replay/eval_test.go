@@ -150,6 +150,7 @@ func TestEvaluateTiny(t *testing.T) {
 	}
 	var m struct {
 		Reference string
+		Bins      []*int64 `json:"bins_max_bytes"`
 		Scenarios []struct {
 			Name     string
 			SizeCDF  []map[string]float64 `json:"flow_size_cdf"`
@@ -168,6 +169,16 @@ func TestEvaluateTiny(t *testing.T) {
 	}
 	if len(m.Scenarios) != 1 || m.Scenarios[0].Name != "tiny" || len(m.Scenarios[0].Policies) != 2 || len(m.Scenarios[0].SizeCDF) == 0 {
 		t.Fatalf("json: %s", js.String())
+	}
+	// bounds as numbers, the open last bin's as null (2^63-1 is no float64)
+	bins := r.Bins
+	if len(m.Bins) != len(bins) || m.Bins[len(bins)-1] != nil || bins[len(bins)-1] != math.MaxInt64 {
+		t.Errorf("json bins %v for %v", m.Bins, bins)
+	}
+	for i, b := range m.Bins[:len(bins)-1] {
+		if b == nil || *b != bins[i] {
+			t.Errorf("json bin %d bound %v, want %d", i, b, bins[i])
+		}
 	}
 	for _, p := range m.Scenarios[0].Policies {
 		for _, k := range []string{"flows", "completed", "slowdown", "slowdown_by_size", "throughput_gbps_mean", "queue_bytes_mean", "pfc_pauses"} {

@@ -22,13 +22,55 @@ import (
 // Stats summarizes the FCT slowdowns of a set of flows.
 type Stats struct {
 	// MaxBytes is the upper bound of a flow-size bin (math.MaxInt64 for an
-	// open last bin); 0, and omitted from JSON, for stats not split by size.
+	// open last bin, null in JSON, where 2^63-1 would not survive a
+	// float64); 0, and omitted from JSON, for stats not split by size.
 	MaxBytes int64   `json:"max_bytes,omitempty"`
 	Count    int     `json:"count"`
 	Mean     float64 `json:"mean"`
 	P50      float64 `json:"p50"`
 	P95      float64 `json:"p95"`
 	P99      float64 `json:"p99"`
+}
+
+// statsJSON is Stats without its methods, for MarshalJSON and
+// UnmarshalJSON.
+type statsJSON Stats
+
+// MarshalJSON writes s with an open bin's bound, math.MaxInt64, as null.
+func (s Stats) MarshalJSON() ([]byte, error) {
+	v := struct {
+		statsJSON
+		MaxBytes json.RawMessage `json:"max_bytes,omitempty"` // shadows statsJSON's
+	}{statsJSON: statsJSON(s)}
+	switch s.MaxBytes {
+	case 0:
+	case math.MaxInt64:
+		v.MaxBytes = json.RawMessage("null")
+	default:
+		v.MaxBytes = strconv.AppendInt(nil, s.MaxBytes, 10)
+	}
+	return json.Marshal(v)
+}
+
+// UnmarshalJSON reads what MarshalJSON writes: a null max_bytes is an open
+// bin (math.MaxInt64), an absent one 0.
+func (s *Stats) UnmarshalJSON(b []byte) error {
+	v := struct {
+		*statsJSON
+		MaxBytes json.RawMessage `json:"max_bytes"`
+	}{statsJSON: (*statsJSON)(s)}
+	if err := json.Unmarshal(b, &v); err != nil {
+		return err
+	}
+	switch {
+	case v.MaxBytes == nil:
+		s.MaxBytes = 0
+	case string(v.MaxBytes) == "null":
+		s.MaxBytes = math.MaxInt64
+	default:
+		return json.Unmarshal(v.MaxBytes, &s.MaxBytes)
+	}
+	return nil
 }
 
 // percentile is HPCC's get_pctl (analysis/fct_analysis.py): the element at

@@ -169,6 +169,9 @@ func TestSummaryWriteJSON(t *testing.T) {
 	if _, ok := m["slowdown"].(map[string]any)["max_bytes"]; ok {
 		t.Error("overall slowdown has max_bytes")
 	}
+	if !strings.Contains(out, `"max_bytes": null`) || strings.Contains(out, "9223372036854775807") {
+		t.Errorf("the open bin's bound is not null:\n%s", out)
+	}
 	bins := m["slowdown_by_size"].([]any)
 	for _, k := range []string{"max_bytes", "count", "mean", "p50", "p95", "p99"} {
 		if _, ok := bins[0].(map[string]any)[k]; !ok {
