@@ -700,6 +700,23 @@ func seedList(seeds []uint64) string {
 	return strings.Join(s, ", ")
 }
 
+// incompleteNote explains incompleteMark in a report.
+const incompleteNote = "† a ratio over completed flows only, where this policy or the reference left flows unfinished: " +
+	"a policy that leaves its slowest flows unfinished looks faster than it is"
+
+// incompleteMark returns " †" if policy p or the reference policy left
+// flows of scenario si unfinished, so that their ratios compare different
+// sets of flows.
+func (r *EvalReport) incompleteMark(si, p int) string {
+	sr := &r.Scenarios[si]
+	for _, i := range []int{p, r.RefIndex()} {
+		if s := sr.Policies[i].Summary; s.Completed < s.Flows {
+			return " †"
+		}
+	}
+	return ""
+}
+
 // fnum formats a report number with 3 significant decimals, or "–" for NaN.
 func fnum(v float64, prec int) string {
 	if math.IsNaN(v) || math.IsInf(v, 0) {
@@ -749,7 +766,7 @@ func (r *EvalReport) WriteMarkdown(w io.Writer) error {
 	} else {
 		fmt.Fprintf(&b, "Ratios to %s have no intervals: those come from the variation between seeds and need at least %d.\n", r.Reference, MinIntervalSeeds)
 	}
-	for _, sr := range r.Scenarios {
+	for si, sr := range r.Scenarios {
 		flows := 0
 		for _, n := range sr.Flows {
 			flows += n
@@ -777,15 +794,16 @@ func (r *EvalReport) WriteMarkdown(w io.Writer) error {
 		}
 		b.WriteString("\n|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|" + strings.Repeat("---:|", len(r.Rewards)) + "\n")
 		var notes []string
-		for _, pr := range sr.Policies {
+		for pi, pr := range sr.Policies {
 			s := pr.Summary
 			used := "—"
 			if n, top := TopSettingShare(s.ECNSettings); n > 0 {
 				used = fmt.Sprintf("%d (%.1f %%)", n, 100*top)
 			}
-			fmt.Fprintf(&b, "| %s | %s | %s | %s | %s | %s | %s | %s | %s | %d | %s |", mdCell(pr.Policy),
+			mark := r.incompleteMark(si, pi)
+			fmt.Fprintf(&b, "| %s | %s | %s | %s | %s%s | %s%s | %s | %s | %s | %d | %s |", mdCell(pr.Policy),
 				fnum(s.Slowdown.Mean, 3), fnum(s.Slowdown.P99, 3), fnum(pr.SmallP99, 3),
-				fratio(pr.MeanVsRef), fratio(pr.SmallP99VsRef), fnum(s.ThroughputGbpsMean, 3), fnum(s.QueueBytesMean/1000, 1), fnum(s.QueueBytesP99/1000, 1), s.PFCPauses, used)
+				fratio(pr.MeanVsRef), mark, fratio(pr.SmallP99VsRef), mark, fnum(s.ThroughputGbpsMean, 3), fnum(s.QueueBytesMean/1000, 1), fnum(s.QueueBytesP99/1000, 1), s.PFCPauses, used)
 			for k := range r.Rewards {
 				fmt.Fprintf(&b, " %s |", fnum(rewardOf(pr, k), 4))
 			}
@@ -793,6 +811,9 @@ func (r *EvalReport) WriteMarkdown(w io.Writer) error {
 			if s.Completed < s.Flows {
 				notes = append(notes, fmt.Sprintf("%s: %d of %d flows completed (statistics are over the completed ones)", pr.Policy, s.Completed, s.Flows))
 			}
+		}
+		if slices.ContainsFunc(sr.Policies, func(pr PolicyResult) bool { return pr.Summary.Completed < pr.Summary.Flows }) {
+			notes = append(notes, incompleteNote)
 		}
 		for _, n := range notes {
 			fmt.Fprintf(&b, "\n%s.\n", mdCell(n))
@@ -812,7 +833,7 @@ func (r *EvalReport) WriteMarkdown(w io.Writer) error {
 			if m := sr.Policies[pi].MeanVsRef; m.HasInterval() {
 				cell.Lo, cell.Hi = m.Lo, m.Hi
 			}
-			fmt.Fprintf(&b, " %s |", fratio(cell))
+			fmt.Fprintf(&b, " %s%s |", fratio(cell), r.incompleteMark(si, pi))
 		}
 		b.WriteString("\n")
 	}

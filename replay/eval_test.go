@@ -7,6 +7,7 @@ import (
 	"errors"
 	"math"
 	"reflect"
+	"slices"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -547,5 +548,59 @@ func TestSpearman(t *testing.T) {
 		if math.IsNaN(c.want) != math.IsNaN(got) || !math.IsNaN(c.want) && math.Abs(got-c.want) > 1e-12 {
 			t.Errorf("%s: Spearman = %v, want %v", c.name, got, c.want)
 		}
+	}
+}
+
+// TestReportMarksIncomplete: the ratios of a policy that left flows
+// unfinished, or of any policy when the reference did, carry a mark and a
+// note, in the scenario's table and the overall one.
+func TestReportMarksIncomplete(t *testing.T) {
+	r, err := Evaluate(context.Background(), tinyEval())
+	if err != nil {
+		t.Fatal(err)
+	}
+	rows := func() map[string]string {
+		var md bytes.Buffer
+		if err := r.WriteMarkdown(&md); err != nil {
+			t.Fatal(err)
+		}
+		out := map[string]string{}
+		for _, line := range strings.Split(md.String(), "\n") {
+			for _, p := range append([]string{"tiny"}, r.Policies...) {
+				if strings.HasPrefix(line, "| "+p+" |") {
+					out[p] = line
+				}
+			}
+		}
+		out["note"] = map[bool]string{true: "note"}[strings.Contains(md.String(), incompleteNote)]
+		return out
+	}
+	for _, tc := range []struct {
+		name       string
+		incomplete string // the policy that leaves a flow unfinished
+		marked     []string
+	}{
+		{"every flow completed", "", nil},
+		{"low left one", "low", []string{"low", "tiny"}},
+		{"the reference left one", "static", []string{"static", "low", "tiny"}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			for i := range r.Scenarios[0].Policies {
+				s := &r.Scenarios[0].Policies[i].Summary
+				s.Completed = s.Flows
+				if r.Policies[i] == tc.incomplete {
+					s.Completed--
+				}
+			}
+			got := rows()
+			for _, p := range []string{"static", "low", "tiny"} {
+				if want := slices.Contains(tc.marked, p); strings.Contains(got[p], "†") != want {
+					t.Errorf("row %q: marked %v, want %v", got[p], !want, want)
+				}
+			}
+			if want := tc.incomplete != ""; (got["note"] != "") != want {
+				t.Errorf("note present %v, want %v", got["note"] != "", want)
+			}
+		})
 	}
 }
