@@ -2,8 +2,10 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"log/slog"
 	"math"
 	"os"
@@ -308,6 +310,8 @@ into --out:
   <scenario>.png   FCT slowdown median, p95 and p99 per flow-size bin,
                    relative to --reference (with 95 % intervals from 3
                    seeds on), beside the flow-size CDF
+  .graphcc-eval    the files above: the next eval into --out removes
+                   the figures of scenarios it does not evaluate again
 
 Scenarios (` + strings.Join(replay.ScenarioNames(), ", ") + `):
 fb60-incast is the training scenario, FB_Hadoop 60 % with 16:1 incasts
@@ -529,11 +533,14 @@ func (o *evalOpts) run(ctx context.Context, cmd *cobra.Command, log *slog.Logger
 	if err := os.MkdirAll(o.out, 0o755); err != nil {
 		return fmt.Errorf("--out: %w", err)
 	}
+	before := readEvalManifest(o.out)
+	written := []string{"report.md"}
 	for i := range rep.Scenarios {
-		path := filepath.Join(o.out, rep.Scenarios[i].Scenario.Name+".png")
-		if err := writeFigure(path, rep, i); err != nil {
+		name := rep.Scenarios[i].Scenario.Name + ".png"
+		if err := writeFigure(filepath.Join(o.out, name), rep, i); err != nil {
 			return fmt.Errorf("--out: figure: %w", err)
 		}
+		written = append(written, name)
 	}
 	if err := writeOutput("out", filepath.Join(o.out, "report.md"), rep.WriteMarkdown); err != nil {
 		return err
@@ -543,7 +550,51 @@ func (o *evalOpts) run(ctx context.Context, cmd *cobra.Command, log *slog.Logger
 			return err
 		}
 	}
+	if err := writeEvalManifest(o.out, written); err != nil {
+		return err
+	}
+	for _, name := range before {
+		if !slices.Contains(written, name) {
+			if err := os.Remove(filepath.Join(o.out, name)); err == nil {
+				log.Info("removed a figure of an earlier eval", "file", filepath.Join(o.out, name))
+			} else if !errors.Is(err, fs.ErrNotExist) {
+				return fmt.Errorf("--out: %w", err)
+			}
+		}
+	}
 	return rep.WriteMarkdown(cmd.OutOrStdout())
+}
+
+// evalManifest is the file in --out that lists what eval wrote there, so
+// that the next eval into that directory removes the figures of scenarios
+// it does not evaluate again, rather than leave them beside a report that
+// does not describe them.
+const evalManifest = ".graphcc-eval"
+
+// readEvalManifest returns the files the last eval into dir wrote: plain
+// names only (a line that is anything else is not one of eval's), none if
+// there is no manifest.
+func readEvalManifest(dir string) []string {
+	b, err := os.ReadFile(filepath.Join(dir, evalManifest))
+	if err != nil {
+		return nil
+	}
+	var names []string
+	for _, line := range strings.Split(string(b), "\n") {
+		if line != "" && line != "." && line != ".." && line != evalManifest && filepath.Base(line) == line &&
+			(strings.HasSuffix(line, ".png") || line == "report.md") {
+			names = append(names, line)
+		}
+	}
+	return names
+}
+
+// writeEvalManifest records names as what eval wrote into dir.
+func writeEvalManifest(dir string, names []string) error {
+	return writeOutput("out", filepath.Join(dir, evalManifest), func(w io.Writer) error {
+		_, err := io.WriteString(w, strings.Join(names, "\n")+"\n")
+		return err
+	})
 }
 
 // runsBar draws the runs finished on a terminal; a nil *runsBar draws

@@ -71,8 +71,8 @@ func TestEvalTiny(t *testing.T) {
 			t.Errorf("%s: not a PNG (%d bytes)", name, len(data))
 		}
 	}
-	if entries, _ := os.ReadDir(out); len(entries) != 3 {
-		t.Errorf("--out holds %v, want the two figures and report.md", entries)
+	if entries, _ := os.ReadDir(out); len(entries) != 4 {
+		t.Errorf("--out holds %v, want the two figures, report.md and %s", entries, evalManifest)
 	}
 
 	m, data := readEvalJSON(t, js)
@@ -585,5 +585,39 @@ func TestCanonicalSpec(t *testing.T) {
 		if got := canonicalSpec(tc.spec, defs); got != tc.want {
 			t.Errorf("canonicalSpec(%q) = %q, want %q", tc.spec, got, tc.want)
 		}
+	}
+}
+
+// TestEvalOutRemovesStaleFigures: an eval into a directory an earlier one
+// wrote removes the figures of scenarios it does not evaluate again, and
+// only those: a file eval did not write stays.
+func TestEvalOutRemovesStaleFigures(t *testing.T) {
+	withTinyScenario(t)
+	out := t.TempDir()
+	mine := filepath.Join(out, "notes.png")
+	if err := os.WriteFile(mine, []byte("the user's"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	names := func() []string {
+		entries, err := os.ReadDir(out)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var n []string
+		for _, e := range entries {
+			n = append(n, e.Name())
+		}
+		return n
+	}
+	run(t, "eval", "--scenarios", "tiny,tiny2", "--policies", "static", "--seeds", "5", "--out", out)
+	if got, want := names(), []string{evalManifest, "notes.png", "report.md", "tiny.png", "tiny2.png"}; !slices.Equal(got, want) {
+		t.Fatalf("after the first eval --out holds %v, want %v", got, want)
+	}
+	run(t, "eval", "--scenarios", "tiny", "--policies", "static", "--seeds", "5", "--out", out)
+	if got, want := names(), []string{evalManifest, "notes.png", "report.md", "tiny.png"}; !slices.Equal(got, want) {
+		t.Errorf("after the second eval --out holds %v, want %v", got, want)
+	}
+	if b, err := os.ReadFile(filepath.Join(out, evalManifest)); err != nil || string(b) != "report.md\ntiny.png\n" {
+		t.Errorf("manifest %q, %v", b, err)
 	}
 }
