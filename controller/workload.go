@@ -226,6 +226,7 @@ func RunWorkload(ctx context.Context, c WorkloadConfig) (*WorkloadResult, error)
 		}
 		s.QueueBytesMean = sum / float64(len(q))
 		s.QueueBytesP99 = q[min(int(float64(len(q))*0.99), len(q)-1)]
+		s.QueueSeconds = float64(loop.Steps) * float64(c.Interval) / float64(topo.Second) // the fabric time the steps span
 	}
 	res.Summary = s
 	return res, nil

@@ -93,6 +93,9 @@ func TestRunWorkloadOverBridges(t *testing.T) {
 	if s.SimSeconds <= 0 || s.Scale != 200 {
 		t.Errorf("sim seconds %v, scale %v", s.SimSeconds, s.Scale)
 	}
+	if want := float64(s.ControlSteps) * float64(replay.DefaultInterval) / float64(topo.Second); s.QueueSeconds != want {
+		t.Errorf("queue seconds %v, want %v for %d steps", s.QueueSeconds, want, s.ControlSteps)
+	}
 	var rx int64
 	for _, h := range res.Hosts {
 		rx += h.Delivered
@@ -117,18 +120,25 @@ func TestRunWorkloadOverBridges(t *testing.T) {
 	}
 }
 
-// TestRunWorkloadCancel stops a run whose flows cannot finish (no
-// bridges: nothing crosses the fabric) when its context ends.
-func TestRunWorkloadCancel(t *testing.T) {
+// stuckLab builds a lab without switches or bridges, where nothing
+// crosses the fabric, and returns its plan, a flow that cannot finish and
+// the static settings.
+func stuckLab(t *testing.T, tag string) (*Plan, []replay.Flow, []control.ECN) {
+	t.Helper()
 	requireRoot(t)
-	p := labPlan(t, "wc", 2, 1, 1)
+	p := labPlan(t, tag, 2, 1, 1)
 	if _, err := upLab(t, LabConfig{Plan: p, NoSwitches: true}); err != nil {
 		t.Fatal(err)
 	}
-	f := p.Fabric
-	hosts := f.Hosts()
+	hosts := p.Fabric.Hosts()
 	flows := []replay.Flow{{Src: hosts[0], Dst: hosts[1], PG: 3, DPort: replay.DPortBackground, Size: 10_000, Start: 2 * topo.Second}}
-	static := control.StaticSettings(f)
+	return p, flows, control.StaticSettings(p.Fabric)
+}
+
+// TestRunWorkloadCancel stops a run whose flows cannot finish when its
+// context ends.
+func TestRunWorkloadCancel(t *testing.T) {
+	p, flows, static := stuckLab(t, "wc")
 	ctx, cancel := context.WithCancel(t.Context())
 	cancel()
 	_, err := RunWorkload(ctx, WorkloadConfig{
@@ -143,15 +153,7 @@ func TestRunWorkloadCancel(t *testing.T) {
 // flows cannot finish: the run ends at once with that host's error rather
 // than at its deadline.
 func TestRunWorkloadHostFails(t *testing.T) {
-	requireRoot(t)
-	p := labPlan(t, "wf", 2, 1, 1)
-	if _, err := upLab(t, LabConfig{Plan: p, NoSwitches: true}); err != nil {
-		t.Fatal(err)
-	}
-	f := p.Fabric
-	hosts := f.Hosts()
-	flows := []replay.Flow{{Src: hosts[0], Dst: hosts[1], PG: 3, DPort: replay.DPortBackground, Size: 10_000, Start: 2 * topo.Second}}
-	static := control.StaticSettings(f)
+	p, flows, static := stuckLab(t, "wf")
 	victim := p.Hosts[0]
 	var once sync.Once
 	start := time.Now()
