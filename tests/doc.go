@@ -1,5 +1,5 @@
 // Package tests holds graphcc's integration tests: the whole testbed loop
 // against real BMv2 switches (skipped, naming what is missing, where BMv2
-// and p4c are not installed or the tests do not run as root), and
-// end-to-end runs of the graphcc command.
+// is not installed or the tests do not run as root; without p4c it runs
+// the compiled program committed in p4src).
 package tests
