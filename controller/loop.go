@@ -81,9 +81,8 @@ type LoopStats struct {
 // RunLoop runs the control loop, a step every Interval of fabric time from
 // now, until ctx ends (then it returns nil, with the trace complete up to
 // the last whole step, even if ctx ended inside a read or a write) or a
-// switch fails: then it puts every switch it
-// can still reach back on the static settings and returns an error that
-// names the switch and why.
+// switch fails: then it puts every switch it can still reach back on the
+// static settings and returns an error that names the switch and why.
 func RunLoop(ctx context.Context, c LoopConfig) (*LoopStats, error) {
 	n := len(c.Fabric.Ports)
 	if c.Interval <= 0 {
