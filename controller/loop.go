@@ -169,7 +169,6 @@ func RunLoop(ctx context.Context, c LoopConfig) (*LoopStats, error) {
 				if err := ecn[p].Validate(); err != nil {
 					return fail(fmt.Errorf("control loop: step %d: policy set port %d: %w", k, p, err))
 				}
-				st.Settings.Add(ecn[p], c.Fabric.Ports[p].Rate)
 			}
 		}
 		decided := time.Now()
@@ -181,6 +180,11 @@ func RunLoop(ctx context.Context, c LoopConfig) (*LoopStats, error) {
 			return fail(fmt.Errorf("control loop: step %d: %w", k, err))
 		}
 		end := time.Now()
+		if c.Policy != nil { // counted with the step, once written
+			for _, p := range c.Fabric.Agents() {
+				st.Settings.Add(ecn[p], c.Fabric.Ports[p].Rate)
+			}
+		}
 		st.Steps++
 		st.Written += w
 		st.Read = append(st.Read, read.Sub(start))

@@ -181,6 +181,13 @@ func TestRunLoopCancelFlushesTrace(t *testing.T) {
 			if st.Steps != tc.steps {
 				t.Errorf("%d steps, want %d", st.Steps, tc.steps)
 			}
+			var portSteps int64
+			for _, u := range st.Settings.Uses() {
+				portSteps += u.PortSteps
+			}
+			if want := int64(st.Steps * len(f.Agents())); portSteps != want {
+				t.Errorf("settings count %d port-steps, want %d: a step cut short counts", portSteps, want)
+			}
 			if !strings.HasPrefix(trace.String(), replay.TraceHeader+"\n") {
 				t.Errorf("trace %q has no header", trace.String())
 			}

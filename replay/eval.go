@@ -837,12 +837,27 @@ func (r *EvalReport) WriteMarkdown(w io.Writer) error {
 		}
 		b.WriteString("\n")
 	}
+	anyMark := false
 	if r.GeoMeanVsRef != nil {
 		b.WriteString("| geometric mean |")
-		for _, g := range r.GeoMeanVsRef {
-			fmt.Fprintf(&b, " %s |", fratio(g))
+		for pi, g := range r.GeoMeanVsRef {
+			mark := ""
+			for si := range r.Scenarios {
+				if m := r.incompleteMark(si, pi); m != "" {
+					mark, anyMark = m, true
+				}
+			}
+			fmt.Fprintf(&b, " %s%s |", fratio(g), mark)
 		}
 		b.WriteString("\n")
+	}
+	for si := range r.Scenarios {
+		for pi := range r.Policies {
+			anyMark = anyMark || r.incompleteMark(si, pi) != ""
+		}
+	}
+	if anyMark {
+		fmt.Fprintf(&b, "\n%s.\n", incompleteNote)
 	}
 	if len(r.Rewards) > 0 {
 		r.writeRewardAlignment(&b)

@@ -466,15 +466,17 @@ func TestThinTail(t *testing.T) {
 		q        float64
 		thin     bool
 	}{
-		{1000, 10, 0.99, false}, // 10 flows beyond the p99: one per seed
-		{999, 10, 0.99, true},
-		{95, 10, 0.5, false}, // the median of a sparse bin: 47 on either side
+		{1010, 10, 0.99, false}, // the p99 is value 999: 10 beyond it, one per seed
+		{1000, 10, 0.99, true},  // value 990: 9 beyond
+		{95, 10, 0.5, false},    // the median of a sparse bin: 47 above it
 		{95, 10, 0.95, true},
-		{200, 10, 0.95, false},
-		{6, 3, 0.5, false}, // 3 below the median: one per seed
-		{5, 3, 0.5, true},
+		{210, 10, 0.95, false},
+		{100, 10, 0.9, true}, // 9 above value 90, however 100·0.1 rounds
+		{7, 3, 0.5, false},   // 3 above the median: one per seed
+		{6, 3, 0.5, true},
 		{5, 3, 0.01, true}, // a low percentile counts the values below it
 		{300, 3, 0.01, false},
+		{0, 3, 0.5, true},
 	} {
 		if got := thinTail(tc.n, tc.seeds, tc.q); got != tc.thin {
 			t.Errorf("%d values over %d seeds, q %v: thin %v, want %v", tc.n, tc.seeds, tc.q, got, tc.thin)
@@ -490,7 +492,7 @@ func TestThinTail(t *testing.T) {
 func TestPercentileCoverage(t *testing.T) {
 	r := rand.New(rand.NewPCG(3, 3))
 	const seeds, trials, q = 10, 400, 0.99
-	for _, perSeed := range []int{100, 300} {
+	for _, perSeed := range []int{101, 301} { // 1 and 3 per seed beyond the p99
 		if thinTail(perSeed*seeds, seeds, q) {
 			t.Fatalf("%d values per seed: no interval", perSeed)
 		}

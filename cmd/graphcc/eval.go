@@ -536,11 +536,23 @@ func (o *evalOpts) run(ctx context.Context, cmd *cobra.Command, log *slog.Logger
 	before := readEvalManifest(o.out)
 	written := []string{"report.md"}
 	for i := range rep.Scenarios {
-		name := rep.Scenarios[i].Scenario.Name + ".png"
-		if err := writeFigure(filepath.Join(o.out, name), rep, i); err != nil {
+		written = append(written, rep.Scenarios[i].Scenario.Name+".png")
+	}
+	// First the old list and the new names together, so that a failure
+	// below leaves every file eval wrote listed.
+	planned := slices.Clone(before)
+	for _, n := range written {
+		if !slices.Contains(planned, n) {
+			planned = append(planned, n)
+		}
+	}
+	if err := writeEvalManifest(o.out, planned); err != nil {
+		return err
+	}
+	for i := range rep.Scenarios {
+		if err := writeFigure(filepath.Join(o.out, written[i+1]), rep, i); err != nil {
 			return fmt.Errorf("--out: figure: %w", err)
 		}
-		written = append(written, name)
 	}
 	if err := writeOutput("out", filepath.Join(o.out, "report.md"), rep.WriteMarkdown); err != nil {
 		return err
@@ -550,17 +562,24 @@ func (o *evalOpts) run(ctx context.Context, cmd *cobra.Command, log *slog.Logger
 			return err
 		}
 	}
-	if err := writeEvalManifest(o.out, written); err != nil {
+	// Then the stale files go, and the list keeps any that would not.
+	kept := slices.Clone(written)
+	var rmErr error
+	for _, name := range before {
+		if slices.Contains(written, name) {
+			continue
+		}
+		if err := os.Remove(filepath.Join(o.out, name)); err == nil {
+			log.Info("removed a figure of an earlier eval", "file", filepath.Join(o.out, name))
+		} else if !errors.Is(err, fs.ErrNotExist) {
+			kept, rmErr = append(kept, name), fmt.Errorf("--out: %w", err)
+		}
+	}
+	if err := writeEvalManifest(o.out, kept); err != nil {
 		return err
 	}
-	for _, name := range before {
-		if !slices.Contains(written, name) {
-			if err := os.Remove(filepath.Join(o.out, name)); err == nil {
-				log.Info("removed a figure of an earlier eval", "file", filepath.Join(o.out, name))
-			} else if !errors.Is(err, fs.ErrNotExist) {
-				return fmt.Errorf("--out: %w", err)
-			}
-		}
+	if rmErr != nil {
+		return rmErr
 	}
 	return rep.WriteMarkdown(cmd.OutOrStdout())
 }
