@@ -3,6 +3,7 @@ package controller
 import (
 	"bytes"
 	"context"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -158,8 +159,9 @@ func TestRunWorkloadHostFails(t *testing.T) {
 	var once sync.Once
 	start := time.Now()
 	const scale, drain = 100, 10 * topo.Second // a deadline 1000 s away
+	fab := &fakeFabric{held: append([]control.ECN(nil), static...)}
 	_, err := RunWorkload(t.Context(), WorkloadConfig{
-		Plan: p, Runtime: &fakeFabric{held: append([]control.ECN(nil), static...)}, Static: static, Flows: flows,
+		Plan: p, Runtime: fab, Policy: &countingPolicy{f: p.Fabric}, Static: static, Flows: flows,
 		Scale: scale, Drain: drain,
 		OnStep: func(*control.Telemetry, []control.ECN) {
 			once.Do(func() {
@@ -176,6 +178,9 @@ func TestRunWorkloadHostFails(t *testing.T) {
 	})
 	if err == nil || !strings.Contains(err.Error(), victim.Name) {
 		t.Fatalf("error %v, want one naming host %s", err, victim.Name)
+	}
+	if last := fab.writes[len(fab.writes)-1]; !slices.Equal(last, static) {
+		t.Error("the switches were left on the policy's settings after the host failed")
 	}
 	if took := time.Since(start); took > 100*time.Second {
 		t.Errorf("the run went on for %v after a host failed (its deadline was 1000 s away)", took)
