@@ -119,16 +119,7 @@ func RunLoop(ctx context.Context, c LoopConfig) (*LoopStats, error) {
 	// stopped is the way out when ctx ends.
 	stopped := func() (*LoopStats, error) { return st, flush() }
 	fail := func(err error) (*LoopStats, error) {
-		timeout := c.RestoreTimeout
-		if timeout <= 0 {
-			timeout = 5 * time.Second
-		}
-		rctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), timeout)
-		defer cancel()
-		if _, rerr := c.Runtime.SetECN(rctx, c.Static); rerr != nil {
-			err = errors.Join(err, fmt.Errorf("restore static ECN settings: %w", rerr))
-		}
-		return st, errors.Join(err, flush())
+		return st, errors.Join(err, restoreStatic(ctx, c.Runtime, c.Static, c.RestoreTimeout), flush())
 	}
 	// The first read starts the counters' first interval.
 	if err := c.Runtime.ReadTelemetry(ctx, tel.Ports); err != nil {
@@ -201,4 +192,19 @@ func RunLoop(ctx context.Context, c LoopConfig) (*LoopStats, error) {
 			c.OnStep(tel, ecn)
 		}
 	}
+}
+
+// restoreStatic writes the static settings to every switch rt can reach,
+// within timeout (0: 5 s) even if ctx has ended, as the loop does after a
+// failure.
+func restoreStatic(ctx context.Context, rt Fabric, static []control.ECN, timeout time.Duration) error {
+	if timeout <= 0 {
+		timeout = 5 * time.Second
+	}
+	rctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), timeout)
+	defer cancel()
+	if _, err := rt.SetECN(rctx, static); err != nil {
+		return fmt.Errorf("restore static ECN settings: %w", err)
+	}
+	return nil
 }

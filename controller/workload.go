@@ -81,9 +81,9 @@ type TestbedSummary struct {
 // drives cfg.Policy, until every flow has finished or the drain time has
 // passed, and summarizes the flows as the simulator does. A host that
 // fails ends the run at once, with its error, and puts the switches back
-// on the static settings. Hosts and loop share one
-// fabric clock, started just before the first flow so the run does not
-// wait out the trace's start offset.
+// on the static settings. Hosts and loop share one fabric clock, started
+// just before the first flow so the run does not wait out the trace's
+// start offset.
 func RunWorkload(ctx context.Context, c WorkloadConfig) (*WorkloadResult, error) {
 	p := c.Plan
 	f := p.Fabric
@@ -192,11 +192,7 @@ func RunWorkload(ctx context.Context, c WorkloadConfig) (*WorkloadResult, error)
 		// The loop took the host's end of the run for a normal one: put
 		// the switches back on the static settings, as after a switch
 		// failure.
-		rctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 5*time.Second)
-		if _, rerr := c.Runtime.SetECN(rctx, c.Static); rerr != nil {
-			loopErr = fmt.Errorf("restore static ECN settings: %w", rerr)
-		}
-		cancel()
+		loopErr = restoreStatic(ctx, c.Runtime, c.Static, 0)
 	}
 	if err := errors.Join(append([]error{loopErr}, hostErr...)...); err != nil {
 		return nil, fmt.Errorf("workload: %w", err)

@@ -704,6 +704,11 @@ func seedList(seeds []uint64) string {
 const incompleteNote = "† a ratio over completed flows only, where this policy or the reference left flows unfinished: " +
 	"a policy that leaves its slowest flows unfinished looks faster than it is"
 
+// incomplete reports whether a policy left flows of sr unfinished.
+func (sr *ScenarioResult) incomplete() bool {
+	return slices.ContainsFunc(sr.Policies, func(pr PolicyResult) bool { return pr.Summary.Completed < pr.Summary.Flows })
+}
+
 // incompleteMark returns " †" if policy p or the reference policy left
 // flows of scenario si unfinished, so that their ratios compare different
 // sets of flows.
@@ -812,7 +817,7 @@ func (r *EvalReport) WriteMarkdown(w io.Writer) error {
 				notes = append(notes, fmt.Sprintf("%s: %d of %d flows completed (statistics are over the completed ones)", pr.Policy, s.Completed, s.Flows))
 			}
 		}
-		if slices.ContainsFunc(sr.Policies, func(pr PolicyResult) bool { return pr.Summary.Completed < pr.Summary.Flows }) {
+		if sr.incomplete() {
 			notes = append(notes, incompleteNote)
 		}
 		for _, n := range notes {
@@ -837,26 +842,18 @@ func (r *EvalReport) WriteMarkdown(w io.Writer) error {
 		}
 		b.WriteString("\n")
 	}
-	anyMark := false
 	if r.GeoMeanVsRef != nil {
 		b.WriteString("| geometric mean |")
 		for pi, g := range r.GeoMeanVsRef {
 			mark := ""
 			for si := range r.Scenarios {
-				if m := r.incompleteMark(si, pi); m != "" {
-					mark, anyMark = m, true
-				}
+				mark = cmp.Or(mark, r.incompleteMark(si, pi))
 			}
 			fmt.Fprintf(&b, " %s%s |", fratio(g), mark)
 		}
 		b.WriteString("\n")
 	}
-	for si := range r.Scenarios {
-		for pi := range r.Policies {
-			anyMark = anyMark || r.incompleteMark(si, pi) != ""
-		}
-	}
-	if anyMark {
+	if slices.ContainsFunc(r.Scenarios, func(sr ScenarioResult) bool { return sr.incomplete() }) {
 		fmt.Fprintf(&b, "\n%s.\n", incompleteNote)
 	}
 	if len(r.Rewards) > 0 {

@@ -165,9 +165,9 @@ func sortSeedValues(vals []seedValue) {
 // MinTailPerSeed is the fewest values per seed an evaluation wants beyond
 // a percentile (below it, for one under the median) before it puts an
 // interval on it: a percentile of n values over S seeds gets one only if
-// MinTailPerSeed·S values lie beyond the one it picks. With a thinner tail, leaving a seed out
-// mostly does not move the percentile, and the intervals come out too
-// narrow: on synthetic seeds (TestPercentileCoverage) the 95 % interval of
+// MinTailPerSeed·S values lie beyond the one it picks. With a thinner
+// tail, leaving a seed out mostly does not move the percentile, and the
+// intervals come out too narrow: on synthetic seeds (TestPercentileCoverage) the 95 % interval of
 // a p99 ratio held the true ratio in 84 to 92 % of trials with 0.1 to 0.5
 // values per seed beyond it, and in 91 to 96 % with one or more.
 const MinTailPerSeed = 1
