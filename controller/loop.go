@@ -1,24 +1,20 @@
 package controller
 
 import (
-	"bufio"
 	"context"
 	"errors"
 	"fmt"
 	"io"
-	"slices"
 	"time"
 
 	"graphcc/control"
-	"graphcc/replay"
 	"graphcc/topo"
 )
 
 // The testbed's control loop: every control interval, the telemetry of
-// every port in (one counter read per switch), the policy, the changed ECN
-// settings out (one write per switch with a change). It is the simulator's
-// loop (replay's tick) on live switches: the same control.Telemetry, the
-// same control.Policy, the same settings.
+// every port in (one counter read per switch), then control.Loop's step:
+// the trace, the policy, the changed ECN settings out (one write per switch
+// with a change). The simulator runs the same step from its clock.
 
 // Fabric is what the loop drives: FabricRuntime on BMv2 switches, or a
 // stand-in in tests.
@@ -49,7 +45,7 @@ type LoopConfig struct {
 	// Static are the settings the loop starts from and restores on every
 	// switch it can still reach when it fails.
 	Static []control.ECN
-	// Trace, if set, receives the telemetry CSV (replay.TraceHeader rows,
+	// Trace, if set, receives the telemetry CSV (control.TraceHeader rows,
 	// as the simulator's --trace-out) of every step.
 	Trace io.Writer
 	// OnStep, if set, is called after every step with its telemetry and
@@ -71,62 +67,62 @@ type LoopStats struct {
 	Write   []time.Duration // per step: the writes of the changed settings
 	Step    []time.Duration // per step: read + decide + write
 	// Queue holds the queue feature (control.PortSample.QueueFeature,
-	// bytes) of every switch port at every step.
+	// bytes) of every switch port at every step (control.Loop.QueueFeatures).
 	Queue []float64
-	// Settings counts the settings the policy chose, as the simulator does
-	// (replay.Summary.ECNSettings); empty without a policy.
-	Settings replay.SettingCounter
+	// Settings are the settings the policy chose and the switches took, as
+	// the simulator counts them (replay.Summary.ECNSettings); none without
+	// a policy.
+	Settings []control.SettingUse
 }
 
 // RunLoop runs the control loop, a step every Interval of fabric time from
 // now, until ctx ends (then it returns nil, with the trace complete up to
-// the last whole step, even if ctx ended inside a read or a write) or a
-// switch fails: then it puts every switch it can still reach back on the
-// static settings and returns an error that names the switch and why.
+// the last interval whose telemetry was read, even if ctx ended inside a
+// read or a write) or a switch fails: then it puts every switch it can
+// still reach back on the static settings and returns an error that names
+// the switch and why. Each step reads every switch's counters and hands
+// them to a control.Loop, the step the simulator runs too.
 func RunLoop(ctx context.Context, c LoopConfig) (*LoopStats, error) {
-	n := len(c.Fabric.Ports)
 	if c.Interval <= 0 {
 		return nil, fmt.Errorf("control loop: interval %d ps is not positive", c.Interval)
 	}
-	if len(c.Static) != n {
-		return nil, fmt.Errorf("control loop: %d static settings for %d ports", len(c.Static), n)
+	if len(c.Static) != len(c.Fabric.Ports) {
+		return nil, fmt.Errorf("control loop: %d static settings for %d ports", len(c.Static), len(c.Fabric.Ports))
 	}
-	for _, p := range c.Fabric.Agents() {
-		if err := c.Static[p].Validate(); err != nil {
-			return nil, fmt.Errorf("control loop: static setting of port %d: %w", p, err)
-		}
+	w := &timedWriter{rt: c.Runtime}
+	loop, err := control.NewLoop(control.LoopConfig{
+		Fabric: c.Fabric, Policy: c.Policy, ECN: c.Static, Apply: w, Trace: c.Trace,
+	})
+	if err != nil {
+		return nil, fmt.Errorf("control loop: %w", err)
 	}
-	tel := &control.Telemetry{Interval: c.Interval, Ports: make([]control.PortSample, n)}
-	ecn := slices.Clone(c.Static)
-	st := &LoopStats{}
-	var trace *bufio.Writer
-	if c.Trace != nil {
-		trace = bufio.NewWriter(c.Trace)
-		if _, err := trace.WriteString(replay.TraceHeader + "\n"); err != nil {
-			return nil, fmt.Errorf("control loop: trace: %w", err)
-		}
+	r := &loopRun{c: c, loop: loop, w: w, st: &LoopStats{},
+		tel: &control.Telemetry{Interval: c.Interval, Ports: make([]control.PortSample, len(c.Fabric.Ports))}}
+	err = r.run(ctx)
+	r.st.Written = w.written
+	r.st.Settings = loop.Settings()
+	r.st.Queue = loop.QueueFeatures()
+	if ctx.Err() != nil { // ended from outside: not a failure
+		return r.st, loop.Flush()
 	}
-	// flush ends the trace, on every way out.
-	flush := func() error {
-		if trace == nil {
-			return nil
-		}
-		if err := trace.Flush(); err != nil {
-			return fmt.Errorf("control loop: trace: %w", err)
-		}
-		return nil
-	}
-	// stopped is the way out when ctx ends.
-	stopped := func() (*LoopStats, error) { return st, flush() }
-	fail := func(err error) (*LoopStats, error) {
-		return st, errors.Join(err, restoreStatic(ctx, c.Runtime, c.Static, c.RestoreTimeout), flush())
-	}
+	return r.st, errors.Join(err, restoreStatic(ctx, c.Runtime, c.Static, c.RestoreTimeout), loop.Flush())
+}
+
+// loopRun is one run of RunLoop.
+type loopRun struct {
+	c    LoopConfig
+	loop *control.Loop
+	w    *timedWriter
+	st   *LoopStats
+	tel  *control.Telemetry
+}
+
+// run steps until ctx ends (nil) or a step fails (its error).
+func (r *loopRun) run(ctx context.Context) error {
+	c := r.c
 	// The first read starts the counters' first interval.
-	if err := c.Runtime.ReadTelemetry(ctx, tel.Ports); err != nil {
-		if ctx.Err() != nil {
-			return stopped()
-		}
-		return fail(fmt.Errorf("control loop: first telemetry read: %w", err))
+	if err := c.Runtime.ReadTelemetry(ctx, r.tel.Ports); err != nil {
+		return fmt.Errorf("control loop: first telemetry read: %w", err)
 	}
 	base := c.Clock.Now()
 	last := base
@@ -137,61 +133,52 @@ func RunLoop(ctx context.Context, c LoopConfig) (*LoopStats, error) {
 		timer.Reset(time.Until(due))
 		select {
 		case <-ctx.Done():
-			return stopped()
+			return nil
 		case <-timer.C:
 		}
 		start := time.Now()
 		if start.Sub(due) > c.Clock.Real(c.Interval) {
-			st.Late++
+			r.st.Late++
 		}
-		if err := c.Runtime.ReadTelemetry(ctx, tel.Ports); err != nil {
-			if ctx.Err() != nil {
-				return stopped()
-			}
-			return fail(fmt.Errorf("control loop: step %d: %w", k, err))
+		if err := c.Runtime.ReadTelemetry(ctx, r.tel.Ports); err != nil {
+			return fmt.Errorf("control loop: step %d: %w", k, err)
 		}
 		read := time.Now()
 		now := c.Clock.Now()
-		tel.Now, tel.Interval = now, max(now-last, 1)
+		r.tel.Now, r.tel.Interval = now, max(now-last, 1)
 		last = now
-		if c.Policy != nil {
-			c.Policy.Decide(tel, ecn)
-			for _, p := range c.Fabric.Agents() {
-				if err := ecn[p].Validate(); err != nil {
-					return fail(fmt.Errorf("control loop: step %d: policy set port %d: %w", k, p, err))
-				}
-			}
-		}
-		decided := time.Now()
-		w, err := c.Runtime.SetECN(ctx, ecn)
-		if err != nil {
-			if ctx.Err() != nil {
-				return stopped()
-			}
-			return fail(fmt.Errorf("control loop: step %d: %w", k, err))
+		r.w.took = 0
+		if err := r.loop.Step(ctx, r.tel); err != nil {
+			return err
 		}
 		end := time.Now()
-		if c.Policy != nil { // counted with the step, once written
-			for _, p := range c.Fabric.Agents() {
-				st.Settings.Add(ecn[p], c.Fabric.Ports[p].Rate)
-			}
-		}
-		st.Steps++
-		st.Written += w
-		st.Read = append(st.Read, read.Sub(start))
-		st.Decide = append(st.Decide, decided.Sub(read))
-		st.Write = append(st.Write, end.Sub(decided))
-		st.Step = append(st.Step, end.Sub(start))
-		for _, p := range c.Fabric.Agents() {
-			st.Queue = append(st.Queue, tel.Ports[p].QueueFeature())
-		}
-		if trace != nil {
-			replay.WriteTraceRows(trace, c.Fabric, now, tel.Ports, ecn)
-		}
+		r.st.Steps++
+		r.st.Read = append(r.st.Read, read.Sub(start))
+		r.st.Decide = append(r.st.Decide, end.Sub(read)-r.w.took)
+		r.st.Write = append(r.st.Write, r.w.took)
+		r.st.Step = append(r.st.Step, end.Sub(start))
 		if c.OnStep != nil {
-			c.OnStep(tel, ecn)
+			c.OnStep(r.tel, r.loop.ECN())
 		}
 	}
+}
+
+// timedWriter is the testbed's control.Actuator: it writes the settings
+// that changed to the switches, counts the entries written and times the
+// write.
+type timedWriter struct {
+	rt      Fabric
+	written int
+	took    time.Duration // the last write's
+}
+
+// ApplyECN writes ecn's changed entries through the fabric runtime.
+func (w *timedWriter) ApplyECN(ctx context.Context, ecn []control.ECN) error {
+	start := time.Now()
+	n, err := w.rt.SetECN(ctx, ecn)
+	w.took = time.Since(start)
+	w.written += n
+	return err
 }
 
 // restoreStatic writes the static settings to every switch rt can reach,

@@ -134,7 +134,7 @@ func TestRunLoop(t *testing.T) {
 		t.Errorf("%d entries written in %d steps of %d agents", st.Written, st.Steps, len(f.Agents()))
 	}
 	var portSteps int64
-	for _, u := range st.Settings.Uses() {
+	for _, u := range st.Settings {
 		portSteps += u.PortSteps
 	}
 	if portSteps != int64(st.Steps*len(f.Agents())) {
@@ -144,25 +144,28 @@ func TestRunLoop(t *testing.T) {
 	if want := 1 + st.Steps*len(f.Ports); rows != want {
 		t.Errorf("trace has %d lines, want %d", rows, want)
 	}
-	if !strings.HasPrefix(trace.String(), replay.TraceHeader+"\n") {
+	if !strings.HasPrefix(trace.String(), control.TraceHeader+"\n") {
 		t.Error("trace does not start with the simulator's header")
 	}
 }
 
 // TestRunLoopCancelFlushesTrace ends the loop's context inside a switch
-// read and inside a write: the loop returns no error, and the trace holds
-// the header and every step completed before.
+// read and inside a write: the loop returns no error, the settings count
+// holds the steps completed before, and the trace holds the header and
+// every interval whose telemetry was read (a row describes the interval
+// with the settings in force during it, so the step cut short in its
+// write has its rows too).
 func TestRunLoopCancelFlushesTrace(t *testing.T) {
 	f := loopFabric(t)
 	static := control.StaticSettings(f)
 	for _, tc := range []struct {
 		name                    string
 		cancelRead, cancelWrite int
-		steps                   int
+		steps, traced           int
 	}{
-		{"in the first read", 1, 0, 0},
-		{"in a read", 4, 0, 2}, // read 1 starts the interval: read 4 is step 3's
-		{"in a write", 0, 3, 2},
+		{"in the first read", 1, 0, 0, 0},
+		{"in a read", 4, 0, 2, 2}, // read 1 starts the interval: read 4 is step 3's
+		{"in a write", 0, 3, 2, 3},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			ctx, cancel := context.WithCancel(t.Context())
@@ -182,16 +185,16 @@ func TestRunLoopCancelFlushesTrace(t *testing.T) {
 				t.Errorf("%d steps, want %d", st.Steps, tc.steps)
 			}
 			var portSteps int64
-			for _, u := range st.Settings.Uses() {
+			for _, u := range st.Settings {
 				portSteps += u.PortSteps
 			}
 			if want := int64(st.Steps * len(f.Agents())); portSteps != want {
 				t.Errorf("settings count %d port-steps, want %d: a step cut short counts", portSteps, want)
 			}
-			if !strings.HasPrefix(trace.String(), replay.TraceHeader+"\n") {
+			if !strings.HasPrefix(trace.String(), control.TraceHeader+"\n") {
 				t.Errorf("trace %q has no header", trace.String())
 			}
-			if rows, want := strings.Count(trace.String(), "\n"), 1+tc.steps*len(f.Ports); rows != want {
+			if rows, want := strings.Count(trace.String(), "\n"), 1+tc.traced*len(f.Ports); rows != want {
 				t.Errorf("trace has %d lines, want %d", rows, want)
 			}
 		})

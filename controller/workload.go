@@ -56,11 +56,13 @@ type WorkloadResult struct {
 }
 
 // TestbedSummary is the simulator's summary (replay.Summary, the same JSON
-// keys) of a testbed run, with the control loop's timings. Queue bytes are
-// the queue feature (mean enqueue depth, control.PortSample.QueueFeature)
-// of every switch port at every step, since BMv2 cannot report the
-// instantaneous queue through P4Runtime; PFC pauses are 0 (BMv2 has no
-// PFC); events are the control steps; sim_seconds is fabric time.
+// keys) of a testbed run, with the control loop's timings. The queue is
+// reported only as the queue feature (queue_feature_bytes_mean and _p99:
+// the mean enqueue depth, control.PortSample.QueueFeature, of every switch
+// port at every step), since BMv2 cannot report the instantaneous queue
+// through P4Runtime: queue_bytes_mean and _p99 stay 0. PFC pauses are 0
+// (BMv2 has no PFC); events are the control steps; sim_seconds is fabric
+// time.
 type TestbedSummary struct {
 	replay.Summary
 	Scale         float64 `json:"scale"`
@@ -222,17 +224,12 @@ func RunWorkload(ctx context.Context, c WorkloadConfig) (*WorkloadResult, error)
 	s.PeakRSSBytes = replay.PeakRSS()
 	s.Scale = scale
 	s.ControlSteps, s.LateSteps, s.ECNWrites = loop.Steps, loop.Late, loop.Written
-	s.ECNSettings = loop.Settings.Uses()
+	s.ECNSettings = loop.Settings
 	s.Events = int64(loop.Steps)
 	s.StepMsMean, s.StepMsP99 = msMean(loop.Step), msPercentile(loop.Step, 0.99)
 	s.ReadMsMean, s.DecideMsMean, s.WriteMsMean = msMean(loop.Read), msMean(loop.Decide), msMean(loop.Write)
-	if q := slices.Sorted(slices.Values(loop.Queue)); len(q) > 0 {
-		var sum float64
-		for _, v := range q {
-			sum += v
-		}
-		s.QueueBytesMean = sum / float64(len(q))
-		s.QueueBytesP99 = q[min(int(float64(len(q))*0.99), len(q)-1)]
+	if len(loop.Queue) > 0 {
+		s.QueueFeatureMean, s.QueueFeatureP99 = replay.MeanP99(loop.Queue)
 		s.QueueSeconds = float64(loop.Steps) * float64(c.Interval) / float64(topo.Second) // the fabric time the steps span
 	}
 	res.Summary = s
@@ -255,5 +252,5 @@ func msPercentile(d []time.Duration, q float64) float64 {
 		return 0
 	}
 	s := slices.Sorted(slices.Values(d))
-	return float64(s[min(int(float64(len(s))*q), len(s)-1)]) / float64(time.Millisecond)
+	return float64(s[replay.PercentileIndex(len(s), q)]) / float64(time.Millisecond)
 }

@@ -108,7 +108,7 @@ func TestRunWorkloadOverBridges(t *testing.T) {
 	if rx != want {
 		t.Errorf("hosts delivered %d bytes, the flows carry %d", rx, want)
 	}
-	if !strings.HasPrefix(trace.String(), replay.TraceHeader) {
+	if !strings.HasPrefix(trace.String(), control.TraceHeader) {
 		t.Error("no telemetry trace")
 	}
 	var fct bytes.Buffer

@@ -44,7 +44,7 @@ func StaticPolicy() PolicyFactory {
 }
 
 // FixedPolicy keeps one setting per port rate: base is the setting of a
-// 25 Gbps (DCQCNRefRate) port, and every switch port gets its thresholds
+// 25 Gbps (control.RefRate) port, and every switch port gets its thresholds
 // scaled by rate/25G (see ScaledECN). FixedPolicy(control.Alibaba(25G))
 // runs exactly as StaticPolicy.
 func FixedPolicy(base control.ECN) PolicyFactory {
@@ -92,7 +92,7 @@ func ScaledECN(f *topo.Fabric, base control.ECN) []control.ECN {
 		if !f.Nodes[p.Src].Switch {
 			continue
 		}
-		scale := float64(p.Rate) / float64(DCQCNRefRate)
+		scale := float64(p.Rate) / float64(control.RefRate)
 		ecn[i] = control.ECN{
 			KMin: int64(math.Round(float64(base.KMin) * scale)),
 			KMax: int64(math.Round(float64(base.KMax) * scale)),
@@ -659,7 +659,7 @@ func mergeRuns(name string, runs []*Result) PolicyResult {
 		sum.SimSeconds += s.SimSeconds
 		sum.WallSeconds += s.WallSeconds
 		sum.PeakRSSBytes = max(sum.PeakRSSBytes, s.PeakRSSBytes)
-		sum.ECNSettings = mergeSettings(sum.ECNSettings, s.ECNSettings)
+		sum.ECNSettings = control.MergeSettings(sum.ECNSettings, s.ECNSettings)
 	}
 	return PolicyResult{
 		Policy:        name,
@@ -802,7 +802,7 @@ func (r *EvalReport) WriteMarkdown(w io.Writer) error {
 		for pi, pr := range sr.Policies {
 			s := pr.Summary
 			used := "—"
-			if n, top := TopSettingShare(s.ECNSettings); n > 0 {
+			if n, top := control.TopSettingShare(s.ECNSettings); n > 0 {
 				used = fmt.Sprintf("%d (%.1f %%)", n, 100*top)
 			}
 			mark := r.incompleteMark(si, pi)

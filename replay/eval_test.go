@@ -277,7 +277,7 @@ func TestFixedPolicyScales(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	_, ecn, err := FixedPolicy(control.Alibaba(DCQCNRefRate))(f, DefaultScenario(), 1)
+	_, ecn, err := FixedPolicy(control.Alibaba(control.RefRate))(f, DefaultScenario(), 1)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -178,7 +178,7 @@ func thinTail(n, seeds int, q float64) bool {
 	if n == 0 {
 		return true
 	}
-	i := percentileIndex(n, q) // the values below it
+	i := PercentileIndex(n, q) // the values below it
 	if q >= 0.5 {
 		i = n - 1 - i // the values above it
 	}
@@ -200,7 +200,7 @@ func looPercentiles(vals []seedValue, seeds int, q float64) []float64 {
 		if n == 0 {
 			continue
 		}
-		i := percentileIndex(n, q)
+		i := PercentileIndex(n, q)
 		// Walk from the nearer end, skipping seed k's values.
 		if i < n/2 {
 			for _, x := range vals {

@@ -510,7 +510,7 @@ func TestPercentileCoverage(t *testing.T) {
 				}
 				sortSeedValues(vals)
 				loo[p] = looPercentiles(vals, seeds, q)
-				full[p] = vals[percentileIndex(len(vals), q)].v
+				full[p] = vals[PercentileIndex(len(vals), q)].v
 			}
 			if iv := logInterval(full[0]/full[1], logs(looRatios(loo[0], loo[1]))); iv.Lo <= 1 && 1 <= iv.Hi {
 				held++

@@ -3,6 +3,7 @@ package replay
 import (
 	"fmt"
 
+	"graphcc/control"
 	"graphcc/dcqcn"
 	"graphcc/topo"
 )
@@ -91,9 +92,6 @@ type Params struct {
 	DCQCN dcqcn.Params
 }
 
-// DCQCNRefRate is the NIC rate at which Params.DCQCN's AI and HAI hold.
-const DCQCNRefRate = 25 * topo.Gbps
-
 // DefaultParams returns HPCC's configuration of DESIGN.md: 1000-byte payloads,
 // PFC and ECN on, the fixed BDP window, DCQCN's Mellanox preset and HPCC's
 // NIC round robin.
@@ -112,7 +110,7 @@ func DefaultParams() Params {
 		NackInterval:   500 * topo.Microsecond,
 		LossRTO:        1 * topo.Millisecond,
 		HPCCRoundRobin: true,
-		DCQCN:          dcqcn.DefaultParams(DCQCNRefRate),
+		DCQCN:          dcqcn.DefaultParams(control.RefRate),
 	}
 }
 
@@ -147,7 +145,7 @@ func (p *Params) Validate() error {
 // dcqcnFor returns the DCQCN constants of a NIC of the given rate.
 func (p *Params) dcqcnFor(rate int64) dcqcn.Params {
 	d := p.DCQCN
-	d.AI = int64(float64(d.AI) * float64(rate) / float64(DCQCNRefRate))
-	d.HAI = int64(float64(d.HAI) * float64(rate) / float64(DCQCNRefRate))
+	d.AI = int64(float64(d.AI) * float64(rate) / float64(control.RefRate))
+	d.HAI = int64(float64(d.HAI) * float64(rate) / float64(control.RefRate))
 	return d
 }

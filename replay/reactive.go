@@ -13,7 +13,7 @@ import (
 // feature (control.PortSample.QueueFeature, the one the learned policies
 // see) reached threshold bytes gets busy, every other switch port gets
 // calm. threshold, calm and busy are given for a 25 Gbps port
-// (DCQCNRefRate) and scaled by each port's rate/25G, as FixedPolicy scales
+// (control.RefRate) and scaled by each port's rate/25G, as FixedPolicy scales
 // its setting. Ports start at calm.
 func ReactivePolicy(threshold float64, calm, busy control.ECN) PolicyFactory {
 	return func(f *topo.Fabric, _ Scenario, _ uint64) (control.Policy, []control.ECN, error) {
@@ -29,7 +29,7 @@ func ReactivePolicy(threshold float64, calm, busy control.ECN) PolicyFactory {
 		for i, p := range f.Ports {
 			if f.Nodes[p.Src].Switch {
 				r.ports = append(r.ports, topo.PortID(i))
-				r.threshold = append(r.threshold, threshold*float64(p.Rate)/float64(DCQCNRefRate))
+				r.threshold = append(r.threshold, threshold*float64(p.Rate)/float64(control.RefRate))
 			}
 		}
 		return r, slices.Clone(r.calm), nil

@@ -1,7 +1,6 @@
 package replay
 
 import (
-	"bufio"
 	"context"
 	"errors"
 	"fmt"
@@ -310,13 +309,11 @@ type Sim struct {
 	agents       []topo.PortID
 	pkts         []packet
 	freePkt      int32
-	ecn          []control.ECN
-	tel          control.Telemetry // its EnqHist fill as packets are enqueued, if telOn
-	telOn        bool              // a policy or a trace reads the telemetry
-	trace        *bufio.Writer
-	samples      []int64        // egress queue bytes of every switch port at every tick
-	sampledTicks int64          // ticks whose queues are in samples
-	settings     SettingCounter // the settings a policy chose
+	ecn          []control.ECN     // the settings the run starts with
+	tel          control.Telemetry // its EnqHist fill as packets are enqueued
+	loop         *control.Loop     // the control step, every interval
+	samples      []int64           // egress queue bytes of every switch port at every tick
+	sampledTicks int64             // ticks whose queues are in samples
 
 	fct      []FCT
 	done     int
@@ -403,12 +400,12 @@ func New(cfg Config) (*Sim, error) {
 	}
 	s.agents = f.Agents()
 	s.tel = control.Telemetry{Interval: s.interval, Ports: make([]control.PortSample, len(f.Ports))}
-	s.telOn = cfg.Policy != nil || cfg.Trace != nil
-	if cfg.Trace != nil {
-		s.trace = bufio.NewWriter(cfg.Trace)
-		if _, err := s.trace.WriteString(TraceHeader + "\n"); err != nil {
-			return nil, fmt.Errorf("replay: trace: %w", err)
-		}
+	s.loop, err = control.NewLoop(control.LoopConfig{
+		Fabric: f, Policy: cfg.Policy, ECN: s.ecn, Apply: (*simActuator)(s),
+		Trace: cfg.Trace, QueueUntil: cfg.QueueUntil,
+	})
+	if err != nil {
+		return nil, fmt.Errorf("replay: %w", err)
 	}
 
 	s.q.init(int(2*s.nPorts+2), int(s.nPorts))
@@ -658,10 +655,8 @@ func (s *Sim) Step() bool {
 
 func (s *Sim) finish() {
 	s.finished = true
-	if s.trace != nil {
-		if err := s.trace.Flush(); err != nil && s.err == nil {
-			s.err = fmt.Errorf("replay: trace: %w", err)
-		}
+	if err := s.loop.Flush(); err != nil && s.err == nil {
+		s.err = fmt.Errorf("replay: %w", err)
 	}
 }
 
@@ -672,16 +667,8 @@ func (s *Sim) Result() (*Result, error) {
 		return nil, s.err
 	}
 	sum := Summarize(len(s.cfg.Flows), s.fct, DefaultBins())
-	if n := len(s.samples); n > 0 {
-		var tot float64
-		for _, v := range s.samples {
-			tot += float64(v)
-		}
-		sum.QueueBytesMean = tot / float64(n)
-		sorted := slices.Clone(s.samples)
-		slices.Sort(sorted)
-		sum.QueueBytesP99 = float64(sorted[min(int(float64(n)*0.99), n-1)])
-	}
+	sum.QueueBytesMean, sum.QueueBytesP99 = MeanP99(s.samples)
+	sum.QueueFeatureMean, sum.QueueFeatureP99 = MeanP99(s.loop.QueueFeatures())
 	sum.QueueSeconds = float64(s.sampledTicks) * float64(s.interval) / float64(topo.Second)
 	sum.PFCPauses = s.c.PFCPauses
 	sum.ECNMarkedPackets = s.c.ECNMarked
@@ -690,7 +677,7 @@ func (s *Sim) Result() (*Result, error) {
 	sum.SimSeconds = float64(s.now-s.firstAt) / float64(topo.Second)
 	sum.WallSeconds = time.Since(s.wall).Seconds()
 	sum.PeakRSSBytes = PeakRSS()
-	sum.ECNSettings = s.settings.Uses()
+	sum.ECNSettings = s.loop.Settings()
 	return &Result{Summary: sum, FCT: s.fct, Counters: s.c, End: s.now, Warnings: slices.Clone(s.warnings)}, nil
 }
 
@@ -851,9 +838,9 @@ func (s *Sim) kick(p topo.PortID) {
 
 // ---- control loop ----
 
-// TraceHeader is the header line of the per-port telemetry CSV.
-const TraceHeader = "time_us,port,src,dst,rate_gbps,tx_bytes,marked_bytes,queue_bytes,enq_packets,queue_feature_bytes,enq_depth_max,kmin,kmax,pmax"
-
+// tick ends a control interval: it samples the queues, hands the interval's
+// telemetry to the control loop (which traces it and runs the policy) and
+// starts the next interval's counters.
 func (s *Sim) tick() {
 	if s.cfg.QueueUntil <= 0 || s.now <= s.cfg.QueueUntil {
 		for _, p := range s.agents {
@@ -861,35 +848,20 @@ func (s *Sim) tick() {
 		}
 		s.sampledTicks++
 	}
-	if s.telOn {
-		s.tel.Now = s.now
-		for i := range s.ports {
-			pt := &s.ports[i]
-			ps := &s.tel.Ports[i] // EnqHist filled by forward
-			ps.TxBytes, ps.MarkedBytes, ps.QueueBytes, ps.EnqDepthMax = pt.tx, pt.marked, pt.qBytes, pt.enqMax
-		}
-		if s.trace != nil {
-			s.writeTrace()
-		}
-		if s.cfg.Policy != nil {
-			s.cfg.Policy.Decide(&s.tel, s.ecn)
-			for _, p := range s.agents {
-				if err := s.setECN(p, s.ecn[p]); err != nil {
-					s.err = fmt.Errorf("replay: policy at %d ps: %w", s.now, err)
-					return
-				}
-				s.settings.Add(s.ecn[p], s.ports[p].rate)
-			}
-		}
+	s.tel.Now = s.now
+	for i := range s.ports {
+		pt := &s.ports[i]
+		ps := &s.tel.Ports[i] // EnqHist filled by forward
+		ps.TxBytes, ps.MarkedBytes, ps.QueueBytes, ps.EnqDepthMax = pt.tx, pt.marked, pt.qBytes, pt.enqMax
+	}
+	if err := s.loop.Step(context.Background(), &s.tel); err != nil {
+		s.err = fmt.Errorf("replay: %w", err)
+		return
 	}
 	for i := range s.ports {
 		pt := &s.ports[i]
 		pt.tx, pt.marked, pt.enqMax = 0, 0, 0
-	}
-	if s.telOn {
-		for i := range s.tel.Ports {
-			s.tel.Ports[i].EnqHist = control.DepthHist{}
-		}
+		s.tel.Ports[i].EnqHist = control.DepthHist{}
 	}
 	if s.cfg.Progress != nil {
 		s.cfg.Progress(s.now, s.done, len(s.cfg.Flows))
@@ -900,20 +872,16 @@ func (s *Sim) tick() {
 	}
 }
 
-func (s *Sim) writeTrace() {
-	WriteTraceRows(s.trace, s.f, s.now, s.tel.Ports, s.ecn)
-}
+// simActuator applies the control loop's settings to the simulator's ports.
+type simActuator Sim
 
-// WriteTraceRows writes one TraceHeader row per port of f: the telemetry
-// samples of the interval ending at now (ps) and the settings ecn in force,
-// both indexed by topo.PortID. The simulator and the testbed write their
-// telemetry traces with it, so one plotting script reads both.
-func WriteTraceRows(w io.Writer, f *topo.Fabric, now int64, samples []control.PortSample, ecn []control.ECN) {
-	for i := range samples {
-		ps, pt, e := &samples[i], &f.Ports[i], ecn[i]
-		fmt.Fprintf(w, "%.1f,%d,%s,%s,%g,%d,%d,%d,%d,%.1f,%d,%d,%d,%g\n",
-			float64(now)/float64(topo.Microsecond), i, f.Nodes[pt.Src].Name, f.Nodes[pt.Dst].Name,
-			float64(pt.Rate)/float64(topo.Gbps), ps.TxBytes, ps.MarkedBytes, ps.QueueBytes,
-			ps.EnqPackets(), ps.QueueFeature(), ps.EnqDepthMax, e.KMin, e.KMax, e.PMax)
+// ApplyECN sets the marking of every agent port; the loop has checked the
+// settings.
+func (a *simActuator) ApplyECN(_ context.Context, ecn []control.ECN) error {
+	s := (*Sim)(a)
+	for _, p := range s.agents {
+		pt, e := &s.ports[p], ecn[p]
+		pt.kmin, pt.kmax, pt.pmax = e.KMin, e.KMax, e.PMax
 	}
+	return nil
 }

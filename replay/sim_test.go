@@ -430,7 +430,7 @@ func TestTraceCSV(t *testing.T) {
 	flows := incast(t, f, 2, 1_000_000)
 	mustRun(t, Config{Fabric: f, Flows: flows, Trace: &b})
 	lines := bytes.Split(bytes.TrimSpace(b.Bytes()), []byte("\n"))
-	if string(lines[0]) != TraceHeader {
+	if string(lines[0]) != control.TraceHeader {
 		t.Fatalf("header %q", lines[0])
 	}
 	if (len(lines)-1)%len(f.Ports) != 0 || len(lines) < 1+len(f.Ports) {
@@ -455,7 +455,7 @@ func TestQueueUntil(t *testing.T) {
 		t.Fatalf("the whole run samples %v intervals, want more than 3", ticks)
 	}
 	// The trace's first three intervals, switch ports only.
-	var sum float64
+	var sum, sumFeature float64
 	n := 0
 	lines := strings.Split(strings.TrimSpace(tr.String()), "\n")[1:]
 	for _, l := range lines[:3*len(f.Ports)] {
@@ -471,15 +471,25 @@ func TestQueueUntil(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
+		qf, err := strconv.ParseFloat(col[9], 64)
+		if err != nil {
+			t.Fatal(err)
+		}
 		sum += q
+		sumFeature += qf
 		n++
 	}
 	if want := sum / float64(n); math.Abs(cut.Summary.QueueBytesMean-want) > 1e-9*want || want == 0 {
 		t.Errorf("queue mean %v over 3 intervals, the trace gives %v", cut.Summary.QueueBytesMean, want)
 	}
+	// The trace rounds the feature to 0.1 byte.
+	if want := sumFeature / float64(n); math.Abs(cut.Summary.QueueFeatureMean-want) > 0.05 || want == 0 {
+		t.Errorf("queue feature mean %v over 3 intervals, the trace gives %v", cut.Summary.QueueFeatureMean, want)
+	}
 	w, c := whole.Summary, cut.Summary
 	w.QueueBytesMean, w.QueueBytesP99, w.QueueSeconds, w.WallSeconds, w.PeakRSSBytes = 0, 0, 0, 0, 0
 	c.QueueBytesMean, c.QueueBytesP99, c.QueueSeconds, c.WallSeconds, c.PeakRSSBytes = 0, 0, 0, 0, 0
+	w.QueueFeatureMean, w.QueueFeatureP99, c.QueueFeatureMean, c.QueueFeatureP99 = 0, 0, 0, 0
 	if !reflect.DeepEqual(w, c) {
 		t.Error("QueueUntil changed the run")
 	}
@@ -571,7 +581,7 @@ func (p *alternate) Decide(_ *control.Telemetry, ecn []control.ECN) {
 	}
 	p.steps++
 	for i, port := range p.f.Ports {
-		k := port.Rate / DCQCNRefRate
+		k := port.Rate / control.RefRate
 		ecn[i] = control.ECN{KMin: e.KMin * k, KMax: e.KMax * k, PMax: e.PMax}
 	}
 }
@@ -602,7 +612,7 @@ func TestSettingsUsed(t *testing.T) {
 	if got[0].PortSteps < got[1].PortSteps {
 		t.Errorf("not most used first: %+v", got)
 	}
-	if n, top := TopSettingShare(got); n != 2 || top < 0.5 || top > 0.6 {
+	if n, top := control.TopSettingShare(got); n != 2 || top < 0.5 || top > 0.6 {
 		t.Errorf("TopSettingShare = %d, %v", n, top)
 	}
 	if r := mustRun(t, Config{Fabric: f, Flows: flows}); r.Summary.ECNSettings != nil {
@@ -611,22 +621,22 @@ func TestSettingsUsed(t *testing.T) {
 }
 
 func TestMergeSettings(t *testing.T) {
-	u := func(kmin int64, steps int64) SettingUse {
-		return SettingUse{KMin: kmin, KMax: 64_000, PMax: 0.5, PortSteps: steps}
+	u := func(kmin int64, steps int64) control.SettingUse {
+		return control.SettingUse{KMin: kmin, KMax: 64_000, PMax: 0.5, PortSteps: steps}
 	}
 	tests := []struct {
 		name string
-		a, b []SettingUse
-		want []SettingUse
+		a, b []control.SettingUse
+		want []control.SettingUse
 	}{
 		{"empty", nil, nil, nil},
-		{"one side", nil, []SettingUse{u(2, 3)}, []SettingUse{u(2, 3)}},
-		{"sums the same setting", []SettingUse{u(2, 3)}, []SettingUse{u(2, 4)}, []SettingUse{u(2, 7)}},
-		{"most used first, ties by kmin", []SettingUse{u(8, 1), u(4, 5)}, []SettingUse{u(2, 5)},
-			[]SettingUse{u(2, 5), u(4, 5), u(8, 1)}},
+		{"one side", nil, []control.SettingUse{u(2, 3)}, []control.SettingUse{u(2, 3)}},
+		{"sums the same setting", []control.SettingUse{u(2, 3)}, []control.SettingUse{u(2, 4)}, []control.SettingUse{u(2, 7)}},
+		{"most used first, ties by kmin", []control.SettingUse{u(8, 1), u(4, 5)}, []control.SettingUse{u(2, 5)},
+			[]control.SettingUse{u(2, 5), u(4, 5), u(8, 1)}},
 	}
 	for _, tt := range tests {
-		if got := mergeSettings(tt.a, tt.b); !slices.Equal(got, tt.want) {
+		if got := control.MergeSettings(tt.a, tt.b); !slices.Equal(got, tt.want) {
 			t.Errorf("%s: %+v, want %+v", tt.name, got, tt.want)
 		}
 	}

@@ -3,7 +3,6 @@ package replay
 import (
 	"bufio"
 	"bytes"
-	"cmp"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -79,13 +78,29 @@ func percentile(sorted []float64, q float64) float64 {
 	if len(sorted) == 0 {
 		return 0
 	}
-	return sorted[percentileIndex(len(sorted), q)]
+	return sorted[PercentileIndex(len(sorted), q)]
 }
 
-// percentileIndex is the index of the q-th percentile among n > 0 sorted
+// PercentileIndex is the index of the q-th percentile among n > 0 sorted
 // values, as HPCC's get_pctl takes it: int(n*q), clamped to the values.
-func percentileIndex(n int, q float64) int {
+func PercentileIndex(n int, q float64) int {
 	return max(0, min(int(float64(n)*q), n-1))
+}
+
+// MeanP99 returns the mean of v, summed in v's order, and its 99th
+// percentile taken as PercentileIndex takes it; 0, 0 for no values. v is
+// not changed.
+func MeanP99[T int64 | float64](v []T) (mean, p99 float64) {
+	if len(v) == 0 {
+		return 0, 0
+	}
+	var tot float64
+	for _, x := range v {
+		tot += float64(x)
+	}
+	sorted := slices.Clone(v)
+	slices.Sort(sorted)
+	return tot / float64(len(v)), float64(sorted[PercentileIndex(len(v), 0.99)])
 }
 
 // statsOf returns the count, mean and HPCC-style percentiles of v, which it
@@ -181,91 +196,24 @@ type Summary struct {
 	QueueBytesMean     float64 `json:"queue_bytes_mean"`     // switch egress queue samples
 	QueueBytesP99      float64 `json:"queue_bytes_p99"`
 	QueueSeconds       float64 `json:"queue_seconds"` // the simulated time they span (Config.QueueUntil)
-	PFCPauses          int64   `json:"pfc_pauses"`
-	ECNMarkedPackets   int64   `json:"ecn_marked_packets"`
-	Drops              int64   `json:"drops"`
-	Events             int64   `json:"events"`
-	SimSeconds         float64 `json:"sim_seconds"`
-	WallSeconds        float64 `json:"wall_seconds"`
-	PeakRSSBytes       int64   `json:"peak_rss_bytes"`
+	// QueueFeatureMean and QueueFeatureP99 are the queue the policies see
+	// (control.PortSample.QueueFeature: the mean depth data packets met at
+	// enqueue over an interval), over every switch port at every control
+	// step of the same span. The testbed reports only these.
+	QueueFeatureMean float64 `json:"queue_feature_bytes_mean"`
+	QueueFeatureP99  float64 `json:"queue_feature_bytes_p99"`
+	PFCPauses        int64   `json:"pfc_pauses"`
+	ECNMarkedPackets int64   `json:"ecn_marked_packets"`
+	Drops            int64   `json:"drops"`
+	Events           int64   `json:"events"`
+	SimSeconds       float64 `json:"sim_seconds"`
+	WallSeconds      float64 `json:"wall_seconds"`
+	PeakRSSBytes     int64   `json:"peak_rss_bytes"`
 	// ECNSettings are the settings a control policy chose (none without
 	// one): per setting, at thresholds per 25 Gbps of port rate, the agent
 	// port-steps at it, the most used first. A policy that adapts spreads
 	// its port-steps over several.
-	ECNSettings []SettingUse `json:"ecn_settings,omitempty"`
-}
-
-// SettingUse is one ECN setting, its thresholds per 25 Gbps of port rate
-// (DCQCNRefRate), and the agent port-steps a policy held it.
-type SettingUse struct {
-	KMin      int64   `json:"kmin_bytes_per_25g"`
-	KMax      int64   `json:"kmax_bytes_per_25g"`
-	PMax      float64 `json:"pmax"`
-	PortSteps int64   `json:"port_steps"`
-}
-
-// SettingCounter counts the port-steps a control policy held each ECN
-// setting, its thresholds taken per 25 Gbps of port rate; the simulator
-// and the testbed's control loop fill one each step. The zero value is
-// ready to use.
-type SettingCounter struct{ use []SettingUse }
-
-// Add counts one port-step at setting e on a port of rate bps.
-func (c *SettingCounter) Add(e control.ECN, rate int64) {
-	c.add(SettingUse{KMin: e.KMin * DCQCNRefRate / rate, KMax: e.KMax * DCQCNRefRate / rate, PMax: e.PMax, PortSteps: 1})
-}
-
-// add counts u's port-steps at u's setting.
-func (c *SettingCounter) add(u SettingUse) {
-	for i := range c.use {
-		if v := &c.use[i]; v.KMin == u.KMin && v.KMax == u.KMax && v.PMax == u.PMax {
-			v.PortSteps += u.PortSteps
-			return
-		}
-	}
-	c.use = append(c.use, u)
-}
-
-// Uses returns the settings counted, most used first, or nil if none.
-func (c *SettingCounter) Uses() []SettingUse {
-	if len(c.use) == 0 {
-		return nil
-	}
-	out := slices.Clone(c.use)
-	sortSettings(out)
-	return out
-}
-
-// TopSettingShare returns the number of distinct settings in use and the
-// share of port-steps at the most used one, or 0, 0 if there are none.
-func TopSettingShare(use []SettingUse) (int, float64) {
-	var total, top int64
-	for _, u := range use {
-		total += u.PortSteps
-		top = max(top, u.PortSteps)
-	}
-	if total == 0 {
-		return 0, 0
-	}
-	return len(use), float64(top) / float64(total)
-}
-
-// mergeSettings adds b's port-steps into a, setting by setting, and
-// returns them most used first (ties by kmin, kmax, pmax).
-func mergeSettings(a, b []SettingUse) []SettingUse {
-	var c SettingCounter
-	for _, u := range slices.Concat(a, b) {
-		c.add(u)
-	}
-	return c.Uses()
-}
-
-// sortSettings orders use most used first, then by kmin, kmax and pmax.
-func sortSettings(use []SettingUse) {
-	slices.SortFunc(use, func(x, y SettingUse) int {
-		return cmp.Or(cmp.Compare(y.PortSteps, x.PortSteps), cmp.Compare(x.KMin, y.KMin),
-			cmp.Compare(x.KMax, y.KMax), cmp.Compare(x.PMax, y.PMax))
-	})
+	ECNSettings []control.SettingUse `json:"ecn_settings,omitempty"`
 }
 
 // Summarize fills the FCT-derived fields of a Summary from the completed

@@ -157,14 +157,15 @@ func TestSummaryWriteJSON(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, k := range []string{"flows", "completed", "slowdown", "slowdown_by_size", "slowdown_incast", "slowdown_background",
-		"throughput_gbps_mean", "queue_bytes_mean", "queue_bytes_p99", "queue_seconds", "pfc_pauses", "ecn_marked_packets", "drops",
+		"throughput_gbps_mean", "queue_bytes_mean", "queue_bytes_p99", "queue_seconds", "queue_feature_bytes_mean",
+		"queue_feature_bytes_p99", "pfc_pauses", "ecn_marked_packets", "drops",
 		"events", "sim_seconds", "wall_seconds", "peak_rss_bytes"} {
 		if _, ok := m[k]; !ok {
 			t.Errorf("JSON lacks %q", k)
 		}
 	}
-	if len(m) != 17 {
-		t.Errorf("JSON has %d keys, want 17", len(m))
+	if len(m) != 19 {
+		t.Errorf("JSON has %d keys, want 19", len(m))
 	}
 	if _, ok := m["slowdown"].(map[string]any)["max_bytes"]; ok {
 		t.Error("overall slowdown has max_bytes")

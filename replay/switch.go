@@ -35,7 +35,7 @@ func (s *Sim) forward(in topo.PortID, i int32) {
 	s.checkPause(sw, in) // may grow the packet slab: pk is not used after
 
 	op := &s.ports[out]
-	if s.telOn && data {
+	if data {
 		s.tel.Ports[out].EnqHist.Add(op.qPkts) // the queue feature: data packets only
 	}
 	if op.qBytes > op.enqMax {

@@ -219,7 +219,7 @@ func TestTestbedWholeLoop(t *testing.T) {
 		}
 		s := res.Summary
 		t.Logf("%s: %d/%d flows, slowdown mean %.2f, %d CE-marked packets, queue mean %.0f B, %d steps of %.2f ms",
-			run.name, s.Completed, s.Flows, s.Slowdown.Mean, s.ECNMarkedPackets, s.QueueBytesMean, s.ControlSteps, s.StepMsMean)
+			run.name, s.Completed, s.Flows, s.Slowdown.Mean, s.ECNMarkedPackets, s.QueueFeatureMean, s.ControlSteps, s.StepMsMean)
 		if s.Completed != len(incast) {
 			t.Errorf("%s: %d of %d flows completed", run.name, s.Completed, len(incast))
 		}

@@ -168,7 +168,7 @@ func TestSimOutputs(t *testing.T) {
 		t.Fatal(err)
 	}
 	lines := strings.Split(strings.TrimSpace(string(data)), "\n")
-	if lines[0] != replay.TraceHeader || len(lines) < 2 {
+	if lines[0] != control.TraceHeader || len(lines) < 2 {
 		t.Errorf("trace starts %q and has %d lines", lines[0], len(lines))
 	}
 }

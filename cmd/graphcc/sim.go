@@ -52,7 +52,7 @@ type hwFlags struct {
 }
 
 func defaultHW() hwFlags {
-	a := control.Alibaba(replay.DCQCNRefRate)
+	a := control.Alibaba(control.RefRate)
 	d := replay.DefaultParams().DCQCN
 	return hwFlags{
 		kminKB:      float64(a.KMin) / control.KB,
@@ -144,7 +144,7 @@ func (h *hwFlags) ecnSettings(fs *pflag.FlagSet, f *topo.Fabric) ([]control.ECN,
 		if !f.Nodes[p.Src].Switch {
 			continue
 		}
-		scale := float64(p.Rate) / float64(replay.DCQCNRefRate)
+		scale := float64(p.Rate) / float64(control.RefRate)
 		ecn[i] = control.ECN{
 			KMin: int64(math.Round(float64(base.KMin) * scale)),
 			KMax: int64(math.Round(float64(base.KMax) * scale)),

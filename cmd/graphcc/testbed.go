@@ -652,14 +652,14 @@ func simulateLikeTestbed(ctx context.Context, np replay.NamedPolicy, f *topo.Fab
 // the same policies (--compare-sim), a row for each of those below.
 func writeTestbedComparison(w io.Writer, policies []replay.NamedPolicy, results []*controller.WorkloadResult, simulated []*replay.Result) error {
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
-	fmt.Fprintln(tw, "policy\twhere\tcompleted\tmean slowdown\tp99 slowdown\tp99 <=100KB\tthroughput Gbps\tqueue KB\tCE marks\tmean / "+policies[0].Name+"\t")
+	fmt.Fprintln(tw, "policy\twhere\tcompleted\tmean slowdown\tp99 slowdown\tp99 <=100KB\tthroughput Gbps\tqueue feature KB\tCE marks\tmean / "+policies[0].Name+"\t")
 	row := func(name, where string, s replay.Summary, ref float64) {
 		small := 0.0
 		if len(s.SlowdownBySize) > 1 {
 			small = max(s.SlowdownBySize[0].P99, s.SlowdownBySize[1].P99)
 		}
 		fmt.Fprintf(tw, "%s\t%s\t%d/%d\t%.3f\t%.2f\t%.2f\t%.3f\t%.1f\t%d\t%.3f\t\n", name, where, s.Completed, s.Flows,
-			s.Slowdown.Mean, s.Slowdown.P99, small, s.ThroughputGbpsMean, s.QueueBytesMean/1000, s.ECNMarkedPackets, replay.Normalize(s.Slowdown.Mean, ref))
+			s.Slowdown.Mean, s.Slowdown.P99, small, s.ThroughputGbpsMean, s.QueueFeatureMean/1000, s.ECNMarkedPackets, replay.Normalize(s.Slowdown.Mean, ref))
 	}
 	for i, r := range results {
 		row(policies[i].Name, "testbed", r.Summary.Summary, results[0].Summary.Slowdown.Mean)

@@ -1,0 +1,167 @@
+package control
+
+import (
+	"bufio"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"slices"
+
+	"graphcc/topo"
+)
+
+// An Actuator puts ECN settings in force on a fabric: the simulator sets its
+// ports' marking, the testbed writes its switches' table entries.
+type Actuator interface {
+	// ApplyECN puts ecn (indexed by topo.PortID; only the entries of agent
+	// ports matter) in force for the next interval.
+	ApplyECN(ctx context.Context, ecn []ECN) error
+}
+
+// LoopConfig configures a Loop.
+type LoopConfig struct {
+	Fabric *topo.Fabric
+	// Policy chooses the settings; nil keeps the starting settings, and Step
+	// then only records the telemetry.
+	Policy Policy
+	// ECN are the settings in force at the start, indexed by topo.PortID;
+	// nil means StaticSettings(Fabric). The loop keeps its own copy.
+	ECN []ECN
+	// Apply puts the policy's settings in force; it may be nil only without
+	// a Policy.
+	Apply Actuator
+	// Trace, if not nil, receives the telemetry CSV: TraceHeader, then one
+	// row per port per step (WriteTraceRows).
+	Trace io.Writer
+	// QueueUntil, if positive, ends the queue-feature samples (QueueFeatures)
+	// after the step at that fabric time, ps; 0 samples every step.
+	QueueUntil int64
+}
+
+// Loop is the one control step of the design, run by both fabrics: every
+// control interval the fabric hands Step the telemetry of the interval that
+// just ended, and the loop records it, runs the policy, checks and applies
+// the settings the agents chose, and counts them. The simulator calls Step
+// from its clock event, the testbed's controller from its timer; only how
+// they obtain telemetry and apply settings differs.
+//
+// A Loop is not safe for concurrent use. Step does not allocate beyond the
+// growth of its queue-feature samples and the setting counter.
+type Loop struct {
+	f      *topo.Fabric
+	policy Policy
+	apply  Actuator
+	agents []topo.PortID
+	ecn    []ECN
+	trace  *bufio.Writer
+	until  int64
+
+	steps    int
+	settings SettingCounter
+	queue    []float64
+}
+
+// NewLoop checks c and returns a loop ready for its first Step. It writes
+// the trace's header line.
+func NewLoop(c LoopConfig) (*Loop, error) {
+	if c.Fabric == nil {
+		return nil, errors.New("control: loop has no fabric")
+	}
+	if c.Policy != nil && c.Apply == nil {
+		return nil, errors.New("control: loop has a policy but no actuator")
+	}
+	l := &Loop{f: c.Fabric, policy: c.Policy, apply: c.Apply, agents: c.Fabric.Agents(), until: c.QueueUntil}
+	switch {
+	case c.ECN == nil:
+		l.ecn = StaticSettings(c.Fabric)
+	case len(c.ECN) != len(c.Fabric.Ports):
+		return nil, fmt.Errorf("control: %d ECN settings for %d ports", len(c.ECN), len(c.Fabric.Ports))
+	default:
+		l.ecn = slices.Clone(c.ECN)
+	}
+	for _, p := range l.agents {
+		if err := l.ecn[p].Validate(); err != nil {
+			return nil, fmt.Errorf("control: starting setting of %s: %w", portName(c.Fabric, p), err)
+		}
+	}
+	if c.Trace != nil {
+		l.trace = bufio.NewWriter(c.Trace)
+		if _, err := l.trace.WriteString(TraceHeader + "\n"); err != nil {
+			return nil, fmt.Errorf("control: trace: %w", err)
+		}
+	}
+	return l, nil
+}
+
+// Step runs one control step on t, the telemetry of the interval that ended
+// at t.Now. It writes t's trace rows with the settings that were in force
+// during that interval, records the agents' queue features, then (with a
+// policy) lets the policy choose the next interval's settings, checks every
+// agent's setting, applies them through the actuator and, once applied,
+// counts them. An invalid setting or a failed apply ends the step with an
+// error naming the port or wrapping the actuator's; the settings the loop
+// reports (ECN) are then the rejected ones, and the caller decides what the
+// fabric falls back to.
+func (l *Loop) Step(ctx context.Context, t *Telemetry) error {
+	if l.trace != nil {
+		WriteTraceRows(l.trace, l.f, t.Now, t.Ports, l.ecn)
+	}
+	if l.until <= 0 || t.Now <= l.until {
+		for _, p := range l.agents {
+			l.queue = append(l.queue, t.Ports[p].QueueFeature())
+		}
+	}
+	l.steps++
+	if l.policy == nil {
+		return nil
+	}
+	l.policy.Decide(t, l.ecn)
+	for _, p := range l.agents {
+		if err := l.ecn[p].Validate(); err != nil {
+			return fmt.Errorf("control: step %d at %s: policy set %s: %w",
+				l.steps, topo.FormatDuration(t.Now), portName(l.f, p), err)
+		}
+	}
+	if err := l.apply.ApplyECN(ctx, l.ecn); err != nil {
+		return fmt.Errorf("control: step %d: %w", l.steps, err)
+	}
+	for _, p := range l.agents {
+		l.settings.Add(l.ecn[p], l.f.Ports[p].Rate)
+	}
+	return nil
+}
+
+// Flush writes out what the trace has buffered; call it once the fabric is
+// done stepping, on every way out.
+func (l *Loop) Flush() error {
+	if l.trace == nil {
+		return nil
+	}
+	if err := l.trace.Flush(); err != nil {
+		return fmt.Errorf("control: trace: %w", err)
+	}
+	return nil
+}
+
+// ECN returns the settings the loop holds, indexed by topo.PortID: after a
+// successful Step, those in force for the next interval. The slice is the
+// loop's own: read it, do not keep or change it.
+func (l *Loop) ECN() []ECN { return l.ecn }
+
+// Steps returns the number of Step calls so far.
+func (l *Loop) Steps() int { return l.steps }
+
+// Settings returns the settings the policy chose and the fabric applied,
+// counted per agent port-step (none without a policy).
+func (l *Loop) Settings() []SettingUse { return l.settings.Uses() }
+
+// QueueFeatures returns the queue feature (PortSample.QueueFeature, bytes)
+// of every agent port at every step up to LoopConfig.QueueUntil, step by
+// step in agent order. The slice is the loop's own.
+func (l *Loop) QueueFeatures() []float64 { return l.queue }
+
+// portName names port p of f for errors: "port 3 (leaf0->spine1)".
+func portName(f *topo.Fabric, p topo.PortID) string {
+	return fmt.Sprintf("port %d (%s)", p, f.PortName(p))
+}
