@@ -60,7 +60,7 @@ p4:
 # or TESTBED_RUN='--duration 2ms'); outputs go to $(TESTBED_OUT).
 # TESTBED_SCALE is the lab's --scale: 40000 keeps the switches and hosts
 # ahead of the traffic on a 2-core machine (about 18 minutes); a bigger
-# machine may use 10000 (about 5 minutes). README, "The testbed".
+# machine may use 10000 (about 5 minutes). docs/testbed.md.
 LAB           ?= gcc
 TESTBED_SCALE ?= 40000
 TESTBED_OUT   ?= testbed-out

@@ -28,7 +28,7 @@ const DefaultRunDir = "/run/graphcc"
 // 2-core machine the testbed was measured on, and a switch traversal took
 // 0.5 to 5 ms: at scale 1000 a lone 25 Gbps flow reached a third of its
 // rate and BMv2's latency tripled the base RTT, while at 10,000 a lone
-// 1 MB flow finishes in its standalone time (README, "The testbed").
+// 1 MB flow finishes in its standalone time (docs/testbed.md).
 const DefaultScale = 10000
 
 // downTimeout bounds the teardown Up runs when it fails.

@@ -5,7 +5,7 @@ import (
 )
 
 // embeddedModel is the shipped GraphCC model: trained by graphcc train on
-// the training scenario only (the command that made it is in the README and
+// the training scenario only (the command that made it is in docs/learning.md and
 // in the file's metadata).
 //
 //go:embed models/graphcc.model

@@ -53,7 +53,7 @@ const DefaultQueueScaleKB = 256
 // ActionRefRate: about one hop's bandwidth-delay product of the GraphCC
 // setup (27.5 KB). With Q = DefaultQueueScaleKB the queue term hardly
 // changes over the queues the fabric sees (tens of KB) and the trained
-// policy did no better than static DCQCN (README, "Reward").
+// policy did no better than static DCQCN (docs/learning.md, "Reward").
 const DefaultRewardQueueKB = 25
 
 // FeatureConfig parameterizes the normalization of features and rewards.

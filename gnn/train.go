@@ -63,7 +63,7 @@ type TrainConfig struct {
 	MaxGradNorm float64 // global gradient norm clip (10)
 
 	Objective Objective     // what the agents are rewarded for; the zero value is DESIGN.md's per-port reward
-	Shape     RewardShape   // reward's queue term; the zero value is Linear, DefaultTrainConfig sets Convex (it trained the better policy; README, "Reward")
+	Shape     RewardShape   // reward's queue term; the zero value is Linear, DefaultTrainConfig sets Convex (it trained the better policy; docs/learning.md, "Reward")
 	WeightQ   float64       // weight of the queue term (0.7)
 	Features  FeatureConfig // feature and reward scales
 	Params    replay.Params // simulated hardware (zero: replay.DefaultParams)

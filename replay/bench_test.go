@@ -6,7 +6,7 @@ import (
 	"graphcc/topo"
 )
 
-// benchScenario is the benchmark scenario of the README: the GraphCC Clos,
+// benchScenario is the benchmark scenario of docs/performance.md: the GraphCC Clos,
 // FB_Hadoop at 60 % load without incasts, 25 ms of arrivals, seed 1.
 func benchScenario(b testing.TB, load float64) Config {
 	b.Helper()

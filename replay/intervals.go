@@ -22,8 +22,8 @@ import (
 // 2026-12-05 it was the ratio ± t·SE of θ itself, which three seeds could
 // carry below 0). Seeds are the
 // independent replicates: flows within one trace are not, since they share
-// queues, incasts and the trace's mix of large flows ("Intervals" in the
-// README measures how much that matters). With fewer than MinIntervalSeeds
+// queues, incasts and the trace's mix of large flows ("Intervals" in
+// docs/learning.md measures how much that matters). With fewer than MinIntervalSeeds
 // seeds there is no interval, nor on a percentile whose tail holds fewer
 // than MinTailPerSeed flows per seed.
 

@@ -57,8 +57,8 @@ type Params struct {
 	// and that scan compacts the list without moving the round-robin
 	// position, which therefore shifts. Off, a flow leaves the list when it
 	// finishes and the position stays on the flow served last. How flows
-	// to one busy receiver share its link depends on it (README,
-	// "Fidelity").
+	// to one busy receiver share its link depends on it (docs/simulator.md,
+	// "Fidelity to HPCC's ns-3 simulator").
 	HPCCRoundRobin bool
 
 	// NanosecondTiming rounds every serialization time (a packet on a
@@ -67,7 +67,7 @@ type Params struct {
 	// Links then run faster than their nominal rate: by 0.1 % at 25 Gbps,
 	// 1.0 % at 100 Gbps and 4.6 % at 400 Gbps for 1048-byte packets, more
 	// for 60-byte ACKs. Off (the default) serialization is exact to the
-	// picosecond. Only for comparing with HPCC (README, "Fidelity").
+	// picosecond. Only for comparing with HPCC (docs/simulator.md, "Fidelity to HPCC's ns-3 simulator").
 	NanosecondTiming bool
 
 	// Window is the fixed inflight payload limit per flow, bytes. 0 takes the

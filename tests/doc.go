@@ -3,5 +3,6 @@
 // twice with the same seed; bad input), and the whole testbed loop against
 // real BMv2 switches (skipped, naming what is missing, where BMv2 is not
 // installed or the tests do not run as root; without p4c it runs the
-// compiled program committed in p4src).
+// compiled program committed in p4src); and a check that every relative
+// link of the Markdown documentation resolves.
 package tests

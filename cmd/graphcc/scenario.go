@@ -479,7 +479,7 @@ func (s scenarioSet) names() []string {
 }
 
 // scenarioFileHelp is the help of --scenario-file.
-const scenarioFileHelp = "YAML file of scenarios of your own (see the README, \"Scenario files\"); their names join the built-in ones"
+const scenarioFileHelp = "YAML file of scenarios of your own (see docs/formats.md, \"Scenario files\"); their names join the built-in ones"
 
 // plural writes n and noun, adding an s unless n is 1: "1 host", "0 hosts".
 func plural(n int, noun string) string {

@@ -96,7 +96,7 @@ slowdown there (the curve shows each validation). The evaluation's seeds,
 	fs.IntVar(&o.c.Workers, "workers", 0, "episodes simulated in parallel and goroutines per minibatch (0 = GOMAXPROCS); part of what makes a run reproducible")
 	fs.StringVar(&o.reward, "reward", o.reward, "shape of the reward's queue term: linear (1-x), convex ((1-x)^2) or concave (1-x^2)")
 	fs.Float64Var(&o.rewardQ, "reward-queue-kb", 0, "queue Q of the reward's x = min(q/Q, 1), KB at 25 Gbps (scaled by port rate); 0 = 25 KB (gnn.DefaultRewardQueueKB)")
-	fs.StringVar(&o.objective, "objective", o.objective, "what the agents are rewarded for: port (DESIGN.md's per-port reward of --reward and --reward-queue-kb); experiments: flows (a team reward of minus the excess slowdown of the flows finishing in each interval, /100) or paths (each port minus the excess slowdown of the flows finishing in each interval that crossed it, /10)")
+	fs.StringVar(&o.objective, "objective", o.objective, "what the agents are rewarded for: port (the per-port reward of docs/learning.md, shaped by --reward and --reward-queue-kb); experiments: flows (a team reward of minus the excess slowdown of the flows finishing in each interval, /100) or paths (each port minus the excess slowdown of the flows finishing in each interval that crossed it, /10)")
 	fs.Float64Var(&o.c.Gamma, "gamma", o.c.Gamma, "discount per control interval")
 	fs.Float64Var(&o.c.LR, "lr", o.c.LR, "Adam learning rate")
 	fs.IntVar(&o.c.Batch, "batch", o.c.Batch, "transitions per minibatch")

@@ -297,6 +297,6 @@ func TestTrainValidateSeeds(t *testing.T) {
 	}
 	_, _, err = execute(t, t.Context(), "train", "--scenario", "tiny", "--out", filepath.Join(dir, "m"), "--validate-seeds", "2001,1005-1012")
 	if err == nil || !strings.Contains(err.Error(), "--validate-seeds: 1005 is one of eval's seeds") {
-		t.Errorf("validation on the evaluation seeds of the README: %v", err)
+		t.Errorf("validation on the evaluation seeds of docs/learning.md: %v", err)
 	}
 }
