@@ -27,10 +27,6 @@ func FigureBins() []int64 {
 	return []int64{1_000, 3_000, 10_000, 30_000, 100_000, 300_000, 1_000_000, 3_000_000, math.MaxInt64}
 }
 
-// SmallFlowBytes bounds the "small flows" of the reports: flows of at most
-// 100 KB.
-const SmallFlowBytes = 100_000
-
 // EvalConfig is an evaluation: every policy on every scenario at every seed.
 type EvalConfig struct {
 	Scenarios []Scenario
@@ -589,15 +585,6 @@ func mergeRuns(name string, runs []*Result) PolicyResult {
 // RefIndex returns the index of the reference policy in r.Policies.
 func (r *EvalReport) RefIndex() int {
 	return max(0, slices.Index(r.Policies, r.Reference))
-}
-
-// Normalize returns v/ref, or NaN when ref is not a positive number (a bin
-// without flows). Normalize(x, x) is exactly 1 for every positive x.
-func Normalize(v, ref float64) float64 {
-	if !(ref > 0) || math.IsInf(ref, 0) {
-		return math.NaN()
-	}
-	return v / ref
 }
 
 // NormalizedMeanSlowdown returns the mean slowdown of policy p on scenario

@@ -37,16 +37,15 @@ import (
 func FairShare(ctx context.Context, cfg Config) (*Result, error) {
 	wall := time.Now()
 	f := cfg.Fabric
-	p, err := cfg.params()
+	p, err := cfg.EffectiveParams()
 	if err != nil {
 		return nil, err
 	}
 	flows := cfg.Flows
-	sports, err := sourcePorts(f, flows)
+	router, err := NewRouter(&cfg)
 	if err != nil {
 		return nil, err
 	}
-	seeds := ecmpSeeds(f, cfg.ECMPSeed)
 	order := make([]int32, len(flows))
 	for i := range order {
 		order[i] = int32(i)
@@ -83,7 +82,7 @@ func FairShare(ctx context.Context, cfg Config) (*Result, error) {
 		for next < len(order) && float64(flows[order[next]].Start) <= now {
 			id := order[next]
 			fl := flows[id]
-			path = ecmpRoute(f, seeds, path[:0], fl.Src, fl.Dst, sports[id], int32(fl.DPort))
+			path = router.Route(path[:0], int(id))
 			bytes := float64(wireBytes(fl.Size, p.Payload))
 			active = append(active, fluid{id: id, bytes: bytes, left: bytes, path: slices.Clone(path)})
 			next++
@@ -116,7 +115,7 @@ func FairShare(ctx context.Context, cfg Config) (*Result, error) {
 			if i == fin || a.left <= 1e-9*a.bytes {
 				fl := flows[a.id]
 				recs = append(recs, FCT{
-					Src: fl.Src, Dst: fl.Dst, SPort: int(sports[a.id]), DPort: fl.DPort, Size: fl.Size, Start: fl.Start,
+					Src: fl.Src, Dst: fl.Dst, SPort: router.SourcePort(int(a.id)), DPort: fl.DPort, Size: fl.Size, Start: fl.Start,
 					FCT:        f.BaseRTT(fl.Src, fl.Dst) + int64(math.Round(now-float64(fl.Start))),
 					Standalone: Standalone(f, fl.Src, fl.Dst, fl.Size, p.Payload, StandaloneHeader),
 				})

@@ -368,7 +368,7 @@ func (p *scenarioParser) path(spec string) string {
 
 // workload resolves a workload spec: a built-in name, else a CDF file.
 func (p *scenarioParser) workload(spec string) (*CDF, error) {
-	if _, ok := builtinFiles[strings.ToLower(spec)]; ok {
+	if IsBuiltin(spec) {
 		return Workload(spec)
 	}
 	path := p.path(spec)

@@ -16,9 +16,6 @@ import (
 	"graphcc/topo"
 )
 
-// DefaultInterval is the control interval Δt of the GraphCC setup: 100 µs.
-const DefaultInterval = 100 * topo.Microsecond
-
 // Config is one simulation: a fabric, the flows to replay on it, and how to
 // control and observe it.
 type Config struct {
@@ -336,9 +333,10 @@ func (s *Sim) arrivalSrc() int32           { return 2 * s.nPorts }
 func (s *Sim) tickSrc() int32              { return 2*s.nPorts + 1 }
 func (s *Sim) flowSrc(slot int32) int32    { return 2*s.nPorts + 2 + slot }
 
-// params checks that cfg has a fabric and returns its valid hardware
-// constants (DefaultParams for the zero value).
-func (cfg *Config) params() (Params, error) {
+// EffectiveParams checks that cfg has a fabric and returns the hardware
+// constants a run of cfg uses: cfg.Params, or DefaultParams for the zero
+// value, validated.
+func (cfg *Config) EffectiveParams() (Params, error) {
 	if cfg.Fabric == nil {
 		return Params{}, errors.New("replay: config has no fabric")
 	}
@@ -355,7 +353,7 @@ func (cfg *Config) params() (Params, error) {
 // New validates cfg and prepares a simulation at the time of its first flow.
 func New(cfg Config) (*Sim, error) {
 	f := cfg.Fabric
-	p, err := cfg.params()
+	p, err := cfg.EffectiveParams()
 	if err != nil {
 		return nil, err
 	}
@@ -513,6 +511,40 @@ func (s *Sim) setECN(p topo.PortID, e control.ECN) error {
 	pt.kmin, pt.kmax, pt.pmax = e.KMin, e.KMax, e.PMax
 	return nil
 }
+
+// A Router routes the flows of a run as the simulator does: per flow, ECMP
+// over shortest paths with each switch's hash of the 5-tuple (HPCC's
+// source ports, Config.ECMPSeed). The fair-share ideal uses it so that its
+// flows take the simulator's paths.
+type Router struct {
+	f      *topo.Fabric
+	flows  []Flow
+	seeds  []uint32
+	sports []int32
+}
+
+// NewRouter checks cfg's flows against its fabric and returns their router.
+func NewRouter(cfg *Config) (*Router, error) {
+	if cfg.Fabric == nil {
+		return nil, errors.New("replay: config has no fabric")
+	}
+	sports, err := sourcePorts(cfg.Fabric, cfg.Flows)
+	if err != nil {
+		return nil, err
+	}
+	return &Router{f: cfg.Fabric, flows: cfg.Flows, seeds: ecmpSeeds(cfg.Fabric, cfg.ECMPSeed), sports: sports}, nil
+}
+
+// Route appends to r the ports of the path of flow i of the config (its
+// index in Config.Flows), from source to destination, and returns it.
+func (rt *Router) Route(r []topo.PortID, i int) []topo.PortID {
+	fl := rt.flows[i]
+	return ecmpRoute(rt.f, rt.seeds, r, fl.Src, fl.Dst, rt.sports[i], int32(fl.DPort))
+}
+
+// SourcePort returns the source port of flow i of the config: HPCC numbers
+// the flows of each host pair from 10000, in trace order.
+func (rt *Router) SourcePort(i int) int { return int(rt.sports[i]) }
 
 // sourcePorts checks every flow of flows against fabric f (two distinct
 // hosts, a positive size) and returns each flow's source port: HPCC numbers

@@ -325,3 +325,16 @@ func parseVmHWM(status []byte) int64 {
 	}
 	return 0
 }
+
+// SmallFlowBytes bounds the "small flows" of the reports: flows of at most
+// 100 KB.
+const SmallFlowBytes = 100_000
+
+// Normalize returns v/ref, or NaN when ref is not a positive number (a bin
+// without flows). Normalize(x, x) is exactly 1 for every positive x.
+func Normalize(v, ref float64) float64 {
+	if !(ref > 0) || math.IsInf(ref, 0) {
+		return math.NaN()
+	}
+	return v / ref
+}

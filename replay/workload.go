@@ -30,6 +30,12 @@ var builtinFiles = map[string]string{
 	"googlerpc":  "workloads/GoogleRPC2008.txt",
 }
 
+// IsBuiltin reports whether name (in any case) is a built-in workload.
+func IsBuiltin(name string) bool {
+	_, ok := builtinFiles[strings.ToLower(name)]
+	return ok
+}
+
 // maxCDFBytes bounds the sizes a CDF may name, so that every sample converts
 // to an int64 exactly.
 const maxCDFBytes = 1 << 62
