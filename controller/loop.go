@@ -41,7 +41,7 @@ type LoopConfig struct {
 	Runtime  Fabric
 	Policy   control.Policy
 	Clock    FabricClock
-	Interval int64 // control interval Δt, fabric picoseconds (replay.DefaultInterval)
+	Interval int64 // control interval Δt, fabric picoseconds (control.DefaultInterval)
 	// Static are the settings the loop starts from and restores on every
 	// switch it can still reach when it fails.
 	Static []control.ECN
@@ -70,7 +70,7 @@ type LoopStats struct {
 	// bytes) of every switch port at every step (control.Loop.QueueFeatures).
 	Queue []float64
 	// Settings are the settings the policy chose and the switches took, as
-	// the simulator counts them (replay.Summary.ECNSettings); none without
+	// the simulator counts them (metrics.Summary.ECNSettings); none without
 	// a policy.
 	Settings []control.SettingUse
 }

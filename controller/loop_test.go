@@ -12,7 +12,6 @@ import (
 
 	"graphcc/control"
 	"graphcc/hostgen"
-	"graphcc/replay"
 	"graphcc/topo"
 )
 
@@ -114,7 +113,7 @@ func TestRunLoop(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Millisecond)
 	defer cancel()
 	st, err := RunLoop(ctx, LoopConfig{
-		Fabric: f, Runtime: fab, Policy: pol, Clock: clock, Interval: replay.DefaultInterval,
+		Fabric: f, Runtime: fab, Policy: pol, Clock: clock, Interval: control.DefaultInterval,
 		Static: static, Trace: &trace,
 	})
 	if err != nil {
@@ -176,7 +175,7 @@ func TestRunLoopCancelFlushesTrace(t *testing.T) {
 			var trace strings.Builder
 			st, err := RunLoop(ctx, LoopConfig{
 				Fabric: f, Runtime: fab, Policy: &countingPolicy{f: f}, Clock: clock,
-				Interval: replay.DefaultInterval, Static: static, Trace: &trace,
+				Interval: control.DefaultInterval, Static: static, Trace: &trace,
 			})
 			if err != nil {
 				t.Fatal(err)
@@ -220,7 +219,7 @@ func TestRunLoopFailureRestoresStatic(t *testing.T) {
 			defer cancel()
 			_, err := RunLoop(ctx, LoopConfig{
 				Fabric: f, Runtime: fab, Policy: &countingPolicy{f: f, bad: tc.bad}, Clock: clock,
-				Interval: replay.DefaultInterval, Static: static,
+				Interval: control.DefaultInterval, Static: static,
 			})
 			if err == nil || !strings.Contains(err.Error(), tc.want) {
 				t.Fatalf("error %v, want one naming %q", err, tc.want)

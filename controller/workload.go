@@ -13,8 +13,9 @@ import (
 
 	"graphcc/control"
 	"graphcc/hostgen"
-	"graphcc/replay"
+	"graphcc/metrics"
 	"graphcc/topo"
+	"graphcc/trace"
 )
 
 // WorkloadConfig configures RunWorkload: a trace of flows on the testbed's
@@ -24,7 +25,7 @@ type WorkloadConfig struct {
 	Runtime Fabric
 	Policy  control.Policy // nil: the static settings stay
 	Static  []control.ECN  // the settings at the start, and after a failure
-	Flows   []replay.Flow  // fabric times; they need not start at 0 (flow files start at 2 s)
+	Flows   []trace.Flow   // fabric times; they need not start at 0 (flow files start at 2 s)
 	// QPBase is the queue pair of the first flow (hostgen.Schedule): runs
 	// that follow one another on a lab take disjoint ranges, so that frames
 	// a switch still holds from the last run are foreign to this one.
@@ -32,7 +33,7 @@ type WorkloadConfig struct {
 	// Scale is the testbed's factor between real and fabric time (the
 	// lab's, DefaultScale).
 	Scale float64
-	// Interval is the control interval Δt, fabric ps; 0: replay.DefaultInterval.
+	// Interval is the control interval Δt, fabric ps; 0: control.DefaultInterval.
 	Interval int64
 	// Drain bounds the run, in fabric time after the last flow's start;
 	// flows not finished by then are reported as incomplete. 0: 20 ms.
@@ -50,12 +51,12 @@ type WorkloadConfig struct {
 // WorkloadResult is what RunWorkload measured.
 type WorkloadResult struct {
 	Summary TestbedSummary
-	FCT     []replay.FCT // completed flows, by start time then source
+	FCT     []trace.FCT // completed flows, by start time then source
 	Hosts   []hostgen.Stats
 	Loop    *LoopStats
 }
 
-// TestbedSummary is the simulator's summary (replay.Summary, the same JSON
+// TestbedSummary is the simulator's summary (metrics.Summary, the same JSON
 // keys) of a testbed run, with the control loop's timings. The queue is
 // reported only as the queue feature (queue_feature_bytes_mean and _p99:
 // the mean enqueue depth, control.PortSample.QueueFeature, of every switch
@@ -64,7 +65,7 @@ type WorkloadResult struct {
 // (BMv2 has no PFC); events are the control steps; sim_seconds is fabric
 // time.
 type TestbedSummary struct {
-	replay.Summary
+	metrics.Summary
 	Scale         float64 `json:"scale"`
 	ControlSteps  int     `json:"control_steps"`
 	LateSteps     int     `json:"control_steps_late"`
@@ -90,7 +91,7 @@ func RunWorkload(ctx context.Context, c WorkloadConfig) (*WorkloadResult, error)
 	p := c.Plan
 	f := p.Fabric
 	if c.Interval == 0 {
-		c.Interval = replay.DefaultInterval
+		c.Interval = control.DefaultInterval
 	}
 	if c.Drain == 0 {
 		c.Drain = 20 * topo.Millisecond
@@ -212,16 +213,16 @@ func RunWorkload(ctx context.Context, c WorkloadConfig) (*WorkloadResult, error)
 		marked += st.CEMarked
 		retx += st.Retransmitted
 	}
-	slices.SortStableFunc(res.FCT, func(a, b replay.FCT) int {
+	slices.SortStableFunc(res.FCT, func(a, b trace.FCT) int {
 		return cmp.Or(cmp.Compare(a.Start, b.Start), cmp.Compare(a.Src, b.Src), cmp.Compare(a.SPort, b.SPort))
 	})
-	s := TestbedSummary{Summary: replay.Summarize(len(c.Flows), res.FCT, nil)}
+	s := TestbedSummary{Summary: metrics.Summarize(len(c.Flows), res.FCT, nil)}
 	s.ECNMarkedPackets = marked
 	s.Retransmitted = retx
 	s.Incomplete = len(c.Flows) - len(res.FCT)
 	s.SimSeconds = float64(end-first) / float64(topo.Second)
 	s.WallSeconds = time.Since(wall).Seconds()
-	s.PeakRSSBytes = replay.PeakRSS()
+	s.PeakRSSBytes = metrics.PeakRSS()
 	s.Scale = scale
 	s.ControlSteps, s.LateSteps, s.ECNWrites = loop.Steps, loop.Late, loop.Written
 	s.ECNSettings = loop.Settings
@@ -229,7 +230,7 @@ func RunWorkload(ctx context.Context, c WorkloadConfig) (*WorkloadResult, error)
 	s.StepMsMean, s.StepMsP99 = msMean(loop.Step), msPercentile(loop.Step, 0.99)
 	s.ReadMsMean, s.DecideMsMean, s.WriteMsMean = msMean(loop.Read), msMean(loop.Decide), msMean(loop.Write)
 	if len(loop.Queue) > 0 {
-		s.QueueFeatureMean, s.QueueFeatureP99 = replay.MeanP99(loop.Queue)
+		s.QueueFeatureMean, s.QueueFeatureP99 = metrics.MeanP99(loop.Queue)
 		s.QueueSeconds = float64(loop.Steps) * float64(c.Interval) / float64(topo.Second) // the fabric time the steps span
 	}
 	res.Summary = s
@@ -252,5 +253,5 @@ func msPercentile(d []time.Duration, q float64) float64 {
 		return 0
 	}
 	s := slices.Sorted(slices.Values(d))
-	return float64(s[replay.PercentileIndex(len(s), q)]) / float64(time.Millisecond)
+	return float64(s[metrics.PercentileIndex(len(s), q)]) / float64(time.Millisecond)
 }

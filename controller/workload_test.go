@@ -12,8 +12,8 @@ import (
 	"github.com/vishvananda/netlink"
 
 	"graphcc/control"
-	"graphcc/replay"
 	"graphcc/topo"
+	"graphcc/trace"
 )
 
 // bridgeSwitches makes every switch of a lab built without switches a
@@ -55,21 +55,21 @@ func TestRunWorkloadOverBridges(t *testing.T) {
 	bridgeSwitches(t, p)
 	f := p.Fabric
 	hosts := f.Hosts()
-	var flows []replay.Flow
+	var flows []trace.Flow
 	sizes := []int64{1000, 20_000, 150_000, 400_000}
 	for i, size := range sizes {
 		flows = append(flows,
-			replay.Flow{Src: hosts[i%len(hosts)], Dst: hosts[(i+2)%len(hosts)], PG: 3, DPort: replay.DPortBackground,
+			trace.Flow{Src: hosts[i%len(hosts)], Dst: hosts[(i+2)%len(hosts)], PG: 3, DPort: trace.DPortBackground,
 				Size: size, Start: 2*topo.Second + int64(i)*20*topo.Microsecond},
-			replay.Flow{Src: hosts[(i+1)%len(hosts)], Dst: hosts[i%len(hosts)], PG: 3, DPort: replay.DPortIncast,
+			trace.Flow{Src: hosts[(i+1)%len(hosts)], Dst: hosts[i%len(hosts)], PG: 3, DPort: trace.DPortIncast,
 				Size: size / 2, Start: 2*topo.Second + int64(i)*30*topo.Microsecond})
 	}
 	static := control.StaticSettings(f)
 	fab := &fakeFabric{held: append([]control.ECN(nil), static...)}
 	pol := &countingPolicy{f: f}
-	var trace bytes.Buffer
+	var telemetry bytes.Buffer
 	res, err := RunWorkload(t.Context(), WorkloadConfig{
-		Plan: p, Runtime: fab, Policy: pol, Static: static, Flows: flows, Scale: 200, Trace: &trace,
+		Plan: p, Runtime: fab, Policy: pol, Static: static, Flows: flows, Scale: 200, Trace: &telemetry,
 	})
 	if err != nil {
 		t.Fatal(err)
@@ -94,7 +94,7 @@ func TestRunWorkloadOverBridges(t *testing.T) {
 	if s.SimSeconds <= 0 || s.Scale != 200 {
 		t.Errorf("sim seconds %v, scale %v", s.SimSeconds, s.Scale)
 	}
-	if want := float64(s.ControlSteps) * float64(replay.DefaultInterval) / float64(topo.Second); s.QueueSeconds != want {
+	if want := float64(s.ControlSteps) * float64(control.DefaultInterval) / float64(topo.Second); s.QueueSeconds != want {
 		t.Errorf("queue seconds %v, want %v for %d steps", s.QueueSeconds, want, s.ControlSteps)
 	}
 	var rx int64
@@ -108,14 +108,14 @@ func TestRunWorkloadOverBridges(t *testing.T) {
 	if rx != want {
 		t.Errorf("hosts delivered %d bytes, the flows carry %d", rx, want)
 	}
-	if !strings.HasPrefix(trace.String(), control.TraceHeader) {
+	if !strings.HasPrefix(telemetry.String(), control.TraceHeader) {
 		t.Error("no telemetry trace")
 	}
 	var fct bytes.Buffer
-	if err := replay.WriteFCT(&fct, res.FCT); err != nil {
+	if err := trace.WriteFCT(&fct, res.FCT); err != nil {
 		t.Fatal(err)
 	}
-	back, err := replay.ReadFCT(&fct, "fct.txt")
+	back, err := trace.ReadFCT(&fct, "fct.txt")
 	if err != nil || len(back) != len(flows) {
 		t.Fatalf("fct.txt round trip: %d records, %v", len(back), err)
 	}
@@ -124,7 +124,7 @@ func TestRunWorkloadOverBridges(t *testing.T) {
 // stuckLab builds a lab without switches or bridges, where nothing
 // crosses the fabric, and returns its plan, a flow that cannot finish and
 // the static settings.
-func stuckLab(t *testing.T, tag string) (*Plan, []replay.Flow, []control.ECN) {
+func stuckLab(t *testing.T, tag string) (*Plan, []trace.Flow, []control.ECN) {
 	t.Helper()
 	requireRoot(t)
 	p := labPlan(t, tag, 2, 1, 1)
@@ -132,7 +132,7 @@ func stuckLab(t *testing.T, tag string) (*Plan, []replay.Flow, []control.ECN) {
 		t.Fatal(err)
 	}
 	hosts := p.Fabric.Hosts()
-	flows := []replay.Flow{{Src: hosts[0], Dst: hosts[1], PG: 3, DPort: replay.DPortBackground, Size: 10_000, Start: 2 * topo.Second}}
+	flows := []trace.Flow{{Src: hosts[0], Dst: hosts[1], PG: 3, DPort: trace.DPortBackground, Size: 10_000, Start: 2 * topo.Second}}
 	return p, flows, control.StaticSettings(p.Fabric)
 }
 

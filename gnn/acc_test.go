@@ -8,8 +8,9 @@ import (
 	"strings"
 	"testing"
 
-	"graphcc/replay"
+	"graphcc/scenario"
 	"graphcc/topo"
+	"graphcc/trace"
 )
 
 // failFabric is the default Clos and the same Clos without leaf0-spine0.
@@ -85,8 +86,8 @@ func TestACCBindsAgentsByPort(t *testing.T) {
 
 // failEpisodes is the training scenario cut short, with one random
 // leaf-spine failure per seed.
-func failEpisodes(t *testing.T) (replay.Scenario, func(uint64) (*topo.Fabric, []replay.Flow, error)) {
-	sc := replay.DefaultScenario()
+func failEpisodes(t *testing.T) (scenario.Scenario, func(uint64) (*topo.Fabric, []trace.Flow, error)) {
+	sc := scenario.Default()
 	sc.FailRandom = 1
 	sc.Gen.Duration = 300 * topo.Microsecond
 	return sc, sc.Build

@@ -15,7 +15,7 @@ import (
 	"slices"
 	"strconv"
 
-	"graphcc/replay"
+	"graphcc/internal/fileio"
 )
 
 // A checkpoint file stores a training run between two rounds of episodes,
@@ -288,7 +288,7 @@ func (ck *Checkpoint) WriteTo(w io.Writer) (int64, error) {
 // file in the same directory, synced, then renamed): path holds either its
 // old contents or the whole new checkpoint.
 func (ck *Checkpoint) Save(path string) error {
-	err := replay.WriteFileAtomic(path, func(w io.Writer) error {
+	err := fileio.WriteAtomic(path, func(w io.Writer) error {
 		_, err := ck.WriteTo(w)
 		return err
 	})

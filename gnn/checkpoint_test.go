@@ -13,8 +13,10 @@ import (
 	"strings"
 	"testing"
 
+	"graphcc/metrics"
 	"graphcc/replay"
 	"graphcc/topo"
+	"graphcc/trace"
 )
 
 // resumeTrain is a run short enough for tests that still learns across its
@@ -390,7 +392,7 @@ func hasNaN(v []float64) bool {
 // seeds' episodes, as Train's validation should, and returns the mean
 // slowdown of their flows, as evaluation computes it over its seeds.
 func validateByHand(t *testing.T, c TrainConfig, params []float64) float64 {
-	var all []replay.FCT
+	var all []trace.FCT
 	for _, seed := range c.ValidateSeeds {
 		f, flows, err := c.Episode(seed)
 		if err != nil {
@@ -405,7 +407,7 @@ func validateByHand(t *testing.T, c TrainConfig, params []float64) float64 {
 		}
 		all = append(all, r.FCT...)
 	}
-	return replay.Summarize(len(all), all, nil).Slowdown.Mean
+	return metrics.Summarize(len(all), all, nil).Slowdown.Mean
 }
 
 func TestTrainValidation(t *testing.T) {

@@ -12,7 +12,7 @@ import (
 	"os"
 	"slices"
 
-	"graphcc/replay"
+	"graphcc/internal/fileio"
 )
 
 // A model file stores one trained network of any kind:
@@ -287,7 +287,7 @@ func (f *File) Write(w io.Writer) error {
 func (f *File) Save(path string) error {
 	b, err := f.Marshal()
 	if err == nil {
-		err = replay.WriteFileAtomic(path, func(w io.Writer) error {
+		err = fileio.WriteAtomic(path, func(w io.Writer) error {
 			_, err := w.Write(b)
 			return err
 		})

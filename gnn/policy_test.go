@@ -8,6 +8,7 @@ import (
 	"graphcc/control"
 	"graphcc/replay"
 	"graphcc/topo"
+	"graphcc/trace"
 )
 
 // recorder wraps a policy and keeps every setting it writes to an agent
@@ -38,7 +39,7 @@ func (r *recorder) Decide(tel *control.Telemetry, ecn []control.ECN) {
 
 // policyFlows is a few flows on smallClos: two into h2 at once (an incast
 // at leaf1's port to h2), traffic the other way and within a leaf.
-func policyFlows(f *topo.Fabric, t testing.TB) []replay.Flow {
+func policyFlows(f *topo.Fabric, t testing.TB) []trace.Flow {
 	h := func(name string) topo.NodeID {
 		n, ok := f.NodeByName(name)
 		if !ok {
@@ -47,10 +48,10 @@ func policyFlows(f *topo.Fabric, t testing.TB) []replay.Flow {
 		return n
 	}
 	t0 := 2 * topo.Second
-	fl := func(src, dst string, size, at int64) replay.Flow {
-		return replay.Flow{Src: h(src), Dst: h(dst), PG: replay.DefaultPG, DPort: replay.DPortBackground, Size: size, Start: t0 + at}
+	fl := func(src, dst string, size, at int64) trace.Flow {
+		return trace.Flow{Src: h(src), Dst: h(dst), PG: trace.DefaultPG, DPort: trace.DPortBackground, Size: size, Start: t0 + at}
 	}
-	return []replay.Flow{
+	return []trace.Flow{
 		fl("h0", "h2", 1_000_000, 0),
 		fl("h1", "h2", 1_000_000, 0),
 		fl("h3", "h0", 500_000, 50*topo.Microsecond),
@@ -64,7 +65,7 @@ func seededModel(seed uint64) *Model { return NewModel(rand.New(rand.NewPCG(seed
 
 // runPolicy simulates policyFlows on f under p and returns the FCTs and the
 // settings p wrote.
-func runPolicy(t *testing.T, f *topo.Fabric, p control.Policy) ([]replay.FCT, *recorder) {
+func runPolicy(t *testing.T, f *topo.Fabric, p control.Policy) ([]trace.FCT, *recorder) {
 	t.Helper()
 	rec := &recorder{t: t, f: f, p: p}
 	flows := policyFlows(f, t)
@@ -103,7 +104,7 @@ func TestGraphCCPolicySimulation(t *testing.T) {
 	g.Reset()
 	fct3, rec3 := runPolicy(t, f, g)
 	for i, c := range []struct {
-		fct []replay.FCT
+		fct []trace.FCT
 		rec *recorder
 	}{{fct2, rec2}, {fct3, rec3}} {
 		if !slices.Equal(c.fct, fct1) || !slices.Equal(c.rec.written, rec1.written) {

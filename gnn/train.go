@@ -11,8 +11,10 @@ import (
 	"sync"
 
 	"graphcc/control"
+	"graphcc/metrics"
 	"graphcc/replay"
 	"graphcc/topo"
+	"graphcc/trace"
 )
 
 // TrainConfig is one training run of multi-agent deep Q-learning on the
@@ -30,7 +32,7 @@ type TrainConfig struct {
 	// and tagged with their fabric: GraphCC's updates pass messages over
 	// each transition's own fabric. ACC's agents are Fabric's switch ports,
 	// bound by name (topo.Fabric.PortName).
-	Episode func(seed uint64) (*topo.Fabric, []replay.Flow, error)
+	Episode func(seed uint64) (*topo.Fabric, []trace.Flow, error)
 	// Fabric is the fabric the agents are of (see Episode); nil means the
 	// first episode's.
 	Fabric *topo.Fabric
@@ -107,7 +109,7 @@ type TrainConfig struct {
 func DefaultTrainConfig() TrainConfig {
 	return TrainConfig{
 		Kind: "graphcc", Episodes: 200, EpisodeTime: 25 * topo.Millisecond,
-		Interval: replay.DefaultInterval, Gamma: 0.9, LR: 1e-3, Batch: 32, Buffer: 20000,
+		Interval: control.DefaultInterval, Gamma: 0.9, LR: 1e-3, Batch: 32, Buffer: 20000,
 		Updates: 25, Warmup: 1000, TargetEvery: 200, EpsStart: 1, EpsEnd: 0.02, EpsDecay: 0.6,
 		MaxGradNorm: 10, Shape: Convex, WeightQ: DefaultWeightQ,
 	}
@@ -600,10 +602,10 @@ func Train(ctx context.Context, c TrainConfig) (*TrainResult, error) {
 // validate runs the greedy policy of net's weights on the episode of every
 // validation seed, to its end, in parallel (c.Workers at a time), and
 // returns the mean FCT slowdown of all their finished flows together, as
-// evaluation computes it (replay.SlowdownStats; NaN if none finished).
+// evaluation computes it (metrics.SlowdownStats; NaN if none finished).
 func validate(ctx context.Context, c *TrainConfig, net qnet) (float64, error) {
 	type result struct {
-		fct []replay.FCT
+		fct []trace.FCT
 		err error
 	}
 	res := make([]result, len(c.ValidateSeeds))
@@ -644,14 +646,14 @@ func validate(ctx context.Context, c *TrainConfig, net qnet) (float64, error) {
 		})
 	}
 	wg.Wait()
-	var all []replay.FCT // in seed order, as evaluation merges its seeds
+	var all []trace.FCT // in seed order, as evaluation merges its seeds
 	for _, r := range res {
 		if r.err != nil {
 			return 0, r.err
 		}
 		all = append(all, r.fct...)
 	}
-	st := replay.SlowdownStats(all, nil)
+	st := metrics.SlowdownStats(all, nil)
 	if st.Count == 0 {
 		return math.NaN(), nil
 	}
@@ -728,13 +730,13 @@ func runEpisode(ctx context.Context, c *TrainConfig, net qnet, seed uint64, eps 
 	// in all (FlowObjective), per port they crossed (PathObjective).
 	var excess float64
 	var portExcess []float64
-	var onFinish func(replay.FCT, []topo.PortID)
+	var onFinish func(trace.FCT, []topo.PortID)
 	switch c.Objective {
 	case FlowObjective:
-		onFinish = func(r replay.FCT, _ []topo.PortID) { excess += r.Slowdown() - 1 }
+		onFinish = func(r trace.FCT, _ []topo.PortID) { excess += r.Slowdown() - 1 }
 	case PathObjective:
 		portExcess = make([]float64, len(f.Ports))
-		onFinish = func(r replay.FCT, path []topo.PortID) {
+		onFinish = func(r trace.FCT, path []topo.PortID) {
 			for _, p := range path {
 				portExcess[p] += r.Slowdown() - 1
 			}
@@ -784,7 +786,7 @@ func runEpisode(ctx context.Context, c *TrainConfig, net qnet, seed uint64, eps 
 	}
 	r, err := replay.RunContext(ctx, replay.Config{
 		Fabric: f, Flows: flows, Params: c.Params, Seed: seed, Policy: pol,
-		Interval: c.Interval, Until: replay.FirstStart(flows) + c.EpisodeTime, OnFinish: onFinish,
+		Interval: c.Interval, Until: trace.FirstStart(flows) + c.EpisodeTime, OnFinish: onFinish,
 	})
 	if err != nil {
 		return episodeOut{err: err}

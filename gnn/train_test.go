@@ -11,29 +11,30 @@ import (
 	"graphcc/control"
 	"graphcc/replay"
 	"graphcc/topo"
+	"graphcc/trace"
 )
 
 // tinyEpisode is a 2-leaf, 1-spine fabric with 2 hosts per leaf where both
 // hosts of leaf 1 send long flows to one host of leaf 0: the leaf's port to
 // that host is the only congested port.
-func tinyEpisode(t testing.TB) func(uint64) (*topo.Fabric, []replay.Flow, error) {
+func tinyEpisode(t testing.TB) func(uint64) (*topo.Fabric, []trace.Flow, error) {
 	c := topo.DefaultClos()
 	c.Leaves, c.Spines, c.HostsPerLeaf = 2, 1, 2
 	f, err := topo.Clos(c)
 	if err != nil {
 		t.Fatal(err)
 	}
-	return func(seed uint64) (*topo.Fabric, []replay.Flow, error) {
-		var flows []replay.Flow
+	return func(seed uint64) (*topo.Fabric, []trace.Flow, error) {
+		var flows []trace.Flow
 		for _, src := range []topo.NodeID{2, 3} {
-			flows = append(flows, replay.Flow{Src: src, Dst: 0, PG: replay.DefaultPG, DPort: replay.DPortBackground,
+			flows = append(flows, trace.Flow{Src: src, Dst: 0, PG: trace.DefaultPG, DPort: trace.DPortBackground,
 				Size: 40_000_000, Start: 2 * topo.Second})
 		}
 		return f, flows, nil
 	}
 }
 
-func tinyTrain(kind string, seed uint64, ep func(uint64) (*topo.Fabric, []replay.Flow, error)) TrainConfig {
+func tinyTrain(kind string, seed uint64, ep func(uint64) (*topo.Fabric, []trace.Flow, error)) TrainConfig {
 	c := DefaultTrainConfig()
 	c.Kind = kind
 	c.Episode = ep
@@ -194,7 +195,7 @@ func (p *rewardProbe) Decide(t *control.Telemetry, ecn []control.ECN) {
 }
 
 // meanReward returns port's mean reward over 5 ms of flows under pol.
-func meanReward(t *testing.T, f *topo.Fabric, flows []replay.Flow, port topo.PortID, pol control.Policy) float64 {
+func meanReward(t *testing.T, f *topo.Fabric, flows []trace.Flow, port topo.PortID, pol control.Policy) float64 {
 	t.Helper()
 	pr := &rewardProbe{pol: pol, port: []topo.PortID{port}, fz: NewFeaturizer(f, FeatureConfig{}), r: make([]float64, 1)}
 	run(t, f, flows, pr)
@@ -202,7 +203,7 @@ func meanReward(t *testing.T, f *topo.Fabric, flows []replay.Flow, port topo.Por
 }
 
 // run simulates 5 ms of flows under pol.
-func run(t *testing.T, f *topo.Fabric, flows []replay.Flow, pol control.Policy) {
+func run(t *testing.T, f *topo.Fabric, flows []trace.Flow, pol control.Policy) {
 	t.Helper()
 	p := replay.DefaultParams()
 	p.Window = -1
@@ -290,15 +291,15 @@ func TestFlowObjectiveRewards(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	var flows []replay.Flow
+	var flows []trace.Flow
 	for i, src := range []topo.NodeID{1, 2, 3, 4, 5, 6, 7, 8} {
-		flows = append(flows, replay.Flow{Src: src, Dst: 0, PG: replay.DefaultPG, DPort: replay.DPortBackground,
+		flows = append(flows, trace.Flow{Src: src, Dst: 0, PG: trace.DefaultPG, DPort: trace.DPortBackground,
 			Size: 100_000, Start: 2*topo.Second + int64(i)*5*topo.Microsecond})
 	}
 	// A long flow keeps the episode running to its end, after the incast.
-	flows = append(flows, replay.Flow{Src: 9, Dst: 5, PG: replay.DefaultPG, DPort: replay.DPortBackground,
+	flows = append(flows, trace.Flow{Src: 9, Dst: 5, PG: trace.DefaultPG, DPort: trace.DPortBackground,
 		Size: 40_000_000, Start: 2 * topo.Second})
-	ep := func(uint64) (*topo.Fabric, []replay.Flow, error) { return f, slices.Clone(flows), nil }
+	ep := func(uint64) (*topo.Fabric, []trace.Flow, error) { return f, slices.Clone(flows), nil }
 	params := replay.DefaultParams()
 	params.ECN = false
 	r, err := replay.Run(replay.Config{Fabric: f, Flows: slices.Clone(flows), Params: params})

@@ -8,8 +8,8 @@ import (
 	"testing"
 	"time"
 
-	"graphcc/replay"
 	"graphcc/topo"
+	"graphcc/trace"
 )
 
 // BenchmarkHostsSocketPair measures two hosts of one process moving one
@@ -43,7 +43,7 @@ func benchPair(b *testing.B, scale float64) {
 		}
 		hosts = append(hosts, h)
 	}
-	flows := []Flow{{Flow: replay.Flow{Src: 0, Dst: 1, Size: int64(b.N) * SegmentPayload}, QP: 1, SPort: 10000}}
+	flows := []Flow{{Flow: trace.Flow{Src: 0, Dst: 1, Size: int64(b.N) * SegmentPayload}, QP: 1, SPort: 10000}}
 	clock, err := NewClock(time.Now(), scale)
 	if err != nil {
 		b.Fatal(err)

@@ -3,15 +3,15 @@ package hostgen
 import (
 	"fmt"
 
-	"graphcc/replay"
 	"graphcc/topo"
+	"graphcc/trace"
 )
 
-// Flow is one flow of a testbed schedule: a replay.Flow (source and
+// Flow is one flow of a testbed schedule: a trace.Flow (source and
 // destination hosts, size, start in fabric picoseconds, destination port)
 // with the queue pair that names it in every frame and its UDP source port.
 type Flow struct {
-	replay.Flow
+	trace.Flow
 	// QP is the flow's queue pair number, the BTH DestQP of its frames in
 	// both directions: unique in the testbed and below 2^24.
 	QP uint32
@@ -35,7 +35,7 @@ const firstSPort = 10000
 // frame a switch still holds from one run is foreign to the next rather
 // than taken for one of its flows. Every flow must join two distinct hosts
 // of f and have a positive size and a non-negative start.
-func Schedule(f *topo.Fabric, trace []replay.Flow, base uint32) ([]Flow, error) {
+func Schedule(f *topo.Fabric, trace []trace.Flow, base uint32) ([]Flow, error) {
 	if int64(base)+int64(len(trace)) > MaxFlows {
 		return nil, fmt.Errorf("schedule: %d flows from queue pair %d: queue pairs end at %d", len(trace), base, MaxFlows-1)
 	}
@@ -61,7 +61,7 @@ func Schedule(f *topo.Fabric, trace []replay.Flow, base uint32) ([]Flow, error) 
 }
 
 // checkFlow reports why fl cannot run on f.
-func checkFlow(f *topo.Fabric, fl replay.Flow) error {
+func checkFlow(f *topo.Fabric, fl trace.Flow) error {
 	n := topo.NodeID(len(f.Nodes))
 	switch {
 	case fl.Src < 0 || fl.Src >= n || fl.Dst < 0 || fl.Dst >= n:

@@ -9,7 +9,7 @@ import (
 	"github.com/google/gopacket"
 	"github.com/google/gopacket/layers"
 
-	"graphcc/replay"
+	"graphcc/trace"
 )
 
 // This file is the testbed's frames: data segments, ACKs, NACKs and CNPs as
@@ -51,11 +51,11 @@ import (
 const (
 	// SegmentPayload is the flow bytes of a full data segment, the
 	// simulator's payload per packet.
-	SegmentPayload = replay.StandalonePayload
+	SegmentPayload = trace.StandalonePayload
 	// SegmentOverhead is what a data frame adds to its segment's flow bytes
 	// on the wire, the simulator's header bytes per packet (for segments of
 	// at least seqInHeaders bytes).
-	SegmentOverhead = replay.StandaloneHeader
+	SegmentOverhead = trace.StandaloneHeader
 	// MaxFrameLen is the length of a full data frame, 1048 bytes.
 	MaxFrameLen = SegmentPayload + SegmentOverhead
 	// SeqHeaderLen is the length of the sequence header of a data frame.

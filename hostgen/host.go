@@ -14,8 +14,8 @@ import (
 	"golang.org/x/sys/unix"
 
 	"graphcc/dcqcn"
-	"graphcc/replay"
 	"graphcc/topo"
+	"graphcc/trace"
 )
 
 // This file is a testbed host: the configuration, and Run, which drives the
@@ -399,7 +399,7 @@ func (h *Host) prepare(flows []Flow, clock *Clock) error {
 	}, out,
 		func(fl Flow) netip.Addr { return h.cfg.Peers[fl.Dst] },
 		func(fl Flow) int64 {
-			return replay.Standalone(f, fl.Src, fl.Dst, fl.Size, replay.StandalonePayload, replay.StandaloneHeader)
+			return trace.Standalone(f, fl.Src, fl.Dst, fl.Size, trace.StandalonePayload, trace.StandaloneHeader)
 		})
 	h.rx = newReceiver(h.cfg.NACKInterval, h.cfg.CNPInterval, in)
 	if !h.cfg.NoPropagationDelay {
@@ -684,14 +684,14 @@ func (h *Host) ReceivedFlows() []ReceivedFlow {
 
 // FCTs returns the FCT records of the flows the host has completed, in
 // completion order: start and FCT in fabric picoseconds, the FCT ending at
-// the ACK of the last byte, and the standalone FCT of replay.Standalone, as
-// the simulator records them. Write them with replay.WriteFCT and summarize
-// them with replay.Summarize.
-func (h *Host) FCTs() []replay.FCT {
+// the ACK of the last byte, and the standalone FCT of trace.Standalone, as
+// the simulator records them. Write them with trace.WriteFCT and summarize
+// them with metrics.Summarize.
+func (h *Host) FCTs() []trace.FCT {
 	h.mu.Lock()
 	defer h.mu.Unlock()
 	if h.tx == nil {
 		return nil
 	}
-	return append([]replay.FCT(nil), h.tx.fcts...)
+	return append([]trace.FCT(nil), h.tx.fcts...)
 }

@@ -9,8 +9,9 @@ import (
 	"time"
 
 	"graphcc/dcqcn"
-	"graphcc/replay"
+	"graphcc/metrics"
 	"graphcc/topo"
+	"graphcc/trace"
 )
 
 // pairFabric is two hosts under one switch, 25 Gbps host links.
@@ -75,7 +76,7 @@ func dcqcnFloor(r int64) dcqcn.Params { p := dcqcn.DefaultParams(line); p.MinRat
 // sane FCT record.
 func TestHostsOverSocketPair(t *testing.T) {
 	f := pairFabric(t)
-	trace := []replay.Flow{
+	trace := []trace.Flow{
 		{Src: 0, Dst: 1, Size: 1000, Start: 0, DPort: 100},
 		{Src: 1, Dst: 0, Size: 1, Start: 0, DPort: 100},
 		{Src: 0, Dst: 1, Size: 50_000, Start: 10 * us, DPort: 100},
@@ -138,7 +139,7 @@ func runPair(t *testing.T, f *topo.Fabric, flows []Flow, s float64) {
 // functions.
 func checkHosts(t *testing.T, flows []Flow, hosts []*Host) {
 	t.Helper()
-	var recs []replay.FCT
+	var recs []trace.FCT
 	for i, h := range hosts {
 		st := h.Stats()
 		if st.Corrupt+st.Malformed+st.Invalid != 0 {
@@ -167,14 +168,14 @@ func checkHosts(t *testing.T, flows []Flow, hosts []*Host) {
 		t.Logf("flow %d->%d %7d B: FCT %8.2f µs, standalone %8.2f µs, slowdown %.2f",
 			r.Src, r.Dst, r.Size, float64(r.FCT)/1e6, float64(r.Standalone)/1e6, float64(r.FCT)/float64(r.Standalone))
 	}
-	if sum := replay.Summarize(len(flows), recs, nil); sum.Completed != len(flows) || sum.Slowdown.Count != len(flows) {
+	if sum := metrics.Summarize(len(flows), recs, nil); sum.Completed != len(flows) || sum.Slowdown.Count != len(flows) {
 		t.Errorf("summary %+v", sum)
 	}
 	var buf bytes.Buffer
-	if err := replay.WriteFCT(&buf, recs); err != nil {
+	if err := trace.WriteFCT(&buf, recs); err != nil {
 		t.Fatal(err)
 	}
-	back, err := replay.ReadFCT(&buf, "fct.txt")
+	back, err := trace.ReadFCT(&buf, "fct.txt")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -207,7 +208,7 @@ func TestHostRunErrors(t *testing.T) {
 	// a schedule with a peer the host has no address for
 	ca, _ := connPair(t)
 	h, _ = NewHost(cfg)
-	flows := []Flow{{Flow: replay.Flow{Src: 0, Dst: 1, Size: 10}, QP: 1}}
+	flows := []Flow{{Flow: trace.Flow{Src: 0, Dst: 1, Size: 10}, QP: 1}}
 	if err := h.run(context.Background(), ca, macA, flows, clock); err == nil {
 		t.Error("ran a flow to a peer without an address")
 	}

@@ -15,8 +15,8 @@ import (
 	"github.com/vishvananda/netlink"
 	"github.com/vishvananda/netns"
 
-	"graphcc/replay"
 	"graphcc/topo"
+	"graphcc/trace"
 
 	"graphcc/internal/privtest"
 	"graphcc/namespace"
@@ -265,7 +265,7 @@ func TestHostsThroughBridge(t *testing.T) {
 	na, nb := bridgedPair(t, "")
 
 	f := pairFabric(t)
-	trace := []replay.Flow{
+	trace := []trace.Flow{
 		{Src: 0, Dst: 1, Size: 1000, Start: 0, DPort: 100},
 		{Src: 1, Dst: 0, Size: 1, Start: 0, DPort: 100},
 		{Src: 0, Dst: 1, Size: 10_000, Start: 20 * us, DPort: 100},
@@ -384,7 +384,7 @@ func TestDCQCNSlowsDown(t *testing.T) {
 	for i, mark := range []bool{false, true} {
 		fw.mark.Store(mark)
 		// distinct queue pairs per run, so no late frame of one run counts in the other
-		flows := []Flow{{Flow: replay.Flow{Src: 0, Dst: 1, Size: size, DPort: 100}, QP: uint32(100 * (i + 1)), SPort: 10000}}
+		flows := []Flow{{Flow: trace.Flow{Src: 0, Dst: 1, Size: size, DPort: 100}, QP: uint32(100 * (i + 1)), SPort: 10000}}
 		hosts := hostPair(t, f, na, nb)
 		runHosts(t, hosts, flows, scale)
 		checkHosts(t, flows, hosts)
@@ -431,7 +431,7 @@ func TestPropagationDelayEmulated(t *testing.T) {
 	}
 	const scale = 100
 	for i, off := range []bool{false, true} {
-		flows := []Flow{{Flow: replay.Flow{Src: 0, Dst: 1, Size: 1000, DPort: 100}, QP: uint32(300 + i), SPort: 10000}}
+		flows := []Flow{{Flow: trace.Flow{Src: 0, Dst: 1, Size: 1000, DPort: 100}, QP: uint32(300 + i), SPort: 10000}}
 		hosts := hostPair(t, f, na, nb)
 		for _, h := range hosts {
 			h.cfg.NoPropagationDelay = off

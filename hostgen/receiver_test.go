@@ -3,8 +3,8 @@ package hostgen
 import (
 	"testing"
 
-	"graphcc/replay"
 	"graphcc/topo"
+	"graphcc/trace"
 )
 
 const us = topo.Microsecond
@@ -12,7 +12,7 @@ const us = topo.Microsecond
 func rxFlows(sizes ...int64) []Flow {
 	var fl []Flow
 	for i, s := range sizes {
-		fl = append(fl, Flow{Flow: replay.Flow{Src: 0, Dst: 1, Size: s}, QP: uint32(10 + i), SPort: uint16(10000 + i)})
+		fl = append(fl, Flow{Flow: trace.Flow{Src: 0, Dst: 1, Size: s}, QP: uint32(10 + i), SPort: uint16(10000 + i)})
 	}
 	return fl
 }

@@ -6,8 +6,8 @@ import (
 	"slices"
 
 	"graphcc/dcqcn"
-	"graphcc/replay"
 	"graphcc/topo"
+	"graphcc/trace"
 )
 
 // This file is the sending half of a host's NIC as pure state, driven with
@@ -92,7 +92,7 @@ type sender struct {
 	rr        int     // round-robin position in active
 	remaining int     // flows not finished
 	lineFree  int64   // the NIC has serialized every frame so far by this time
-	fcts      []replay.FCT
+	fcts      []trace.FCT
 	c         senderCounters
 }
 
@@ -105,7 +105,7 @@ func newSender(cfg senderConfig, flows []Flow, dst func(Flow) netip.Addr, standa
 		byQP:      make(map[uint32]int32, len(flows)),
 		active:    make([]int32, 0, len(flows)),
 		remaining: len(flows),
-		fcts:      make([]replay.FCT, 0, len(flows)),
+		fcts:      make([]trace.FCT, 0, len(flows)),
 	}
 	for i, f := range flows {
 		s.flows[i] = txFlow{Flow: f, dst: dst(f), standalone: standalone(f)}
@@ -179,7 +179,7 @@ func (s *sender) poll(now int64) (segment, bool, int64) {
 		}
 	}
 	if fin >= 0 {
-		s.active, res = replay.CompactQueuePairs(s.active, fin, res, func(i int32) bool { return s.flows[i].st.Done })
+		s.active, res = dcqcn.CompactQueuePairs(s.active, fin, res, func(i int32) bool { return s.flows[i].st.Done })
 	}
 	if res >= 0 {
 		s.rr = res
@@ -359,7 +359,7 @@ func (s *sender) complete(fl *txFlow, now int64) {
 		}
 	}
 	s.remaining--
-	s.fcts = append(s.fcts, replay.FCT{
+	s.fcts = append(s.fcts, trace.FCT{
 		Src: fl.Src, Dst: fl.Dst, SPort: int(fl.SPort), DPort: fl.DPort,
 		Size: fl.Size, Start: fl.Start, FCT: fl.st.FCT, Standalone: fl.standalone,
 	})

@@ -6,7 +6,7 @@ import (
 	"testing"
 
 	"graphcc/dcqcn"
-	"graphcc/replay"
+	"graphcc/trace"
 )
 
 const line = 25 * dcqcn.Gbps
@@ -22,7 +22,7 @@ func newTestSender(t *testing.T, window, lossTimeout, slack int64, flows ...Flow
 }
 
 func txFlow1(qp uint32, size, start int64) Flow {
-	return Flow{Flow: replay.Flow{Src: 0, Dst: 1, Size: size, Start: start, DPort: 100}, QP: qp, SPort: 10000}
+	return Flow{Flow: trace.Flow{Src: 0, Dst: 1, Size: size, Start: start, DPort: 100}, QP: qp, SPort: 10000}
 }
 
 // mustSend polls at now and fails unless a segment of qp at off goes out.
@@ -89,7 +89,7 @@ func TestSenderWindowAndAcks(t *testing.T) {
 	if s.remaining != 0 || len(s.fcts) != 1 {
 		t.Fatalf("not done: remaining %d, %d records", s.remaining, len(s.fcts))
 	}
-	want := replay.FCT{Src: 0, Dst: 1, SPort: 10000, DPort: 100, Size: 5000, Start: 0, FCT: 7 * full, Standalone: 6000}
+	want := trace.FCT{Src: 0, Dst: 1, SPort: 10000, DPort: 100, Size: 5000, Start: 0, FCT: 7 * full, Standalone: 6000}
 	if s.fcts[0] != want {
 		t.Errorf("record %+v, want %+v", s.fcts[0], want)
 	}

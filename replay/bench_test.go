@@ -3,7 +3,9 @@ package replay
 import (
 	"testing"
 
+	"graphcc/internal/testfabric"
 	"graphcc/topo"
+	"graphcc/workload"
 )
 
 // benchScenario is the benchmark scenario of docs/performance.md: the GraphCC Clos,
@@ -14,10 +16,10 @@ func benchScenario(b testing.TB, load float64) Config {
 	if err != nil {
 		b.Fatal(err)
 	}
-	g := DefaultGen()
+	g := workload.DefaultGen()
 	g.Load = load
 	g.Incast.Period = 0
-	flows, err := Generate(f, g)
+	flows, err := workload.Generate(f, g)
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -46,7 +48,7 @@ func BenchmarkRun(b *testing.B) {
 // BenchmarkRunLarge simulates 5 ms of FB_Hadoop at 60 % on a 384-host Clos
 // (16 leaves of 24 hosts, 8 spines) to show how cost grows with the fabric.
 func BenchmarkRunLarge(b *testing.B) {
-	f, flows := largeTrace(b)
+	f, flows := testfabric.LargeTrace(b)
 	cfg := Config{Fabric: f, Flows: flows, Seed: 1}
 	var err error
 	b.ReportAllocs()
@@ -60,23 +62,4 @@ func BenchmarkRunLarge(b *testing.B) {
 	b.StopTimer()
 	sec := b.Elapsed().Seconds() / float64(b.N)
 	b.ReportMetric(float64(r.Counters.Events)/sec, "events/s")
-}
-
-// largeTrace is BenchmarkRunLarge's fabric and trace: 5 ms of FB_Hadoop at
-// 60 % on a 384-host Clos (16 leaves of 24 hosts, 8 spines).
-func largeTrace(b *testing.B) (*topo.Fabric, []Flow) {
-	c := topo.DefaultClos()
-	c.Leaves, c.HostsPerLeaf, c.Spines = 16, 24, 8
-	f, err := topo.Clos(c)
-	if err != nil {
-		b.Fatal(err)
-	}
-	g := DefaultGen()
-	g.Duration = 5 * topo.Millisecond
-	g.Incast.Period = 0
-	flows, err := Generate(f, g)
-	if err != nil {
-		b.Fatal(err)
-	}
-	return f, flows
 }

@@ -4,7 +4,9 @@ import (
 	"math"
 	"slices"
 
+	"graphcc/dcqcn"
 	"graphcc/topo"
+	"graphcc/trace"
 )
 
 // This file is the RDMA NIC of a host, as HPCC's RdmaHw and QbbNetDevice: one
@@ -154,7 +156,7 @@ func (s *Sim) nicSend(p topo.PortID) {
 // and returns where the flow at index res (-1: none) is then. A removed
 // flow's slot is freed once none of its packets is left.
 func (s *Sim) compactActive(h *hostState, fin, res int) int {
-	h.active, res = CompactQueuePairs(h.active, fin, res, func(fi int32) bool {
+	h.active, res = dcqcn.CompactQueuePairs(h.active, fin, res, func(fi int32) bool {
 		fl := &s.flows[fi]
 		if fl.done {
 			fl.active = false
@@ -279,10 +281,10 @@ func (s *Sim) complete(fi int32) {
 	}
 	s.done++
 	s.slotOf[fl.id] = -1
-	s.fct = append(s.fct, FCT{
+	s.fct = append(s.fct, trace.FCT{
 		Src: fl.src, Dst: fl.dst, SPort: int(fl.sport), DPort: int(fl.dport),
 		Size: fl.size, Start: fl.start, FCT: s.now - fl.start,
-		Standalone: Standalone(s.f, fl.src, fl.dst, fl.size, s.p.Payload, StandaloneHeader),
+		Standalone: trace.Standalone(s.f, fl.src, fl.dst, fl.size, s.p.Payload, trace.StandaloneHeader),
 	})
 	if s.cfg.OnFinish != nil {
 		s.cfg.OnFinish(s.fct[len(s.fct)-1], fl.fwd)

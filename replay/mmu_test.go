@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"graphcc/topo"
+	"graphcc/trace"
 )
 
 func TestHeadroom(t *testing.T) {
@@ -46,7 +47,7 @@ func TestHeadroomLongLinks(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	s, err := New(Config{Fabric: f, Flows: []Flow{{Src: host(t, f, "h0"), Dst: host(t, f, "h23"), Size: 1000, Start: t0}}})
+	s, err := New(Config{Fabric: f, Flows: []trace.Flow{{Src: host(t, f, "h0"), Dst: host(t, f, "h23"), Size: 1000, Start: t0}}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -70,7 +71,7 @@ func TestHeadroomLongLinks(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	r, err := Run(Config{Fabric: def, Flows: []Flow{{Src: host(t, def, "h0"), Dst: host(t, def, "h23"), Size: 1000, Start: t0}}})
+	r, err := Run(Config{Fabric: def, Flows: []trace.Flow{{Src: host(t, def, "h0"), Dst: host(t, def, "h23"), Size: 1000, Start: t0}}})
 	if err != nil || len(r.Warnings) != 0 {
 		t.Errorf("default Clos: warnings %q, error %v", r.Warnings, err)
 	}
@@ -80,7 +81,7 @@ func TestHeadroomLongLinks(t *testing.T) {
 	if f, err = topo.Clos(cfg); err != nil {
 		t.Fatal(err)
 	}
-	_, err = New(Config{Fabric: f, Flows: []Flow{{Src: host(t, f, "h0"), Dst: host(t, f, "h23"), Size: 1000, Start: t0}}})
+	_, err = New(Config{Fabric: f, Flows: []trace.Flow{{Src: host(t, f, "h0"), Dst: host(t, f, "h23"), Size: 1000, Start: t0}}})
 	if err == nil || !strings.Contains(err.Error(), "headroom") {
 		t.Errorf("a headroom past int64 gave error %v, want one naming the headroom", err)
 	} else {

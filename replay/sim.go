@@ -13,7 +13,9 @@ import (
 
 	"graphcc/control"
 	"graphcc/dcqcn"
+	"graphcc/metrics"
 	"graphcc/topo"
+	"graphcc/trace"
 )
 
 // Config is one simulation: a fabric, the flows to replay on it, and how to
@@ -21,7 +23,7 @@ import (
 type Config struct {
 	Fabric *topo.Fabric
 	// Flows need not be sorted; each starts at its Start time.
-	Flows []Flow
+	Flows []trace.Flow
 	// Params are the hardware constants; the zero value means DefaultParams().
 	Params Params
 	// Seed drives the random choices of the run (ECN marking).
@@ -61,7 +63,7 @@ type Config struct {
 	// finishes, before the control interval it finishes in ends, and the
 	// ports its data crossed, from its sender's NIC to the last switch's
 	// port to the receiver (valid only during the call).
-	OnFinish func(rec FCT, path []topo.PortID)
+	OnFinish func(rec trace.FCT, path []topo.PortID)
 }
 
 // Counters are totals of one run, for the summary and for checks.
@@ -80,8 +82,8 @@ type Counters struct {
 
 // Result is what a run produced.
 type Result struct {
-	Summary  Summary
-	FCT      []FCT // completed flows, in completion order
+	Summary  metrics.Summary
+	FCT      []trace.FCT // completed flows, in completion order
 	Counters Counters
 	End      int64 // simulated time of the last event processed, ps
 	// Warnings name what the simulator ran as HPCC would but a user likely
@@ -312,7 +314,7 @@ type Sim struct {
 	samples      []int64           // egress queue bytes of every switch port at every tick
 	sampledTicks int64             // ticks whose queues are in samples
 
-	fct      []FCT
+	fct      []trace.FCT
 	done     int
 	c        Counters
 	firstAt  int64
@@ -359,7 +361,7 @@ func New(cfg Config) (*Sim, error) {
 	}
 	s := &Sim{cfg: cfg, f: f, p: p, interval: cfg.Interval, freePkt: -1, wall: time.Now()}
 	if s.interval == 0 {
-		s.interval = DefaultInterval
+		s.interval = control.DefaultInterval
 	}
 	if s.interval < 0 {
 		return nil, fmt.Errorf("replay: interval %d ps must be positive", s.interval)
@@ -518,7 +520,7 @@ func (s *Sim) setECN(p topo.PortID, e control.ECN) error {
 // flows take the simulator's paths.
 type Router struct {
 	f      *topo.Fabric
-	flows  []Flow
+	flows  []trace.Flow
 	seeds  []uint32
 	sports []int32
 }
@@ -549,7 +551,7 @@ func (rt *Router) SourcePort(i int) int { return int(rt.sports[i]) }
 // sourcePorts checks every flow of flows against fabric f (two distinct
 // hosts, a positive size) and returns each flow's source port: HPCC numbers
 // the flows of each host pair from 10000, in trace order.
-func sourcePorts(f *topo.Fabric, flows []Flow) ([]int32, error) {
+func sourcePorts(f *topo.Fabric, flows []trace.Flow) ([]int32, error) {
 	sports := make([]int32, len(flows))
 	next := make(map[[2]topo.NodeID]int32)
 	for i, fl := range flows {
@@ -698,9 +700,9 @@ func (s *Sim) Result() (*Result, error) {
 	if s.err != nil {
 		return nil, s.err
 	}
-	sum := Summarize(len(s.cfg.Flows), s.fct, DefaultBins())
-	sum.QueueBytesMean, sum.QueueBytesP99 = MeanP99(s.samples)
-	sum.QueueFeatureMean, sum.QueueFeatureP99 = MeanP99(s.loop.QueueFeatures())
+	sum := metrics.Summarize(len(s.cfg.Flows), s.fct, metrics.DefaultBins())
+	sum.QueueBytesMean, sum.QueueBytesP99 = metrics.MeanP99(s.samples)
+	sum.QueueFeatureMean, sum.QueueFeatureP99 = metrics.MeanP99(s.loop.QueueFeatures())
 	sum.QueueSeconds = float64(s.sampledTicks) * float64(s.interval) / float64(topo.Second)
 	sum.PFCPauses = s.c.PFCPauses
 	sum.ECNMarkedPackets = s.c.ECNMarked
@@ -708,7 +710,7 @@ func (s *Sim) Result() (*Result, error) {
 	sum.Events = s.c.Events
 	sum.SimSeconds = float64(s.now-s.firstAt) / float64(topo.Second)
 	sum.WallSeconds = time.Since(s.wall).Seconds()
-	sum.PeakRSSBytes = PeakRSS()
+	sum.PeakRSSBytes = metrics.PeakRSS()
 	sum.ECNSettings = s.loop.Settings()
 	return &Result{Summary: sum, FCT: s.fct, Counters: s.c, End: s.now, Warnings: slices.Clone(s.warnings)}, nil
 }

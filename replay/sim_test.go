@@ -12,6 +12,8 @@ import (
 
 	"graphcc/control"
 	"graphcc/topo"
+	"graphcc/trace"
+	"graphcc/workload"
 )
 
 func clos(t testing.TB) *topo.Fabric {
@@ -52,7 +54,7 @@ func TestLoneFlowSlowdownIsOne(t *testing.T) {
 	for _, pr := range pairs {
 		for _, size := range []int64{1000, 1500, 10_000, 100_000, 1_000_000, 10_000_000} {
 			src, dst := host(t, f, pr.src), host(t, f, pr.dst)
-			r := mustRun(t, Config{Fabric: f, Flows: []Flow{{Src: src, Dst: dst, PG: DefaultPG, DPort: DPortBackground, Size: size, Start: t0}}})
+			r := mustRun(t, Config{Fabric: f, Flows: []trace.Flow{{Src: src, Dst: dst, PG: trace.DefaultPG, DPort: trace.DPortBackground, Size: size, Start: t0}}})
 			if len(r.FCT) != 1 {
 				t.Fatalf("%s %d: %d flows finished", pr.name, size, len(r.FCT))
 			}
@@ -101,10 +103,10 @@ func TestLongFlowsConvergeToFairShare(t *testing.T) {
 	}
 	for _, window := range []int64{-1, 0} {
 		for _, n := range []int{2, 4, 8} {
-			var flows []Flow
+			var flows []trace.Flow
 			for k := 0; k < n; k++ {
 				// senders on other leaves: the receiver's link is the bottleneck
-				flows = append(flows, Flow{Src: host(t, f, "h"+itoa(6+k)), Dst: dst, PG: DefaultPG, DPort: DPortBackground, Size: 30_000_000, Start: t0})
+				flows = append(flows, trace.Flow{Src: host(t, f, "h"+itoa(6+k)), Dst: dst, PG: trace.DefaultPG, DPort: trace.DPortBackground, Size: 30_000_000, Start: t0})
 			}
 			p := DefaultParams()
 			p.Window = window
@@ -150,12 +152,12 @@ func TestLongFlowsConvergeToFairShare(t *testing.T) {
 			var used, capacity float64
 			var maxQ int64
 			for k, smp := range probe.samples {
-				at := t0 + int64(k+1)*DefaultInterval
+				at := t0 + int64(k+1)*control.DefaultInterval
 				if at <= from || at > to {
 					continue
 				}
 				used += float64(smp.TxBytes)
-				capacity += 25e9 / 8 * float64(DefaultInterval) / 1e12
+				capacity += 25e9 / 8 * float64(control.DefaultInterval) / 1e12
 				maxQ = max(maxQ, smp.EnqDepthMax)
 			}
 			u := used / capacity
@@ -196,11 +198,11 @@ func appendInt(b []byte, i int) []byte {
 	return append(b, byte('0'+i%10))
 }
 
-func incast(t testing.TB, f *topo.Fabric, n int, size int64) []Flow {
+func incast(t testing.TB, f *topo.Fabric, n int, size int64) []trace.Flow {
 	dst := host(t, f, "h0")
-	var flows []Flow
+	var flows []trace.Flow
 	for k := 1; k <= n; k++ {
-		flows = append(flows, Flow{Src: host(t, f, "h"+itoa(k+6)), Dst: dst, PG: DefaultPG, DPort: DPortIncast, Size: size, Start: t0})
+		flows = append(flows, trace.Flow{Src: host(t, f, "h"+itoa(k+6)), Dst: dst, PG: trace.DefaultPG, DPort: trace.DPortIncast, Size: size, Start: t0})
 	}
 	return flows
 }
@@ -244,7 +246,7 @@ func TestIncastWithPFCIsLossless(t *testing.T) {
 	checkConservation(t, r, flows)
 }
 
-func checkConservation(t *testing.T, r *Result, flows []Flow) {
+func checkConservation(t *testing.T, r *Result, flows []trace.Flow) {
 	t.Helper()
 	var total int64
 	for _, fl := range flows {
@@ -322,7 +324,7 @@ func TestControlHookChangesTakeEffect(t *testing.T) {
 	}
 	change := -1
 	for k := range pol.marked {
-		if t0+int64(k+1)*DefaultInterval >= pol.at {
+		if t0+int64(k+1)*control.DefaultInterval >= pol.at {
 			change = k
 			break
 		}
@@ -346,12 +348,12 @@ func TestBadPolicySettingFails(t *testing.T) {
 	}
 }
 
-func genFlows(t testing.TB, f *topo.Fabric, seed uint64, dur int64) []Flow {
+func genFlows(t testing.TB, f *topo.Fabric, seed uint64, dur int64) []trace.Flow {
 	t.Helper()
-	g := DefaultGen()
+	g := workload.DefaultGen()
 	g.Duration = dur
 	g.Seed = seed
-	flows, err := Generate(f, g)
+	flows, err := workload.Generate(f, g)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -360,7 +362,7 @@ func genFlows(t testing.TB, f *topo.Fabric, seed uint64, dur int64) []Flow {
 
 func fctText(t testing.TB, r *Result) []byte {
 	var b bytes.Buffer
-	if err := WriteFCT(&b, r.FCT); err != nil {
+	if err := trace.WriteFCT(&b, r.FCT); err != nil {
 		t.Fatal(err)
 	}
 	return b.Bytes()
@@ -446,12 +448,12 @@ func TestQueueUntil(t *testing.T) {
 	flows := incast(t, f, 4, 2_000_000)
 	var tr bytes.Buffer
 	whole := mustRun(t, Config{Fabric: f, Flows: flows, Trace: &tr})
-	until := FirstStart(flows) + 3*DefaultInterval
+	until := trace.FirstStart(flows) + 3*control.DefaultInterval
 	cut := mustRun(t, Config{Fabric: f, Flows: flows, QueueUntil: until})
-	if cut.Summary.QueueSeconds != 3*float64(DefaultInterval)/float64(topo.Second) {
+	if cut.Summary.QueueSeconds != 3*float64(control.DefaultInterval)/float64(topo.Second) {
 		t.Errorf("queue over %v s, want 3 intervals", cut.Summary.QueueSeconds)
 	}
-	if ticks := math.Round(whole.Summary.QueueSeconds * float64(topo.Second) / float64(DefaultInterval)); ticks <= 3 {
+	if ticks := math.Round(whole.Summary.QueueSeconds * float64(topo.Second) / float64(control.DefaultInterval)); ticks <= 3 {
 		t.Fatalf("the whole run samples %v intervals, want more than 3", ticks)
 	}
 	// The trace's first three intervals, switch ports only.
@@ -517,7 +519,7 @@ func TestEnqHistCountsDataPackets(t *testing.T) {
 	src, dst := host(t, f, "h1"), host(t, f, "h0")
 	const size = 1_000_000
 	pol := &sumTelemetry{}
-	mustRun(t, Config{Fabric: f, Flows: []Flow{{Src: src, Dst: dst, PG: DefaultPG, DPort: 100, Size: size, Start: t0}}, Policy: pol})
+	mustRun(t, Config{Fabric: f, Flows: []trace.Flow{{Src: src, Dst: dst, PG: trace.DefaultPG, DPort: 100, Size: size, Start: t0}}, Policy: pol})
 	data, acks := pol.ports[f.HostPort(dst).Reverse()], pol.ports[f.HostPort(src).Reverse()]
 	// The run ends with the last ACK: the last interval's few packets are
 	// never handed to a policy.
@@ -538,7 +540,7 @@ func TestEnqHistCountsDataPackets(t *testing.T) {
 func TestAckHighPriority(t *testing.T) {
 	f := clos(t)
 	flows := incast(t, f, 8, 1_000_000)
-	probe := Flow{Src: host(t, f, "h0"), Dst: host(t, f, "h1"), PG: DefaultPG, DPort: 100, Size: 100_000, Start: t0 + 100*topo.Microsecond}
+	probe := trace.Flow{Src: host(t, f, "h0"), Dst: host(t, f, "h1"), PG: trace.DefaultPG, DPort: 100, Size: 100_000, Start: t0 + 100*topo.Microsecond}
 	flows = append(flows, probe)
 	fctOf := func(r *Result) int64 {
 		for _, x := range r.FCT {
@@ -648,13 +650,13 @@ func TestMergeSettings(t *testing.T) {
 // reused: far fewer slots than flows), and the two orders differ.
 func TestHPCCRoundRobin(t *testing.T) {
 	f := clos(t)
-	g := DefaultGen()
-	w, err := Workload("alistorage")
+	g := workload.DefaultGen()
+	w, err := workload.Builtin("alistorage")
 	if err != nil {
 		t.Fatal(err)
 	}
-	g.Workload, g.Duration, g.Incast, g.Seed = w, 5*topo.Millisecond, IncastConfig{}, 9
-	flows, err := Generate(f, g)
+	g.Workload, g.Duration, g.Incast, g.Seed = w, 5*topo.Millisecond, workload.IncastConfig{}, 9
+	flows, err := workload.Generate(f, g)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -717,9 +719,9 @@ func TestLegacyRoundRobinLeaving(t *testing.T) {
 		{"another leaves after it", 1, 3, 1, 2},
 		{"served last leaves, index 0 (the slip)", 0, 0, 0, 2},
 	} {
-		var flows []Flow
+		var flows []trace.Flow
 		for k := 0; k < 4; k++ {
-			flows = append(flows, Flow{Src: host(t, f, "h0"), Dst: host(t, f, "h1"), PG: DefaultPG, DPort: DPortBackground, Size: 1_000_000, Start: t0})
+			flows = append(flows, trace.Flow{Src: host(t, f, "h0"), Dst: host(t, f, "h1"), PG: trace.DefaultPG, DPort: trace.DPortBackground, Size: 1_000_000, Start: t0})
 		}
 		s, err := New(Config{Fabric: f, Flows: flows, Params: p})
 		if err != nil {
@@ -773,7 +775,7 @@ func TestNanosecondTiming(t *testing.T) {
 	}
 
 	f := clos(t)
-	fl := []Flow{{Src: host(t, f, "h6"), Dst: host(t, f, "h1"), PG: DefaultPG, DPort: DPortBackground, Size: 1_000_000, Start: t0}}
+	fl := []trace.Flow{{Src: host(t, f, "h6"), Dst: host(t, f, "h1"), PG: trace.DefaultPG, DPort: trace.DPortBackground, Size: 1_000_000, Start: t0}}
 	p := DefaultParams()
 	a := mustRun(t, Config{Fabric: f, Flows: fl, Params: p})
 	p.NanosecondTiming = true
@@ -794,11 +796,11 @@ func TestNanosecondTiming(t *testing.T) {
 func TestOnFinish(t *testing.T) {
 	f := clos(t)
 	flows := incast(t, f, 8, 100_000)
-	var got []FCT
+	var got []trace.FCT
 	var lastDecide int64
 	late := 0
 	p := policyFunc(func(tel *control.Telemetry, _ []control.ECN) { lastDecide = tel.Now })
-	r := mustRun(t, Config{Fabric: f, Flows: flows, Policy: p, OnFinish: func(rec FCT, path []topo.PortID) {
+	r := mustRun(t, Config{Fabric: f, Flows: flows, Policy: p, OnFinish: func(rec trace.FCT, path []topo.PortID) {
 		got = append(got, rec)
 		// the path goes from the sender to the receiver, port by port
 		at := rec.Src
@@ -835,7 +837,7 @@ func TestMinRateAboveLineRate(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	flows := []Flow{{Src: host(t, f, "h0"), Dst: host(t, f, "h23"), Size: 1000, Start: t0}}
+	flows := []trace.Flow{{Src: host(t, f, "h0"), Dst: host(t, f, "h23"), Size: 1000, Start: t0}}
 	for _, tc := range []struct {
 		min  int64
 		want string

@@ -13,6 +13,7 @@ import (
 	"graphcc/hostgen"
 	"graphcc/replay"
 	"graphcc/topo"
+	"graphcc/workload"
 )
 
 // scripted is a policy whose choices depend only on its step count and the
@@ -98,10 +99,10 @@ func TestLoopTracesAgree(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	gen := replay.DefaultGen()
+	gen := workload.DefaultGen()
 	gen.Duration, gen.Load = 2*topo.Millisecond, 0.8
 	gen.Incast.FanIn = 4
-	flows, err := replay.Generate(f, gen)
+	flows, err := workload.Generate(f, gen)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -128,7 +129,7 @@ func TestLoopTracesAgree(t *testing.T) {
 	var bedTrace strings.Builder
 	st, err := controller.RunLoop(ctx, controller.LoopConfig{
 		Fabric: f, Runtime: fab, Policy: bedPolicy, Clock: clock,
-		Interval: replay.DefaultInterval, Static: static, Trace: &bedTrace,
+		Interval: control.DefaultInterval, Static: static, Trace: &bedTrace,
 	})
 	if err != nil {
 		t.Fatal(err)

@@ -17,8 +17,10 @@ import (
 	"graphcc/controller"
 	"graphcc/gnn"
 	"graphcc/p4src"
-	"graphcc/replay"
+	"graphcc/policy"
 	"graphcc/topo"
+	"graphcc/trace"
+	"graphcc/workload"
 
 	"graphcc/internal/privtest"
 )
@@ -191,7 +193,7 @@ func TestTestbedWholeLoop(t *testing.T) {
 	program(static)
 	checkECN(t, "after up", ecnTable(t, ctx, plan, info, sws), f, static)
 
-	low := replay.ScaledECN(f, control.ECN{KMin: 2 * control.KB, KMax: 16 * control.KB, PMax: 1})
+	low := policy.ScaledECN(f, control.ECN{KMin: 2 * control.KB, KMax: 16 * control.KB, PMax: 1})
 	if n, err := rt.SetECN(ctx, low); err != nil || n != len(f.Agents()) {
 		t.Fatalf("SetECN wrote %d entries, err %v; want %d", n, err, len(f.Agents()))
 	}
@@ -200,9 +202,9 @@ func TestTestbedWholeLoop(t *testing.T) {
 	// A 3:1 incast of 400 KB per sender: with Alibaba's thresholds the
 	// receiver's queue hardly reaches kmin; with kmin 2 KB it marks.
 	hosts := f.Hosts()
-	var incast []replay.Flow
+	var incast []trace.Flow
 	for i, src := range hosts[1:] {
-		incast = append(incast, replay.Flow{Src: src, Dst: hosts[0], PG: replay.DefaultPG, DPort: replay.DPortIncast,
+		incast = append(incast, trace.Flow{Src: src, Dst: hosts[0], PG: trace.DefaultPG, DPort: trace.DPortIncast,
 			Size: 400_000, Start: 2*topo.Second + int64(i)*topo.Microsecond})
 	}
 	marks := map[string]int64{}
@@ -234,10 +236,10 @@ func TestTestbedWholeLoop(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	g := replay.DefaultGen()
+	g := workload.DefaultGen()
 	g.Duration, g.Seed = 2*topo.Millisecond, 7
 	g.Incast.FanIn = 3
-	flows, err := replay.Generate(f, g)
+	flows, err := workload.Generate(f, g)
 	if err != nil {
 		t.Fatal(err)
 	}

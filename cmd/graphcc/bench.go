@@ -14,6 +14,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"graphcc/internal/fileio"
 	"graphcc/replay"
 )
 
@@ -184,7 +185,7 @@ func (o *benchOpts) run(ctx context.Context, cmd *cobra.Command, log *slog.Logge
 		}
 	}
 	if o.json != "" {
-		return writeOutput("json", o.json, func(w io.Writer) error { return replay.WriteJSON(w, report) })
+		return writeOutput("json", o.json, func(w io.Writer) error { return fileio.WriteJSON(w, report) })
 	}
 	return nil
 }
@@ -286,7 +287,7 @@ func writeBenchCase(w io.Writer, bc benchCase, procs int) error {
 }
 
 // resetPeakRSS resets the kernel's peak RSS of this process (VmHWM) so the
-// next replay.PeakRSS measures one run; best effort (Linux >= 4.0).
+// next metrics.PeakRSS measures one run; best effort (Linux >= 4.0).
 func resetPeakRSS() {
 	if f, err := os.OpenFile("/proc/self/clear_refs", os.O_WRONLY, 0); err == nil {
 		f.WriteString("5")

@@ -9,7 +9,9 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"graphcc/replay"
+	"graphcc/internal/fileio"
+	"graphcc/metrics"
+	"graphcc/trace"
 )
 
 // compareOpts are the flags of graphcc compare.
@@ -20,18 +22,18 @@ type compareOpts struct {
 
 // compareReport is the --json output of compare.
 type compareReport struct {
-	Ours      string            `json:"ours"`
-	Ref       string            `json:"ref"`
-	Tol       float64           `json:"tol"`
-	OursFlows int               `json:"ours_flows"`
-	RefFlows  int               `json:"ref_flows"`
-	Matched   int               `json:"matched"`
-	OursOnly  int               `json:"ours_only"`
-	RefOnly   int               `json:"ref_only"`
-	Exceeding int               `json:"exceeding"` // statistics with |rel_err| > tol
-	MaxAbsRel float64           `json:"max_abs_rel_err"`
-	Diffs     []replay.Diff     `json:"diffs"`
-	OneSided  []replay.OneSided `json:"one_sided"` // groups with flows on one side only
+	Ours      string             `json:"ours"`
+	Ref       string             `json:"ref"`
+	Tol       float64            `json:"tol"`
+	OursFlows int                `json:"ours_flows"`
+	RefFlows  int                `json:"ref_flows"`
+	Matched   int                `json:"matched"`
+	OursOnly  int                `json:"ours_only"`
+	RefOnly   int                `json:"ref_only"`
+	Exceeding int                `json:"exceeding"` // statistics with |rel_err| > tol
+	MaxAbsRel float64            `json:"max_abs_rel_err"`
+	Diffs     []metrics.Diff     `json:"diffs"`
+	OneSided  []metrics.OneSided `json:"one_sided"` // groups with flows on one side only
 }
 
 func newCompareCmd(logger loggerFunc) *cobra.Command {
@@ -79,7 +81,7 @@ func (o *compareOpts) run(cmd *cobra.Command, log *slog.Logger, oursPath, refPat
 	if err != nil {
 		return err
 	}
-	c := replay.Compare(ours, ref, nil)
+	c := metrics.Compare(ours, ref, nil)
 	if !c.SameFlows() {
 		log.Warn("the two files hold different flows", "ours_only", len(c.OursOnly), "ref_only", len(c.RefOnly),
 			"matched", c.Matched)
@@ -98,9 +100,9 @@ func (o *compareOpts) run(cmd *cobra.Command, log *slog.Logger, oursPath, refPat
 			Exceeding: bad, MaxAbsRel: c.MaxAbsRelErr(), Diffs: c.Diffs, OneSided: c.OneSided,
 		}
 		if rep.OneSided == nil {
-			rep.OneSided = []replay.OneSided{}
+			rep.OneSided = []metrics.OneSided{}
 		}
-		if err := writeOutput("json", o.json, func(w io.Writer) error { return replay.WriteJSON(w, rep) }); err != nil {
+		if err := writeOutput("json", o.json, func(w io.Writer) error { return fileio.WriteJSON(w, rep) }); err != nil {
 			return err
 		}
 	}
@@ -108,9 +110,9 @@ func (o *compareOpts) run(cmd *cobra.Command, log *slog.Logger, oursPath, refPat
 	case len(c.OneSided) > 0:
 		g := c.OneSided[0]
 		return fmt.Errorf("%d of %d statistics differ by more than %s, and %d group(s) have flows on one side only (%s: %d flows in ours, %d in ref)",
-			bad, len(c.Diffs), replay.FormatTolerance(o.tol), len(c.OneSided), g.Group, g.OursN, g.RefN)
+			bad, len(c.Diffs), metrics.FormatTolerance(o.tol), len(c.OneSided), g.Group, g.OursN, g.RefN)
 	case bad > 0:
-		return fmt.Errorf("%d of %d statistics differ by more than %s", bad, len(c.Diffs), replay.FormatTolerance(o.tol))
+		return fmt.Errorf("%d of %d statistics differ by more than %s", bad, len(c.Diffs), metrics.FormatTolerance(o.tol))
 	}
 	return nil
 }
@@ -136,7 +138,7 @@ of HPCC's ns-3 simulator to read it the way graphcc reports its own runs.`,
 					fmt.Fprintln(out)
 				}
 				fmt.Fprintf(out, "# %s\n\n", path)
-				if err := replay.Summarize(len(recs), recs, nil).WriteFCTTable(out); err != nil {
+				if err := metrics.Summarize(len(recs), recs, nil).WriteFCTTable(out); err != nil {
 					return err
 				}
 			}
@@ -146,13 +148,13 @@ of HPCC's ns-3 simulator to read it the way graphcc reports its own runs.`,
 }
 
 // readFCTFile reads the fct.txt at path; it must hold at least one record.
-func readFCTFile(path string) ([]replay.FCT, error) {
+func readFCTFile(path string) ([]trace.FCT, error) {
 	f, err := os.Open(path)
 	if err != nil {
 		return nil, err
 	}
 	defer f.Close()
-	recs, err := replay.ReadFCT(f, path)
+	recs, err := trace.ReadFCT(f, path)
 	if err != nil {
 		return nil, err
 	}

@@ -9,29 +9,30 @@ import (
 	"strings"
 	"testing"
 
-	"graphcc/replay"
+	"graphcc/metrics"
 	"graphcc/topo"
+	"graphcc/trace"
 )
 
 // fctRecs are n background flows of mixed sizes and one incast flow, each
 // of FCT scale times a 10 us standalone FCT.
-func fctRecs(n int, scale float64) []replay.FCT {
+func fctRecs(n int, scale float64) []trace.FCT {
 	sizes := []int64{1000, 50_000, 500_000, 2_000_000}
-	var recs []replay.FCT
+	var recs []trace.FCT
 	for i := range n {
-		recs = append(recs, replay.FCT{
-			Src: topo.NodeID(i % 4), Dst: topo.NodeID(4 + i%3), SPort: 10000 + i, DPort: replay.DPortBackground,
+		recs = append(recs, trace.FCT{
+			Src: topo.NodeID(i % 4), Dst: topo.NodeID(4 + i%3), SPort: 10000 + i, DPort: trace.DPortBackground,
 			Size: sizes[i%len(sizes)], Start: 2*topo.Second + int64(i)*topo.Microsecond,
 			FCT: int64(scale * float64(10*topo.Microsecond)), Standalone: 10 * topo.Microsecond,
 		})
 	}
-	recs = append(recs, replay.FCT{Src: 1, Dst: 4, SPort: 10100, DPort: replay.DPortIncast, Size: 64000,
+	recs = append(recs, trace.FCT{Src: 1, Dst: 4, SPort: 10100, DPort: trace.DPortIncast, Size: 64000,
 		Start: 2*topo.Second + topo.Millisecond, FCT: int64(scale * float64(40*topo.Microsecond)), Standalone: 10 * topo.Microsecond})
 	return recs
 }
 
 // writeFCTFile writes recs to dir/name, in HPCC's hex-IP layout if hex.
-func writeFCTFile(t *testing.T, dir, name string, recs []replay.FCT, hex bool) string {
+func writeFCTFile(t *testing.T, dir, name string, recs []trace.FCT, hex bool) string {
 	t.Helper()
 	path := filepath.Join(dir, name)
 	var b strings.Builder
@@ -41,7 +42,7 @@ func writeFCTFile(t *testing.T, dir, name string, recs []replay.FCT, hex bool) s
 			fmt.Fprintf(&b, "%08x %08x %d %d %d %d %d %d\n", ip(r.Src), ip(r.Dst), r.SPort, r.DPort, r.Size,
 				r.Start/topo.Nanosecond, r.FCT/topo.Nanosecond, r.Standalone/topo.Nanosecond)
 		}
-	} else if err := replay.WriteFCT(&b, recs); err != nil {
+	} else if err := trace.WriteFCT(&b, recs); err != nil {
 		t.Fatal(err)
 	}
 	if err := os.WriteFile(path, []byte(b.String()), 0o644); err != nil {
@@ -114,7 +115,7 @@ func TestCompareCmdFlowSets(t *testing.T) {
 	ref := writeFCTFile(t, dir, "ref.fct", recs, true)
 	// A run that stopped early: the last 5 background flows are missing,
 	// same slowdowns otherwise. Not an error.
-	short := writeFCTFile(t, dir, "short.fct", append(append([]replay.FCT{}, recs[:35]...), recs[40]), false)
+	short := writeFCTFile(t, dir, "short.fct", append(append([]trace.FCT{}, recs[:35]...), recs[40]), false)
 	out, stderr, err := execute(t, context.Background(), "compare", short, ref)
 	if err != nil {
 		t.Fatalf("compare short ref: %v", err)
@@ -135,7 +136,7 @@ func TestCompareCmdOneSided(t *testing.T) {
 	dir := t.TempDir()
 	recs := fctRecs(40, 2)
 	ref := writeFCTFile(t, dir, "ref.fct", recs, true)
-	var kept []replay.FCT
+	var kept []trace.FCT
 	for _, r := range recs {
 		if r.Size < 1_000_000 {
 			kept = append(kept, r)
@@ -152,7 +153,7 @@ func TestCompareCmdOneSided(t *testing.T) {
 		t.Fatal(err)
 	}
 	var rep compareReport
-	if err := json.Unmarshal(data, &rep); err != nil || len(rep.OneSided) != 1 || rep.OneSided[0] != (replay.OneSided{Group: ">1MB", OursN: 0, RefN: 10}) {
+	if err := json.Unmarshal(data, &rep); err != nil || len(rep.OneSided) != 1 || rep.OneSided[0] != (metrics.OneSided{Group: ">1MB", OursN: 0, RefN: 10}) {
 		t.Errorf("json one_sided %+v (%v)", rep.OneSided, err)
 	}
 }
@@ -203,7 +204,7 @@ func TestSummarizeCmd(t *testing.T) {
 	// The HPCC file's table is the library's for the same records.
 	recs := fctRecs(40, 2)
 	var want strings.Builder
-	replay.Summarize(len(recs), recs, nil).WriteFCTTable(&want)
+	metrics.Summarize(len(recs), recs, nil).WriteFCTTable(&want)
 	first, _, _ := strings.Cut(out, "# "+ours)
 	if got := strings.TrimPrefix(first, "# "+hpcc+"\n\n"); strings.TrimRight(got, "\n") != strings.TrimRight(want.String(), "\n") {
 		t.Errorf("summarize %s:\n%s\nwant:\n%s", hpcc, got, want.String())

@@ -20,8 +20,11 @@ import (
 	"github.com/spf13/pflag"
 
 	"graphcc/control"
+	"graphcc/experiment"
 	"graphcc/gnn"
+	"graphcc/policy"
 	"graphcc/replay"
+	"graphcc/scenario"
 	"graphcc/topo"
 )
 
@@ -32,9 +35,9 @@ type policyDef struct {
 	help  string
 	// build parses the spec's arguments, the text after the colon ("" when
 	// there is none), into a factory.
-	build func(args string) (replay.PolicyFactory, error)
+	build func(args string) (policy.Factory, error)
 	// run, if set, runs the spec's runs instead of the packet-level
-	// simulator (replay.NamedPolicy.Run).
+	// simulator (policy.Named.Run).
 	run func(context.Context, replay.Config) (*replay.Result, error)
 	// numeric marks a policy whose arguments are numbers only: its name is
 	// then written with each number in one form (canonicalSpec), so that
@@ -64,7 +67,7 @@ func canonicalSpec(spec string, defs []policyDef) string {
 }
 
 // lookupPolicy finds spec (NAME or NAME:ARGS) among defs.
-func lookupPolicy(spec string, defs []policyDef) (replay.NamedPolicy, error) {
+func lookupPolicy(spec string, defs []policyDef) (policy.Named, error) {
 	name, args, _ := strings.Cut(spec, ":")
 	for _, d := range defs {
 		if d.name != name {
@@ -72,31 +75,31 @@ func lookupPolicy(spec string, defs []policyDef) (replay.NamedPolicy, error) {
 		}
 		f, err := d.build(args)
 		if err != nil {
-			return replay.NamedPolicy{}, fmt.Errorf("%s: %w (usage: %s)", spec, err, d.usage)
+			return policy.Named{}, fmt.Errorf("%s: %w (usage: %s)", spec, err, d.usage)
 		}
-		return replay.NamedPolicy{Name: canonicalSpec(spec, defs), New: f, Run: d.run}, nil
+		return policy.Named{Name: canonicalSpec(spec, defs), New: f, Run: d.run}, nil
 	}
 	names := make([]string, len(defs))
 	usages := make([]string, len(defs))
 	for i, d := range defs {
 		names[i], usages[i] = d.name, d.usage
 	}
-	return replay.NamedPolicy{}, fmt.Errorf("unknown ECN policy %q (have: %s); forms: %s",
+	return policy.Named{}, fmt.Errorf("unknown ECN policy %q (have: %s); forms: %s",
 		spec, strings.Join(names, ", "), strings.Join(usages, ", "))
 }
 
 // buildStatic is the static policy: no arguments for Alibaba's thresholds,
 // or KMIN_KB,KMAX_KB,PMAX for fixed thresholds of a 25 Gbps port scaled by
 // each switch port's rate.
-func buildStatic(args string) (replay.PolicyFactory, error) {
+func buildStatic(args string) (policy.Factory, error) {
 	if args == "" {
-		return replay.StaticPolicy(), nil
+		return policy.Static(), nil
 	}
 	e, err := parseSetting(args)
 	if err != nil {
 		return nil, err
 	}
-	return replay.FixedPolicy(e), nil
+	return policy.Fixed(e), nil
 }
 
 // parseSetting parses KMIN_KB,KMAX_KB,PMAX into a valid setting.
@@ -125,8 +128,8 @@ func parseSetting(args string) (control.ECN, error) {
 
 // buildReactive is the reactive policy: Q_KB:CALM:BUSY, a queue threshold
 // in KB and two settings KMIN_KB,KMAX_KB,PMAX, all of a 25 Gbps port
-// (replay.ReactivePolicy).
-func buildReactive(args string) (replay.PolicyFactory, error) {
+// (policy.Reactive).
+func buildReactive(args string) (policy.Factory, error) {
 	parts := strings.Split(args, ":")
 	if len(parts) != 3 {
 		return nil, fmt.Errorf("want Q_KB:KMIN_KB,KMAX_KB,PMAX:KMIN_KB,KMAX_KB,PMAX, got %q", args)
@@ -143,14 +146,14 @@ func buildReactive(args string) (replay.PolicyFactory, error) {
 	if err != nil {
 		return nil, fmt.Errorf("busy setting: %w", err)
 	}
-	return replay.ReactivePolicy(q*control.KB, calm, busy), nil
+	return policy.Reactive(q*control.KB, calm, busy), nil
 }
 
 // buildEdge is the policy of two fixed settings by port role:
 // KMIN_KB,KMAX_KB,PMAX:KMIN_KB,KMAX_KB,PMAX, the first for switch ports
 // facing a host, the second for switch ports facing a switch, both of a
-// 25 Gbps port (replay.EdgePolicy).
-func buildEdge(args string) (replay.PolicyFactory, error) {
+// 25 Gbps port (policy.Edge).
+func buildEdge(args string) (policy.Factory, error) {
 	parts := strings.Split(args, ":")
 	if len(parts) != 2 {
 		return nil, fmt.Errorf("want KMIN_KB,KMAX_KB,PMAX:KMIN_KB,KMAX_KB,PMAX (ports facing a host, then ports facing a switch), got %q", args)
@@ -163,7 +166,7 @@ func buildEdge(args string) (replay.PolicyFactory, error) {
 	if err != nil {
 		return nil, fmt.Errorf("setting of ports facing a switch: %w", err)
 	}
-	return replay.EdgePolicy(host, sw), nil
+	return policy.Edge(host, sw), nil
 }
 
 // splitPolicies splits a --policies value at its commas, except that a
@@ -208,7 +211,7 @@ func expandGrid(specs []string) []string {
 
 // scenarioLookup resolves a --scenarios name; tests replace it to run tiny
 // scenarios.
-var scenarioLookup = replay.ScenarioByName
+var scenarioLookup = scenario.ByName
 
 // evalOpts are the flags of graphcc eval.
 type evalOpts struct {
@@ -236,11 +239,11 @@ func defaultEvalRewards() string {
 // (linear, convex or concave; Q in KB at 25 Gbps, by default
 // gnn.DefaultRewardQueueKB), each named SHAPE:Q. An empty value is no
 // reward.
-func parseRewards(v string) ([]replay.NamedReward, error) {
+func parseRewards(v string) ([]experiment.NamedReward, error) {
 	if strings.TrimSpace(v) == "" {
 		return nil, nil
 	}
-	var out []replay.NamedReward
+	var out []experiment.NamedReward
 	seen := map[string]bool{}
 	for _, spec := range strings.Split(v, ",") {
 		spec = strings.TrimSpace(spec)
@@ -262,7 +265,7 @@ func parseRewards(v string) ([]replay.NamedReward, error) {
 		}
 		seen[n] = true
 		fc := gnn.FeatureConfig{RewardQueue: q * control.KB}
-		out = append(out, replay.NamedReward{Name: n, New: func(f *topo.Fabric) func(*control.Telemetry) float64 {
+		out = append(out, experiment.NamedReward{Name: n, New: func(f *topo.Fabric) func(*control.Telemetry) float64 {
 			return gnn.NewRewardMeter(f, fc, shape, gnn.DefaultWeightQ).Score
 		}})
 	}
@@ -286,11 +289,11 @@ func defaultEvalSeeds() []uint {
 
 func newEvalCmd(logger loggerFunc) *cobra.Command {
 	o := evalOpts{
-		scenarios: replay.DefaultScenario().Name,
+		scenarios: scenario.Default().Name,
 		policies:  []string{"static,acc,graphcc"},
 		seeds:     defaultEvalSeeds(),
 		out:       "eval-out",
-		interval:  topo.FormatDuration(replay.DefaultInterval),
+		interval:  topo.FormatDuration(control.DefaultInterval),
 		hw:        defaultHW(),
 		rewards:   defaultEvalRewards(),
 	}
@@ -313,7 +316,7 @@ into --out:
   .graphcc-eval    the files above: the next eval into --out removes
                    the figures of scenarios it does not evaluate again
 
-Scenarios (` + strings.Join(replay.ScenarioNames(), ", ") + `):
+Scenarios (` + strings.Join(scenario.Names(), ", ") + `):
 fb60-incast is the training scenario, FB_Hadoop 60 % with 16:1 incasts
 every 1 ms for 25 ms of arrivals; "all" runs the whole suite (about 1 to 3 s
 of simulation per policy and seed on one core for each scenario; the whole
@@ -370,7 +373,7 @@ bar of the runs is drawn on stderr when it is a terminal.`,
 	}
 	fs := cmd.Flags()
 	fs.SortFlags = false
-	fs.StringVar(&o.scenarios, "scenarios", o.scenarios, "comma-separated scenario names, or all ("+strings.Join(replay.ScenarioNames(), ", ")+", then those of --scenario-file); with --scenario-file, the file's scenarios by default")
+	fs.StringVar(&o.scenarios, "scenarios", o.scenarios, "comma-separated scenario names, or all ("+strings.Join(scenario.Names(), ", ")+", then those of --scenario-file); with --scenario-file, the file's scenarios by default")
 	fs.StringVar(&o.scenarioFile, "scenario-file", "", scenarioFileHelp)
 	fs.StringArrayVar(&o.policies, "policies", o.policies, "comma-separated ECN policies (static, static:KMIN_KB,KMAX_KB,PMAX, edge:SETTING:SETTING, react:Q_KB:SETTING:SETTING, graphcc[:MODEL], acc[:MODEL], grid for all 120 fixed settings of the action set, ideal for the fabric's fair share without queues); repeatable")
 	fs.Var(newSeedsFlag(&o.seeds), "seeds", "seeds of the traffic, the random failures and the simulation: comma-separated numbers and ranges, 1001-1010,2001")
@@ -387,8 +390,8 @@ bar of the runs is drawn on stderr when it is a terminal.`,
 }
 
 // config builds the evaluation of the flags.
-func (o *evalOpts) config(fs *pflag.FlagSet, env policyEnv) (replay.EvalConfig, error) {
-	var c replay.EvalConfig
+func (o *evalOpts) config(fs *pflag.FlagSet, env policyEnv) (experiment.Config, error) {
+	var c experiment.Config
 	if err := refuseECNFlags(fs, "eval sets the thresholds per policy; use --policies static:KMIN_KB,KMAX_KB,PMAX"); err != nil {
 		return c, err
 	}
@@ -408,7 +411,7 @@ func (o *evalOpts) config(fs *pflag.FlagSet, env policyEnv) (replay.EvalConfig, 
 	names := strings.Split(o.scenarios, ",")
 	switch {
 	case strings.TrimSpace(o.scenarios) == "all":
-		names = append(replay.ScenarioNames(), set.names()...)
+		names = append(scenario.Names(), set.names()...)
 	case o.scenarioFile != "" && !fs.Changed("scenarios"):
 		names = set.names()
 	}
@@ -523,7 +526,7 @@ func (o *evalOpts) run(ctx context.Context, cmd *cobra.Command, log *slog.Logger
 	bar := newRunsBar(cmd.ErrOrStderr(), total)
 	c.Progress = bar.update
 	start := time.Now()
-	rep, err := replay.Evaluate(ctx, c)
+	rep, err := experiment.Evaluate(ctx, c)
 	bar.done()
 	if err != nil {
 		return err
@@ -638,7 +641,7 @@ func newRunsBar(w io.Writer, total int) *runsBar {
 	)}
 }
 
-// update is the replay.EvalConfig.Progress callback (nil-safe).
+// update is the experiment.Config.Progress callback (nil-safe).
 func (b *runsBar) update(done, _ int) {
 	if b != nil {
 		b.bar.Set(done)

@@ -15,8 +15,10 @@ import (
 
 	"graphcc/control"
 	"graphcc/gnn"
-	"graphcc/replay"
+	"graphcc/metrics"
+	"graphcc/scenario"
 	"graphcc/topo"
+	"graphcc/workload"
 
 	"github.com/spf13/cobra"
 )
@@ -28,17 +30,17 @@ func withTinyScenario(t *testing.T) {
 	t.Helper()
 	old := scenarioLookup
 	t.Cleanup(func() { scenarioLookup = old })
-	scenarioLookup = func(name string) (replay.Scenario, error) {
+	scenarioLookup = func(name string) (scenario.Scenario, error) {
 		if name != "tiny" && name != "tiny2" {
 			return old(name)
 		}
-		s := replay.DefaultScenario()
+		s := scenario.Default()
 		s.Name, s.Description = name, "test"
 		s.Clos.Leaves, s.Clos.Spines, s.Clos.HostsPerLeaf = 2, 1, 2
 		s.Gen.Duration = topo.Millisecond
-		s.Gen.Incast = replay.IncastConfig{Period: 250 * topo.Microsecond, FanIn: 3, Size: 64000}
+		s.Gen.Incast = workload.IncastConfig{Period: 250 * topo.Microsecond, FanIn: 3, Size: 64000}
 		if name == "tiny2" {
-			s.Gen.Workload, _ = replay.Workload("websearch")
+			s.Gen.Workload, _ = workload.Builtin("websearch")
 			s.Gen.Duration = 2 * topo.Millisecond
 		}
 		return s, nil
@@ -198,7 +200,7 @@ func TestEvalCancelled(t *testing.T) {
 	}
 }
 
-// eval --policies ideal runs replay.FairShare on the same traces: a row
+// eval --policies ideal runs ideal.Run on the same traces: a row
 // with no queue, settings or reward, faster flows than static's, and its
 // figure and JSON like any policy's.
 func TestEvalIdeal(t *testing.T) {
@@ -357,7 +359,7 @@ func TestExpandGrid(t *testing.T) {
 		if np.Name != spec {
 			t.Errorf("%s: named %q", spec, np.Name)
 		}
-		_, ecn, err := np.New(fab, replay.Scenario{}, 1)
+		_, ecn, err := np.New(fab, scenario.Scenario{}, 1)
 		if err != nil {
 			t.Fatalf("%s: %v", spec, err)
 		}
@@ -468,11 +470,11 @@ func TestSimScenario(t *testing.T) {
 	var ev struct {
 		Scenarios []struct {
 			Policies []struct {
-				Summary replay.Summary `json:"summary"`
+				Summary metrics.Summary `json:"summary"`
 			} `json:"policies"`
 		} `json:"scenarios"`
 	}
-	var sim replay.Summary
+	var sim metrics.Summary
 	for path, v := range map[string]any{js: &ev, sum: &sim} {
 		data, err := os.ReadFile(path)
 		if err != nil {
@@ -533,7 +535,7 @@ func TestParseRewards(t *testing.T) {
 		t.Fatal(err)
 	}
 	agents := f.Agents()
-	tel := &control.Telemetry{Interval: replay.DefaultInterval, Ports: make([]control.PortSample, len(f.Ports))}
+	tel := &control.Telemetry{Interval: control.DefaultInterval, Ports: make([]control.PortSample, len(f.Ports))}
 	tel.Ports[agents[0]].EnqHist.Add(15) // 15 packets met on arrival
 	q := tel.Ports[agents[0]].QueueFeature()
 	rs, err := parseRewards("linear:32,concave:64")
@@ -555,8 +557,8 @@ func TestParseRewards(t *testing.T) {
 // seeds, enough for intervals, and the flag's default shows them as a range.
 func TestDefaultEvalSeeds(t *testing.T) {
 	s := defaultEvalSeeds()
-	if len(s) < replay.MinIntervalSeeds {
-		t.Errorf("%d default seeds, fewer than the %d intervals need", len(s), replay.MinIntervalSeeds)
+	if len(s) < metrics.MinIntervalSeeds {
+		t.Errorf("%d default seeds, fewer than the %d intervals need", len(s), metrics.MinIntervalSeeds)
 	}
 	for _, n := range s {
 		if n < firstEvalSeed || n > lastEvalSeed {

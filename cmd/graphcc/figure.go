@@ -16,7 +16,10 @@ import (
 	"gonum.org/v1/plot/vg/draw"
 	"gonum.org/v1/plot/vg/vgimg"
 
-	"graphcc/replay"
+	"graphcc/experiment"
+	"graphcc/internal/fileio"
+	"graphcc/metrics"
+	"graphcc/scenario"
 )
 
 // Figure geometry: four panels side by side under a strip with the title
@@ -66,17 +69,17 @@ func binLabel(bins []int64, i int) string {
 
 // writeFigure writes the figure of scenario si of rep to path as a PNG,
 // atomically: FCT slowdown median, p95 and p99 per flow-size bin
-// (rep.Bins, replay.FigureBins), each policy's value divided by the
+// (rep.Bins, metrics.FigureBins), each policy's value divided by the
 // reference policy's in the same bin (so the reference is the line at 1;
 // a bin without flows is left out) with its 95 % interval where the
 // evaluation has one (PolicyResult.BinVsRef), and the scenario's flow-size
 // CDF.
-func writeFigure(path string, rep *replay.EvalReport, si int) error {
+func writeFigure(path string, rep *experiment.Report, si int) error {
 	c, _, err := drawFigure(rep, si)
 	if err != nil {
 		return err
 	}
-	return replay.WriteFileAtomic(path, func(w io.Writer) error {
+	return fileio.WriteAtomic(path, func(w io.Writer) error {
 		_, err := vgimg.PngCanvas{Canvas: c}.WriteTo(w)
 		return err
 	})
@@ -90,7 +93,7 @@ type errorBars struct {
 
 // drawFigure draws writeFigure's figure and returns it with the number of
 // error bars it drew.
-func drawFigure(rep *replay.EvalReport, si int) (*vgimg.Canvas, int, error) {
+func drawFigure(rep *experiment.Report, si int) (*vgimg.Canvas, int, error) {
 	sr := rep.Scenarios[si]
 	ref := rep.RefIndex()
 	img := vgimg.NewWith(vgimg.UseWH(figWidth, figHeight), vgimg.UseDPI(figDPI))
@@ -98,11 +101,11 @@ func drawFigure(rep *replay.EvalReport, si int) (*vgimg.Canvas, int, error) {
 
 	stats := []struct {
 		title string
-		get   func(replay.BinRatios) replay.Ratio
+		get   func(experiment.BinRatios) metrics.Ratio
 	}{
-		{"median", func(b replay.BinRatios) replay.Ratio { return b.P50 }},
-		{"p95", func(b replay.BinRatios) replay.Ratio { return b.P95 }},
-		{"p99", func(b replay.BinRatios) replay.Ratio { return b.P99 }},
+		{"median", func(b experiment.BinRatios) metrics.Ratio { return b.P50 }},
+		{"p95", func(b experiment.BinRatios) metrics.Ratio { return b.P95 }},
+		{"p99", func(b experiment.BinRatios) metrics.Ratio { return b.P99 }},
 	}
 	nb := len(rep.Bins)
 	ticks := make([]plot.Tick, nb)
@@ -248,7 +251,7 @@ func drawFigure(rep *replay.EvalReport, si int) (*vgimg.Canvas, int, error) {
 	strip.FillText(title, vg.Point{X: strip.Min.X + vg.Points(12), Y: strip.Max.Y - vg.Points(6)},
 		fmt.Sprintf("%s: %s", sr.Scenario.Name, sr.Scenario.Describe()))
 	bars := ""
-	if len(rep.Seeds) >= replay.MinIntervalSeeds {
+	if len(rep.Seeds) >= metrics.MinIntervalSeeds {
 		bars = ", bars its 95 % interval"
 	}
 	sub := draw.TextStyle{Color: color.Gray{Y: 60}, Font: font.From(plot.DefaultFont, 11), Handler: plot.DefaultTextHandler, YAlign: draw.YTop}
@@ -355,7 +358,7 @@ func newPanel(title string) *plot.Plot {
 // cdfPanel plots the scenario's background flow-size CDF on a log axis. The
 // CDF is linear in bytes between its points, so each segment is drawn
 // through intermediate points to be exact on the log axis.
-func cdfPanel(sc replay.Scenario) (*plot.Plot, error) {
+func cdfPanel(sc scenario.Scenario) (*plot.Plot, error) {
 	p := newPanel("flow-size distribution (background flows)")
 	p.X.Label.Text = "flow size (bytes)"
 	p.Y.Label.Text = "CDF (%)"
@@ -382,7 +385,7 @@ func cdfPanel(sc replay.Scenario) (*plot.Plot, error) {
 				pts = append(pts, plotter.XY{X: x, Y: y})
 			}
 		}
-		p.Title.Text = "flow-size CDF: " + replay.WorkloadTitle(w.Name)
+		p.Title.Text = "flow-size CDF: " + scenario.WorkloadTitle(w.Name)
 	}
 	if len(pts) == 0 {
 		return p, nil

@@ -9,8 +9,12 @@ import (
 	"gonum.org/v1/plot/vg/vgimg"
 
 	"graphcc/control"
-	"graphcc/replay"
+	"graphcc/experiment"
+	"graphcc/metrics"
+	"graphcc/policy"
+	"graphcc/scenario"
 	"graphcc/topo"
+	"graphcc/workload"
 )
 
 func TestLegendLayout(t *testing.T) {
@@ -73,16 +77,16 @@ func TestFitLegend(t *testing.T) {
 // each ratio's interval but the reference's, and none once the intervals
 // are taken out.
 func TestFigureIntervals(t *testing.T) {
-	sc := replay.DefaultScenario()
+	sc := scenario.Default()
 	sc.Name = "tiny"
 	sc.Clos.Leaves, sc.Clos.Spines, sc.Clos.HostsPerLeaf = 2, 1, 2
 	sc.Gen.Duration = topo.Millisecond
-	sc.Gen.Incast = replay.IncastConfig{Period: 250 * topo.Microsecond, FanIn: 3, Size: 64000}
-	rep, err := replay.Evaluate(t.Context(), replay.EvalConfig{
-		Scenarios: []replay.Scenario{sc},
-		Policies: []replay.NamedPolicy{
-			{Name: "static", New: replay.StaticPolicy()},
-			{Name: "low", New: replay.FixedPolicy(control.ECN{KMin: 5 * control.KB, KMax: 20 * control.KB, PMax: 0.5})},
+	sc.Gen.Incast = workload.IncastConfig{Period: 250 * topo.Microsecond, FanIn: 3, Size: 64000}
+	rep, err := experiment.Evaluate(t.Context(), experiment.Config{
+		Scenarios: []scenario.Scenario{sc},
+		Policies: []policy.Named{
+			{Name: "static", New: policy.Static()},
+			{Name: "low", New: policy.Fixed(control.ECN{KMin: 5 * control.KB, KMax: 20 * control.KB, PMax: 0.5})},
 		},
 		Seeds: []uint64{1, 2, 3},
 	})
@@ -105,7 +109,7 @@ func TestFigureIntervals(t *testing.T) {
 	n := 0
 	for i := range rep.Scenarios[0].Policies[1].BinVsRef {
 		br := &rep.Scenarios[0].Policies[1].BinVsRef[i]
-		for _, r := range []*replay.Ratio{&br.P50, &br.P95, &br.P99} {
+		for _, r := range []*metrics.Ratio{&br.P50, &br.P95, &br.P99} {
 			if r.HasInterval() {
 				n++
 				r.Lo, r.Hi = 0, 0

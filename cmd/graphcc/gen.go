@@ -7,8 +7,9 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"graphcc/replay"
 	"graphcc/topo"
+	"graphcc/trace"
+	"graphcc/workload"
 )
 
 // genOpts are the flags of graphcc gen.
@@ -45,7 +46,7 @@ one line: the flows, their bytes and the load they offer.`,
 			if err != nil {
 				return err
 			}
-			if err := writeOutput("out", o.out, func(w io.Writer) error { return replay.WriteFlows(w, flows) }); err != nil {
+			if err := writeOutput("out", o.out, func(w io.Writer) error { return trace.WriteFlows(w, flows) }); err != nil {
 				return err
 			}
 			if o.topoOut != "" {
@@ -72,7 +73,7 @@ one line: the flows, their bytes and the load they offer.`,
 // genSummary is gen's one line: flows, bytes and the offered load, that is
 // the bytes over the arrival window as a fraction of the hosts' link
 // capacity (incasts included).
-func genSummary(f *topo.Fabric, flows []replay.Flow, g replay.GenConfig, out string) string {
+func genSummary(f *topo.Fabric, flows []trace.Flow, g workload.GenConfig, out string) string {
 	var bytes, incast int64
 	for _, fl := range flows {
 		bytes += fl.Size

@@ -2,7 +2,7 @@
 // replays them in the packet-level simulator and benchmarks the simulator.
 //
 // Every command is thin: it parses its flags into the library's config
-// structs (topo.ClosConfig, replay.GenConfig, replay.Config) and calls the
+// structs (topo.ClosConfig, workload.GenConfig, replay.Config, experiment.Config) and calls the
 // library. Errors name the flag or file at fault; main prints them as
 // "graphcc: <error>" on stderr and exits with status 1.
 package main

@@ -12,8 +12,8 @@ import (
 	"github.com/spf13/pflag"
 
 	"graphcc/control"
-	"graphcc/replay"
 	"graphcc/topo"
+	"graphcc/trace"
 )
 
 // tiny is a scenario that simulates in well under a second: 4 hosts, one
@@ -80,7 +80,7 @@ func TestGenThenSimFlows(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	flows, err := replay.ReadFlows(file, flowsPath, f)
+	flows, err := trace.ReadFlows(file, flowsPath, f)
 	file.Close()
 	if err != nil {
 		t.Fatal(err)
@@ -124,8 +124,8 @@ func TestSimOutputs(t *testing.T) {
 	dir := t.TempDir()
 	sum := filepath.Join(dir, "summary.json")
 	fct := filepath.Join(dir, "fct.txt")
-	trace := filepath.Join(dir, "trace.csv")
-	out := run(t, args(append([]string{"sim"}, tiny...), "--summary-out", sum, "--fct-out", fct, "--trace-out", trace)...)
+	telemetry := filepath.Join(dir, "trace.csv")
+	out := run(t, args(append([]string{"sim"}, tiny...), "--summary-out", sum, "--fct-out", fct, "--trace-out", telemetry)...)
 	for _, want := range []string{"slowdown", "background", "incast", "events", "peak rss"} {
 		if !strings.Contains(out, want) {
 			t.Errorf("sim output lacks %q:\n%s", want, out)
@@ -154,7 +154,7 @@ func TestSimOutputs(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	recs, err := replay.ReadFCT(file, fct)
+	recs, err := trace.ReadFCT(file, fct)
 	file.Close()
 	if err != nil {
 		t.Fatal(err)
@@ -163,7 +163,7 @@ func TestSimOutputs(t *testing.T) {
 		t.Errorf("fct.txt has %d records, summary says %v completed", len(recs), m["completed"])
 	}
 
-	data, err := os.ReadFile(trace)
+	data, err := os.ReadFile(telemetry)
 	if err != nil {
 		t.Fatal(err)
 	}

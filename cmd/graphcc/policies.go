@@ -10,7 +10,9 @@ import (
 
 	"graphcc/control"
 	"graphcc/gnn"
+	"graphcc/policy"
 	"graphcc/replay"
+	"graphcc/scenario"
 	"graphcc/topo"
 )
 
@@ -21,7 +23,7 @@ type policyEnv struct {
 	log         *slog.Logger
 	accEpisodes int // episodes ACC trains on each scenario; 0: the default
 	// params and interval are the simulator ACC trains in when it trains
-	// on the spot (zero: replay.DefaultParams, replay.DefaultInterval).
+	// on the spot (zero: replay.DefaultParams, control.DefaultInterval).
 	params   replay.Params
 	interval int64
 }
@@ -36,21 +38,21 @@ func learnedPolicies(env policyEnv) []policyDef {
 			name:  "graphcc",
 			usage: "graphcc[:MODEL]",
 			help:  "graphcc: the GraphCC model built into the binary; graphcc:FILE: a model trained by graphcc train",
-			build: func(args string) (replay.PolicyFactory, error) { return buildGraphCC(args) },
+			build: func(args string) (policy.Factory, error) { return buildGraphCC(args) },
 		},
 		{
 			name:  "acc",
 			usage: "acc[:MODEL]",
 			help: "acc: ACC agents trained on each evaluation scenario first (graphcc eval only; --acc-episodes); " +
 				"acc:FILE: ACC agents trained by graphcc train --kind acc, for a fabric of the same shape",
-			build: func(args string) (replay.PolicyFactory, error) { return buildACC(env, args) },
+			build: func(args string) (policy.Factory, error) { return buildACC(env, args) },
 		},
 	}
 }
 
 // buildGraphCC loads the model (the embedded one without a path) once; the
 // runs share its weights, read-only, each with its own workspace.
-func buildGraphCC(path string) (replay.PolicyFactory, error) {
+func buildGraphCC(path string) (policy.Factory, error) {
 	var m *gnn.Model
 	var err error
 	if path == "" {
@@ -64,7 +66,7 @@ func buildGraphCC(path string) (replay.PolicyFactory, error) {
 	if err != nil {
 		return nil, err
 	}
-	return func(f *topo.Fabric, _ replay.Scenario, _ uint64) (control.Policy, []control.ECN, error) {
+	return func(f *topo.Fabric, _ scenario.Scenario, _ uint64) (control.Policy, []control.ECN, error) {
 		return gnn.NewGraphCC(m, f, gnn.FeatureConfig{}), nil, nil
 	}, nil
 }
@@ -72,7 +74,7 @@ func buildGraphCC(path string) (replay.PolicyFactory, error) {
 // buildACC loads ACC agents from a file, or trains them on each scenario
 // (once per scenario, shared by that scenario's runs) from seeds derived
 // from the scenario's name, never the evaluation's.
-func buildACC(env policyEnv, path string) (replay.PolicyFactory, error) {
+func buildACC(env policyEnv, path string) (policy.Factory, error) {
 	if path != "" {
 		file, err := gnn.Load(path, gnn.ACCExpect())
 		if err != nil {
@@ -82,7 +84,7 @@ func buildACC(env policyEnv, path string) (replay.PolicyFactory, error) {
 		if err != nil {
 			return nil, fmt.Errorf("%s: %w", path, err)
 		}
-		return func(f *topo.Fabric, _ replay.Scenario, _ uint64) (control.Policy, []control.ECN, error) {
+		return func(f *topo.Fabric, _ scenario.Scenario, _ uint64) (control.Policy, []control.ECN, error) {
 			a, err := gnn.NewACCFrom(cloneNets(nets), ports, f, gnn.FeatureConfig{})
 			if err != nil {
 				return nil, nil, fmt.Errorf("%s: %w", path, err)
@@ -96,7 +98,7 @@ func buildACC(env policyEnv, path string) (replay.PolicyFactory, error) {
 	}
 	var mu sync.Mutex
 	trained := map[string]*accOnce{}
-	return func(f *topo.Fabric, sc replay.Scenario, _ uint64) (control.Policy, []control.ECN, error) {
+	return func(f *topo.Fabric, sc scenario.Scenario, _ uint64) (control.Policy, []control.ECN, error) {
 		if sc.Name == "" || sc.Name == "sim" {
 			return nil, nil, errors.New("acc without a model file trains on an evaluation scenario: use graphcc eval, or acc:FILE")
 		}
@@ -125,7 +127,7 @@ type accOnce struct {
 
 // trainACC trains ACC agents on scenario sc with a seed derived from its
 // name.
-func trainACC(env policyEnv, sc replay.Scenario, episodes int) ([]*gnn.MLPNet, []string, error) {
+func trainACC(env policyEnv, sc scenario.Scenario, episodes int) ([]*gnn.MLPNet, []string, error) {
 	c, err := accTrainConfig(env, sc, episodes)
 	if err != nil {
 		return nil, nil, err
@@ -148,7 +150,7 @@ func trainACC(env policyEnv, sc replay.Scenario, episodes int) ([]*gnn.MLPNet, [
 // seed derived from the scenario's name, env's simulator, and an agent for
 // every switch port of the scenario's fabric before its random failures
 // (those are drawn per seed: a failed port's agent sits the episode out).
-func accTrainConfig(env policyEnv, sc replay.Scenario, episodes int) (gnn.TrainConfig, error) {
+func accTrainConfig(env policyEnv, sc scenario.Scenario, episodes int) (gnn.TrainConfig, error) {
 	h := fnv.New64a()
 	h.Write([]byte("acc/" + sc.Name))
 	c := gnn.DefaultTrainConfig()

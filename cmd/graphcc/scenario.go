@@ -12,8 +12,11 @@ import (
 
 	"github.com/spf13/pflag"
 
-	"graphcc/replay"
+	"graphcc/internal/fileio"
+	"graphcc/scenario"
 	"graphcc/topo"
+	"graphcc/trace"
+	"graphcc/workload"
 )
 
 // scenarioFlags are the flags that describe a fabric and its traffic, shared
@@ -61,7 +64,7 @@ func fabricFlagNames() []string {
 // defaultScenario returns the flag values of the GraphCC training scenario.
 func defaultScenario() scenarioFlags {
 	c := topo.DefaultClos()
-	g := replay.DefaultGen()
+	g := workload.DefaultGen()
 	return scenarioFlags{
 		leaves:       c.Leaves,
 		spines:       c.Spines,
@@ -98,7 +101,7 @@ func (s *scenarioFlags) addFabricFlags(fs *pflag.FlagSet) {
 // addTrafficFlags registers the traffic flags with s's current values as
 // defaults.
 func (s *scenarioFlags) addTrafficFlags(fs *pflag.FlagSet) {
-	fs.StringVar(&s.workload, "workload", s.workload, "flow-size distribution: "+strings.Join(replay.Workloads(), ", ")+", or a CDF file (HPCC format)")
+	fs.StringVar(&s.workload, "workload", s.workload, "flow-size distribution: "+strings.Join(workload.Names(), ", ")+", or a CDF file (HPCC format)")
 	fs.Float64Var(&s.load, "load", s.load, "offered background load per host link, in (0, 1]")
 	fs.StringVar(&s.duration, "duration", s.duration, "length of the arrival window (flows keep running after it)")
 	fs.StringVar(&s.incastPeriod, "incast-period", s.incastPeriod, "time between N:1 incasts; 0 disables them")
@@ -222,8 +225,8 @@ func (s *scenarioFlags) fabric(fs flagChanger, log *slog.Logger) (*topo.Fabric, 
 
 // genConfig returns the traffic of the flags for fabric f; fs tells which
 // flags were given, to refuse --no-incast beside an incast flag.
-func (s *scenarioFlags) genConfig(f *topo.Fabric, fs flagChanger) (replay.GenConfig, error) {
-	g := replay.DefaultGen()
+func (s *scenarioFlags) genConfig(f *topo.Fabric, fs flagChanger) (workload.GenConfig, error) {
+	g := workload.DefaultGen()
 	if s.noIncast {
 		for _, n := range []string{"incast-period", "incast-fanin", "incast-size"} {
 			if fs.Changed(n) {
@@ -239,7 +242,7 @@ func (s *scenarioFlags) genConfig(f *topo.Fabric, fs flagChanger) (replay.GenCon
 		return g, fmt.Errorf("%s: the fabric has %s; traffic needs at least 2", what, plural(n, "host"))
 	}
 	g.Seed = s.seed
-	w, err := replay.LoadCDF(s.workload)
+	w, err := workload.LoadCDF(s.workload)
 	if err != nil {
 		return g, fmt.Errorf("--workload %s: %w", s.workload, err)
 	}
@@ -256,7 +259,7 @@ func (s *scenarioFlags) genConfig(f *topo.Fabric, fs flagChanger) (replay.GenCon
 	}
 	g.Incast.FanIn, g.Incast.Size = s.incastFanIn, s.incastSize
 	if err := g.Check(f); err != nil {
-		var ge *replay.GenError
+		var ge *workload.GenError
 		if !errors.As(err, &ge) || genFlag(ge.Field) == "" {
 			return g, err
 		}
@@ -269,7 +272,7 @@ func (s *scenarioFlags) genConfig(f *topo.Fabric, fs flagChanger) (replay.GenCon
 	return g, nil
 }
 
-// genFlag is the flag that sets GenConfig field (a replay.GenError's
+// genFlag is the flag that sets GenConfig field (a workload.GenError's
 // Field), or "".
 func genFlag(field string) string {
 	switch field {
@@ -282,12 +285,12 @@ func genFlag(field string) string {
 }
 
 // generate returns the flows of the flags on fabric f (fs as genConfig).
-func (s *scenarioFlags) generate(f *topo.Fabric, fs flagChanger) ([]replay.Flow, replay.GenConfig, error) {
+func (s *scenarioFlags) generate(f *topo.Fabric, fs flagChanger) ([]trace.Flow, workload.GenConfig, error) {
 	g, err := s.genConfig(f, fs)
 	if err != nil {
 		return nil, g, err
 	}
-	flows, err := replay.Generate(f, g)
+	flows, err := workload.Generate(f, g)
 	if err != nil {
 		return nil, g, err
 	}
@@ -295,7 +298,7 @@ func (s *scenarioFlags) generate(f *topo.Fabric, fs flagChanger) ([]replay.Flow,
 }
 
 // describeTraffic names the generated traffic, for messages.
-func (s *scenarioFlags) describeTraffic(g replay.GenConfig) string {
+func (s *scenarioFlags) describeTraffic(g workload.GenConfig) string {
 	what := fmt.Sprintf("%s at %g%% load for %s", g.Workload.Name, 100*g.Load, topo.FormatDuration(g.Duration))
 	if g.Incast.Period > 0 {
 		what += fmt.Sprintf(", %d:1 incasts of %d B every %s", g.Incast.FanIn, g.Incast.Size, topo.FormatDuration(g.Incast.Period))
@@ -413,7 +416,7 @@ func checkDistinct(outs, ins []string) error {
 
 // writeOutput writes path atomically through write, naming flag on error.
 func writeOutput(flag, path string, write func(w io.Writer) error) error {
-	if err := replay.WriteFileAtomic(path, write); err != nil {
+	if err := fileio.WriteAtomic(path, write); err != nil {
 		return fmt.Errorf("--%s: %w", flag, err)
 	}
 	return nil
@@ -423,7 +426,7 @@ func writeOutput(flag, path string, write func(w io.Writer) error) error {
 // a --scenario-file first, then the built-in suite.
 type scenarioSet struct {
 	path string
-	file []replay.Scenario
+	file []scenario.Scenario
 }
 
 // loadScenarioSet reads the scenario file at path ("" for none).
@@ -433,14 +436,14 @@ func loadScenarioSet(path string) (scenarioSet, error) {
 		return s, nil
 	}
 	var err error
-	if s.file, err = replay.LoadScenarios(path); err != nil {
+	if s.file, err = scenario.Load(path); err != nil {
 		return s, fmt.Errorf("--scenario-file: %w", err)
 	}
 	return s, nil
 }
 
 // lookup returns the scenario named name.
-func (s scenarioSet) lookup(name string) (replay.Scenario, error) {
+func (s scenarioSet) lookup(name string) (scenario.Scenario, error) {
 	for _, sc := range s.file {
 		if sc.Name == name {
 			return sc, nil
@@ -455,10 +458,10 @@ func (s scenarioSet) lookup(name string) (replay.Scenario, error) {
 
 // pick returns the scenario named name, or with name "" the file's only
 // scenario (an error naming them if it holds several).
-func (s scenarioSet) pick(name string) (replay.Scenario, error) {
+func (s scenarioSet) pick(name string) (scenario.Scenario, error) {
 	if name == "" {
 		if len(s.file) != 1 {
-			return replay.Scenario{}, fmt.Errorf("--scenario-file %s holds %d scenarios (%s): name one with --scenario", s.path, len(s.file), strings.Join(s.names(), ", "))
+			return scenario.Scenario{}, fmt.Errorf("--scenario-file %s holds %d scenarios (%s): name one with --scenario", s.path, len(s.file), strings.Join(s.names(), ", "))
 		}
 		return s.file[0], nil
 	}

@@ -14,8 +14,14 @@ import (
 	"github.com/spf13/pflag"
 
 	"graphcc/control"
+	"graphcc/internal/fileio"
+	"graphcc/policy"
 	"graphcc/replay"
+	"graphcc/replay/ideal"
+	"graphcc/scenario"
 	"graphcc/topo"
+	"graphcc/trace"
+	"graphcc/workload"
 )
 
 // simOpts are the flags of graphcc sim.
@@ -216,31 +222,31 @@ func (h *hwFlags) params() (replay.Params, error) {
 // NAME:ARGS, under the spec as its name. To add a policy (GraphCC, ACC),
 // add a policyDef: the name before the colon, a usage line, a sentence of
 // help, and build, which parses ARGS ("" when the spec has no colon) into a
-// replay.PolicyFactory or fails saying what is wrong with them. Errors do
+// policy.Factory or fails saying what is wrong with them. Errors do
 // not name the flag; the callers add it.
-func ecnPolicy(env policyEnv, spec string) (replay.NamedPolicy, error) {
+func ecnPolicy(env policyEnv, spec string) (policy.Named, error) {
 	return lookupPolicy(spec, controlPolicies(env))
 }
 
 // simPolicy is ecnPolicy for the simulator (sim --ecn, eval --policies),
 // which also knows ideal: the fabric's max-min fair share without queues
-// (replay.FairShare), a reference for the ECN policies rather than one of
+// (ideal.Run), a reference for the ECN policies rather than one of
 // them, which the testbed cannot run.
-func simPolicy(env policyEnv, spec string) (replay.NamedPolicy, error) {
+func simPolicy(env policyEnv, spec string) (policy.Named, error) {
 	return lookupPolicy(spec, append(controlPolicies(env), policyDef{
 		name:  "ideal",
 		usage: "ideal",
 		help: "ideal: not an ECN policy but the fabric's ideal, every flow at its max-min fair share of the ports on its path " +
 			"at every instant, without queues (no telemetry, queue, PFC or ECN figures)",
-		build: func(args string) (replay.PolicyFactory, error) {
+		build: func(args string) (policy.Factory, error) {
 			if args != "" {
 				return nil, fmt.Errorf("ideal takes no arguments, got %q", args)
 			}
-			return func(*topo.Fabric, replay.Scenario, uint64) (control.Policy, []control.ECN, error) {
+			return func(*topo.Fabric, scenario.Scenario, uint64) (control.Policy, []control.ECN, error) {
 				return nil, nil, errors.New("ideal is not an ECN control policy")
 			}, nil
 		},
-		run: replay.FairShare,
+		run: ideal.Run,
 	}))
 }
 
@@ -277,7 +283,7 @@ func controlPolicies(env policyEnv) []policyDef {
 
 func newSimCmd(logger loggerFunc) *cobra.Command {
 	o := simOpts{sc: defaultScenario(), hw: defaultHW(), ecn: "static",
-		interval: topo.FormatDuration(replay.DefaultInterval), until: "0"}
+		interval: topo.FormatDuration(control.DefaultInterval), until: "0"}
 	cmd := &cobra.Command{
 		Use:   "sim [flags]",
 		Short: "Simulate a scenario (default: the GraphCC training scenario) and print FCT slowdowns",
@@ -327,10 +333,10 @@ written atomically, only when the run succeeds.`,
 func (o *simOpts) config(ctx context.Context, fs *pflag.FlagSet, log *slog.Logger) (replay.Config, string, error) {
 	var cfg replay.Config
 	var f *topo.Fabric
-	var flows []replay.Flow
+	var flows []trace.Flow
 	var desc string
 	var window int64 // the arrival window of generated traffic
-	sc := replay.Scenario{Name: "sim"}
+	sc := scenario.Scenario{Name: "sim"}
 	var err error
 	fromScenario := o.scenario != "" || o.scenarioFile != ""
 	if fromScenario {
@@ -360,7 +366,7 @@ func (o *simOpts) config(ctx context.Context, fs *pflag.FlagSet, log *slog.Logge
 		}
 		desc += fmt.Sprintf("; %d flows from %s", len(flows), o.flowsFile)
 	default:
-		var g replay.GenConfig
+		var g workload.GenConfig
 		if flows, g, err = o.sc.generate(f, fs); err != nil {
 			return cfg, "", err
 		}
@@ -422,11 +428,11 @@ func (o *simOpts) config(ctx context.Context, fs *pflag.FlagSet, log *slog.Logge
 		Policy:   policy,
 		Interval: interval,
 	}
-	if window > 0 && len(flows) > 0 && replay.FirstStart(flows) <= math.MaxInt64-window {
-		cfg.QueueUntil = replay.FirstStart(flows) + window
+	if window > 0 && len(flows) > 0 && trace.FirstStart(flows) <= math.MaxInt64-window {
+		cfg.QueueUntil = trace.FirstStart(flows) + window
 	}
 	if until > 0 && len(flows) > 0 {
-		first := replay.FirstStart(flows)
+		first := trace.FirstStart(flows)
 		if first > math.MaxInt64-until {
 			return cfg, "", fmt.Errorf("--until %s: too long", o.until)
 		}
@@ -451,9 +457,9 @@ func (o *simOpts) run(ctx context.Context, cmd *cobra.Command, log *slog.Logger)
 		res    *replay.Result
 		simErr error
 	)
-	runIt := func(trace io.Writer) error {
-		cfg.Trace = trace
-		bar := newProgress(cmd.ErrOrStderr(), len(cfg.Flows), replay.FirstStart(cfg.Flows))
+	runIt := func(telemetry io.Writer) error {
+		cfg.Trace = telemetry
+		bar := newProgress(cmd.ErrOrStderr(), len(cfg.Flows), trace.FirstStart(cfg.Flows))
 		cfg.Progress = bar.callback()
 		run := simulate
 		if o.runFn != nil {
@@ -482,12 +488,12 @@ func (o *simOpts) run(ctx context.Context, cmd *cobra.Command, log *slog.Logger)
 		return err
 	}
 	if o.fctOut != "" {
-		if err := writeOutput("fct-out", o.fctOut, func(w io.Writer) error { return replay.WriteFCT(w, res.FCT) }); err != nil {
+		if err := writeOutput("fct-out", o.fctOut, func(w io.Writer) error { return trace.WriteFCT(w, res.FCT) }); err != nil {
 			return err
 		}
 	}
 	if o.summaryOut != "" {
-		if err := writeOutput("summary-out", o.summaryOut, func(w io.Writer) error { return replay.WriteJSON(w, res.Summary) }); err != nil {
+		if err := writeOutput("summary-out", o.summaryOut, func(w io.Writer) error { return fileio.WriteJSON(w, res.Summary) }); err != nil {
 			return err
 		}
 	}
@@ -502,13 +508,13 @@ func simulate(ctx context.Context, cfg replay.Config) (*replay.Result, error) {
 }
 
 // readFlows reads the flow file at path for fabric f.
-func readFlows(path string, f *topo.Fabric) ([]replay.Flow, error) {
+func readFlows(path string, f *topo.Fabric) ([]trace.Flow, error) {
 	file, err := os.Open(path)
 	if err != nil {
 		return nil, fmt.Errorf("--flows: %w", err)
 	}
 	defer file.Close()
-	flows, err := replay.ReadFlows(file, path, f)
+	flows, err := trace.ReadFlows(file, path, f)
 	if err != nil {
 		return nil, fmt.Errorf("--flows: %w", err)
 	}
@@ -517,18 +523,18 @@ func readFlows(path string, f *topo.Fabric) ([]replay.Flow, error) {
 
 // pickScenario resolves --scenario and --scenario-file, refusing the flags
 // a scenario replaces.
-func (o *simOpts) pickScenario(fs *pflag.FlagSet) (replay.Scenario, error) {
+func (o *simOpts) pickScenario(fs *pflag.FlagSet) (scenario.Scenario, error) {
 	if o.flowsFile != "" {
-		return replay.Scenario{}, errors.New("--scenario and --flows both give the traffic: choose one")
+		return scenario.Scenario{}, errors.New("--scenario and --flows both give the traffic: choose one")
 	}
 	for _, n := range append(fabricFlagNames(), trafficFlagNames()...) {
 		if fs.Changed(n) {
-			return replay.Scenario{}, fmt.Errorf("--scenario sets the fabric and traffic: drop --%s (or write a scenario file with it)", n)
+			return scenario.Scenario{}, fmt.Errorf("--scenario sets the fabric and traffic: drop --%s (or write a scenario file with it)", n)
 		}
 	}
 	set, err := loadScenarioSet(o.scenarioFile)
 	if err != nil {
-		return replay.Scenario{}, err
+		return scenario.Scenario{}, err
 	}
 	return set.pick(o.scenario)
 }

@@ -20,9 +20,15 @@ import (
 	"graphcc/control"
 	"graphcc/controller"
 	"graphcc/hostgen"
+	"graphcc/internal/fileio"
+	"graphcc/metrics"
 	"graphcc/p4src"
+	"graphcc/policy"
 	"graphcc/replay"
+	"graphcc/scenario"
 	"graphcc/topo"
+	"graphcc/trace"
+	"graphcc/workload"
 )
 
 // The testbed commands: up, run, down and status of a lab of BMv2 switches
@@ -180,7 +186,7 @@ func (p *pipelineFlags) jsonFile(dir string, cfg []byte) (string, error) {
 		return "", err
 	}
 	path := filepath.Join(dir, "graphcc.json")
-	err := replay.WriteFileAtomic(path, func(w io.Writer) error { _, err := w.Write(cfg); return err })
+	err := fileio.WriteAtomic(path, func(w io.Writer) error { _, err := w.Write(cfg); return err })
 	return path, err
 }
 
@@ -314,8 +320,8 @@ func (o *testbedUpOpts) run(ctx context.Context, cmd *cobra.Command, log *slog.L
 		}
 		return err
 	}
-	if err := replay.WriteFileAtomic(filepath.Join(lab.Dir(), testbedSpecFile), func(w io.Writer) error {
-		return replay.WriteJSON(w, spec)
+	if err := fileio.WriteAtomic(filepath.Join(lab.Dir(), testbedSpecFile), func(w io.Writer) error {
+		return fileio.WriteJSON(w, spec)
 	}); err != nil {
 		return fail(err)
 	}
@@ -382,7 +388,7 @@ type testbedRunOpts struct {
 }
 
 func newTestbedRunCmd(logger loggerFunc) *cobra.Command {
-	o := testbedRunOpts{sc: defaultScenario(), ecn: "static", interval: topo.FormatDuration(replay.DefaultInterval), drain: "20ms"}
+	o := testbedRunOpts{sc: defaultScenario(), ecn: "static", interval: topo.FormatDuration(control.DefaultInterval), drain: "20ms"}
 	o.sc.duration = topo.FormatDuration(defaultTestbedDuration)
 	cmd := &cobra.Command{
 		Use:   "run [flags]",
@@ -470,8 +476,8 @@ func (o *testbedRunOpts) run(ctx context.Context, cmd *cobra.Command, log *slog.
 	if err != nil {
 		return err
 	}
-	var flows []replay.Flow
-	var g replay.GenConfig
+	var flows []trace.Flow
+	var g workload.GenConfig
 	desc := ""
 	if o.flowsFile != "" {
 		if flows, err = readFlows(o.flowsFile, f); err != nil {
@@ -484,7 +490,7 @@ func (o *testbedRunOpts) run(ctx context.Context, cmd *cobra.Command, log *slog.
 		}
 		desc = o.sc.describeTraffic(g)
 	}
-	sc := replay.Scenario{Name: "testbed", Description: desc, Gen: g}
+	sc := scenario.Scenario{Name: "testbed", Description: desc, Gen: g}
 	if spec.Clos != nil {
 		sc.Clos = *spec.Clos
 		sc.Fail = spec.Failed
@@ -493,7 +499,7 @@ func (o *testbedRunOpts) run(ctx context.Context, cmd *cobra.Command, log *slog.
 		return err
 	}
 	env := testbedPolicyEnv(ctx, log, interval)
-	var policies []replay.NamedPolicy
+	var policies []policy.Named
 	for _, s := range specs {
 		np, err := ecnPolicy(env, s)
 		if err != nil {
@@ -568,12 +574,12 @@ func (o *testbedRunOpts) run(ctx context.Context, cmd *cobra.Command, log *slog.
 		}
 		results = append(results, res)
 		if p := policyPath(o.fctOut, np.Name, several); p != "" {
-			if err := writeOutput("fct-out", p, func(w io.Writer) error { return replay.WriteFCT(w, res.FCT) }); err != nil {
+			if err := writeOutput("fct-out", p, func(w io.Writer) error { return trace.WriteFCT(w, res.FCT) }); err != nil {
 				return err
 			}
 		}
 		if p := policyPath(o.summaryOut, np.Name, several); p != "" {
-			if err := writeOutput("summary-out", p, func(w io.Writer) error { return replay.WriteJSON(w, res.Summary) }); err != nil {
+			if err := writeOutput("summary-out", p, func(w io.Writer) error { return fileio.WriteJSON(w, res.Summary) }); err != nil {
 				return err
 			}
 		}
@@ -635,7 +641,7 @@ func checkACCTrainable(specs []string, flowsFile string, spec *testbedSpec) erro
 
 // simulateLikeTestbed runs policy np on the testbed's fabric and trace in
 // testbedSimParams, with a policy instance of its own.
-func simulateLikeTestbed(ctx context.Context, np replay.NamedPolicy, f *topo.Fabric, sc replay.Scenario, flows []replay.Flow, interval int64, seed uint64) (*replay.Result, error) {
+func simulateLikeTestbed(ctx context.Context, np policy.Named, f *topo.Fabric, sc scenario.Scenario, flows []trace.Flow, interval int64, seed uint64) (*replay.Result, error) {
 	pol, polECN, err := np.New(f, sc, seed)
 	if err != nil {
 		return nil, fmt.Errorf("--compare-sim: %s: %w", np.Name, err)
@@ -650,16 +656,16 @@ func simulateLikeTestbed(ctx context.Context, np replay.NamedPolicy, f *topo.Fab
 // writeTestbedComparison prints one row per policy, mean slowdown
 // relative to the first, and, if simulated holds the simulator's runs of
 // the same policies (--compare-sim), a row for each of those below.
-func writeTestbedComparison(w io.Writer, policies []replay.NamedPolicy, results []*controller.WorkloadResult, simulated []*replay.Result) error {
+func writeTestbedComparison(w io.Writer, policies []policy.Named, results []*controller.WorkloadResult, simulated []*replay.Result) error {
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
 	fmt.Fprintln(tw, "policy\twhere\tcompleted\tmean slowdown\tp99 slowdown\tp99 <=100KB\tthroughput Gbps\tqueue feature KB\tCE marks\tmean / "+policies[0].Name+"\t")
-	row := func(name, where string, s replay.Summary, ref float64) {
+	row := func(name, where string, s metrics.Summary, ref float64) {
 		small := 0.0
 		if len(s.SlowdownBySize) > 1 {
 			small = max(s.SlowdownBySize[0].P99, s.SlowdownBySize[1].P99)
 		}
 		fmt.Fprintf(tw, "%s\t%s\t%d/%d\t%.3f\t%.2f\t%.2f\t%.3f\t%.1f\t%d\t%.3f\t\n", name, where, s.Completed, s.Flows,
-			s.Slowdown.Mean, s.Slowdown.P99, small, s.ThroughputGbpsMean, s.QueueFeatureMean/1000, s.ECNMarkedPackets, replay.Normalize(s.Slowdown.Mean, ref))
+			s.Slowdown.Mean, s.Slowdown.P99, small, s.ThroughputGbpsMean, s.QueueFeatureMean/1000, s.ECNMarkedPackets, metrics.Normalize(s.Slowdown.Mean, ref))
 	}
 	for i, r := range results {
 		row(policies[i].Name, "testbed", r.Summary.Summary, results[0].Summary.Slowdown.Mean)
@@ -726,7 +732,7 @@ func (l *lastStep) flush() {
 	l.when = time.Now()
 	l.snap.Written = l.when.UTC()
 	// Best effort: status is a convenience, a run must not fail on it.
-	replay.WriteFileAtomic(l.path, func(w io.Writer) error { return replay.WriteJSON(w, l.snap) })
+	fileio.WriteAtomic(l.path, func(w io.Writer) error { return fileio.WriteJSON(w, l.snap) })
 }
 
 func newTestbedDownCmd(logger loggerFunc) *cobra.Command {

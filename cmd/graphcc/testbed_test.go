@@ -10,10 +10,14 @@ import (
 	"strings"
 	"testing"
 
+	"graphcc/control"
 	"graphcc/controller"
 	"graphcc/internal/privtest"
+	"graphcc/policy"
 	"graphcc/replay"
+	"graphcc/scenario"
 	"graphcc/topo"
+	"graphcc/workload"
 )
 
 func requireRoot(t *testing.T) { privtest.Root(t) }
@@ -112,16 +116,16 @@ func TestCompareSim(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	g := replay.DefaultGen()
+	g := workload.DefaultGen()
 	g.Duration = 2 * topo.Millisecond
 	g.Incast.FanIn = 7
 	g.Seed = 3
-	flows, err := replay.Generate(f, g)
+	flows, err := workload.Generate(f, g)
 	if err != nil {
 		t.Fatal(err)
 	}
 	env := policyEnv{ctx: context.Background(), log: slog.New(slog.DiscardHandler)}
-	var policies []replay.NamedPolicy
+	var policies []policy.Named
 	var sims []*replay.Result
 	var tbs []*controller.WorkloadResult
 	for _, name := range []string{"static", "static:16,32,0.5"} {
@@ -129,7 +133,7 @@ func TestCompareSim(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		r, err := simulateLikeTestbed(context.Background(), np, f, replay.Scenario{Name: "t"}, flows, replay.DefaultInterval, 3)
+		r, err := simulateLikeTestbed(context.Background(), np, f, scenario.Scenario{Name: "t"}, flows, control.DefaultInterval, 3)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -173,7 +177,7 @@ func TestCompareSim(t *testing.T) {
 func TestTestbedACCEnv(t *testing.T) {
 	interval := 300 * topo.Microsecond
 	env := testbedPolicyEnv(context.Background(), nil, interval)
-	c, err := accTrainConfig(env, replay.DefaultScenario(), 2)
+	c, err := accTrainConfig(env, scenario.Default(), 2)
 	if err != nil {
 		t.Fatal(err)
 	}

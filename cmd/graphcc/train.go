@@ -24,7 +24,8 @@ import (
 	"gonum.org/v1/plot/vg/vgimg"
 
 	"graphcc/gnn"
-	"graphcc/replay"
+	"graphcc/internal/fileio"
+	"graphcc/scenario"
 )
 
 // trainOpts are the flags of graphcc train.
@@ -48,7 +49,7 @@ type trainOpts struct {
 }
 
 func newTrainCmd(logger loggerFunc) *cobra.Command {
-	o := trainOpts{scenario: replay.DefaultScenario().Name, kind: "graphcc", c: gnn.DefaultTrainConfig(), reward: "convex", seed: 1, hw: defaultHW(), ckEvery: 25, valEvery: 10, objective: "port"}
+	o := trainOpts{scenario: scenario.Default().Name, kind: "graphcc", c: gnn.DefaultTrainConfig(), reward: "convex", seed: 1, hw: defaultHW(), ckEvery: 25, valEvery: 10, objective: "port"}
 	cmd := &cobra.Command{
 		Use:   "train --out MODEL [flags]",
 		Short: "Train a GraphCC (or ACC) ECN policy by multi-agent deep Q-learning in the simulator",
@@ -147,7 +148,7 @@ func refuseZeroSettings(fs *pflag.FlagSet) error {
 // checkpointMeta is what a checkpoint records of the CLI's run beyond the
 // training settings: the scenario, which the trainer sees only as a source
 // of episodes.
-func checkpointMeta(sc replay.Scenario, scenarioFile string) map[string]string {
+func checkpointMeta(sc scenario.Scenario, scenarioFile string) map[string]string {
 	return map[string]string{"scenario": sc.Name, "scenario_summary": sc.Describe(), "scenario_file": scenarioFile}
 }
 
@@ -327,7 +328,7 @@ func (o *trainOpts) run(ctx context.Context, cmd *cobra.Command, log *slog.Logge
 		return fmt.Errorf("--out: %w", err)
 	}
 	if o.curve != "" {
-		if err := replay.WriteFileAtomic(o.curve, func(w io.Writer) error { return writeCurve(w, res.Stats) }); err != nil {
+		if err := fileio.WriteAtomic(o.curve, func(w io.Writer) error { return writeCurve(w, res.Stats) }); err != nil {
 			return fmt.Errorf("--curve: %w", err)
 		}
 		if err := writeCurvePNG(curvePNG(o.curve), res.Stats); err != nil {
@@ -398,7 +399,7 @@ func writeCurvePNG(path string, stats []gnn.EpisodeStats) error {
 		top := h * vg.Length(i)
 		p.Draw(draw.Crop(dc, 0, 0, h*n-top-h, -top))
 	}
-	return replay.WriteFileAtomic(path, func(w io.Writer) error {
+	return fileio.WriteAtomic(path, func(w io.Writer) error {
 		_, err := vgimg.PngCanvas{Canvas: img}.WriteTo(w)
 		return err
 	})

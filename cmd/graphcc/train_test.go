@@ -10,6 +10,7 @@ import (
 	"strings"
 	"testing"
 
+	"graphcc/control"
 	"graphcc/gnn"
 	"graphcc/replay"
 	"graphcc/topo"
@@ -153,7 +154,7 @@ func TestACCTrainsOnEvalParams(t *testing.T) {
 		wantAckFirst bool
 		wantInterval int64
 	}{
-		{policyEnv{}, false, replay.DefaultInterval},
+		{policyEnv{}, false, control.DefaultInterval},
 		{policyEnv{params: ackFirst, interval: 200 * topo.Microsecond}, true, 200 * topo.Microsecond},
 	} {
 		c, err := accTrainConfig(tc.env, sc, 3)

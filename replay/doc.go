@@ -1,0 +1,10 @@
+// Package replay is graphcc's packet-level discrete-event simulator of RDMA
+// datacenter fabrics: it replays a trace of flows (package trace) on a
+// fabric (package topo) with HPCC's ns-3 models of DCQCN hosts, PFC and
+// shared-buffer switches with RED/ECN marking, and returns each flow's
+// completion time and a summary (package metrics). Every control interval
+// it hands the ports' telemetry to a control.Loop, the control step the
+// testbed runs too. Time is integer picoseconds; a run is deterministic for
+// its inputs and seed. docs/simulator.md states the model and its fidelity
+// to HPCC; the fair-share ideal is in the subpackage ideal.
+package replay

@@ -1,0 +1,6 @@
+// Package scenario describes what an experiment runs on: a Scenario is a
+// fabric (a Clos or an HPCC topology file, with fixed or random link
+// failures) and the traffic generated on it for a seed. It holds the
+// built-in evaluation suite and reads scenario files (YAML; docs/formats.md,
+// "Scenario files").
+package scenario

@@ -1,0 +1,251 @@
+package scenario
+
+import (
+	"errors"
+	"fmt"
+	"strings"
+
+	"graphcc/topo"
+	"graphcc/trace"
+	"graphcc/workload"
+)
+
+// Scenario is one experiment of the evaluation: a Clos, the links that fail
+// in it and the traffic it carries. A Scenario is a recipe; Build turns it
+// into a fabric and a flow trace for one seed.
+type Scenario struct {
+	// Name is the short, stable name the CLI and the reports use.
+	Name string
+	// Description says in a sentence what the scenario tests and any choice
+	// made for it.
+	Description string
+	// Clos is the fabric before failures, unless Topology is set.
+	Clos topo.ClosConfig
+	// Topology, if not nil, is the fabric before failures instead of Clos:
+	// any fabric, such as one read from an HPCC topology.txt
+	// (topo.ReadTopology), named by TopologyName in descriptions. It is
+	// only read, so scenarios and their runs may share it.
+	Topology     *topo.Fabric
+	TopologyName string
+	// FailRandom is the number of random leaf-spine (switch-switch) links
+	// failed, drawn from the seed (topo.Fabric.FailRandom).
+	FailRandom int
+	// Fail names links failed in every run ("leaf0-spine1"), before the
+	// random ones.
+	Fail []string
+	// Gen is the traffic; its Seed is ignored (Build sets it).
+	Gen workload.GenConfig
+}
+
+// Build makes the fabric and the flow trace of s for seed: the Clos, the
+// named failures, then FailRandom random leaf-spine failures drawn from seed,
+// then Generate with Gen.Seed = seed. The same seed always gives the same
+// fabric and flows; the random failures use their own PCG stream of the
+// seed, exactly as `graphcc sim --fail-random K --seed SEED` draws them, so
+// a run of a scenario can be reproduced with the scenario flags.
+func (s Scenario) Build(seed uint64) (*topo.Fabric, []trace.Flow, error) {
+	f, err := s.FixedFabric()
+	if err != nil {
+		return nil, nil, err
+	}
+	if s.FailRandom < 0 {
+		return nil, nil, fmt.Errorf("scenario %s: FailRandom %d is negative", s.Name, s.FailRandom)
+	}
+	if s.FailRandom > 0 {
+		if f, err = f.FailRandom(s.FailRandom, seed); err != nil {
+			return nil, nil, fmt.Errorf("scenario %s: %w", s.Name, err)
+		}
+	}
+	g := s.Gen
+	g.Seed = seed
+	flows, err := workload.Generate(f, g)
+	if err != nil {
+		return nil, nil, fmt.Errorf("scenario %s: %w", s.Name, err)
+	}
+	return f, flows, nil
+}
+
+// FixedFabric returns the fabric every seed of s shares: BaseFabric with
+// the named failures (Fail), before the random ones (FailRandom).
+func (s Scenario) FixedFabric() (*topo.Fabric, error) {
+	f, err := s.BaseFabric()
+	if err == nil && len(s.Fail) > 0 {
+		f, err = f.FailLinks(s.Fail...)
+	}
+	if err != nil {
+		return nil, fmt.Errorf("scenario %s: %w", s.Name, err)
+	}
+	return f, nil
+}
+
+// BaseFabric returns the fabric of s before any failure: Topology if set,
+// else the Clos.
+func (s Scenario) BaseFabric() (*topo.Fabric, error) {
+	if s.Topology != nil {
+		return s.Topology, nil
+	}
+	return topo.Clos(s.Clos)
+}
+
+// Describe is a one-line summary of the fabric and traffic of s, for report
+// headers: "FB_Hadoop 60 % + 16:1 incasts of 64 KB every 1 ms, 25 ms of
+// arrivals; Clos of 4 leaves x 6 hosts, 2 spines".
+func (s Scenario) Describe() string {
+	g := s.Gen
+	name := "?"
+	if g.Workload != nil {
+		name = g.Workload.Name
+		name = WorkloadTitle(name)
+	}
+	what := fmt.Sprintf("%s %g %%", name, 100*g.Load)
+	if g.Incast.Period > 0 {
+		what += fmt.Sprintf(" + %d:1 incasts of %g KB every %s", g.Incast.FanIn, float64(g.Incast.Size)/1000, spaced(topo.FormatDuration(g.Incast.Period)))
+	} else {
+		what += ", no incasts"
+	}
+	what += ", " + spaced(topo.FormatDuration(g.Duration)) + " of arrivals; "
+	if t := s.Topology; t != nil {
+		name := s.TopologyName
+		if name == "" {
+			name = "a topology"
+		}
+		what += fmt.Sprintf("%s (%d hosts, %d switches, %d links)", name, len(t.Hosts()), len(t.Nodes)-len(t.Hosts()), len(t.Links))
+	} else {
+		what += fmt.Sprintf("Clos of %d leaves x %d hosts, %d spines", s.Clos.Leaves, s.Clos.HostsPerLeaf, s.Clos.Spines)
+	}
+	var fails []string
+	if len(s.Fail) > 0 {
+		fails = append(fails, "failed "+strings.Join(s.Fail, ","))
+	}
+	if s.FailRandom > 0 {
+		fails = append(fails, fmt.Sprintf("%d random leaf-spine link failure(s) per seed", s.FailRandom))
+	}
+	if len(fails) > 0 {
+		what += " (" + strings.Join(fails, ", ") + ")"
+	}
+	return what
+}
+
+// workloadTitles are the usual names of the built-in workloads.
+var workloadTitles = map[string]string{
+	"fb_hadoop": "FB_Hadoop", "websearch": "WebSearch", "alistorage": "AliStorage2019", "googlerpc": "GoogleRPC2008",
+}
+
+// WorkloadTitle returns the usual name of a built-in workload
+// ("fb_hadoop" -> "FB_Hadoop"), or name itself for any other.
+func WorkloadTitle(name string) string {
+	if t, ok := workloadTitles[name]; ok {
+		return t
+	}
+	return name
+}
+
+// spaced puts a space between a duration's number and its unit: "1 ms".
+func spaced(d string) string {
+	i := strings.IndexFunc(d, func(r rune) bool { return (r < '0' || r > '9') && r != '.' })
+	if i <= 0 {
+		return d
+	}
+	return d[:i] + " " + d[i:]
+}
+
+// DefaultScenario is the GraphCC training scenario, fb60-incast:
+// FB_Hadoop at 60 % load with a 16:1 incast of 64 KB every 1 ms, 25 ms of
+// arrivals, on the GraphCC Clos (topo.DefaultClos).
+func Default() Scenario {
+	return Scenario{
+		Name:        "fb60-incast",
+		Description: "the training scenario: FB_Hadoop at 60 % load with periodic 16:1 incasts",
+		Clos:        topo.DefaultClos(),
+		Gen:         workload.DefaultGen(),
+	}
+}
+
+// Suite returns the scenarios of the GraphCC paper's evaluation, fresh
+// copies each call, in a fixed order:
+//
+//   - fb60-incast: the training scenario (DefaultScenario).
+//   - fb60: FB_Hadoop 60 % without incasts.
+//   - websearch60, alistorage60, googlerpc60: the unseen workloads at 60 %,
+//     without incasts (the workload is the only change from fb60).
+//   - fb80, fb90: high loads, FB_Hadoop without incasts.
+//   - fail1, fail2: the training traffic with one and two random leaf-spine
+//     links failed; the links are drawn from the seed, so each seed fails
+//     different links.
+//   - flat8, flat12: the training traffic on flatter networks, 8 and 12
+//     hosts per leaf (32 and 48 hosts, the same 4 leaves and 2 spines).
+//
+// Every scenario has 25 ms of arrivals. googlerpc60 keeps them too: its
+// tiny flows make about 390,000 flows per run, but that costs only about
+// 2.3 s of simulation on one core (measured; fb60-incast takes 1.3 s), so
+// no shorter window is needed.
+func Suite() []Scenario {
+	noIncast := func(s Scenario) Scenario {
+		s.Gen.Incast.Period = 0
+		return s
+	}
+	workload := func(s Scenario, name string) Scenario {
+		w, err := workload.Builtin(name)
+		if err != nil {
+			panic(err) // the embedded files are part of the build
+		}
+		s.Gen.Workload = w
+		return s
+	}
+	load := func(s Scenario, l float64) Scenario {
+		s.Gen.Load = l
+		return s
+	}
+	named := func(s Scenario, name, desc string) Scenario {
+		s.Name, s.Description = name, desc
+		return s
+	}
+	base := Default
+	fail := func(k int) Scenario {
+		s := base()
+		s.FailRandom = k
+		return s
+	}
+	flat := func(h int) Scenario {
+		s := base()
+		s.Clos.HostsPerLeaf = h
+		return s
+	}
+	return []Scenario{
+		base(),
+		named(noIncast(base()), "fb60", "FB_Hadoop at 60 % load without incasts"),
+		named(workload(noIncast(base()), "websearch"), "websearch60", "unseen workload: WebSearch at 60 % load, no incasts"),
+		named(workload(noIncast(base()), "alistorage"), "alistorage60", "unseen workload: AliStorage2019 at 60 % load, no incasts"),
+		named(workload(noIncast(base()), "googlerpc"), "googlerpc60",
+			"unseen workload: GoogleRPC2008 at 60 % load, no incasts; about 390k flows per run, kept at 25 ms of arrivals (about 2.3 s per simulation)"),
+		named(load(noIncast(base()), 0.8), "fb80", "high load: FB_Hadoop at 80 %, no incasts"),
+		named(load(noIncast(base()), 0.9), "fb90", "high load: FB_Hadoop at 90 %, no incasts"),
+		named(fail(1), "fail1", "the training traffic with one random leaf-spine link failed (drawn per seed)"),
+		named(fail(2), "fail2", "the training traffic with two random leaf-spine links failed (drawn per seed)"),
+		named(flat(8), "flat8", "flatter network: 8 hosts per leaf (32 hosts), the training traffic"),
+		named(flat(12), "flat12", "flatter network: 12 hosts per leaf (48 hosts), the training traffic"),
+	}
+}
+
+// ScenarioNames lists the names of Suite, in its order.
+func Names() []string {
+	suite := Suite()
+	names := make([]string, len(suite))
+	for i, s := range suite {
+		names[i] = s.Name
+	}
+	return names
+}
+
+// ScenarioByName returns the scenario of Suite named name.
+func ByName(name string) (Scenario, error) {
+	for _, s := range Suite() {
+		if s.Name == name {
+			return s, nil
+		}
+	}
+	if name == "" {
+		return Scenario{}, errors.New("empty scenario name (known: " + strings.Join(Names(), ", ") + ")")
+	}
+	return Scenario{}, fmt.Errorf("unknown scenario %q (known: %s)", name, strings.Join(Names(), ", "))
+}

@@ -1,0 +1,128 @@
+package scenario
+
+import (
+	"graphcc/trace"
+	"reflect"
+	"strings"
+	"testing"
+)
+
+func TestSuiteNamesUniqueAndBuild(t *testing.T) {
+	suite := Suite()
+	seen := map[string]bool{}
+	for _, s := range suite {
+		if s.Name == "" || strings.ContainsAny(s.Name, " ,/") {
+			t.Errorf("bad scenario name %q", s.Name)
+		}
+		if seen[s.Name] {
+			t.Errorf("scenario %q twice", s.Name)
+		}
+		seen[s.Name] = true
+		if s.Description == "" {
+			t.Errorf("%s: no description", s.Name)
+		}
+	}
+	for _, want := range []string{"fb60-incast", "fb60", "websearch60", "alistorage60", "googlerpc60",
+		"fb80", "fb90", "fail1", "fail2", "flat8", "flat12"} {
+		if !seen[want] {
+			t.Errorf("suite lacks %s", want)
+		}
+	}
+	if Default().Name != "fb60-incast" || suite[0].Name != "fb60-incast" {
+		t.Errorf("default scenario %s, suite starts with %s", Default().Name, suite[0].Name)
+	}
+	if testing.Short() {
+		return
+	}
+	// Every scenario builds (googlerpc60's 390k flows take a few hundred ms).
+	for _, s := range suite {
+		f, flows, err := s.Build(7)
+		if err != nil {
+			t.Errorf("%s: %v", s.Name, err)
+			continue
+		}
+		if len(flows) == 0 {
+			t.Errorf("%s: no flows", s.Name)
+		}
+		if got, want := len(f.Hosts()), s.Clos.Leaves*s.Clos.HostsPerLeaf; got != want {
+			t.Errorf("%s: %d hosts, want %d", s.Name, got, want)
+		}
+		if got, want := len(f.Links), s.Clos.Leaves*(s.Clos.HostsPerLeaf+s.Clos.Spines)-s.FailRandom; got != want {
+			t.Errorf("%s: %d links, want %d", s.Name, got, want)
+		}
+		incast := 0
+		for _, fl := range flows {
+			if fl.Incast() {
+				incast++
+			}
+		}
+		wantIncast := !strings.Contains(s.Description, "no incasts") && !strings.Contains(s.Description, "without incasts")
+		if (incast > 0) != wantIncast || (incast > 0) != (s.Gen.Incast.Period > 0) {
+			t.Errorf("%s: %d incast flows with incast period %d (%s)", s.Name, incast, s.Gen.Incast.Period, s.Description)
+		}
+	}
+}
+
+func TestScenarioByName(t *testing.T) {
+	s, err := ByName("fail2")
+	if err != nil || s.Name != "fail2" || s.FailRandom != 2 {
+		t.Fatalf("fail2: %+v, %v", s, err)
+	}
+	_, err = ByName("fb70")
+	if err == nil || !strings.Contains(err.Error(), `"fb70"`) || !strings.Contains(err.Error(), "fb60-incast, fb60, websearch60") {
+		t.Errorf("unknown scenario: %v", err)
+	}
+	// Suite returns fresh copies: changing one leaves the next call alone.
+	a := Suite()
+	a[0].Gen.Load = 0.1
+	a[0].Gen.Workload.Points[1].Bytes = 1
+	if b := Suite(); b[0].Gen.Load != 0.6 || b[0].Gen.Workload.Points[1].Bytes == 1 {
+		t.Error("Suite shares state between calls")
+	}
+}
+
+func linkNames(t *testing.T, s Scenario, seed uint64) ([]string, []trace.Flow) {
+	t.Helper()
+	f, flows, err := s.Build(seed)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var names []string
+	for _, l := range f.Links {
+		names = append(names, l.Name)
+	}
+	return names, flows
+}
+
+func TestBuildDeterministic(t *testing.T) {
+	s, err := ByName("fail2")
+	if err != nil {
+		t.Fatal(err)
+	}
+	s.Gen.Duration /= 10 // keep it fast; failures do not depend on it
+	l1, f1 := linkNames(t, s, 3)
+	l2, f2 := linkNames(t, s, 3)
+	if !reflect.DeepEqual(l1, l2) || !reflect.DeepEqual(f1, f2) {
+		t.Fatal("same seed, different fabric or flows")
+	}
+	_, f3 := linkNames(t, s, 4)
+	if reflect.DeepEqual(f1, f3) {
+		t.Error("seeds 3 and 4 give the same flows")
+	}
+	// The failed links change with the seed.
+	sets := map[string]bool{}
+	for seed := uint64(1); seed <= 8; seed++ {
+		l, _ := linkNames(t, s, seed)
+		sets[strings.Join(l, ",")] = true
+	}
+	if len(sets) < 2 {
+		t.Errorf("8 seeds failed the same links: %v", sets)
+	}
+	// A fixed failure comes on top of the random ones.
+	s.Fail = []string{"leaf0-spine0"}
+	s.FailRandom = 1
+	l, _ := linkNames(t, s, 3)
+	if len(l) != len(l1) || strings.Contains(strings.Join(l, ","), "leaf0-spine0") {
+		t.Errorf("Fail + FailRandom 1: links %v", l)
+	}
+}

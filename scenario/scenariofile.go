@@ -1,0 +1,576 @@
+package scenario
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"io"
+	"math"
+	"os"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+
+	"gopkg.in/yaml.v3"
+
+	"graphcc/topo"
+	"graphcc/workload"
+)
+
+// A scenario file describes scenarios of one's own, for graphcc eval and
+// train, in YAML:
+//
+//	scenarios:
+//	  - name: ws70-big              # required: letters, digits, '.', '_', '-'
+//	    description: WebSearch at 70 % on a larger Clos
+//	    base: fb60                  # a built-in scenario to start from (default fb60-incast)
+//	    workload: websearch         # a built-in workload, or an HPCC CDF file (relative to this file)
+//	    load: 0.7                   # of each host's link rate, in (0, 1]
+//	    duration: 25ms              # of arrivals
+//	    incast: {fanin: 32, size: 64KB, period: 1ms}   # or: none
+//	    clos: {leaves: 8, spines: 4, hosts_per_leaf: 16, host_rate: 25Gbps,
+//	           fabric_rate: 100Gbps, link_delay: 1us, buffer: 32MiB}
+//	    fail: [leaf0-spine1]        # links failed in every run
+//	    fail_random: 1              # leaf-spine links failed at random, per seed
+//	  - name: fat60
+//	    topology: fat.txt           # an HPCC topology.txt instead of the Clos (relative to this file)
+//	    # or: topology: {file: fat.txt, buffer: 32MiB}
+//
+// Every field but name is optional and defaults to the base scenario's; an
+// incast mapping's fields default to the base's incast (or DefaultIncast if
+// it has none). Sizes take B, KB, MB, GB (powers of 1000) or KiB, MiB, GiB;
+// rates and times topo.ParseRate's and topo.ParseDelay's units.
+
+// LoadScenarios reads the scenario file at path (see ReadScenarios);
+// workload files are found relative to its directory.
+func Load(path string) ([]Scenario, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, fmt.Errorf("scenarios: %w", err)
+	}
+	defer f.Close()
+	return Read(f, path, filepath.Dir(path))
+}
+
+// maxScenarioFile is the largest scenario file ReadScenarios reads.
+const maxScenarioFile = 1 << 20
+
+// ReadScenarios parses a scenario file from r: the format above. name
+// names the file in errors ("name:line: field: reason"); a workload that is
+// not a built-in is read from the CDF file of that path, relative to dir if
+// it is relative. Each scenario is checked as far as it can be without a
+// seed: the Clos builds, the named links exist and their failure leaves
+// every host pair connected, and the traffic fits the fabric.
+func Read(r io.Reader, name, dir string) ([]Scenario, error) {
+	data, err := io.ReadAll(io.LimitReader(r, maxScenarioFile+1))
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", name, err)
+	}
+	if len(data) > maxScenarioFile {
+		return nil, fmt.Errorf("%s: larger than %d bytes", name, maxScenarioFile)
+	}
+	var doc yaml.Node
+	dec := yaml.NewDecoder(bytes.NewReader(data))
+	if err := dec.Decode(&doc); err != nil && err != io.EOF {
+		return nil, fmt.Errorf("%s: %w", name, err)
+	}
+	// A second document ("---") would be dropped without a word; an empty
+	// one (a trailing "---") is harmless.
+	for {
+		var more yaml.Node
+		err := dec.Decode(&more)
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			return nil, fmt.Errorf("%s: %w", name, err)
+		}
+		if c := more.Content; len(c) > 0 && c[0].ShortTag() != "!!null" {
+			return nil, fmt.Errorf("%s:%d: a second YAML document: put every scenario in the one scenarios list", name, more.Line)
+		}
+	}
+	p := scenarioParser{file: name, dir: dir}
+	if doc.Kind != yaml.DocumentNode || len(doc.Content) != 1 || doc.Content[0].Kind != yaml.MappingNode {
+		return nil, fmt.Errorf("%s: want a mapping with a scenarios list", name)
+	}
+	root := doc.Content[0]
+	var list *yaml.Node
+	if err := p.fields(root, func(key string, v *yaml.Node) error {
+		if key != "scenarios" {
+			return errors.New("unknown field (want scenarios)")
+		}
+		if v.Kind != yaml.SequenceNode {
+			return errors.New("want a list of scenarios")
+		}
+		list = v
+		return nil
+	}); err != nil {
+		return nil, err
+	}
+	if list == nil || len(list.Content) == 0 {
+		return nil, fmt.Errorf("%s:%d: no scenarios", name, root.Line)
+	}
+	var out []Scenario
+	seen := map[string]int{}
+	for _, n := range list.Content {
+		s, err := p.scenario(n)
+		if err != nil {
+			return nil, err
+		}
+		if line, ok := seen[s.Name]; ok {
+			return nil, fmt.Errorf("%s:%d: name: %s is already the name of the scenario at line %d", name, n.Line, s.Name, line)
+		}
+		seen[s.Name] = n.Line
+		out = append(out, s)
+	}
+	return out, nil
+}
+
+// scenarioParser holds what errors and workload files need.
+type scenarioParser struct {
+	file, dir string
+}
+
+// posError is an error at a line of the scenario file, under a path of
+// fields ("incast: size").
+type posError struct {
+	file string
+	line int
+	path string
+	err  error
+}
+
+func (e *posError) Error() string {
+	if e.path == "" {
+		return fmt.Sprintf("%s:%d: %v", e.file, e.line, e.err)
+	}
+	return fmt.Sprintf("%s:%d: %s: %v", e.file, e.line, e.path, e.err)
+}
+
+func (e *posError) Unwrap() error { return e.err }
+
+// errorf formats an error at node n's line. An error of a nested field,
+// already positioned, keeps its own line and gets field in front of its
+// path: "f.yaml:3: incast: size: ...".
+func (p *scenarioParser) errorf(n *yaml.Node, field string, err error) error {
+	if inner, ok := err.(*posError); ok {
+		path := field
+		if inner.path != "" {
+			path = field + ": " + inner.path
+		}
+		return &posError{file: inner.file, line: inner.line, path: path, err: inner.err}
+	}
+	return &posError{file: p.file, line: n.Line, path: field, err: err}
+}
+
+// fields calls f for every key of mapping m, in order, refusing a key given
+// twice or not a plain string; an error of f is reported at the key's line
+// with its name.
+func (p *scenarioParser) fields(m *yaml.Node, f func(key string, v *yaml.Node) error) error {
+	seen := map[string]bool{}
+	for i := 0; i+1 < len(m.Content); i += 2 {
+		k, v := m.Content[i], m.Content[i+1]
+		if k.Kind != yaml.ScalarNode {
+			return p.errorf(k, "", errors.New("want a field name"))
+		}
+		if seen[k.Value] {
+			return p.errorf(k, k.Value, errors.New("given twice"))
+		}
+		seen[k.Value] = true
+		if err := f(k.Value, v); err != nil {
+			return p.errorf(k, k.Value, err)
+		}
+	}
+	return nil
+}
+
+// scenario parses one scenario mapping.
+func (p *scenarioParser) scenario(n *yaml.Node) (Scenario, error) {
+	if n.Kind != yaml.MappingNode {
+		return Scenario{}, p.errorf(n, "", errors.New("want a scenario (a mapping with a name)"))
+	}
+	// the base first: every other field overrides it
+	s := Default()
+	for i := 0; i+1 < len(n.Content); i += 2 {
+		if k, v := n.Content[i], n.Content[i+1]; k.Value == "base" {
+			name, err := scalarString(v)
+			if err == nil {
+				s, err = ByName(name)
+			}
+			if err != nil {
+				return Scenario{}, p.errorf(v, "base", err)
+			}
+		}
+	}
+	baseIncast := s.Gen.Incast
+	if baseIncast.Period == 0 {
+		baseIncast = workload.DefaultIncast()
+	}
+	s.Description = ""
+	named, described, closGiven := false, false, false
+	err := p.fields(n, func(key string, v *yaml.Node) error {
+		var err error
+		switch key {
+		case "base":
+		case "name":
+			if s.Name, err = scalarString(v); err == nil {
+				err = checkScenarioName(s.Name)
+			}
+			named = true
+		case "description":
+			s.Description, err = scalarString(v)
+			described = true
+		case "workload":
+			var spec string
+			if spec, err = scalarString(v); err == nil {
+				s.Gen.Workload, err = p.workload(spec)
+			}
+		case "load":
+			if s.Gen.Load, err = scalarFloat(v); err == nil && !(s.Gen.Load > 0 && s.Gen.Load <= 1) {
+				err = fmt.Errorf("%v not in (0, 1]", s.Gen.Load)
+			}
+		case "duration":
+			s.Gen.Duration, err = scalarPositive(v, topo.ParseDelay)
+		case "incast":
+			s.Gen.Incast, err = p.incast(v, baseIncast)
+		case "clos":
+			err = p.clos(v, &s.Clos)
+			closGiven = true
+		case "topology":
+			s.Topology, s.TopologyName, err = p.topology(v)
+		case "fail":
+			s.Fail, err = stringList(v)
+		case "fail_random":
+			if s.FailRandom, err = scalarInt(v); err == nil && s.FailRandom < 0 {
+				err = fmt.Errorf("%d is negative", s.FailRandom)
+			}
+		default:
+			err = errors.New("unknown field (want name, description, base, workload, load, duration, incast, clos, topology, fail, fail_random)")
+		}
+		return err
+	})
+	if err != nil {
+		return Scenario{}, err
+	}
+	if !named {
+		return Scenario{}, p.errorf(n, "name", errors.New("missing"))
+	}
+	if closGiven && s.Topology != nil {
+		return Scenario{}, p.errorf(n, "topology", errors.New("a scenario has a clos or a topology, not both"))
+	}
+	if !described {
+		s.Description = "from " + filepath.Base(p.file)
+	}
+	if err := checkScenario(s); err != nil {
+		var ge *workload.GenError
+		if errors.As(err, &ge) {
+			return Scenario{}, p.genError(n, s.Name, ge)
+		}
+		return Scenario{}, p.errorf(n, "", fmt.Errorf("scenario %s: %w", s.Name, err))
+	}
+	return s, nil
+}
+
+// checkScenarioName refuses a name unfit for file names and reports, or
+// taken by a built-in scenario.
+func checkScenarioName(name string) error {
+	if name == "" || name == "all" || strings.IndexFunc(name, func(r rune) bool {
+		return !(r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || r == '.' || r == '_' || r == '-')
+	}) >= 0 || name[0] == '.' {
+		return fmt.Errorf("%q: want letters, digits, '.', '_' or '-', not starting with '.', and not \"all\"", name)
+	}
+	if slices.Contains(Names(), name) {
+		return fmt.Errorf("%s is a built-in scenario's name (start from it with base: %s and name yours otherwise)", name, name)
+	}
+	return nil
+}
+
+// checkScenario checks what can be checked without a seed.
+func checkScenario(s Scenario) error {
+	f, err := s.BaseFabric()
+	if err != nil {
+		return err
+	}
+	if len(s.Fail) > 0 {
+		if f, err = f.FailLinks(s.Fail...); err != nil {
+			return err
+		}
+	}
+	hosts := len(f.Hosts())
+	if hosts < 2 {
+		return fmt.Errorf("the fabric has %d host(s); traffic needs at least 2", hosts)
+	}
+	if s.FailRandom > 0 {
+		// The failures are drawn per seed; a count that no set of links
+		// (or, on large fabrics, none of 1000 draws) can fail without
+		// disconnecting a host pair is refused here, with the file's line,
+		// rather than at the first seed of an evaluation.
+		if _, err := f.FailRandom(s.FailRandom, 0); err != nil {
+			return fmt.Errorf("fail_random %d: %s", s.FailRandom, strings.TrimPrefix(err.Error(), "fail random: "))
+		}
+	}
+	return s.Gen.Check(f)
+}
+
+// genKeys is the path of keys in a scenario file that sets GenConfig field
+// (a GenError's Field), or nil for a field a file cannot set.
+func genKeys(field string) []string {
+	switch field {
+	case "Workload", "Load", "Duration":
+		return []string{strings.ToLower(field)}
+	case "Incast.FanIn", "Incast.Size", "Incast.Period":
+		return []string{"incast", strings.ToLower(strings.TrimPrefix(field, "Incast."))}
+	}
+	return nil
+}
+
+// genError places a GenError of scenario mapping n at the line of the key
+// that sets its field, or at the deepest of its parents the mapping has
+// (the scenario's own line when the value comes from its base): "f.yaml:5:
+// incast: fanin: 30 senders, but ...".
+func (p *scenarioParser) genError(n *yaml.Node, name string, ge *workload.GenError) error {
+	keys := genKeys(ge.Field)
+	if keys == nil {
+		return p.errorf(n, "", fmt.Errorf("scenario %s: %w", name, ge))
+	}
+	line, m := n.Line, n
+	for _, k := range keys {
+		key, v := mapEntry(m, k)
+		if key == nil {
+			break
+		}
+		line, m = key.Line, v
+	}
+	return &posError{file: p.file, line: line, path: strings.Join(keys, ": "), err: errors.New(ge.Reason)}
+}
+
+// mapEntry returns the key node k of mapping m and its value, or nils.
+func mapEntry(m *yaml.Node, k string) (key, value *yaml.Node) {
+	if m.Kind != yaml.MappingNode {
+		return nil, nil
+	}
+	for i := 0; i+1 < len(m.Content); i += 2 {
+		if m.Content[i].Value == k {
+			return m.Content[i], m.Content[i+1]
+		}
+	}
+	return nil, nil
+}
+
+// path is the file a spec of the scenario file names: relative to its
+// directory unless absolute.
+func (p *scenarioParser) path(spec string) string {
+	if filepath.IsAbs(spec) || p.dir == "" {
+		return spec
+	}
+	return filepath.Join(p.dir, spec)
+}
+
+// workload resolves a workload spec: a built-in name, else a CDF file.
+func (p *scenarioParser) workload(spec string) (*workload.CDF, error) {
+	if workload.IsBuiltin(spec) {
+		return workload.Builtin(spec)
+	}
+	path := p.path(spec)
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, fmt.Errorf("%q is neither a built-in workload (%s) nor a readable CDF file: %w", spec, strings.Join(workload.Names(), ", "), err)
+	}
+	defer f.Close()
+	return workload.ReadCDF(f, path)
+}
+
+// topology reads a topology file, given as its path or as a mapping of
+// file and buffer, and returns it with the path as written.
+func (p *scenarioParser) topology(n *yaml.Node) (*topo.Fabric, string, error) {
+	var spec string
+	var buffer int64
+	var err error
+	switch n.Kind {
+	case yaml.ScalarNode:
+		spec = n.Value
+	case yaml.MappingNode:
+		err = p.fields(n, func(key string, v *yaml.Node) error {
+			var err error
+			switch key {
+			case "file":
+				spec, err = scalarString(v)
+			case "buffer":
+				buffer, err = scalarBytes(v)
+			default:
+				err = errors.New("unknown field (want file, buffer)")
+			}
+			return err
+		})
+	default:
+		err = errors.New("want a topology file, or a mapping of file and buffer")
+	}
+	if err != nil {
+		return nil, "", err
+	}
+	if spec == "" {
+		return nil, "", errors.New("no file")
+	}
+	path := p.path(spec)
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, "", err
+	}
+	defer f.Close()
+	t, err := topo.ReadTopology(f, path, buffer)
+	return t, spec, err
+}
+
+// incast parses an incast mapping over base, or "none".
+func (p *scenarioParser) incast(n *yaml.Node, base workload.IncastConfig) (workload.IncastConfig, error) {
+	if n.Kind == yaml.ScalarNode && (n.Value == "none" || n.Value == "false") {
+		return workload.IncastConfig{}, nil
+	}
+	if n.Kind != yaml.MappingNode {
+		return workload.IncastConfig{}, errors.New("want none or a mapping of fanin, size and period")
+	}
+	c := base
+	err := p.fields(n, func(key string, v *yaml.Node) error {
+		var err error
+		switch key {
+		case "fanin":
+			if c.FanIn, err = scalarInt(v); err == nil && c.FanIn < 1 {
+				err = fmt.Errorf("%d: want at least 1", c.FanIn)
+			}
+		case "size":
+			c.Size, err = scalarBytes(v)
+		case "period":
+			c.Period, err = scalarPositive(v, topo.ParseDelay)
+		default:
+			err = errors.New("unknown field (want fanin, size, period)")
+		}
+		return err
+	})
+	return c, err
+}
+
+// clos parses a clos mapping over c.
+func (p *scenarioParser) clos(n *yaml.Node, c *topo.ClosConfig) error {
+	if n.Kind != yaml.MappingNode {
+		return errors.New("want a mapping (leaves, spines, hosts_per_leaf, host_rate, fabric_rate, link_delay, buffer)")
+	}
+	return p.fields(n, func(key string, v *yaml.Node) error {
+		var err error
+		switch key {
+		case "leaves":
+			c.Leaves, err = scalarInt(v)
+		case "spines":
+			c.Spines, err = scalarInt(v)
+		case "hosts_per_leaf":
+			c.HostsPerLeaf, err = scalarInt(v)
+		case "host_rate":
+			c.HostRate, err = scalarPositive(v, topo.ParseRate)
+		case "fabric_rate":
+			c.FabricRate, err = scalarPositive(v, topo.ParseRate)
+		case "link_delay":
+			c.LinkDelay, err = scalarPositive(v, topo.ParseDelay)
+		case "buffer":
+			c.Buffer, err = scalarBytes(v)
+		default:
+			err = errors.New("unknown field (want leaves, spines, hosts_per_leaf, host_rate, fabric_rate, link_delay, buffer)")
+		}
+		return err
+	})
+}
+
+func scalarString(n *yaml.Node) (string, error) {
+	if n.Kind != yaml.ScalarNode {
+		return "", errors.New("want a single value")
+	}
+	return n.Value, nil
+}
+
+func scalarInt(n *yaml.Node) (int, error) {
+	s, err := scalarString(n)
+	if err != nil {
+		return 0, err
+	}
+	v, err := strconv.Atoi(s)
+	if err != nil {
+		return 0, fmt.Errorf("%q: want a whole number", s)
+	}
+	return v, nil
+}
+
+func scalarFloat(n *yaml.Node) (float64, error) {
+	s, err := scalarString(n)
+	if err != nil {
+		return 0, err
+	}
+	v, err := strconv.ParseFloat(s, 64)
+	if err != nil || math.IsNaN(v) || math.IsInf(v, 0) {
+		return 0, fmt.Errorf("%q: want a number", s)
+	}
+	return v, nil
+}
+
+// scalarPositive parses a scalar with parse (topo.ParseRate,
+// topo.ParseDelay) and refuses zero.
+func scalarPositive(n *yaml.Node, parse func(string) (int64, error)) (int64, error) {
+	s, err := scalarString(n)
+	if err != nil {
+		return 0, err
+	}
+	v, err := parse(s)
+	if err == nil && v <= 0 {
+		err = fmt.Errorf("%s: must be positive", s)
+	}
+	return v, err
+}
+
+// byteUnits are the units of scalarBytes.
+var byteUnits = []struct {
+	unit string
+	mult int64
+}{
+	{"KiB", 1 << 10}, {"MiB", 1 << 20}, {"GiB", 1 << 30},
+	{"KB", 1e3}, {"MB", 1e6}, {"GB", 1e9}, {"B", 1},
+}
+
+// scalarBytes parses a positive whole number of bytes with an optional
+// unit: 64000, 64KB, 1.5MB, 32MiB.
+func scalarBytes(n *yaml.Node) (int64, error) {
+	s, err := scalarString(n)
+	if err != nil {
+		return 0, err
+	}
+	num, mult := strings.TrimSpace(s), int64(1)
+	for _, u := range byteUnits {
+		if rest, ok := strings.CutSuffix(num, u.unit); ok {
+			num, mult = strings.TrimSpace(rest), u.mult
+			break
+		}
+	}
+	v, err := strconv.ParseFloat(num, 64)
+	b := v * float64(mult)
+	switch {
+	case err != nil || math.IsNaN(v):
+		return 0, fmt.Errorf("%q: want bytes, such as 64000, 64KB or 32MiB", s)
+	case !(b >= 1) || b > 1<<50:
+		return 0, fmt.Errorf("%q: want between 1 B and 1 PiB", s)
+	case b != math.Trunc(b):
+		return 0, fmt.Errorf("%q: not a whole number of bytes", s)
+	}
+	return int64(b), nil
+}
+
+func stringList(n *yaml.Node) ([]string, error) {
+	if n.Kind != yaml.SequenceNode {
+		return nil, errors.New("want a list")
+	}
+	out := make([]string, 0, len(n.Content))
+	for _, e := range n.Content {
+		s, err := scalarString(e)
+		if err != nil {
+			return nil, fmt.Errorf("line %d: %w", e.Line, err)
+		}
+		out = append(out, s)
+	}
+	return out, nil
+}

@@ -1,0 +1,242 @@
+package scenario
+
+import (
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"testing"
+
+	"graphcc/topo"
+	"graphcc/workload"
+)
+
+const testScenarioFile = `# two scenarios of one's own
+scenarios:
+  - name: ws70-big
+    description: WebSearch at 70 % on a larger Clos
+    base: fb60
+    workload: websearch
+    load: 0.7
+    duration: 5ms
+    clos: {leaves: 8, spines: 4, hosts_per_leaf: 16, host_rate: 25Gbps, fabric_rate: 100Gbps, link_delay: 2us, buffer: 16MiB}
+    fail: [leaf0-spine1, leaf3-spine2]
+    fail_random: 1
+  - name: mine.incast_32
+    workload: tiny.cdf
+    incast: {fanin: 32, size: 128KB}
+    clos: {hosts_per_leaf: 12}
+  - name: quiet
+    incast: none
+  - name: two-switches
+    topology: {file: topo.txt, buffer: 8MiB}
+    incast: {fanin: 2}
+`
+
+// testTopology is a fabric of two switches with two hosts each.
+const testTopology = `6 2 5
+4 5
+0 4 25Gbps 0.001ms 0
+1 4 25Gbps 0.001ms 0
+2 5 25Gbps 0.001ms 0
+3 5 25Gbps 0.001ms 0
+4 5 100Gbps 0.001ms 0
+`
+
+func TestReadScenarios(t *testing.T) {
+	dir := t.TempDir()
+	if err := os.WriteFile(filepath.Join(dir, "tiny.cdf"), []byte("1000 0\n1000 50\n20000 100\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "topo.txt"), []byte(testTopology), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	path := filepath.Join(dir, "suite.yaml")
+	if err := os.WriteFile(path, []byte(testScenarioFile), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	got, err := Load(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(got) != 4 {
+		t.Fatalf("%d scenarios, want 4", len(got))
+	}
+	ws, mine, quiet, two := got[0], got[1], got[2], got[3]
+	if two.Topology == nil || two.TopologyName != "topo.txt" || len(two.Topology.Hosts()) != 4 || two.Topology.Buffer != 8<<20 {
+		t.Errorf("two-switches: topology %v named %q", two.Topology, two.TopologyName)
+	}
+	if d := two.Describe(); !strings.Contains(d, "topo.txt (4 hosts, 2 switches, 5 links)") {
+		t.Errorf("two-switches described as %q", d)
+	}
+	wantClos := topo.ClosConfig{Leaves: 8, Spines: 4, HostsPerLeaf: 16, HostRate: 25 * topo.Gbps, FabricRate: 100 * topo.Gbps,
+		LinkDelay: 2 * topo.Microsecond, Buffer: 16 << 20}
+	switch {
+	case ws.Name != "ws70-big" || ws.Description != "WebSearch at 70 % on a larger Clos":
+		t.Errorf("first scenario %q: %q", ws.Name, ws.Description)
+	case ws.Gen.Workload.Name != "websearch" && !strings.Contains(strings.ToLower(ws.Gen.Workload.Name), "websearch"):
+		t.Errorf("workload %s, want websearch", ws.Gen.Workload.Name)
+	case ws.Gen.Load != 0.7 || ws.Gen.Duration != 5*topo.Millisecond || ws.Gen.Incast.Period != 0:
+		t.Errorf("traffic %+v (fb60's base: no incasts)", ws.Gen)
+	case ws.Clos != wantClos:
+		t.Errorf("clos %+v, want %+v", ws.Clos, wantClos)
+	case strings.Join(ws.Fail, ",") != "leaf0-spine1,leaf3-spine2" || ws.FailRandom != 1:
+		t.Errorf("failures %v and %d random", ws.Fail, ws.FailRandom)
+	}
+	// the second starts from the training scenario: its incast fields
+	// default to its 16:1 incast's, its Clos to the GraphCC Clos
+	def := Default()
+	if mine.Gen.Incast != (workload.IncastConfig{Period: def.Gen.Incast.Period, FanIn: 32, Size: 128000}) {
+		t.Errorf("incast %+v", mine.Gen.Incast)
+	}
+	wantMine := def.Clos
+	wantMine.HostsPerLeaf = 12
+	if mine.Clos != wantMine {
+		t.Errorf("clos %+v, want %+v", mine.Clos, wantMine)
+	}
+	if mine.Gen.Load != def.Gen.Load || len(mine.Gen.Workload.Points) != 3 || mine.Gen.Workload.Points[2].Bytes != 20000 {
+		t.Errorf("workload %+v, load %v", mine.Gen.Workload, mine.Gen.Load)
+	}
+	if quiet.Gen.Incast.Period != 0 || quiet.Description != "from suite.yaml" {
+		t.Errorf("quiet: incast %+v, description %q", quiet.Gen.Incast, quiet.Description)
+	}
+	for _, s := range got {
+		f, flows, err := s.Build(7)
+		if err != nil {
+			t.Fatalf("%s: %v", s.Name, err)
+		}
+		if s.Topology != nil {
+			if len(flows) == 0 || len(f.Hosts()) != 4 {
+				t.Errorf("%s: %d flows on %d hosts", s.Name, len(flows), len(f.Hosts()))
+			}
+			continue
+		}
+		if len(flows) == 0 || len(f.Hosts()) != s.Clos.Leaves*s.Clos.HostsPerLeaf {
+			t.Errorf("%s: %d flows on %d hosts", s.Name, len(flows), len(f.Hosts()))
+		}
+	}
+}
+
+func TestReadScenariosErrors(t *testing.T) {
+	dir := t.TempDir()
+	for name, text := range map[string]string{"topo.txt": testTopology, "bad.txt": "6 2 5\n4 5\n0 4 25Gbps\n", "one.txt": "2 1 1\n1\n0 1 25Gbps 1us 0\n"} {
+		if err := os.WriteFile(filepath.Join(dir, name), []byte(text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for _, tc := range []struct {
+		name, text string
+		want       string // in the error
+	}{
+		{"empty", "", "want a mapping"},
+		{"second document", "scenarios:\n  - name: a\n---\nscenarios:\n  - name: b\n", "s.yaml:3: a second YAML document"},
+		{"not yaml", "scenarios: [\n", "s.yaml"},
+		{"other top field", "scenario:\n  - name: x\n", "s.yaml:1: scenario: unknown field"},
+		{"no list", "scenarios: 3\n", "s.yaml:1: scenarios: want a list"},
+		{"empty list", "scenarios: []\n", "no scenarios"},
+		{"no name", "scenarios:\n  - load: 0.5\n", "s.yaml:2: name: missing"},
+		{"built-in name", "scenarios:\n  - name: fb60\n", "s.yaml:2: name: fb60 is a built-in"},
+		{"bad name", "scenarios:\n  - name: a/b\n", "s.yaml:2: name: \"a/b\""},
+		{"all", "scenarios:\n  - name: all\n", "name: \"all\""},
+		{"twice", "scenarios:\n  - name: a\n  - name: a\n", "s.yaml:3: name: a is already the name of the scenario at line 2"},
+		{"field twice", "scenarios:\n  - name: a\n    load: 0.5\n    load: 0.6\n", "s.yaml:4: load: given twice"},
+		{"unknown field", "scenarios:\n  - name: a\n    lod: 0.5\n", "s.yaml:3: lod: unknown field"},
+		{"load range", "scenarios:\n  - name: a\n    load: 1.5\n", "s.yaml:3: load: 1.5 not in (0, 1]"},
+		{"load word", "scenarios:\n  - name: a\n    load: high\n", "s.yaml:3: load: \"high\": want a number"},
+		{"load nan", "scenarios:\n  - name: a\n    load: .nan\n", "load:"},
+		{"duration unit", "scenarios:\n  - name: a\n    duration: 25\n", "s.yaml:3: duration: bad delay \"25\""},
+		{"duration zero", "scenarios:\n  - name: a\n    duration: 0ms\n", "duration: 0ms: must be positive"},
+		{"unknown base", "scenarios:\n  - name: a\n    base: fb61\n", "s.yaml:3: base: unknown scenario \"fb61\""},
+		{"unknown workload", "scenarios:\n  - name: a\n    workload: nosuch\n", "s.yaml:3: workload: \"nosuch\" is neither a built-in workload"},
+		{"rate unit", "scenarios:\n  - name: a\n    clos: {host_rate: 25GB}\n", "s.yaml:3: clos: host_rate: bad rate \"25GB\""},
+		{"clos field", "scenarios:\n  - name: a\n    clos: {hosts: 4}\n", "s.yaml:3: clos: hosts: unknown field"},
+		{"clos list", "scenarios:\n  - name: a\n    clos: [4]\n", "s.yaml:3: clos: want a mapping"},
+		{"clos leaves", "scenarios:\n  - name: a\n    clos: {leaves: 0}\n", "s.yaml:2: scenario a: clos: leaves must be at least 1"},
+		{"incast fanin", "scenarios:\n  - name: a\n    incast: {fanin: 0}\n", "s.yaml:3: incast: fanin: 0: want at least 1"},
+		{"incast too wide", "scenarios:\n  - name: a\n    incast: {fanin: 30}\n", "s.yaml:3: incast: fanin: 30 senders, but the fabric has only 23 other hosts"},
+		{"incast from base", "scenarios:\n  - name: a\n    clos: {leaves: 2, hosts_per_leaf: 2}\n", "s.yaml:2: incast: fanin: 16 senders, but the fabric has only 3 other hosts"},
+		{"incast fanin in mapping", "scenarios:\n  - name: a\n    clos: {leaves: 2, hosts_per_leaf: 2}\n    incast:\n      size: 1KB\n", "s.yaml:4: incast: fanin: 16 senders"},
+		{"incast fanin line", "scenarios:\n  - name: a\n    clos: {leaves: 2, hosts_per_leaf: 2}\n    incast:\n      size: 1KB\n      fanin: 5\n", "s.yaml:6: incast: fanin: 5 senders"},
+		{"incast size", "scenarios:\n  - name: a\n    incast: {size: 1.5B}\n", "size: \"1.5B\": not a whole number"},
+		{"incast word", "scenarios:\n  - name: a\n    incast: many\n", "incast: want none or a mapping"},
+		{"buffer", "scenarios:\n  - name: a\n    clos: {buffer: -1MB}\n", "buffer: \"-1MB\": want between"},
+		{"unknown link", "scenarios:\n  - name: a\n    fail: [leaf0-spine9]\n", "s.yaml:2: scenario a:"},
+		{"disconnecting", "scenarios:\n  - name: a\n    fail: [leaf0-spine0, leaf0-spine1]\n", "s.yaml:2: scenario a:"},
+		{"fail scalar", "scenarios:\n  - name: a\n    fail: leaf0-spine0\n", "s.yaml:3: fail: want a list"},
+		{"fail_random", "scenarios:\n  - name: a\n    fail_random: 9\n", "s.yaml:2: scenario a: fail_random 9: cannot fail 9 of 8 switch-switch links"},
+		{"incast count", "scenarios:\n  - name: a\n    incast: {period: 1ns}\n", "s.yaml:3: incast: period: 25000000 incasts of 16 flows in 25ms: more than a trace may hold (20000000 flows)"},
+		{"flow count", "scenarios:\n  - name: a\n    duration: 100s\n", "s.yaml:3: duration: about 3.9e+07 flows expected (fb_hadoop at load 0.6 over 24 hosts for 100s, and the incasts): more than a trace may hold (20000000)"},
+		{"one host", "scenarios:\n  - name: a\n    topology: one.txt\n    incast: none\n", "s.yaml:2: scenario a: the fabric has 1 host(s); traffic needs at least 2"},
+		{"fail_random disconnects", "scenarios:\n  - name: a\n    fail_random: 5\n", "s.yaml:2: scenario a: fail_random 5: every set of 5 of the 8 switch-switch links disconnects a host pair"},
+		{"fail_random negative", "scenarios:\n  - name: a\n    fail_random: -1\n", "s.yaml:3: fail_random: -1 is negative"},
+		{"scenario scalar", "scenarios:\n  - a\n", "s.yaml:2: want a scenario"},
+		{"no topology file", "scenarios:\n  - name: a\n    topology: none.txt\n", "s.yaml:3: topology: open"},
+		{"topology field", "scenarios:\n  - name: a\n    topology: {path: t.txt}\n", "s.yaml:3: topology: path: unknown field"},
+		{"topology and clos", "scenarios:\n  - name: a\n    clos: {leaves: 2}\n    topology: topo.txt\n", "s.yaml:2: topology: a scenario has a clos or a topology, not both"},
+		{"bad topology", "scenarios:\n  - name: a\n    topology: bad.txt\n", "s.yaml:3: topology: "},
+		{"topology fail_random", "scenarios:\n  - name: a\n    topology: topo.txt\n    incast: none\n    fail_random: 1\n", "fail_random 1: every set of 1 of the 1 switch-switch links disconnects a host pair"},
+	} {
+		_, err := Read(strings.NewReader(tc.text), "s.yaml", dir)
+		if err == nil || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("%s: error %v, want one containing %q", tc.name, err, tc.want)
+		}
+	}
+}
+
+// manyDigits matches a Clos dimension of two digits or more.
+var manyDigits = regexp.MustCompile(`(leaves|spines|hosts_per_leaf)["']?\s*:\s*["']?[+]?0*[1-9][0-9]`)
+
+// TestReadScenariosLimits accepts what sits just inside the errors table:
+// the most links the default Clos (4 leaves, 2 spines) can lose at random,
+// one uplink per leaf or 4 of 8 (5 is refused), and a file ending in an empty
+// second document (a non-empty one is refused).
+func TestReadScenariosLimits(t *testing.T) {
+	for _, text := range []string{
+		"scenarios:\n  - name: a\n    fail_random: 4\n",
+		"scenarios:\n  - name: a\n---\n",
+		"scenarios:\n  - name: a\n---\n# nothing\n",
+		"scenarios:\n  - name: a\n...\n",
+	} {
+		if _, err := Read(strings.NewReader(text), "s.yaml", ""); err != nil {
+			t.Errorf("%q: %v", text, err)
+		}
+	}
+}
+
+func FuzzReadScenarios(f *testing.F) {
+	f.Add(testScenarioFile)
+	f.Add(strings.ReplaceAll(testScenarioFile, "hosts_per_leaf: 16", "hosts_per_leaf: 6"))
+	f.Add("scenarios:\n  - name: a\n    incast: none\n")
+	f.Add("scenarios:\n  - name: a\n    clos: {leaves: 2, spines: 1, hosts_per_leaf: 2}\n    incast: {fanin: 1, size: 1KiB, period: 1us}\n")
+	f.Add("scenarios:\n  - {name: b, load: 0.1, duration: 1us, fail_random: 1}\n")
+	f.Add("scenarios:\n  - name: t\n    topology: topo.txt\n    incast: {fanin: 3}\n    fail: [n4-n5]\n")
+	dir := f.TempDir()
+	if err := os.WriteFile(filepath.Join(dir, "topo.txt"), []byte(testTopology), 0o644); err != nil {
+		f.Fatal(err)
+	}
+	f.Fuzz(func(t *testing.T, text string) {
+		if manyDigits.MatchString(text) {
+			// a Clos of hundreds of hosts is valid but slow to build and
+			// route; this target checks the parser, not topo's scale
+			t.Skip()
+		}
+		got, err := Read(strings.NewReader(text), "fuzz.yaml", dir)
+		if err != nil {
+			if !strings.HasPrefix(err.Error(), "fuzz.yaml") {
+				t.Errorf("error does not name the file: %v", err)
+			}
+			return
+		}
+		if len(got) == 0 {
+			t.Fatal("no scenarios and no error")
+		}
+		for _, s := range got {
+			if err := checkScenarioName(s.Name); err != nil {
+				t.Errorf("accepted name: %v", err)
+			}
+			if err := checkScenario(s); err != nil {
+				t.Errorf("accepted scenario %s: %v", s.Name, err)
+			}
+		}
+	})
+}
