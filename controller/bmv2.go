@@ -20,6 +20,7 @@ import (
 	"graphcc/control"
 	"graphcc/gnn"
 	"graphcc/hostgen"
+	"graphcc/namespace"
 )
 
 // BMv2 process defaults.
@@ -130,7 +131,7 @@ func startInNetns(ns netns.NsHandle, bin string, args []string, logPath string) 
 	cmd := exec.Command(bin, args...)
 	cmd.Stdout, cmd.Stderr = logf, logf
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
-	if err := InNetns(ns, cmd.Start); err != nil {
+	if err := namespace.Do(ns, cmd.Start); err != nil {
 		return nil, err
 	}
 	c := &child{cmd: cmd, done: make(chan struct{})}
@@ -255,7 +256,7 @@ func waitListening(ctx context.Context, ns netns.NsHandle, addr string, c *child
 	var last error
 	for {
 		var conn net.Conn
-		last = InNetns(ns, func() error {
+		last = namespace.Do(ns, func() error {
 			dctx, cancel := context.WithTimeout(ctx, time.Second)
 			defer cancel()
 			var d net.Dialer
@@ -309,7 +310,7 @@ func runCLI(ctx context.Context, ns netns.NsHandle, bin string, thriftPort int, 
 	var out bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &out
 	cmd.WaitDelay = time.Second
-	if err := InNetns(ns, cmd.Start); err != nil {
+	if err := namespace.Do(ns, cmd.Start); err != nil {
 		return err
 	}
 	if err := cmd.Wait(); err != nil {

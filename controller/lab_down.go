@@ -14,6 +14,8 @@ import (
 	"sync"
 	"time"
 
+	"graphcc/namespace"
+
 	"github.com/vishvananda/netlink"
 	"golang.org/x/sys/unix"
 )
@@ -106,7 +108,7 @@ func down(ctx context.Context, lab, dir string, log *slog.Logger) error {
 			errs = append(errs, fmt.Errorf("lab %s: down: %w", lab, err))
 			break
 		}
-		errs = append(errs, DeleteNetns(n))
+		errs = append(errs, namespace.Delete(n))
 	}
 	err = errors.Join(errs...)
 	if err == nil {

@@ -11,6 +11,7 @@ import (
 	"github.com/vishvananda/netns"
 	"golang.org/x/sys/unix"
 
+	"graphcc/namespace"
 	"graphcc/topo"
 )
 
@@ -85,7 +86,7 @@ func (l *Lab) buildNetwork(ctx context.Context, cfg *LabConfig, handles map[stri
 // lo up, and returns a handle to it.
 func createLabNetns(name string) (netns.NsHandle, error) {
 	var h netns.NsHandle
-	err := onLockedThread(func() error {
+	err := namespace.OnLockedThread(func() error {
 		var err error
 		if h, err = netns.NewNamed(name); err != nil { // this thread is now in it
 			return err

@@ -13,6 +13,7 @@ import (
 
 	"github.com/vishvananda/netns"
 
+	"graphcc/namespace"
 	"graphcc/topo"
 )
 
@@ -177,7 +178,7 @@ func (l *Lab) Dialer(sw int) func(ctx context.Context, addr string) (net.Conn, e
 // inside the named namespace ns.
 func DialInNetns(ctx context.Context, ns, addr string) (net.Conn, error) {
 	var conn net.Conn
-	err := InNamedNetns(ns, func() error {
+	err := namespace.DoNamed(ns, func() error {
 		var d net.Dialer
 		var err error
 		conn, err = d.DialContext(ctx, "tcp", addr)

@@ -18,6 +18,7 @@ import (
 	"github.com/vishvananda/netlink"
 	"golang.org/x/sys/unix"
 
+	"graphcc/namespace"
 	"graphcc/topo"
 
 	"graphcc/internal/privtest"
@@ -170,7 +171,7 @@ func checkNetnsLinks(t *testing.T, ns string) {
 			continue
 		}
 		var v6 []byte
-		err := InNamedNetns(ns, func() error {
+		err := namespace.DoNamed(ns, func() error {
 			var err error
 			v6, err = os.ReadFile("/proc/sys/net/ipv6/conf/" + name + "/disable_ipv6")
 			return err
@@ -241,7 +242,7 @@ func htons(v uint16) uint16 { return v<<8 | v>>8 }
 func rawSocket(t *testing.T, e Endpoint, proto uint16) int {
 	t.Helper()
 	var fd int
-	err := InNamedNetns(e.Netns, func() error {
+	err := namespace.DoNamed(e.Netns, func() error {
 		ifi, err := net.InterfaceByName(e.Iface)
 		if err != nil {
 			return err
@@ -313,7 +314,7 @@ func exchangeFrame(t *testing.T, from, to Endpoint) {
 func checkKernelFrame(t *testing.T, a, b HostPlan, sw Endpoint) {
 	t.Helper()
 	rx := rawSocket(t, sw, unix.ETH_P_ALL)
-	err := InNamedNetns(a.Netns, func() error {
+	err := namespace.DoNamed(a.Netns, func() error {
 		fd, err := unix.Socket(unix.AF_INET, unix.SOCK_DGRAM|unix.SOCK_CLOEXEC, 0)
 		if err != nil {
 			return err
@@ -428,7 +429,7 @@ func TestLabRefusesExisting(t *testing.T) {
 			t.Error(err)
 		}
 	})
-	h, err := CreateNetns(q.Lab + "-h0")
+	h, err := namespace.Create(q.Lab + "-h0")
 	if err != nil {
 		t.Fatal(err)
 	}

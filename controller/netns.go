@@ -20,11 +20,6 @@ import (
 // NetnsDir is where named network namespaces are bound, as `ip netns` does.
 const NetnsDir = "/run/netns"
 
-// CreateNetns creates the named network namespace name (visible to
-// `ip netns`) and returns a handle to it, which the caller closes. The
-// calling goroutine's namespace is unchanged.
-func CreateNetns(name string) (netns.NsHandle, error) { return namespace.Create(name) }
-
 // OpenNetns returns a handle to the existing named namespace name.
 func OpenNetns(name string) (netns.NsHandle, error) {
 	h, err := netns.GetFromName(name)
@@ -34,19 +29,11 @@ func OpenNetns(name string) (netns.NsHandle, error) {
 	return h, nil
 }
 
-// DeleteNetns removes the named namespace name; one that does not exist
-// counts as removed. The kernel deletes the namespace's links with it once
-// no process is left in it.
-func DeleteNetns(name string) error { return namespace.Delete(name) }
-
 // NetnsExists reports whether the named namespace name exists.
 func NetnsExists(name string) bool {
 	_, err := os.Stat(filepath.Join(NetnsDir, name))
 	return err == nil
 }
-
-// onLockedThread is namespace.OnLockedThread.
-func onLockedThread(fn func() error) error { return namespace.OnLockedThread(fn) }
 
 // Veth is one end of a veth pair: its name inside namespace NS (0 for the
 // namespace of the caller).
@@ -188,18 +175,10 @@ func ethtool(v Veth, cmd, data uint32, out *uint32) error {
 	if v.NS == 0 {
 		return run()
 	}
-	return onLockedThread(func() error {
+	return namespace.OnLockedThread(func() error {
 		if err := netns.Set(v.NS); err != nil {
 			return err
 		}
 		return run()
 	})
 }
-
-// InNetns runs fn on a locked OS thread that has entered the namespace ns
-// (namespace.Do): sockets fn creates stay in ns; processes it starts are
-// born in ns.
-func InNetns(ns netns.NsHandle, fn func() error) error { return namespace.Do(ns, fn) }
-
-// InNamedNetns is InNetns for the named namespace name.
-func InNamedNetns(name string, fn func() error) error { return namespace.DoNamed(name, fn) }

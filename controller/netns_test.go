@@ -9,6 +9,7 @@ import (
 	"github.com/vishvananda/netns"
 
 	"graphcc/internal/privtest"
+	"graphcc/namespace"
 )
 
 // requireRoot skips a test that needs root (privtest.Root).
@@ -19,11 +20,11 @@ func testNetns(t *testing.T, tag string) (string, netns.NsHandle) {
 	t.Helper()
 	name := fmt.Sprintf("gcct%d%s", os.Getpid()%100000, tag)
 	t.Cleanup(func() {
-		if err := DeleteNetns(name); err != nil {
+		if err := namespace.Delete(name); err != nil {
 			t.Error(err)
 		}
 	})
-	h, err := CreateNetns(name)
+	h, err := namespace.Create(name)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -42,13 +43,13 @@ func TestNetnsLifecycle(t *testing.T) {
 	if now, _ := netns.Get(); !now.Equal(before) {
 		t.Error("creating a netns moved the test's thread")
 	}
-	if err := DeleteNetns(name); err != nil {
+	if err := namespace.Delete(name); err != nil {
 		t.Fatal(err)
 	}
 	if NetnsExists(name) {
 		t.Error("netns still there after delete")
 	}
-	if err := DeleteNetns(name); err != nil {
+	if err := namespace.Delete(name); err != nil {
 		t.Errorf("deleting a missing netns: %v", err)
 	}
 }

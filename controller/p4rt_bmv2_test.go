@@ -16,6 +16,7 @@ import (
 	"google.golang.org/grpc"
 
 	"graphcc/control"
+	"graphcc/namespace"
 	"graphcc/p4src"
 	"graphcc/topo"
 
@@ -64,10 +65,10 @@ func startBMv2P4RT(tb testing.TB, ctx context.Context, name string, device uint6
 	start := cmd.Start
 	var opts []grpc.DialOption
 	if ns != 0 {
-		start = func() error { return InNetns(ns, cmd.Start) }
+		start = func() error { return namespace.Do(ns, cmd.Start) }
 		opts = append(opts, grpc.WithContextDialer(func(ctx context.Context, addr string) (net.Conn, error) {
 			var c net.Conn
-			err := InNetns(ns, func() (err error) {
+			err := namespace.Do(ns, func() (err error) {
 				var d net.Dialer
 				c, err = d.DialContext(ctx, "tcp", addr)
 				return err

@@ -17,6 +17,7 @@ import (
 	"golang.org/x/sys/unix"
 
 	"graphcc/control"
+	"graphcc/namespace"
 	"graphcc/p4src"
 )
 
@@ -31,7 +32,7 @@ func TestBMv2Dataplane(t *testing.T) {
 	info := testP4Info(t)
 	_, ns := testNetns(t, "dp")
 	// No IPv6 on the new links: the kernel's own frames would count too.
-	if err := InNetns(ns, func() error {
+	if err := namespace.Do(ns, func() error {
 		return os.WriteFile("/proc/sys/net/ipv6/conf/default/disable_ipv6", []byte("1"), 0)
 	}); err != nil {
 		t.Fatal(err)
@@ -285,7 +286,7 @@ type psock struct{ fd int }
 
 func packetSocket(t *testing.T, ns netns.NsHandle, ifname string) *psock {
 	var fd int
-	err := InNetns(ns, func() error {
+	err := namespace.Do(ns, func() error {
 		ifi, err := net.InterfaceByName(ifname)
 		if err != nil {
 			return err
