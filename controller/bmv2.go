@@ -18,7 +18,6 @@ import (
 	"golang.org/x/sys/unix"
 
 	"graphcc/control"
-	"graphcc/gnn"
 	"graphcc/hostgen"
 	"graphcc/namespace"
 )
@@ -65,17 +64,13 @@ func ControlRatePPS(rate, scale int64) int64 {
 }
 
 // QueueDepth returns the BMv2 egress queue depth, in packets, of a port of
-// rate bps: twice the largest kmax any built-in policy sets on such a port
-// (the static Alibaba thresholds and the GraphCC action table, scaled by
-// rate), in FrameBytes packets, and at least BMv2's default of 64. BMv2
-// drops packets beyond the depth, so a queue shallower than kmax would
-// never reach the always-mark region; the factor 2 leaves room above it
-// (BMv2 has no PFC).
-func QueueDepth(rate int64) int64 {
-	kmax := control.Alibaba(rate).KMax
-	for a := range gnn.NumActions {
-		kmax = max(kmax, gnn.Action(a, rate).KMax)
-	}
+// rate bps on which the policies set kmax at most maxKMax bytes: twice the
+// larger of maxKMax and the static Alibaba kmax of such a port, in
+// FrameBytes packets, and at least BMv2's default of 64. BMv2 drops packets
+// beyond the depth, so a queue shallower than kmax would never reach the
+// always-mark region; the factor 2 leaves room above it (BMv2 has no PFC).
+func QueueDepth(rate, maxKMax int64) int64 {
+	kmax := max(control.Alibaba(rate).KMax, maxKMax)
 	return max(2*((kmax+FrameBytes-1)/FrameBytes), 64)
 }
 

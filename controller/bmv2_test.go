@@ -34,15 +34,22 @@ func TestQueueRates(t *testing.T) {
 
 func TestQueueDepthAboveKMax(t *testing.T) {
 	for _, rate := range []int64{10 * topo.Gbps, 25 * topo.Gbps, 100 * topo.Gbps, 400 * topo.Gbps} {
-		d := QueueDepth(rate)
-		// the largest kmax of the built-in policies is Alibaba's 400 KB per 25 Gbps
+		d := QueueDepth(rate, 0)
+		// the static kmax is Alibaba's 400 KB per 25 Gbps
 		kmax := 400 * 1000 * rate / (25 * topo.Gbps)
 		if d*FrameBytes <= kmax {
 			t.Errorf("rate %d: depth %d packets is not above kmax %d bytes", rate, d, kmax)
 		}
+		// a policy's larger kmax raises the depth above it
+		if d := QueueDepth(rate, 2*kmax); d*FrameBytes <= 2*kmax {
+			t.Errorf("rate %d: depth %d packets is not above the policies' kmax %d bytes", rate, d, 2*kmax)
+		}
 	}
-	if QueueDepth(25*topo.Gbps) != 2*382 {
-		t.Errorf("25 Gbps depth %d, want %d", QueueDepth(25*topo.Gbps), 2*382)
+	if QueueDepth(25*topo.Gbps, 0) != 2*382 {
+		t.Errorf("25 Gbps depth %d, want %d", QueueDepth(25*topo.Gbps, 0), 2*382)
+	}
+	if d := QueueDepth(25*topo.Gbps, 1_000_000); d != 2*955 {
+		t.Errorf("25 Gbps depth with kmax 1 MB %d, want %d", d, 2*955)
 	}
 }
 

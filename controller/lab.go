@@ -64,8 +64,12 @@ type LabConfig struct {
 	// 0 means DefaultScale.
 	Scale int64
 	// QueueDepth is every egress queue's depth in packets; 0 means
-	// QueueDepth(rate) per port.
+	// QueueDepth(rate, MaxKMax(rate)) per port.
 	QueueDepth int64
+	// MaxKMax returns the largest kmax, bytes, that a policy run on the lab
+	// may set on a port of rate bps, for the queue depths (QueueDepth).
+	// nil means none above the static Alibaba setting's.
+	MaxKMax func(rate int64) int64
 	// StartTimeout bounds the wait for every switch's gRPC port; 0 means
 	// DefaultStartTimeout.
 	StartTimeout time.Duration

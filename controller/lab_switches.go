@@ -42,7 +42,11 @@ func (l *Lab) startSwitches(ctx context.Context, cfg *LabConfig, handles map[str
 			rate := p.Fabric.Ports[pp.Port].Rate
 			depth := cfg.QueueDepth
 			if depth == 0 {
-				depth = QueueDepth(rate)
+				var kmax int64
+				if cfg.MaxKMax != nil {
+					kmax = cfg.MaxKMax(rate)
+				}
+				depth = QueueDepth(rate, kmax)
 			}
 			ss.Ports = append(ss.Ports, PortState{
 				Num: pp.Num, Iface: pp.Iface, Port: pp.Port, Peer: p.Fabric.Nodes[pp.Peer].Name,

@@ -446,7 +446,8 @@ func TestLabFakeSwitches(t *testing.T) {
 	requireRoot(t)
 	rec := fakeBMv2(t)
 	p := labPlan(t, "sw", 2, 1, 2)
-	l, err := upLab(t, LabConfig{Plan: p, Scale: 1000})
+	maxKMax := func(rate int64) int64 { return rate / 10_000 } // 2.5 MB at 25 Gbps: above Alibaba's kmax
+	l, err := upLab(t, LabConfig{Plan: p, Scale: 1000, MaxKMax: maxKMax})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -467,7 +468,7 @@ func TestLabFakeSwitches(t *testing.T) {
 			want = append(want, fmt.Sprintf("%d@%s", pp.Num, pp.Iface))
 			rate := p.Fabric.Ports[pp.Port].Rate
 			fmt.Fprintf(&cmds, "set_queue_rate %d %d\nset_queue_depth %d %d\nset_queue_rate %d %d 1\n",
-				QueueRatePPS(rate, 1000), pp.Num, QueueDepth(rate), pp.Num, ControlRatePPS(rate, 1000), pp.Num)
+				QueueRatePPS(rate, 1000), pp.Num, QueueDepth(rate, maxKMax(rate)), pp.Num, ControlRatePPS(rate, 1000), pp.Num)
 		}
 		if fmt.Sprint(r.Ifaces) != fmt.Sprint(want) || r.Thrift != ThriftPort || r.GRPC != GRPCAddr || !r.NoP4 {
 			t.Errorf("switch %s command line: %+v", sp.Name, r)

@@ -288,7 +288,7 @@ func startBMv2Fabric(b *testing.B, ctx context.Context) (*FabricRuntime, *Plan, 
 	depth := make([]int64, len(p.Fabric.Ports))
 	for _, sp := range p.Switches {
 		for _, pp := range sp.Ports {
-			depth[pp.Port] = QueueDepth(p.Fabric.Ports[pp.Port].Rate)
+			depth[pp.Port] = QueueDepth(p.Fabric.Ports[pp.Port].Rate, 0)
 		}
 	}
 	if err := r.SetQueueDepths(depth); err != nil {

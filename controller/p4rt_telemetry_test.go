@@ -130,7 +130,7 @@ func TestSwitchTelemetryQueueDepth(t *testing.T) {
 	depth := make([]int64, len(p.Fabric.Ports))
 	for _, sp := range p.Switches {
 		for _, pp := range sp.Ports {
-			depth[pp.Port] = QueueDepth(p.Fabric.Ports[pp.Port].Rate)
+			depth[pp.Port] = QueueDepth(p.Fabric.Ports[pp.Port].Rate, 0)
 		}
 	}
 	leaf := &p.Switches[0]

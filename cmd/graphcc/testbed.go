@@ -19,6 +19,7 @@ import (
 
 	"graphcc/control"
 	"graphcc/controller"
+	"graphcc/gnn"
 	"graphcc/hostgen"
 	"graphcc/p4src"
 	"graphcc/replay"
@@ -184,6 +185,17 @@ func (p *pipelineFlags) jsonFile(dir string, cfg []byte) (string, error) {
 	return path, err
 }
 
+// actionMaxKMax returns the largest kmax of the learned policies' action
+// table (gnn.Action) on a port of rate bps, so that the lab's queues are
+// deep enough for every setting they may choose (controller.QueueDepth).
+func actionMaxKMax(rate int64) int64 {
+	var kmax int64
+	for a := range gnn.NumActions {
+		kmax = max(kmax, gnn.Action(a, rate).KMax)
+	}
+	return kmax
+}
+
 // connect dials every switch of the lab inside its namespace and returns
 // the fabric runtime over them, and a function that closes them.
 func connect(ctx context.Context, lab *controller.Lab, plan *controller.Plan, info *controller.P4Info) (*controller.FabricRuntime, func(), error) {
@@ -300,7 +312,7 @@ func (o *testbedUpOpts) run(ctx context.Context, cmd *cobra.Command, log *slog.L
 	}
 	lab, err := controller.Up(ctx, controller.LabConfig{
 		Plan: plan, Dir: o.dir, NoSwitches: o.noSwitches, PipelineJSON: jsonPath,
-		SwitchLogLevel: o.switchLog, Scale: o.scale, Logger: log,
+		SwitchLogLevel: o.switchLog, Scale: o.scale, MaxKMax: actionMaxKMax, Logger: log,
 	})
 	if err != nil {
 		return err
