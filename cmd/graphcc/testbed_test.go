@@ -11,6 +11,7 @@ import (
 	"testing"
 
 	"graphcc/controller"
+	"graphcc/controller/lab"
 	"graphcc/gnn"
 	"graphcc/internal/privtest"
 	"graphcc/replay"
@@ -217,8 +218,8 @@ func TestActionMaxKMax(t *testing.T) {
 		if want := gnn.Action(gnn.NumActions-1, tc.rate).KMax; kmax != want {
 			t.Errorf("rate %d: largest kmax %d, want the last action's %d", tc.rate, kmax, want)
 		}
-		d := controller.QueueDepth(tc.rate, kmax)
-		if d*controller.FrameBytes <= kmax {
+		d := lab.QueueDepth(tc.rate, kmax)
+		if d*lab.FrameBytes <= kmax {
 			t.Errorf("rate %d: depth %d packets is not above kmax %d bytes", tc.rate, d, kmax)
 		}
 		if d != tc.depth {
