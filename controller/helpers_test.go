@@ -43,7 +43,7 @@ func labPlan(tb testing.TB, tag string, leaves, spines, hostsPerLeaf int) *lab.P
 // upLab runs lab.Up with cfg (Dir defaults to a temporary directory),
 // after registering a cleanup that takes the lab down and checks nothing
 // is left.
-func upLab(t *testing.T, cfg lab.LabConfig) (*lab.Lab, error) {
+func upLab(t *testing.T, cfg lab.Config) (*lab.Lab, error) {
 	t.Helper()
 	if cfg.Dir == "" {
 		cfg.Dir = t.TempDir()

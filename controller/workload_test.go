@@ -50,7 +50,7 @@ func bridgeSwitches(t *testing.T, p *lab.Plan) {
 func TestRunWorkloadOverBridges(t *testing.T) {
 	requireRoot(t)
 	p := labPlan(t, "wl", 2, 1, 2)
-	if _, err := upLab(t, lab.LabConfig{Plan: p, NoSwitches: true}); err != nil {
+	if _, err := upLab(t, lab.Config{Plan: p, NoSwitches: true}); err != nil {
 		t.Fatal(err)
 	}
 	bridgeSwitches(t, p)
@@ -129,7 +129,7 @@ func stuckLab(t *testing.T, tag string) (*lab.Plan, []replay.Flow, []control.ECN
 	t.Helper()
 	requireRoot(t)
 	p := labPlan(t, tag, 2, 1, 1)
-	if _, err := upLab(t, lab.LabConfig{Plan: p, NoSwitches: true}); err != nil {
+	if _, err := upLab(t, lab.Config{Plan: p, NoSwitches: true}); err != nil {
 		t.Fatal(err)
 	}
 	hosts := p.Fabric.Hosts()

@@ -155,7 +155,7 @@ func TestTestbedWholeLoop(t *testing.T) {
 	})
 	const scale = 2000
 	start := time.Now()
-	l, err := lab.Up(ctx, lab.LabConfig{Plan: plan, Dir: labDir, PipelineJSON: jsonPath, Scale: scale})
+	l, err := lab.Up(ctx, lab.Config{Plan: plan, Dir: labDir, PipelineJSON: jsonPath, Scale: scale})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -169,7 +169,7 @@ func TestTestbedWholeLoop(t *testing.T) {
 		defer s.Close()
 		sws = append(sws, s)
 	}
-	rt, err := p4rt.NewFabricRuntime(plan, info, sws)
+	rt, err := p4rt.NewFabric(plan, info, sws)
 	if err != nil {
 		t.Fatal(err)
 	}

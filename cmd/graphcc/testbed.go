@@ -129,7 +129,7 @@ type labFlags struct {
 }
 
 func (l *labFlags) add(fs *pflag.FlagSet) {
-	fs.StringVar(&l.lab, "lab", lab.DefaultLab, "lab name: prefixes its namespaces")
+	fs.StringVar(&l.lab, "lab", lab.DefaultName, "lab name: prefixes its namespaces")
 	fs.StringVar(&l.dir, "dir", "", "lab directory (state, switch logs); default "+lab.DefaultRunDir+"/LAB")
 }
 
@@ -201,7 +201,7 @@ func actionMaxKMax(rate int64) int64 {
 
 // connect dials every switch of the lab inside its namespace and returns
 // the fabric runtime over them, and a function that closes them.
-func connect(ctx context.Context, lb *lab.Lab, plan *lab.Plan, info *p4rt.P4Info) (*p4rt.FabricRuntime, func(), error) {
+func connect(ctx context.Context, lb *lab.Lab, plan *lab.Plan, info *p4rt.P4Info) (*p4rt.Fabric, func(), error) {
 	var sws []*p4rt.Switch
 	closeAll := func() {
 		for _, s := range sws {
@@ -217,7 +217,7 @@ func connect(ctx context.Context, lb *lab.Lab, plan *lab.Plan, info *p4rt.P4Info
 		}
 		sws = append(sws, s)
 	}
-	rt, err := p4rt.NewFabricRuntime(plan, info, sws)
+	rt, err := p4rt.NewFabric(plan, info, sws)
 	if err == nil {
 		var depth []int64
 		if depth, err = lb.State().QueueDepths(len(plan.Fabric.Ports)); err == nil {
@@ -313,7 +313,7 @@ func (o *testbedUpOpts) run(ctx context.Context, cmd *cobra.Command, log *slog.L
 			return err
 		}
 	}
-	lb, err := lab.Up(ctx, lab.LabConfig{
+	lb, err := lab.Up(ctx, lab.Config{
 		Plan: plan, Dir: o.dir, NoSwitches: o.noSwitches, PipelineJSON: jsonPath,
 		SwitchLogLevel: o.switchLog, Scale: o.scale, MaxKMax: actionMaxKMax, Logger: log,
 	})
@@ -355,7 +355,7 @@ func (o *testbedUpOpts) run(ctx context.Context, cmd *cobra.Command, log *slog.L
 
 // loadTestbed returns a live lab, its spec and its plan.
 func loadTestbed(l labFlags) (*lab.Lab, *testbedSpec, *lab.Plan, error) {
-	lb, err := lab.LoadLab(l.lab, l.dir)
+	lb, err := lab.Load(l.lab, l.dir)
 	if err != nil {
 		return nil, nil, nil, err
 	}
@@ -775,7 +775,7 @@ func newTestbedStatusCmd() *cobra.Command {
 		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			out := cmd.OutOrStdout()
-			st, err := lab.Status(l.lab, l.dir)
+			st, err := lab.ReadStatus(l.lab, l.dir)
 			if err != nil {
 				return err
 			}

@@ -358,7 +358,7 @@ func fileTail(path string, n int) string {
 // a program before it reads commands, from the switch unless --json names
 // a file, and a switch started with --no-p4 has none to give; the queue
 // commands need no program, so this stub stands in until the real one
-// (LabConfig.PipelineJSON) exists. Every top-level list the CLI iterates
+// (Config.PipelineJSON) exists. Every top-level list the CLI iterates
 // is present and empty.
 const cliStubJSON = `{
   "header_types": [], "headers": [], "header_stacks": [], "header_union_types": [],

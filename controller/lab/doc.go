@@ -5,7 +5,7 @@
 // A Plan lays a fabric out (namespace names, BMv2 port numbers, host
 // addresses); every other part of the testbed derives its names from it.
 // Up records each resource in the lab's state file before creating it, so
-// that Down can remove everything, even after a crash; LoadLab, Status and
+// that Down can remove everything, even after a crash; Load, Status and
 // Down work from the state file in another process than the one that ran
 // Up.
 //

@@ -37,9 +37,9 @@ const downTimeout = 30 * time.Second
 // DefaultDir returns the default directory of lab: DefaultRunDir/<lab>.
 func DefaultDir(lab string) string { return filepath.Join(DefaultRunDir, lab) }
 
-// LabConfig describes a lab for Up. The zero value of every field but
+// Config describes a lab for Up. The zero value of every field but
 // Plan is usable.
-type LabConfig struct {
+type Config struct {
 	// Plan is the fabric's layout (NewPlan): its lab name, namespaces,
 	// ports and addresses. Required.
 	Plan *Plan
@@ -87,10 +87,10 @@ type LabConfig struct {
 
 // Lab is a testbed lab: the namespaces, links and switch processes of one
 // fabric, as its state file records them. A Lab from Up also knows the
-// switch processes it started; one from LoadLab knows them by PID.
+// switch processes it started; one from Load knows them by PID.
 type Lab struct {
 	dir   string
-	plan  *Plan // nil for a lab from LoadLab
+	plan  *Plan // nil for a lab from Load
 	state *State
 	base  *slog.Logger // the configured logger
 	log   *slog.Logger // base with the lab's name
@@ -106,7 +106,7 @@ func (l *Lab) Dir() string { return l.dir }
 func (l *Lab) Name() string { return l.state.Lab }
 
 // Plan returns the plan the lab was built from, or nil for a lab from
-// LoadLab (use Check to match a plan against it).
+// Load (use Check to match a plan against it).
 func (l *Lab) Plan() *Plan { return l.plan }
 
 // State returns the lab's recorded state. The caller must not modify it.
@@ -120,7 +120,7 @@ func (l *Lab) State() *State { return l.state }
 // its namespace, waits for their gRPC ports and sets their egress queues.
 // If any step fails, Up removes everything with Down and returns both
 // errors. On success the switches keep running after this process exits.
-func Up(ctx context.Context, cfg LabConfig) (*Lab, error) {
+func Up(ctx context.Context, cfg Config) (*Lab, error) {
 	if err := cfg.resolve(); err != nil {
 		return nil, err
 	}
@@ -166,7 +166,7 @@ func Up(ctx context.Context, cfg LabConfig) (*Lab, error) {
 }
 
 // resolve validates c and fills in its defaults.
-func (c *LabConfig) resolve() error {
+func (c *Config) resolve() error {
 	p := c.Plan
 	if p == nil || p.Fabric == nil {
 		return errors.New("lab: no plan")
@@ -272,7 +272,7 @@ func checkFree(lab, dir string) error {
 func (l *Lab) save() error { return writeState(l.dir, l.state) }
 
 // build creates every resource, recording each before creating it.
-func (l *Lab) build(ctx context.Context, cfg *LabConfig) error {
+func (l *Lab) build(ctx context.Context, cfg *Config) error {
 	if err := l.save(); err != nil {
 		return err
 	}
@@ -295,7 +295,7 @@ func (l *Lab) build(ctx context.Context, cfg *LabConfig) error {
 }
 
 // step runs the test hook, if any, and checks ctx.
-func step(ctx context.Context, cfg *LabConfig, name string) error {
+func step(ctx context.Context, cfg *Config, name string) error {
 	if err := ctx.Err(); err != nil {
 		return err
 	}

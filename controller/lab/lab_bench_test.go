@@ -26,7 +26,7 @@ func BenchmarkLabUpDown(b *testing.B) {
 	n := 0
 	for b.Loop() {
 		t0 := time.Now()
-		if _, err := Up(ctx, LabConfig{Plan: p, Dir: dir, NoSwitches: true, Logger: log}); err != nil {
+		if _, err := Up(ctx, Config{Plan: p, Dir: dir, NoSwitches: true, Logger: log}); err != nil {
 			b.Fatal(err)
 		}
 		t1 := time.Now()
@@ -69,7 +69,7 @@ func BenchmarkLabUpDownFakeSwitches(b *testing.B) {
 	n := 0
 	for b.Loop() {
 		t0 := time.Now()
-		if _, err := Up(ctx, LabConfig{Plan: p, Dir: dir, Logger: log}); err != nil {
+		if _, err := Up(ctx, Config{Plan: p, Dir: dir, Logger: log}); err != nil {
 			b.Fatal(err)
 		}
 		t1 := time.Now()

@@ -46,7 +46,7 @@ func labPlan(tb testing.TB, tag string, leaves, spines, hostsPerLeaf int) *Plan 
 
 // upLab runs Up with cfg (Dir defaults to a temporary directory), after
 // registering a cleanup that takes the lab down and checks nothing is left.
-func upLab(t *testing.T, cfg LabConfig) (*Lab, error) {
+func upLab(t *testing.T, cfg Config) (*Lab, error) {
 	t.Helper()
 	if cfg.Dir == "" {
 		cfg.Dir = t.TempDir()
@@ -86,7 +86,7 @@ func assertLabGone(t *testing.T, lab, dir string) {
 func TestLabUpDownNetwork(t *testing.T) {
 	requireRoot(t)
 	p := labPlan(t, "net", 2, 1, 2)
-	l, err := upLab(t, LabConfig{Plan: p, NoSwitches: true})
+	l, err := upLab(t, Config{Plan: p, NoSwitches: true})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -372,7 +372,7 @@ func TestLabUpFailureLeavesNothing(t *testing.T) {
 			}
 			injected := errors.New("injected failure")
 			seen := false
-			cfg := LabConfig{Plan: p, NoSwitches: tc.noSwitches, hook: func(s string) error {
+			cfg := Config{Plan: p, NoSwitches: tc.noSwitches, hook: func(s string) error {
 				if s == stepName {
 					seen = true
 					return injected
@@ -409,11 +409,11 @@ func assertFakesStopped(t *testing.T, rec string) {
 func TestLabRefusesExisting(t *testing.T) {
 	requireRoot(t)
 	p := labPlan(t, "live", 1, 1, 1)
-	l, err := upLab(t, LabConfig{Plan: p, NoSwitches: true})
+	l, err := upLab(t, Config{Plan: p, NoSwitches: true})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := Up(t.Context(), LabConfig{Plan: p, Dir: l.Dir(), NoSwitches: true}); err == nil {
+	if _, err := Up(t.Context(), Config{Plan: p, Dir: l.Dir(), NoSwitches: true}); err == nil {
 		t.Fatal("a second up of a live lab succeeded")
 	}
 	for _, n := range p.Namespaces() {
@@ -434,7 +434,7 @@ func TestLabRefusesExisting(t *testing.T) {
 		t.Fatal(err)
 	}
 	h.Close()
-	if _, err := Up(t.Context(), LabConfig{Plan: q, Dir: dir, NoSwitches: true}); err == nil || !strings.Contains(err.Error(), "run down first") {
+	if _, err := Up(t.Context(), Config{Plan: q, Dir: dir, NoSwitches: true}); err == nil || !strings.Contains(err.Error(), "run down first") {
 		t.Fatalf("up over a leftover namespace: %v", err)
 	}
 	if !NetnsExists(q.Lab + "-h0") {
@@ -447,7 +447,7 @@ func TestLabFakeSwitches(t *testing.T) {
 	rec := fakeBMv2(t)
 	p := labPlan(t, "sw", 2, 1, 2)
 	maxKMax := func(rate int64) int64 { return rate / 10_000 } // 2.5 MB at 25 Gbps: above Alibaba's kmax
-	l, err := upLab(t, LabConfig{Plan: p, Scale: 1000, MaxKMax: maxKMax})
+	l, err := upLab(t, Config{Plan: p, Scale: 1000, MaxKMax: maxKMax})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -488,7 +488,7 @@ func TestLabFakeSwitches(t *testing.T) {
 		t.Error(err)
 	}
 	// another process's view: the state file
-	other, err := LoadLab(p.Lab, l.Dir())
+	other, err := Load(p.Lab, l.Dir())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -527,7 +527,7 @@ func TestLabSwitchFailures(t *testing.T) {
 	t.Run("exits at start", func(t *testing.T) {
 		t.Setenv("GRAPHCC_FAKE_BMV2_FAIL", "2")
 		p := labPlan(t, "ex", 1, 1, 1)
-		_, err := upLab(t, LabConfig{Plan: p})
+		_, err := upLab(t, Config{Plan: p})
 		if err == nil || !strings.Contains(err.Error(), "switch "+p.Switches[1].Name) ||
 			!strings.Contains(err.Error(), "failing as asked") {
 			t.Fatalf("up: %v", err)
@@ -538,7 +538,7 @@ func TestLabSwitchFailures(t *testing.T) {
 		t.Setenv("GRAPHCC_FAKE_BMV2_NO_THRIFT", "1")
 		p := labPlan(t, "nt", 1, 1, 1)
 		start := time.Now()
-		_, err := upLab(t, LabConfig{Plan: p})
+		_, err := upLab(t, Config{Plan: p})
 		if err == nil || !strings.Contains(err.Error(), "serves P4Runtime but not Thrift") || !strings.Contains(err.Error(), "--with-thrift") {
 			t.Fatalf("up: %v", err)
 		}
@@ -550,7 +550,7 @@ func TestLabSwitchFailures(t *testing.T) {
 	t.Run("CLI error", func(t *testing.T) {
 		t.Setenv("GRAPHCC_FAKE_CLI_ERROR", "1")
 		p := labPlan(t, "cli", 1, 1, 1)
-		_, err := upLab(t, LabConfig{Plan: p})
+		_, err := upLab(t, Config{Plan: p})
 		if err == nil || !strings.Contains(err.Error(), "Invalid egress port") {
 			t.Fatalf("up: %v", err)
 		}
@@ -559,7 +559,7 @@ func TestLabSwitchFailures(t *testing.T) {
 	t.Run("ignores SIGTERM", func(t *testing.T) {
 		t.Setenv("GRAPHCC_FAKE_BMV2_IGNORE_TERM", "1")
 		p := labPlan(t, "term", 1, 1, 1)
-		l, err := upLab(t, LabConfig{Plan: p, StopGrace: 100 * time.Millisecond})
+		l, err := upLab(t, Config{Plan: p, StopGrace: 100 * time.Millisecond})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -574,7 +574,7 @@ func TestLabDownAfterCrash(t *testing.T) {
 	requireRoot(t)
 	rec := fakeBMv2(t)
 	p := labPlan(t, "crash", 2, 1, 1)
-	l, err := upLab(t, LabConfig{Plan: p})
+	l, err := upLab(t, Config{Plan: p})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -635,7 +635,7 @@ func TestLabDownCorruptState(t *testing.T) {
 				rec = fakeBMv2(t)
 			}
 			p := labPlan(t, "bad", 2, 1, 1)
-			l, err := upLab(t, LabConfig{Plan: p, NoSwitches: tc.noSwitches, StopGrace: 100 * time.Millisecond})
+			l, err := upLab(t, Config{Plan: p, NoSwitches: tc.noSwitches, StopGrace: 100 * time.Millisecond})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -683,7 +683,7 @@ func TestLabRealBMv2(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	l, err := upLab(t, LabConfig{Plan: p})
+	l, err := upLab(t, Config{Plan: p})
 	if err != nil {
 		t.Fatal(err)
 	}

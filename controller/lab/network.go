@@ -30,7 +30,7 @@ import (
 // buildNetwork creates the namespaces, links and host addresses of l's
 // plan, recording each namespace and link in the state file first.
 // handles receives a handle per namespace.
-func (l *Lab) buildNetwork(ctx context.Context, cfg *LabConfig, handles map[string]netns.NsHandle) error {
+func (l *Lab) buildNetwork(ctx context.Context, cfg *Config, handles map[string]netns.NsHandle) error {
 	p := l.plan
 	for _, name := range p.Namespaces() {
 		if err := step(ctx, cfg, "netns "+name); err != nil {

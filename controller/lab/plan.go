@@ -13,9 +13,9 @@ import (
 // generators and the agent loop) derives names, addresses and BMv2 port
 // numbers from one Plan, so they agree by construction.
 const (
-	// DefaultLab is the lab name used when none is given; it prefixes every
+	// DefaultName is the lab name used when none is given; it prefixes every
 	// namespace the lab creates.
-	DefaultLab = "gcc"
+	DefaultName = "gcc"
 	// HostIface is the name of a host's NIC inside its namespace.
 	HostIface = "eth0"
 	// GRPCAddr is where each simple_switch_grpc serves P4Runtime, inside its
@@ -84,12 +84,12 @@ type portRef struct {
 // itself allows longer bind-mount names).
 const MaxNetnsName = 31
 
-// NewPlan lays out fabric f for lab (DefaultLab if empty). Hosts must have
+// NewPlan lays out fabric f for lab (DefaultName if empty). Hosts must have
 // exactly one link (topo guarantees it) and there may be at most 2^24-2
 // hosts.
 func NewPlan(lab string, f *topo.Fabric) (*Plan, error) {
 	if lab == "" {
-		lab = DefaultLab
+		lab = DefaultName
 	}
 	if !validLabName(lab) {
 		return nil, fmt.Errorf("lab name %q: want 1-12 letters, digits or '-', starting with a letter", lab)

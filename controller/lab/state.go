@@ -277,7 +277,7 @@ func tmpLinkName(lab string, i int) string {
 
 // QueueDepths returns the BMv2 egress queue depth of every switch port the
 // state records, by topo.PortID over a fabric of ports ports (0 where none
-// is recorded), for p4rt.FabricRuntime.SetQueueDepths. It fails on a port
+// is recorded), for p4rt.Fabric.SetQueueDepths. It fails on a port
 // outside the fabric.
 func (s *State) QueueDepths(ports int) ([]int64, error) {
 	d := make([]int64, ports)

@@ -7,10 +7,10 @@ import (
 	"text/tabwriter"
 )
 
-// LoadLab returns the lab recorded in dir (DefaultDir(lab) if empty), for
+// Load returns the lab recorded in dir (DefaultDir(lab) if empty), for
 // a process other than the one that ran Up: its Dialer, SetQueues,
 // CheckSwitches, Status and Down work from the state file.
-func LoadLab(lab, dir string) (*Lab, error) {
+func Load(lab, dir string) (*Lab, error) {
 	if dir == "" {
 		dir = DefaultDir(lab)
 	}
@@ -60,8 +60,8 @@ func (l *Lab) Check(p *Plan) error {
 	return nil
 }
 
-// LabStatus is what Status reports about a lab.
-type LabStatus struct {
+// Status is what Lab.Status and ReadStatus report about a lab.
+type Status struct {
 	Lab, Dir, Phase string
 	Scale           int64
 	Namespaces      []NetnsStatus
@@ -84,9 +84,9 @@ type SwitchStatus struct {
 // Status reports the lab's namespaces (do they exist?), switches (does
 // the recorded process still run?) and ports, as recorded and as they are
 // now.
-func (l *Lab) Status() *LabStatus {
+func (l *Lab) Status() *Status {
 	st := l.state
-	s := &LabStatus{Lab: st.Lab, Dir: l.dir, Phase: st.Phase, Scale: st.Scale, Hosts: st.Hosts}
+	s := &Status{Lab: st.Lab, Dir: l.dir, Phase: st.Phase, Scale: st.Scale, Hosts: st.Hosts}
 	for _, n := range st.Namespaces {
 		s.Namespaces = append(s.Namespaces, NetnsStatus{Name: n, Exists: NetnsExists(n)})
 	}
@@ -96,9 +96,9 @@ func (l *Lab) Status() *LabStatus {
 	return s
 }
 
-// Status is LoadLab(lab, dir).Status().
-func Status(lab, dir string) (*LabStatus, error) {
-	l, err := LoadLab(lab, dir)
+// ReadStatus is Load(lab, dir).Status().
+func ReadStatus(lab, dir string) (*Status, error) {
+	l, err := Load(lab, dir)
 	if err != nil {
 		return nil, err
 	}
@@ -107,7 +107,7 @@ func Status(lab, dir string) (*LabStatus, error) {
 
 // WriteText writes s as a human-readable report: a summary line, one line
 // per switch and one per switch port.
-func (s *LabStatus) WriteText(w io.Writer) error {
+func (s *Status) WriteText(w io.Writer) error {
 	missing := 0
 	for _, n := range s.Namespaces {
 		if !n.Exists {

@@ -24,7 +24,7 @@ const cliStubFile = "cli-stub.json"
 // its namespace, recording each before starting it and its PID after,
 // waits until every gRPC port accepts connections and sets the egress
 // queues.
-func (l *Lab) startSwitches(ctx context.Context, cfg *LabConfig, handles map[string]netns.NsHandle) error {
+func (l *Lab) startSwitches(ctx context.Context, cfg *Config, handles map[string]netns.NsHandle) error {
 	p := l.plan
 	if l.state.CLIJSON == "" {
 		path := filepath.Join(l.dir, cliStubFile)
@@ -142,10 +142,10 @@ func (l *Lab) eachSwitch(fn func(i int, ss *SwitchState) error) error {
 // inside each switch's namespace. Up does it once the switches listen;
 // call it again if a pipeline push resets the queues.
 func (l *Lab) SetQueues(ctx context.Context) error {
-	return l.setQueues(ctx, &LabConfig{})
+	return l.setQueues(ctx, &Config{})
 }
 
-func (l *Lab) setQueues(ctx context.Context, cfg *LabConfig) error {
+func (l *Lab) setQueues(ctx context.Context, cfg *Config) error {
 	if len(l.state.Switches) > 0 && l.state.CLIBinary == "" {
 		return fmt.Errorf("lab %s: no Thrift CLI recorded", l.state.Lab)
 	}

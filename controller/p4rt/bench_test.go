@@ -75,7 +75,7 @@ func BenchmarkLeafStep(b *testing.B) {
 
 // BenchmarkFabricStep is the P4Runtime part of one control step of the
 // default Clos (6 switches, 40 switch ports, 24 host ports) against six
-// fake servers over loopback TCP: FabricRuntime.ReadTelemetry and a SetECN
+// fake servers over loopback TCP: Fabric.ReadTelemetry and a SetECN
 // that changes every port.
 func BenchmarkFabricStep(b *testing.B) {
 	ctx := context.Background()
@@ -86,7 +86,7 @@ func BenchmarkFabricStep(b *testing.B) {
 		addr, _ := serveFake(b, newFakeP4RT(sp.DeviceID))
 		clients[i] = dialFake(b, ctx, sp.Name, addr, sp.DeviceID, 1)
 	}
-	r, err := NewFabricRuntime(p, info, clients)
+	r, err := NewFabric(p, info, clients)
 	if err != nil {
 		b.Fatal(err)
 	}

@@ -275,14 +275,14 @@ func benchmarkBMv2LeafStep(b *testing.B, wildcard bool) {
 
 // startBMv2Fabric starts six simple_switch_grpc processes for the default
 // Clos and programs them with the first of alternate's settings.
-func startBMv2Fabric(b *testing.B, ctx context.Context) (*FabricRuntime, *lab.Plan, [2][]control.ECN) {
+func startBMv2Fabric(b *testing.B, ctx context.Context) (*Fabric, *lab.Plan, [2][]control.ECN) {
 	info := testP4Info(b)
 	p := mustPlan(b, topo.DefaultClos())
 	clients := make([]*Switch, len(p.Switches))
 	for i, sp := range p.Switches {
 		clients[i], _ = startBMv2P4RT(b, ctx, sp.Name, sp.DeviceID, 0)
 	}
-	r, err := NewFabricRuntime(p, info, clients)
+	r, err := NewFabric(p, info, clients)
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -304,7 +304,7 @@ func startBMv2Fabric(b *testing.B, ctx context.Context) (*FabricRuntime, *lab.Pl
 	return r, p, settings
 }
 
-// BenchmarkBMv2FabricStep: FabricRuntime.ReadTelemetry and a SetECN that
+// BenchmarkBMv2FabricStep: Fabric.ReadTelemetry and a SetECN that
 // changes all 40 switch ports of the default Clos, against six
 // simple_switch_grpc processes (all on this machine's cores).
 func BenchmarkBMv2FabricStep(b *testing.B) {
@@ -322,7 +322,7 @@ func BenchmarkBMv2FabricStep(b *testing.B) {
 	}
 }
 
-// BenchmarkBMv2FabricRead: FabricRuntime.ReadTelemetry alone, the step of
+// BenchmarkBMv2FabricRead: Fabric.ReadTelemetry alone, the step of
 // a policy that changes nothing, against six simple_switch_grpc processes.
 func BenchmarkBMv2FabricRead(b *testing.B) {
 	ctx := context.Background()

@@ -5,6 +5,6 @@
 // P4Info resolves every table, action and counter ID the controller uses
 // once. The entry builders (ForwardingEntries, ECNEntries, …) are pure
 // functions of a lab.Plan. SwitchTelemetry turns one switch's counters into
-// control.PortSamples, and FabricRuntime drives every switch of a lab at
-// once: the telemetry reads and ECN writes of the control loop.
+// control.PortSamples, and Fabric drives every switch of a lab at once:
+// the telemetry reads and ECN writes of the control loop.
 package p4rt

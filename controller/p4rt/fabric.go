@@ -11,12 +11,12 @@ import (
 	"graphcc/controller/lab"
 )
 
-// FabricRuntime programs and reads every switch of a lab.Plan through
-// P4Runtime, one Switch client per switch: the part of the control loop
-// that talks to BMv2. Every call works on all switches in parallel with
+// Fabric programs and reads every switch of a lab.Plan through P4Runtime,
+// one Switch client per switch: the part of the control loop that talks to
+// BMv2. Every call works on all switches in parallel with
 // one batched request per switch, and fails naming the first switch that
 // failed. Not safe for concurrent use.
-type FabricRuntime struct {
+type Fabric struct {
 	plan     *lab.Plan
 	info     *P4Info
 	switches []*Switch // by lab.Plan.Switches index
@@ -27,13 +27,13 @@ type FabricRuntime struct {
 	depth    []int64       // BMv2 queue depth per topo.PortID, or nil
 }
 
-// NewFabricRuntime returns the runtime of plan's fabric over switches,
-// connected clients in lab.Plan.Switches order.
-func NewFabricRuntime(plan *lab.Plan, info *P4Info, switches []*Switch) (*FabricRuntime, error) {
+// NewFabric returns the runtime of plan's fabric over switches, connected
+// clients in lab.Plan.Switches order.
+func NewFabric(plan *lab.Plan, info *P4Info, switches []*Switch) (*Fabric, error) {
 	if len(switches) != len(plan.Switches) {
 		return nil, fmt.Errorf("fabric runtime: %d clients for %d switches", len(switches), len(plan.Switches))
 	}
-	r := &FabricRuntime{plan: plan, info: info, switches: switches}
+	r := &Fabric{plan: plan, info: info, switches: switches}
 	r.tel = make([]*SwitchTelemetry, len(switches))
 	r.query = make([][]*p4v1.CounterEntry, len(switches))
 	if err := r.newTelemetry(); err != nil {
@@ -48,7 +48,7 @@ func NewFabricRuntime(plan *lab.Plan, info *P4Info, switches []*Switch) (*Fabric
 // telemetry reads skip the queue-depth cells no packet can reach (see
 // SwitchTelemetry). Without it every cell is read. Telemetry counts its
 // next interval from the next read.
-func (r *FabricRuntime) SetQueueDepths(depth []int64) error {
+func (r *Fabric) SetQueueDepths(depth []int64) error {
 	old := r.depth
 	r.depth = depth
 	if err := r.newTelemetry(); err != nil {
@@ -59,7 +59,7 @@ func (r *FabricRuntime) SetQueueDepths(depth []int64) error {
 }
 
 // newTelemetry makes every switch's telemetry decoder and query afresh.
-func (r *FabricRuntime) newTelemetry() error {
+func (r *Fabric) newTelemetry() error {
 	tel := make([]*SwitchTelemetry, len(r.plan.Switches))
 	for i := range r.plan.Switches {
 		t, err := NewSwitchTelemetry(r.info, r.plan, i, r.depth)
@@ -78,7 +78,7 @@ func (r *FabricRuntime) newTelemetry() error {
 // to every switch and inserts its initial entries with the ECN settings
 // ecn (indexed by topo.PortID), one WriteRequest per switch. Telemetry
 // then counts from zero.
-func (r *FabricRuntime) Program(ctx context.Context, deviceConfig []byte, ecn []control.ECN) error {
+func (r *Fabric) Program(ctx context.Context, deviceConfig []byte, ecn []control.ECN) error {
 	updates := make([][]*p4v1.Update, len(r.switches))
 	for i := range r.switches {
 		entries, err := InitialEntries(r.info, r.plan, i, ecn)
@@ -108,7 +108,7 @@ func (r *FabricRuntime) Program(ctx context.Context, deviceConfig []byte, ecn []
 // dst, indexed by topo.PortID (len(dst) must be the fabric's port count).
 // On error dst is partly written and the switches that were read count
 // their next interval from this read.
-func (r *FabricRuntime) ReadTelemetry(ctx context.Context, dst []control.PortSample) error {
+func (r *Fabric) ReadTelemetry(ctx context.Context, dst []control.PortSample) error {
 	if len(dst) != len(r.plan.Fabric.Ports) {
 		return fmt.Errorf("fabric runtime: %d samples for %d ports", len(dst), len(r.plan.Fabric.Ports))
 	}
@@ -133,7 +133,7 @@ func (r *FabricRuntime) ReadTelemetry(ctx context.Context, dst []control.PortSam
 // SetECN with the static settings still restores every live switch); a
 // switch whose write failed may hold any mix of its old and new settings,
 // so the next SetECN writes every entry of it.
-func (r *FabricRuntime) SetECN(ctx context.Context, ecn []control.ECN) (int, error) {
+func (r *Fabric) SetECN(ctx context.Context, ecn []control.ECN) (int, error) {
 	if len(r.ecn) == 0 {
 		return 0, fmt.Errorf("fabric runtime: set ECN before Program")
 	}
@@ -189,7 +189,7 @@ func (r *FabricRuntime) SetECN(ctx context.Context, ecn []control.ECN) (int, err
 	return n, nil
 }
 
-// unknownECN marks, in FabricRuntime.ecn, a port whose setting is not
+// unknownECN marks, in Fabric.ecn, a port whose setting is not
 // known: it equals no valid setting, so SetECN writes the port.
 var unknownECN = control.ECN{KMin: -1, KMax: -1, PMax: -1}
 
@@ -197,7 +197,7 @@ var unknownECN = control.ECN{KMin: -1, KMax: -1, PMax: -1}
 // (host ports carry whatever Program was given; the ports of a switch
 // whose last write failed carry an invalid setting, kmin -1: unknown); the
 // caller must not modify it.
-func (r *FabricRuntime) ECN() []control.ECN { return r.ecn }
+func (r *Fabric) ECN() []control.ECN { return r.ecn }
 
 // Switches returns the clients, in lab.Plan.Switches order.
-func (r *FabricRuntime) Switches() []*Switch { return r.switches }
+func (r *Fabric) Switches() []*Switch { return r.switches }

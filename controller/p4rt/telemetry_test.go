@@ -289,7 +289,7 @@ func TestFabricRuntime(t *testing.T) {
 		addr, _ := serveFake(t, fakes[i])
 		clients[i] = dialFake(t, ctx, sp.Name, addr, sp.DeviceID, 1)
 	}
-	r, err := NewFabricRuntime(p, info, clients)
+	r, err := NewFabric(p, info, clients)
 	if err != nil {
 		t.Fatal(err)
 	}
