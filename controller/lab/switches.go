@@ -25,7 +25,6 @@ const cliStubFile = "cli-stub.json"
 // waits until every gRPC port accepts connections and sets the egress
 // queues.
 func (l *Lab) startSwitches(ctx context.Context, cfg *Config, handles map[string]netns.NsHandle) error {
-	p := l.plan
 	if l.state.CLIJSON == "" {
 		path := filepath.Join(l.dir, cliStubFile)
 		if err := os.WriteFile(path, []byte(cliStubJSON), 0o644); err != nil {
@@ -33,58 +32,87 @@ func (l *Lab) startSwitches(ctx context.Context, cfg *Config, handles map[string
 		}
 		l.state.CLIJSON = path
 	}
-	for i, sp := range p.Switches {
-		ss := SwitchState{
-			Name: sp.Name, Netns: sp.Netns, DeviceID: sp.DeviceID, GRPCAddr: GRPCAddr, ThriftPort: ThriftPort,
-			Log: filepath.Join(l.dir, sp.Name+".log"),
-		}
-		for _, pp := range sp.Ports {
-			rate := p.Fabric.Ports[pp.Port].Rate
-			depth := cfg.QueueDepth
-			if depth == 0 {
-				var kmax int64
-				if cfg.MaxKMax != nil {
-					kmax = cfg.MaxKMax(rate)
-				}
-				depth = QueueDepth(rate, kmax)
-			}
-			ss.Ports = append(ss.Ports, PortState{
-				Num: pp.Num, Iface: pp.Iface, Port: pp.Port, Peer: p.Fabric.Nodes[pp.Peer].Name,
-				RateBps: rate, QueueRatePPS: QueueRatePPS(rate, cfg.Scale), QueueDepth: depth,
-				ControlRatePPS: ControlRatePPS(rate, cfg.Scale),
-			})
-		}
-		if err := step(ctx, cfg, "switch "+sp.Name); err != nil {
+	for i := range l.plan.Switches {
+		if err := l.startSwitch(ctx, cfg, i, handles[l.plan.Switches[i].Netns]); err != nil {
 			return err
 		}
-		l.state.Switches = append(l.state.Switches, ss)
-		if err := l.save(); err != nil {
-			return err
-		}
-		if err := os.Truncate(ss.Log, 0); err != nil && !errors.Is(err, os.ErrNotExist) {
-			return fmt.Errorf("switch %s: %w", sp.Name, err)
-		}
-		c, err := startInNetns(handles[sp.Netns], cfg.SwitchBinary, switchArgs(&ss, cfg.SwitchLogLevel), ss.Log)
-		if err != nil {
-			return fmt.Errorf("switch %s: start %s: %w", sp.Name, cfg.SwitchBinary, err)
-		}
-		l.mu.Lock()
-		l.children[i] = c
-		l.mu.Unlock()
-		pid := c.cmd.Process.Pid
-		_, start, err := procStat(pid)
-		if err != nil { // exited and reaped already: waitListening reports it
-			start = 0
-		}
-		l.state.Switches[i].PID, l.state.Switches[i].StartTime = pid, start
-		if err := l.save(); err != nil {
-			return err
-		}
-		l.log.Debug("switch started", "switch", sp.Name, "pid", pid)
 	}
+	if err := l.waitSwitches(ctx, cfg, handles); err != nil {
+		return err
+	}
+	return l.setQueues(ctx, cfg)
+}
+
+// switchState returns the state of switch sp of l's plan, before it starts:
+// its addresses, log and ports with their egress queue settings.
+func (l *Lab) switchState(cfg *Config, sp *SwitchPlan) SwitchState {
+	f := l.plan.Fabric
+	ss := SwitchState{
+		Name: sp.Name, Netns: sp.Netns, DeviceID: sp.DeviceID, GRPCAddr: GRPCAddr, ThriftPort: ThriftPort,
+		Log: filepath.Join(l.dir, sp.Name+".log"),
+	}
+	for _, pp := range sp.Ports {
+		rate := f.Ports[pp.Port].Rate
+		depth := cfg.QueueDepth
+		if depth == 0 {
+			var kmax int64
+			if cfg.MaxKMax != nil {
+				kmax = cfg.MaxKMax(rate)
+			}
+			depth = QueueDepth(rate, kmax)
+		}
+		ss.Ports = append(ss.Ports, PortState{
+			Num: pp.Num, Iface: pp.Iface, Port: pp.Port, Peer: f.Nodes[pp.Peer].Name,
+			RateBps: rate, QueueRatePPS: QueueRatePPS(rate, cfg.Scale), QueueDepth: depth,
+			ControlRatePPS: ControlRatePPS(rate, cfg.Scale),
+		})
+	}
+	return ss
+}
+
+// startSwitch starts the process of switch i of l's plan inside its
+// namespace ns, recording the switch before starting it and its PID
+// after.
+func (l *Lab) startSwitch(ctx context.Context, cfg *Config, i int, ns netns.NsHandle) error {
+	sp := &l.plan.Switches[i]
+	ss := l.switchState(cfg, sp)
+	if err := step(ctx, cfg, "switch "+sp.Name); err != nil {
+		return err
+	}
+	l.state.Switches = append(l.state.Switches, ss)
+	if err := l.save(); err != nil {
+		return err
+	}
+	if err := os.Truncate(ss.Log, 0); err != nil && !errors.Is(err, os.ErrNotExist) {
+		return fmt.Errorf("switch %s: %w", sp.Name, err)
+	}
+	c, err := startInNetns(ns, cfg.SwitchBinary, switchArgs(&ss, cfg.SwitchLogLevel), ss.Log)
+	if err != nil {
+		return fmt.Errorf("switch %s: start %s: %w", sp.Name, cfg.SwitchBinary, err)
+	}
+	l.mu.Lock()
+	l.children[i] = c
+	l.mu.Unlock()
+	pid := c.cmd.Process.Pid
+	_, start, err := procStat(pid)
+	if err != nil { // exited and reaped already: waitListening reports it
+		start = 0
+	}
+	l.state.Switches[i].PID, l.state.Switches[i].StartTime = pid, start
+	if err := l.save(); err != nil {
+		return err
+	}
+	l.log.Debug("switch started", "switch", sp.Name, "pid", pid)
+	return nil
+}
+
+// waitSwitches waits, within cfg.StartTimeout, until every switch accepts
+// connections on its gRPC port and then its Thrift port; an error carries
+// the end of the switch's log.
+func (l *Lab) waitSwitches(ctx context.Context, cfg *Config, handles map[string]netns.NsHandle) error {
 	wctx, cancel := context.WithTimeout(ctx, cfg.StartTimeout)
 	defer cancel()
-	err := l.eachSwitch(func(i int, ss *SwitchState) error {
+	return l.eachSwitch(func(i int, ss *SwitchState) error {
 		h := handles[ss.Netns]
 		withLog := func(err error) error {
 			if t := fileTail(ss.Log, 5); t != "" {
@@ -110,10 +138,6 @@ func (l *Lab) startSwitches(ctx context.Context, cfg *Config, handles map[string
 		}
 		return nil
 	})
-	if err != nil {
-		return err
-	}
-	return l.setQueues(ctx, cfg)
 }
 
 // thriftGrace is how long a switch that serves gRPC has to open its Thrift
