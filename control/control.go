@@ -103,7 +103,7 @@ func (s *PortSample) EnqPackets() int64 { return s.EnqHist.Count() }
 // queued ahead: in the simulator ACKs share the data queue by default, as in
 // HPCC's switches, and have a queue of their own with
 // replay.Params.AckHighPriority; on BMv2 they always have one
-// (controller.PriorityQueues).
+// (lab.PriorityQueues, in controller/lab).
 func (s *PortSample) QueueFeature() float64 {
 	return s.EnqHist.Mean() * QueuePacketBytes
 }

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"graphcc/control"
+	"graphcc/controller/lab"
 	"graphcc/hostgen"
 	"graphcc/metrics"
 	"graphcc/topo"
@@ -21,7 +22,7 @@ import (
 // WorkloadConfig configures RunWorkload: a trace of flows on the testbed's
 // hosts under one ECN policy.
 type WorkloadConfig struct {
-	Plan    *Plan
+	Plan    *lab.Plan
 	Runtime Fabric
 	Policy  control.Policy // nil: the static settings stay
 	Static  []control.ECN  // the settings at the start, and after a failure
@@ -118,7 +119,7 @@ func RunWorkload(ctx context.Context, c WorkloadConfig) (*WorkloadResult, error)
 	for i, hp := range p.Hosts {
 		hc := hostgen.HostConfig{
 			Node: hp.Node, Fabric: f, Netns: hp.Netns, Iface: hp.Iface, MAC: hp.MAC,
-			FabricMAC: FabricMAC, IP: hp.IP, Peers: peers,
+			FabricMAC: lab.FabricMAC, IP: hp.IP, Peers: peers,
 		}
 		if c.Host != nil {
 			c.Host(&hc)

@@ -12,6 +12,7 @@ import (
 	"github.com/vishvananda/netlink"
 
 	"graphcc/control"
+	"graphcc/controller/lab"
 	"graphcc/topo"
 	"graphcc/trace"
 )
@@ -19,7 +20,7 @@ import (
 // bridgeSwitches makes every switch of a lab built without switches a
 // Linux bridge over its ports, so frames cross the fabric without BMv2. The
 // fabric must be a tree (one spine): bridges flood, and a loop would storm.
-func bridgeSwitches(t *testing.T, p *Plan) {
+func bridgeSwitches(t *testing.T, p *lab.Plan) {
 	t.Helper()
 	for _, sp := range p.Switches {
 		h := nsHandle(t, sp.Netns)
@@ -49,7 +50,7 @@ func bridgeSwitches(t *testing.T, p *Plan) {
 func TestRunWorkloadOverBridges(t *testing.T) {
 	requireRoot(t)
 	p := labPlan(t, "wl", 2, 1, 2)
-	if _, err := upLab(t, LabConfig{Plan: p, NoSwitches: true}); err != nil {
+	if _, err := upLab(t, lab.Config{Plan: p, NoSwitches: true}); err != nil {
 		t.Fatal(err)
 	}
 	bridgeSwitches(t, p)
@@ -124,11 +125,11 @@ func TestRunWorkloadOverBridges(t *testing.T) {
 // stuckLab builds a lab without switches or bridges, where nothing
 // crosses the fabric, and returns its plan, a flow that cannot finish and
 // the static settings.
-func stuckLab(t *testing.T, tag string) (*Plan, []trace.Flow, []control.ECN) {
+func stuckLab(t *testing.T, tag string) (*lab.Plan, []trace.Flow, []control.ECN) {
 	t.Helper()
 	requireRoot(t)
 	p := labPlan(t, tag, 2, 1, 1)
-	if _, err := upLab(t, LabConfig{Plan: p, NoSwitches: true}); err != nil {
+	if _, err := upLab(t, lab.Config{Plan: p, NoSwitches: true}); err != nil {
 		t.Fatal(err)
 	}
 	hosts := p.Fabric.Hosts()

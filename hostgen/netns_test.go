@@ -24,7 +24,7 @@ import (
 
 // Root-only tests: hosts in network namespaces on veths, through a Linux
 // bridge or a forwarder that marks CE. They build their namespaces with
-// netlink here rather than with package controller, which will import
+// netlink here rather than with package controller/lab, which imports
 // hostgen (a test of package hostgen importing it would be a cycle).
 
 // requireRoot skips a test that needs root (privtest.Root).

@@ -1,6 +1,7 @@
 // Package namespace runs code inside Linux network namespaces, for the
-// testbed's controller (which builds the namespaces and starts switches in
-// them) and its hosts (which open packet sockets in them).
+// testbed's lab (package controller/lab, which builds the namespaces and
+// starts switches in them) and its hosts (which open packet sockets in
+// them).
 //
 // A network namespace belongs to an OS thread, not to a goroutine, so every
 // function here runs its callback on a locked thread that has entered the

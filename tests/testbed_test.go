@@ -15,6 +15,8 @@ import (
 
 	"graphcc/control"
 	"graphcc/controller"
+	"graphcc/controller/lab"
+	"graphcc/controller/p4rt"
 	"graphcc/gnn"
 	"graphcc/p4src"
 	"graphcc/policy"
@@ -34,7 +36,7 @@ func require(t *testing.T, programs ...string) { privtest.All(t, true, programs.
 // is not on PATH, writes there the compiled program committed in p4src
 // (p4src's own tests check that it is what p4c makes of the source), and
 // returns the P4Info and the BMv2 JSON's path and bytes.
-func compileP4(t *testing.T, dir string) (*controller.P4Info, string, []byte) {
+func compileP4(t *testing.T, dir string) (*p4rt.P4Info, string, []byte) {
 	t.Helper()
 	info, js := filepath.Join(dir, "graphcc.p4info.txtpb"), filepath.Join(dir, "graphcc.json")
 	if _, err := exec.LookPath("p4c-bm2-ss"); err != nil {
@@ -52,7 +54,7 @@ func compileP4(t *testing.T, dir string) (*controller.P4Info, string, []byte) {
 			t.Fatalf("p4c-bm2-ss: %v\n%s", err, out)
 		}
 	}
-	p4info, err := controller.ReadP4InfoFile(info)
+	p4info, err := p4rt.ReadP4InfoFile(info)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -64,16 +66,16 @@ func compileP4(t *testing.T, dir string) (*controller.P4Info, string, []byte) {
 }
 
 // ecnTable reads every ecn_settings entry of every switch, by topo.PortID.
-func ecnTable(t *testing.T, ctx context.Context, plan *controller.Plan, info *controller.P4Info, sws []*controller.Switch) map[topo.PortID]controller.ECNParams {
+func ecnTable(t *testing.T, ctx context.Context, plan *lab.Plan, info *p4rt.P4Info, sws []*p4rt.Switch) map[topo.PortID]p4rt.ECNParams {
 	t.Helper()
-	got := map[topo.PortID]controller.ECNParams{}
+	got := map[topo.PortID]p4rt.ECNParams{}
 	for i, s := range sws {
 		entries, err := s.ReadTable(ctx, info.ECNSettings)
 		if err != nil {
 			t.Fatal(err)
 		}
 		for _, e := range entries {
-			num, err := controller.DecodeUint(e.Match[0].GetExact().Value, 32)
+			num, err := p4rt.DecodeUint(e.Match[0].GetExact().Value, 32)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -86,9 +88,9 @@ func ecnTable(t *testing.T, ctx context.Context, plan *controller.Plan, info *co
 			if port < 0 {
 				t.Fatalf("switch %s: ecn entry for unknown port %d", s.Name(), num)
 			}
-			var p controller.ECNParams
+			var p p4rt.ECNParams
 			for _, a := range e.Action.GetAction().Params {
-				v, _ := controller.DecodeUint(a.Value, 32)
+				v, _ := p4rt.DecodeUint(a.Value, 32)
 				switch a.ParamId {
 				case info.ParamKMin:
 					p.KMin = uint32(v)
@@ -104,13 +106,13 @@ func ecnTable(t *testing.T, ctx context.Context, plan *controller.Plan, info *co
 	return got
 }
 
-func checkECN(t *testing.T, what string, got map[topo.PortID]controller.ECNParams, f *topo.Fabric, want []control.ECN) {
+func checkECN(t *testing.T, what string, got map[topo.PortID]p4rt.ECNParams, f *topo.Fabric, want []control.ECN) {
 	t.Helper()
 	if len(got) != len(f.Agents()) {
 		t.Errorf("%s: %d ecn entries, want one per switch port (%d)", what, len(got), len(f.Agents()))
 	}
 	for _, p := range f.Agents() {
-		w, err := controller.EncodeECN(want[p])
+		w, err := p4rt.EncodeECN(want[p])
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -125,8 +127,8 @@ func checkECN(t *testing.T, what string, got map[topo.PortID]controller.ECNParam
 // and see marks rise when kmin is lowered, run the GraphCC policy live,
 // and take everything down.
 func TestTestbedWholeLoop(t *testing.T) {
-	require(t, controller.DefaultSwitchBinary, controller.DefaultCLIBinary)
-	privtest.Runs(t, controller.DefaultCLIBinary, "p4lang/behavioral-model", "--help")
+	require(t, lab.DefaultSwitchBinary, lab.DefaultCLIBinary)
+	privtest.Runs(t, lab.DefaultCLIBinary, "p4lang/behavioral-model", "--help")
 	ctx, cancel := context.WithTimeout(t.Context(), 10*time.Minute)
 	defer cancel()
 	dir := t.TempDir()
@@ -138,38 +140,38 @@ func TestTestbedWholeLoop(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	lab := fmt.Sprintf("it%d", os.Getpid()%100000)
-	plan, err := controller.NewPlan(lab, f)
+	labName := fmt.Sprintf("it%d", os.Getpid()%100000)
+	plan, err := lab.NewPlan(labName, f)
 	if err != nil {
 		t.Fatal(err)
 	}
 	labDir := filepath.Join(dir, "lab")
 	t.Cleanup(func() {
-		if err := controller.Down(context.Background(), lab, labDir); err != nil {
+		if err := lab.Down(context.Background(), labName, labDir); err != nil {
 			t.Errorf("down: %v", err)
 		}
-		left, _ := filepath.Glob("/run/netns/" + lab + "-*")
+		left, _ := filepath.Glob("/run/netns/" + labName + "-*")
 		if len(left) > 0 {
 			t.Errorf("namespaces left after down: %v", left)
 		}
 	})
 	const scale = 2000
 	start := time.Now()
-	l, err := controller.Up(ctx, controller.LabConfig{Plan: plan, Dir: labDir, PipelineJSON: jsonPath, Scale: scale})
+	l, err := lab.Up(ctx, lab.Config{Plan: plan, Dir: labDir, PipelineJSON: jsonPath, Scale: scale})
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Logf("up of %d switches and %d hosts in %v", len(plan.Switches), len(plan.Hosts), time.Since(start))
-	var sws []*controller.Switch
+	var sws []*p4rt.Switch
 	for i, sp := range plan.Switches {
-		s, err := controller.Dial(ctx, sp.Name, controller.GRPCAddr, sp.DeviceID, 1, grpc.WithContextDialer(l.Dialer(i)))
+		s, err := p4rt.Dial(ctx, sp.Name, lab.GRPCAddr, sp.DeviceID, 1, grpc.WithContextDialer(l.Dialer(i)))
 		if err != nil {
 			t.Fatal(err)
 		}
 		defer s.Close()
 		sws = append(sws, s)
 	}
-	rt, err := controller.NewFabricRuntime(plan, info, sws)
+	rt, err := p4rt.NewFabric(plan, info, sws)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -281,12 +283,12 @@ func TestTestbedWholeLoop(t *testing.T) {
 		t.Fatalf("run with %s killed: error %v, want one naming switch %s", name, err, name)
 	}
 	t.Logf("run with %s killed: %v", name, err)
-	alive, others := ecnTable(t, ctx, plan, info, sws[:victim]), map[topo.PortID]controller.ECNParams{}
+	alive, others := ecnTable(t, ctx, plan, info, sws[:victim]), map[topo.PortID]p4rt.ECNParams{}
 	for p, v := range alive {
 		others[p] = v
 	}
 	for _, pp := range plan.Switches[victim].Ports {
-		others[pp.Port], _ = controller.EncodeECN(static[pp.Port]) // the dead switch holds nothing to check
+		others[pp.Port], _ = p4rt.EncodeECN(static[pp.Port]) // the dead switch holds nothing to check
 	}
 	checkECN(t, "after a switch died", others, f, static)
 }

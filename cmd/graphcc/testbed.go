@@ -19,6 +19,9 @@ import (
 
 	"graphcc/control"
 	"graphcc/controller"
+	"graphcc/controller/lab"
+	"graphcc/controller/p4rt"
+	"graphcc/gnn"
 	"graphcc/hostgen"
 	"graphcc/internal/fileio"
 	"graphcc/metrics"
@@ -32,9 +35,10 @@ import (
 )
 
 // The testbed commands: up, run, down and status of a lab of BMv2 switches
-// in network namespaces (package controller). The lab directory keeps what
-// later commands need: the state file (controller), the fabric the lab was
-// built from (testbedSpecFile) and the last control step (testbedLastFile).
+// in network namespaces (packages controller/lab, controller/p4rt and
+// controller). The lab directory keeps what later commands need: the state
+// file (lab), the fabric the lab was built from (testbedSpecFile) and the
+// last control step (testbedLastFile).
 
 const (
 	// testbedSpecFile, in the lab directory, describes the fabric of the
@@ -131,15 +135,15 @@ type labFlags struct {
 }
 
 func (l *labFlags) add(fs *pflag.FlagSet) {
-	fs.StringVar(&l.lab, "lab", controller.DefaultLab, "lab name: prefixes its namespaces")
-	fs.StringVar(&l.dir, "dir", "", "lab directory (state, switch logs); default "+controller.DefaultRunDir+"/LAB")
+	fs.StringVar(&l.lab, "lab", lab.DefaultName, "lab name: prefixes its namespaces")
+	fs.StringVar(&l.dir, "dir", "", "lab directory (state, switch logs); default "+lab.DefaultRunDir+"/LAB")
 }
 
 func (l *labFlags) directory() string {
 	if l.dir != "" {
 		return l.dir
 	}
-	return controller.DefaultDir(l.lab)
+	return lab.DefaultDir(l.lab)
 }
 
 // pipelineFlags locate the compiled P4 program: by default the one built
@@ -154,18 +158,18 @@ func (p *pipelineFlags) add(fs *pflag.FlagSet) {
 }
 
 // load returns the P4Info and the BMv2 JSON.
-func (p *pipelineFlags) load() (*controller.P4Info, []byte, error) {
+func (p *pipelineFlags) load() (*p4rt.P4Info, []byte, error) {
 	if (p.json == "") != (p.p4info == "") {
 		return nil, nil, errors.New("--p4-json and --p4info go together (both from one make p4)")
 	}
 	if p.json == "" {
-		info, err := controller.ParseP4Info(p4src.P4Info)
+		info, err := p4rt.ParseP4Info(p4src.P4Info)
 		if err != nil {
 			return nil, nil, fmt.Errorf("built-in P4Info: %w", err)
 		}
 		return info, p4src.BMv2JSON, nil
 	}
-	info, err := controller.ReadP4InfoFile(p.p4info)
+	info, err := p4rt.ReadP4InfoFile(p.p4info)
 	if err != nil {
 		return nil, nil, fmt.Errorf("--p4info: %w", err)
 	}
@@ -190,28 +194,39 @@ func (p *pipelineFlags) jsonFile(dir string, cfg []byte) (string, error) {
 	return path, err
 }
 
+// actionMaxKMax returns the largest kmax of the learned policies' action
+// table (gnn.Action) on a port of rate bps, so that the lab's queues are
+// deep enough for every setting they may choose (lab.QueueDepth).
+func actionMaxKMax(rate int64) int64 {
+	var kmax int64
+	for a := range gnn.NumActions {
+		kmax = max(kmax, gnn.Action(a, rate).KMax)
+	}
+	return kmax
+}
+
 // connect dials every switch of the lab inside its namespace and returns
 // the fabric runtime over them, and a function that closes them.
-func connect(ctx context.Context, lab *controller.Lab, plan *controller.Plan, info *controller.P4Info) (*controller.FabricRuntime, func(), error) {
-	var sws []*controller.Switch
+func connect(ctx context.Context, lb *lab.Lab, plan *lab.Plan, info *p4rt.P4Info) (*p4rt.Fabric, func(), error) {
+	var sws []*p4rt.Switch
 	closeAll := func() {
 		for _, s := range sws {
 			s.Close()
 		}
 	}
 	for i, sp := range plan.Switches {
-		s, err := controller.Dial(ctx, sp.Name, controller.GRPCAddr, sp.DeviceID, testbedElectionID,
-			grpc.WithContextDialer(lab.Dialer(i)))
+		s, err := p4rt.Dial(ctx, sp.Name, lab.GRPCAddr, sp.DeviceID, testbedElectionID,
+			grpc.WithContextDialer(lb.Dialer(i)))
 		if err != nil {
 			closeAll()
 			return nil, nil, err
 		}
 		sws = append(sws, s)
 	}
-	rt, err := controller.NewFabricRuntime(plan, info, sws)
+	rt, err := p4rt.NewFabric(plan, info, sws)
 	if err == nil {
 		var depth []int64
-		if depth, err = lab.State().QueueDepths(len(plan.Fabric.Ports)); err == nil {
+		if depth, err = lb.State().QueueDepths(len(plan.Fabric.Ports)); err == nil {
 			err = rt.SetQueueDepths(depth) // read only the cells that can count
 		}
 	}
@@ -232,7 +247,7 @@ type testbedUpOpts struct {
 }
 
 func newTestbedUpCmd(logger loggerFunc) *cobra.Command {
-	o := testbedUpOpts{sc: defaultScenario(), scale: controller.DefaultScale}
+	o := testbedUpOpts{sc: defaultScenario(), scale: lab.DefaultScale}
 	cmd := &cobra.Command{
 		Use:   "up [flags]",
 		Short: "Build a lab: namespaces, veth links, BMv2 switches, the P4 pipeline, forwarding and static ECN settings",
@@ -289,11 +304,11 @@ func (o *testbedUpOpts) run(ctx context.Context, cmd *cobra.Command, log *slog.L
 		}
 		spec.Failed = failedLinks(base, f)
 	}
-	plan, err := controller.NewPlan(o.lab, f)
+	plan, err := lab.NewPlan(o.lab, f)
 	if err != nil {
 		return fmt.Errorf("--lab: %w", err)
 	}
-	var info *controller.P4Info
+	var info *p4rt.P4Info
 	var devcfg []byte
 	var jsonPath string
 	if !o.noSwitches {
@@ -304,9 +319,9 @@ func (o *testbedUpOpts) run(ctx context.Context, cmd *cobra.Command, log *slog.L
 			return err
 		}
 	}
-	lab, err := controller.Up(ctx, controller.LabConfig{
+	lb, err := lab.Up(ctx, lab.Config{
 		Plan: plan, Dir: o.dir, NoSwitches: o.noSwitches, PipelineJSON: jsonPath,
-		SwitchLogLevel: o.switchLog, Scale: o.scale, Logger: log,
+		SwitchLogLevel: o.switchLog, Scale: o.scale, MaxKMax: actionMaxKMax, Logger: log,
 	})
 	if err != nil {
 		return err
@@ -315,42 +330,42 @@ func (o *testbedUpOpts) run(ctx context.Context, cmd *cobra.Command, log *slog.L
 	fail := func(err error) error {
 		dctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 30*time.Second)
 		defer cancel()
-		if derr := lab.Down(dctx); derr != nil {
+		if derr := lb.Down(dctx); derr != nil {
 			err = errors.Join(err, fmt.Errorf("take the lab down: %w", derr))
 		}
 		return err
 	}
-	if err := fileio.WriteAtomic(filepath.Join(lab.Dir(), testbedSpecFile), func(w io.Writer) error {
+	if err := fileio.WriteAtomic(filepath.Join(lb.Dir(), testbedSpecFile), func(w io.Writer) error {
 		return fileio.WriteJSON(w, spec)
 	}); err != nil {
 		return fail(err)
 	}
 	if !o.noSwitches {
-		rt, closeAll, err := connect(ctx, lab, plan, info)
+		rt, closeAll, err := connect(ctx, lb, plan, info)
 		if err != nil {
 			return fail(err)
 		}
 		err = rt.Program(ctx, devcfg, control.StaticSettings(f))
 		closeAll()
 		if err == nil {
-			err = lab.SetQueues(ctx) // in case the pipeline push reset them
+			err = lb.SetQueues(ctx) // in case the pipeline push reset them
 		}
 		if err != nil {
 			return fail(err)
 		}
 	}
 	fmt.Fprintf(cmd.OutOrStdout(), "lab %s up in %.1f s: %s; rates and times scaled by %d; state in %s\n",
-		plan.Lab, time.Since(start).Seconds(), o.sc.describeFabric(f), o.scale, lab.Dir())
+		plan.Lab, time.Since(start).Seconds(), o.sc.describeFabric(f), o.scale, lb.Dir())
 	return nil
 }
 
 // loadTestbed returns a live lab, its spec and its plan.
-func loadTestbed(l labFlags) (*controller.Lab, *testbedSpec, *controller.Plan, error) {
-	lab, err := controller.LoadLab(l.lab, l.dir)
+func loadTestbed(l labFlags) (*lab.Lab, *testbedSpec, *lab.Plan, error) {
+	lb, err := lab.Load(l.lab, l.dir)
 	if err != nil {
 		return nil, nil, nil, err
 	}
-	b, err := os.ReadFile(filepath.Join(lab.Dir(), testbedSpecFile))
+	b, err := os.ReadFile(filepath.Join(lb.Dir(), testbedSpecFile))
 	if err != nil {
 		return nil, nil, nil, fmt.Errorf("lab %s: %w (was it built by graphcc testbed up?)", l.lab, err)
 	}
@@ -362,14 +377,14 @@ func loadTestbed(l labFlags) (*controller.Lab, *testbedSpec, *controller.Plan, e
 	if err != nil {
 		return nil, nil, nil, fmt.Errorf("lab %s: %w", l.lab, err)
 	}
-	plan, err := controller.NewPlan(l.lab, f)
+	plan, err := lab.NewPlan(l.lab, f)
 	if err != nil {
 		return nil, nil, nil, err
 	}
-	if err := lab.Check(plan); err != nil {
+	if err := lb.Check(plan); err != nil {
 		return nil, nil, nil, err
 	}
-	return lab, &spec, plan, nil
+	return lb, &spec, plan, nil
 }
 
 type testbedRunOpts struct {
@@ -461,14 +476,14 @@ func (o *testbedRunOpts) run(ctx context.Context, cmd *cobra.Command, log *slog.
 	if err != nil {
 		return err
 	}
-	lab, spec, plan, err := loadTestbed(o.labFlags)
+	lb, spec, plan, err := loadTestbed(o.labFlags)
 	if err != nil {
 		return err
 	}
-	if len(lab.State().Switches) == 0 {
+	if len(lb.State().Switches) == 0 {
 		return fmt.Errorf("lab %s was built with --no-switches: there is nothing to run on", o.lab)
 	}
-	if err := lab.CheckSwitches(); err != nil {
+	if err := lb.CheckSwitches(); err != nil {
 		return err
 	}
 	f := plan.Fabric
@@ -507,7 +522,7 @@ func (o *testbedRunOpts) run(ctx context.Context, cmd *cobra.Command, log *slog.
 		}
 		policies = append(policies, np)
 	}
-	rt, closeAll, err := connect(ctx, lab, plan, info)
+	rt, closeAll, err := connect(ctx, lb, plan, info)
 	if err != nil {
 		return err
 	}
@@ -523,7 +538,7 @@ func (o *testbedRunOpts) run(ctx context.Context, cmd *cobra.Command, log *slog.
 		if i > 0 && results[i-1].Summary.Incomplete > 0 {
 			// the last run stopped with flows still sending: let the
 			// switches' queues empty before this one starts
-			wait := controller.QueueDrainTime(lab.State(), f)
+			wait := lab.QueueDrainTime(lb.State(), f)
 			log.Info("waiting for the switch queues to empty", "after", policies[i-1].Name, "wait", wait)
 			if err := sleepCtx(ctx, wait); err != nil {
 				return err
@@ -543,11 +558,11 @@ func (o *testbedRunOpts) run(ctx context.Context, cmd *cobra.Command, log *slog.
 		if err := rt.Program(ctx, devcfg, static); err != nil {
 			return err
 		}
-		if err := lab.SetQueues(ctx); err != nil {
+		if err := lb.SetQueues(ctx); err != nil {
 			return err
 		}
 		log.Info("running", "policy", np.Name, "flows", len(flows))
-		last := newLastStep(lab.Dir(), np.Name, f)
+		last := newLastStep(lb.Dir(), np.Name, f)
 		cfg := controller.WorkloadConfig{
 			Plan: plan, Runtime: rt, Policy: pol, Static: static, Flows: flows, QPBase: qpBase,
 			Scale: float64(spec.Scale), Interval: interval, Drain: drain, OnStep: last.record,
@@ -745,7 +760,7 @@ func newTestbedDownCmd(logger loggerFunc) *cobra.Command {
 			start := time.Now()
 			ctx, cancel := context.WithTimeout(context.WithoutCancel(cmd.Context()), time.Minute)
 			defer cancel()
-			if err := controller.DownLogger(ctx, l.lab, l.dir, logger(cmd)); err != nil {
+			if err := lab.DownLogger(ctx, l.lab, l.dir, logger(cmd)); err != nil {
 				return err
 			}
 			os.Remove(filepath.Join(l.directory(), testbedSpecFile))
@@ -766,7 +781,7 @@ func newTestbedStatusCmd() *cobra.Command {
 		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			out := cmd.OutOrStdout()
-			st, err := controller.Status(l.lab, l.dir)
+			st, err := lab.ReadStatus(l.lab, l.dir)
 			if err != nil {
 				return err
 			}

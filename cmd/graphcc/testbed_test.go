@@ -12,6 +12,8 @@ import (
 
 	"graphcc/control"
 	"graphcc/controller"
+	"graphcc/controller/lab"
+	"graphcc/gnn"
 	"graphcc/internal/privtest"
 	"graphcc/policy"
 	"graphcc/replay"
@@ -207,6 +209,25 @@ func TestTestbedACCEnv(t *testing.T) {
 			t.Errorf("%v, flows %q: %v", tc.specs, tc.flows, err)
 		case tc.want != "" && (err == nil || !strings.Contains(err.Error(), tc.want) || !strings.Contains(err.Error(), "acc:FILE")):
 			t.Errorf("%v, flows %q: error %v, want one naming %q and acc:FILE", tc.specs, tc.flows, err, tc.want)
+		}
+	}
+}
+
+// TestActionMaxKMax checks the queue depths testbed up gives the lab: deep
+// enough for every setting of the action table, and as they were when the
+// lab computed them itself (764 packets at 25 Gbps, 3054 at 100 Gbps).
+func TestActionMaxKMax(t *testing.T) {
+	for _, tc := range []struct{ rate, depth int64 }{{25 * topo.Gbps, 764}, {100 * topo.Gbps, 3054}} {
+		kmax := actionMaxKMax(tc.rate)
+		if want := gnn.Action(gnn.NumActions-1, tc.rate).KMax; kmax != want {
+			t.Errorf("rate %d: largest kmax %d, want the last action's %d", tc.rate, kmax, want)
+		}
+		d := lab.QueueDepth(tc.rate, kmax)
+		if d*lab.FrameBytes <= kmax {
+			t.Errorf("rate %d: depth %d packets is not above kmax %d bytes", tc.rate, d, kmax)
+		}
+		if d != tc.depth {
+			t.Errorf("rate %d: depth %d packets, want %d", tc.rate, d, tc.depth)
 		}
 	}
 }

@@ -1,0 +1,9 @@
+// Package controller runs the live control loop and workloads on a
+// testbed lab: every control interval it reads the telemetry of every port
+// from the switches, lets a policy decide, and writes the changed ECN
+// settings back (RunLoop), while hostgen's senders and receivers in the
+// lab's hosts play a trace of flows (RunWorkload).
+//
+// Building the lab is package controller/lab's job; talking P4Runtime to
+// its switches is package controller/p4rt's.
+package controller
