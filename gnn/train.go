@@ -8,6 +8,7 @@ import (
 	"math/rand/v2"
 	"runtime"
 	"slices"
+	"strings"
 	"sync"
 
 	"graphcc/control"
@@ -212,6 +213,93 @@ func (c *TrainConfig) check() error {
 	return nil
 }
 
+// ErrNoUpdates is wrapped by the error of a training run that cannot
+// reach, or did not reach, its first minibatch update: its weights would be
+// the initial ones. The error is a *NoUpdatesError.
+var ErrNoUpdates = errors.New("no learning updates")
+
+// NoUpdatesError is the error of a training run that ends without a
+// minibatch update. NewTrainer returns it when the config cannot learn
+// (Ran false): the replay buffer holds fewer transitions than the first
+// update needs, or the episodes give fewer than that even at their
+// longest; Run returns it when the episodes, ending early as their flows
+// finished, gave fewer (Ran true).
+type NoUpdatesError struct {
+	Episodes int // TrainConfig.Episodes
+	Warmup   int // TrainConfig.Warmup
+	Batch    int // TrainConfig.Batch: the first update also needs a batch
+	Buffer   int // TrainConfig.Buffer
+	// PerEpisode is the most transitions an episode gives (see
+	// TrainConfig.EpisodeTransitions).
+	PerEpisode int
+	// Ran reports that the episodes were simulated; they gave Transitions.
+	Ran         bool
+	Transitions int64
+	// MinEpisodes is the fewest episodes that would reach the first update
+	// (at the transitions per episode of this run when Ran), 0 if no
+	// number would.
+	MinEpisodes int
+}
+
+// Need is the number of transitions the replay buffer holds before the
+// first update: the larger of Warmup and Batch.
+func (e *NoUpdatesError) Need() int { return max(e.Warmup, e.Batch) }
+
+func (e *NoUpdatesError) Error() string {
+	what := "the warmup"
+	if e.Batch > e.Warmup {
+		what = "a batch"
+	}
+	head := fmt.Sprintf("train: %d episodes give 0 learning updates: the first comes after %d transitions (%s)", e.Episodes, e.Need(), what)
+	if e.Ran {
+		head = strings.Replace(head, " give ", " gave ", 1)
+	}
+	switch {
+	case e.Buffer < e.Need():
+		return fmt.Sprintf("%s, more than the replay buffer's %d", head, e.Buffer)
+	case e.MinEpisodes == 0:
+		return fmt.Sprintf("%s, and no episode gives a transition", head)
+	case e.Ran:
+		return fmt.Sprintf("%s, and theirs gave %d (their flows finished early); raise episodes to at least %d (at that rate)", head, e.Transitions, e.MinEpisodes)
+	}
+	return fmt.Sprintf("%s, and an episode gives at most %d; raise episodes to at least %d", head, e.PerEpisode, e.MinEpisodes)
+}
+
+func (e *NoUpdatesError) Unwrap() error { return ErrNoUpdates }
+
+// EpisodeTransitions returns the most transitions an episode of c gives
+// (its zero fields read as their defaults): one per control interval of
+// EpisodeTime but the first, fewer if its flows all finish sooner.
+func (c TrainConfig) EpisodeTransitions() int {
+	c.setDefaults(DefaultTrainConfig())
+	return int(max(c.EpisodeTime/c.Interval-1, 0))
+}
+
+// MinEpisodes returns the fewest episodes of c (its zero fields read as
+// their defaults) that can reach the first minibatch update, when every
+// episode gives EpisodeTransitions; 0 if no number can.
+func (c TrainConfig) MinEpisodes() int {
+	c.setDefaults(DefaultTrainConfig())
+	need, per := max(c.Warmup, c.Batch), c.EpisodeTransitions()
+	if c.Buffer < need || per == 0 {
+		return 0
+	}
+	return (need + per - 1) / per
+}
+
+// checkLearns returns a *NoUpdatesError if the filled c cannot reach its
+// first minibatch update.
+func (c *TrainConfig) checkLearns() error {
+	e := &NoUpdatesError{
+		Episodes: c.Episodes, Warmup: c.Warmup, Batch: c.Batch, Buffer: c.Buffer,
+		PerEpisode: c.EpisodeTransitions(), MinEpisodes: c.MinEpisodes(),
+	}
+	if e.MinEpisodes == 0 || c.Episodes < e.MinEpisodes {
+		return e
+	}
+	return nil
+}
+
 // EpisodeStats describes one round of episodes (Workers of them, simulated
 // in parallel with one set of weights) and the learning that followed.
 type EpisodeStats struct {
@@ -389,7 +477,8 @@ func (s *accScratch) backward(_ int, dq, grad []float64) {
 // with each minibatch's gradient shared among Workers goroutines and summed
 // in a fixed order. The same config and seed give the same weights.
 //
-// Train is NewTrainer and Run.
+// Train is NewTrainer and Run. A run that would end, or ended, without a
+// single minibatch update fails with an error wrapping ErrNoUpdates.
 func Train(ctx context.Context, c TrainConfig) (*TrainResult, error) {
 	t, err := NewTrainer(c)
 	if err != nil {
@@ -434,9 +523,15 @@ type Trainer struct {
 
 // NewTrainer checks and fills c (its zero fields take their defaults),
 // builds the first episode's fabric, initializes the networks from c.Seed
-// and, with c.Resume, restores that checkpoint's state.
+// and, with c.Resume, restores that checkpoint's state. A config that
+// cannot reach its first minibatch update (too few episodes for the
+// warmup, a replay buffer smaller than it) is refused with a
+// *NoUpdatesError before anything is simulated.
 func NewTrainer(c TrainConfig) (*Trainer, error) {
 	if err := c.fill(); err != nil {
+		return nil, err
+	}
+	if err := c.checkLearns(); err != nil {
 		return nil, err
 	}
 	t := &Trainer{c: c, rootSrc: rand.NewPCG(c.Seed, 0x747261696e), samplerSrc: rand.NewPCG(c.Seed, 0x73616d70)}
@@ -520,7 +615,9 @@ func (t *Trainer) resume(ck *Checkpoint) error {
 // Run trains round after round until the configured episodes are done and
 // returns the result. If ctx ends it, Run stops after the last complete
 // round, hands its state to TrainConfig.Checkpoint and returns an error
-// wrapping ctx's cause. A Trainer runs once.
+// wrapping ctx's cause. A run whose episodes ended without a minibatch
+// update (they gave fewer transitions than the warmup) returns a
+// *NoUpdatesError, not the untrained weights. A Trainer runs once.
 func (t *Trainer) Run(ctx context.Context) (*TrainResult, error) {
 	if t.ran {
 		return nil, errors.New("train: the trainer has run already")
@@ -531,7 +628,24 @@ func (t *Trainer) Run(ctx context.Context) (*TrainResult, error) {
 			return nil, err
 		}
 	}
+	if t.updates == 0 {
+		return nil, t.noUpdates()
+	}
 	return t.result(), nil
+}
+
+// noUpdates is the error of a run whose episodes ended without an update.
+func (t *Trainer) noUpdates() error {
+	c := &t.c
+	e := &NoUpdatesError{
+		Episodes: c.Episodes, Warmup: c.Warmup, Batch: c.Batch, Buffer: c.Buffer,
+		PerEpisode: c.EpisodeTransitions(), Ran: true, Transitions: t.buf.Added(),
+	}
+	if n := e.Transitions; n > 0 {
+		// at the run's mean transitions per episode
+		e.MinEpisodes = int((int64(e.Need())*int64(c.Episodes) + n - 1) / n)
+	}
+	return e
 }
 
 // round runs one round: its episodes, their transitions stored, the
