@@ -367,6 +367,51 @@ func (c *crcReader) bytes(n int) []byte {
 // ReadCheckpoint reads a checkpoint file from r, to its end.
 func ReadCheckpoint(r io.Reader) (*Checkpoint, error) {
 	cr := &crcReader{r: r, crc: crc32.NewIEEE(), buf: make([]byte, chunk)}
+	h, err := readCheckpointHeader(cr)
+	if err != nil {
+		return nil, err
+	}
+	if err := h.check(); err != nil {
+		return nil, err
+	}
+	ck := &Checkpoint{
+		Config: h.Config, Meta: h.Meta, Episodes: h.Episodes, Updates: h.Updates, AdamT: h.AdamT,
+		Root: h.Root, Sampler: h.Sampler,
+	}
+	rows := cr.f64s(statsLen * h.Rounds)
+	ck.Online = cr.f64s(h.Params)
+	ck.Target = cr.f64s(h.Params)
+	ck.AdamM = cr.f64s(h.Params)
+	ck.AdamV = cr.f64s(h.Params)
+	ck.Best = cr.f64s(h.Params)
+	if be := cr.f64s(2); len(be) == 2 {
+		ck.BestEpisode, ck.BestValidation = int(be[0]), be[1]
+	}
+	if cr.err != nil {
+		return nil, fmt.Errorf("%w: truncated before the replay buffer: %w", ErrCheckpoint, cr.err)
+	}
+	raw := readBufferData(cr, h.Buffer)
+	if cr.err != nil {
+		return nil, fmt.Errorf("%w: truncated in the replay buffer: %w", ErrCheckpoint, cr.err)
+	}
+	if err := cr.checksum(); err != nil {
+		return nil, err
+	}
+	if err := raw.check(h.Buffer); err != nil {
+		return nil, err
+	}
+	ck.Stats = make([]EpisodeStats, h.Rounds)
+	for i := range ck.Stats {
+		r := rows[statsLen*i : statsLen*(i+1)]
+		ck.Stats[i] = EpisodeStats{Episode: int(r[0]), Epsilon: r[1], MeanReward: r[2], Loss: r[3], Updates: int(r[4]), Slowdown: r[5], Validation: r[6]}
+	}
+	ck.Buffer = raw.buffer(h.Buffer)
+	return ck, nil
+}
+
+// readCheckpointHeader reads a checkpoint file's magic, version and JSON
+// header.
+func readCheckpointHeader(cr *crcReader) (*checkpointHeader, error) {
 	magic := make([]byte, len(CheckpointMagic))
 	cr.full(magic)
 	if cr.err != nil || string(magic) != CheckpointMagic {
@@ -398,99 +443,111 @@ func ReadCheckpoint(r io.Reader) (*Checkpoint, error) {
 	if _, err := dec.Token(); err != io.EOF {
 		return nil, fmt.Errorf("%w: header: more than one JSON object", ErrCheckpoint)
 	}
+	return &h, nil
+}
+
+// check returns an error if h asks for sizes out of bounds or describes a
+// replay buffer that cannot be.
+func (h *checkpointHeader) check() error {
 	bh := h.Buffer
 	switch {
 	case h.Params < 1 || h.Params > maxCheckpointParams:
-		return nil, fmt.Errorf("%w: header: params %d outside [1, %d]", ErrCheckpoint, h.Params, maxCheckpointParams)
+		return fmt.Errorf("%w: header: params %d outside [1, %d]", ErrCheckpoint, h.Params, maxCheckpointParams)
 	case h.Rounds < 0 || h.Rounds > maxCheckpointRounds:
-		return nil, fmt.Errorf("%w: header: rounds %d outside [0, %d]", ErrCheckpoint, h.Rounds, maxCheckpointRounds)
+		return fmt.Errorf("%w: header: rounds %d outside [0, %d]", ErrCheckpoint, h.Rounds, maxCheckpointRounds)
 	case h.Episodes < 0 || h.Updates < 0 || h.AdamT < 0:
-		return nil, fmt.Errorf("%w: header: episodes %d, updates %d, adam_t %d must not be negative", ErrCheckpoint, h.Episodes, h.Updates, h.AdamT)
+		return fmt.Errorf("%w: header: episodes %d, updates %d, adam_t %d must not be negative", ErrCheckpoint, h.Episodes, h.Updates, h.AdamT)
 	case bh.Cap < 1 || bh.FeatureLen < 1 || bh.Agents < 1 || bh.FeatureLen%NumFeatures != 0:
-		return nil, fmt.Errorf("%w: header: buffer capacity %d, feature_len %d (a multiple of %d) and agents %d must be positive",
+		return fmt.Errorf("%w: header: buffer capacity %d, feature_len %d (a multiple of %d) and agents %d must be positive",
 			ErrCheckpoint, bh.Cap, bh.FeatureLen, NumFeatures, bh.Agents)
 	case float64(bh.Cap)*float64(2*bh.FeatureLen+2*bh.Agents) > maxBufferFloats:
-		return nil, fmt.Errorf("%w: header: buffer of %d transitions of %d features is too large", ErrCheckpoint, bh.Cap, bh.FeatureLen)
+		return fmt.Errorf("%w: header: buffer of %d transitions of %d features is too large", ErrCheckpoint, bh.Cap, bh.FeatureLen)
 	case bh.Len < 0 || bh.Len > bh.Cap || bh.Next < 0 || bh.Next >= bh.Cap || (bh.Len < bh.Cap && bh.Next != bh.Len) || bh.Added < int64(bh.Len):
-		return nil, fmt.Errorf("%w: header: buffer len %d, next %d, added %d do not fit capacity %d", ErrCheckpoint, bh.Len, bh.Next, bh.Added, bh.Cap)
+		return fmt.Errorf("%w: header: buffer len %d, next %d, added %d do not fit capacity %d", ErrCheckpoint, bh.Len, bh.Next, bh.Added, bh.Cap)
 	case len(bh.Fabrics) == 1 || len(bh.Fabrics) > maxFabrics || len(bh.Fabrics) > 0 && bh.Fabrics[0] != "":
-		return nil, fmt.Errorf("%w: header: buffer fabrics %q: want none, or \"\" and at most %d more", ErrCheckpoint, bh.Fabrics, maxFabrics-1)
+		return fmt.Errorf("%w: header: buffer fabrics %q: want none, or \"\" and at most %d more", ErrCheckpoint, bh.Fabrics, maxFabrics-1)
 	}
 	seen := make(map[string]bool, len(bh.Fabrics))
 	for _, f := range bh.Fabrics {
 		if seen[f] {
-			return nil, fmt.Errorf("%w: header: buffer fabric %q listed twice", ErrCheckpoint, f)
+			return fmt.Errorf("%w: header: buffer fabric %q listed twice", ErrCheckpoint, f)
 		}
 		seen[f] = true
 	}
-	ck := &Checkpoint{
-		Config: h.Config, Meta: h.Meta, Episodes: h.Episodes, Updates: h.Updates, AdamT: h.AdamT,
-		Root: h.Root, Sampler: h.Sampler,
-	}
-	rows := cr.f64s(statsLen * h.Rounds)
-	ck.Online = cr.f64s(h.Params)
-	ck.Target = cr.f64s(h.Params)
-	ck.AdamM = cr.f64s(h.Params)
-	ck.AdamV = cr.f64s(h.Params)
-	ck.Best = cr.f64s(h.Params)
-	if be := cr.f64s(2); len(be) == 2 {
-		ck.BestEpisode, ck.BestValidation = int(be[0]), be[1]
-	}
-	if cr.err != nil {
-		return nil, fmt.Errorf("%w: truncated before the replay buffer: %w", ErrCheckpoint, cr.err)
-	}
-	feat := cr.f32s(bh.Len * bh.FeatureLen)
-	nextFeat := cr.f32s(bh.Len * bh.FeatureLen)
-	actions := cr.bytes(bh.Len * bh.Agents)
-	rewards := cr.f32s(bh.Len * bh.Agents)
-	var tags []byte
+	return nil
+}
+
+// bufferData is a replay buffer's transitions as a checkpoint file holds
+// them.
+type bufferData struct {
+	feat, nextFeat []float32
+	actions        []byte
+	rewards        []float32
+	tags           []byte // fabric indices, uint16s; nil without fabrics
+}
+
+// readBufferData reads the transitions of the replay buffer bh describes;
+// a short read leaves cr.err set.
+func readBufferData(cr *crcReader, bh bufferHeader) bufferData {
+	var d bufferData
+	d.feat = cr.f32s(bh.Len * bh.FeatureLen)
+	d.nextFeat = cr.f32s(bh.Len * bh.FeatureLen)
+	d.actions = cr.bytes(bh.Len * bh.Agents)
+	d.rewards = cr.f32s(bh.Len * bh.Agents)
 	if len(bh.Fabrics) > 0 {
-		tags = cr.bytes(2 * bh.Len)
+		d.tags = cr.bytes(2 * bh.Len)
 	}
-	if cr.err != nil {
-		return nil, fmt.Errorf("%w: truncated in the replay buffer: %w", ErrCheckpoint, cr.err)
-	}
-	sum := cr.crc.Sum32()
+	return d
+}
+
+// checksum reads the file's CRC-32, the last 4 bytes of the input, and
+// compares it with the one computed of everything read before.
+func (c *crcReader) checksum() error {
+	sum := c.crc.Sum32()
 	var tail [5]byte
-	n, err := io.ReadFull(r, tail[:])
+	n, err := io.ReadFull(c.r, tail[:])
 	switch {
 	case n < 4:
-		return nil, fmt.Errorf("%w: truncated in the checksum", ErrCheckpoint)
+		return fmt.Errorf("%w: truncated in the checksum", ErrCheckpoint)
 	case n > 4 || err == nil:
-		return nil, fmt.Errorf("%w: data after the checksum", ErrCheckpoint)
+		return fmt.Errorf("%w: data after the checksum", ErrCheckpoint)
 	}
 	if got := binary.LittleEndian.Uint32(tail[:4]); got != sum {
-		return nil, fmt.Errorf("%w: stored CRC-32 %08x, computed %08x", ErrCheckpoint, got, sum)
+		return fmt.Errorf("%w: stored CRC-32 %08x, computed %08x", ErrCheckpoint, got, sum)
 	}
-	for i, a := range actions {
+	return nil
+}
+
+// check returns an error if a transition holds an action or a fabric out
+// of range.
+func (d *bufferData) check(bh bufferHeader) error {
+	for i, a := range d.actions {
 		if int(a) >= NumActions && a != noAction {
-			return nil, fmt.Errorf("%w: replay buffer slot %d holds action %d, not below %d", ErrCheckpoint, i/bh.Agents, a, NumActions)
+			return fmt.Errorf("%w: replay buffer slot %d holds action %d, not below %d", ErrCheckpoint, i/bh.Agents, a, NumActions)
 		}
 	}
-	for i := 0; i < len(tags); i += 2 {
-		if k := int(binary.LittleEndian.Uint16(tags[i:])); k >= len(bh.Fabrics) {
-			return nil, fmt.Errorf("%w: replay buffer slot %d is of fabric %d, of %d", ErrCheckpoint, i/2, k, len(bh.Fabrics))
+	for i := 0; i < len(d.tags); i += 2 {
+		if k := int(binary.LittleEndian.Uint16(d.tags[i:])); k >= len(bh.Fabrics) {
+			return fmt.Errorf("%w: replay buffer slot %d is of fabric %d, of %d", ErrCheckpoint, i/2, k, len(bh.Fabrics))
 		}
 	}
-	ck.Stats = make([]EpisodeStats, h.Rounds)
-	for i := range ck.Stats {
-		r := rows[statsLen*i : statsLen*(i+1)]
-		ck.Stats[i] = EpisodeStats{Episode: int(r[0]), Epsilon: r[1], MeanReward: r[2], Loss: r[3], Updates: int(r[4]), Slowdown: r[5], Validation: r[6]}
-	}
-	// Only now, the file whole and its checksum right, the buffer's full
-	// capacity is allocated.
+	return nil
+}
+
+// buffer returns the replay buffer of d and bh. Only now, the file whole
+// and its checksum right, is the buffer's full capacity allocated.
+func (d *bufferData) buffer(bh bufferHeader) *ReplayBuffer {
 	b := NewReplayBuffer(bh.Cap, bh.FeatureLen/NumFeatures, bh.Agents)
 	b.n, b.next, b.added = bh.Len, bh.Next, bh.Added
-	copy(b.feat, feat)
-	copy(b.nextFeat, nextFeat)
-	copy(b.actions, actions)
-	copy(b.rewards, rewards)
+	copy(b.feat, d.feat)
+	copy(b.nextFeat, d.nextFeat)
+	copy(b.actions, d.actions)
+	copy(b.rewards, d.rewards)
 	if len(bh.Fabrics) > 0 {
 		b.fabrics = slices.Clone(bh.Fabrics)
 		for i := range b.n {
-			b.fab[i] = binary.LittleEndian.Uint16(tags[2*i:])
+			b.fab[i] = binary.LittleEndian.Uint16(d.tags[2*i:])
 		}
 	}
-	ck.Buffer = b
-	return ck, nil
+	return b
 }

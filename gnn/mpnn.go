@@ -344,9 +344,17 @@ func (m *Model) Backward(ws *Workspace, dq, grad []float64) {
 	m.check(ws)
 	checkLen("Q gradient", len(dq), len(ws.agents)*m.Actions)
 	checkLen("gradient", len(grad), len(m.Params))
-	p, H, A := m.Params, m.Hidden, m.Actions
-	g := ws.g
+	m.backOut(ws, dq, grad)
+	mb := m.msgBack(grad)
+	for k := m.K; k >= 1; k-- {
+		m.backRound(ws, k, &mb, grad)
+	}
+}
 
+// backOut is Backward through MLP_out: it sets ws.dh[K] of the agents'
+// ports from dq and accumulates MLP_out's gradient.
+func (m *Model) backOut(ws *Workspace, dq, grad []float64) {
+	p, H, A := m.Params, m.Hidden, m.Actions
 	dhK := ws.dh[m.K]
 	for _, v := range ws.active[m.K] {
 		clear(dhK[int(v)*H : int(v)*H+H])
@@ -361,97 +369,135 @@ func (m *Model) Backward(ws *Workspace, dq, grad []float64) {
 		m.Out.backward(p, hK[o:o+H], ws.ohid[i*H:i*H+H], dqi, grad, ws.dx[:H], ws.dhid)
 		addTo(dhK[o:o+H], ws.dx[:H])
 	}
+}
 
-	msgW1, msgW2 := m.Msg.w1(p), m.Msg.w2(p)
-	w1v, w1u := msgW1[:H*H], msgW1[H*H:]
+// msgBackViews are MLP_msg's weights and their gradients' views into grad,
+// its first layer split into the columns of h_v and of h_u.
+type msgBackViews struct {
+	w1v, w1u, w2              []float64
+	gW1v, gW1u, gB1, gW2, gB2 []float64
+}
+
+func (m *Model) msgBack(grad []float64) msgBackViews {
+	H := m.Hidden
+	msgW1 := m.Msg.w1(m.Params)
 	gW1 := m.Msg.w1(grad)
-	gW1v, gW1u, gB1, gW2, gB2 := gW1[:H*H], gW1[H*H:], m.Msg.b1(grad), m.Msg.w2(grad), m.Msg.b2(grad)
-	r, dr, dm := ws.r, ws.dr, ws.dm
-	da, db := ws.da, ws.db
-	dxv, dmn, dmx := ws.dx[:H], ws.dx[H:2*H], ws.dx[2*H:]
-	for k := m.K; k >= 1; k-- {
-		hp, dhn := ws.h[k-1], ws.dh[k]
-		a, b, agg, uhid := ws.a[k-1], ws.b[k-1], ws.agg[k-1], ws.uhid[k-1]
-		amin, amax := ws.argMin[k-1], ws.argMax[k-1]
-		var dhp []float64 // nil in round 1: nothing needs dL/dh⁰
-		if k > 1 {
-			dhp = ws.dh[k-1]
-			for _, v := range ws.active[k-1] {
-				clear(dhp[int(v)*H : int(v)*H+H])
-			}
-		}
-		for _, u := range ws.send[k] {
-			clear(db[int(u)*H : int(u)*H+H])
-		}
-		for _, v := range ws.active[k] {
-			o := int(v) * H
-			dhv := dhn[o : o+H]
-			if allZero(dhv) {
-				continue
-			}
-			m.Upd.backward(p, agg[3*o:3*o+3*H], uhid[o:o+H], dhv, grad, ws.dx, ws.dhid)
-			if dhp != nil {
-				addTo(dhp[o:o+H], dxv)
-			}
-			// Route dM to the winning messages, one edge at a time.
-			imn, imx := amin[o:o+H], amax[o:o+H]
-			wins := ws.wins[:0]
-			for i := range H {
-				if e := imn[i]; e >= 0 && !ws.mark[e] {
-					ws.mark[e] = true
-					wins = append(wins, e)
-				}
-				if e := imx[i]; e >= 0 && !ws.mark[e] {
-					ws.mark[e] = true
-					wins = append(wins, e)
-				}
-			}
-			dav := da[o : o+H]
-			clear(dav)
-			av := a[o : o+H]
-			for _, e := range wins {
-				ws.mark[e] = false
-				for i := range dm {
-					d := 0.0
-					if imn[i] == e {
-						d += dmn[i]
-					}
-					if imx[i] == e {
-						d += dmx[i]
-					}
-					dm[i] = d
-				}
-				u := int(g.In[e])
-				bu := b[u*H : u*H+H]
-				for i := range r {
-					s := av[i] + bu[i]
-					if s < 0 {
-						s = 0
-					}
-					r[i] = s
-				}
-				addTo(gB2, dm)
-				outerAcc(gW2, r, dm)
-				matVecT(dr, msgW2, dm)
-				reluBack(dr, r)
-				addTo(dav, dr)
-				addTo(db[u*H:u*H+H], dr)
-			}
-			addTo(gB1, dav)
-			outerAcc(gW1v, hp[o:o+H], dav)
-			if dhp != nil {
-				matVecTAcc(dhp[o:o+H], w1v, dav)
-			}
-		}
-		for _, u := range ws.send[k] {
-			o := int(u) * H
-			dbu := db[o : o+H]
-			outerAcc(gW1u, hp[o:o+H], dbu)
-			if dhp != nil {
-				matVecTAcc(dhp[o:o+H], w1u, dbu)
-			}
+	return msgBackViews{
+		w1v: msgW1[:H*H], w1u: msgW1[H*H:], w2: m.Msg.w2(m.Params),
+		gW1v: gW1[:H*H], gW1u: gW1[H*H:], gB1: m.Msg.b1(grad), gW2: m.Msg.w2(grad), gB2: m.Msg.b2(grad),
+	}
+}
+
+// backRound is Backward through round k: from ws.dh[k] it accumulates the
+// gradients of MLP_upd and MLP_msg and, for k > 1, sets ws.dh[k-1].
+func (m *Model) backRound(ws *Workspace, k int, mb *msgBackViews, grad []float64) {
+	H := m.Hidden
+	hp, dhn, db := ws.h[k-1], ws.dh[k], ws.db
+	var dhp []float64 // nil in round 1: nothing needs dL/dh⁰
+	if k > 1 {
+		dhp = ws.dh[k-1]
+		for _, v := range ws.active[k-1] {
+			clear(dhp[int(v)*H : int(v)*H+H])
 		}
 	}
+	for _, u := range ws.send[k] {
+		clear(db[int(u)*H : int(u)*H+H])
+	}
+	for _, v := range ws.active[k] {
+		o := int(v) * H
+		if allZero(dhn[o : o+H]) {
+			continue
+		}
+		m.backPort(ws, k, o, dhp, mb, grad)
+	}
+	for _, u := range ws.send[k] {
+		o := int(u) * H
+		dbu := db[o : o+H]
+		outerAcc(mb.gW1u, hp[o:o+H], dbu)
+		if dhp != nil {
+			matVecTAcc(dhp[o:o+H], mb.w1u, dbu)
+		}
+	}
+}
+
+// backPort is Backward through round k's update of the port at offset o
+// (its index times Hidden) and through the messages that won its
+// aggregation: MLP_upd's and MLP_msg's gradients, dL/dh_v of the previous
+// round into dhp (if not nil), and the senders' share into ws.db.
+func (m *Model) backPort(ws *Workspace, k, o int, dhp []float64, mb *msgBackViews, grad []float64) {
+	H := m.Hidden
+	hp, dhv := ws.h[k-1], ws.dh[k][o:o+H]
+	m.Upd.backward(m.Params, ws.agg[k-1][3*o:3*o+3*H], ws.uhid[k-1][o:o+H], dhv, grad, ws.dx, ws.dhid)
+	if dhp != nil {
+		addTo(dhp[o:o+H], ws.dx[:H])
+	}
+	// Route dM to the winning messages, one edge at a time.
+	imn, imx := ws.argMin[k-1][o:o+H], ws.argMax[k-1][o:o+H]
+	dav := ws.da[o : o+H]
+	clear(dav)
+	for _, e := range ws.winners(imn, imx) {
+		ws.mark[e] = false
+		m.backMsg(ws, k, o, e, mb)
+	}
+	addTo(mb.gB1, dav)
+	outerAcc(mb.gW1v, hp[o:o+H], dav)
+	if dhp != nil {
+		matVecTAcc(dhp[o:o+H], mb.w1v, dav)
+	}
+}
+
+// winners returns the distinct edges that won an element of the minimum
+// (imn) or the maximum (imx), in order of their first win, marked in
+// ws.mark: the caller clears each mark.
+func (ws *Workspace) winners(imn, imx []int32) []int32 {
+	wins := ws.wins[:0]
+	for i := range imn {
+		if e := imn[i]; e >= 0 && !ws.mark[e] {
+			ws.mark[e] = true
+			wins = append(wins, e)
+		}
+		if e := imx[i]; e >= 0 && !ws.mark[e] {
+			ws.mark[e] = true
+			wins = append(wins, e)
+		}
+	}
+	return wins
+}
+
+// backMsg is Backward through round k's message of edge e to the port at
+// offset o: the elements of dM it won, through MLP_msg (whose hidden layer
+// is recomputed from the halves a and b of its first layer), into MLP_msg's
+// gradient, ws.da of the port and ws.db of the sender.
+func (m *Model) backMsg(ws *Workspace, k, o int, e int32, mb *msgBackViews) {
+	H := m.Hidden
+	imn, imx := ws.argMin[k-1][o:o+H], ws.argMax[k-1][o:o+H]
+	r, dr, dm := ws.r, ws.dr, ws.dm
+	dmn, dmx := ws.dx[H:2*H], ws.dx[2*H:]
+	for i := range dm {
+		d := 0.0
+		if imn[i] == e {
+			d += dmn[i]
+		}
+		if imx[i] == e {
+			d += dmx[i]
+		}
+		dm[i] = d
+	}
+	u := int(ws.g.In[e])
+	av, bu := ws.a[k-1][o:o+H], ws.b[k-1][u*H:u*H+H]
+	for i := range r {
+		s := av[i] + bu[i]
+		if s < 0 {
+			s = 0
+		}
+		r[i] = s
+	}
+	addTo(mb.gB2, dm)
+	outerAcc(mb.gW2, r, dm)
+	matVecT(dr, mb.w2, dm)
+	reluBack(dr, r)
+	addTo(ws.da[o:o+H], dr)
+	addTo(ws.db[u*H:u*H+H], dr)
 }
 
 func allZero(x []float64) bool {

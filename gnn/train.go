@@ -8,6 +8,7 @@ import (
 	"math/rand/v2"
 	"runtime"
 	"slices"
+	"strings"
 	"sync"
 
 	"graphcc/control"
@@ -115,6 +116,7 @@ func DefaultTrainConfig() TrainConfig {
 	}
 }
 
+// fill gives the zero fields of c their defaults and checks c.
 func (c *TrainConfig) fill() error {
 	d := DefaultTrainConfig()
 	if c.Kind == "" {
@@ -126,6 +128,13 @@ func (c *TrainConfig) fill() error {
 	if c.Episode == nil {
 		return errors.New("train: no episode source")
 	}
+	c.setDefaults(d)
+	return c.check()
+}
+
+// setDefaults gives the zero fields of c their values in d (Workers:
+// GOMAXPROCS).
+func (c *TrainConfig) setDefaults(d TrainConfig) {
 	if c.Workers <= 0 {
 		c.Workers = runtime.GOMAXPROCS(0)
 	}
@@ -159,6 +168,11 @@ func (c *TrainConfig) fill() error {
 	if c.EpsStart == 0 && c.EpsEnd == 0 {
 		c.EpsStart, c.EpsEnd = d.EpsStart, d.EpsEnd
 	}
+}
+
+// check returns an error naming the first setting of the filled c that is
+// out of range.
+func (c *TrainConfig) check() error {
 	switch {
 	case c.Episodes < 1:
 		return fmt.Errorf("train: episodes %d must be at least 1", c.Episodes)
@@ -197,6 +211,93 @@ func (c *TrainConfig) fill() error {
 			return fmt.Errorf("train: validation seed %d given twice", s)
 		}
 		seen[s] = true
+	}
+	return nil
+}
+
+// ErrNoUpdates is wrapped by the error of a training run that cannot
+// reach, or did not reach, its first minibatch update: its weights would be
+// the initial ones. The error is a *NoUpdatesError.
+var ErrNoUpdates = errors.New("no learning updates")
+
+// NoUpdatesError is the error of a training run that ends without a
+// minibatch update. NewTrainer returns it when the config cannot learn
+// (Ran false): the replay buffer holds fewer transitions than the first
+// update needs, or the episodes give fewer than that even at their
+// longest; Run returns it when the episodes, ending early as their flows
+// finished, gave fewer (Ran true).
+type NoUpdatesError struct {
+	Episodes int // TrainConfig.Episodes
+	Warmup   int // TrainConfig.Warmup
+	Batch    int // TrainConfig.Batch: the first update also needs a batch
+	Buffer   int // TrainConfig.Buffer
+	// PerEpisode is the most transitions an episode gives (see
+	// TrainConfig.EpisodeTransitions).
+	PerEpisode int
+	// Ran reports that the episodes were simulated; they gave Transitions.
+	Ran         bool
+	Transitions int64
+	// MinEpisodes is the fewest episodes that would reach the first update
+	// (at the transitions per episode of this run when Ran), 0 if no
+	// number would.
+	MinEpisodes int
+}
+
+// Need is the number of transitions the replay buffer holds before the
+// first update: the larger of Warmup and Batch.
+func (e *NoUpdatesError) Need() int { return max(e.Warmup, e.Batch) }
+
+func (e *NoUpdatesError) Error() string {
+	what := "the warmup"
+	if e.Batch > e.Warmup {
+		what = "a batch"
+	}
+	head := fmt.Sprintf("train: %d episodes give 0 learning updates: the first comes after %d transitions (%s)", e.Episodes, e.Need(), what)
+	if e.Ran {
+		head = strings.Replace(head, " give ", " gave ", 1)
+	}
+	switch {
+	case e.Buffer < e.Need():
+		return fmt.Sprintf("%s, more than the replay buffer's %d", head, e.Buffer)
+	case e.MinEpisodes == 0:
+		return fmt.Sprintf("%s, and no episode gives a transition", head)
+	case e.Ran:
+		return fmt.Sprintf("%s, and theirs gave %d (their flows finished early); raise episodes to at least %d (at that rate)", head, e.Transitions, e.MinEpisodes)
+	}
+	return fmt.Sprintf("%s, and an episode gives at most %d; raise episodes to at least %d", head, e.PerEpisode, e.MinEpisodes)
+}
+
+func (e *NoUpdatesError) Unwrap() error { return ErrNoUpdates }
+
+// EpisodeTransitions returns the most transitions an episode of c gives
+// (its zero fields read as their defaults): one per control interval of
+// EpisodeTime but the first, fewer if its flows all finish sooner.
+func (c TrainConfig) EpisodeTransitions() int {
+	c.setDefaults(DefaultTrainConfig())
+	return int(max(c.EpisodeTime/c.Interval-1, 0))
+}
+
+// MinEpisodes returns the fewest episodes of c (its zero fields read as
+// their defaults) that can reach the first minibatch update, when every
+// episode gives EpisodeTransitions; 0 if no number can.
+func (c TrainConfig) MinEpisodes() int {
+	c.setDefaults(DefaultTrainConfig())
+	need, per := max(c.Warmup, c.Batch), c.EpisodeTransitions()
+	if c.Buffer < need || per == 0 {
+		return 0
+	}
+	return (need + per - 1) / per
+}
+
+// checkLearns returns a *NoUpdatesError if the filled c cannot reach its
+// first minibatch update.
+func (c *TrainConfig) checkLearns() error {
+	e := &NoUpdatesError{
+		Episodes: c.Episodes, Warmup: c.Warmup, Batch: c.Batch, Buffer: c.Buffer,
+		PerEpisode: c.EpisodeTransitions(), MinEpisodes: c.MinEpisodes(),
+	}
+	if e.MinEpisodes == 0 || c.Episodes < e.MinEpisodes {
+		return e
 	}
 	return nil
 }
@@ -377,226 +478,370 @@ func (s *accScratch) backward(_ int, dq, grad []float64) {
 // targets from a target network, Huber loss, Adam, gradient-norm clipping)
 // with each minibatch's gradient shared among Workers goroutines and summed
 // in a fixed order. The same config and seed give the same weights.
+//
+// Train is NewTrainer and Run. A run that would end, or ended, without a
+// single minibatch update fails with an error wrapping ErrNoUpdates.
 func Train(ctx context.Context, c TrainConfig) (*TrainResult, error) {
+	t, err := NewTrainer(c)
+	if err != nil {
+		return nil, err
+	}
+	return t.Run(ctx)
+}
+
+// Trainer is one training run (see Train): its networks, optimizer, replay
+// buffer and random sources, and how far it has come. Run drives it round
+// by round; each phase of a round is a method: collect simulates the
+// round's episodes, store puts their transitions in the replay buffer,
+// learn does the minibatch updates, validateRound scores the weights on
+// the validation seeds, and checkpoint hands the state after the round to
+// TrainConfig.Checkpoint. TrainConfig.Progress records each round.
+type Trainer struct {
+	c TrainConfig // filled
+
+	rootSrc, samplerSrc *rand.PCG
+	root                *rand.Rand // the episodes' seeds
+	sampler             *rand.Rand // minibatch sampling
+
+	ref            *topo.Fabric // the fabric of the agents and of the replay buffer's layout
+	vars           *variantSet
+	online, target qnet
+	buf            *ReplayBuffer
+	adam           *Adam
+	lrn            *learner
+	fingerprint    map[string]string // Checkpoint.Config of the run
+
+	res           TrainResult // the networks trained and the rounds' Stats so far
+	done, updates int         // episodes and minibatch updates done
+
+	// The best validated weights so far, nil without validation seeds;
+	// bestEpisode is -1 before any validation.
+	best        qnet
+	bestEpisode int
+	bestScore   float64
+
+	ran bool // Run was called
+}
+
+// NewTrainer checks and fills c (its zero fields take their defaults),
+// builds the first episode's fabric, initializes the networks from c.Seed
+// and, with c.Resume, restores that checkpoint's state. A config that
+// cannot reach its first minibatch update (too few episodes for the
+// warmup, a replay buffer smaller than it) is refused with a
+// *NoUpdatesError before anything is simulated.
+func NewTrainer(c TrainConfig) (*Trainer, error) {
 	if err := c.fill(); err != nil {
 		return nil, err
 	}
-	rootSrc := rand.NewPCG(c.Seed, 0x747261696e)
-	root := rand.New(rootSrc)
-	f0, _, err := c.Episode(root.Uint64())
+	if err := c.checkLearns(); err != nil {
+		return nil, err
+	}
+	t := &Trainer{c: c, rootSrc: rand.NewPCG(c.Seed, 0x747261696e), samplerSrc: rand.NewPCG(c.Seed, 0x73616d70)}
+	t.root, t.sampler = rand.New(t.rootSrc), rand.New(t.samplerSrc)
+	f0, _, err := c.Episode(t.root.Uint64())
 	if err != nil {
 		return nil, fmt.Errorf("train: episode: %w", err)
 	}
-	ref := f0 // the fabric of the agents and of the replay buffer's layout
+	t.ref = f0
 	if c.Fabric != nil {
-		ref = c.Fabric
+		t.ref = c.Fabric
 	}
-	agents := ref.Agents()
-	var online qnet
-	var res TrainResult
+	t.init()
+	if c.Resume != nil {
+		if err := t.resume(c.Resume); err != nil {
+			return nil, fmt.Errorf("train: resume: %w", err)
+		}
+	}
+	return t, nil
+}
+
+// init makes the run's networks (the online one from the seed's initial
+// weights), optimizer, replay buffer and learner.
+func (t *Trainer) init() {
+	c := &t.c
+	agents := t.ref.Agents()
 	perPort := NumFeatures
 	initR := rand.New(rand.NewPCG(c.Seed, 0x696e6974))
-	vars := &variantSet{ref: ref}
+	t.vars = &variantSet{ref: t.ref}
 	if c.Kind == "graphcc" {
-		res.Model = NewModel(initR)
-		online = &mpnnNet{m: res.Model, vars: vars}
+		t.res.Model = NewModel(initR)
+		t.online = &mpnnNet{m: t.res.Model, vars: t.vars}
 	} else {
 		perPort = ACCNumFeatures
-		acc := NewACC(ref, c.Features, initR)
+		acc := NewACC(t.ref, c.Features, initR)
 		an := newACCNet(acc.Nets, agents, acc.Ports())
-		online = an
-		res.ACC, res.ACCPorts = an.nets, an.ports
+		t.online = an
+		t.res.ACC, t.res.ACCPorts = an.nets, an.ports
 	}
-	target := online.clone()
-	buf := NewReplayBuffer(c.Buffer, len(ref.Ports)*perPort/NumFeatures, len(agents))
-	adam := NewAdam(len(online.params()), c.LR)
-	lrn := newLearner(online, target, c, len(ref.Ports)*perPort, len(agents))
-	samplerSrc := rand.NewPCG(c.Seed, 0x73616d70)
-	sampler := rand.New(samplerSrc)
-	updates, done := 0, 0
-	fingerprint := trainFingerprint(&c)
-	// The best validated weights so far; bestEpisode -1 before any.
-	var best qnet
-	bestEpisode, bestScore := -1, math.Inf(1)
+	t.target = t.online.clone()
+	t.buf = NewReplayBuffer(c.Buffer, len(t.ref.Ports)*perPort/NumFeatures, len(agents))
+	t.adam = NewAdam(len(t.online.params()), c.LR)
+	t.lrn = newLearner(t.online, t.target, *c, len(t.ref.Ports)*perPort, len(agents))
+	t.fingerprint = trainFingerprint(c)
+	t.bestEpisode, t.bestScore = -1, math.Inf(1)
 	if len(c.ValidateSeeds) > 0 {
-		best = online.clone()
+		t.best = t.online.clone()
 	}
-	if ck := c.Resume; ck != nil {
-		if err := ck.checkResume(fingerprint); err != nil {
-			return nil, fmt.Errorf("train: resume: %w", err)
-		}
-		if err := ck.fits(online, buf); err != nil {
-			return nil, fmt.Errorf("train: resume: %w", err)
-		}
-		if err := errors.Join(rootSrc.UnmarshalBinary(ck.Root), samplerSrc.UnmarshalBinary(ck.Sampler)); err != nil {
-			return nil, fmt.Errorf("train: resume: %w: random state: %w", ErrCheckpoint, err)
-		}
-		copy(online.params(), ck.Online)
-		copy(target.params(), ck.Target)
-		copy(adam.m, ck.AdamM)
-		copy(adam.v, ck.AdamV)
-		adam.t = ck.AdamT
-		buf = ck.Buffer
-		if err := vars.sync(buf.Fabrics()); err != nil {
-			return nil, fmt.Errorf("train: resume: %w: %w", ErrCheckpoint, err)
-		}
-		updates, done = ck.Updates, ck.Episodes
-		res.Stats = slices.Clone(ck.Stats)
-		if best != nil {
-			copy(best.params(), ck.Best)
-			bestEpisode, bestScore = ck.BestEpisode, ck.BestValidation
-		}
-	}
-	// checkpoint hands the state after the last complete round to
-	// c.Checkpoint; rootState is the episode seeds' source then.
-	checkpoint := func(rootState []byte) error {
-		if c.Checkpoint == nil {
-			return nil
-		}
-		samplerState, err := samplerSrc.MarshalBinary()
-		if err != nil {
-			return err
-		}
-		ck := &Checkpoint{
-			Config: fingerprint, Meta: c.CheckpointMeta, Episodes: done, Updates: updates, Stats: res.Stats,
-			Online: online.params(), Target: target.params(), AdamM: adam.m, AdamV: adam.v, AdamT: adam.t,
-			Root: rootState, Sampler: samplerState, Buffer: buf, BestEpisode: -1,
-		}
-		if best != nil {
-			ck.Best, ck.BestEpisode, ck.BestValidation = best.params(), bestEpisode, bestScore
-		}
-		return c.Checkpoint(ck)
-	}
-	// interrupted is the error of a run that ctx ended after done episodes,
-	// with their checkpoint.
-	interrupted := func(rootState []byte) error {
-		err := fmt.Errorf("train: after %d episodes: %w", done, context.Cause(ctx))
-		if cerr := checkpoint(rootState); cerr != nil {
-			err = errors.Join(err, fmt.Errorf("train: checkpoint: %w", cerr))
-		}
+}
+
+// resume restores the state of the run that wrote ck, after checking that
+// it is this run's (the same settings and shapes).
+func (t *Trainer) resume(ck *Checkpoint) error {
+	if err := ck.checkResume(t.fingerprint); err != nil {
 		return err
 	}
+	if err := ck.fits(t.online, t.buf); err != nil {
+		return err
+	}
+	if err := errors.Join(t.rootSrc.UnmarshalBinary(ck.Root), t.samplerSrc.UnmarshalBinary(ck.Sampler)); err != nil {
+		return fmt.Errorf("%w: random state: %w", ErrCheckpoint, err)
+	}
+	copy(t.online.params(), ck.Online)
+	copy(t.target.params(), ck.Target)
+	copy(t.adam.m, ck.AdamM)
+	copy(t.adam.v, ck.AdamV)
+	t.adam.t = ck.AdamT
+	t.buf = ck.Buffer
+	if err := t.vars.sync(t.buf.Fabrics()); err != nil {
+		return fmt.Errorf("%w: %w", ErrCheckpoint, err)
+	}
+	t.updates, t.done = ck.Updates, ck.Episodes
+	t.res.Stats = slices.Clone(ck.Stats)
+	if t.best != nil {
+		copy(t.best.params(), ck.Best)
+		t.bestEpisode, t.bestScore = ck.BestEpisode, ck.BestValidation
+	}
+	return nil
+}
 
-	for done < c.Episodes {
-		rootState, err := rootSrc.MarshalBinary()
-		if err != nil {
-			return nil, fmt.Errorf("train: %w", err)
+// Run trains round after round until the configured episodes are done and
+// returns the result. If ctx ends it, Run stops after the last complete
+// round, hands its state to TrainConfig.Checkpoint and returns an error
+// wrapping ctx's cause. A run whose episodes ended without a minibatch
+// update (they gave fewer transitions than the warmup) returns a
+// *NoUpdatesError, not the untrained weights. A Trainer runs once.
+func (t *Trainer) Run(ctx context.Context) (*TrainResult, error) {
+	if t.ran {
+		return nil, errors.New("train: the trainer has run already")
+	}
+	t.ran = true
+	for t.done < t.c.Episodes {
+		if err := t.round(ctx); err != nil {
+			return nil, err
+		}
+	}
+	if t.updates == 0 {
+		return nil, t.noUpdates()
+	}
+	return t.result(), nil
+}
+
+// noUpdates is the error of a run whose episodes ended without an update.
+func (t *Trainer) noUpdates() error {
+	c := &t.c
+	e := &NoUpdatesError{
+		Episodes: c.Episodes, Warmup: c.Warmup, Batch: c.Batch, Buffer: c.Buffer,
+		PerEpisode: c.EpisodeTransitions(), Ran: true, Transitions: t.buf.Added(),
+	}
+	if n := e.Transitions; n > 0 {
+		// at the run's mean transitions per episode
+		e.MinEpisodes = int((int64(e.Need())*int64(c.Episodes) + n - 1) / n)
+	}
+	return e
+}
+
+// round runs one round: its episodes, their transitions stored, the
+// minibatch updates, the validation and the checkpoint due after it. A
+// round whose episodes fail changes nothing: the state stays that of the
+// last complete round.
+func (t *Trainer) round(ctx context.Context) error {
+	rootState, err := t.rootSrc.MarshalBinary()
+	if err != nil {
+		return fmt.Errorf("train: %w", err)
+	}
+	if ctx.Err() != nil {
+		return t.interrupted(ctx, rootState)
+	}
+	n := min(t.c.Workers, t.c.Episodes-t.done)
+	eps := t.c.epsilon(t.done)
+	outs := t.collect(ctx, n, eps)
+	for i := range outs {
+		if outs[i].err == nil {
+			continue
 		}
 		if ctx.Err() != nil {
-			return nil, interrupted(rootState)
+			return t.interrupted(ctx, rootState)
 		}
-		n := min(c.Workers, c.Episodes-done)
-		eps := c.epsilon(done)
-		seeds := make([]uint64, n)
-		for i := range seeds {
-			seeds[i] = root.Uint64()
+		return fmt.Errorf("train: episode %d: %w", t.done+i+1, outs[i].err)
+	}
+	st, err := t.store(outs)
+	if err != nil {
+		return err
+	}
+	st.Episode, st.Epsilon, st.Loss = t.done+n, eps, math.NaN()
+	if t.buf.Len() >= max(t.c.Warmup, t.c.Batch) {
+		st.Loss = t.learn(t.c.Updates * n)
+	}
+	st.Updates = t.updates
+	st.Validation = math.NaN()
+	if t.best != nil && (t.done+n == t.c.Episodes || crosses(t.done, t.done+n, t.c.ValidateEvery)) {
+		if st.Validation, err = t.validateRound(ctx, t.done+n); err != nil {
+			return err
 		}
-		snapshot := online.clone() // the weights every episode of the round uses
-		outs := make([]episodeOut, n)
-		var wg sync.WaitGroup
-		for i := range n {
-			wg.Add(1)
-			go func() {
-				defer wg.Done()
-				outs[i] = runEpisode(ctx, &c, snapshot, seeds[i], eps, ref)
-			}()
+	}
+	t.done += n
+	t.res.Stats = append(t.res.Stats, st)
+	if t.c.Progress != nil {
+		t.c.Progress(st)
+	}
+	if crosses(t.done-n, t.done, t.c.CheckpointEvery) {
+		rootState, err := t.rootSrc.MarshalBinary()
+		if err == nil {
+			err = t.checkpoint(rootState)
 		}
-		wg.Wait()
-		// A round that fails changes nothing: the state stays that of the
-		// last complete round.
-		for i := range outs {
-			if outs[i].err == nil {
-				continue
-			}
-			if ctx.Err() != nil {
-				return nil, interrupted(rootState)
-			}
-			return nil, fmt.Errorf("train: episode %d: %w", done+i+1, outs[i].err)
+		if err != nil {
+			return fmt.Errorf("train: checkpoint after %d episodes: %w", t.done, err)
 		}
-		st := EpisodeStats{Episode: done + n, Epsilon: eps, Loss: math.NaN()}
-		var rsum float64
-		var rn, fin int
-		for i := range outs {
-			for _, t := range outs[i].steps {
-				buf.AddOn(t.fabric, t.prev, t.actions, t.rewards, t.next)
-				for v, r := range t.rewards {
-					if t.actions[v] != NoAction {
-						rsum += r
-						rn++
-					}
+	}
+	return nil
+}
+
+// collect simulates the round's n episodes in parallel, each with the seed
+// drawn for it in turn and the weights of the round's start, exploring
+// with eps.
+func (t *Trainer) collect(ctx context.Context, n int, eps float64) []episodeOut {
+	seeds := make([]uint64, n)
+	for i := range seeds {
+		seeds[i] = t.root.Uint64()
+	}
+	snapshot := t.online.clone() // the weights every episode of the round uses
+	outs := make([]episodeOut, n)
+	var wg sync.WaitGroup
+	for i := range n {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			outs[i] = runEpisode(ctx, &t.c, snapshot, seeds[i], eps, t.ref)
+		}()
+	}
+	wg.Wait()
+	return outs
+}
+
+// store adds the transitions of the round's episodes to the replay buffer,
+// in episode order, and returns the round's mean reward and slowdown.
+func (t *Trainer) store(outs []episodeOut) (EpisodeStats, error) {
+	var st EpisodeStats
+	var rsum float64
+	var rn, fin int
+	for i := range outs {
+		for _, s := range outs[i].steps {
+			t.buf.AddOn(s.fabric, s.prev, s.actions, s.rewards, s.next)
+			for v, r := range s.rewards {
+				if s.actions[v] != NoAction {
+					rsum += r
+					rn++
 				}
 			}
-			st.Slowdown += outs[i].slowdownSum
-			fin += outs[i].finished
 		}
-		if err := vars.sync(buf.Fabrics()); err != nil {
-			return nil, fmt.Errorf("train: %w", err)
-		}
-		for i := range outs {
-			if v := outs[i].variant; v != nil {
-				if err := vars.check(v); err != nil {
-					return nil, fmt.Errorf("train: episode %d: %w", done+i+1, err)
-				}
-			}
-		}
-		if rn > 0 {
-			st.MeanReward = rsum / float64(rn)
-		}
-		if fin > 0 {
-			st.Slowdown /= float64(fin)
-		}
-		if buf.Len() >= max(c.Warmup, c.Batch) {
-			var lsum float64
-			for range c.Updates * n {
-				lsum += lrn.update(buf, sampler, adam)
-				updates++
-				if updates%c.TargetEvery == 0 {
-					target.copyFrom(online)
-				}
-			}
-			st.Loss = lsum / float64(c.Updates*n)
-		}
-		st.Updates = updates
-		st.Validation = math.NaN()
-		if best != nil && (done+n == c.Episodes || crosses(done, done+n, c.ValidateEvery)) {
-			// The round is learnt already: validation finishes even if ctx
-			// ends (it takes a few seconds), so that the state after the
-			// round, validated, is what an interruption checkpoints.
-			v, err := validate(context.WithoutCancel(ctx), &c, online)
-			if err != nil {
-				return nil, fmt.Errorf("train: validation after %d episodes: %w", done+n, err)
-			}
-			st.Validation = v
-			if v < bestScore {
-				best.copyFrom(online)
-				bestEpisode, bestScore = done+n, v
-			}
-		}
-		done += n
-		res.Stats = append(res.Stats, st)
-		if c.Progress != nil {
-			c.Progress(st)
-		}
-		if crosses(done-n, done, c.CheckpointEvery) {
-			rootState, err := rootSrc.MarshalBinary()
-			if err == nil {
-				err = checkpoint(rootState)
-			}
-			if err != nil {
-				return nil, fmt.Errorf("train: checkpoint after %d episodes: %w", done, err)
+		st.Slowdown += outs[i].slowdownSum
+		fin += outs[i].finished
+	}
+	if err := t.vars.sync(t.buf.Fabrics()); err != nil {
+		return st, fmt.Errorf("train: %w", err)
+	}
+	for i := range outs {
+		if v := outs[i].variant; v != nil {
+			if err := t.vars.check(v); err != nil {
+				return st, fmt.Errorf("train: episode %d: %w", t.done+i+1, err)
 			}
 		}
 	}
-	if best != nil && bestEpisode >= 0 {
-		res.Best, res.BestEpisode = &TrainResult{}, bestEpisode
-		switch b := best.(type) {
+	if rn > 0 {
+		st.MeanReward = rsum / float64(rn)
+	}
+	if fin > 0 {
+		st.Slowdown /= float64(fin)
+	}
+	return st, nil
+}
+
+// learn does k minibatch updates, refreshing the target network every
+// TargetEvery updates of the run, and returns their mean loss.
+func (t *Trainer) learn(k int) float64 {
+	var lsum float64
+	for range k {
+		lsum += t.lrn.update(t.buf, t.sampler, t.adam)
+		t.updates++
+		if t.updates%t.c.TargetEvery == 0 {
+			t.target.copyFrom(t.online)
+		}
+	}
+	return lsum / float64(k)
+}
+
+// validateRound scores the current weights on the validation seeds after
+// episodes episodes, keeps them as the best if they beat the best so far,
+// and returns their score. The round is learnt already: validation
+// finishes even if ctx ends (it takes a few seconds), so that the state
+// after the round, validated, is what an interruption checkpoints.
+func (t *Trainer) validateRound(ctx context.Context, episodes int) (float64, error) {
+	v, err := validate(context.WithoutCancel(ctx), &t.c, t.online)
+	if err != nil {
+		return 0, fmt.Errorf("train: validation after %d episodes: %w", episodes, err)
+	}
+	if v < t.bestScore {
+		t.best.copyFrom(t.online)
+		t.bestEpisode, t.bestScore = episodes, v
+	}
+	return v, nil
+}
+
+// checkpoint hands the state after the last complete round to
+// TrainConfig.Checkpoint; rootState is the episode seeds' source then.
+func (t *Trainer) checkpoint(rootState []byte) error {
+	if t.c.Checkpoint == nil {
+		return nil
+	}
+	samplerState, err := t.samplerSrc.MarshalBinary()
+	if err != nil {
+		return err
+	}
+	ck := &Checkpoint{
+		Config: t.fingerprint, Meta: t.c.CheckpointMeta, Episodes: t.done, Updates: t.updates, Stats: t.res.Stats,
+		Online: t.online.params(), Target: t.target.params(), AdamM: t.adam.m, AdamV: t.adam.v, AdamT: t.adam.t,
+		Root: rootState, Sampler: samplerState, Buffer: t.buf, BestEpisode: -1,
+	}
+	if t.best != nil {
+		ck.Best, ck.BestEpisode, ck.BestValidation = t.best.params(), t.bestEpisode, t.bestScore
+	}
+	return t.c.Checkpoint(ck)
+}
+
+// interrupted is the error of a run that ctx ended after the episodes done,
+// with their checkpoint.
+func (t *Trainer) interrupted(ctx context.Context, rootState []byte) error {
+	err := fmt.Errorf("train: after %d episodes: %w", t.done, context.Cause(ctx))
+	if cerr := t.checkpoint(rootState); cerr != nil {
+		err = errors.Join(err, fmt.Errorf("train: checkpoint: %w", cerr))
+	}
+	return err
+}
+
+// result is the run's TrainResult: the networks and the rounds' Stats,
+// and with validation seeds the best validated networks.
+func (t *Trainer) result() *TrainResult {
+	res := &t.res
+	if t.best != nil && t.bestEpisode >= 0 {
+		res.Best, res.BestEpisode = &TrainResult{}, t.bestEpisode
+		switch b := t.best.(type) {
 		case *mpnnNet:
 			res.Best.Model = b.m
 		case *accNet:
 			res.Best.ACC, res.Best.ACCPorts = b.nets, b.ports
 		}
 	}
-	return &res, nil
+	return res
 }
 
 // validate runs the greedy policy of net's weights on the episode of every

@@ -2,6 +2,7 @@ package gnn
 
 import (
 	"context"
+	"errors"
 	"math"
 	"math/rand/v2"
 	"slices"
@@ -319,7 +320,9 @@ func TestFlowObjectiveRewards(t *testing.T) {
 		t.Fatalf("%d of %d flows finished, excess slowdown %v: the test needs them all and some queueing", len(r.FCT), len(flows), excess)
 	}
 	tc := tinyTrain("graphcc", 1, ep)
-	tc.Params, tc.Episodes, tc.Warmup, tc.Objective = params, 2, 1_000_000, FlowObjective
+	// Learning follows the one round and does not change its statistics;
+	// a run must learn (ErrNoUpdates), so it does, once per episode.
+	tc.Params, tc.Episodes, tc.Warmup, tc.Updates, tc.Objective = params, 2, 49, 1, FlowObjective
 	res, err := Train(context.Background(), tc)
 	if err != nil {
 		t.Fatal(err)
@@ -353,5 +356,64 @@ func TestFlowObjectiveRewards(t *testing.T) {
 	tc.Objective = PortObjective
 	if res, err := Train(context.Background(), tc); err != nil || res.Stats[0].MeanReward <= 0 {
 		t.Errorf("port objective: mean reward %v, %v", res.Stats[0].MeanReward, err)
+	}
+}
+
+// TestTrainNoUpdates checks that a run that cannot reach, or did not
+// reach, its first minibatch update fails with a *NoUpdatesError naming
+// the episodes it would take, instead of returning the initial weights.
+func TestTrainNoUpdates(t *testing.T) {
+	ep := tinyEpisode(t)
+	simulated := 0
+	counting := func(seed uint64) (*topo.Fabric, []replay.Flow, error) {
+		simulated++
+		return ep(seed)
+	}
+	// 5 ms episodes give at most 49 transitions each: 2 give 98 < 100.
+	c := tinyTrain("graphcc", 1, counting)
+	c.Episodes, c.Warmup = 2, 100
+	if got := c.EpisodeTransitions(); got != 49 {
+		t.Errorf("EpisodeTransitions = %d, want 49", got)
+	}
+	if got := c.MinEpisodes(); got != 3 {
+		t.Errorf("MinEpisodes = %d, want 3", got)
+	}
+	_, err := Train(context.Background(), c)
+	var nu *NoUpdatesError
+	if !errors.As(err, &nu) || !errors.Is(err, ErrNoUpdates) {
+		t.Fatalf("2 episodes for a warmup of 100: error %v, want a *NoUpdatesError", err)
+	}
+	if nu.Ran || nu.MinEpisodes != 3 || nu.PerEpisode != 49 || simulated != 0 {
+		t.Errorf("error %+v after %d episode builds: want MinEpisodes 3, PerEpisode 49, refused before any episode was built", nu, simulated)
+	}
+	if want := "train: 2 episodes give 0 learning updates: the first comes after 100 transitions (the warmup), and an episode gives at most 49; raise episodes to at least 3"; err.Error() != want {
+		t.Errorf("error %q, want %q", err, want)
+	}
+	// A replay buffer smaller than the warmup never learns.
+	c = tinyTrain("graphcc", 1, ep)
+	c.Buffer, c.Warmup = 64, 100
+	if _, err := Train(context.Background(), c); !errors.As(err, &nu) || nu.MinEpisodes != 0 ||
+		!strings.Contains(err.Error(), "more than the replay buffer's 64") {
+		t.Errorf("buffer 64, warmup 100: error %v", err)
+	}
+	// Episodes whose flows finish early give fewer transitions than their
+	// time allows: 1 MB at 25 Gbps takes a few control intervals.
+	short := func(uint64) (*topo.Fabric, []replay.Flow, error) {
+		f, flows, err := ep(0)
+		flows = flows[:1]
+		flows[0].Size = 1_000_000
+		return f, flows, err
+	}
+	c = tinyTrain("graphcc", 1, short)
+	c.Episodes, c.Warmup = 2, 50
+	_, err = Train(context.Background(), c)
+	if !errors.As(err, &nu) || !nu.Ran || nu.Transitions <= 0 || nu.Transitions >= 50 || nu.MinEpisodes <= 2 {
+		t.Fatalf("episodes that end early: error %v (%+v)", err, nu)
+	}
+	if !strings.Contains(err.Error(), "train: 2 episodes gave 0 learning updates") || !strings.Contains(err.Error(), "their flows finished early") {
+		t.Errorf("error %q", err)
+	}
+	if got := DefaultTrainConfig().MinEpisodes(); got != 5 {
+		t.Errorf("the defaults' MinEpisodes = %d, want 5 (1000 transitions, 249 per 25 ms episode)", got)
 	}
 }

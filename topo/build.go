@@ -103,73 +103,14 @@ func build(nodes []Node, links []Link, buffer int64) (*Fabric, error) {
 		nodeByName: make(map[string]NodeID, len(nodes)),
 		linkByName: make(map[string]LinkID, 2*len(links)),
 	}
-	for i := range f.Nodes {
-		n := &f.Nodes[i]
-		if n.ID != NodeID(i) {
-			return nil, fmt.Errorf("node at index %d has id %d", i, n.ID)
-		}
-		if n.Name == "" {
-			return nil, fmt.Errorf("node %d has no name", i)
-		}
-		if strings.ContainsAny(n.Name, "- \t\r\n") {
-			return nil, fmt.Errorf("node %d name %q contains '-' or white space", i, n.Name)
-		}
-		if _, dup := f.nodeByName[n.Name]; dup {
-			return nil, fmt.Errorf("duplicate node name %q", n.Name)
-		}
-		f.nodeByName[n.Name] = n.ID
-		if n.Switch {
-			f.hostIdx[i] = -1
-			f.switches = append(f.switches, n.ID)
-		} else {
-			f.hostIdx[i] = int32(len(f.hosts))
-			f.hosts = append(f.hosts, n.ID)
-		}
+	if err := f.addNodes(); err != nil {
+		return nil, err
 	}
-	type pair struct{ a, b NodeID }
-	seen := make(map[pair]LinkID, len(links))
+	seen := make(map[nodePair]LinkID, len(links))
 	for i := range f.Links {
-		l := &f.Links[i]
-		if l.ID != LinkID(i) {
-			return nil, fmt.Errorf("link at index %d has id %d", i, l.ID)
+		if err := f.addLink(i, seen); err != nil {
+			return nil, err
 		}
-		if l.A < 0 || int(l.A) >= len(nodes) {
-			return nil, fmt.Errorf("link %d: unknown node %d", i, l.A)
-		}
-		if l.B < 0 || int(l.B) >= len(nodes) {
-			return nil, fmt.Errorf("link %d: unknown node %d", i, l.B)
-		}
-		an, bn := f.Nodes[l.A].Name, f.Nodes[l.B].Name
-		name := an + "-" + bn
-		if l.A == l.B {
-			return nil, fmt.Errorf("link %d (%s): link to itself", i, name)
-		}
-		if l.Name == "" {
-			l.Name = name
-		} else if l.Name != name {
-			return nil, fmt.Errorf("link %d is named %q, want %q", i, l.Name, name)
-		}
-		if l.Rate <= 0 {
-			return nil, fmt.Errorf("link %s: non-positive rate %d", name, l.Rate)
-		}
-		if l.Delay < 0 {
-			return nil, fmt.Errorf("link %s: negative delay %d", name, l.Delay)
-		}
-		k := pair{min(l.A, l.B), max(l.A, l.B)}
-		if j, dup := seen[k]; dup {
-			return nil, fmt.Errorf("duplicate link %s (also link %d, %s)", name, j, f.Links[j].Name)
-		}
-		seen[k] = l.ID
-		f.linkByName[name] = l.ID
-		f.linkByName[bn+"-"+an] = l.ID
-		ab, ba := PortID(2*i), PortID(2*i+1)
-		f.Ports[ab] = Port{ID: ab, Link: l.ID, Src: l.A, Dst: l.B, Rate: l.Rate, Delay: l.Delay}
-		f.Ports[ba] = Port{ID: ba, Link: l.ID, Src: l.B, Dst: l.A, Rate: l.Rate, Delay: l.Delay}
-		// Ports are visited in increasing id, so these lists stay sorted.
-		f.out[l.A] = append(f.out[l.A], ab)
-		f.in[l.B] = append(f.in[l.B], ab)
-		f.out[l.B] = append(f.out[l.B], ba)
-		f.in[l.A] = append(f.in[l.A], ba)
 	}
 	for _, h := range f.hosts {
 		if len(f.out[h]) == 0 {
@@ -193,6 +134,82 @@ func build(nodes []Node, links []Link, buffer int64) (*Fabric, error) {
 	}
 	f.graph = f.buildGraph()
 	return f, nil
+}
+
+// addNodes checks f.Nodes and indexes them by name and as hosts and
+// switches.
+func (f *Fabric) addNodes() error {
+	for i := range f.Nodes {
+		n := &f.Nodes[i]
+		if n.ID != NodeID(i) {
+			return fmt.Errorf("node at index %d has id %d", i, n.ID)
+		}
+		if n.Name == "" {
+			return fmt.Errorf("node %d has no name", i)
+		}
+		if strings.ContainsAny(n.Name, "- \t\r\n") {
+			return fmt.Errorf("node %d name %q contains '-' or white space", i, n.Name)
+		}
+		if _, dup := f.nodeByName[n.Name]; dup {
+			return fmt.Errorf("duplicate node name %q", n.Name)
+		}
+		f.nodeByName[n.Name] = n.ID
+		if n.Switch {
+			f.hostIdx[i] = -1
+			f.switches = append(f.switches, n.ID)
+		} else {
+			f.hostIdx[i] = int32(len(f.hosts))
+			f.hosts = append(f.hosts, n.ID)
+		}
+	}
+	return nil
+}
+
+// addLink checks link i of f.Links (seen holds the links before it, by
+// their ends), names it if it has no name, and adds its two ports.
+func (f *Fabric) addLink(i int, seen map[nodePair]LinkID) error {
+	l := &f.Links[i]
+	if l.ID != LinkID(i) {
+		return fmt.Errorf("link at index %d has id %d", i, l.ID)
+	}
+	if l.A < 0 || int(l.A) >= len(f.Nodes) {
+		return fmt.Errorf("link %d: unknown node %d", i, l.A)
+	}
+	if l.B < 0 || int(l.B) >= len(f.Nodes) {
+		return fmt.Errorf("link %d: unknown node %d", i, l.B)
+	}
+	an, bn := f.Nodes[l.A].Name, f.Nodes[l.B].Name
+	name := an + "-" + bn
+	if l.A == l.B {
+		return fmt.Errorf("link %d (%s): link to itself", i, name)
+	}
+	if l.Name == "" {
+		l.Name = name
+	} else if l.Name != name {
+		return fmt.Errorf("link %d is named %q, want %q", i, l.Name, name)
+	}
+	if l.Rate <= 0 {
+		return fmt.Errorf("link %s: non-positive rate %d", name, l.Rate)
+	}
+	if l.Delay < 0 {
+		return fmt.Errorf("link %s: negative delay %d", name, l.Delay)
+	}
+	k := nodePair{min(l.A, l.B), max(l.A, l.B)}
+	if j, dup := seen[k]; dup {
+		return fmt.Errorf("duplicate link %s (also link %d, %s)", name, j, f.Links[j].Name)
+	}
+	seen[k] = l.ID
+	f.linkByName[name] = l.ID
+	f.linkByName[bn+"-"+an] = l.ID
+	ab, ba := PortID(2*i), PortID(2*i+1)
+	f.Ports[ab] = Port{ID: ab, Link: l.ID, Src: l.A, Dst: l.B, Rate: l.Rate, Delay: l.Delay}
+	f.Ports[ba] = Port{ID: ba, Link: l.ID, Src: l.B, Dst: l.A, Rate: l.Rate, Delay: l.Delay}
+	// Ports are visited in increasing id, so these lists stay sorted.
+	f.out[l.A] = append(f.out[l.A], ab)
+	f.in[l.B] = append(f.in[l.B], ab)
+	f.out[l.B] = append(f.out[l.B], ba)
+	f.in[l.A] = append(f.in[l.A], ba)
+	return nil
 }
 
 // satAdd adds non-negative a and b, saturating at math.MaxInt64.

@@ -179,172 +179,31 @@ func readLine(rd *bufio.Reader, max int) (string, error) {
 // name:line and the reason. buffer is the shared buffer per switch in bytes
 // (0 for the default 32 MiB).
 func ReadTopology(r io.Reader, name string, buffer int64) (*Fabric, error) {
-	rd := bufio.NewReader(r)
-	lineNo := 0
-	errAt := func(line int, format string, args ...any) error {
-		return fmt.Errorf("%s:%d: %s", name, line, fmt.Sprintf(format, args...))
-	}
-	// next returns the fields of the next non-blank line, or nil at the end.
-	next := func() ([]string, error) {
-		for {
-			s, err := readLine(rd, maxTopologyLine)
-			if s == "" && err != nil {
-				if err == io.EOF {
-					return nil, nil
-				}
-				return nil, fmt.Errorf("%s:%d: %w", name, lineNo+1, err)
-			}
-			lineNo++
-			if fs := strings.Fields(s); len(fs) > 0 {
-				return fs, nil
-			}
-			if err != nil && err != io.EOF {
-				return nil, fmt.Errorf("%s:%d: %w", name, lineNo, err)
-			}
-		}
-	}
-	count := func(s, what string) (int, error) {
-		v, err := strconv.Atoi(s)
-		if err != nil || v < 0 || v > math.MaxInt32/2 {
-			return 0, errAt(lineNo, "bad %s %q", what, s)
-		}
-		return v, nil
-	}
-
-	fs, err := next()
+	t := &topoReader{rd: bufio.NewReader(r), name: name}
+	nSwitches, nLinks, err := t.header()
 	if err != nil {
 		return nil, err
 	}
-	if fs == nil {
-		return nil, errAt(lineNo+1, "missing header line \"node_count switch_count link_count\"")
-	}
-	headerLine := lineNo
-	if len(fs) != 3 {
-		return nil, errAt(lineNo, "header has %d fields, want 3 (node_count switch_count link_count)", len(fs))
-	}
-	nNodes, err := count(fs[0], "node count")
+	headerLine := t.lineNo
+	isSwitch, err := t.switches(nSwitches)
 	if err != nil {
 		return nil, err
 	}
-	nSwitches, err := count(fs[1], "switch count")
+	links, firstLine, err := t.links(nLinks)
 	if err != nil {
 		return nil, err
-	}
-	nLinks, err := count(fs[2], "link count")
-	if err != nil {
-		return nil, err
-	}
-	if nSwitches > nNodes {
-		return nil, errAt(lineNo, "switch count %d exceeds node count %d", nSwitches, nNodes)
-	}
-	node := func(s string) (NodeID, error) {
-		v, err := strconv.Atoi(s)
-		if err != nil {
-			return 0, errAt(lineNo, "bad node id %q", s)
-		}
-		if v < 0 || v >= nNodes {
-			return 0, errAt(lineNo, "unknown node id %d (node count %d)", v, nNodes)
-		}
-		return NodeID(v), nil
-	}
-
-	isSwitch := make(map[NodeID]bool, nSwitches)
-	if nSwitches > 0 {
-		fs, err := next()
-		if err != nil {
-			return nil, err
-		}
-		if fs == nil {
-			return nil, errAt(lineNo+1, "missing switch id line (header says %d switches)", nSwitches)
-		}
-		if len(fs) != nSwitches {
-			return nil, errAt(lineNo, "switch line has %d ids, header says %d", len(fs), nSwitches)
-		}
-		for _, s := range fs {
-			id, err := node(s)
-			if err != nil {
-				return nil, err
-			}
-			if isSwitch[id] {
-				return nil, errAt(lineNo, "duplicate switch id %d", id)
-			}
-			isSwitch[id] = true
-		}
-	}
-
-	type pair struct{ a, b NodeID }
-	linkLine := make(map[pair]int)
-	firstLine := make(map[NodeID]int) // a node's first link line
-	var links []Link
-	for {
-		fs, err := next()
-		if err != nil {
-			return nil, err
-		}
-		if fs == nil {
-			break
-		}
-		if len(links) == nLinks {
-			return nil, errAt(lineNo, "more link lines than the header's %d", nLinks)
-		}
-		if len(fs) != 5 {
-			return nil, errAt(lineNo, "link line has %d fields, want 5 (src dst rate delay error_rate)", len(fs))
-		}
-		a, err := node(fs[0])
-		if err != nil {
-			return nil, err
-		}
-		b, err := node(fs[1])
-		if err != nil {
-			return nil, err
-		}
-		if a == b {
-			return nil, errAt(lineNo, "link from node %d to itself", a)
-		}
-		k := pair{min(a, b), max(a, b)}
-		if l, dup := linkLine[k]; dup {
-			return nil, errAt(lineNo, "duplicate link %d-%d (first on line %d)", a, b, l)
-		}
-		rate, err := ParseRate(fs[2])
-		if err != nil {
-			return nil, errAt(lineNo, "%v", err)
-		}
-		if rate <= 0 {
-			return nil, errAt(lineNo, "rate %q must be positive", fs[2])
-		}
-		delay, err := ParseDelay(fs[3])
-		if err != nil {
-			return nil, errAt(lineNo, "%v", err)
-		}
-		e, err := strconv.ParseFloat(fs[4], 64)
-		if err != nil || !(e >= 0 && e <= 1) {
-			return nil, errAt(lineNo, "bad error rate %q (want a number in [0, 1])", fs[4])
-		}
-		if e != 0 {
-			return nil, errAt(lineNo, "error rate %s: graphcc does not simulate packet loss (its fabric is lossless under PFC); want 0", fs[4])
-		}
-		linkLine[k] = lineNo
-		for _, n := range []NodeID{a, b} {
-			if _, ok := firstLine[n]; !ok {
-				firstLine[n] = lineNo
-			}
-		}
-		links = append(links, Link{ID: LinkID(len(links)), A: a, B: b, Rate: rate, Delay: delay})
-	}
-	if len(links) != nLinks {
-		return nil, errAt(lineNo, "found %d link lines, header says %d", len(links), nLinks)
 	}
 	// Every host needs a link. This loop ends within the switch
 	// count + len(firstLine) + 1 steps, so a huge node count with few lines is
 	// refused before anything of that size is allocated.
-	for i := range nNodes {
+	for i := range t.nNodes {
 		id := NodeID(i)
 		if _, ok := firstLine[id]; !ok && !isSwitch[id] {
-			return nil, errAt(headerLine, "host n%d has no link", i)
+			return nil, t.errAt(headerLine, "host n%d has no link", i)
 		}
 	}
 
-	nodes := make([]Node, nNodes)
+	nodes := make([]Node, t.nNodes)
 	for i := range nodes {
 		nodes[i] = Node{ID: NodeID(i), Name: "n" + strconv.Itoa(i), Switch: isSwitch[NodeID(i)]}
 	}
@@ -352,11 +211,202 @@ func ReadTopology(r io.Reader, name string, buffer int64) (*Fabric, error) {
 	if err != nil {
 		var un *unreachableError
 		if errors.As(err, &un) {
-			return nil, errAt(firstLine[un.a], "%s", un.Error())
+			return nil, t.errAt(firstLine[un.a], "%s", un.Error())
 		}
 		return nil, fmt.Errorf("%s: %w", name, err)
 	}
 	return f, nil
+}
+
+// topoReader reads a topology file's lines, naming name:line in its
+// errors.
+type topoReader struct {
+	rd     *bufio.Reader
+	name   string
+	lineNo int // lines read
+	nNodes int // the header's node count
+}
+
+// nodePair is an unordered pair of nodes, the smaller first.
+type nodePair struct{ a, b NodeID }
+
+func (t *topoReader) errAt(line int, format string, args ...any) error {
+	return fmt.Errorf("%s:%d: %s", t.name, line, fmt.Sprintf(format, args...))
+}
+
+// next returns the fields of the next non-blank line, or nil at the end.
+func (t *topoReader) next() ([]string, error) {
+	for {
+		s, err := readLine(t.rd, maxTopologyLine)
+		if s == "" && err != nil {
+			if err == io.EOF {
+				return nil, nil
+			}
+			return nil, fmt.Errorf("%s:%d: %w", t.name, t.lineNo+1, err)
+		}
+		t.lineNo++
+		if fs := strings.Fields(s); len(fs) > 0 {
+			return fs, nil
+		}
+		if err != nil && err != io.EOF {
+			return nil, fmt.Errorf("%s:%d: %w", t.name, t.lineNo, err)
+		}
+	}
+}
+
+// count parses a count of the current line.
+func (t *topoReader) count(s, what string) (int, error) {
+	v, err := strconv.Atoi(s)
+	if err != nil || v < 0 || v > math.MaxInt32/2 {
+		return 0, t.errAt(t.lineNo, "bad %s %q", what, s)
+	}
+	return v, nil
+}
+
+// node parses a node id of the current line.
+func (t *topoReader) node(s string) (NodeID, error) {
+	v, err := strconv.Atoi(s)
+	if err != nil {
+		return 0, t.errAt(t.lineNo, "bad node id %q", s)
+	}
+	if v < 0 || v >= t.nNodes {
+		return 0, t.errAt(t.lineNo, "unknown node id %d (node count %d)", v, t.nNodes)
+	}
+	return NodeID(v), nil
+}
+
+// header reads the header line: it sets the node count and returns the
+// switch and link counts.
+func (t *topoReader) header() (nSwitches, nLinks int, err error) {
+	fs, err := t.next()
+	if err != nil {
+		return 0, 0, err
+	}
+	if fs == nil {
+		return 0, 0, t.errAt(t.lineNo+1, "missing header line \"node_count switch_count link_count\"")
+	}
+	if len(fs) != 3 {
+		return 0, 0, t.errAt(t.lineNo, "header has %d fields, want 3 (node_count switch_count link_count)", len(fs))
+	}
+	if t.nNodes, err = t.count(fs[0], "node count"); err != nil {
+		return 0, 0, err
+	}
+	if nSwitches, err = t.count(fs[1], "switch count"); err != nil {
+		return 0, 0, err
+	}
+	if nLinks, err = t.count(fs[2], "link count"); err != nil {
+		return 0, 0, err
+	}
+	if nSwitches > t.nNodes {
+		return 0, 0, t.errAt(t.lineNo, "switch count %d exceeds node count %d", nSwitches, t.nNodes)
+	}
+	return nSwitches, nLinks, nil
+}
+
+// switches reads the line of the n switch ids, if n > 0.
+func (t *topoReader) switches(n int) (map[NodeID]bool, error) {
+	isSwitch := make(map[NodeID]bool, n)
+	if n == 0 {
+		return isSwitch, nil
+	}
+	fs, err := t.next()
+	if err != nil {
+		return nil, err
+	}
+	if fs == nil {
+		return nil, t.errAt(t.lineNo+1, "missing switch id line (header says %d switches)", n)
+	}
+	if len(fs) != n {
+		return nil, t.errAt(t.lineNo, "switch line has %d ids, header says %d", len(fs), n)
+	}
+	for _, s := range fs {
+		id, err := t.node(s)
+		if err != nil {
+			return nil, err
+		}
+		if isSwitch[id] {
+			return nil, t.errAt(t.lineNo, "duplicate switch id %d", id)
+		}
+		isSwitch[id] = true
+	}
+	return isSwitch, nil
+}
+
+// links reads the link lines to the end, n of them, and returns the links
+// and the line of each node's first link.
+func (t *topoReader) links(n int) ([]Link, map[NodeID]int, error) {
+	linkLine := make(map[nodePair]int)
+	firstLine := make(map[NodeID]int) // a node's first link line
+	var links []Link
+	for {
+		fs, err := t.next()
+		if err != nil {
+			return nil, nil, err
+		}
+		if fs == nil {
+			break
+		}
+		if len(links) == n {
+			return nil, nil, t.errAt(t.lineNo, "more link lines than the header's %d", n)
+		}
+		l, err := t.link(fs, linkLine)
+		if err != nil {
+			return nil, nil, err
+		}
+		l.ID = LinkID(len(links))
+		linkLine[nodePair{min(l.A, l.B), max(l.A, l.B)}] = t.lineNo
+		for _, id := range []NodeID{l.A, l.B} {
+			if _, ok := firstLine[id]; !ok {
+				firstLine[id] = t.lineNo
+			}
+		}
+		links = append(links, l)
+	}
+	if len(links) != n {
+		return nil, nil, t.errAt(t.lineNo, "found %d link lines, header says %d", len(links), n)
+	}
+	return links, firstLine, nil
+}
+
+// link parses the fields of a link line; linkLine holds the lines of the
+// links before it.
+func (t *topoReader) link(fs []string, linkLine map[nodePair]int) (Link, error) {
+	if len(fs) != 5 {
+		return Link{}, t.errAt(t.lineNo, "link line has %d fields, want 5 (src dst rate delay error_rate)", len(fs))
+	}
+	a, err := t.node(fs[0])
+	if err != nil {
+		return Link{}, err
+	}
+	b, err := t.node(fs[1])
+	if err != nil {
+		return Link{}, err
+	}
+	if a == b {
+		return Link{}, t.errAt(t.lineNo, "link from node %d to itself", a)
+	}
+	if l, dup := linkLine[nodePair{min(a, b), max(a, b)}]; dup {
+		return Link{}, t.errAt(t.lineNo, "duplicate link %d-%d (first on line %d)", a, b, l)
+	}
+	rate, err := ParseRate(fs[2])
+	if err != nil {
+		return Link{}, t.errAt(t.lineNo, "%v", err)
+	}
+	if rate <= 0 {
+		return Link{}, t.errAt(t.lineNo, "rate %q must be positive", fs[2])
+	}
+	delay, err := ParseDelay(fs[3])
+	if err != nil {
+		return Link{}, t.errAt(t.lineNo, "%v", err)
+	}
+	e, err := strconv.ParseFloat(fs[4], 64)
+	if err != nil || !(e >= 0 && e <= 1) {
+		return Link{}, t.errAt(t.lineNo, "bad error rate %q (want a number in [0, 1])", fs[4])
+	}
+	if e != 0 {
+		return Link{}, t.errAt(t.lineNo, "error rate %s: graphcc does not simulate packet loss (its fabric is lossless under PFC); want 0", fs[4])
+	}
+	return Link{A: a, B: b, Rate: rate, Delay: delay}, nil
 }
 
 // WriteTopology writes f in HPCC's topology.txt format (see ReadTopology):

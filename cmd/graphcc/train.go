@@ -48,6 +48,9 @@ type trainOpts struct {
 	valEvery     int
 }
 
+// defaultTrain is train's settings without flags.
+var defaultTrain = gnn.DefaultTrainConfig()
+
 func newTrainCmd(logger loggerFunc) *cobra.Command {
 	o := trainOpts{scenario: scenario.Default().Name, kind: "graphcc", c: gnn.DefaultTrainConfig(), reward: "convex", seed: 1, hw: defaultHW(), ckEvery: 25, valEvery: 10, objective: "port"}
 	cmd := &cobra.Command{
@@ -79,7 +82,14 @@ With --validate-seeds it selects the model it writes: every
 current weights runs on the scenario at those seeds, to the end of their
 traces as eval runs them, and --out gets the weights of the lowest mean FCT
 slowdown there (the curve shows each validation). The evaluation's seeds,
-1001 to 1010, are refused: use others, 2001-2010 say.`,
+1001 to 1010, are refused: use others, 2001-2010 say.
+
+A run must learn: its first minibatch update comes after --warmup
+transitions, and an episode gives at most ` + strconv.Itoa(defaultTrain.EpisodeTransitions()) + ` (one per 100 us control
+interval of its 25 ms but the first; fewer when the scenario's flows
+finish sooner), so --episodes must be at least ` + strconv.Itoa(defaultTrain.MinEpisodes()) + ` with the default
+--warmup. A run that ends without an update fails, naming the --episodes
+it needs, and writes no model.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			return o.run(cmd.Context(), cmd, logger(cmd))
@@ -92,7 +102,8 @@ slowdown there (the curve shows each validation). The evaluation's seeds,
 	fs.StringVar(&o.scenario, "scenario", o.scenario, "training scenario (see graphcc eval --help for the names); with --scenario-file, the file's only scenario by default")
 	fs.StringVar(&o.scenarioFile, "scenario-file", "", scenarioFileHelp)
 	fs.StringVar(&o.kind, "kind", o.kind, "graphcc (the shared message-passing network) or acc (an independent network per port)")
-	fs.IntVar(&o.c.Episodes, "episodes", o.c.Episodes, "episodes to simulate")
+	fs.IntVar(&o.c.Episodes, "episodes", o.c.Episodes, fmt.Sprintf("episodes to simulate: at least %d with the default --warmup (learning starts after --warmup transitions, at most %d per episode)",
+		defaultTrain.MinEpisodes(), defaultTrain.EpisodeTransitions()))
 	fs.Uint64Var(&o.seed, "seed", o.seed, "seed of the weights, the episode traces, exploration and minibatches")
 	fs.IntVar(&o.c.Workers, "workers", 0, "episodes simulated in parallel and goroutines per minibatch (0 = GOMAXPROCS); part of what makes a run reproducible")
 	fs.StringVar(&o.reward, "reward", o.reward, "shape of the reward's queue term: linear (1-x), convex ((1-x)^2) or concave (1-x^2)")
@@ -280,6 +291,9 @@ func (o *trainOpts) run(ctx context.Context, cmd *cobra.Command, log *slog.Logge
 	start := time.Now()
 	res, err := gnn.Train(ctx, c)
 	bar.done()
+	if nu := (*gnn.NoUpdatesError)(nil); errors.As(err, &nu) {
+		return noUpdatesError(nu)
+	}
 	if err != nil {
 		if saved >= 0 && ctx.Err() != nil {
 			return fmt.Errorf("%w; the state after %d episodes is in %s: continue with the same flags and --resume %s", err, saved, o.checkpoint, o.checkpoint)
@@ -342,6 +356,27 @@ func (o *trainOpts) run(ctx context.Context, cmd *cobra.Command, log *slog.Logge
 		fmt.Fprintf(cmd.OutOrStdout(), "the model is %s\n", picked)
 	}
 	return nil
+}
+
+// noUpdatesError words a run without a learning update (gnn's e) in
+// train's flags.
+func noUpdatesError(e *gnn.NoUpdatesError) error {
+	first, lower := fmt.Sprintf("--warmup %d", e.Warmup), "--warmup"
+	if e.Batch > e.Warmup {
+		first, lower = fmt.Sprintf("--batch %d", e.Batch), "--batch"
+	}
+	switch {
+	case e.Buffer < e.Need():
+		return fmt.Errorf("--buffer %d gives 0 learning updates: the first comes after %s transitions, more than the replay buffer holds; raise --buffer to at least %d, or lower %s",
+			e.Buffer, first, e.Need(), lower)
+	case e.MinEpisodes == 0:
+		return fmt.Errorf("--episodes %d gave 0 learning updates: the first comes after %s transitions, and the episodes gave none", e.Episodes, first)
+	case e.Ran:
+		return fmt.Errorf("--episodes %d gave 0 learning updates: the first comes after %s transitions, and they gave %d (the scenario's flows finished before the episodes' end); raise --episodes to at least %d (at that rate), or lower %s",
+			e.Episodes, first, e.Transitions, e.MinEpisodes, lower)
+	}
+	return fmt.Errorf("--episodes %d gives 0 learning updates: the first comes after %s transitions, and an episode gives at most %d; raise --episodes to at least %d, or lower %s",
+		e.Episodes, first, e.PerEpisode, e.MinEpisodes, lower)
 }
 
 // writeCurve writes the training curve as CSV.

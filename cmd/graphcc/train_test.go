@@ -40,7 +40,10 @@ func TestTrainThenEvaluate(t *testing.T) {
 	if _, err := os.Stat(filepath.Join(dir, "curve.png")); err != nil {
 		t.Error(err)
 	}
-	rep := run(t, "eval", "--scenarios", "tiny", "--seeds", "1001", "--out", filepath.Join(dir, "eval"), "--acc-episodes", "2",
+	// ACC trained on the spot must learn too (gnn.ErrNoUpdates): tiny's
+	// 1 ms traces give about 26 transitions an episode, 50 of them pass
+	// the default warmup of 1000.
+	rep := run(t, "eval", "--scenarios", "tiny", "--seeds", "1001", "--out", filepath.Join(dir, "eval"), "--acc-episodes", "50",
 		"--policies", "static,graphcc,graphcc:"+g+",acc:"+a+",acc")
 	for _, p := range []string{"static", "graphcc", "graphcc:" + g, "acc:" + a, "acc"} {
 		if !strings.Contains(rep, "| "+p+" | ") {
@@ -101,6 +104,10 @@ func TestTrainBadFlags(t *testing.T) {
 		{[]string{"--scenario", "tiny", "--out", filepath.Join(dir, "m"), "--curve", filepath.Join(dir, "c.png")}, "the curve's PNG goes beside the CSV"},
 		{[]string{"--scenario", "tiny", "--out", filepath.Join(dir, "m"), "--checkpoint", filepath.Join(dir, "m")}, "two outputs in one file"},
 		{[]string{"--scenario", "tiny", "--out", filepath.Join(dir, "r.ckpt"), "--resume", filepath.Join(dir, "r.ckpt")}, "it is the input --resume"},
+		// runs that would end, or ended, without a learning update
+		{[]string{"--scenario", "tiny", "--out", filepath.Join(dir, "m"), "--episodes", "4"}, "--episodes 4 gives 0 learning updates: the first comes after --warmup 1000 transitions, and an episode gives at most 249; raise --episodes to at least 5, or lower --warmup"},
+		{[]string{"--scenario", "tiny", "--out", filepath.Join(dir, "m"), "--buffer", "500"}, "--buffer 500 gives 0 learning updates: the first comes after --warmup 1000 transitions, more than the replay buffer holds; raise --buffer to at least 1000"},
+		{[]string{"--scenario", "tiny", "--out", filepath.Join(dir, "m"), "--episodes", "5", "--workers", "2"}, "--episodes 5 gave 0 learning updates: the first comes after --warmup 1000 transitions, and they gave "},
 	} {
 		_, _, err := execute(t, t.Context(), append([]string{"train"}, tc.args...)...)
 		if err == nil || !strings.Contains(err.Error(), tc.want) {
