@@ -365,7 +365,7 @@ func TestFlowObjectiveRewards(t *testing.T) {
 func TestTrainNoUpdates(t *testing.T) {
 	ep := tinyEpisode(t)
 	simulated := 0
-	counting := func(seed uint64) (*topo.Fabric, []replay.Flow, error) {
+	counting := func(seed uint64) (*topo.Fabric, []trace.Flow, error) {
 		simulated++
 		return ep(seed)
 	}
@@ -398,7 +398,7 @@ func TestTrainNoUpdates(t *testing.T) {
 	}
 	// Episodes whose flows finish early give fewer transitions than their
 	// time allows: 1 MB at 25 Gbps takes a few control intervals.
-	short := func(uint64) (*topo.Fabric, []replay.Flow, error) {
+	short := func(uint64) (*topo.Fabric, []trace.Flow, error) {
 		f, flows, err := ep(0)
 		flows = flows[:1]
 		flows[0].Size = 1_000_000
