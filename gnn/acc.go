@@ -11,7 +11,7 @@ import (
 // ACCHidden is the hidden width of each ACC agent's Q-network.
 const ACCHidden = 24
 
-// ACC is the ACC baseline (Yan et al., SIGCOMM 2021) as DESIGN.md specifies
+// ACC is the ACC baseline (Yan et al., SIGCOMM 2021) as docs/learning.md, "Method", specifies
 // it for a like-for-like comparison: one independent double-DQN agent per
 // switch egress port, no parameter sharing and no message passing, on ACC's
 // state (queue, tx rate, ECN-marked tx rate and the current ECN setting,

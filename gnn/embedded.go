@@ -12,7 +12,7 @@ import (
 var embeddedModel []byte
 
 // GraphCCExpect is what a GraphCC model file must hold to be used with this
-// build: the message-passing network of DESIGN.md on the current action
+// build: the message-passing network of docs/learning.md on the current action
 // table and features.
 func GraphCCExpect() Expect {
 	return Expect{Kind: KindGraphCC, Features: NumFeatures, Hidden: Hidden, K: K, Actions: NumActions, ActionTable: ActionTableID, FeatureLayout: FeatureLayoutID}

@@ -8,7 +8,7 @@ import (
 	"graphcc/topo"
 )
 
-// The GraphCC network's shape (DESIGN.md, "GraphCC model"). The number of
+// The GraphCC network's shape (docs/learning.md, "Method"). The number of
 // outputs per agent is NumActions (120), defined with the action table.
 const (
 	NumFeatures = 9  // inputs per port: u, q, marking rate at t, t-1, t-2

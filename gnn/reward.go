@@ -130,7 +130,7 @@ func (m *RewardMeter) Score(t *control.Telemetry) float64 {
 type Objective int
 
 const (
-	// PortObjective is DESIGN.md's: each agent's own Reward, from its
+	// PortObjective is the paper's (docs/learning.md, "Reward"): each agent's own Reward, from its
 	// port's queue and utilization.
 	PortObjective Objective = iota
 	// FlowObjective is an experiment: every agent earns the same team

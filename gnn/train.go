@@ -65,7 +65,7 @@ type TrainConfig struct {
 	EpsDecay    float64 // fraction of the episodes over which epsilon decays linearly (0.6)
 	MaxGradNorm float64 // global gradient norm clip (10)
 
-	Objective Objective     // what the agents are rewarded for; the zero value is DESIGN.md's per-port reward
+	Objective Objective     // what the agents are rewarded for; the zero value is the per-port reward of docs/learning.md
 	Shape     RewardShape   // reward's queue term; the zero value is Linear, DefaultTrainConfig sets Convex (it trained the better policy; docs/learning.md, "Reward")
 	WeightQ   float64       // weight of the queue term (0.7)
 	Features  FeatureConfig // feature and reward scales

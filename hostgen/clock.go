@@ -7,7 +7,7 @@ import (
 )
 
 // Clock is the testbed's fabric time. The testbed scales every rate down and
-// every time up by one factor, Scale (DESIGN.md, Testbed): fabric time is
+// every time up by one factor, Scale (docs/testbed.md): fabric time is
 // the real time elapsed since Start divided by Scale, in picoseconds, so
 // that hosts compute pacing, windows, DCQCN timers and FCTs with the
 // simulator's unscaled constants and report FCTs comparable with it. Every

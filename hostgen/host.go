@@ -90,7 +90,7 @@ type HostConfig struct {
 	// CNPInterval is the least time between two CNPs of one flow; 0 (the
 	// default) or negative: none, a CNP for every CE-marked segment, as
 	// the simulator's receiver sets the CNP flag on the ACK of every
-	// CE-marked packet (DESIGN.md). An interval drops CNPs the simulator
+	// CE-marked packet (docs/simulator.md). An interval drops CNPs the simulator
 	// would send: even one of 1 µs, DCQCN's alpha period, since the
 	// receiver does not know the sender's timer phase. The DCQCN paper's
 	// notification point uses 50 µs.

@@ -9,7 +9,7 @@ import (
 )
 
 // Params are the constants of the simulated hardware. DefaultParams gives
-// HPCC's values (the configuration of DESIGN.md); every field can be changed.
+// HPCC's values (the configuration of docs/simulator.md); every field can be changed.
 type Params struct {
 	// Payload is the largest data payload per packet, bytes (HPCC's
 	// PACKET_PAYLOAD_SIZE, 1000).
@@ -45,7 +45,7 @@ type Params struct {
 	// AckHighPrio attribute set (queue 0). HPCC's simulator never sets it:
 	// its ACK_HIGH_PRIO config key only changes which priority's PAUSE stops
 	// a NIC's ACKs, so HPCC runs with either value queue ACKs behind data
-	// at switches. Off (HPCC's behaviour, DESIGN.md's configuration) they
+	// at switches. Off (HPCC's behaviour, the configuration of docs/simulator.md) they
 	// queue behind data, are admitted and counted like it, and are never
 	// marked. The testbed serves them first, so this setting compares with
 	// it.
@@ -92,7 +92,7 @@ type Params struct {
 	DCQCN dcqcn.Params
 }
 
-// DefaultParams returns HPCC's configuration of DESIGN.md: 1000-byte payloads,
+// DefaultParams returns HPCC's configuration (docs/simulator.md): 1000-byte payloads,
 // PFC and ECN on, the fixed BDP window, DCQCN's Mellanox preset and HPCC's
 // NIC round robin.
 func DefaultParams() Params {

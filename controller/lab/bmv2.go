@@ -39,7 +39,7 @@ const (
 
 // FrameBytes is the size on the wire of a full data frame, the unit of
 // BMv2's queue rates and depths: 1000 bytes of payload and 48 of headers,
-// as in the simulator (DESIGN.md).
+// as in the simulator (docs/simulator.md).
 const FrameBytes = 1048
 
 // QueueRatePPS returns the BMv2 egress queue rate of a port of rate bps in
