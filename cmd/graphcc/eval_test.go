@@ -14,7 +14,6 @@ import (
 	"testing"
 
 	"graphcc/control"
-	"graphcc/gnn"
 	"graphcc/metrics"
 	"graphcc/scenario"
 	"graphcc/topo"
@@ -254,10 +253,6 @@ func TestSimIdeal(t *testing.T) {
 			t.Errorf("sim %v: error %v, want %q", tc.args, err, tc.want)
 		}
 	}
-	// The testbed runs ECN control policies only.
-	if _, err := ecnPolicy(policyEnv{}, "ideal"); err == nil || !strings.Contains(err.Error(), `unknown ECN policy "ideal" (have: static, edge, react, graphcc, acc)`) {
-		t.Errorf("ecnPolicy(ideal): %v", err)
-	}
 }
 
 // sim --ecn react: with a queue threshold no queue reaches it runs as its
@@ -312,67 +307,6 @@ func TestSimStaticThresholds(t *testing.T) {
 	_, _, err := execute(t, context.Background(), args(append([]string{"sim"}, tiny...), "--ecn", "static:5,20,1", "--kmin-kb", "3")...)
 	if err == nil || !strings.Contains(err.Error(), "--ecn static:5,20,1 sets the ECN thresholds") {
 		t.Errorf("--ecn static:... with --kmin-kb: %v", err)
-	}
-}
-
-func TestSplitPolicies(t *testing.T) {
-	for in, want := range map[string]string{
-		"static":                           "static",
-		"static,static:10,40,0.2":          "static|static:10,40,0.2",
-		"static:10,40,0.2,static":          "static:10,40,0.2|static",
-		"static:1,2,0.5,static:3,4,.5,acc": "static:1,2,0.5|static:3,4,.5|acc",
-		"static,":                          "static|",
-	} {
-		if got := strings.Join(splitPolicies(in), "|"); got != want {
-			t.Errorf("splitPolicies(%q) = %q, want %q", in, got, want)
-		}
-	}
-}
-
-func TestExpandGrid(t *testing.T) {
-	got := expandGrid([]string{"static", "grid", "graphcc"})
-	if len(got) != 2+gnn.NumActions {
-		t.Fatalf("expandGrid: %d policies, want %d", len(got), 2+gnn.NumActions)
-	}
-	if got[0] != "static" || got[len(got)-1] != "graphcc" {
-		t.Errorf("expandGrid moved the other policies: %q ... %q", got[0], got[len(got)-1])
-	}
-	grid := got[1 : len(got)-1]
-	if grid[0] != "static:2,16,0.01" || grid[len(grid)-1] != "static:32,256,1" {
-		t.Errorf("grid runs %q to %q, want static:2,16,0.01 to static:32,256,1", grid[0], grid[len(grid)-1])
-	}
-	fab, err := topo.Clos(topo.DefaultClos())
-	if err != nil {
-		t.Fatal(err)
-	}
-	seen := map[string]bool{}
-	for a, spec := range grid {
-		if seen[spec] {
-			t.Errorf("%s twice", spec)
-		}
-		seen[spec] = true
-		// through the registry eval resolves --policies with
-		np, err := ecnPolicy(policyEnv{}, spec)
-		if err != nil {
-			t.Fatalf("%s: %v", spec, err)
-		}
-		if np.Name != spec {
-			t.Errorf("%s: named %q", spec, np.Name)
-		}
-		_, ecn, err := np.New(fab, scenario.Scenario{}, 1)
-		if err != nil {
-			t.Fatalf("%s: %v", spec, err)
-		}
-		// every switch port, 25 and 100 Gbps, gets action a's setting
-		for i, p := range fab.Ports {
-			if !fab.Nodes[p.Src].Switch {
-				continue
-			}
-			if want := gnn.Action(a, p.Rate); ecn[i] != want {
-				t.Errorf("%s on port %d (%d bps): %+v, want action %d's %+v", spec, i, p.Rate, ecn[i], a, want)
-				break
-			}
-		}
 	}
 }
 
@@ -568,25 +502,6 @@ func TestDefaultEvalSeeds(t *testing.T) {
 	cmd := newEvalCmd(func(*cobra.Command) *slog.Logger { return slog.New(slog.DiscardHandler) })
 	if got, want := cmd.Flags().Lookup("seeds").DefValue, "1001-1010"; got != want {
 		t.Errorf("--seeds default %q, want %q", got, want)
-	}
-}
-
-func TestCanonicalSpec(t *testing.T) {
-	defs := controlPolicies(policyEnv{})
-	for _, tc := range []struct{ spec, want string }{
-		{"static", "static"},
-		{"static:2,16,0.010", "static:2,16,0.01"},
-		{"static:02, 16.0 ,1e-2", "static:2,16,0.01"},
-		{"static:1e6,2e6,1", "static:1000000,2000000,1"},
-		{"edge:2,32,.01:16,64,1.0", "edge:2,32,0.01:16,64,1"},
-		{"react:8.0:32,128,0.5:2,16,1", "react:8:32,128,0.5:2,16,1"},
-		{"static:2,x,0.1", "static:2,x,0.1"},
-		{"graphcc:models/0.10.model", "graphcc:models/0.10.model"},
-		{"acc:1.0", "acc:1.0"},
-	} {
-		if got := canonicalSpec(tc.spec, defs); got != tc.want {
-			t.Errorf("canonicalSpec(%q) = %q, want %q", tc.spec, got, tc.want)
-		}
 	}
 }
 

@@ -17,7 +17,6 @@ import (
 	"graphcc/internal/fileio"
 	"graphcc/policy"
 	"graphcc/replay"
-	"graphcc/replay/ideal"
 	"graphcc/scenario"
 	"graphcc/topo"
 	"graphcc/trace"
@@ -136,7 +135,8 @@ func (h *hwFlags) baseECN() (control.ECN, error) {
 
 // ecnSettings returns the initial ECN setting of every port of f: nil (the
 // simulator's default, Alibaba's thresholds) unless an ECN flag was given,
-// else the flags' 25 Gbps setting scaled by each switch port's rate.
+// else the flags' 25 Gbps setting scaled by each switch port's rate
+// (policy.ScaledECN).
 func (h *hwFlags) ecnSettings(fs *pflag.FlagSet, f *topo.Fabric) ([]control.ECN, error) {
 	base, err := h.baseECN()
 	if err != nil {
@@ -145,19 +145,7 @@ func (h *hwFlags) ecnSettings(fs *pflag.FlagSet, f *topo.Fabric) ([]control.ECN,
 	if !slices.ContainsFunc(ecnFlagNames(), fs.Changed) {
 		return nil, nil
 	}
-	ecn := control.StaticSettings(f)
-	for i, p := range f.Ports {
-		if !f.Nodes[p.Src].Switch {
-			continue
-		}
-		scale := float64(p.Rate) / float64(control.RefRate)
-		ecn[i] = control.ECN{
-			KMin: int64(math.Round(float64(base.KMin) * scale)),
-			KMax: int64(math.Round(float64(base.KMax) * scale)),
-			PMax: base.PMax,
-		}
-	}
-	return ecn, nil
+	return policy.ScaledECN(f, base), nil
 }
 
 // checkFabric refuses hardware constants p that fabric f cannot run: a
@@ -215,70 +203,6 @@ func (h *hwFlags) params() (replay.Params, error) {
 		return p, fmt.Errorf("DCQCN/PFC flags: %w", err)
 	}
 	return p, nil
-}
-
-// ecnPolicy is the registry of ECN control policies, shared by sim --ecn
-// and eval --policies: it returns the policy a spec names, NAME or
-// NAME:ARGS, under the spec as its name. To add a policy (GraphCC, ACC),
-// add a policyDef: the name before the colon, a usage line, a sentence of
-// help, and build, which parses ARGS ("" when the spec has no colon) into a
-// policy.Factory or fails saying what is wrong with them. Errors do
-// not name the flag; the callers add it.
-func ecnPolicy(env policyEnv, spec string) (policy.Named, error) {
-	return lookupPolicy(spec, controlPolicies(env))
-}
-
-// simPolicy is ecnPolicy for the simulator (sim --ecn, eval --policies),
-// which also knows ideal: the fabric's max-min fair share without queues
-// (ideal.Run), a reference for the ECN policies rather than one of
-// them, which the testbed cannot run.
-func simPolicy(env policyEnv, spec string) (policy.Named, error) {
-	return lookupPolicy(spec, append(controlPolicies(env), policyDef{
-		name:  "ideal",
-		usage: "ideal",
-		help: "ideal: not an ECN policy but the fabric's ideal, every flow at its max-min fair share of the ports on its path " +
-			"at every instant, without queues (no telemetry, queue, PFC or ECN figures)",
-		build: func(args string) (policy.Factory, error) {
-			if args != "" {
-				return nil, fmt.Errorf("ideal takes no arguments, got %q", args)
-			}
-			return func(*topo.Fabric, scenario.Scenario, uint64) (control.Policy, []control.ECN, error) {
-				return nil, nil, errors.New("ideal is not an ECN control policy")
-			}, nil
-		},
-		run: ideal.Run,
-	}))
-}
-
-// controlPolicies are the ECN control policies: static and the learned
-// ones.
-func controlPolicies(env policyEnv) []policyDef {
-	return append([]policyDef{
-		{
-			name:  "static",
-			usage: "static[:KMIN_KB,KMAX_KB,PMAX]",
-			help: "static: Alibaba's thresholds (kmin 100 KB, kmax 400 KB, pmax 0.2 per 25 Gbps), never changed; " +
-				"static:10,40,0.2: those thresholds of a 25 Gbps port, scaled by each switch port's rate/25G",
-			build:   buildStatic,
-			numeric: true,
-		},
-		{
-			name:  "edge",
-			usage: "edge:KMIN_KB,KMAX_KB,PMAX:KMIN_KB,KMAX_KB,PMAX",
-			help: "edge:2,32,0.01:16,64,0.5: fixed thresholds by port role, the first setting on switch ports facing a host " +
-				"and the second on switch ports facing a switch (both of a 25 Gbps port, scaled by rate)",
-			build:   buildEdge,
-			numeric: true,
-		},
-		{
-			name:  "react",
-			usage: "react:Q_KB:KMIN_KB,KMAX_KB,PMAX:KMIN_KB,KMAX_KB,PMAX",
-			help: "react:8:32,128,0.5:2,16,1: a hand-written adaptive policy, every interval the second setting on switch ports " +
-				"whose queue feature reached Q KB and the first on the others (all of a 25 Gbps port, scaled by rate)",
-			build:   buildReactive,
-			numeric: true,
-		},
-	}, learnedPolicies(env)...)
 }
 
 func newSimCmd(logger loggerFunc) *cobra.Command {
@@ -389,14 +313,14 @@ func (o *simOpts) config(ctx context.Context, fs *pflag.FlagSet, log *slog.Logge
 		return cfg, "", err
 	}
 	// ACC trained on the spot trains in the simulator it will run in
-	np, err := simPolicy(policyEnv{ctx: ctx, log: log, params: params, interval: interval}, o.ecn)
+	np, err := policy.Parse(ctx, o.ecn, policy.Env{Log: log, Params: params, Interval: interval})
 	if err != nil {
 		return cfg, "", fmt.Errorf("--ecn %s: %w", o.ecn, err)
 	}
 	if sc.Name == "sim" {
 		sc.Description = desc
 	}
-	var policy control.Policy
+	var pol control.Policy
 	var polECN []control.ECN
 	if np.Run != nil {
 		o.runFn = np.Run
@@ -406,7 +330,7 @@ func (o *simOpts) config(ctx context.Context, fs *pflag.FlagSet, log *slog.Logge
 		if o.traceOut != "" {
 			return cfg, "", fmt.Errorf("--ecn %s has no per-port telemetry: drop --trace-out", o.ecn)
 		}
-	} else if policy, polECN, err = np.New(f, sc, o.sc.seed); err != nil {
+	} else if pol, polECN, err = np.New(f, sc, o.sc.seed); err != nil {
 		return cfg, "", fmt.Errorf("--ecn %s: %w", o.ecn, err)
 	}
 	if polECN != nil {
@@ -425,7 +349,7 @@ func (o *simOpts) config(ctx context.Context, fs *pflag.FlagSet, log *slog.Logge
 		Params:   params,
 		Seed:     o.sc.seed,
 		ECN:      ecn,
-		Policy:   policy,
+		Policy:   pol,
 		Interval: interval,
 	}
 	if window > 0 && len(flows) > 0 && trace.FirstStart(flows) <= math.MaxInt64-window {

@@ -457,7 +457,7 @@ func policyPath(path, policy string, several bool) string {
 }
 
 func (o *testbedRunOpts) run(ctx context.Context, cmd *cobra.Command, log *slog.Logger) error {
-	specs := splitPolicies(o.ecn)
+	specs := policy.Split(o.ecn)
 	if len(specs) == 0 {
 		return fmt.Errorf("--ecn %q: no policy", o.ecn)
 	}
@@ -513,10 +513,10 @@ func (o *testbedRunOpts) run(ctx context.Context, cmd *cobra.Command, log *slog.
 	if err := checkACCTrainable(specs, o.flowsFile, spec); err != nil {
 		return err
 	}
-	env := testbedPolicyEnv(ctx, log, interval)
+	env := testbedPolicyEnv(log, interval)
 	var policies []policy.Named
 	for _, s := range specs {
-		np, err := ecnPolicy(env, s)
+		np, err := policy.ParseControl(ctx, s, env)
 		if err != nil {
 			return fmt.Errorf("--ecn %s: %w", s, err)
 		}
@@ -631,8 +631,8 @@ func testbedSimParams() replay.Params {
 
 // testbedPolicyEnv is how testbed run builds its policies: ACC without a
 // model file trains in testbedSimParams at the run's control interval.
-func testbedPolicyEnv(ctx context.Context, log *slog.Logger, interval int64) policyEnv {
-	return policyEnv{ctx: ctx, log: log, params: testbedSimParams(), interval: interval}
+func testbedPolicyEnv(log *slog.Logger, interval int64) policy.Env {
+	return policy.Env{Log: log, Params: testbedSimParams(), Interval: interval}
 }
 
 // checkACCTrainable refuses, before anything runs, a plain acc (no model

@@ -126,12 +126,12 @@ func TestCompareSim(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	env := policyEnv{ctx: context.Background(), log: slog.New(slog.DiscardHandler)}
+	env := policy.Env{Log: slog.New(slog.DiscardHandler)}
 	var policies []policy.Named
 	var sims []*replay.Result
 	var tbs []*controller.WorkloadResult
 	for _, name := range []string{"static", "static:16,32,0.5"} {
-		np, err := ecnPolicy(env, name)
+		np, err := policy.ParseControl(context.Background(), name, env)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -178,8 +178,8 @@ func TestCompareSim(t *testing.T) {
 // refused up front, naming why.
 func TestTestbedACCEnv(t *testing.T) {
 	interval := 300 * topo.Microsecond
-	env := testbedPolicyEnv(context.Background(), nil, interval)
-	c, err := accTrainConfig(env, scenario.Default(), 2)
+	env := testbedPolicyEnv(nil, interval)
+	c, err := policy.ACCTrainConfig(scenario.Default(), 2, env)
 	if err != nil {
 		t.Fatal(err)
 	}
