@@ -273,11 +273,11 @@ func (o *testbedUpOpts) run(ctx context.Context, cmd *cobra.Command, log *slog.L
 	if o.scale < 1 {
 		return fmt.Errorf("--scale %d: must be at least 1", o.scale)
 	}
-	f, err := o.sc.fabric(cmd.Flags(), log)
+	sc, f, err := o.sc.build(cmd.Flags(), log)
 	if err != nil {
 		return err
 	}
-	spec := testbedSpec{Scale: o.scale}
+	spec := testbedSpec{Scale: o.scale, Clos: &sc.Clos}
 	if spec.Buffer, err = o.sc.bufferBytes(); err != nil {
 		return err
 	}
@@ -286,24 +286,13 @@ func (o *testbedUpOpts) run(ctx context.Context, cmd *cobra.Command, log *slog.L
 		if err != nil {
 			return fmt.Errorf("--topo: %w", err)
 		}
-		spec.Topology = string(b)
-		base, err := topo.ReadTopology(strings.NewReader(spec.Topology), o.sc.topoFile, spec.Buffer)
-		if err != nil {
-			return fmt.Errorf("--topo: %w", err)
-		}
-		spec.Failed = failedLinks(base, f)
-	} else {
-		c, err := o.sc.closConfig()
-		if err != nil {
-			return err
-		}
-		spec.Clos = &c
-		base, err := topo.Clos(c)
-		if err != nil {
-			return err
-		}
-		spec.Failed = failedLinks(base, f)
+		spec.Clos, spec.Topology = nil, string(b)
 	}
+	base, err := sc.BaseFabric()
+	if err != nil {
+		return err
+	}
+	spec.Failed = failedLinks(base, f)
 	plan, err := lab.NewPlan(o.lab, f)
 	if err != nil {
 		return fmt.Errorf("--lab: %w", err)
