@@ -35,7 +35,7 @@ type evalOpts struct {
 	scenarios    string
 	scenarioFile string
 	policies     []string
-	seeds        []uint
+	seeds        []uint64
 	reference    string
 	out          string
 	jsonOut      string
@@ -89,26 +89,11 @@ func parseRewards(v string) ([]experiment.NamedReward, error) {
 	return out, nil
 }
 
-// Evaluation seeds: eval runs 1001 to 1010 by default (ten seeds, so that
-// every ratio carries an interval), and no training or model selection may
-// use them: training draws its episodes from seeds derived from its own.
-const firstEvalSeed, lastEvalSeed = 1001, 1010
-
-// defaultEvalSeeds returns the evaluation's default seeds, firstEvalSeed to
-// lastEvalSeed.
-func defaultEvalSeeds() []uint {
-	var s []uint
-	for n := uint(firstEvalSeed); n <= lastEvalSeed; n++ {
-		s = append(s, n)
-	}
-	return s
-}
-
 func newEvalCmd(logger loggerFunc) *cobra.Command {
 	o := evalOpts{
 		scenarios: scenario.Default().Name,
 		policies:  []string{"static,acc,graphcc"},
-		seeds:     defaultEvalSeeds(),
+		seeds:     experiment.EvalSeeds(),
 		out:       "eval-out",
 		interval:  topo.FormatDuration(control.DefaultInterval),
 		hw:        defaultHW(),
@@ -281,13 +266,13 @@ func (o *evalOpts) config(ctx context.Context, fs *pflag.FlagSet, env policy.Env
 	if len(o.seeds) == 0 {
 		return c, fmt.Errorf("--seeds: no seed given")
 	}
-	seeds := map[uint]bool{}
+	seeds := map[uint64]bool{}
 	for _, s := range o.seeds {
 		if seeds[s] {
 			return c, fmt.Errorf("--seeds: %d given twice", s)
 		}
 		seeds[s] = true
-		c.Seeds = append(c.Seeds, uint64(s))
+		c.Seeds = append(c.Seeds, s)
 	}
 	if o.workers < 0 {
 		return c, fmt.Errorf("--workers %d: must not be negative", o.workers)

@@ -487,18 +487,9 @@ func TestParseRewards(t *testing.T) {
 	}
 }
 
-// TestDefaultEvalSeeds: the default seeds are the ten reserved evaluation
-// seeds, enough for intervals, and the flag's default shows them as a range.
+// TestDefaultEvalSeeds: the default seeds are the reserved evaluation
+// seeds (experiment.EvalSeeds), and the flag's default shows them as a range.
 func TestDefaultEvalSeeds(t *testing.T) {
-	s := defaultEvalSeeds()
-	if len(s) < metrics.MinIntervalSeeds {
-		t.Errorf("%d default seeds, fewer than the %d intervals need", len(s), metrics.MinIntervalSeeds)
-	}
-	for _, n := range s {
-		if n < firstEvalSeed || n > lastEvalSeed {
-			t.Errorf("default seed %d outside the reserved %d-%d", n, firstEvalSeed, lastEvalSeed)
-		}
-	}
 	cmd := newEvalCmd(func(*cobra.Command) *slog.Logger { return slog.New(slog.DiscardHandler) })
 	if got, want := cmd.Flags().Lookup("seeds").DefValue, "1001-1010"; got != want {
 		t.Errorf("--seeds default %q, want %q", got, want)

@@ -23,6 +23,7 @@ import (
 	"gonum.org/v1/plot/vg/draw"
 	"gonum.org/v1/plot/vg/vgimg"
 
+	"graphcc/experiment"
 	"graphcc/gnn"
 	"graphcc/internal/fileio"
 	"graphcc/scenario"
@@ -44,7 +45,7 @@ type trainOpts struct {
 	checkpoint   string
 	ckEvery      int
 	resume       string
-	valSeeds     []uint
+	valSeeds     []uint64
 	valEvery     int
 }
 
@@ -251,12 +252,10 @@ func (o *trainOpts) run(ctx context.Context, cmd *cobra.Command, log *slog.Logge
 	if o.valEvery < 1 {
 		return fmt.Errorf("--validate-every %d: must be at least 1", o.valEvery)
 	}
-	for _, s := range o.valSeeds {
-		if s >= firstEvalSeed && s <= lastEvalSeed {
-			return fmt.Errorf("--validate-seeds: %d is one of eval's seeds (%d-%d), which no training or selection may see; use others, such as 2001,2002", s, firstEvalSeed, lastEvalSeed)
-		}
-		c.ValidateSeeds = append(c.ValidateSeeds, uint64(s))
+	if err := experiment.CheckTrainingSeeds(o.valSeeds); err != nil {
+		return fmt.Errorf("--validate-seeds: %w", err)
 	}
+	c.ValidateSeeds = o.valSeeds
 	if len(c.ValidateSeeds) > 0 {
 		c.ValidateEvery = o.valEvery
 	}
