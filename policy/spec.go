@@ -174,7 +174,8 @@ func defs(ctx context.Context, env Env, withIdeal bool) []def {
 		},
 		{
 			Spec: Spec{Name: "acc", Usage: "acc[:MODEL]",
-				Help: "acc: ACC agents trained on each evaluation scenario first (graphcc eval only; --acc-episodes); " +
+				Help: "acc: ACC agents trained first on the scenario they run on (eval's scenarios, with --acc-episodes; sim --scenario; " +
+					"testbed run's Clos and generated traffic); " +
 					"acc:FILE: ACC agents trained by graphcc train --kind acc, for a fabric of the same shape"},
 			build: func(args string) (Factory, error) {
 				if args != "" {

@@ -125,25 +125,15 @@ of simulation per policy and seed on one core for each scenario; the whole
 suite with two policies and two seeds took about a minute on 2 cores, with
 the default policies and seeds 16 minutes, ACC's training included).
 
-Policies: static (Alibaba's thresholds, 100/400 KB and 0.2 per 25 Gbps),
-static:KMIN_KB,KMAX_KB,PMAX (fixed thresholds of a 25 Gbps port, scaled by
-each port's rate/25G, e.g. static:10,40,0.2), graphcc (the model built into
-the binary), graphcc:FILE (a model of graphcc train), acc (ACC agents trained
-first on each scenario for --acc-episodes, from seeds of their own),
-acc:FILE (ACC agents of graphcc train --kind acc),
-edge:KMIN_KB,KMAX_KB,PMAX:KMIN_KB,KMAX_KB,PMAX (fixed thresholds by port
-role: the first setting on switch ports facing a host, the second on those
-facing a switch), and react:Q_KB:KMIN_KB,KMAX_KB,PMAX:KMIN_KB,KMAX_KB,PMAX
-(a hand-written adaptive policy: every interval, the second setting on each
-switch port whose queue feature reached Q KB, the first on the others);
-graphcc sim --ecn takes the same names (acc there needs a FILE). ideal is
-not an ECN policy but the yardstick: the same traces with every flow at its
-max-min fair share of its path at every instant and no queues (no queue,
-settings or reward figures).
+Policies (--policies; graphcc sim --policy and graphcc testbed run
+--policies take the same specs): the ECN control policies and ideal, the
+yardstick: the same traces with every flow at its max-min fair share of its
+path at every instant and no queues (no queue, settings or reward figures).
 Here only, grid stands for the 120 fixed settings a learned policy chooses
 from, each as static:KMIN_KB,KMAX_KB,PMAX (static:2,16,0.01 to
 static:32,256,1): how much any fixed setting achieves (with --reference
 static, say).
+` + policySpecsHelp(false) + `
 
 Every run is also scored with the reward of training, as if it were a
 training episode (--rewards; by default graphcc train's, convex:25): the

@@ -234,7 +234,7 @@ func TestSimIdeal(t *testing.T) {
 	dir := t.TempDir()
 	a, b := filepath.Join(dir, "a.json"), filepath.Join(dir, "b.json")
 	run(t, args(append([]string{"sim"}, tiny...), "--summary-out", a)...)
-	run(t, args(append([]string{"sim"}, tiny...), "--ecn", "ideal", "--summary-out", b)...)
+	run(t, args(append([]string{"sim"}, tiny...), "--policy", "ideal", "--summary-out", b)...)
 	sa, sb := readSummary(t, a), readSummary(t, b)
 	if sb["completed"] != sa["completed"] || sb["queue_bytes_mean"] != 0.0 || sb["ecn_marked_packets"] != 0.0 ||
 		!(sb["slowdown"].(map[string]any)["mean"].(float64) < sa["slowdown"].(map[string]any)["mean"].(float64)) {
@@ -244,9 +244,9 @@ func TestSimIdeal(t *testing.T) {
 		args []string
 		want string
 	}{
-		{[]string{"--ecn", "ideal", "--trace-out", filepath.Join(dir, "t.csv")}, "--ecn ideal has no per-port telemetry: drop --trace-out"},
-		{[]string{"--ecn", "ideal", "--kmin-kb", "3"}, "--ecn ideal has no ECN thresholds"},
-		{[]string{"--ecn", "ideal:x"}, "--ecn ideal:x: ideal:x: ideal takes no arguments"},
+		{[]string{"--policy", "ideal", "--trace-out", filepath.Join(dir, "t.csv")}, "--policy ideal has no per-port telemetry: drop --trace-out"},
+		{[]string{"--policy", "ideal", "--kmin-kb", "3"}, "--policy ideal has no ECN thresholds"},
+		{[]string{"--policy", "ideal:x"}, "--policy ideal:x: ideal:x: ideal takes no arguments"},
 	} {
 		_, _, err := execute(t, context.Background(), args(append([]string{"sim"}, tiny...), tc.args...)...)
 		if err == nil || !strings.Contains(err.Error(), tc.want) {
@@ -255,14 +255,14 @@ func TestSimIdeal(t *testing.T) {
 	}
 }
 
-// sim --ecn react: with a queue threshold no queue reaches it runs as its
+// sim --policy react: with a queue threshold no queue reaches it runs as its
 // calm setting, and with a low one it uses both settings.
 func TestSimReact(t *testing.T) {
 	dir := t.TempDir()
 	a, b, c := filepath.Join(dir, "a.json"), filepath.Join(dir, "b.json"), filepath.Join(dir, "c.json")
-	run(t, args(append([]string{"sim"}, tiny...), "--ecn", "static:8,32,0.5", "--summary-out", a)...)
-	run(t, args(append([]string{"sim"}, tiny...), "--ecn", "react:1e9:8,32,0.5:2,16,1", "--summary-out", b)...)
-	run(t, args(append([]string{"sim"}, tiny...), "--ecn", "react:1:8,32,0.5:2,16,1", "--summary-out", c)...)
+	run(t, args(append([]string{"sim"}, tiny...), "--policy", "static:8,32,0.5", "--summary-out", a)...)
+	run(t, args(append([]string{"sim"}, tiny...), "--policy", "react:1e9:8,32,0.5:2,16,1", "--summary-out", b)...)
+	run(t, args(append([]string{"sim"}, tiny...), "--policy", "react:1:8,32,0.5:2,16,1", "--summary-out", c)...)
 	sa, sb, sc := readSummary(t, a), readSummary(t, b), readSummary(t, c)
 	if sa["ecn_marked_packets"] != sb["ecn_marked_packets"] || sa["slowdown"].(map[string]any)["mean"] != sb["slowdown"].(map[string]any)["mean"] {
 		t.Errorf("react that never triggers differs from its calm setting: %v vs %v", sb["slowdown"], sa["slowdown"])
@@ -272,14 +272,14 @@ func TestSimReact(t *testing.T) {
 	}
 }
 
-// sim --ecn edge: one setting for both roles runs as that fixed setting,
+// sim --policy edge: one setting for both roles runs as that fixed setting,
 // and two settings are both used.
 func TestSimEdge(t *testing.T) {
 	dir := t.TempDir()
 	a, b, c := filepath.Join(dir, "a.json"), filepath.Join(dir, "b.json"), filepath.Join(dir, "c.json")
-	run(t, args(append([]string{"sim"}, tiny...), "--ecn", "static:8,32,0.5", "--summary-out", a)...)
-	run(t, args(append([]string{"sim"}, tiny...), "--ecn", "edge:8,32,0.5:8,32,0.5", "--summary-out", b)...)
-	run(t, args(append([]string{"sim"}, tiny...), "--ecn", "edge:8,32,0.5:1,2,1", "--summary-out", c)...)
+	run(t, args(append([]string{"sim"}, tiny...), "--policy", "static:8,32,0.5", "--summary-out", a)...)
+	run(t, args(append([]string{"sim"}, tiny...), "--policy", "edge:8,32,0.5:8,32,0.5", "--summary-out", b)...)
+	run(t, args(append([]string{"sim"}, tiny...), "--policy", "edge:8,32,0.5:1,2,1", "--summary-out", c)...)
 	sa, sb, sc := readSummary(t, a), readSummary(t, b), readSummary(t, c)
 	if sa["ecn_marked_packets"] != sb["ecn_marked_packets"] || sa["slowdown"].(map[string]any)["mean"] != sb["slowdown"].(map[string]any)["mean"] {
 		t.Errorf("edge with one setting differs from it: %v vs %v", sb["slowdown"], sa["slowdown"])
@@ -290,23 +290,23 @@ func TestSimEdge(t *testing.T) {
 }
 
 func TestSimStaticThresholds(t *testing.T) {
-	// sim --ecn takes the registry's names: static:100,400,0.2 is Alibaba's.
+	// sim --policy takes the registry's names: static:100,400,0.2 is Alibaba's.
 	dir := t.TempDir()
 	a, b := filepath.Join(dir, "a.json"), filepath.Join(dir, "b.json")
 	run(t, args(append([]string{"sim"}, tiny...), "--summary-out", a)...)
-	run(t, args(append([]string{"sim"}, tiny...), "--ecn", "static:100,400,0.2", "--summary-out", b)...)
+	run(t, args(append([]string{"sim"}, tiny...), "--policy", "static:100,400,0.2", "--summary-out", b)...)
 	sa, sb := readSummary(t, a), readSummary(t, b)
 	if sa["slowdown"].(map[string]any)["mean"] != sb["slowdown"].(map[string]any)["mean"] || sa["events"] != sb["events"] {
 		t.Errorf("static:100,400,0.2 differs from static: %v vs %v", sa["slowdown"], sb["slowdown"])
 	}
 	c := filepath.Join(dir, "c.json")
-	run(t, args(append([]string{"sim"}, tiny...), "--ecn", "static:5,20,1", "--summary-out", c)...)
+	run(t, args(append([]string{"sim"}, tiny...), "--policy", "static:5,20,1", "--summary-out", c)...)
 	if readSummary(t, c)["ecn_marked_packets"] == sa["ecn_marked_packets"] {
 		t.Error("static:5,20,1 marks as many packets as static")
 	}
-	_, _, err := execute(t, context.Background(), args(append([]string{"sim"}, tiny...), "--ecn", "static:5,20,1", "--kmin-kb", "3")...)
-	if err == nil || !strings.Contains(err.Error(), "--ecn static:5,20,1 sets the ECN thresholds") {
-		t.Errorf("--ecn static:... with --kmin-kb: %v", err)
+	_, _, err := execute(t, context.Background(), args(append([]string{"sim"}, tiny...), "--policy", "static:5,20,1", "--kmin-kb", "3")...)
+	if err == nil || !strings.Contains(err.Error(), "--policy static:5,20,1 sets the ECN thresholds") {
+		t.Errorf("--policy static:... with --kmin-kb: %v", err)
 	}
 }
 

@@ -48,7 +48,7 @@ func TestTrainThenEvaluate(t *testing.T) {
 		}
 	}
 	// a model of the wrong kind is refused, naming the file
-	_, _, err = execute(t, t.Context(), "sim", "--ecn", "graphcc:"+a, "--duration", "1ms")
+	_, _, err = execute(t, t.Context(), "sim", "--policy", "graphcc:"+a, "--duration", "1ms")
 	if err == nil || !strings.Contains(err.Error(), a) {
 		t.Errorf("graphcc with an ACC model file: %v", err)
 	}
