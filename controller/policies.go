@@ -6,7 +6,6 @@ import (
 	"time"
 
 	"graphcc/control"
-	"graphcc/controller/lab"
 	"graphcc/hostgen"
 	"graphcc/topo"
 )
@@ -26,13 +25,15 @@ type PoliciesConfig struct {
 	// Interval, Drain, Host, Trace, OnStep); RunPolicies sets Policy,
 	// Static and QPBase for each run.
 	Workload WorkloadConfig
-	// Lab is the live lab the runs take turns on.
-	Lab *lab.Lab
 	// Reset starts each run afresh with the settings static on every
-	// port: it pushes the pipeline again, so that the counters restart.
-	// RunPolicies then sets the lab's queues again (lab.Lab.SetQueues).
-	Reset    func(ctx context.Context, static []control.ECN) error
-	Policies []PolicyRun
+	// port: it pushes the pipeline again, so that the counters restart,
+	// and sets the lab's queues again (lab.Lab.SetQueues).
+	Reset func(ctx context.Context, static []control.ECN) error
+	// DrainWait is how long a run waits after one that stopped with flows
+	// still sending, for the switches' queues to empty
+	// (lab.QueueDrainTime).
+	DrainWait time.Duration
+	Policies  []PolicyRun
 	// Log, if set, is told what runs and what waits.
 	Log *slog.Logger
 	// Run, if set, runs each prepared workload in place of RunWorkload,
@@ -48,7 +49,7 @@ type PoliciesConfig struct {
 // of their own (WorkloadConfig.QPBase), disjoint from the run before, so
 // that frames a switch still holds from it are foreign to this one; and a
 // run that follows one that stopped with flows still sending first waits
-// until the switches' queues have emptied (lab.QueueDrainTime). Errors of
+// DrainWait, until the switches' queues have emptied. Errors of
 // New, Reset and Run come back as they are, with the results so far.
 func RunPolicies(ctx context.Context, c PoliciesConfig) ([]*WorkloadResult, error) {
 	log := c.Log
@@ -69,9 +70,8 @@ func RunPolicies(ctx context.Context, c PoliciesConfig) ([]*WorkloadResult, erro
 		if i > 0 && results[i-1].Summary.Incomplete > 0 {
 			// the last run stopped with flows still sending: let the
 			// switches' queues empty before this one starts
-			wait := lab.QueueDrainTime(c.Lab.State(), f)
-			log.Info("waiting for the switch queues to empty", "after", c.Policies[i-1].Name, "wait", wait)
-			if err := sleepCtx(ctx, wait); err != nil {
+			log.Info("waiting for the switch queues to empty", "after", c.Policies[i-1].Name, "wait", c.DrainWait)
+			if err := sleepCtx(ctx, c.DrainWait); err != nil {
 				return results, err
 			}
 		}
@@ -86,9 +86,6 @@ func RunPolicies(ctx context.Context, c PoliciesConfig) ([]*WorkloadResult, erro
 			static = control.StaticSettings(f)
 		}
 		if err := c.Reset(ctx, static); err != nil {
-			return results, err
-		}
-		if err := c.Lab.SetQueues(ctx); err != nil {
 			return results, err
 		}
 		log.Info("running", "policy", p.Name, "flows", flows)

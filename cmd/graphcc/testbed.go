@@ -547,8 +547,13 @@ func (o *testbedRunOpts) run(ctx context.Context, cmd *cobra.Command, log *slog.
 		w.Host = func(h *hostgen.HostConfig) { h.NoPropagationDelay = true }
 	}
 	results, err := controller.RunPolicies(ctx, controller.PoliciesConfig{
-		Workload: w, Lab: lb, Policies: runs, Log: log, Run: r.one,
-		Reset: func(ctx context.Context, static []control.ECN) error { return rt.Program(ctx, devcfg, static) },
+		Workload: w, Policies: runs, Log: log, Run: r.one, DrainWait: lab.QueueDrainTime(lb.State(), plan.Fabric),
+		Reset: func(ctx context.Context, static []control.ECN) error {
+			if err := rt.Program(ctx, devcfg, static); err != nil {
+				return err
+			}
+			return lb.SetQueues(ctx)
+		},
 	})
 	if err != nil {
 		return err
