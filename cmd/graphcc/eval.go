@@ -22,6 +22,7 @@ import (
 	"graphcc/experiment"
 	"graphcc/gnn"
 	"graphcc/policy"
+	"graphcc/replay"
 	"graphcc/scenario"
 	"graphcc/topo"
 )
@@ -89,20 +90,9 @@ func parseRewards(v string) ([]experiment.NamedReward, error) {
 	return out, nil
 }
 
-func newEvalCmd(logger loggerFunc) *cobra.Command {
-	o := evalOpts{
-		scenarios: scenario.Default().Name,
-		policies:  []string{"static,acc,graphcc"},
-		seeds:     experiment.EvalSeeds(),
-		out:       "eval-out",
-		interval:  topo.FormatDuration(control.DefaultInterval),
-		hw:        defaultHW(),
-		rewards:   defaultEvalRewards(),
-	}
-	cmd := &cobra.Command{
-		Use:   "eval [flags]",
-		Short: "Compare ECN policies on the paper's evaluation scenarios: report, figures, JSON",
-		Long: `eval runs every policy of --policies on every scenario of --scenarios at
+// evalLong is eval's help.
+func evalLong() string {
+	return `eval runs every policy of --policies on every scenario of --scenarios at
 every seed of --seeds, each policy on the same traces with the same
 simulation seeds, in parallel (--workers). It prints a Markdown report (per
 scenario a table of mean and p99 slowdown, p99 slowdown of flows up to
@@ -157,8 +147,24 @@ The default seeds, 1001 to 1010, are reserved for evaluation: graphcc
 train refuses them as validation seeds,
 and draws its episode traces from 64-bit seeds derived from its own seed,
 which meet one of them with a probability of about 1e-16. A progress
-bar of the runs is drawn on stderr when it is a terminal.`,
-		Args: cobra.NoArgs,
+bar of the runs is drawn on stderr when it is a terminal.`
+}
+
+func newEvalCmd(logger loggerFunc) *cobra.Command {
+	o := evalOpts{
+		scenarios: scenario.Default().Name,
+		policies:  []string{"static,acc,graphcc"},
+		seeds:     experiment.EvalSeeds(),
+		out:       "eval-out",
+		interval:  topo.FormatDuration(control.DefaultInterval),
+		hw:        defaultHW(),
+		rewards:   defaultEvalRewards(),
+	}
+	cmd := &cobra.Command{
+		Use:   "eval [flags]",
+		Short: "Compare ECN policies on the paper's evaluation scenarios: report, figures, JSON",
+		Long:  evalLong(),
+		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			return o.run(cmd.Context(), cmd, logger(cmd))
 		},
@@ -196,38 +202,10 @@ func (o *evalOpts) config(ctx context.Context, fs *pflag.FlagSet, env policy.Env
 	}
 	// ACC trained on the spot trains on the simulator it is evaluated on.
 	env.Params, env.Interval = c.Params, c.Interval
-	set, err := loadScenarioSet(o.scenarioFile)
-	if err != nil {
+	if c.Scenarios, err = o.scenarioList(fs, c.Params); err != nil {
 		return c, err
 	}
-	names := strings.Split(o.scenarios, ",")
-	switch {
-	case strings.TrimSpace(o.scenarios) == "all":
-		names = append(scenario.Names(), set.names()...)
-	case o.scenarioFile != "" && !fs.Changed("scenarios"):
-		names = set.names()
-	}
 	seen := map[string]bool{}
-	for _, n := range names {
-		n = strings.TrimSpace(n)
-		sc, err := set.lookup(n)
-		if err != nil {
-			return c, fmt.Errorf("--scenarios %s: %w", o.scenarios, err)
-		}
-		if seen[n] {
-			return c, fmt.Errorf("--scenarios %s: %s given twice", o.scenarios, n)
-		}
-		seen[n] = true
-		f, err := sc.BaseFabric()
-		if err != nil {
-			return c, fmt.Errorf("scenario %s: %w", n, err)
-		}
-		if err := o.hw.checkFabric(c.Params, f); err != nil {
-			return c, fmt.Errorf("%w (scenario %s)", err, n)
-		}
-		c.Scenarios = append(c.Scenarios, sc)
-	}
-	clear(seen)
 	for _, v := range o.policies {
 		for _, spec := range policy.ExpandGrid(policy.Split(v)) {
 			np, err := policy.Parse(ctx, spec, env)
@@ -272,6 +250,44 @@ func (o *evalOpts) config(ctx context.Context, fs *pflag.FlagSet, env policy.Env
 		return c, err
 	}
 	return c, nil
+}
+
+// scenarioList resolves --scenarios (and --scenario-file), refusing a
+// scenario whose fabric cannot run the hardware params.
+func (o *evalOpts) scenarioList(fs *pflag.FlagSet, params replay.Params) ([]scenario.Scenario, error) {
+	set, err := loadScenarioSet(o.scenarioFile)
+	if err != nil {
+		return nil, err
+	}
+	names := strings.Split(o.scenarios, ",")
+	switch {
+	case strings.TrimSpace(o.scenarios) == "all":
+		names = append(scenario.Names(), set.names()...)
+	case o.scenarioFile != "" && !fs.Changed("scenarios"):
+		names = set.names()
+	}
+	var out []scenario.Scenario
+	seen := map[string]bool{}
+	for _, n := range names {
+		n = strings.TrimSpace(n)
+		sc, err := set.lookup(n)
+		if err != nil {
+			return nil, fmt.Errorf("--scenarios %s: %w", o.scenarios, err)
+		}
+		if seen[n] {
+			return nil, fmt.Errorf("--scenarios %s: %s given twice", o.scenarios, n)
+		}
+		seen[n] = true
+		f, err := sc.BaseFabric()
+		if err != nil {
+			return nil, fmt.Errorf("scenario %s: %w", n, err)
+		}
+		if err := o.hw.checkFabric(params, f); err != nil {
+			return nil, fmt.Errorf("%w (scenario %s)", err, n)
+		}
+		out = append(out, sc)
+	}
+	return out, nil
 }
 
 // checkOutDir fails early when --out cannot be a directory of outputs.
