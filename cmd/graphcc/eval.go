@@ -10,7 +10,6 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
-	"strconv"
 	"strings"
 	"time"
 
@@ -20,7 +19,6 @@ import (
 
 	"graphcc/control"
 	"graphcc/experiment"
-	"graphcc/gnn"
 	"graphcc/policy"
 	"graphcc/replay"
 	"graphcc/scenario"
@@ -45,49 +43,6 @@ type evalOpts struct {
 	hw           hwFlags
 	accEps       int
 	rewards      string
-}
-
-// defaultEvalRewards is the reward eval scores every run with unless told
-// otherwise: the one graphcc train uses by default.
-func defaultEvalRewards() string {
-	return fmt.Sprintf("%s:%d", gnn.DefaultTrainConfig().Shape, gnn.DefaultRewardQueueKB)
-}
-
-// parseRewards parses a --rewards value: comma-separated SHAPE[:Q_KB]
-// (linear, convex or concave; Q in KB at 25 Gbps, by default
-// gnn.DefaultRewardQueueKB), each named SHAPE:Q. An empty value is no
-// reward.
-func parseRewards(v string) ([]experiment.NamedReward, error) {
-	if strings.TrimSpace(v) == "" {
-		return nil, nil
-	}
-	var out []experiment.NamedReward
-	seen := map[string]bool{}
-	for _, spec := range strings.Split(v, ",") {
-		spec = strings.TrimSpace(spec)
-		name, qs, hasQ := strings.Cut(spec, ":")
-		shape, err := gnn.ParseRewardShape(name)
-		if err != nil {
-			return nil, fmt.Errorf("--rewards %s: %s: %w", v, spec, err)
-		}
-		q := float64(gnn.DefaultRewardQueueKB)
-		if hasQ {
-			q, err = strconv.ParseFloat(qs, 64)
-			if err != nil || !(q > 0) || q > 1e9 {
-				return nil, fmt.Errorf("--rewards %s: %s: queue Q %q must be a number of KB in (0, 1e9]", v, spec, qs)
-			}
-		}
-		n := shape.String() + ":" + strconv.FormatFloat(q, 'g', -1, 64)
-		if seen[n] {
-			return nil, fmt.Errorf("--rewards %s: %s given twice", v, n)
-		}
-		seen[n] = true
-		fc := gnn.FeatureConfig{RewardQueue: q * control.KB}
-		out = append(out, experiment.NamedReward{Name: n, New: func(f *topo.Fabric) func(*control.Telemetry) float64 {
-			return gnn.NewRewardMeter(f, fc, shape, gnn.DefaultWeightQ).Score
-		}})
-	}
-	return out, nil
 }
 
 // evalLong is eval's help.
@@ -158,7 +113,7 @@ func newEvalCmd(logger loggerFunc) *cobra.Command {
 		out:       "eval-out",
 		interval:  topo.FormatDuration(control.DefaultInterval),
 		hw:        defaultHW(),
-		rewards:   defaultEvalRewards(),
+		rewards:   experiment.DefaultRewards(),
 	}
 	cmd := &cobra.Command{
 		Use:   "eval [flags]",
@@ -246,8 +201,8 @@ func (o *evalOpts) config(ctx context.Context, fs *pflag.FlagSet, env policy.Env
 		return c, fmt.Errorf("--workers %d: must not be negative", o.workers)
 	}
 	c.Workers = o.workers
-	if c.Rewards, err = parseRewards(o.rewards); err != nil {
-		return c, err
+	if c.Rewards, err = experiment.ParseRewards(o.rewards); err != nil {
+		return c, fmt.Errorf("--rewards %s: %w", o.rewards, err)
 	}
 	return c, nil
 }

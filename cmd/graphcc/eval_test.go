@@ -5,7 +5,6 @@ import (
 	"context"
 	"encoding/json"
 	"log/slog"
-	"math"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -13,7 +12,6 @@ import (
 	"strings"
 	"testing"
 
-	"graphcc/control"
 	"graphcc/metrics"
 	"graphcc/scenario"
 	"graphcc/topo"
@@ -436,53 +434,6 @@ func TestSimScenario(t *testing.T) {
 		_, _, err := execute(t, t.Context(), append([]string{"sim"}, tc.args...)...)
 		if err == nil || !strings.Contains(err.Error(), tc.want) {
 			t.Errorf("sim %v: error %v, want one containing %q", tc.args, err, tc.want)
-		}
-	}
-}
-
-func TestParseRewards(t *testing.T) {
-	for _, tc := range []struct {
-		in   string
-		want []string
-	}{
-		{"", nil},
-		{" ", nil},
-		{defaultEvalRewards(), []string{"convex:25"}},
-		{"linear, concave:32,convex:12.5", []string{"linear:25", "concave:32", "convex:12.5"}},
-	} {
-		rs, err := parseRewards(tc.in)
-		if err != nil {
-			t.Fatalf("parseRewards(%q): %v", tc.in, err)
-		}
-		var names []string
-		for _, r := range rs {
-			names = append(names, r.Name)
-		}
-		if !slices.Equal(names, tc.want) {
-			t.Errorf("parseRewards(%q) = %v, want %v", tc.in, names, tc.want)
-		}
-	}
-	// Each reward scores with its own shape and Q: on a port queued at
-	// 16 KB, idle otherwise, f(16/Q) weighted 0.7, averaged over the agents.
-	f, err := topo.Clos(topo.ClosConfig{Leaves: 1, Spines: 1, HostsPerLeaf: 1, HostRate: 25 * topo.Gbps, FabricRate: 25 * topo.Gbps, LinkDelay: topo.Microsecond, Buffer: 1 << 20})
-	if err != nil {
-		t.Fatal(err)
-	}
-	agents := f.Agents()
-	tel := &control.Telemetry{Interval: control.DefaultInterval, Ports: make([]control.PortSample, len(f.Ports))}
-	tel.Ports[agents[0]].EnqHist.Add(15) // 15 packets met on arrival
-	q := tel.Ports[agents[0]].QueueFeature()
-	rs, err := parseRewards("linear:32,concave:64")
-	if err != nil {
-		t.Fatal(err)
-	}
-	n := float64(len(agents))
-	for i, want := range []float64{
-		0.7*(1-q/32000)/n + 0.7*(n-1)/n,
-		0.7*(1-(q/64000)*(q/64000))/n + 0.7*(n-1)/n,
-	} {
-		if got := rs[i].New(f)(tel); math.Abs(got-want) > 1e-12 {
-			t.Errorf("%s: score %v, want %v (queue %v B)", rs[i].Name, got, want, q)
 		}
 	}
 }
