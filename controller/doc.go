@@ -2,7 +2,9 @@
 // testbed lab: every control interval it reads the telemetry of every port
 // from the switches, lets a policy decide, and writes the changed ECN
 // settings back (RunLoop), while hostgen's senders and receivers in the
-// lab's hosts play a trace of flows (RunWorkload).
+// lab's hosts play a trace of flows (RunWorkload). RunPolicies plays one
+// trace under several policies in turn on one lab, each run from a fresh
+// pipeline on queue pairs of its own.
 //
 // Building the lab is package controller/lab's job; talking P4Runtime to
 // its switches is package controller/p4rt's.

@@ -1,6 +1,12 @@
 // Package policy builds the ECN control policies a run can use: a Factory
 // makes a fresh control.Policy and its starting settings for each run.
 // static, fixed thresholds scaled by port rate, settings by port role
-// (edge) and a reactive rule are here; the learned ones come from package
-// gnn.
+// (edge) and a reactive rule are here, and so are the factories of the
+// learned policies (GraphCC and ACC, whose networks live in package gnn).
+//
+// A policy spec names a policy the way sim, eval, train and the testbed
+// all take it: static, static:KMIN_KB,KMAX_KB,PMAX, edge:…, react:…,
+// graphcc[:MODEL], acc[:MODEL], or ideal, the fabric's fair share without
+// queues (replay/ideal), which only the simulator runs. Parse turns a spec
+// into a Named policy; Specs lists the forms for help texts.
 package policy

@@ -37,43 +37,84 @@ type Scenario struct {
 	Gen workload.GenConfig
 }
 
-// Build makes the fabric and the flow trace of s for seed: the Clos, the
-// named failures, then FailRandom random leaf-spine failures drawn from seed,
-// then Generate with Gen.Seed = seed. The same seed always gives the same
-// fabric and flows; the random failures use their own PCG stream of the
-// seed, exactly as `graphcc sim --fail-random K --seed SEED` draws them, so
-// a run of a scenario can be reproduced with the scenario flags.
+// Build makes the fabric and the flow trace of s for seed: Fabric, then
+// Traffic on it. The same seed always gives the same fabric and flows; the
+// random failures use their own PCG stream of the seed, exactly as `graphcc
+// sim --fail-random K --seed SEED` draws them (the CLI builds its fabric and
+// traffic with this very code), so a run of a scenario can be reproduced
+// with the scenario flags. Its errors are *BuildError.
 func (s Scenario) Build(seed uint64) (*topo.Fabric, []trace.Flow, error) {
-	f, err := s.FixedFabric()
+	f, err := s.Fabric(seed)
 	if err != nil {
 		return nil, nil, err
 	}
+	flows, err := s.Traffic(f, seed)
+	if err != nil {
+		return nil, nil, err
+	}
+	return f, flows, nil
+}
+
+// Fabric makes the fabric of s for seed: the Clos (or Topology), the named
+// failures, then FailRandom random leaf-spine failures drawn from seed.
+func (s Scenario) Fabric(seed uint64) (*topo.Fabric, error) {
+	f, err := s.FixedFabric()
+	if err != nil {
+		return nil, err
+	}
 	if s.FailRandom < 0 {
-		return nil, nil, fmt.Errorf("scenario %s: FailRandom %d is negative", s.Name, s.FailRandom)
+		return nil, &BuildError{s.Name, "FailRandom", fmt.Errorf("FailRandom %d is negative", s.FailRandom)}
 	}
 	if s.FailRandom > 0 {
 		if f, err = f.FailRandom(s.FailRandom, seed); err != nil {
-			return nil, nil, fmt.Errorf("scenario %s: %w", s.Name, err)
+			return nil, &BuildError{s.Name, "FailRandom", err}
 		}
 	}
+	return f, nil
+}
+
+// Traffic generates the flows of s on fabric f (one of s's, from Fabric)
+// for seed: workload.Generate with Gen and Gen.Seed = seed.
+func (s Scenario) Traffic(f *topo.Fabric, seed uint64) ([]trace.Flow, error) {
 	g := s.Gen
 	g.Seed = seed
 	flows, err := workload.Generate(f, g)
 	if err != nil {
-		return nil, nil, fmt.Errorf("scenario %s: %w", s.Name, err)
+		return nil, &BuildError{s.Name, "Gen", err}
 	}
-	return f, flows, nil
+	return flows, nil
 }
+
+// A BuildError is an error of Build, Fabric or FixedFabric: the field of
+// the Scenario at fault (Clos, Topology, Fail, FailRandom or Gen) and
+// why, so that a caller can name its own setting of that field (the CLI
+// names its flag).
+type BuildError struct {
+	Scenario string
+	Field    string
+	Err      error
+}
+
+// Error returns "scenario NAME: ERR".
+func (e *BuildError) Error() string { return "scenario " + e.Scenario + ": " + e.Err.Error() }
+
+func (e *BuildError) Unwrap() error { return e.Err }
 
 // FixedFabric returns the fabric every seed of s shares: BaseFabric with
 // the named failures (Fail), before the random ones (FailRandom).
 func (s Scenario) FixedFabric() (*topo.Fabric, error) {
 	f, err := s.BaseFabric()
-	if err == nil && len(s.Fail) > 0 {
-		f, err = f.FailLinks(s.Fail...)
-	}
 	if err != nil {
-		return nil, fmt.Errorf("scenario %s: %w", s.Name, err)
+		field := "Clos"
+		if s.Topology != nil {
+			field = "Topology"
+		}
+		return nil, &BuildError{s.Name, field, err}
+	}
+	if len(s.Fail) > 0 {
+		if f, err = f.FailLinks(s.Fail...); err != nil {
+			return nil, &BuildError{s.Name, "Fail", err}
+		}
 	}
 	return f, nil
 }

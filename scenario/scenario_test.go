@@ -1,6 +1,7 @@
 package scenario
 
 import (
+	"errors"
 	"graphcc/trace"
 	"reflect"
 	"strings"
@@ -124,5 +125,48 @@ func TestBuildDeterministic(t *testing.T) {
 	l, _ := linkNames(t, s, 3)
 	if len(l) != len(l1) || strings.Contains(strings.Join(l, ","), "leaf0-spine0") {
 		t.Errorf("Fail + FailRandom 1: links %v", l)
+	}
+}
+
+// TestBuildErrors: Build names the field of the Scenario at fault, with
+// the message callers had before (scenario NAME: why), and Fabric and
+// Traffic are Build's two halves.
+func TestBuildErrors(t *testing.T) {
+	base := Default()
+	base.Name = "t"
+	base.Gen.Duration /= 10
+	for _, tc := range []struct {
+		edit  func(*Scenario)
+		field string
+		msg   string
+	}{
+		{func(s *Scenario) { s.Clos.Leaves = 0 }, "Clos", "scenario t: "},
+		{func(s *Scenario) { s.Fail = []string{"nosuch"} }, "Fail", `scenario t: fail links: unknown link "nosuch"`},
+		{func(s *Scenario) { s.FailRandom = -1 }, "FailRandom", "scenario t: FailRandom -1 is negative"},
+		{func(s *Scenario) { s.FailRandom = 99 }, "FailRandom", "scenario t: fail random: cannot fail 99"},
+		{func(s *Scenario) { s.Gen.Incast.FanIn = 99 }, "Gen", "scenario t: generate: "},
+	} {
+		s := base
+		tc.edit(&s)
+		_, _, err := s.Build(1)
+		var be *BuildError
+		if !errors.As(err, &be) || be.Field != tc.field || !strings.HasPrefix(err.Error(), tc.msg) {
+			t.Errorf("%s: error %v, want a BuildError of field %s starting %q", tc.field, err, tc.field, tc.msg)
+		}
+	}
+	f, flows, err := base.Build(7)
+	if err != nil {
+		t.Fatal(err)
+	}
+	g, err := base.Fabric(7)
+	if err != nil {
+		t.Fatal(err)
+	}
+	flows2, err := base.Traffic(g, 7)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(f.Links) != len(g.Links) || !reflect.DeepEqual(flows, flows2) {
+		t.Error("Fabric and Traffic differ from Build")
 	}
 }

@@ -122,7 +122,7 @@ func TestCLIGenSimCompare(t *testing.T) {
 	mustRun(t, bin, dir, "gen", "--leaves", "2", "--spines", "1", "--hosts-per-leaf", "2", "--incast-fanin", "3",
 		"--duration", "2ms", "--seed", "7", "--out", "flows.txt", "--topo-out", "topo.txt")
 	for _, name := range []string{"a", "b"} {
-		out := mustRun(t, bin, dir, "sim", "--flows", "flows.txt", "--topo", "topo.txt", "--ecn", "graphcc",
+		out := mustRun(t, bin, dir, "sim", "--flows", "flows.txt", "--topo", "topo.txt", "--policy", "graphcc",
 			"--fct-out", name+".fct", "--summary-out", name+".json")
 		if !strings.Contains(out, "slowdown") {
 			t.Errorf("sim printed no summary table:\n%s", out)
@@ -189,7 +189,7 @@ func TestCLIBadInput(t *testing.T) {
 		{"malformed flow file", []string{"sim", "--flows", "bad.txt", "--topo", "topo.txt", "--fct-out", "out.fct"}, "bad.txt:3:"},
 		{"malformed topology", []string{"sim", "--flows", "flows.txt", "--topo", "badtopo.txt", "--fct-out", "out.fct"}, `badtopo.txt:8: bad rate "fast"`},
 		{"ECN setting out of range", []string{"sim", "--kmin-kb", "-5", "--duration", "1ms", "--fct-out", "out.fct"}, "--kmin-kb -5"},
-		{"pmax out of range", []string{"sim", "--ecn", "static:10,40,1.5", "--duration", "1ms", "--fct-out", "out.fct"}, "ecn: pmax 1.5 is outside [0, 1]"},
+		{"pmax out of range", []string{"sim", "--policy", "static:10,40,1.5", "--duration", "1ms", "--fct-out", "out.fct"}, "ecn: pmax 1.5 is outside [0, 1]"},
 		{"missing flow file", []string{"sim", "--flows", "none.txt", "--fct-out", "out.fct"}, "--flows: open none.txt"},
 		{"unknown scenario", []string{"eval", "--scenarios", "nosuch", "--out", "ev"}, `unknown scenario "nosuch"`},
 	} {

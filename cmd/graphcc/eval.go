@@ -7,11 +7,9 @@ import (
 	"io"
 	"io/fs"
 	"log/slog"
-	"math"
 	"os"
 	"path/filepath"
 	"slices"
-	"strconv"
 	"strings"
 	"time"
 
@@ -21,193 +19,11 @@ import (
 
 	"graphcc/control"
 	"graphcc/experiment"
-	"graphcc/gnn"
 	"graphcc/policy"
 	"graphcc/replay"
 	"graphcc/scenario"
 	"graphcc/topo"
 )
-
-// policyDef is one entry of the ECN policy registry (ecnPolicy in sim.go).
-type policyDef struct {
-	name  string // the spec before the colon
-	usage string // e.g. "static[:KMIN_KB,KMAX_KB,PMAX]"
-	help  string
-	// build parses the spec's arguments, the text after the colon ("" when
-	// there is none), into a factory.
-	build func(args string) (policy.Factory, error)
-	// run, if set, runs the spec's runs instead of the packet-level
-	// simulator (policy.Named.Run).
-	run func(context.Context, replay.Config) (*replay.Result, error)
-	// numeric marks a policy whose arguments are numbers only: its name is
-	// then written with each number in one form (canonicalSpec), so that
-	// static:2,16,0.010 and static:2,16,0.01 are one policy.
-	numeric bool
-}
-
-// canonicalSpec writes spec as lookupPolicy names it: for a numeric policy
-// of defs, every number of its arguments (separated by ':' and ',') in
-// strconv's shortest decimal form; any other spec as it is.
-func canonicalSpec(spec string, defs []policyDef) string {
-	name, args, ok := strings.Cut(spec, ":")
-	if !ok || !slices.ContainsFunc(defs, func(d policyDef) bool { return d.name == name && d.numeric }) {
-		return spec
-	}
-	groups := strings.Split(args, ":")
-	for i, g := range groups {
-		nums := strings.Split(g, ",")
-		for j, n := range nums {
-			if x, err := strconv.ParseFloat(strings.TrimSpace(n), 64); err == nil {
-				nums[j] = strconv.FormatFloat(x, 'f', -1, 64)
-			}
-		}
-		groups[i] = strings.Join(nums, ",")
-	}
-	return name + ":" + strings.Join(groups, ":")
-}
-
-// lookupPolicy finds spec (NAME or NAME:ARGS) among defs.
-func lookupPolicy(spec string, defs []policyDef) (policy.Named, error) {
-	name, args, _ := strings.Cut(spec, ":")
-	for _, d := range defs {
-		if d.name != name {
-			continue
-		}
-		f, err := d.build(args)
-		if err != nil {
-			return policy.Named{}, fmt.Errorf("%s: %w (usage: %s)", spec, err, d.usage)
-		}
-		return policy.Named{Name: canonicalSpec(spec, defs), New: f, Run: d.run}, nil
-	}
-	names := make([]string, len(defs))
-	usages := make([]string, len(defs))
-	for i, d := range defs {
-		names[i], usages[i] = d.name, d.usage
-	}
-	return policy.Named{}, fmt.Errorf("unknown ECN policy %q (have: %s); forms: %s",
-		spec, strings.Join(names, ", "), strings.Join(usages, ", "))
-}
-
-// buildStatic is the static policy: no arguments for Alibaba's thresholds,
-// or KMIN_KB,KMAX_KB,PMAX for fixed thresholds of a 25 Gbps port scaled by
-// each switch port's rate.
-func buildStatic(args string) (policy.Factory, error) {
-	if args == "" {
-		return policy.Static(), nil
-	}
-	e, err := parseSetting(args)
-	if err != nil {
-		return nil, err
-	}
-	return policy.Fixed(e), nil
-}
-
-// parseSetting parses KMIN_KB,KMAX_KB,PMAX into a valid setting.
-func parseSetting(args string) (control.ECN, error) {
-	parts := strings.Split(args, ",")
-	if len(parts) != 3 {
-		return control.ECN{}, fmt.Errorf("want 3 comma-separated numbers KMIN_KB,KMAX_KB,PMAX, got %q", args)
-	}
-	var v [3]float64
-	for i, p := range parts {
-		x, err := strconv.ParseFloat(strings.TrimSpace(p), 64)
-		if err != nil || math.IsNaN(x) || math.IsInf(x, 0) {
-			return control.ECN{}, fmt.Errorf("%q is not a number", p)
-		}
-		v[i] = x
-	}
-	if v[0] < 0 || v[1] < 0 || v[0] > 1e12 || v[1] > 1e12 {
-		return control.ECN{}, fmt.Errorf("thresholds kmin %g KB, kmax %g KB: want 0 to 1e12 KB", v[0], v[1])
-	}
-	e := control.ECN{KMin: int64(math.Round(v[0] * control.KB)), KMax: int64(math.Round(v[1] * control.KB)), PMax: v[2]}
-	if err := e.Validate(); err != nil {
-		return control.ECN{}, err
-	}
-	return e, nil
-}
-
-// buildReactive is the reactive policy: Q_KB:CALM:BUSY, a queue threshold
-// in KB and two settings KMIN_KB,KMAX_KB,PMAX, all of a 25 Gbps port
-// (policy.Reactive).
-func buildReactive(args string) (policy.Factory, error) {
-	parts := strings.Split(args, ":")
-	if len(parts) != 3 {
-		return nil, fmt.Errorf("want Q_KB:KMIN_KB,KMAX_KB,PMAX:KMIN_KB,KMAX_KB,PMAX, got %q", args)
-	}
-	q, err := strconv.ParseFloat(strings.TrimSpace(parts[0]), 64)
-	if err != nil || !(q >= 0) || q > 1e9 {
-		return nil, fmt.Errorf("queue threshold %q must be a number of KB in [0, 1e9]", parts[0])
-	}
-	calm, err := parseSetting(parts[1])
-	if err != nil {
-		return nil, fmt.Errorf("calm setting: %w", err)
-	}
-	busy, err := parseSetting(parts[2])
-	if err != nil {
-		return nil, fmt.Errorf("busy setting: %w", err)
-	}
-	return policy.Reactive(q*control.KB, calm, busy), nil
-}
-
-// buildEdge is the policy of two fixed settings by port role:
-// KMIN_KB,KMAX_KB,PMAX:KMIN_KB,KMAX_KB,PMAX, the first for switch ports
-// facing a host, the second for switch ports facing a switch, both of a
-// 25 Gbps port (policy.Edge).
-func buildEdge(args string) (policy.Factory, error) {
-	parts := strings.Split(args, ":")
-	if len(parts) != 2 {
-		return nil, fmt.Errorf("want KMIN_KB,KMAX_KB,PMAX:KMIN_KB,KMAX_KB,PMAX (ports facing a host, then ports facing a switch), got %q", args)
-	}
-	host, err := parseSetting(parts[0])
-	if err != nil {
-		return nil, fmt.Errorf("setting of ports facing a host: %w", err)
-	}
-	sw, err := parseSetting(parts[1])
-	if err != nil {
-		return nil, fmt.Errorf("setting of ports facing a switch: %w", err)
-	}
-	return policy.Edge(host, sw), nil
-}
-
-// splitPolicies splits a --policies value at its commas, except that a
-// piece that does not start with a letter continues the arguments of the
-// policy before it: "static,static:10,40,0.2" is static and
-// static:10,40,0.2.
-func splitPolicies(v string) []string {
-	var out []string
-	for _, p := range strings.Split(v, ",") {
-		p = strings.TrimSpace(p)
-		startsName := p != "" && (p[0] >= 'a' && p[0] <= 'z' || p[0] >= 'A' && p[0] <= 'Z')
-		if !startsName && len(out) > 0 && strings.Contains(out[len(out)-1], ":") {
-			out[len(out)-1] += "," + p
-			continue
-		}
-		out = append(out, p)
-	}
-	return out
-}
-
-// gridPolicy is the --policies name that stands for every fixed setting of
-// the learned policies' action set.
-const gridPolicy = "grid"
-
-// expandGrid replaces each gridPolicy in specs by the static:KMIN_KB,KMAX_KB,PMAX
-// policy of every action of gnn's action set, in action order: what any fixed
-// setting a learned policy can choose achieves.
-func expandGrid(specs []string) []string {
-	var out []string
-	for _, s := range specs {
-		if s != gridPolicy {
-			out = append(out, s)
-			continue
-		}
-		for a := range gnn.NumActions {
-			kmin, kmax, pmax := gnn.ActionLevels(a)
-			out = append(out, fmt.Sprintf("static:%d,%d,%g", kmin, kmax, pmax))
-		}
-	}
-	return out
-}
 
 // scenarioLookup resolves a --scenarios name; tests replace it to run tiny
 // scenarios.
@@ -218,7 +34,7 @@ type evalOpts struct {
 	scenarios    string
 	scenarioFile string
 	policies     []string
-	seeds        []uint
+	seeds        []uint64
 	reference    string
 	out          string
 	jsonOut      string
@@ -229,78 +45,9 @@ type evalOpts struct {
 	rewards      string
 }
 
-// defaultEvalRewards is the reward eval scores every run with unless told
-// otherwise: the one graphcc train uses by default.
-func defaultEvalRewards() string {
-	return fmt.Sprintf("%s:%d", gnn.DefaultTrainConfig().Shape, gnn.DefaultRewardQueueKB)
-}
-
-// parseRewards parses a --rewards value: comma-separated SHAPE[:Q_KB]
-// (linear, convex or concave; Q in KB at 25 Gbps, by default
-// gnn.DefaultRewardQueueKB), each named SHAPE:Q. An empty value is no
-// reward.
-func parseRewards(v string) ([]experiment.NamedReward, error) {
-	if strings.TrimSpace(v) == "" {
-		return nil, nil
-	}
-	var out []experiment.NamedReward
-	seen := map[string]bool{}
-	for _, spec := range strings.Split(v, ",") {
-		spec = strings.TrimSpace(spec)
-		name, qs, hasQ := strings.Cut(spec, ":")
-		shape, err := gnn.ParseRewardShape(name)
-		if err != nil {
-			return nil, fmt.Errorf("--rewards %s: %s: %w", v, spec, err)
-		}
-		q := float64(gnn.DefaultRewardQueueKB)
-		if hasQ {
-			q, err = strconv.ParseFloat(qs, 64)
-			if err != nil || !(q > 0) || q > 1e9 {
-				return nil, fmt.Errorf("--rewards %s: %s: queue Q %q must be a number of KB in (0, 1e9]", v, spec, qs)
-			}
-		}
-		n := shape.String() + ":" + strconv.FormatFloat(q, 'g', -1, 64)
-		if seen[n] {
-			return nil, fmt.Errorf("--rewards %s: %s given twice", v, n)
-		}
-		seen[n] = true
-		fc := gnn.FeatureConfig{RewardQueue: q * control.KB}
-		out = append(out, experiment.NamedReward{Name: n, New: func(f *topo.Fabric) func(*control.Telemetry) float64 {
-			return gnn.NewRewardMeter(f, fc, shape, gnn.DefaultWeightQ).Score
-		}})
-	}
-	return out, nil
-}
-
-// Evaluation seeds: eval runs 1001 to 1010 by default (ten seeds, so that
-// every ratio carries an interval), and no training or model selection may
-// use them: training draws its episodes from seeds derived from its own.
-const firstEvalSeed, lastEvalSeed = 1001, 1010
-
-// defaultEvalSeeds returns the evaluation's default seeds, firstEvalSeed to
-// lastEvalSeed.
-func defaultEvalSeeds() []uint {
-	var s []uint
-	for n := uint(firstEvalSeed); n <= lastEvalSeed; n++ {
-		s = append(s, n)
-	}
-	return s
-}
-
-func newEvalCmd(logger loggerFunc) *cobra.Command {
-	o := evalOpts{
-		scenarios: scenario.Default().Name,
-		policies:  []string{"static,acc,graphcc"},
-		seeds:     defaultEvalSeeds(),
-		out:       "eval-out",
-		interval:  topo.FormatDuration(control.DefaultInterval),
-		hw:        defaultHW(),
-		rewards:   defaultEvalRewards(),
-	}
-	cmd := &cobra.Command{
-		Use:   "eval [flags]",
-		Short: "Compare ECN policies on the paper's evaluation scenarios: report, figures, JSON",
-		Long: `eval runs every policy of --policies on every scenario of --scenarios at
+// evalLong is eval's help.
+func evalLong() string {
+	return `eval runs every policy of --policies on every scenario of --scenarios at
 every seed of --seeds, each policy on the same traces with the same
 simulation seeds, in parallel (--workers). It prints a Markdown report (per
 scenario a table of mean and p99 slowdown, p99 slowdown of flows up to
@@ -323,25 +70,15 @@ of simulation per policy and seed on one core for each scenario; the whole
 suite with two policies and two seeds took about a minute on 2 cores, with
 the default policies and seeds 16 minutes, ACC's training included).
 
-Policies: static (Alibaba's thresholds, 100/400 KB and 0.2 per 25 Gbps),
-static:KMIN_KB,KMAX_KB,PMAX (fixed thresholds of a 25 Gbps port, scaled by
-each port's rate/25G, e.g. static:10,40,0.2), graphcc (the model built into
-the binary), graphcc:FILE (a model of graphcc train), acc (ACC agents trained
-first on each scenario for --acc-episodes, from seeds of their own),
-acc:FILE (ACC agents of graphcc train --kind acc),
-edge:KMIN_KB,KMAX_KB,PMAX:KMIN_KB,KMAX_KB,PMAX (fixed thresholds by port
-role: the first setting on switch ports facing a host, the second on those
-facing a switch), and react:Q_KB:KMIN_KB,KMAX_KB,PMAX:KMIN_KB,KMAX_KB,PMAX
-(a hand-written adaptive policy: every interval, the second setting on each
-switch port whose queue feature reached Q KB, the first on the others);
-graphcc sim --ecn takes the same names (acc there needs a FILE). ideal is
-not an ECN policy but the yardstick: the same traces with every flow at its
-max-min fair share of its path at every instant and no queues (no queue,
-settings or reward figures).
+Policies (--policies; graphcc sim --policy and graphcc testbed run
+--policies take the same specs): the ECN control policies and ideal, the
+yardstick: the same traces with every flow at its max-min fair share of its
+path at every instant and no queues (no queue, settings or reward figures).
 Here only, grid stands for the 120 fixed settings a learned policy chooses
 from, each as static:KMIN_KB,KMAX_KB,PMAX (static:2,16,0.01 to
 static:32,256,1): how much any fixed setting achieves (with --reference
 static, say).
+` + policySpecsHelp(false) + `
 
 Every run is also scored with the reward of training, as if it were a
 training episode (--rewards; by default graphcc train's, convex:25): the
@@ -365,8 +102,24 @@ The default seeds, 1001 to 1010, are reserved for evaluation: graphcc
 train refuses them as validation seeds,
 and draws its episode traces from 64-bit seeds derived from its own seed,
 which meet one of them with a probability of about 1e-16. A progress
-bar of the runs is drawn on stderr when it is a terminal.`,
-		Args: cobra.NoArgs,
+bar of the runs is drawn on stderr when it is a terminal.`
+}
+
+func newEvalCmd(logger loggerFunc) *cobra.Command {
+	o := evalOpts{
+		scenarios: scenario.Default().Name,
+		policies:  []string{"static,acc,graphcc"},
+		seeds:     experiment.EvalSeeds(),
+		out:       "eval-out",
+		interval:  topo.FormatDuration(control.DefaultInterval),
+		hw:        defaultHW(),
+		rewards:   experiment.DefaultRewards(),
+	}
+	cmd := &cobra.Command{
+		Use:   "eval [flags]",
+		Short: "Compare ECN policies on the paper's evaluation scenarios: report, figures, JSON",
+		Long:  evalLong(),
+		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			return o.run(cmd.Context(), cmd, logger(cmd))
 		},
@@ -382,7 +135,7 @@ bar of the runs is drawn on stderr when it is a terminal.`,
 	fs.StringVar(&o.jsonOut, "json", "", "also write the report as JSON here (per scenario and policy the simulator's summary)")
 	fs.IntVar(&o.workers, "workers", 0, "simulations run at once (0: one per CPU)")
 	fs.StringVar(&o.rewards, "rewards", o.rewards, "comma-separated training rewards to score every run with, SHAPE[:Q_KB] (linear, convex or concave; Q as train's --reward-queue-kb): the agents' mean reward 0.7*f(min(q/Q,1)) + 0.3*u per control interval over the scenario's arrival window, as a training episode sees it; \"\" for none")
-	fs.IntVar(&o.accEps, "acc-episodes", defaultACCEpisodes, "episodes ACC trains on each scenario before it is evaluated (policy acc without a model file)")
+	fs.IntVar(&o.accEps, "acc-episodes", policy.DefaultACCEpisodes, "episodes ACC trains on each scenario before it is evaluated (policy acc without a model file)")
 	o.hw.addFlags(fs)
 	hideECNFlags(fs)
 	fs.StringVar(&o.interval, "interval", o.interval, "control interval")
@@ -390,7 +143,7 @@ bar of the runs is drawn on stderr when it is a terminal.`,
 }
 
 // config builds the evaluation of the flags.
-func (o *evalOpts) config(fs *pflag.FlagSet, env policyEnv) (experiment.Config, error) {
+func (o *evalOpts) config(ctx context.Context, fs *pflag.FlagSet, env policy.Env) (experiment.Config, error) {
 	var c experiment.Config
 	if err := refuseECNFlags(fs, "eval sets the thresholds per policy; use --policies static:KMIN_KB,KMAX_KB,PMAX"); err != nil {
 		return c, err
@@ -403,42 +156,14 @@ func (o *evalOpts) config(fs *pflag.FlagSet, env policyEnv) (experiment.Config, 
 		return c, err
 	}
 	// ACC trained on the spot trains on the simulator it is evaluated on.
-	env.params, env.interval = c.Params, c.Interval
-	set, err := loadScenarioSet(o.scenarioFile)
-	if err != nil {
+	env.Params, env.Interval = c.Params, c.Interval
+	if c.Scenarios, err = o.scenarioList(fs, c.Params); err != nil {
 		return c, err
 	}
-	names := strings.Split(o.scenarios, ",")
-	switch {
-	case strings.TrimSpace(o.scenarios) == "all":
-		names = append(scenario.Names(), set.names()...)
-	case o.scenarioFile != "" && !fs.Changed("scenarios"):
-		names = set.names()
-	}
 	seen := map[string]bool{}
-	for _, n := range names {
-		n = strings.TrimSpace(n)
-		sc, err := set.lookup(n)
-		if err != nil {
-			return c, fmt.Errorf("--scenarios %s: %w", o.scenarios, err)
-		}
-		if seen[n] {
-			return c, fmt.Errorf("--scenarios %s: %s given twice", o.scenarios, n)
-		}
-		seen[n] = true
-		f, err := sc.BaseFabric()
-		if err != nil {
-			return c, fmt.Errorf("scenario %s: %w", n, err)
-		}
-		if err := o.hw.checkFabric(c.Params, f); err != nil {
-			return c, fmt.Errorf("%w (scenario %s)", err, n)
-		}
-		c.Scenarios = append(c.Scenarios, sc)
-	}
-	clear(seen)
 	for _, v := range o.policies {
-		for _, spec := range expandGrid(splitPolicies(v)) {
-			np, err := simPolicy(env, spec)
+		for _, spec := range policy.ExpandGrid(policy.Split(v)) {
+			np, err := policy.Parse(ctx, spec, env)
 			if err != nil {
 				return c, fmt.Errorf("--policies %s: %w", v, err)
 			}
@@ -452,7 +177,7 @@ func (o *evalOpts) config(fs *pflag.FlagSet, env policyEnv) (experiment.Config, 
 	if len(c.Policies) == 0 {
 		return c, fmt.Errorf("--policies: no policy given")
 	}
-	ref := canonicalSpec(o.reference, controlPolicies(env))
+	ref := policy.Canonical(o.reference)
 	if o.reference != "" && !seen[ref] {
 		return c, fmt.Errorf("--reference %s: not one of --policies", o.reference)
 	}
@@ -464,22 +189,60 @@ func (o *evalOpts) config(fs *pflag.FlagSet, env policyEnv) (experiment.Config, 
 	if len(o.seeds) == 0 {
 		return c, fmt.Errorf("--seeds: no seed given")
 	}
-	seeds := map[uint]bool{}
+	seeds := map[uint64]bool{}
 	for _, s := range o.seeds {
 		if seeds[s] {
 			return c, fmt.Errorf("--seeds: %d given twice", s)
 		}
 		seeds[s] = true
-		c.Seeds = append(c.Seeds, uint64(s))
+		c.Seeds = append(c.Seeds, s)
 	}
 	if o.workers < 0 {
 		return c, fmt.Errorf("--workers %d: must not be negative", o.workers)
 	}
 	c.Workers = o.workers
-	if c.Rewards, err = parseRewards(o.rewards); err != nil {
-		return c, err
+	if c.Rewards, err = experiment.ParseRewards(o.rewards); err != nil {
+		return c, fmt.Errorf("--rewards %s: %w", o.rewards, err)
 	}
 	return c, nil
+}
+
+// scenarioList resolves --scenarios (and --scenario-file), refusing a
+// scenario whose fabric cannot run the hardware params.
+func (o *evalOpts) scenarioList(fs *pflag.FlagSet, params replay.Params) ([]scenario.Scenario, error) {
+	set, err := loadScenarioSet(o.scenarioFile)
+	if err != nil {
+		return nil, err
+	}
+	names := strings.Split(o.scenarios, ",")
+	switch {
+	case strings.TrimSpace(o.scenarios) == "all":
+		names = append(scenario.Names(), set.names()...)
+	case o.scenarioFile != "" && !fs.Changed("scenarios"):
+		names = set.names()
+	}
+	var out []scenario.Scenario
+	seen := map[string]bool{}
+	for _, n := range names {
+		n = strings.TrimSpace(n)
+		sc, err := set.lookup(n)
+		if err != nil {
+			return nil, fmt.Errorf("--scenarios %s: %w", o.scenarios, err)
+		}
+		if seen[n] {
+			return nil, fmt.Errorf("--scenarios %s: %s given twice", o.scenarios, n)
+		}
+		seen[n] = true
+		f, err := sc.BaseFabric()
+		if err != nil {
+			return nil, fmt.Errorf("scenario %s: %w", n, err)
+		}
+		if err := o.hw.checkFabric(params, f); err != nil {
+			return nil, fmt.Errorf("%w (scenario %s)", err, n)
+		}
+		out = append(out, sc)
+	}
+	return out, nil
 }
 
 // checkOutDir fails early when --out cannot be a directory of outputs.
@@ -508,7 +271,7 @@ func (o *evalOpts) run(ctx context.Context, cmd *cobra.Command, log *slog.Logger
 	if o.accEps < 1 {
 		return fmt.Errorf("--acc-episodes %d: must be at least 1", o.accEps)
 	}
-	c, err := o.config(cmd.Flags(), policyEnv{ctx: ctx, log: log, accEpisodes: o.accEps})
+	c, err := o.config(ctx, cmd.Flags(), policy.Env{Log: log, ACCEpisodes: o.accEps})
 	if err != nil {
 		return err
 	}

@@ -5,7 +5,6 @@ import (
 	"context"
 	"encoding/json"
 	"log/slog"
-	"math"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -13,8 +12,6 @@ import (
 	"strings"
 	"testing"
 
-	"graphcc/control"
-	"graphcc/gnn"
 	"graphcc/metrics"
 	"graphcc/scenario"
 	"graphcc/topo"
@@ -235,7 +232,7 @@ func TestSimIdeal(t *testing.T) {
 	dir := t.TempDir()
 	a, b := filepath.Join(dir, "a.json"), filepath.Join(dir, "b.json")
 	run(t, args(append([]string{"sim"}, tiny...), "--summary-out", a)...)
-	run(t, args(append([]string{"sim"}, tiny...), "--ecn", "ideal", "--summary-out", b)...)
+	run(t, args(append([]string{"sim"}, tiny...), "--policy", "ideal", "--summary-out", b)...)
 	sa, sb := readSummary(t, a), readSummary(t, b)
 	if sb["completed"] != sa["completed"] || sb["queue_bytes_mean"] != 0.0 || sb["ecn_marked_packets"] != 0.0 ||
 		!(sb["slowdown"].(map[string]any)["mean"].(float64) < sa["slowdown"].(map[string]any)["mean"].(float64)) {
@@ -245,29 +242,25 @@ func TestSimIdeal(t *testing.T) {
 		args []string
 		want string
 	}{
-		{[]string{"--ecn", "ideal", "--trace-out", filepath.Join(dir, "t.csv")}, "--ecn ideal has no per-port telemetry: drop --trace-out"},
-		{[]string{"--ecn", "ideal", "--kmin-kb", "3"}, "--ecn ideal has no ECN thresholds"},
-		{[]string{"--ecn", "ideal:x"}, "--ecn ideal:x: ideal:x: ideal takes no arguments"},
+		{[]string{"--policy", "ideal", "--trace-out", filepath.Join(dir, "t.csv")}, "--policy ideal has no per-port telemetry: drop --trace-out"},
+		{[]string{"--policy", "ideal", "--kmin-kb", "3"}, "--policy ideal has no ECN thresholds"},
+		{[]string{"--policy", "ideal:x"}, "--policy ideal:x: ideal:x: ideal takes no arguments"},
 	} {
 		_, _, err := execute(t, context.Background(), args(append([]string{"sim"}, tiny...), tc.args...)...)
 		if err == nil || !strings.Contains(err.Error(), tc.want) {
 			t.Errorf("sim %v: error %v, want %q", tc.args, err, tc.want)
 		}
 	}
-	// The testbed runs ECN control policies only.
-	if _, err := ecnPolicy(policyEnv{}, "ideal"); err == nil || !strings.Contains(err.Error(), `unknown ECN policy "ideal" (have: static, edge, react, graphcc, acc)`) {
-		t.Errorf("ecnPolicy(ideal): %v", err)
-	}
 }
 
-// sim --ecn react: with a queue threshold no queue reaches it runs as its
+// sim --policy react: with a queue threshold no queue reaches it runs as its
 // calm setting, and with a low one it uses both settings.
 func TestSimReact(t *testing.T) {
 	dir := t.TempDir()
 	a, b, c := filepath.Join(dir, "a.json"), filepath.Join(dir, "b.json"), filepath.Join(dir, "c.json")
-	run(t, args(append([]string{"sim"}, tiny...), "--ecn", "static:8,32,0.5", "--summary-out", a)...)
-	run(t, args(append([]string{"sim"}, tiny...), "--ecn", "react:1e9:8,32,0.5:2,16,1", "--summary-out", b)...)
-	run(t, args(append([]string{"sim"}, tiny...), "--ecn", "react:1:8,32,0.5:2,16,1", "--summary-out", c)...)
+	run(t, args(append([]string{"sim"}, tiny...), "--policy", "static:8,32,0.5", "--summary-out", a)...)
+	run(t, args(append([]string{"sim"}, tiny...), "--policy", "react:1e9:8,32,0.5:2,16,1", "--summary-out", b)...)
+	run(t, args(append([]string{"sim"}, tiny...), "--policy", "react:1:8,32,0.5:2,16,1", "--summary-out", c)...)
 	sa, sb, sc := readSummary(t, a), readSummary(t, b), readSummary(t, c)
 	if sa["ecn_marked_packets"] != sb["ecn_marked_packets"] || sa["slowdown"].(map[string]any)["mean"] != sb["slowdown"].(map[string]any)["mean"] {
 		t.Errorf("react that never triggers differs from its calm setting: %v vs %v", sb["slowdown"], sa["slowdown"])
@@ -277,14 +270,14 @@ func TestSimReact(t *testing.T) {
 	}
 }
 
-// sim --ecn edge: one setting for both roles runs as that fixed setting,
+// sim --policy edge: one setting for both roles runs as that fixed setting,
 // and two settings are both used.
 func TestSimEdge(t *testing.T) {
 	dir := t.TempDir()
 	a, b, c := filepath.Join(dir, "a.json"), filepath.Join(dir, "b.json"), filepath.Join(dir, "c.json")
-	run(t, args(append([]string{"sim"}, tiny...), "--ecn", "static:8,32,0.5", "--summary-out", a)...)
-	run(t, args(append([]string{"sim"}, tiny...), "--ecn", "edge:8,32,0.5:8,32,0.5", "--summary-out", b)...)
-	run(t, args(append([]string{"sim"}, tiny...), "--ecn", "edge:8,32,0.5:1,2,1", "--summary-out", c)...)
+	run(t, args(append([]string{"sim"}, tiny...), "--policy", "static:8,32,0.5", "--summary-out", a)...)
+	run(t, args(append([]string{"sim"}, tiny...), "--policy", "edge:8,32,0.5:8,32,0.5", "--summary-out", b)...)
+	run(t, args(append([]string{"sim"}, tiny...), "--policy", "edge:8,32,0.5:1,2,1", "--summary-out", c)...)
 	sa, sb, sc := readSummary(t, a), readSummary(t, b), readSummary(t, c)
 	if sa["ecn_marked_packets"] != sb["ecn_marked_packets"] || sa["slowdown"].(map[string]any)["mean"] != sb["slowdown"].(map[string]any)["mean"] {
 		t.Errorf("edge with one setting differs from it: %v vs %v", sb["slowdown"], sa["slowdown"])
@@ -295,84 +288,23 @@ func TestSimEdge(t *testing.T) {
 }
 
 func TestSimStaticThresholds(t *testing.T) {
-	// sim --ecn takes the registry's names: static:100,400,0.2 is Alibaba's.
+	// sim --policy takes the registry's names: static:100,400,0.2 is Alibaba's.
 	dir := t.TempDir()
 	a, b := filepath.Join(dir, "a.json"), filepath.Join(dir, "b.json")
 	run(t, args(append([]string{"sim"}, tiny...), "--summary-out", a)...)
-	run(t, args(append([]string{"sim"}, tiny...), "--ecn", "static:100,400,0.2", "--summary-out", b)...)
+	run(t, args(append([]string{"sim"}, tiny...), "--policy", "static:100,400,0.2", "--summary-out", b)...)
 	sa, sb := readSummary(t, a), readSummary(t, b)
 	if sa["slowdown"].(map[string]any)["mean"] != sb["slowdown"].(map[string]any)["mean"] || sa["events"] != sb["events"] {
 		t.Errorf("static:100,400,0.2 differs from static: %v vs %v", sa["slowdown"], sb["slowdown"])
 	}
 	c := filepath.Join(dir, "c.json")
-	run(t, args(append([]string{"sim"}, tiny...), "--ecn", "static:5,20,1", "--summary-out", c)...)
+	run(t, args(append([]string{"sim"}, tiny...), "--policy", "static:5,20,1", "--summary-out", c)...)
 	if readSummary(t, c)["ecn_marked_packets"] == sa["ecn_marked_packets"] {
 		t.Error("static:5,20,1 marks as many packets as static")
 	}
-	_, _, err := execute(t, context.Background(), args(append([]string{"sim"}, tiny...), "--ecn", "static:5,20,1", "--kmin-kb", "3")...)
-	if err == nil || !strings.Contains(err.Error(), "--ecn static:5,20,1 sets the ECN thresholds") {
-		t.Errorf("--ecn static:... with --kmin-kb: %v", err)
-	}
-}
-
-func TestSplitPolicies(t *testing.T) {
-	for in, want := range map[string]string{
-		"static":                           "static",
-		"static,static:10,40,0.2":          "static|static:10,40,0.2",
-		"static:10,40,0.2,static":          "static:10,40,0.2|static",
-		"static:1,2,0.5,static:3,4,.5,acc": "static:1,2,0.5|static:3,4,.5|acc",
-		"static,":                          "static|",
-	} {
-		if got := strings.Join(splitPolicies(in), "|"); got != want {
-			t.Errorf("splitPolicies(%q) = %q, want %q", in, got, want)
-		}
-	}
-}
-
-func TestExpandGrid(t *testing.T) {
-	got := expandGrid([]string{"static", "grid", "graphcc"})
-	if len(got) != 2+gnn.NumActions {
-		t.Fatalf("expandGrid: %d policies, want %d", len(got), 2+gnn.NumActions)
-	}
-	if got[0] != "static" || got[len(got)-1] != "graphcc" {
-		t.Errorf("expandGrid moved the other policies: %q ... %q", got[0], got[len(got)-1])
-	}
-	grid := got[1 : len(got)-1]
-	if grid[0] != "static:2,16,0.01" || grid[len(grid)-1] != "static:32,256,1" {
-		t.Errorf("grid runs %q to %q, want static:2,16,0.01 to static:32,256,1", grid[0], grid[len(grid)-1])
-	}
-	fab, err := topo.Clos(topo.DefaultClos())
-	if err != nil {
-		t.Fatal(err)
-	}
-	seen := map[string]bool{}
-	for a, spec := range grid {
-		if seen[spec] {
-			t.Errorf("%s twice", spec)
-		}
-		seen[spec] = true
-		// through the registry eval resolves --policies with
-		np, err := ecnPolicy(policyEnv{}, spec)
-		if err != nil {
-			t.Fatalf("%s: %v", spec, err)
-		}
-		if np.Name != spec {
-			t.Errorf("%s: named %q", spec, np.Name)
-		}
-		_, ecn, err := np.New(fab, scenario.Scenario{}, 1)
-		if err != nil {
-			t.Fatalf("%s: %v", spec, err)
-		}
-		// every switch port, 25 and 100 Gbps, gets action a's setting
-		for i, p := range fab.Ports {
-			if !fab.Nodes[p.Src].Switch {
-				continue
-			}
-			if want := gnn.Action(a, p.Rate); ecn[i] != want {
-				t.Errorf("%s on port %d (%d bps): %+v, want action %d's %+v", spec, i, p.Rate, ecn[i], a, want)
-				break
-			}
-		}
+	_, _, err := execute(t, context.Background(), args(append([]string{"sim"}, tiny...), "--policy", "static:5,20,1", "--kmin-kb", "3")...)
+	if err == nil || !strings.Contains(err.Error(), "--policy static:5,20,1 sets the ECN thresholds") {
+		t.Errorf("--policy static:... with --kmin-kb: %v", err)
 	}
 }
 
@@ -506,87 +438,12 @@ func TestSimScenario(t *testing.T) {
 	}
 }
 
-func TestParseRewards(t *testing.T) {
-	for _, tc := range []struct {
-		in   string
-		want []string
-	}{
-		{"", nil},
-		{" ", nil},
-		{defaultEvalRewards(), []string{"convex:25"}},
-		{"linear, concave:32,convex:12.5", []string{"linear:25", "concave:32", "convex:12.5"}},
-	} {
-		rs, err := parseRewards(tc.in)
-		if err != nil {
-			t.Fatalf("parseRewards(%q): %v", tc.in, err)
-		}
-		var names []string
-		for _, r := range rs {
-			names = append(names, r.Name)
-		}
-		if !slices.Equal(names, tc.want) {
-			t.Errorf("parseRewards(%q) = %v, want %v", tc.in, names, tc.want)
-		}
-	}
-	// Each reward scores with its own shape and Q: on a port queued at
-	// 16 KB, idle otherwise, f(16/Q) weighted 0.7, averaged over the agents.
-	f, err := topo.Clos(topo.ClosConfig{Leaves: 1, Spines: 1, HostsPerLeaf: 1, HostRate: 25 * topo.Gbps, FabricRate: 25 * topo.Gbps, LinkDelay: topo.Microsecond, Buffer: 1 << 20})
-	if err != nil {
-		t.Fatal(err)
-	}
-	agents := f.Agents()
-	tel := &control.Telemetry{Interval: control.DefaultInterval, Ports: make([]control.PortSample, len(f.Ports))}
-	tel.Ports[agents[0]].EnqHist.Add(15) // 15 packets met on arrival
-	q := tel.Ports[agents[0]].QueueFeature()
-	rs, err := parseRewards("linear:32,concave:64")
-	if err != nil {
-		t.Fatal(err)
-	}
-	n := float64(len(agents))
-	for i, want := range []float64{
-		0.7*(1-q/32000)/n + 0.7*(n-1)/n,
-		0.7*(1-(q/64000)*(q/64000))/n + 0.7*(n-1)/n,
-	} {
-		if got := rs[i].New(f)(tel); math.Abs(got-want) > 1e-12 {
-			t.Errorf("%s: score %v, want %v (queue %v B)", rs[i].Name, got, want, q)
-		}
-	}
-}
-
-// TestDefaultEvalSeeds: the default seeds are the ten reserved evaluation
-// seeds, enough for intervals, and the flag's default shows them as a range.
+// TestDefaultEvalSeeds: the default seeds are the reserved evaluation
+// seeds (experiment.EvalSeeds), and the flag's default shows them as a range.
 func TestDefaultEvalSeeds(t *testing.T) {
-	s := defaultEvalSeeds()
-	if len(s) < metrics.MinIntervalSeeds {
-		t.Errorf("%d default seeds, fewer than the %d intervals need", len(s), metrics.MinIntervalSeeds)
-	}
-	for _, n := range s {
-		if n < firstEvalSeed || n > lastEvalSeed {
-			t.Errorf("default seed %d outside the reserved %d-%d", n, firstEvalSeed, lastEvalSeed)
-		}
-	}
 	cmd := newEvalCmd(func(*cobra.Command) *slog.Logger { return slog.New(slog.DiscardHandler) })
 	if got, want := cmd.Flags().Lookup("seeds").DefValue, "1001-1010"; got != want {
 		t.Errorf("--seeds default %q, want %q", got, want)
-	}
-}
-
-func TestCanonicalSpec(t *testing.T) {
-	defs := controlPolicies(policyEnv{})
-	for _, tc := range []struct{ spec, want string }{
-		{"static", "static"},
-		{"static:2,16,0.010", "static:2,16,0.01"},
-		{"static:02, 16.0 ,1e-2", "static:2,16,0.01"},
-		{"static:1e6,2e6,1", "static:1000000,2000000,1"},
-		{"edge:2,32,.01:16,64,1.0", "edge:2,32,0.01:16,64,1"},
-		{"react:8.0:32,128,0.5:2,16,1", "react:8:32,128,0.5:2,16,1"},
-		{"static:2,x,0.1", "static:2,x,0.1"},
-		{"graphcc:models/0.10.model", "graphcc:models/0.10.model"},
-		{"acc:1.0", "acc:1.0"},
-	} {
-		if got := canonicalSpec(tc.spec, defs); got != tc.want {
-			t.Errorf("canonicalSpec(%q) = %q, want %q", tc.spec, got, tc.want)
-		}
 	}
 }
 

@@ -195,7 +195,8 @@ func TestBadFlags(t *testing.T) {
 	}{
 		{[]string{"sim", "--load", "2"}, "--load: 2 not in (0, 1]"},
 		{[]string{"gen", "--out", filepath.Join(dir, "x"), "--load", "0"}, "--load: 0 not in"},
-		{[]string{"sim", "--ecn", "foo"}, `--ecn foo: unknown ECN policy "foo" (have: static, edge, react, graphcc, acc, ideal)`},
+		{[]string{"sim", "--policy", "foo"}, `--policy foo: unknown ECN policy "foo" (have: static, edge, react, graphcc, acc, ideal)`},
+		{[]string{"sim", "--ecn", "foo"}, `--ecn foo: unknown ECN policy "foo" (have: static, edge, react, graphcc, acc, ideal)`}, // the old name
 		{[]string{"sim", "--kmin-kb", "500", "--kmax-kb", "100"}, "--kmin-kb 500 --kmax-kb 100"},
 		{[]string{"sim", "--pmax", "1.5"}, "--pmax 1.5"},
 		{[]string{"sim", "--kmin-kb", "1e16", "--kmax-kb", "1e16"}, "--kmin-kb 1e+16: must be a number of KB in [0, 1e9]"},
@@ -369,5 +370,41 @@ func TestECNFlagsHidden(t *testing.T) {
 		if got := strings.Contains(out, "--kmin-kb"); got != tc.shown {
 			t.Errorf("%s --help shows --kmin-kb: %v, want %v", tc.cmd, got, tc.shown)
 		}
+	}
+}
+
+// TestOldPolicyFlags: the old --ecn of sim and testbed run still works, is
+// hidden from the help, and says what replaced it.
+func TestOldPolicyFlags(t *testing.T) {
+	dir := t.TempDir()
+	a, b := filepath.Join(dir, "a.fct"), filepath.Join(dir, "b.fct")
+	tiny := []string{"sim", "--leaves", "2", "--spines", "1", "--hosts-per-leaf", "2", "--duration", "1ms", "--incast-fanin", "3"}
+	run(t, args(tiny, "--policy", "static:10,40,0.2", "--fct-out", a)...)
+	// cobra prints the notice with Print: on stderr, or on the output a
+	// test sets
+	stdout, stderr, err := execute(t, t.Context(), args(tiny, "--ecn", "static:10,40,0.2", "--fct-out", b)...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(stdout+stderr, "--ecn has been deprecated, use --policy") {
+		t.Errorf("sim --ecn: output %q does not say it is deprecated", stdout+stderr)
+	}
+	fa, _ := os.ReadFile(a)
+	fb, _ := os.ReadFile(b)
+	if len(fa) == 0 || !bytes.Equal(fa, fb) {
+		t.Error("sim --ecn and --policy ran differently")
+	}
+	for _, c := range [][]string{{"sim"}, {"testbed", "run"}} {
+		help, _, err := execute(t, t.Context(), append(c, "--help")...)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if strings.Contains(help, "--ecn string") || !strings.Contains(help, "Policies (") {
+			t.Errorf("%v --help shows --ecn, or lists no policies:\n%s", c, help)
+		}
+	}
+	_, _, err = execute(t, t.Context(), "testbed", "run", "--ecn", "static", "--policies", "graphcc")
+	if err == nil || !strings.Contains(err.Error(), "--ecn and --policies: choose one") {
+		t.Errorf("testbed run --ecn --policies: %v", err)
 	}
 }

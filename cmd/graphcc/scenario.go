@@ -172,10 +172,17 @@ func (s *scenarioFlags) describeFabric(f *topo.Fabric) string {
 	return fmt.Sprintf("%s: %d hosts, %d switches, %d links", what, len(f.Hosts()), len(f.Switches()), len(f.Links))
 }
 
-// fabric builds the fabric of the flags: the --topo file or the Clos, then
-// the --fail and --fail-random failures.
+// fabric builds the fabric of the flags (build).
 func (s *scenarioFlags) fabric(fs flagChanger, log *slog.Logger) (*topo.Fabric, error) {
-	var f *topo.Fabric
+	_, f, err := s.build(fs, log)
+	return f, err
+}
+
+// build returns the scenario of the fabric flags, without traffic (Gen),
+// and its fabric at --seed (scenario.Scenario.Fabric): the --topo file or
+// the Clos, then the --fail and --fail-random failures.
+func (s *scenarioFlags) build(fs flagChanger, log *slog.Logger) (scenario.Scenario, *topo.Fabric, error) {
+	sc := scenario.Scenario{Name: "sim", Fail: s.fail, FailRandom: s.failRandom}
 	if s.topoFile != "" {
 		for _, n := range closFlagNames() {
 			if fs.Changed(n) {
@@ -184,43 +191,40 @@ func (s *scenarioFlags) fabric(fs flagChanger, log *slog.Logger) (*topo.Fabric, 
 		}
 		buf, err := s.bufferBytes()
 		if err != nil {
-			return nil, err
+			return sc, nil, err
 		}
 		file, err := os.Open(s.topoFile)
 		if err != nil {
-			return nil, fmt.Errorf("--topo: %w", err)
+			return sc, nil, fmt.Errorf("--topo: %w", err)
 		}
 		defer file.Close()
-		if f, err = topo.ReadTopology(file, s.topoFile, buf); err != nil {
-			return nil, fmt.Errorf("--topo: %w", err)
+		if sc.Topology, err = topo.ReadTopology(file, s.topoFile, buf); err != nil {
+			return sc, nil, fmt.Errorf("--topo: %w", err)
 		}
+		sc.TopologyName = s.topoFile
 	} else {
-		c, err := s.closConfig()
-		if err != nil {
-			return nil, err
-		}
-		if f, err = topo.Clos(c); err != nil {
-			return nil, fmt.Errorf("--leaves/--spines/--hosts-per-leaf: %w", err)
+		var err error
+		if sc.Clos, err = s.closConfig(); err != nil {
+			return sc, nil, err
 		}
 	}
-	if len(s.fail) > 0 {
-		g, err := f.FailLinks(s.fail...)
-		if err != nil {
-			return nil, fmt.Errorf("--fail %s: %w", strings.Join(s.fail, ","), err)
-		}
-		f = g
+	f, err := sc.Fabric(s.seed)
+	var be *scenario.BuildError
+	if !errors.As(err, &be) {
+		return sc, f, err
 	}
-	switch {
-	case s.failRandom < 0:
-		return nil, fmt.Errorf("--fail-random %d: must not be negative", s.failRandom)
-	case s.failRandom > 0:
-		g, err := f.FailRandom(s.failRandom, s.seed)
-		if err != nil {
-			return nil, fmt.Errorf("--fail-random %d: %w", s.failRandom, err)
+	switch be.Field {
+	case "Clos":
+		return sc, nil, fmt.Errorf("--leaves/--spines/--hosts-per-leaf: %w", be.Err)
+	case "Fail":
+		return sc, nil, fmt.Errorf("--fail %s: %w", strings.Join(s.fail, ","), be.Err)
+	case "FailRandom":
+		if s.failRandom < 0 {
+			return sc, nil, fmt.Errorf("--fail-random %d: must not be negative", s.failRandom)
 		}
-		f = g
+		return sc, nil, fmt.Errorf("--fail-random %d: %w", s.failRandom, be.Err)
 	}
-	return f, nil
+	return sc, nil, err
 }
 
 // genConfig returns the traffic of the flags for fabric f; fs tells which
@@ -284,13 +288,18 @@ func genFlag(field string) string {
 	return ""
 }
 
-// generate returns the flows of the flags on fabric f (fs as genConfig).
+// generate returns the flows of the flags on fabric f (fs as genConfig):
+// those of the scenario of fabric f and the traffic flags
+// (scenario.Scenario.Traffic) at --seed.
 func (s *scenarioFlags) generate(f *topo.Fabric, fs flagChanger) ([]trace.Flow, workload.GenConfig, error) {
 	g, err := s.genConfig(f, fs)
 	if err != nil {
 		return nil, g, err
 	}
-	flows, err := workload.Generate(f, g)
+	flows, err := scenario.Scenario{Name: "sim", Gen: g}.Traffic(f, s.seed)
+	if be := (*scenario.BuildError)(nil); errors.As(err, &be) {
+		err = be.Err
+	}
 	if err != nil {
 		return nil, g, err
 	}

@@ -9,6 +9,7 @@ import (
 	"math"
 	"os"
 	"slices"
+	"strings"
 
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
@@ -17,7 +18,6 @@ import (
 	"graphcc/internal/fileio"
 	"graphcc/policy"
 	"graphcc/replay"
-	"graphcc/replay/ideal"
 	"graphcc/scenario"
 	"graphcc/topo"
 	"graphcc/trace"
@@ -33,12 +33,12 @@ type simOpts struct {
 	fctOut       string
 	summaryOut   string
 	traceOut     string
-	ecn          string
+	policy       string
 	interval     string
 	until        string
 	hw           hwFlags
 
-	// runFn, set by config for --ecn ideal, runs instead of the simulator.
+	// runFn, set by config for --policy ideal, runs instead of the simulator.
 	runFn func(context.Context, replay.Config) (*replay.Result, error)
 }
 
@@ -136,7 +136,8 @@ func (h *hwFlags) baseECN() (control.ECN, error) {
 
 // ecnSettings returns the initial ECN setting of every port of f: nil (the
 // simulator's default, Alibaba's thresholds) unless an ECN flag was given,
-// else the flags' 25 Gbps setting scaled by each switch port's rate.
+// else the flags' 25 Gbps setting scaled by each switch port's rate
+// (policy.ScaledECN).
 func (h *hwFlags) ecnSettings(fs *pflag.FlagSet, f *topo.Fabric) ([]control.ECN, error) {
 	base, err := h.baseECN()
 	if err != nil {
@@ -145,19 +146,7 @@ func (h *hwFlags) ecnSettings(fs *pflag.FlagSet, f *topo.Fabric) ([]control.ECN,
 	if !slices.ContainsFunc(ecnFlagNames(), fs.Changed) {
 		return nil, nil
 	}
-	ecn := control.StaticSettings(f)
-	for i, p := range f.Ports {
-		if !f.Nodes[p.Src].Switch {
-			continue
-		}
-		scale := float64(p.Rate) / float64(control.RefRate)
-		ecn[i] = control.ECN{
-			KMin: int64(math.Round(float64(base.KMin) * scale)),
-			KMax: int64(math.Round(float64(base.KMax) * scale)),
-			PMax: base.PMax,
-		}
-	}
-	return ecn, nil
+	return policy.ScaledECN(f, base), nil
 }
 
 // checkFabric refuses hardware constants p that fabric f cannot run: a
@@ -217,72 +206,8 @@ func (h *hwFlags) params() (replay.Params, error) {
 	return p, nil
 }
 
-// ecnPolicy is the registry of ECN control policies, shared by sim --ecn
-// and eval --policies: it returns the policy a spec names, NAME or
-// NAME:ARGS, under the spec as its name. To add a policy (GraphCC, ACC),
-// add a policyDef: the name before the colon, a usage line, a sentence of
-// help, and build, which parses ARGS ("" when the spec has no colon) into a
-// policy.Factory or fails saying what is wrong with them. Errors do
-// not name the flag; the callers add it.
-func ecnPolicy(env policyEnv, spec string) (policy.Named, error) {
-	return lookupPolicy(spec, controlPolicies(env))
-}
-
-// simPolicy is ecnPolicy for the simulator (sim --ecn, eval --policies),
-// which also knows ideal: the fabric's max-min fair share without queues
-// (ideal.Run), a reference for the ECN policies rather than one of
-// them, which the testbed cannot run.
-func simPolicy(env policyEnv, spec string) (policy.Named, error) {
-	return lookupPolicy(spec, append(controlPolicies(env), policyDef{
-		name:  "ideal",
-		usage: "ideal",
-		help: "ideal: not an ECN policy but the fabric's ideal, every flow at its max-min fair share of the ports on its path " +
-			"at every instant, without queues (no telemetry, queue, PFC or ECN figures)",
-		build: func(args string) (policy.Factory, error) {
-			if args != "" {
-				return nil, fmt.Errorf("ideal takes no arguments, got %q", args)
-			}
-			return func(*topo.Fabric, scenario.Scenario, uint64) (control.Policy, []control.ECN, error) {
-				return nil, nil, errors.New("ideal is not an ECN control policy")
-			}, nil
-		},
-		run: ideal.Run,
-	}))
-}
-
-// controlPolicies are the ECN control policies: static and the learned
-// ones.
-func controlPolicies(env policyEnv) []policyDef {
-	return append([]policyDef{
-		{
-			name:  "static",
-			usage: "static[:KMIN_KB,KMAX_KB,PMAX]",
-			help: "static: Alibaba's thresholds (kmin 100 KB, kmax 400 KB, pmax 0.2 per 25 Gbps), never changed; " +
-				"static:10,40,0.2: those thresholds of a 25 Gbps port, scaled by each switch port's rate/25G",
-			build:   buildStatic,
-			numeric: true,
-		},
-		{
-			name:  "edge",
-			usage: "edge:KMIN_KB,KMAX_KB,PMAX:KMIN_KB,KMAX_KB,PMAX",
-			help: "edge:2,32,0.01:16,64,0.5: fixed thresholds by port role, the first setting on switch ports facing a host " +
-				"and the second on switch ports facing a switch (both of a 25 Gbps port, scaled by rate)",
-			build:   buildEdge,
-			numeric: true,
-		},
-		{
-			name:  "react",
-			usage: "react:Q_KB:KMIN_KB,KMAX_KB,PMAX:KMIN_KB,KMAX_KB,PMAX",
-			help: "react:8:32,128,0.5:2,16,1: a hand-written adaptive policy, every interval the second setting on switch ports " +
-				"whose queue feature reached Q KB and the first on the others (all of a 25 Gbps port, scaled by rate)",
-			build:   buildReactive,
-			numeric: true,
-		},
-	}, learnedPolicies(env)...)
-}
-
 func newSimCmd(logger loggerFunc) *cobra.Command {
-	o := simOpts{sc: defaultScenario(), hw: defaultHW(), ecn: "static",
+	o := simOpts{sc: defaultScenario(), hw: defaultHW(), policy: "static",
 		interval: topo.FormatDuration(control.DefaultInterval), until: "0"}
 	cmd := &cobra.Command{
 		Use:   "sim [flags]",
@@ -297,15 +222,18 @@ the GraphCC training scenario, FB_Hadoop at 60 % load with a 16:1 incast
 every 1 ms for 25 ms of arrivals, from --seed); with --flows an HPCC
 flow.txt is replayed on --topo or the Clos; with --scenario NAME (an eval
 scenario, built in or of --scenario-file) the fabric and trace are those
-eval runs at --seed, and --ecn acc trains ACC on that scenario first, as
-eval does.
+eval runs at --seed, and --policy acc trains ACC on that scenario first,
+as eval does.
 
 The ECN flags set every switch port: --kmin-kb and --kmax-kb are given for a
 25 Gbps port and scaled by the port's rate/25G like Alibaba's thresholds
 (default 100/400 KB, pmax 0.2; a 100 Gbps port gets 400/1600 KB).
 
 A progress bar is drawn on stderr when it is a terminal. Output files are
-written atomically, only when the run succeeds.`,
+written atomically, only when the run succeeds.
+
+Policies (--policy; --ecn is its old name):
+` + policySpecsHelp(false),
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			return o.run(cmd.Context(), cmd, logger(cmd))
@@ -322,66 +250,62 @@ written atomically, only when the run succeeds.`,
 	fs.StringVar(&o.fctOut, "fct-out", "", "write the completed flows' FCT records here (HPCC fct.txt)")
 	fs.StringVar(&o.summaryOut, "summary-out", "", "write the summary here as JSON")
 	fs.StringVar(&o.traceOut, "trace-out", "", "write per-port telemetry every --interval here as CSV")
-	fs.StringVar(&o.ecn, "ecn", o.ecn, "ECN control policy: static (the initial settings never change), static:KMIN_KB,KMAX_KB,PMAX (fixed thresholds of a 25 Gbps port, scaled by port rate), graphcc (the embedded model), graphcc:FILE, acc:FILE, acc with --scenario (trained on it first), edge:HOST_SETTING:SWITCH_SETTING (one fixed setting on switch ports facing a host, another on those facing a switch), or react:Q_KB:CALM_SETTING:BUSY_SETTING (BUSY on each switch port whose queue feature reached Q KB in the last interval), each setting KMIN_KB,KMAX_KB,PMAX; or ideal, the fabric's max-min fair share without queues instead of the packet-level simulator; see graphcc eval --help")
+	fs.StringVar(&o.policy, "policy", o.policy, "the ECN control policy (see Policies below), or ideal, the fabric's max-min fair share without queues instead of the packet-level simulator")
+	fs.StringVar(&o.policy, "ecn", o.policy, "the old name of --policy")
+	if err := fs.MarkDeprecated("ecn", "use --policy"); err != nil {
+		panic(err)
+	}
 	o.hw.addFlags(fs)
 	fs.StringVar(&o.interval, "interval", o.interval, "control and telemetry interval")
 	fs.StringVar(&o.until, "until", o.until, "stop this long after the first flow starts; 0 = when every flow has finished")
 	return cmd
 }
 
+// policySpecsHelp lists the forms of policy spec (policy.Specs) for a
+// command's help, without the simulator's ideal if controlOnly.
+func policySpecsHelp(controlOnly bool) string {
+	var b strings.Builder
+	for _, s := range policy.Specs() {
+		if controlOnly && s.SimulatorOnly {
+			continue
+		}
+		b.WriteString("  " + s.Usage + "\n")
+		line := "     "
+		for _, w := range strings.Fields(s.Help) {
+			if len(line)+1+len(w) > 78 {
+				b.WriteString(line + "\n")
+				line = "     "
+			}
+			line += " " + w
+		}
+		b.WriteString(line + "\n")
+	}
+	return strings.TrimSuffix(b.String(), "\n")
+}
+
+// simRun is what the flags of sim build beside the simulator's config:
+// the scenario, its description, and the arrival window of generated
+// traffic.
+type simRun struct {
+	sc     scenario.Scenario
+	f      *topo.Fabric
+	flows  []trace.Flow
+	desc   string
+	window int64
+}
+
 // config builds the simulation of the flags and describes it.
 func (o *simOpts) config(ctx context.Context, fs *pflag.FlagSet, log *slog.Logger) (replay.Config, string, error) {
 	var cfg replay.Config
-	var f *topo.Fabric
-	var flows []trace.Flow
-	var desc string
-	var window int64 // the arrival window of generated traffic
-	sc := scenario.Scenario{Name: "sim"}
-	var err error
-	fromScenario := o.scenario != "" || o.scenarioFile != ""
-	if fromScenario {
-		if sc, err = o.pickScenario(fs); err != nil {
-			return cfg, "", err
-		}
-		if f, flows, err = sc.Build(o.sc.seed); err != nil {
-			return cfg, "", fmt.Errorf("--scenario %s: %w", sc.Name, err)
-		}
-		desc = fmt.Sprintf("scenario %s, seed %d: %s; %d flows", sc.Name, o.sc.seed, sc.Describe(), len(flows))
-		window = sc.Gen.Duration
-	} else if f, err = o.sc.fabric(fs, log); err != nil {
+	r, err := o.traffic(fs, log)
+	if err != nil {
 		return cfg, "", err
-	} else {
-		desc = o.sc.describeFabric(f)
-	}
-	switch {
-	case fromScenario:
-	case o.flowsFile != "":
-		for _, n := range trafficFlagNames() {
-			if fs.Changed(n) {
-				log.Warn("flag ignored with --flows", "flag", "--"+n)
-			}
-		}
-		if flows, err = readFlows(o.flowsFile, f); err != nil {
-			return cfg, "", err
-		}
-		desc += fmt.Sprintf("; %d flows from %s", len(flows), o.flowsFile)
-	default:
-		var g workload.GenConfig
-		if flows, g, err = o.sc.generate(f, fs); err != nil {
-			return cfg, "", err
-		}
-		desc += fmt.Sprintf("; %d flows: %s", len(flows), o.sc.describeTraffic(g))
-		window = g.Duration
 	}
 	params, err := o.hw.params()
 	if err != nil {
 		return cfg, "", err
 	}
-	if err := o.hw.checkFabric(params, f); err != nil {
-		return cfg, "", err
-	}
-	ecn, err := o.hw.ecnSettings(fs, f)
-	if err != nil {
+	if err := o.hw.checkFabric(params, r.f); err != nil {
 		return cfg, "", err
 	}
 	interval, err := parseIntervalFlag(o.interval)
@@ -389,47 +313,18 @@ func (o *simOpts) config(ctx context.Context, fs *pflag.FlagSet, log *slog.Logge
 		return cfg, "", err
 	}
 	// ACC trained on the spot trains in the simulator it will run in
-	np, err := simPolicy(policyEnv{ctx: ctx, log: log, params: params, interval: interval}, o.ecn)
+	pol, ecn, err := o.control(ctx, fs, r, policy.Env{Log: log, Params: params, Interval: interval})
 	if err != nil {
-		return cfg, "", fmt.Errorf("--ecn %s: %w", o.ecn, err)
-	}
-	if sc.Name == "sim" {
-		sc.Description = desc
-	}
-	var policy control.Policy
-	var polECN []control.ECN
-	if np.Run != nil {
-		o.runFn = np.Run
-		if ecn != nil {
-			return cfg, "", fmt.Errorf("--ecn %s has no ECN thresholds: drop --kmin-kb, --kmax-kb and --pmax", o.ecn)
-		}
-		if o.traceOut != "" {
-			return cfg, "", fmt.Errorf("--ecn %s has no per-port telemetry: drop --trace-out", o.ecn)
-		}
-	} else if policy, polECN, err = np.New(f, sc, o.sc.seed); err != nil {
-		return cfg, "", fmt.Errorf("--ecn %s: %w", o.ecn, err)
-	}
-	if polECN != nil {
-		if ecn != nil {
-			return cfg, "", fmt.Errorf("--ecn %s sets the ECN thresholds: drop --kmin-kb, --kmax-kb and --pmax", o.ecn)
-		}
-		ecn = polECN
+		return cfg, "", err
 	}
 	until, err := parseDurationFlag("until", o.until, true)
 	if err != nil {
 		return cfg, "", err
 	}
-	cfg = replay.Config{
-		Fabric:   f,
-		Flows:    flows,
-		Params:   params,
-		Seed:     o.sc.seed,
-		ECN:      ecn,
-		Policy:   policy,
-		Interval: interval,
-	}
-	if window > 0 && len(flows) > 0 && trace.FirstStart(flows) <= math.MaxInt64-window {
-		cfg.QueueUntil = trace.FirstStart(flows) + window
+	cfg = replay.Config{Fabric: r.f, Flows: r.flows, Params: params, Seed: o.sc.seed, ECN: ecn, Policy: pol, Interval: interval}
+	flows := r.flows
+	if r.window > 0 && len(flows) > 0 && trace.FirstStart(flows) <= math.MaxInt64-r.window {
+		cfg.QueueUntil = trace.FirstStart(flows) + r.window
 	}
 	if until > 0 && len(flows) > 0 {
 		first := trace.FirstStart(flows)
@@ -438,8 +333,89 @@ func (o *simOpts) config(ctx context.Context, fs *pflag.FlagSet, log *slog.Logge
 		}
 		cfg.Until = first + until
 	}
-	desc += "; ecn " + o.ecn
-	return cfg, desc, nil
+	return cfg, r.desc + "; ecn " + o.policy, nil
+}
+
+// traffic builds the fabric and flows of the flags: --scenario's, or the
+// fabric flags' with --flows or the generated traffic of the traffic flags.
+func (o *simOpts) traffic(fs *pflag.FlagSet, log *slog.Logger) (simRun, error) {
+	var r simRun
+	var err error
+	if o.scenario != "" || o.scenarioFile != "" {
+		if r.sc, err = o.pickScenario(fs); err != nil {
+			return r, err
+		}
+		if r.f, r.flows, err = r.sc.Build(o.sc.seed); err != nil {
+			return r, fmt.Errorf("--scenario %s: %w", r.sc.Name, err)
+		}
+		r.desc = fmt.Sprintf("scenario %s, seed %d: %s; %d flows", r.sc.Name, o.sc.seed, r.sc.Describe(), len(r.flows))
+		r.window = r.sc.Gen.Duration
+		return r, nil
+	}
+	if r.sc, r.f, err = o.sc.build(fs, log); err != nil {
+		return r, err
+	}
+	r.desc = o.sc.describeFabric(r.f)
+	if o.flowsFile != "" {
+		for _, n := range trafficFlagNames() {
+			if fs.Changed(n) {
+				log.Warn("flag ignored with --flows", "flag", "--"+n)
+			}
+		}
+		if r.flows, err = readFlows(o.flowsFile, r.f); err != nil {
+			return r, err
+		}
+		r.desc += fmt.Sprintf("; %d flows from %s", len(r.flows), o.flowsFile)
+	} else {
+		var g workload.GenConfig
+		if r.flows, g, err = o.sc.generate(r.f, fs); err != nil {
+			return r, err
+		}
+		r.desc += fmt.Sprintf("; %d flows: %s", len(r.flows), o.sc.describeTraffic(g))
+		r.window = g.Duration
+	}
+	r.sc.Description = r.desc
+	return r, nil
+}
+
+// control returns the policy of --policy on r's fabric and the ports'
+// starting settings (nil: the simulator's default), refusing ECN flags
+// beside a policy that sets the thresholds or has none. For ideal it sets
+// o.runFn instead.
+func (o *simOpts) control(ctx context.Context, fs *pflag.FlagSet, r simRun, env policy.Env) (control.Policy, []control.ECN, error) {
+	flag := "--policy"
+	if fs.Changed("ecn") {
+		flag = "--ecn"
+	}
+	ecn, err := o.hw.ecnSettings(fs, r.f)
+	if err != nil {
+		return nil, nil, err
+	}
+	np, err := policy.Parse(ctx, o.policy, env)
+	if err != nil {
+		return nil, nil, fmt.Errorf("%s %s: %w", flag, o.policy, err)
+	}
+	if np.Run != nil {
+		o.runFn = np.Run
+		if ecn != nil {
+			return nil, nil, fmt.Errorf("%s %s has no ECN thresholds: drop --kmin-kb, --kmax-kb and --pmax", flag, o.policy)
+		}
+		if o.traceOut != "" {
+			return nil, nil, fmt.Errorf("%s %s has no per-port telemetry: drop --trace-out", flag, o.policy)
+		}
+		return nil, nil, nil
+	}
+	pol, polECN, err := np.New(r.f, r.sc, o.sc.seed)
+	if err != nil {
+		return nil, nil, fmt.Errorf("%s %s: %w", flag, o.policy, err)
+	}
+	if polECN != nil {
+		if ecn != nil {
+			return nil, nil, fmt.Errorf("%s %s sets the ECN thresholds: drop --kmin-kb, --kmax-kb and --pmax", flag, o.policy)
+		}
+		ecn = polECN
+	}
+	return pol, ecn, nil
 }
 
 func (o *simOpts) run(ctx context.Context, cmd *cobra.Command, log *slog.Logger) error {

@@ -31,7 +31,6 @@ import (
 	"graphcc/scenario"
 	"graphcc/topo"
 	"graphcc/trace"
-	"graphcc/workload"
 )
 
 // The testbed commands: up, run, down and status of a lab of BMv2 switches
@@ -121,7 +120,7 @@ P4 program is built into the binary (make p4 recompiles it; --p4-json and
 --p4info use other files).
 
   graphcc testbed up                       # the GraphCC Clos
-  graphcc testbed run --ecn static,graphcc # the default workload under each policy
+  graphcc testbed run --policies static,graphcc # the default workload under each policy
   graphcc testbed status
   graphcc testbed down`,
 	}
@@ -273,11 +272,11 @@ func (o *testbedUpOpts) run(ctx context.Context, cmd *cobra.Command, log *slog.L
 	if o.scale < 1 {
 		return fmt.Errorf("--scale %d: must be at least 1", o.scale)
 	}
-	f, err := o.sc.fabric(cmd.Flags(), log)
+	sc, f, err := o.sc.build(cmd.Flags(), log)
 	if err != nil {
 		return err
 	}
-	spec := testbedSpec{Scale: o.scale}
+	spec := testbedSpec{Scale: o.scale, Clos: &sc.Clos}
 	if spec.Buffer, err = o.sc.bufferBytes(); err != nil {
 		return err
 	}
@@ -286,24 +285,13 @@ func (o *testbedUpOpts) run(ctx context.Context, cmd *cobra.Command, log *slog.L
 		if err != nil {
 			return fmt.Errorf("--topo: %w", err)
 		}
-		spec.Topology = string(b)
-		base, err := topo.ReadTopology(strings.NewReader(spec.Topology), o.sc.topoFile, spec.Buffer)
-		if err != nil {
-			return fmt.Errorf("--topo: %w", err)
-		}
-		spec.Failed = failedLinks(base, f)
-	} else {
-		c, err := o.sc.closConfig()
-		if err != nil {
-			return err
-		}
-		spec.Clos = &c
-		base, err := topo.Clos(c)
-		if err != nil {
-			return err
-		}
-		spec.Failed = failedLinks(base, f)
+		spec.Clos, spec.Topology = nil, string(b)
 	}
+	base, err := sc.BaseFabric()
+	if err != nil {
+		return err
+	}
+	spec.Failed = failedLinks(base, f)
 	plan, err := lab.NewPlan(o.lab, f)
 	if err != nil {
 		return fmt.Errorf("--lab: %w", err)
@@ -391,7 +379,8 @@ type testbedRunOpts struct {
 	labFlags
 	pipe       pipelineFlags
 	sc         scenarioFlags
-	ecn        string
+	policies   []string
+	ecn        string // the deprecated --ecn
 	summaryOut string
 	fctOut     string
 	traceOut   string
@@ -403,13 +392,13 @@ type testbedRunOpts struct {
 }
 
 func newTestbedRunCmd(logger loggerFunc) *cobra.Command {
-	o := testbedRunOpts{sc: defaultScenario(), ecn: "static", interval: topo.FormatDuration(control.DefaultInterval), drain: "20ms"}
+	o := testbedRunOpts{sc: defaultScenario(), policies: []string{"static"}, interval: topo.FormatDuration(control.DefaultInterval), drain: "20ms"}
 	o.sc.duration = topo.FormatDuration(defaultTestbedDuration)
 	cmd := &cobra.Command{
 		Use:   "run [flags]",
 		Short: "Run a workload on a live lab under one or more ECN policies and print FCT slowdowns",
 		Long: `run drives a workload from the simulator's generator (the same CDFs, loads and
-incasts, in fabric time) on the lab's hosts under each policy of --ecn in
+incasts, in fabric time) on the lab's hosts under each policy of --policies in
 turn, on the same trace: before each, the pipeline is pushed again (counters
 restart) with the static settings; then every control interval (--interval of
 fabric time, times the lab's scale in real time) every port's counters are
@@ -421,7 +410,14 @@ the policies see; BMv2 has no PFC) plus the control loop's timings. With
 several policies every output file gets the policy's name before its
 extension (summary.json -> summary.static.json). A switch that fails
 mid-run is named, every other switch goes back to the static settings, and
-run exits non-zero.`,
+run exits non-zero.
+
+An incast has at most hosts-1 senders: on a lab too small for the default
+--incast-fanin (16), run lowers it to hosts-1 and says so; a --incast-fanin
+given that the lab cannot take is refused.
+
+Policies (--policies, comma-separated or repeated; --ecn is its old name):
+` + policySpecsHelp(true),
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			return o.run(cmd.Context(), cmd, logger(cmd))
@@ -430,7 +426,11 @@ run exits non-zero.`,
 	fs := cmd.Flags()
 	fs.SortFlags = false
 	o.labFlags.add(fs)
-	fs.StringVar(&o.ecn, "ecn", o.ecn, "ECN policies, comma-separated: static, static:KMIN_KB,KMAX_KB,PMAX, edge:KMIN_KB,KMAX_KB,PMAX:KMIN_KB,KMAX_KB,PMAX, react:Q_KB:KMIN_KB,KMAX_KB,PMAX:KMIN_KB,KMAX_KB,PMAX, graphcc, graphcc:FILE, acc:FILE, acc (trained first in the simulator, ACKs first, on the run's scenario)")
+	fs.StringArrayVar(&o.policies, "policies", o.policies, "ECN policies, comma-separated or repeated: static, static:KMIN_KB,KMAX_KB,PMAX, edge:…, react:…, graphcc[:FILE], acc:FILE, acc (trained first in the simulator, ACKs first, on the run's scenario); see Policies below")
+	fs.StringVar(&o.ecn, "ecn", "", "the old name of --policies")
+	if err := fs.MarkDeprecated("ecn", "use --policies"); err != nil {
+		panic(err)
+	}
 	o.sc.addTrafficFlags(fs)
 	o.sc.addSeedFlag(fs)
 	fs.StringVar(&o.flowsFile, "flows", "", "replay this HPCC flow.txt instead of generating traffic (the traffic flags are then ignored)")
@@ -456,20 +456,53 @@ func policyPath(path, policy string, several bool) string {
 	return strings.TrimSuffix(path, ext) + "." + name + ext
 }
 
-func (o *testbedRunOpts) run(ctx context.Context, cmd *cobra.Command, log *slog.Logger) error {
-	specs := splitPolicies(o.ecn)
-	if len(specs) == 0 {
-		return fmt.Errorf("--ecn %q: no policy", o.ecn)
+// specs returns the policy specs of --policies (or of the deprecated
+// --ecn) and the flag that gave them, for messages.
+func (o *testbedRunOpts) specs(fs *pflag.FlagSet) (string, []string, error) {
+	flag, values := "--policies", o.policies
+	if fs.Changed("ecn") {
+		if fs.Changed("policies") {
+			return "", nil, errors.New("--ecn and --policies: choose one (--ecn is the old name of --policies)")
+		}
+		flag, values = "--ecn", []string{o.ecn}
 	}
-	several := len(specs) > 1
+	var specs []string
+	for _, v := range values {
+		specs = append(specs, policy.Split(v)...)
+	}
+	if len(specs) == 0 {
+		return "", nil, fmt.Errorf("%s %q: no policy", flag, strings.Join(values, ","))
+	}
+	return flag, specs, nil
+}
+
+// testbedRun is one testbed run of several policies: what each policy's
+// run (one) needs beyond its workload, and what it leaves for the
+// comparison.
+type testbedRun struct {
+	o         *testbedRunOpts
+	out       io.Writer
+	dir       string // the lab's
+	several   bool
+	policies  []policy.Named
+	sc        scenario.Scenario
+	interval  int64
+	simulated []*replay.Result
+}
+
+func (o *testbedRunOpts) run(ctx context.Context, cmd *cobra.Command, log *slog.Logger) error {
+	flag, specs, err := o.specs(cmd.Flags())
+	if err != nil {
+		return err
+	}
+	r := &testbedRun{o: o, out: cmd.OutOrStdout(), several: len(specs) > 1}
 	for _, s := range specs {
-		if err := checkOutputs("summary-out", policyPath(o.summaryOut, s, several), "fct-out", policyPath(o.fctOut, s, several),
-			"trace-out", policyPath(o.traceOut, s, several)); err != nil {
+		if err := checkOutputs("summary-out", policyPath(o.summaryOut, s, r.several), "fct-out", policyPath(o.fctOut, s, r.several),
+			"trace-out", policyPath(o.traceOut, s, r.several)); err != nil {
 			return err
 		}
 	}
-	interval, err := parseIntervalFlag(o.interval)
-	if err != nil {
+	if r.interval, err = parseIntervalFlag(o.interval); err != nil {
 		return err
 	}
 	drain, err := parseDurationFlag("drain", o.drain, false)
@@ -486,137 +519,168 @@ func (o *testbedRunOpts) run(ctx context.Context, cmd *cobra.Command, log *slog.
 	if err := lb.CheckSwitches(); err != nil {
 		return err
 	}
-	f := plan.Fabric
+	r.dir = lb.Dir()
 	info, devcfg, err := o.pipe.load()
 	if err != nil {
 		return err
 	}
-	var flows []trace.Flow
-	var g workload.GenConfig
-	desc := ""
-	if o.flowsFile != "" {
-		if flows, err = readFlows(o.flowsFile, f); err != nil {
-			return err
-		}
-		desc = "from " + o.flowsFile
-	} else {
-		if flows, g, err = o.sc.generate(f, cmd.Flags()); err != nil {
-			return err
-		}
-		desc = o.sc.describeTraffic(g)
-	}
-	sc := scenario.Scenario{Name: "testbed", Description: desc, Gen: g}
-	if spec.Clos != nil {
-		sc.Clos = *spec.Clos
-		sc.Fail = spec.Failed
-	}
-	if err := checkACCTrainable(specs, o.flowsFile, spec); err != nil {
+	flows, err := o.traffic(cmd.Flags(), spec, plan.Fabric, log, r)
+	if err != nil {
 		return err
 	}
-	env := testbedPolicyEnv(ctx, log, interval)
-	var policies []policy.Named
-	for _, s := range specs {
-		np, err := ecnPolicy(env, s)
-		if err != nil {
-			return fmt.Errorf("--ecn %s: %w", s, err)
-		}
-		policies = append(policies, np)
+	if err := checkACCTrainable(flag, specs, o.flowsFile, spec); err != nil {
+		return err
+	}
+	runs, err := r.parsePolicies(ctx, flag, specs, log)
+	if err != nil {
+		return err
 	}
 	rt, closeAll, err := connect(ctx, lb, plan, info)
 	if err != nil {
 		return err
 	}
 	defer closeAll()
-
-	out := cmd.OutOrStdout()
-	fmt.Fprintf(out, "# lab %s: %d switches, %d hosts, scale %d; %d flows: %s\n\n",
-		plan.Lab, len(plan.Switches), len(plan.Hosts), spec.Scale, len(flows), sc.Description)
-	var results []*controller.WorkloadResult
-	var simulated []*replay.Result
-	var qpBase uint32 // each run's flows take queue pairs of their own
-	for i, np := range policies {
-		if i > 0 && results[i-1].Summary.Incomplete > 0 {
-			// the last run stopped with flows still sending: let the
-			// switches' queues empty before this one starts
-			wait := lab.QueueDrainTime(lb.State(), f)
-			log.Info("waiting for the switch queues to empty", "after", policies[i-1].Name, "wait", wait)
-			if err := sleepCtx(ctx, wait); err != nil {
-				return err
-			}
-		}
-		if uint64(qpBase)+uint64(len(flows)) > hostgen.MaxFlows {
-			qpBase = 0
-		}
-		pol, polECN, err := np.New(f, sc, o.sc.seed)
-		if err != nil {
-			return fmt.Errorf("--ecn %s: %w", np.Name, err)
-		}
-		static := control.StaticSettings(f)
-		if polECN != nil {
-			static = polECN
-		}
-		if err := rt.Program(ctx, devcfg, static); err != nil {
-			return err
-		}
-		if err := lb.SetQueues(ctx); err != nil {
-			return err
-		}
-		log.Info("running", "policy", np.Name, "flows", len(flows))
-		last := newLastStep(lb.Dir(), np.Name, f)
-		cfg := controller.WorkloadConfig{
-			Plan: plan, Runtime: rt, Policy: pol, Static: static, Flows: flows, QPBase: qpBase,
-			Scale: float64(spec.Scale), Interval: interval, Drain: drain, OnStep: last.record,
-		}
-		qpBase += uint32(len(flows))
-		if o.noDelays {
-			cfg.Host = func(h *hostgen.HostConfig) { h.NoPropagationDelay = true }
-		}
-		var res *controller.WorkloadResult
-		runIt := func(trace io.Writer) error {
-			cfg.Trace = trace
-			var err error
-			res, err = controller.RunWorkload(ctx, cfg)
-			return err
-		}
-		if p := policyPath(o.traceOut, np.Name, several); p != "" {
-			err = writeOutput("trace-out", p, runIt)
-		} else {
-			err = runIt(nil)
-		}
-		last.flush()
-		if err != nil {
-			return fmt.Errorf("policy %s: %w", np.Name, err)
-		}
-		results = append(results, res)
-		if p := policyPath(o.fctOut, np.Name, several); p != "" {
-			if err := writeOutput("fct-out", p, func(w io.Writer) error { return trace.WriteFCT(w, res.FCT) }); err != nil {
-				return err
-			}
-		}
-		if p := policyPath(o.summaryOut, np.Name, several); p != "" {
-			if err := writeOutput("summary-out", p, func(w io.Writer) error { return fileio.WriteJSON(w, res.Summary) }); err != nil {
-				return err
-			}
-		}
-		fmt.Fprintf(out, "## %s\n\n", np.Name)
-		if err := res.Summary.WriteTable(out); err != nil {
-			return err
-		}
-		s := res.Summary
-		fmt.Fprintf(out, "control steps %d (%d late), step %.2f ms mean, %.2f ms p99 (read %.2f, decide %.3f, write %.2f), %d ECN entries written; %d flows incomplete\n\n",
-			s.ControlSteps, s.LateSteps, s.StepMsMean, s.StepMsP99, s.ReadMsMean, s.DecideMsMean, s.WriteMsMean, s.ECNWrites, s.Incomplete)
-		if o.compareSim {
-			r, err := simulateLikeTestbed(ctx, np, f, sc, flows, interval, o.sc.seed)
-			if err != nil {
-				return err
-			}
-			simulated = append(simulated, r)
-		}
+	fmt.Fprintf(r.out, "# lab %s: %d switches, %d hosts, scale %d; %d flows: %s\n\n",
+		plan.Lab, len(plan.Switches), len(plan.Hosts), spec.Scale, len(flows), r.sc.Description)
+	w := controller.WorkloadConfig{Plan: plan, Runtime: rt, Flows: flows, Scale: float64(spec.Scale), Interval: r.interval, Drain: drain}
+	if o.noDelays {
+		w.Host = func(h *hostgen.HostConfig) { h.NoPropagationDelay = true }
 	}
-	if several || o.compareSim {
-		return writeTestbedComparison(out, policies, results, simulated)
+	results, err := controller.RunPolicies(ctx, controller.PoliciesConfig{
+		Workload: w, Policies: runs, Log: log, Run: r.one, DrainWait: lab.QueueDrainTime(lb.State(), plan.Fabric),
+		Reset: func(ctx context.Context, static []control.ECN) error {
+			if err := rt.Program(ctx, devcfg, static); err != nil {
+				return err
+			}
+			return lb.SetQueues(ctx)
+		},
+	})
+	if err != nil {
+		return err
+	}
+	if r.several || o.compareSim {
+		return writeTestbedComparison(r.out, r.policies, results, r.simulated)
 	}
 	return nil
+}
+
+// traffic returns the run's flows on the lab's fabric f (--flows, or
+// generated from the traffic flags on the lab's scenario, its incast
+// fitted to the lab: testbedFanIn), and sets r.sc to the run's scenario.
+func (o *testbedRunOpts) traffic(fs *pflag.FlagSet, spec *testbedSpec, f *topo.Fabric, log *slog.Logger, r *testbedRun) ([]trace.Flow, error) {
+	r.sc = scenario.Scenario{Name: "testbed"}
+	if spec.Clos != nil {
+		r.sc.Clos, r.sc.Fail = *spec.Clos, spec.Failed
+	}
+	if o.flowsFile != "" {
+		r.sc.Description = "from " + o.flowsFile
+		return readFlows(o.flowsFile, f)
+	}
+	if !o.sc.noIncast {
+		fanIn, err := testbedFanIn(o.sc.incastFanIn, fs.Changed("incast-fanin"), len(f.Hosts()))
+		if err != nil {
+			return nil, err
+		}
+		if fanIn != o.sc.incastFanIn {
+			log.Warn("the lab is too small for the default incast: lowered --incast-fanin to hosts-1", "hosts", len(f.Hosts()), "from", o.sc.incastFanIn, "to", fanIn)
+			o.sc.incastFanIn = fanIn
+		}
+	}
+	flows, g, err := o.sc.generate(f, fs)
+	if err != nil {
+		return nil, err
+	}
+	r.sc.Gen, r.sc.Description = g, o.sc.describeTraffic(g)
+	return flows, nil
+}
+
+// testbedFanIn is the incast fan-in of a testbed run on a lab of hosts
+// hosts: an incast has at most hosts-1 senders, so a fan-in the user did
+// not set (set false, the default) is lowered to that, and one the user
+// set that does not fit is refused, naming the fix.
+func testbedFanIn(fanIn int, set bool, hosts int) (int, error) {
+	most := hosts - 1
+	switch {
+	case fanIn <= most || most < 1:
+		return fanIn, nil // fits, or no incast can: the traffic flags' check says so
+	case set:
+		return 0, fmt.Errorf("--incast-fanin %d: the lab has %d hosts, so an incast has at most %d senders: give --incast-fanin %d or less, or --no-incast, or build a larger lab (testbed up --hosts-per-leaf)", fanIn, hosts, most, most)
+	}
+	return most, nil
+}
+
+// parsePolicies resolves specs (of flag) into the runs of RunPolicies,
+// keeping the policies in r.
+func (r *testbedRun) parsePolicies(ctx context.Context, flag string, specs []string, log *slog.Logger) ([]controller.PolicyRun, error) {
+	env := testbedPolicyEnv(log, r.interval)
+	var runs []controller.PolicyRun
+	for _, s := range specs {
+		np, err := policy.ParseControl(ctx, s, env)
+		if err != nil {
+			return nil, fmt.Errorf("%s %s: %w", flag, s, err)
+		}
+		r.policies = append(r.policies, np)
+		runs = append(runs, controller.PolicyRun{Name: np.Name, New: func(f *topo.Fabric) (control.Policy, []control.ECN, error) {
+			pol, ecn, err := np.New(f, r.sc, r.o.sc.seed)
+			if err != nil {
+				return nil, nil, fmt.Errorf("%s %s: %w", flag, np.Name, err)
+			}
+			return pol, ecn, nil
+		}})
+	}
+	return runs, nil
+}
+
+// one runs policy name's workload w (RunPolicies' Run): its trace and last
+// step go to their files, and its outputs are written and printed as it
+// ends, with the simulator's run of it beside (--compare-sim).
+func (r *testbedRun) one(ctx context.Context, name string, w controller.WorkloadConfig) (*controller.WorkloadResult, error) {
+	o := r.o
+	last := newLastStep(r.dir, name, w.Plan.Fabric)
+	w.OnStep = last.record
+	var res *controller.WorkloadResult
+	runIt := func(trace io.Writer) error {
+		w.Trace = trace
+		var err error
+		res, err = controller.RunWorkload(ctx, w)
+		return err
+	}
+	var err error
+	if p := policyPath(o.traceOut, name, r.several); p != "" {
+		err = writeOutput("trace-out", p, runIt)
+	} else {
+		err = runIt(nil)
+	}
+	last.flush()
+	if err != nil {
+		return nil, fmt.Errorf("policy %s: %w", name, err)
+	}
+	if p := policyPath(o.fctOut, name, r.several); p != "" {
+		if err := writeOutput("fct-out", p, func(w io.Writer) error { return trace.WriteFCT(w, res.FCT) }); err != nil {
+			return nil, err
+		}
+	}
+	if p := policyPath(o.summaryOut, name, r.several); p != "" {
+		if err := writeOutput("summary-out", p, func(w io.Writer) error { return fileio.WriteJSON(w, res.Summary) }); err != nil {
+			return nil, err
+		}
+	}
+	fmt.Fprintf(r.out, "## %s\n\n", name)
+	if err := res.Summary.WriteTable(r.out); err != nil {
+		return nil, err
+	}
+	s := res.Summary
+	fmt.Fprintf(r.out, "control steps %d (%d late), step %.2f ms mean, %.2f ms p99 (read %.2f, decide %.3f, write %.2f), %d ECN entries written; %d flows incomplete\n\n",
+		s.ControlSteps, s.LateSteps, s.StepMsMean, s.StepMsP99, s.ReadMsMean, s.DecideMsMean, s.WriteMsMean, s.ECNWrites, s.Incomplete)
+	if o.compareSim {
+		np := r.policies[len(r.simulated)]
+		sim, err := simulateLikeTestbed(ctx, np, w.Plan.Fabric, r.sc, w.Flows, r.interval, o.sc.seed)
+		if err != nil {
+			return nil, err
+		}
+		r.simulated = append(r.simulated, sim)
+	}
+	return res, nil
 }
 
 // testbedSimParams is the simulator that stands for the testbed: the
@@ -631,24 +695,24 @@ func testbedSimParams() replay.Params {
 
 // testbedPolicyEnv is how testbed run builds its policies: ACC without a
 // model file trains in testbedSimParams at the run's control interval.
-func testbedPolicyEnv(ctx context.Context, log *slog.Logger, interval int64) policyEnv {
-	return policyEnv{ctx: ctx, log: log, params: testbedSimParams(), interval: interval}
+func testbedPolicyEnv(log *slog.Logger, interval int64) policy.Env {
+	return policy.Env{Log: log, Params: testbedSimParams(), Interval: interval}
 }
 
 // checkACCTrainable refuses, before anything runs, a plain acc (no model
 // file) that would have nothing to train on: ACC trains on the run's
 // generated traffic on its Clos, so --flows and a lab built from --topo
 // need acc:FILE.
-func checkACCTrainable(specs []string, flowsFile string, spec *testbedSpec) error {
+func checkACCTrainable(flag string, specs []string, flowsFile string, spec *testbedSpec) error {
 	for _, s := range specs {
 		if s != "acc" {
 			continue
 		}
 		switch {
 		case flowsFile != "":
-			return fmt.Errorf("--ecn acc trains ACC on the generated traffic of the run's scenario, and --flows %s replaces it: train with graphcc train --kind acc and use acc:FILE", flowsFile)
+			return fmt.Errorf("%s acc trains ACC on the generated traffic of the run's scenario, and --flows %s replaces it: train with graphcc train --kind acc and use acc:FILE", flag, flowsFile)
 		case spec.Clos == nil:
-			return errors.New("--ecn acc trains ACC on a Clos scenario, and this lab was not built from one (--topo): train with graphcc train --kind acc and use acc:FILE")
+			return fmt.Errorf("%s acc trains ACC on a Clos scenario, and this lab was not built from one (--topo): train with graphcc train --kind acc and use acc:FILE", flag)
 		}
 	}
 	return nil
@@ -813,16 +877,4 @@ func newTestbedStatusCmd() *cobra.Command {
 	}
 	l.add(cmd.Flags())
 	return cmd
-}
-
-// sleepCtx waits d, or until ctx ends (then it returns ctx's cause).
-func sleepCtx(ctx context.Context, d time.Duration) error {
-	t := time.NewTimer(d)
-	defer t.Stop()
-	select {
-	case <-t.C:
-		return nil
-	case <-ctx.Done():
-		return context.Cause(ctx)
-	}
 }

@@ -126,12 +126,12 @@ func TestCompareSim(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	env := policyEnv{ctx: context.Background(), log: slog.New(slog.DiscardHandler)}
+	env := policy.Env{Log: slog.New(slog.DiscardHandler)}
 	var policies []policy.Named
 	var sims []*replay.Result
 	var tbs []*controller.WorkloadResult
 	for _, name := range []string{"static", "static:16,32,0.5"} {
-		np, err := ecnPolicy(env, name)
+		np, err := policy.ParseControl(context.Background(), name, env)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -178,8 +178,8 @@ func TestCompareSim(t *testing.T) {
 // refused up front, naming why.
 func TestTestbedACCEnv(t *testing.T) {
 	interval := 300 * topo.Microsecond
-	env := testbedPolicyEnv(context.Background(), nil, interval)
-	c, err := accTrainConfig(env, scenario.Default(), 2)
+	env := testbedPolicyEnv(nil, interval)
+	c, err := policy.ACCTrainConfig(scenario.Default(), 2, env)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -203,11 +203,11 @@ func TestTestbedACCEnv(t *testing.T) {
 		{[]string{"graphcc", "acc"}, "flow.txt", clos, "--flows flow.txt"},
 		{[]string{"acc"}, "", topoFile, "--topo"},
 	} {
-		err := checkACCTrainable(tc.specs, tc.flows, tc.spec)
+		err := checkACCTrainable("--policies", tc.specs, tc.flows, tc.spec)
 		switch {
 		case tc.want == "" && err != nil:
 			t.Errorf("%v, flows %q: %v", tc.specs, tc.flows, err)
-		case tc.want != "" && (err == nil || !strings.Contains(err.Error(), tc.want) || !strings.Contains(err.Error(), "acc:FILE")):
+		case tc.want != "" && (err == nil || !strings.Contains(err.Error(), tc.want) || !strings.Contains(err.Error(), "acc:FILE") || !strings.HasPrefix(err.Error(), "--policies acc ")):
 			t.Errorf("%v, flows %q: error %v, want one naming %q and acc:FILE", tc.specs, tc.flows, err, tc.want)
 		}
 	}
@@ -228,6 +228,38 @@ func TestActionMaxKMax(t *testing.T) {
 		}
 		if d != tc.depth {
 			t.Errorf("rate %d: depth %d packets, want %d", tc.rate, d, tc.depth)
+		}
+	}
+}
+
+// TestTestbedFanIn: a lab too small for the default 16:1 incast gets an
+// incast of hosts-1 senders, and a fan-in the user gave that the lab cannot
+// take is refused, naming the fix.
+func TestTestbedFanIn(t *testing.T) {
+	for _, tc := range []struct {
+		fanIn int
+		set   bool
+		hosts int
+		want  int
+		err   string
+	}{
+		{16, false, 24, 16, ""},
+		{16, false, 17, 16, ""},
+		{16, false, 8, 7, ""},  // testbed up --hosts-per-leaf 2
+		{16, false, 2, 1, ""},  // the smallest fabric with traffic
+		{16, false, 1, 16, ""}, // no incast fits: the traffic flags refuse it
+		{7, true, 8, 7, ""},
+		{3, true, 8, 3, ""},
+		{16, true, 8, 0, "--incast-fanin 16: the lab has 8 hosts, so an incast has at most 7 senders: give --incast-fanin 7 or less, or --no-incast"},
+	} {
+		got, err := testbedFanIn(tc.fanIn, tc.set, tc.hosts)
+		switch {
+		case tc.err != "":
+			if err == nil || !strings.Contains(err.Error(), tc.err) {
+				t.Errorf("testbedFanIn(%d, %v, %d): error %v, want %q", tc.fanIn, tc.set, tc.hosts, err, tc.err)
+			}
+		case err != nil || got != tc.want:
+			t.Errorf("testbedFanIn(%d, %v, %d) = %d, %v; want %d", tc.fanIn, tc.set, tc.hosts, got, err, tc.want)
 		}
 	}
 }

@@ -23,6 +23,7 @@ import (
 	"gonum.org/v1/plot/vg/draw"
 	"gonum.org/v1/plot/vg/vgimg"
 
+	"graphcc/experiment"
 	"graphcc/gnn"
 	"graphcc/internal/fileio"
 	"graphcc/scenario"
@@ -44,7 +45,7 @@ type trainOpts struct {
 	checkpoint   string
 	ckEvery      int
 	resume       string
-	valSeeds     []uint
+	valSeeds     []uint64
 	valEvery     int
 }
 
@@ -179,97 +180,12 @@ func checkResumeMeta(path string, got, want map[string]string) error {
 }
 
 func (o *trainOpts) run(ctx context.Context, cmd *cobra.Command, log *slog.Logger) error {
-	if o.out == "" {
-		return fmt.Errorf("--out: required")
-	}
-	png := ""
-	if o.curve != "" {
-		if png = curvePNG(o.curve); png == o.curve {
-			return fmt.Errorf("--curve %s: the curve's PNG goes beside the CSV as FILE.png: give the CSV another name", o.curve)
-		}
-	}
-	if err := checkOutputs("out", o.out, "curve", o.curve, "curve", png, "checkpoint", o.checkpoint); err != nil {
+	if err := o.checkFlags(cmd.Flags()); err != nil {
 		return err
 	}
-	// The checkpoint may be the file resumed from; the model and curve not.
-	if err := checkDistinct([]string{"out", o.out, "curve", o.curve, "curve", png}, []string{"--resume", o.resume}); err != nil {
-		return err
-	}
-	if o.ckEvery < 1 {
-		return fmt.Errorf("--checkpoint-every %d: must be at least 1", o.ckEvery)
-	}
-	if err := refuseZeroSettings(cmd.Flags()); err != nil {
-		return err
-	}
-	if o.c.Workers < 0 {
-		return fmt.Errorf("--workers %d: must not be negative (0 = GOMAXPROCS)", o.c.Workers)
-	}
-	set, err := loadScenarioSet(o.scenarioFile)
+	c, sc, err := o.config(cmd.Flags())
 	if err != nil {
 		return err
-	}
-	name := o.scenario
-	if o.scenarioFile != "" && !cmd.Flags().Changed("scenario") {
-		name = "" // the file's only scenario
-	}
-	sc, err := set.pick(name)
-	if err != nil {
-		return err
-	}
-	shape, err := gnn.ParseRewardShape(o.reward)
-	if err != nil {
-		return fmt.Errorf("--reward: %w", err)
-	}
-	c := o.c
-	c.Kind, c.Seed, c.Shape = o.kind, o.seed, shape
-	// The scenario's fabric before its random failures, if any: ACC has an
-	// agent per switch port of it, idle in an episode whose failures took
-	// its link; GraphCC's transitions are stored on its layout and learnt
-	// on their own episode's fabric.
-	if c.Fabric, err = sc.FixedFabric(); err != nil {
-		return err
-	}
-	if c.Objective, err = gnn.ParseObjective(o.objective); err != nil {
-		return fmt.Errorf("--objective: %w", err)
-	}
-	if !(o.rewardQ >= 0) || math.IsInf(o.rewardQ, 0) {
-		return fmt.Errorf("--reward-queue-kb %g: must be a finite number, not negative", o.rewardQ)
-	}
-	c.Features.RewardQueue = o.rewardQ * 1000
-	c.Episode = sc.Build
-	if err := refuseECNFlags(cmd.Flags(), "the agents set the thresholds in training"); err != nil {
-		return err
-	}
-	if c.Params, err = o.hw.params(); err != nil {
-		return err
-	}
-	if f, err := sc.BaseFabric(); err != nil {
-		return fmt.Errorf("scenario %s: %w", sc.Name, err)
-	} else if err := o.hw.checkFabric(c.Params, f); err != nil {
-		return err
-	}
-	if o.valEvery < 1 {
-		return fmt.Errorf("--validate-every %d: must be at least 1", o.valEvery)
-	}
-	for _, s := range o.valSeeds {
-		if s >= firstEvalSeed && s <= lastEvalSeed {
-			return fmt.Errorf("--validate-seeds: %d is one of eval's seeds (%d-%d), which no training or selection may see; use others, such as 2001,2002", s, firstEvalSeed, lastEvalSeed)
-		}
-		c.ValidateSeeds = append(c.ValidateSeeds, uint64(s))
-	}
-	if len(c.ValidateSeeds) > 0 {
-		c.ValidateEvery = o.valEvery
-	}
-	c.CheckpointMeta = checkpointMeta(sc, o.scenarioFile)
-	if o.resume != "" {
-		ck, err := gnn.LoadCheckpoint(o.resume)
-		if err != nil {
-			return fmt.Errorf("--resume: %w", err)
-		}
-		if err := checkResumeMeta(o.resume, ck.Meta, c.CheckpointMeta); err != nil {
-			return err
-		}
-		c.Resume = ck
 	}
 	saved := -1 // episodes of the last checkpoint saved
 	if o.checkpoint != "" {
@@ -303,13 +219,128 @@ func (o *trainOpts) run(ctx context.Context, cmd *cobra.Command, log *slog.Logge
 		}
 		return err
 	}
-	wall := time.Since(start)
+	return o.save(cmd.OutOrStdout(), c, sc, res, time.Since(start))
+}
+
+// checkFlags refuses, before anything runs, train's flags that are wrong
+// on their own: outputs that could not be written, and zero or negative
+// settings.
+func (o *trainOpts) checkFlags(fs *pflag.FlagSet) error {
+	if o.out == "" {
+		return fmt.Errorf("--out: required")
+	}
+	png := ""
+	if o.curve != "" {
+		if png = curvePNG(o.curve); png == o.curve {
+			return fmt.Errorf("--curve %s: the curve's PNG goes beside the CSV as FILE.png: give the CSV another name", o.curve)
+		}
+	}
+	if err := checkOutputs("out", o.out, "curve", o.curve, "curve", png, "checkpoint", o.checkpoint); err != nil {
+		return err
+	}
+	// The checkpoint may be the file resumed from; the model and curve not.
+	if err := checkDistinct([]string{"out", o.out, "curve", o.curve, "curve", png}, []string{"--resume", o.resume}); err != nil {
+		return err
+	}
+	if o.ckEvery < 1 {
+		return fmt.Errorf("--checkpoint-every %d: must be at least 1", o.ckEvery)
+	}
+	if err := refuseZeroSettings(fs); err != nil {
+		return err
+	}
+	if o.c.Workers < 0 {
+		return fmt.Errorf("--workers %d: must not be negative (0 = GOMAXPROCS)", o.c.Workers)
+	}
+	return nil
+}
+
+// config builds the training of the flags on its scenario.
+func (o *trainOpts) config(fs *pflag.FlagSet) (gnn.TrainConfig, scenario.Scenario, error) {
+	c := o.c
+	set, err := loadScenarioSet(o.scenarioFile)
+	if err != nil {
+		return c, scenario.Scenario{}, err
+	}
+	name := o.scenario
+	if o.scenarioFile != "" && !fs.Changed("scenario") {
+		name = "" // the file's only scenario
+	}
+	sc, err := set.pick(name)
+	if err != nil {
+		return c, sc, err
+	}
+	if c.Shape, err = gnn.ParseRewardShape(o.reward); err != nil {
+		return c, sc, fmt.Errorf("--reward: %w", err)
+	}
+	c.Kind, c.Seed = o.kind, o.seed
+	// The scenario's fabric before its random failures, if any: ACC has an
+	// agent per switch port of it, idle in an episode whose failures took
+	// its link; GraphCC's transitions are stored on its layout and learnt
+	// on their own episode's fabric.
+	if c.Fabric, err = sc.FixedFabric(); err != nil {
+		return c, sc, err
+	}
+	if c.Objective, err = gnn.ParseObjective(o.objective); err != nil {
+		return c, sc, fmt.Errorf("--objective: %w", err)
+	}
+	if !(o.rewardQ >= 0) || math.IsInf(o.rewardQ, 0) {
+		return c, sc, fmt.Errorf("--reward-queue-kb %g: must be a finite number, not negative", o.rewardQ)
+	}
+	c.Features.RewardQueue = o.rewardQ * 1000
+	c.Episode = sc.Build
+	if err := refuseECNFlags(fs, "the agents set the thresholds in training"); err != nil {
+		return c, sc, err
+	}
+	if c.Params, err = o.hw.params(); err != nil {
+		return c, sc, err
+	}
+	if f, err := sc.BaseFabric(); err != nil {
+		return c, sc, fmt.Errorf("scenario %s: %w", sc.Name, err)
+	} else if err := o.hw.checkFabric(c.Params, f); err != nil {
+		return c, sc, err
+	}
+	if err := o.validation(&c); err != nil {
+		return c, sc, err
+	}
+	c.CheckpointMeta = checkpointMeta(sc, o.scenarioFile)
+	if o.resume != "" {
+		ck, err := gnn.LoadCheckpoint(o.resume)
+		if err != nil {
+			return c, sc, fmt.Errorf("--resume: %w", err)
+		}
+		if err := checkResumeMeta(o.resume, ck.Meta, c.CheckpointMeta); err != nil {
+			return c, sc, err
+		}
+		c.Resume = ck
+	}
+	return c, sc, nil
+}
+
+// validation sets c's validation runs of --validate-seeds, which may not
+// be evaluation seeds (experiment.CheckTrainingSeeds).
+func (o *trainOpts) validation(c *gnn.TrainConfig) error {
+	if o.valEvery < 1 {
+		return fmt.Errorf("--validate-every %d: must be at least 1", o.valEvery)
+	}
+	if err := experiment.CheckTrainingSeeds(o.valSeeds); err != nil {
+		return fmt.Errorf("--validate-seeds: %w", err)
+	}
+	c.ValidateSeeds = o.valSeeds
+	if len(c.ValidateSeeds) > 0 {
+		c.ValidateEvery = o.valEvery
+	}
+	return nil
+}
+
+// save writes the model of training c on sc (res, in wall time) with its
+// metadata, and the curve, and says what it wrote on out.
+func (o *trainOpts) save(out io.Writer, c gnn.TrainConfig, sc scenario.Scenario, res *gnn.TrainResult, wall time.Duration) error {
 	meta := map[string]string{
 		"command":  "graphcc " + strings.Join(os.Args[1:], " "),
 		"scenario": sc.Name,
 		"seed":     fmt.Sprint(o.seed),
 		"episodes": fmt.Sprint(c.Episodes),
-		"reward":   shape.String(),
+		"reward":   c.Shape.String(),
 		"reward_q": fmt.Sprint(c.Features.RewardQueue),
 	}
 	if o.scenarioFile != "" {
@@ -350,10 +381,10 @@ func (o *trainOpts) run(ctx context.Context, cmd *cobra.Command, log *slog.Logge
 		}
 	}
 	last := res.Stats[len(res.Stats)-1]
-	fmt.Fprintf(cmd.OutOrStdout(), "trained %s on %s: %d episodes, %d updates in %s; last round: epsilon %.3f, mean reward %.4f, loss %.4f; wrote %s\n",
+	fmt.Fprintf(out, "trained %s on %s: %d episodes, %d updates in %s; last round: epsilon %.3f, mean reward %.4f, loss %.4f; wrote %s\n",
 		c.Kind, sc.Name, c.Episodes, last.Updates, wall.Round(time.Second), last.Epsilon, last.MeanReward, last.Loss, o.out)
 	if picked != "" {
-		fmt.Fprintf(cmd.OutOrStdout(), "the model is %s\n", picked)
+		fmt.Fprintf(out, "the model is %s\n", picked)
 	}
 	return nil
 }

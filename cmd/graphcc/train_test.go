@@ -10,10 +10,7 @@ import (
 	"strings"
 	"testing"
 
-	"graphcc/control"
 	"graphcc/gnn"
-	"graphcc/replay"
-	"graphcc/topo"
 )
 
 // TestTrainThenEvaluate trains GraphCC and ACC briefly on the tiny scenario,
@@ -51,7 +48,7 @@ func TestTrainThenEvaluate(t *testing.T) {
 		}
 	}
 	// a model of the wrong kind is refused, naming the file
-	_, _, err = execute(t, t.Context(), "sim", "--ecn", "graphcc:"+a, "--duration", "1ms")
+	_, _, err = execute(t, t.Context(), "sim", "--policy", "graphcc:"+a, "--duration", "1ms")
 	if err == nil || !strings.Contains(err.Error(), a) {
 		t.Errorf("graphcc with an ACC model file: %v", err)
 	}
@@ -142,35 +139,6 @@ func TestTrainHardwareFlags(t *testing.T) {
 	}
 	if slices.Equal(weights[0], weights[1]) {
 		t.Error("--ack-high-prio trained the same weights as the default")
-	}
-}
-
-// TestACCTrainsOnEvalParams checks that ACC trained on the spot, as eval's
-// acc policy trains it, trains in the evaluation's simulator: its hardware
-// and control interval, else the defaults.
-func TestACCTrainsOnEvalParams(t *testing.T) {
-	withTinyScenario(t)
-	sc, err := scenarioLookup("tiny")
-	if err != nil {
-		t.Fatal(err)
-	}
-	ackFirst := replay.DefaultParams()
-	ackFirst.AckHighPriority = true
-	for _, tc := range []struct {
-		env          policyEnv
-		wantAckFirst bool
-		wantInterval int64
-	}{
-		{policyEnv{}, false, control.DefaultInterval},
-		{policyEnv{params: ackFirst, interval: 200 * topo.Microsecond}, true, 200 * topo.Microsecond},
-	} {
-		c, err := accTrainConfig(tc.env, sc, 3)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if c.Params.AckHighPriority != tc.wantAckFirst || c.Interval != tc.wantInterval || c.Kind != "acc" || c.Episodes != 3 {
-			t.Errorf("env %+v: ack first %v, interval %d, kind %s, episodes %d", tc.env, c.Params.AckHighPriority, c.Interval, c.Kind, c.Episodes)
-		}
 	}
 }
 

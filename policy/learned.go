@@ -1,0 +1,143 @@
+package policy
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"hash/fnv"
+	"sync"
+
+	"graphcc/control"
+	"graphcc/gnn"
+	"graphcc/scenario"
+	"graphcc/topo"
+)
+
+// GraphCC is the learned GraphCC policy of the model file at path, or with
+// path "" of the model built into the binary (gnn.EmbeddedModel). The model
+// is loaded once; the runs share its weights, read-only, each with its own
+// workspace.
+func GraphCC(path string) (Factory, error) {
+	var m *gnn.Model
+	var err error
+	if path == "" {
+		m, err = gnn.EmbeddedModel()
+	} else {
+		var file *gnn.File
+		if file, err = gnn.Load(path, gnn.GraphCCExpect()); err == nil {
+			m, err = file.Model()
+		}
+	}
+	if err != nil {
+		return nil, err
+	}
+	return func(f *topo.Fabric, _ scenario.Scenario, _ uint64) (control.Policy, []control.ECN, error) {
+		return gnn.NewGraphCC(m, f, gnn.FeatureConfig{}), nil, nil
+	}, nil
+}
+
+// ACCFile is the ACC baseline of agents trained by graphcc train --kind
+// acc, from the model file at path, for a fabric of the same shape.
+func ACCFile(path string) (Factory, error) {
+	file, err := gnn.Load(path, gnn.ACCExpect())
+	if err != nil {
+		return nil, err
+	}
+	nets, ports, err := file.MLPNets()
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", path, err)
+	}
+	return func(f *topo.Fabric, _ scenario.Scenario, _ uint64) (control.Policy, []control.ECN, error) {
+		a, err := gnn.NewACCFrom(cloneNets(nets), ports, f, gnn.FeatureConfig{})
+		if err != nil {
+			return nil, nil, fmt.Errorf("%s: %w", path, err)
+		}
+		return a, nil, nil
+	}, nil
+}
+
+// ACC is the ACC baseline trained on the spot: on the first run of each
+// scenario it trains agents on that scenario (ACCTrainConfig, under ctx),
+// and that scenario's runs share them. It needs a named scenario to train
+// on: a run of scenario "" or "sim" fails.
+func ACC(ctx context.Context, env Env) Factory {
+	episodes := env.ACCEpisodes
+	if episodes == 0 {
+		episodes = DefaultACCEpisodes
+	}
+	if ctx == nil {
+		ctx = context.Background()
+	}
+	var mu sync.Mutex
+	trained := map[string]*accOnce{}
+	return func(f *topo.Fabric, sc scenario.Scenario, _ uint64) (control.Policy, []control.ECN, error) {
+		if sc.Name == "" || sc.Name == "sim" {
+			return nil, nil, errors.New("acc without a model file trains on an evaluation scenario: use graphcc eval, or acc:FILE")
+		}
+		mu.Lock()
+		t := trained[sc.Name]
+		if t == nil {
+			t = &accOnce{}
+			trained[sc.Name] = t
+		}
+		mu.Unlock()
+		t.once.Do(func() { t.nets, t.ports, t.err = trainACC(ctx, env, sc, episodes) })
+		if t.err != nil {
+			return nil, nil, fmt.Errorf("training ACC on %s: %w", sc.Name, t.err)
+		}
+		a, err := gnn.NewACCFrom(cloneNets(t.nets), t.ports, f, gnn.FeatureConfig{})
+		return a, nil, err
+	}
+}
+
+type accOnce struct {
+	once  sync.Once
+	nets  []*gnn.MLPNet
+	ports []string
+	err   error
+}
+
+// trainACC trains ACC agents on scenario sc (ACCTrainConfig).
+func trainACC(ctx context.Context, env Env, sc scenario.Scenario, episodes int) ([]*gnn.MLPNet, []string, error) {
+	c, err := ACCTrainConfig(sc, episodes, env)
+	if err != nil {
+		return nil, nil, err
+	}
+	if env.Log != nil {
+		env.Log.Info("training ACC", "scenario", sc.Name, "episodes", episodes, "seed", c.Seed)
+	}
+	res, err := gnn.Train(ctx, c)
+	if err != nil {
+		return nil, nil, err
+	}
+	return res.ACC, res.ACCPorts, nil
+}
+
+// ACCTrainConfig is how ACC trains on scenario sc for episodes: the
+// default settings, a seed derived from the scenario's name (never an
+// evaluation seed), env's simulator, and an agent for every switch port of
+// the scenario's fabric before its random failures (those are drawn per
+// seed: a failed port's agent sits the episode out).
+func ACCTrainConfig(sc scenario.Scenario, episodes int, env Env) (gnn.TrainConfig, error) {
+	h := fnv.New64a()
+	h.Write([]byte("acc/" + sc.Name))
+	c := gnn.DefaultTrainConfig()
+	c.Kind, c.Episodes, c.Seed, c.Episode = "acc", episodes, h.Sum64()%1000, sc.Build
+	c.Params = env.Params
+	if env.Interval > 0 {
+		c.Interval = env.Interval
+	}
+	var err error
+	c.Fabric, err = sc.FixedFabric()
+	return c, err
+}
+
+// cloneNets copies nets (an ACC instance owns its networks' workspaces, not
+// their weights, but a copy keeps runs fully independent).
+func cloneNets(nets []*gnn.MLPNet) []*gnn.MLPNet {
+	out := make([]*gnn.MLPNet, len(nets))
+	for i, n := range nets {
+		out[i] = n.Clone()
+	}
+	return out
+}

@@ -1,0 +1,328 @@
+package policy
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"math"
+	"slices"
+	"strconv"
+	"strings"
+
+	"graphcc/control"
+	"graphcc/gnn"
+	"graphcc/replay"
+	"graphcc/replay/ideal"
+	"graphcc/scenario"
+	"graphcc/topo"
+)
+
+// A policy spec names a policy as the CLI, scenario runs and reports do:
+// NAME or NAME:ARGS, such as static, static:10,40,0.2, edge:2,32,0.01:16,64,0.5,
+// react:8:32,128,0.5:2,16,1, graphcc, graphcc:FILE, acc, acc:FILE or ideal.
+// Specs lists them with their usage and help. Errors of Parse do not name a
+// flag; callers add it.
+
+// Env is what building a policy may need besides its spec: the settings of
+// policies that train before they run (acc without a model file). The zero
+// Env is ready to use.
+type Env struct {
+	// Log, if set, is told when acc starts training on a scenario.
+	Log *slog.Logger
+	// ACCEpisodes is how many episodes acc without a model file trains on
+	// each scenario; 0: DefaultACCEpisodes.
+	ACCEpisodes int
+	// Params and Interval are the simulator acc trains in when it trains on
+	// the spot (zero: the trainer's defaults, replay.DefaultParams and
+	// control.DefaultInterval): the one it will run in.
+	Params   replay.Params
+	Interval int64
+}
+
+// DefaultACCEpisodes is how long acc without a model file trains on each
+// scenario.
+const DefaultACCEpisodes = 100
+
+// Spec describes one form of policy spec, for help texts.
+type Spec struct {
+	Name  string // the spec before the colon
+	Usage string // e.g. "static[:KMIN_KB,KMAX_KB,PMAX]"
+	Help  string // a sentence or two
+	// SimulatorOnly marks a spec that is not an ECN control policy and
+	// that only the simulator runs (ideal): ParseControl refuses it.
+	SimulatorOnly bool
+}
+
+// Specs lists every spec Parse takes, in the order its errors list them.
+func Specs() []Spec {
+	var out []Spec
+	for _, d := range defs(context.Background(), Env{}, true) {
+		out = append(out, d.Spec)
+	}
+	return out
+}
+
+// Parse returns the policy spec names, under its canonical spec
+// (Canonical) as its name: an ECN control policy, or ideal, the fabric's
+// max-min fair share without queues (ideal.Run, as Named.Run), which the
+// simulator runs in place of a packet-level simulation. ctx bounds the
+// training of a policy that trains when its factory is first called (acc
+// without a model file).
+func Parse(ctx context.Context, spec string, env Env) (Named, error) {
+	return lookup(spec, defs(ctx, env, true))
+}
+
+// ParseControl is Parse for a fabric that runs only ECN control policies
+// (the testbed): it does not know ideal.
+func ParseControl(ctx context.Context, spec string, env Env) (Named, error) {
+	return lookup(spec, defs(ctx, env, false))
+}
+
+// Canonical writes spec as Parse names it: for static, edge and react
+// every number of the arguments (separated by ':' and ',') in strconv's
+// shortest decimal form, so that static:2,16,0.010 and static:2,16,0.01 are
+// one policy; any other spec as it is.
+func Canonical(spec string) string {
+	return canonical(spec, defs(context.Background(), Env{}, true))
+}
+
+// Split splits a list of specs at its commas, except that a piece that does
+// not start with a letter continues the arguments of the spec before it:
+// "static,static:10,40,0.2" is static and static:10,40,0.2.
+func Split(v string) []string {
+	var out []string
+	for _, p := range strings.Split(v, ",") {
+		p = strings.TrimSpace(p)
+		startsName := p != "" && (p[0] >= 'a' && p[0] <= 'z' || p[0] >= 'A' && p[0] <= 'Z')
+		if !startsName && len(out) > 0 && strings.Contains(out[len(out)-1], ":") {
+			out[len(out)-1] += "," + p
+			continue
+		}
+		out = append(out, p)
+	}
+	return out
+}
+
+// Grid is the name, in a list of specs, that stands for every fixed
+// setting of the learned policies' action set (ExpandGrid).
+const Grid = "grid"
+
+// ExpandGrid replaces each Grid in specs by the static:KMIN_KB,KMAX_KB,PMAX
+// spec of every action of gnn's action set, in action order: what any fixed
+// setting a learned policy can choose achieves.
+func ExpandGrid(specs []string) []string {
+	var out []string
+	for _, s := range specs {
+		if s != Grid {
+			out = append(out, s)
+			continue
+		}
+		for a := range gnn.NumActions {
+			kmin, kmax, pmax := gnn.ActionLevels(a)
+			out = append(out, fmt.Sprintf("static:%d,%d,%g", kmin, kmax, pmax))
+		}
+	}
+	return out
+}
+
+// def is one entry of the spec registry. To add a policy, add a def: its
+// Spec, and build, which parses the spec's arguments into a factory or
+// fails saying what is wrong with them.
+type def struct {
+	Spec
+	// build parses the spec's arguments, the text after the colon ("" when
+	// there is none), into a factory.
+	build func(args string) (Factory, error)
+	// run, if set, runs the spec's runs instead of the packet-level
+	// simulator (Named.Run).
+	run func(context.Context, replay.Config) (*replay.Result, error)
+	// numeric marks a policy whose arguments are numbers only: its name is
+	// then written with each number in one form (canonical).
+	numeric bool
+}
+
+// defs is the registry: the ECN control policies, static and the learned
+// ones, and with withIdeal the simulator's ideal.
+func defs(ctx context.Context, env Env, withIdeal bool) []def {
+	d := []def{
+		{
+			Spec: Spec{Name: "static", Usage: "static[:KMIN_KB,KMAX_KB,PMAX]",
+				Help: "static: Alibaba's thresholds (kmin 100 KB, kmax 400 KB, pmax 0.2 per 25 Gbps), never changed; " +
+					"static:10,40,0.2: those thresholds of a 25 Gbps port, scaled by each switch port's rate/25G"},
+			build:   buildStatic,
+			numeric: true,
+		},
+		{
+			Spec: Spec{Name: "edge", Usage: "edge:KMIN_KB,KMAX_KB,PMAX:KMIN_KB,KMAX_KB,PMAX",
+				Help: "edge:2,32,0.01:16,64,0.5: fixed thresholds by port role, the first setting on switch ports facing a host " +
+					"and the second on switch ports facing a switch (both of a 25 Gbps port, scaled by rate)"},
+			build:   buildEdge,
+			numeric: true,
+		},
+		{
+			Spec: Spec{Name: "react", Usage: "react:Q_KB:KMIN_KB,KMAX_KB,PMAX:KMIN_KB,KMAX_KB,PMAX",
+				Help: "react:8:32,128,0.5:2,16,1: a hand-written adaptive policy, every interval the second setting on switch ports " +
+					"whose queue feature reached Q KB and the first on the others (all of a 25 Gbps port, scaled by rate)"},
+			build:   buildReactive,
+			numeric: true,
+		},
+		{
+			Spec: Spec{Name: "graphcc", Usage: "graphcc[:MODEL]",
+				Help: "graphcc: the GraphCC model built into the binary; graphcc:FILE: a model trained by graphcc train"},
+			build: func(args string) (Factory, error) { return GraphCC(args) },
+		},
+		{
+			Spec: Spec{Name: "acc", Usage: "acc[:MODEL]",
+				Help: "acc: ACC agents trained first on the scenario they run on (eval's scenarios, with --acc-episodes; sim --scenario; " +
+					"testbed run's Clos and generated traffic); " +
+					"acc:FILE: ACC agents trained by graphcc train --kind acc, for a fabric of the same shape"},
+			build: func(args string) (Factory, error) {
+				if args != "" {
+					return ACCFile(args)
+				}
+				return ACC(ctx, env), nil
+			},
+		},
+	}
+	if withIdeal {
+		d = append(d, def{
+			Spec: Spec{Name: "ideal", Usage: "ideal", SimulatorOnly: true,
+				Help: "ideal: not an ECN policy but the fabric's ideal, every flow at its max-min fair share of the ports on its path " +
+					"at every instant, without queues (no telemetry, queue, PFC or ECN figures)"},
+			build: func(args string) (Factory, error) {
+				if args != "" {
+					return nil, fmt.Errorf("ideal takes no arguments, got %q", args)
+				}
+				return func(*topo.Fabric, scenario.Scenario, uint64) (control.Policy, []control.ECN, error) {
+					return nil, nil, errors.New("ideal is not an ECN control policy")
+				}, nil
+			},
+			run: ideal.Run,
+		})
+	}
+	return d
+}
+
+// canonical writes spec as lookup names it (Canonical).
+func canonical(spec string, defs []def) string {
+	name, args, ok := strings.Cut(spec, ":")
+	if !ok || !slices.ContainsFunc(defs, func(d def) bool { return d.Name == name && d.numeric }) {
+		return spec
+	}
+	groups := strings.Split(args, ":")
+	for i, g := range groups {
+		nums := strings.Split(g, ",")
+		for j, n := range nums {
+			if x, err := strconv.ParseFloat(strings.TrimSpace(n), 64); err == nil {
+				nums[j] = strconv.FormatFloat(x, 'f', -1, 64)
+			}
+		}
+		groups[i] = strings.Join(nums, ",")
+	}
+	return name + ":" + strings.Join(groups, ":")
+}
+
+// lookup finds spec (NAME or NAME:ARGS) among defs.
+func lookup(spec string, defs []def) (Named, error) {
+	name, args, _ := strings.Cut(spec, ":")
+	for _, d := range defs {
+		if d.Name != name {
+			continue
+		}
+		f, err := d.build(args)
+		if err != nil {
+			return Named{}, fmt.Errorf("%s: %w (usage: %s)", spec, err, d.Usage)
+		}
+		return Named{Name: canonical(spec, defs), New: f, Run: d.run}, nil
+	}
+	names := make([]string, len(defs))
+	usages := make([]string, len(defs))
+	for i, d := range defs {
+		names[i], usages[i] = d.Name, d.Usage
+	}
+	return Named{}, fmt.Errorf("unknown ECN policy %q (have: %s); forms: %s",
+		spec, strings.Join(names, ", "), strings.Join(usages, ", "))
+}
+
+// buildStatic is the static policy: no arguments for Alibaba's thresholds,
+// or KMIN_KB,KMAX_KB,PMAX for fixed thresholds of a 25 Gbps port scaled by
+// each switch port's rate.
+func buildStatic(args string) (Factory, error) {
+	if args == "" {
+		return Static(), nil
+	}
+	e, err := parseSetting(args)
+	if err != nil {
+		return nil, err
+	}
+	return Fixed(e), nil
+}
+
+// parseSetting parses KMIN_KB,KMAX_KB,PMAX, the thresholds in KB of 1000 B
+// (control.KB), into a valid setting.
+func parseSetting(args string) (control.ECN, error) {
+	parts := strings.Split(args, ",")
+	if len(parts) != 3 {
+		return control.ECN{}, fmt.Errorf("want 3 comma-separated numbers KMIN_KB,KMAX_KB,PMAX, got %q", args)
+	}
+	var v [3]float64
+	for i, p := range parts {
+		x, err := strconv.ParseFloat(strings.TrimSpace(p), 64)
+		if err != nil || math.IsNaN(x) || math.IsInf(x, 0) {
+			return control.ECN{}, fmt.Errorf("%q is not a number", p)
+		}
+		v[i] = x
+	}
+	if v[0] < 0 || v[1] < 0 || v[0] > 1e12 || v[1] > 1e12 {
+		return control.ECN{}, fmt.Errorf("thresholds kmin %g KB, kmax %g KB: want 0 to 1e12 KB", v[0], v[1])
+	}
+	e := control.ECN{KMin: int64(math.Round(v[0] * control.KB)), KMax: int64(math.Round(v[1] * control.KB)), PMax: v[2]}
+	if err := e.Validate(); err != nil {
+		return control.ECN{}, err
+	}
+	return e, nil
+}
+
+// buildReactive is the reactive policy: Q_KB:CALM:BUSY, a queue threshold
+// in KB and two settings KMIN_KB,KMAX_KB,PMAX, all of a 25 Gbps port
+// (Reactive).
+func buildReactive(args string) (Factory, error) {
+	parts := strings.Split(args, ":")
+	if len(parts) != 3 {
+		return nil, fmt.Errorf("want Q_KB:KMIN_KB,KMAX_KB,PMAX:KMIN_KB,KMAX_KB,PMAX, got %q", args)
+	}
+	q, err := strconv.ParseFloat(strings.TrimSpace(parts[0]), 64)
+	if err != nil || !(q >= 0) || q > 1e9 {
+		return nil, fmt.Errorf("queue threshold %q must be a number of KB in [0, 1e9]", parts[0])
+	}
+	calm, err := parseSetting(parts[1])
+	if err != nil {
+		return nil, fmt.Errorf("calm setting: %w", err)
+	}
+	busy, err := parseSetting(parts[2])
+	if err != nil {
+		return nil, fmt.Errorf("busy setting: %w", err)
+	}
+	return Reactive(q*control.KB, calm, busy), nil
+}
+
+// buildEdge is the policy of two fixed settings by port role:
+// KMIN_KB,KMAX_KB,PMAX:KMIN_KB,KMAX_KB,PMAX, the first for switch ports
+// facing a host, the second for switch ports facing a switch, both of a
+// 25 Gbps port (Edge).
+func buildEdge(args string) (Factory, error) {
+	parts := strings.Split(args, ":")
+	if len(parts) != 2 {
+		return nil, fmt.Errorf("want KMIN_KB,KMAX_KB,PMAX:KMIN_KB,KMAX_KB,PMAX (ports facing a host, then ports facing a switch), got %q", args)
+	}
+	host, err := parseSetting(parts[0])
+	if err != nil {
+		return nil, fmt.Errorf("setting of ports facing a host: %w", err)
+	}
+	sw, err := parseSetting(parts[1])
+	if err != nil {
+		return nil, fmt.Errorf("setting of ports facing a switch: %w", err)
+	}
+	return Edge(host, sw), nil
+}
