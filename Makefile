@@ -76,7 +76,7 @@ testbed:
 	mkdir -p $(TESTBED_OUT)
 	$(SUDO) $(BIN) testbed down --lab $(LAB) >/dev/null
 	$(SUDO) $(BIN) testbed up --lab $(LAB) --scale $(TESTBED_SCALE) $(TESTBED_UP)
-	$(SUDO) $(BIN) testbed run --lab $(LAB) --ecn static,graphcc --compare-sim \
+	$(SUDO) $(BIN) testbed run --lab $(LAB) --policies static,graphcc --compare-sim \
 		--summary-out $(TESTBED_OUT)/summary.json --fct-out $(TESTBED_OUT)/fct.txt \
 		--trace-out $(TESTBED_OUT)/telemetry.csv $(TESTBED_RUN); \
 	status=$$?; $(SUDO) $(BIN) testbed down --lab $(LAB); exit $$status
