@@ -42,7 +42,7 @@ import (
 // it has none). Sizes take B, KB, MB, GB (powers of 1000) or KiB, MiB, GiB;
 // rates and times topo.ParseRate's and topo.ParseDelay's units.
 
-// LoadScenarios reads the scenario file at path (see ReadScenarios);
+// Load reads the scenario file at path (see Read);
 // workload files are found relative to its directory.
 func Load(path string) ([]Scenario, error) {
 	f, err := os.Open(path)
@@ -53,10 +53,10 @@ func Load(path string) ([]Scenario, error) {
 	return Read(f, path, filepath.Dir(path))
 }
 
-// maxScenarioFile is the largest scenario file ReadScenarios reads.
+// maxScenarioFile is the largest scenario file Read reads.
 const maxScenarioFile = 1 << 20
 
-// ReadScenarios parses a scenario file from r: the format above. name
+// Read parses a scenario file from r: the format above. name
 // names the file in errors ("name:line: field: reason"); a workload that is
 // not a built-in is read from the CDF file of that path, relative to dir if
 // it is relative. Each scenario is checked as far as it can be without a
