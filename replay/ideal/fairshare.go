@@ -15,7 +15,7 @@ import (
 	"graphcc/trace"
 )
 
-// FairShare runs the flows of cfg through the ideal of its fabric instead
+// Run runs the flows of cfg through the ideal of its fabric instead
 // of the packet-level model: every flow is a fluid on its ECMP path (the
 // one the simulator gives it) that receives, at every instant, its max-min
 // fair share of the ports on that path, recomputed whenever a flow starts
@@ -31,7 +31,7 @@ import (
 // packet of Params.Payload bytes), take to leave at its share; alone in the
 // fabric a flow takes its Standalone FCT, slowdown 1.
 //
-// FairShare reads cfg's Fabric, Flows, Params.Payload, ECMPSeed and Until,
+// Run reads cfg's Fabric, Flows, Params.Payload, ECMPSeed and Until,
 // and ignores the rest: no policy, ECN setting or other hardware constant
 // applies. The Result has the FCT records, in completion order, and their
 // Summary; its queue, PFC and ECN figures are zero, and Summary.Events and
@@ -189,7 +189,7 @@ func wireBytes(size int64, payload int) int64 {
 	return size + packets*trace.StandaloneHeader
 }
 
-// fluid is a flow in progress under FairShare.
+// fluid is a flow in progress under Run.
 type fluid struct {
 	id          int32
 	bytes, left float64 // wire bytes in all, and still to send
