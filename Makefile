@@ -11,9 +11,15 @@ all: build
 build:
 	$(GO) build -o $(BIN) ./cmd/graphcc
 
-# The whole suite: vet, then every package's tests.
+# The whole suite: vet, then every package's tests, through
+# internal/cmd/testsummary: go test's package results and failures, then
+# every skipped test with its reason and "N passed, N failed, N skipped".
+# pipefail keeps go test's failure.
+test: SHELL := /bin/bash
+test: .SHELLFLAGS := -o pipefail -ec
 test:
-	$(GO) vet ./... && $(GO) test ./...
+	$(GO) vet ./...
+	$(GO) test -json ./... | $(GO) run ./internal/cmd/testsummary
 
 bench:
 	$(GO) run ./cmd/graphcc bench

@@ -89,46 +89,18 @@ type TestbedSummary struct {
 // just before the first flow so the run does not wait out the trace's
 // start offset.
 func RunWorkload(ctx context.Context, c WorkloadConfig) (*WorkloadResult, error) {
-	p := c.Plan
-	f := p.Fabric
-	if c.Interval == 0 {
-		c.Interval = control.DefaultInterval
+	if err := c.fillDefaults(); err != nil {
+		return nil, err
 	}
-	if c.Drain == 0 {
-		c.Drain = 20 * topo.Millisecond
-	}
-	if c.Scale <= 0 {
-		return nil, fmt.Errorf("workload: scale %v is not positive", c.Scale)
-	}
-	if len(c.Flows) == 0 {
-		return nil, errors.New("workload: no flows")
-	}
+	f := c.Plan.Fabric
 	sched, err := hostgen.Schedule(f, c.Flows, c.QPBase)
 	if err != nil {
 		return nil, fmt.Errorf("workload: %w", err)
 	}
-	first, last := c.Flows[0].Start, c.Flows[0].Start
-	for _, fl := range c.Flows {
-		first, last = min(first, fl.Start), max(last, fl.Start)
-	}
-	peers := make(map[topo.NodeID]netip.Addr, len(p.Hosts))
-	for _, h := range p.Hosts {
-		peers[h.Node] = h.IP
-	}
-	hosts := make([]*hostgen.Host, len(p.Hosts))
-	for i, hp := range p.Hosts {
-		hc := hostgen.HostConfig{
-			Node: hp.Node, Fabric: f, Netns: hp.Netns, Iface: hp.Iface, MAC: hp.MAC,
-			FabricMAC: lab.FabricMAC, IP: hp.IP, Peers: peers,
-		}
-		if c.Host != nil {
-			c.Host(&hc)
-		}
-		h, err := hostgen.NewHost(hc)
-		if err != nil {
-			return nil, fmt.Errorf("workload: %w", err)
-		}
-		hosts[i] = h
+	first, last := startSpan(c.Flows)
+	hosts, err := newHosts(c.Plan, c.Host)
+	if err != nil {
+		return nil, fmt.Errorf("workload: %w", err)
 	}
 	defer func() {
 		for _, h := range hosts {
@@ -140,23 +112,103 @@ func RunWorkload(ctx context.Context, c WorkloadConfig) (*WorkloadResult, error)
 			return nil, fmt.Errorf("workload: %w", err)
 		}
 	}
-
-	// Fabric time first-lead is now: the first flow starts lead into the
-	// run, after the loop's first read.
-	const lead = 10 * topo.Microsecond
-	scale := c.Scale
-	probe, err := hostgen.NewClock(time.Now(), scale)
-	if err != nil {
-		return nil, fmt.Errorf("workload: %w", err)
-	}
-	clock, err := hostgen.NewClock(time.Now().Add(-probe.Real(first-lead)), scale)
+	clock, err := leadClock(first, c.Scale)
 	if err != nil {
 		return nil, fmt.Errorf("workload: %w", err)
 	}
 	wall := time.Now()
+	loop, err := c.run(ctx, hosts, sched, clock, clock.At(last+c.Drain))
+	if err != nil {
+		return nil, fmt.Errorf("workload: %w", err)
+	}
+	end := clock.Now()
+	res := &WorkloadResult{Loop: loop}
+	marked, retx := res.collect(hosts)
+	s := TestbedSummary{Summary: metrics.Summarize(len(c.Flows), res.FCT, nil)}
+	s.ECNMarkedPackets = marked
+	s.Retransmitted = retx
+	s.Incomplete = len(c.Flows) - len(res.FCT)
+	s.SimSeconds = float64(end-first) / float64(topo.Second)
+	s.WallSeconds = time.Since(wall).Seconds()
+	s.PeakRSSBytes = metrics.PeakRSS()
+	s.Scale = c.Scale
+	s.addLoop(loop, c.Interval)
+	res.Summary = s
+	return res, nil
+}
+
+// fillDefaults sets the zero Interval and Drain to their defaults and
+// refuses a run without flows or a positive scale.
+func (c *WorkloadConfig) fillDefaults() error {
+	if c.Interval == 0 {
+		c.Interval = control.DefaultInterval
+	}
+	if c.Drain == 0 {
+		c.Drain = 20 * topo.Millisecond
+	}
+	if c.Scale <= 0 {
+		return fmt.Errorf("workload: scale %v is not positive", c.Scale)
+	}
+	if len(c.Flows) == 0 {
+		return errors.New("workload: no flows")
+	}
+	return nil
+}
+
+// startSpan returns the earliest and the latest start of flows, which is
+// not empty.
+func startSpan(flows []trace.Flow) (first, last int64) {
+	first, last = flows[0].Start, flows[0].Start
+	for _, fl := range flows {
+		first, last = min(first, fl.Start), max(last, fl.Start)
+	}
+	return first, last
+}
+
+// newHosts makes a hostgen host for each host of the plan, each knowing
+// every other's address; configure, if set, adjusts each configuration
+// after the plan's addresses are filled in.
+func newHosts(p *lab.Plan, configure func(*hostgen.HostConfig)) ([]*hostgen.Host, error) {
+	peers := make(map[topo.NodeID]netip.Addr, len(p.Hosts))
+	for _, h := range p.Hosts {
+		peers[h.Node] = h.IP
+	}
+	hosts := make([]*hostgen.Host, len(p.Hosts))
+	for i, hp := range p.Hosts {
+		hc := hostgen.HostConfig{
+			Node: hp.Node, Fabric: p.Fabric, Netns: hp.Netns, Iface: hp.Iface, MAC: hp.MAC,
+			FabricMAC: lab.FabricMAC, IP: hp.IP, Peers: peers,
+		}
+		if configure != nil {
+			configure(&hc)
+		}
+		h, err := hostgen.NewHost(hc)
+		if err != nil {
+			return nil, err
+		}
+		hosts[i] = h
+	}
+	return hosts, nil
+}
+
+// leadClock returns the run's fabric clock at scale: fabric time
+// first-lead is now, so the first flow starts lead into the run, after the
+// loop's first read.
+func leadClock(first int64, scale float64) (*hostgen.Clock, error) {
+	const lead = 10 * topo.Microsecond
+	probe, err := hostgen.NewClock(time.Now(), scale)
+	if err != nil {
+		return nil, err
+	}
+	return hostgen.NewClock(time.Now().Add(-probe.Real(first-lead)), scale)
+}
+
+// run runs the hosts on sched and the control loop on clock until every
+// host is done, one fails, the loop fails, ctx ends or deadline passes. A
+// host's failure puts the switches back on the static settings.
+func (c *WorkloadConfig) run(ctx context.Context, hosts []*hostgen.Host, sched []hostgen.Flow, clock *hostgen.Clock, deadline time.Time) (*LoopStats, error) {
 	runCtx, stopRun := context.WithCancel(ctx)
 	defer stopRun()
-	deadline := clock.At(last + c.Drain)
 	runCtx, cancelDeadline := context.WithDeadline(runCtx, deadline)
 	defer cancelDeadline()
 
@@ -184,14 +236,13 @@ func RunWorkload(ctx context.Context, c WorkloadConfig) (*WorkloadResult, error)
 		stopRun()
 	}()
 	loop, loopErr := RunLoop(runCtx, LoopConfig{
-		Fabric: f, Runtime: c.Runtime, Policy: c.Policy, Clock: clock, Interval: c.Interval,
+		Fabric: c.Plan.Fabric, Runtime: c.Runtime, Policy: c.Policy, Clock: clock, Interval: c.Interval,
 		Static: c.Static, Trace: c.Trace, OnStep: c.OnStep,
 	})
 	if loopErr != nil {
 		stopRun()
 	}
 	wg.Wait()
-	end := clock.Now()
 	if err := errors.Join(hostErr...); err != nil && loopErr == nil {
 		// The loop took the host's end of the run for a normal one: put
 		// the switches back on the static settings, as after a switch
@@ -199,14 +250,18 @@ func RunWorkload(ctx context.Context, c WorkloadConfig) (*WorkloadResult, error)
 		loopErr = restoreStatic(ctx, c.Runtime, c.Static, 0)
 	}
 	if err := errors.Join(append([]error{loopErr}, hostErr...)...); err != nil {
-		return nil, fmt.Errorf("workload: %w", err)
+		return nil, err
 	}
 	if err := ctx.Err(); err != nil {
-		return nil, fmt.Errorf("workload: %w", context.Cause(ctx))
+		return nil, context.Cause(ctx)
 	}
+	return loop, nil
+}
 
-	res := &WorkloadResult{Loop: loop}
-	var marked, retx int64
+// collect gathers the hosts' FCT records, sorted by start time then
+// source, and their statistics, and returns the CE-marked packets and the
+// retransmitted bytes of all hosts.
+func (res *WorkloadResult) collect(hosts []*hostgen.Host) (marked, retx int64) {
 	for _, h := range hosts {
 		res.FCT = append(res.FCT, h.FCTs()...)
 		st := h.Stats()
@@ -217,14 +272,12 @@ func RunWorkload(ctx context.Context, c WorkloadConfig) (*WorkloadResult, error)
 	slices.SortStableFunc(res.FCT, func(a, b trace.FCT) int {
 		return cmp.Or(cmp.Compare(a.Start, b.Start), cmp.Compare(a.Src, b.Src), cmp.Compare(a.SPort, b.SPort))
 	})
-	s := TestbedSummary{Summary: metrics.Summarize(len(c.Flows), res.FCT, nil)}
-	s.ECNMarkedPackets = marked
-	s.Retransmitted = retx
-	s.Incomplete = len(c.Flows) - len(res.FCT)
-	s.SimSeconds = float64(end-first) / float64(topo.Second)
-	s.WallSeconds = time.Since(wall).Seconds()
-	s.PeakRSSBytes = metrics.PeakRSS()
-	s.Scale = scale
+	return marked, retx
+}
+
+// addLoop fills in the control loop's figures: its steps, timings,
+// settings and queue feature, the steps spanning interval each.
+func (s *TestbedSummary) addLoop(loop *LoopStats, interval int64) {
 	s.ControlSteps, s.LateSteps, s.ECNWrites = loop.Steps, loop.Late, loop.Written
 	s.ECNSettings = loop.Settings
 	s.Events = int64(loop.Steps)
@@ -232,10 +285,8 @@ func RunWorkload(ctx context.Context, c WorkloadConfig) (*WorkloadResult, error)
 	s.ReadMsMean, s.DecideMsMean, s.WriteMsMean = msMean(loop.Read), msMean(loop.Decide), msMean(loop.Write)
 	if len(loop.Queue) > 0 {
 		s.QueueFeatureMean, s.QueueFeatureP99 = metrics.MeanP99(loop.Queue)
-		s.QueueSeconds = float64(loop.Steps) * float64(c.Interval) / float64(topo.Second) // the fabric time the steps span
+		s.QueueSeconds = float64(loop.Steps) * float64(interval) / float64(topo.Second) // the fabric time the steps span
 	}
-	res.Summary = s
-	return res, nil
 }
 
 func msMean(d []time.Duration) float64 {

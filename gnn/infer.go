@@ -114,8 +114,25 @@ func newInference(m *Model, g *topo.Graph, workers int, asm bool) *Inference {
 	if len(g.InStart) != n+1 {
 		panic(fmt.Sprintf("gnn: graph has %d ports but %d ingress offsets", n, len(g.InStart)))
 	}
-	H := s.Hidden
-	c := &inferCore{shape: s, asm: asm && H == 24, ports: n, rows: (n + inferChunk - 1) / inferChunk * inferChunk}
+	c := &inferCore{shape: s, asm: asm && s.Hidden == 24, ports: n, rows: (n + inferChunk - 1) / inferChunk * inferChunk}
+	c.setGraph(g)
+	c.allocWeights()
+	c.load(m)
+	c.setOrders()
+	c.allocActivations()
+	c.allocWorkers(workers)
+	inf := &Inference{c: c}
+	if len(c.workers) > 1 {
+		c.start()
+		runtime.AddCleanup(inf, func(c *inferCore) { c.stop() }, c)
+	}
+	return inf
+}
+
+// setGraph copies g's ingress lists, checking every offset and port, and
+// lists its agents.
+func (c *inferCore) setGraph(g *topo.Graph) {
+	n := c.ports
 	c.inStart = slices.Clone(g.InStart)
 	c.in = make([]int32, len(g.In))
 	for i, u := range g.In {
@@ -137,48 +154,56 @@ func newInference(m *Model, g *topo.Graph, workers int, asm bool) *Inference {
 			c.agents = append(c.agents, topo.PortID(p))
 		}
 	}
+}
 
-	c.allocWeights()
-	c.load(m)
-
-	// Processing orders: by source node (the first ingress port names it),
-	// then by port.
-	key := func(p int32) int32 {
-		if c.inStart[p] == c.inStart[p+1] {
-			return -1
-		}
-		return c.in[c.inStart[p]]
-	}
-	byNode := func(ps []int32) {
-		slices.SortFunc(ps, func(x, y int32) int {
-			if kx, ky := key(x), key(y); kx != ky {
-				return int(kx - ky)
-			}
-			return int(x - y)
-		})
-	}
-	c.order = make([][]int32, s.K+1)
-	for k := 1; k < s.K; k++ {
-		all := make([]int32, n)
+// setOrders sets the processing orders of the rounds, by source node (the
+// first ingress port names it), then by port: every port for rounds 1 to
+// K-1, the agents for round K, with each agent's row of Q.
+func (c *inferCore) setOrders() {
+	K := c.shape.K
+	c.order = make([][]int32, K+1)
+	for k := 1; k < K; k++ {
+		all := make([]int32, c.ports)
 		for p := range all {
 			all[p] = int32(p)
 		}
-		byNode(all)
+		c.sortByNode(all)
 		c.order[k] = all
 	}
 	last := make([]int32, len(c.agents))
 	for i, p := range c.agents {
 		last[i] = int32(p)
 	}
-	byNode(last)
-	c.order[s.K] = last
+	c.sortByNode(last)
+	c.order[K] = last
 	c.qrow = make([]int32, len(last))
 	for i, p := range last {
 		j, _ := slices.BinarySearch(c.agents, topo.PortID(p))
 		c.qrow[i] = int32(j)
 	}
+}
 
-	perPort := func() []float32 { return alignedFloat32s(c.rows * H) }
+// sortByNode sorts ports by source node (the first ingress port; -1 for a
+// port without one), then by port.
+func (c *inferCore) sortByNode(ports []int32) {
+	key := func(p int32) int32 {
+		if c.inStart[p] == c.inStart[p+1] {
+			return -1
+		}
+		return c.in[c.inStart[p]]
+	}
+	slices.SortFunc(ports, func(x, y int32) int {
+		if kx, ky := key(x), key(y); kx != ky {
+			return int(kx - ky)
+		}
+		return int(x - y)
+	})
+}
+
+// allocActivations allocates the per-port activations h, a and b, and Q.
+func (c *inferCore) allocActivations() {
+	s := c.shape
+	perPort := func() []float32 { return alignedFloat32s(c.rows * s.Hidden) }
 	c.h = make([][]float32, s.K)
 	for k := range c.h {
 		c.h[k] = perPort()
@@ -189,14 +214,20 @@ func newInference(m *Model, g *topo.Graph, workers int, asm bool) *Inference {
 		c.a[k], c.b[k] = perPort(), perPort()
 	}
 	c.q = alignedFloat32s(len(c.agents) * s.Actions)
+}
 
+// allocWorkers gives each of workers workers its scratch; workers <= 0
+// chooses as NewInference says, and there are never more workers than
+// chunks of ports.
+func (c *inferCore) allocWorkers(workers int) {
 	if workers <= 0 {
 		workers = 1
 		if len(c.in) >= inferParallelEdges {
 			workers = runtime.GOMAXPROCS(0)
 		}
 	}
-	workers = max(1, min(workers, (n+inferChunk-1)/inferChunk))
+	workers = max(1, min(workers, (c.ports+inferChunk-1)/inferChunk))
+	H, A := c.shape.Hidden, c.shape.Actions
 	for range workers {
 		c.workers = append(c.workers, &inferWorker{
 			agg: alignedFloat32s(inferChunk * 3 * H),
@@ -204,17 +235,11 @@ func newInference(m *Model, g *topo.Graph, workers int, asm bool) *Inference {
 			hn:  alignedFloat32s(inferChunk * H),
 			an:  alignedFloat32s(inferChunk * H),
 			bn:  alignedFloat32s(inferChunk * H),
-			q:   alignedFloat32s(inferChunk * s.Actions),
+			q:   alignedFloat32s(inferChunk * A),
 			r:   alignedFloat32s(8 * H),
 			m:   alignedFloat32s(H),
 		})
 	}
-	inf := &Inference{c: c}
-	if workers > 1 {
-		c.start()
-		runtime.AddCleanup(inf, func(c *inferCore) { c.stop() }, c)
-	}
-	return inf
 }
 
 // allocWeights gives every weight block its own aligned storage.

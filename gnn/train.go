@@ -247,6 +247,7 @@ type NoUpdatesError struct {
 // first update: the larger of Warmup and Batch.
 func (e *NoUpdatesError) Need() int { return max(e.Warmup, e.Batch) }
 
+// Error says how many episodes gave no update, why, and how many would.
 func (e *NoUpdatesError) Error() string {
 	what := "the warmup"
 	if e.Batch > e.Warmup {
@@ -267,6 +268,7 @@ func (e *NoUpdatesError) Error() string {
 	return fmt.Sprintf("%s, and an episode gives at most %d; raise episodes to at least %d", head, e.PerEpisode, e.MinEpisodes)
 }
 
+// Unwrap returns ErrNoUpdates.
 func (e *NoUpdatesError) Unwrap() error { return ErrNoUpdates }
 
 // EpisodeTransitions returns the most transitions an episode of c gives

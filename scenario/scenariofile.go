@@ -42,7 +42,7 @@ import (
 // it has none). Sizes take B, KB, MB, GB (powers of 1000) or KiB, MiB, GiB;
 // rates and times topo.ParseRate's and topo.ParseDelay's units.
 
-// LoadScenarios reads the scenario file at path (see ReadScenarios);
+// Load reads the scenario file at path (see Read);
 // workload files are found relative to its directory.
 func Load(path string) ([]Scenario, error) {
 	f, err := os.Open(path)
@@ -53,10 +53,10 @@ func Load(path string) ([]Scenario, error) {
 	return Read(f, path, filepath.Dir(path))
 }
 
-// maxScenarioFile is the largest scenario file ReadScenarios reads.
+// maxScenarioFile is the largest scenario file Read reads.
 const maxScenarioFile = 1 << 20
 
-// ReadScenarios parses a scenario file from r: the format above. name
+// Read parses a scenario file from r: the format above. name
 // names the file in errors ("name:line: field: reason"); a workload that is
 // not a built-in is read from the CDF file of that path, relative to dir if
 // it is relative. Each scenario is checked as far as it can be without a
@@ -191,17 +191,9 @@ func (p *scenarioParser) scenario(n *yaml.Node) (Scenario, error) {
 		return Scenario{}, p.errorf(n, "", errors.New("want a scenario (a mapping with a name)"))
 	}
 	// the base first: every other field overrides it
-	s := Default()
-	for i := 0; i+1 < len(n.Content); i += 2 {
-		if k, v := n.Content[i], n.Content[i+1]; k.Value == "base" {
-			name, err := scalarString(v)
-			if err == nil {
-				s, err = ByName(name)
-			}
-			if err != nil {
-				return Scenario{}, p.errorf(v, "base", err)
-			}
-		}
+	s, err := p.base(n)
+	if err != nil {
+		return Scenario{}, err
 	}
 	baseIncast := s.Gen.Incast
 	if baseIncast.Period == 0 {
@@ -209,7 +201,7 @@ func (p *scenarioParser) scenario(n *yaml.Node) (Scenario, error) {
 	}
 	s.Description = ""
 	named, described, closGiven := false, false, false
-	err := p.fields(n, func(key string, v *yaml.Node) error {
+	err = p.fields(n, func(key string, v *yaml.Node) error {
 		var err error
 		switch key {
 		case "base":
@@ -268,6 +260,24 @@ func (p *scenarioParser) scenario(n *yaml.Node) (Scenario, error) {
 			return Scenario{}, p.genError(n, s.Name, ge)
 		}
 		return Scenario{}, p.errorf(n, "", fmt.Errorf("scenario %s: %w", s.Name, err))
+	}
+	return s, nil
+}
+
+// base returns the built-in scenario that scenario mapping n names as its
+// base, Default if it names none.
+func (p *scenarioParser) base(n *yaml.Node) (Scenario, error) {
+	s := Default()
+	for i := 0; i+1 < len(n.Content); i += 2 {
+		if k, v := n.Content[i], n.Content[i+1]; k.Value == "base" {
+			name, err := scalarString(v)
+			if err == nil {
+				s, err = ByName(name)
+			}
+			if err != nil {
+				return Scenario{}, p.errorf(v, "base", err)
+			}
+		}
 	}
 	return s, nil
 }

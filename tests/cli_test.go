@@ -11,6 +11,7 @@ import (
 	"reflect"
 	"strings"
 	"testing"
+	"time"
 )
 
 // built is the graphcc command TestMain built for these tests, or why it
@@ -192,6 +193,9 @@ func TestCLIBadInput(t *testing.T) {
 		{"pmax out of range", []string{"sim", "--policy", "static:10,40,1.5", "--duration", "1ms", "--fct-out", "out.fct"}, "ecn: pmax 1.5 is outside [0, 1]"},
 		{"missing flow file", []string{"sim", "--flows", "none.txt", "--fct-out", "out.fct"}, "--flows: open none.txt"},
 		{"unknown scenario", []string{"eval", "--scenarios", "nosuch", "--out", "ev"}, `unknown scenario "nosuch"`},
+		{"float flag with a typo", []string{"sim", "--load", "0.6x", "--fct-out", "out.fct"}, "graphcc: --load: \"0.6x\" is not a number\n"},
+		{"status of no lab", []string{"testbed", "status", "--lab", "nolab", "--dir", "lab"},
+			"graphcc: no lab \"nolab\" is up in lab (graphcc testbed up --lab nolab --dir lab starts one)\n"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			_, errOut, code := graphcc(t, bin, dir, tc.args...)
@@ -204,5 +208,47 @@ func TestCLIBadInput(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// TestCLIInterrupt: SIGINT stops a long run, which exits 130 after its
+// cleanup with one line saying so, and leaves no output, whole or partial.
+func TestCLIInterrupt(t *testing.T) {
+	bin := graphccBinary(t)
+	dir := t.TempDir()
+	cmd := exec.Command(bin, "sim", "--duration", "2s", "--fct-out", "out.fct", "--summary-out", "summary.json")
+	cmd.Dir = dir
+	var stdout, stderr bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	time.Sleep(time.Second) // into the simulation, which takes about a minute
+	if err := cmd.Process.Signal(os.Interrupt); err != nil {
+		t.Fatal(err)
+	}
+	done := make(chan error, 1)
+	go func() { done <- cmd.Wait() }()
+	var err error
+	select {
+	case err = <-done:
+	case <-time.After(30 * time.Second):
+		cmd.Process.Kill()
+		<-done
+		t.Fatal("graphcc sim still running 30 s after SIGINT")
+	}
+	var exit *exec.ExitError
+	if !errors.As(err, &exit) || exit.ExitCode() != 130 {
+		t.Errorf("graphcc sim after SIGINT: %v, want exit status 130", err)
+	}
+	if got := stderr.String(); got != "graphcc: interrupted\n" {
+		t.Errorf("stderr %q, want one line: graphcc: interrupted", got)
+	}
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, e := range entries {
+		t.Errorf("an interrupted run left %s", e.Name())
 	}
 }

@@ -1,9 +1,3 @@
-// Package topo describes datacenter fabrics: nodes (hosts and switches),
-// full-duplex links, the directed egress ports they give, shortest-path ECMP
-// routing, and the agent graph that the GraphCC policy runs on.
-//
-// Times are integer picoseconds and rates are bits per second throughout
-// graphcc; the constants below name the units.
 package topo
 
 // Time units, in picoseconds.

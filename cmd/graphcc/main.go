@@ -4,7 +4,9 @@
 // Every command is thin: it parses its flags into the library's config
 // structs (topo.ClosConfig, workload.GenConfig, replay.Config, experiment.Config) and calls the
 // library. Errors name the flag or file at fault; main prints them as
-// "graphcc: <error>" on stderr and exits with status 1.
+// "graphcc: <error>" on stderr and exits with status 1 (130 after SIGINT,
+// once the command has cleaned up). Warnings and log records read
+// "graphcc: warning: <message> (<key=value ...>)".
 package main
 
 import (
@@ -23,13 +25,21 @@ import (
 )
 
 func main() {
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	// A context per signal, so that the exit status can name the signal.
+	intCtx, stopInt := signal.NotifyContext(context.Background(), os.Interrupt)
+	ctx, stopTerm := signal.NotifyContext(intCtx, syscall.SIGTERM)
 	err := newRootCmd().ExecuteContext(ctx)
-	stop()
-	if err != nil {
-		fmt.Fprintf(os.Stderr, "graphcc: %v\n", err)
-		os.Exit(1)
+	var sig syscall.Signal // before stop, which cancels the contexts too
+	switch {
+	case intCtx.Err() != nil:
+		sig = syscall.SIGINT
+	case ctx.Err() != nil:
+		sig = syscall.SIGTERM
 	}
+	cause := context.Cause(ctx)
+	stopTerm()
+	stopInt()
+	os.Exit(exitStatus(os.Stderr, err, sig, cause))
 }
 
 // rootOpts are the flags every command shares.
@@ -61,6 +71,7 @@ load with a 16:1 incast every 1 ms, for 25 ms of arrivals.`,
 			return nil
 		},
 	}
+	root.SetFlagErrorFunc(flagError)
 	root.PersistentFlags().StringVar(&o.logLevel, "log-level", "warn", "log level on stderr: debug, info, warn or error")
 	logger := func(cmd *cobra.Command) *slog.Logger {
 		lvl, _ := parseLogLevel(o.logLevel) // validated in PersistentPreRunE
@@ -90,7 +101,7 @@ func parseLogLevel(s string) (slog.Level, error) {
 }
 
 func newLogger(w io.Writer, lvl slog.Level) *slog.Logger {
-	return slog.New(slog.NewTextHandler(w, &slog.HandlerOptions{Level: lvl}))
+	return slog.New(newLineHandler(w, lvl))
 }
 
 func newVersionCmd() *cobra.Command {

@@ -236,6 +236,13 @@ func TestBadFlags(t *testing.T) {
 		{[]string{"bench", "--runs", "0"}, "--runs 0"},
 		{[]string{"bench", "--sweep", "--load", "0.5"}, "--load"},
 		{[]string{"--log-level", "loud", "version"}, "--log-level loud"},
+		{[]string{"sim", "--load", "0.6x"}, `--load: "0.6x" is not a number`},
+		{[]string{"sim", "--leaves", "1e3"}, `--leaves: "1e3" is not a whole number`},
+		{[]string{"sim", "--seed", "-1"}, `--seed: "-1" is not a whole number, 0 or more`},
+		{[]string{"sim", "--no-pfc=maybe"}, `--no-pfc: "maybe" is not true or false`},
+		{[]string{"sim", "--leaves", "99999999999999999999"}, `--leaves: "99999999999999999999" is out of range`},
+		{[]string{"train", "--episodes", "four"}, `--episodes: "four" is not a whole number`},
+		{[]string{"sim", "--fail-random"}, "flag needs an argument: --fail-random"},
 	} {
 		_, _, err := execute(t, context.Background(), tc.args...)
 		if err == nil || !strings.Contains(err.Error(), tc.want) {

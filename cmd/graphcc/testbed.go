@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"log/slog"
 	"os"
 	"path/filepath"
@@ -846,6 +847,14 @@ func newTestbedStatusCmd() *cobra.Command {
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			out := cmd.OutOrStdout()
 			st, err := lab.ReadStatus(l.lab, l.dir)
+			if errors.Is(err, fs.ErrNotExist) {
+				// It fails, so that a script can ask whether a lab is up.
+				where, up := "", "graphcc testbed up --lab "+l.lab
+				if l.dir != "" {
+					where, up = " in "+l.dir, up+" --dir "+l.dir
+				}
+				return fmt.Errorf("no lab %q is up%s (%s starts one)", l.lab, where, up)
+			}
 			if err != nil {
 				return err
 			}

@@ -15,7 +15,7 @@ import (
 	"graphcc/trace"
 )
 
-// FairShare runs the flows of cfg through the ideal of its fabric instead
+// Run runs the flows of cfg through the ideal of its fabric instead
 // of the packet-level model: every flow is a fluid on its ECMP path (the
 // one the simulator gives it) that receives, at every instant, its max-min
 // fair share of the ports on that path, recomputed whenever a flow starts
@@ -31,7 +31,7 @@ import (
 // packet of Params.Payload bytes), take to leave at its share; alone in the
 // fabric a flow takes its Standalone FCT, slowdown 1.
 //
-// FairShare reads cfg's Fabric, Flows, Params.Payload, ECMPSeed and Until,
+// Run reads cfg's Fabric, Flows, Params.Payload, ECMPSeed and Until,
 // and ignores the rest: no policy, ECN setting or other hardware constant
 // applies. The Result has the FCT records, in completion order, and their
 // Summary; its queue, PFC and ECN figures are zero, and Summary.Events and
@@ -39,105 +39,147 @@ import (
 // of them.
 func Run(ctx context.Context, cfg replay.Config) (*replay.Result, error) {
 	wall := time.Now()
-	f := cfg.Fabric
 	p, err := cfg.EffectiveParams()
 	if err != nil {
 		return nil, err
 	}
-	flows := cfg.Flows
 	router, err := replay.NewRouter(&cfg)
 	if err != nil {
 		return nil, err
 	}
+	r := &fairShare{
+		fabric: cfg.Fabric, flows: cfg.Flows, router: router, payload: p.Payload,
+		order: byStart(cfg.Flows), w: newWaterfill(cfg.Fabric), until: math.Inf(1),
+	}
+	if cfg.Until > 0 {
+		r.until = float64(cfg.Until)
+	}
+	if len(r.order) > 0 {
+		r.now = float64(r.flows[r.order[0]].Start)
+	}
+	first := r.now
+	if err := r.run(ctx, first); err != nil {
+		return nil, err
+	}
+	sum := metrics.Summarize(len(r.flows), r.recs, metrics.DefaultBins())
+	sum.Events = r.c.Events
+	sum.SimSeconds = (r.now - first) / float64(topo.Second)
+	sum.WallSeconds = time.Since(wall).Seconds()
+	sum.PeakRSSBytes = metrics.PeakRSS()
+	return &replay.Result{Summary: sum, FCT: r.recs, Counters: r.c, End: int64(math.Round(r.now))}, nil
+}
+
+// byStart returns the indices of flows in order of start, ties in index
+// order.
+func byStart(flows []trace.Flow) []int32 {
 	order := make([]int32, len(flows))
 	for i := range order {
 		order[i] = int32(i)
 	}
 	slices.SortStableFunc(order, func(a, b int32) int { return cmp.Compare(flows[a].Start, flows[b].Start) })
+	return order
+}
 
-	w := newWaterfill(f)
-	until := math.Inf(1)
-	if cfg.Until > 0 {
-		until = float64(cfg.Until)
-	}
-	var (
-		active []fluid
-		recs   []trace.FCT
-		c      replay.Counters
-		path   []topo.PortID
-		next   int
-		now    float64
-	)
-	if len(order) > 0 {
-		now = float64(flows[order[0]].Start)
-	}
-	first := now
-	for next < len(order) || len(active) > 0 {
-		if c.Events%1024 == 0 && ctx.Err() != nil {
-			return nil, fmt.Errorf("interrupted at %.3f ms simulated: %w", (now-first)/float64(topo.Millisecond), context.Cause(ctx))
+// fairShare is a run of Run: the flows started so far and the time.
+type fairShare struct {
+	fabric  *topo.Fabric
+	flows   []trace.Flow
+	router  *replay.Router
+	payload int
+	order   []int32 // flows by start
+	w       *waterfill
+	until   float64 // the end of the run, ps; +Inf: when every flow is done
+
+	active []fluid
+	recs   []trace.FCT
+	c      replay.Counters
+	path   []topo.PortID // scratch
+	next   int           // the position in order of the next flow to start
+	now    float64
+}
+
+// run allocates the rates at every start and completion until every flow
+// has finished or until has passed. first is the time of the first start.
+func (r *fairShare) run(ctx context.Context, first float64) error {
+	for r.next < len(r.order) || len(r.active) > 0 {
+		if r.c.Events%1024 == 0 && ctx.Err() != nil {
+			return fmt.Errorf("interrupted at %.3f ms simulated: %w", (r.now-first)/float64(topo.Millisecond), context.Cause(ctx))
 		}
-		if len(active) == 0 {
-			now = max(now, float64(flows[order[next]].Start))
+		if len(r.active) == 0 {
+			r.now = max(r.now, float64(r.flows[r.order[r.next]].Start))
 		}
-		if now > until {
+		if r.now > r.until {
 			break
 		}
-		for next < len(order) && float64(flows[order[next]].Start) <= now {
-			id := order[next]
-			fl := flows[id]
-			path = router.Route(path[:0], int(id))
-			bytes := float64(wireBytes(fl.Size, p.Payload))
-			active = append(active, fluid{id: id, bytes: bytes, left: bytes, path: slices.Clone(path)})
-			next++
-		}
-		w.allocate(active)
-		c.Events++
-
-		// Advance to the first completion or arrival, whichever is sooner.
-		dt, fin := math.Inf(1), -1
-		for i := range active {
-			if t := active[i].left / active[i].rate; t < dt {
-				dt, fin = t, i
-			}
-		}
-		if next < len(order) {
-			if t := float64(flows[order[next]].Start) - now; t < dt {
-				dt, fin = t, -1
-			}
-		}
-		if now+dt > until {
-			dt, fin = until-now, -1
-		}
+		r.admit()
+		r.w.allocate(r.active)
+		r.c.Events++
+		dt, fin := r.advance()
 		if math.IsInf(dt, 1) {
-			return nil, errors.New("replay: fair share: flows without a rate") // a port of rate 0
+			return errors.New("replay: fair share: flows without a rate") // a port of rate 0
 		}
-		now += dt
-		kept := active[:0]
-		for i, a := range active {
-			a.left -= a.rate * dt
-			if i == fin || a.left <= 1e-9*a.bytes {
-				fl := flows[a.id]
-				recs = append(recs, trace.FCT{
-					Src: fl.Src, Dst: fl.Dst, SPort: router.SourcePort(int(a.id)), DPort: fl.DPort, Size: fl.Size, Start: fl.Start,
-					FCT:        f.BaseRTT(fl.Src, fl.Dst) + int64(math.Round(now-float64(fl.Start))),
-					Standalone: trace.Standalone(f, fl.Src, fl.Dst, fl.Size, p.Payload, trace.StandaloneHeader),
-				})
-				continue
-			}
-			kept = append(kept, a)
-		}
-		clear(active[len(kept):])
-		active = kept
-		if now >= until {
+		r.now += dt
+		r.finish(fin, dt)
+		if r.now >= r.until {
 			break
 		}
 	}
-	sum := metrics.Summarize(len(flows), recs, metrics.DefaultBins())
-	sum.Events = c.Events
-	sum.SimSeconds = (now - first) / float64(topo.Second)
-	sum.WallSeconds = time.Since(wall).Seconds()
-	sum.PeakRSSBytes = metrics.PeakRSS()
-	return &replay.Result{Summary: sum, FCT: recs, Counters: c, End: int64(math.Round(now))}, nil
+	return nil
+}
+
+// admit makes every flow that has started by now active, on its ECMP path.
+func (r *fairShare) admit() {
+	for r.next < len(r.order) && float64(r.flows[r.order[r.next]].Start) <= r.now {
+		id := r.order[r.next]
+		fl := r.flows[id]
+		r.path = r.router.Route(r.path[:0], int(id))
+		bytes := float64(wireBytes(fl.Size, r.payload))
+		r.active = append(r.active, fluid{id: id, bytes: bytes, left: bytes, path: slices.Clone(r.path)})
+		r.next++
+	}
+}
+
+// advance returns the time to the first completion or arrival, whichever
+// is sooner, bounded by until, and the index in active of the flow that
+// completes then (-1: none).
+func (r *fairShare) advance() (dt float64, fin int) {
+	dt, fin = math.Inf(1), -1
+	for i := range r.active {
+		if t := r.active[i].left / r.active[i].rate; t < dt {
+			dt, fin = t, i
+		}
+	}
+	if r.next < len(r.order) {
+		if t := float64(r.flows[r.order[r.next]].Start) - r.now; t < dt {
+			dt, fin = t, -1
+		}
+	}
+	if r.now+dt > r.until {
+		dt, fin = r.until-r.now, -1
+	}
+	return dt, fin
+}
+
+// finish takes dt of sending off every active flow and records the FCT of
+// those that are done: the one at index fin and any with nothing left.
+func (r *fairShare) finish(fin int, dt float64) {
+	f, p := r.fabric, r.payload
+	kept := r.active[:0]
+	for i, a := range r.active {
+		a.left -= a.rate * dt
+		if i == fin || a.left <= 1e-9*a.bytes {
+			fl := r.flows[a.id]
+			r.recs = append(r.recs, trace.FCT{
+				Src: fl.Src, Dst: fl.Dst, SPort: r.router.SourcePort(int(a.id)), DPort: fl.DPort, Size: fl.Size, Start: fl.Start,
+				FCT:        f.BaseRTT(fl.Src, fl.Dst) + int64(math.Round(r.now-float64(fl.Start))),
+				Standalone: trace.Standalone(f, fl.Src, fl.Dst, fl.Size, p, trace.StandaloneHeader),
+			})
+			continue
+		}
+		kept = append(kept, a)
+	}
+	clear(r.active[len(kept):])
+	r.active = kept
 }
 
 // wireBytes is a flow's payload plus one StandaloneHeader per packet of
@@ -147,7 +189,7 @@ func wireBytes(size int64, payload int) int64 {
 	return size + packets*trace.StandaloneHeader
 }
 
-// fluid is a flow in progress under FairShare.
+// fluid is a flow in progress under Run.
 type fluid struct {
 	id          int32
 	bytes, left float64 // wire bytes in all, and still to send

@@ -1,0 +1,11 @@
+// Package gnn holds graphcc's learning core: the GraphCC message-passing
+// Q-network, the per-agent MLP Q-network of the ACC baseline, the Adam
+// optimizer, the Huber loss and the model file format.
+//
+// Everything is float64. Every network keeps all its parameters in one flat
+// []float64 so that the optimizer, checkpoints and target-network copies treat
+// a model as one vector. Forward and Backward write into caller-provided
+// buffers (a workspace sized once per shape) and do not allocate. Shape
+// mismatches are programming errors and panic with a "gnn: …" message, as
+// gonum's floats package does.
+package gnn
