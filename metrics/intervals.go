@@ -50,7 +50,7 @@ func (r Ratio) HasInterval() bool { return r.Hi > 0 }
 // below 1: the two policies differ at the interval's level.
 func (r Ratio) Excludes1() bool { return r.HasInterval() && (r.Lo > 1 || r.Hi < 1) }
 
-// looStats are one policy's statistics on one scenario leaving out each
+// Jackknife holds one policy's statistics on one scenario leaving out each
 // seed in turn: entry k of each is over the flows of every seed but k. They
 // are all the intervals need of a policy's flows: the leave-one-out ratio
 // of two policies is the ratio of their leave-one-out statistics.
@@ -73,7 +73,7 @@ type seedValue struct {
 	seed int32
 }
 
-// newLOOStats computes the statistics of runs (the FCT records of each
+// NewJackknife computes the statistics of runs (the FCT records of each
 // seed, in seed order; queues, each run's mean queue) leaving out each seed
 // in turn, for the size bins bins (upper bounds, as SlowdownBySize takes
 // them).
@@ -229,7 +229,7 @@ func looPercentiles(vals []seedValue, seeds int, q float64) []float64 {
 	return out
 }
 
-// looRatios returns p's leave-one-out values divided by ref's: the
+// JackknifeRatios returns p's leave-one-out values divided by ref's: the
 // leave-one-out values of the ratio, whose spread jackknifeHalf turns into
 // an interval.
 func JackknifeRatios(p, ref []float64) []float64 {
@@ -264,7 +264,7 @@ func jackknifeHalf(theta []float64) float64 {
 	return t * math.Sqrt((n-1)/n*ss)
 }
 
-// logInterval returns the ratio v with its interval from the leave-one-out
+// LogInterval returns the ratio v with its interval from the leave-one-out
 // values of its logarithm, logTheta: v·exp(±h), h the jackknifeHalf of
 // logTheta. A ratio is judged on the log scale, where r and 1/r lie equally
 // far from 1, so the interval is asymmetric about v and never reaches 0
@@ -283,7 +283,7 @@ func LogInterval(v float64, logTheta []float64) Ratio {
 	return r
 }
 
-// logs returns the logarithms of theta (NaN for a value not positive).
+// Logs returns the logarithms of theta (NaN for a value not positive).
 func Logs(theta []float64) []float64 {
 	out := make([]float64, len(theta))
 	for k, x := range theta {

@@ -11,14 +11,14 @@ import (
 	"graphcc/topo"
 )
 
-// PolicyFactory builds the ECN control of one run: a fresh policy for
+// Factory builds the ECN control of one run: a fresh policy for
 // fabric f of scenario sc at seed (it must share no state with the policies
 // of other runs, which run concurrently), and the initial ECN setting of
 // every port (indexed by topo.PortID), or nil for Alibaba's thresholds
 // (control.StaticSettings).
 type Factory func(f *topo.Fabric, sc scenario.Scenario, seed uint64) (control.Policy, []control.ECN, error)
 
-// NamedPolicy is a policy of an evaluation under the name its reports use.
+// Named is a policy of an evaluation under the name its reports use.
 type Named struct {
 	Name string
 	New  Factory
@@ -28,7 +28,7 @@ type Named struct {
 	Run func(context.Context, replay.Config) (*replay.Result, error)
 }
 
-// StaticPolicy is the static baseline: Alibaba's thresholds on every port,
+// Static is the static baseline: Alibaba's thresholds on every port,
 // never changed.
 func Static() Factory {
 	return func(*topo.Fabric, scenario.Scenario, uint64) (control.Policy, []control.ECN, error) {
@@ -36,10 +36,10 @@ func Static() Factory {
 	}
 }
 
-// FixedPolicy keeps one setting per port rate: base is the setting of a
+// Fixed keeps one setting per port rate: base is the setting of a
 // 25 Gbps (control.RefRate) port, and every switch port gets its thresholds
-// scaled by rate/25G (see ScaledECN). FixedPolicy(control.Alibaba(25G))
-// runs exactly as StaticPolicy.
+// scaled by rate/25G (see ScaledECN). Fixed(control.Alibaba(25G))
+// runs exactly as Static.
 func Fixed(base control.ECN) Factory {
 	return func(f *topo.Fabric, _ scenario.Scenario, _ uint64) (control.Policy, []control.ECN, error) {
 		if err := base.Validate(); err != nil {
@@ -49,11 +49,11 @@ func Fixed(base control.ECN) Factory {
 	}
 }
 
-// EdgePolicy keeps two settings, both given for a 25 Gbps port and scaled
-// by each port's rate as FixedPolicy scales its one: toHost on every switch
+// Edge keeps two settings, both given for a 25 Gbps port and scaled
+// by each port's rate as Fixed scales its one: toHost on every switch
 // port whose link leads to a host (the last hop, where incasts queue) and
 // toSwitch on every switch port whose link leads to another switch.
-// EdgePolicy(e, e) runs exactly as FixedPolicy(e). It is a yardstick for
+// Edge(e, e) runs exactly as Fixed(e). It is a yardstick for
 // what thresholds per port role, which a policy that sees the topology
 // could learn, are worth beside one threshold for all.
 func Edge(toHost, toSwitch control.ECN) Factory {

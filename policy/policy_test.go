@@ -20,16 +20,16 @@ func TestFixedPolicyScales(t *testing.T) {
 		t.Fatal(err)
 	}
 	if !reflect.DeepEqual(ecn, control.StaticSettings(f)) {
-		t.Error("FixedPolicy(Alibaba at 25G) differs from the static settings")
+		t.Error("Fixed(Alibaba at 25G) differs from the static settings")
 	}
 	if _, _, err := Fixed(control.ECN{KMin: 2, KMax: 1})(f, scenario.Default(), 1); err == nil {
-		t.Error("FixedPolicy accepted kmax < kmin")
+		t.Error("Fixed accepted kmax < kmin")
 	}
 }
 
 // TestEdgePolicy: host-facing switch ports get the first setting, the
 // ports between switches the second, each scaled by rate; host NICs keep
-// Alibaba's; one setting for both is FixedPolicy's; bad settings are
+// Alibaba's; one setting for both is Fixed's; bad settings are
 // refused, each named.
 func TestEdgePolicy(t *testing.T) {
 	f, err := topo.Clos(topo.DefaultClos())
@@ -65,7 +65,7 @@ func TestEdgePolicy(t *testing.T) {
 		t.Errorf("%d host-facing and %d switch-facing ports, want 24 and 16", nHost, nSwitch)
 	}
 	if _, up, _ := Edge(sw, sw)(f, scenario.Default(), 1); !reflect.DeepEqual(up, swAll) {
-		t.Error("EdgePolicy(e, e) differs from FixedPolicy(e)")
+		t.Error("Edge(e, e) differs from Fixed(e)")
 	}
 	bad := control.ECN{KMin: 2, KMax: 1}
 	for _, tc := range []struct {
@@ -76,7 +76,7 @@ func TestEdgePolicy(t *testing.T) {
 		{host, bad, "ports facing a switch"},
 	} {
 		if _, _, err := Edge(tc.host, tc.sw)(f, scenario.Default(), 1); err == nil || !strings.Contains(err.Error(), tc.want) {
-			t.Errorf("EdgePolicy(%v, %v): %v, want an error naming %q", tc.host, tc.sw, err, tc.want)
+			t.Errorf("Edge(%v, %v): %v, want an error naming %q", tc.host, tc.sw, err, tc.want)
 		}
 	}
 }

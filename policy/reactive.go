@@ -9,12 +9,12 @@ import (
 	"graphcc/topo"
 )
 
-// ReactivePolicy is a hand-written adaptive policy, a yardstick for the
+// Reactive is a hand-written adaptive policy, a yardstick for the
 // learned ones: every control interval, each switch port whose queue
 // feature (control.PortSample.QueueFeature, the one the learned policies
 // see) reached threshold bytes gets busy, every other switch port gets
 // calm. threshold, calm and busy are given for a 25 Gbps port
-// (control.RefRate) and scaled by each port's rate/25G, as FixedPolicy scales
+// (control.RefRate) and scaled by each port's rate/25G, as Fixed scales
 // its setting. Ports start at calm.
 func Reactive(threshold float64, calm, busy control.ECN) Factory {
 	return func(f *topo.Fabric, _ scenario.Scenario, _ uint64) (control.Policy, []control.ECN, error) {

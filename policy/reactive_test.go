@@ -98,7 +98,7 @@ func TestReactivePolicy(t *testing.T) {
 		{8_000, calm, control.ECN{KMin: 1, KMax: 5, PMax: 2}, "reactive: "},
 	} {
 		if _, _, err := Reactive(bad.q, bad.calm, bad.busy)(f, scenario.Scenario{}, 1); err == nil || !strings.Contains(err.Error(), bad.want) {
-			t.Errorf("ReactivePolicy(%g, %v, %v): error %v, want %q", bad.q, bad.calm, bad.busy, err, bad.want)
+			t.Errorf("Reactive(%g, %v, %v): error %v, want %q", bad.q, bad.calm, bad.busy, err, bad.want)
 		}
 	}
 }

@@ -190,7 +190,7 @@ func spaced(d string) string {
 	return d[:i] + " " + d[i:]
 }
 
-// DefaultScenario is the GraphCC training scenario, fb60-incast:
+// Default is the GraphCC training scenario, fb60-incast:
 // FB_Hadoop at 60 % load with a 16:1 incast of 64 KB every 1 ms, 25 ms of
 // arrivals, on the GraphCC Clos (topo.DefaultClos).
 func Default() Scenario {
@@ -268,7 +268,7 @@ func Suite() []Scenario {
 	}
 }
 
-// ScenarioNames lists the names of Suite, in its order.
+// Names lists the names of Suite, in its order.
 func Names() []string {
 	suite := Suite()
 	names := make([]string, len(suite))
@@ -278,7 +278,7 @@ func Names() []string {
 	return names
 }
 
-// ScenarioByName returns the scenario of Suite named name.
+// ByName returns the scenario of Suite named name.
 func ByName(name string) (Scenario, error) {
 	for _, s := range Suite() {
 		if s.Name == name {

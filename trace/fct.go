@@ -245,7 +245,7 @@ func parseFCT(fields []string) (FCT, error) {
 	return r, nil
 }
 
-// throughputGbps is the flow's size*8/FCT in Gbps; r.FCT must be positive.
+// ThroughputGbps is the flow's size*8/FCT in Gbps; r.FCT must be positive.
 func (r FCT) ThroughputGbps() float64 {
 	return float64(r.Size) * 8 * float64(topo.Second) / float64(r.FCT) / float64(topo.Gbps)
 }

@@ -195,7 +195,7 @@ func (c *CDF) Mean() float64 {
 	return s / 100
 }
 
-// Workload returns a fresh copy of a built-in flow-size distribution by its
+// Builtin returns a fresh copy of a built-in flow-size distribution by its
 // short name, case-insensitively: "fb_hadoop" (HPCC's FbHdp_distribution.txt),
 // "websearch" (WebSearch_distribution.txt), "alistorage" (AliStorage2019.txt)
 // or "googlerpc" (GoogleRPC2008.txt). The CDF's Name is the short name.
@@ -217,7 +217,7 @@ func Builtin(name string) (*CDF, error) {
 	return c, nil
 }
 
-// Workloads lists the short names of the built-in workloads, sorted.
+// Names lists the short names of the built-in workloads, sorted.
 func Names() []string {
 	names := make([]string, 0, len(builtinFiles))
 	for k := range builtinFiles {
