@@ -539,7 +539,7 @@ func (o *evalOpts) run(ctx context.Context, cmd *cobra.Command, log *slog.Logger
 	before := readEvalManifest(o.out)
 	written := []string{"report.md"}
 	for i := range rep.Scenarios {
-		written = append(written, rep.Scenarios[i].Scenario.Name+".png")
+		written = append(written, rep.FigureFile(i))
 	}
 	// First the old list and the new names together, so that a failure
 	// below leaves every file eval wrote listed.
@@ -552,10 +552,8 @@ func (o *evalOpts) run(ctx context.Context, cmd *cobra.Command, log *slog.Logger
 	if err := writeEvalManifest(o.out, planned); err != nil {
 		return err
 	}
-	for i := range rep.Scenarios {
-		if err := writeFigure(filepath.Join(o.out, written[i+1]), rep, i); err != nil {
-			return fmt.Errorf("--out: figure: %w", err)
-		}
+	if _, err := rep.WriteFigures(o.out); err != nil {
+		return fmt.Errorf("--out: %w", err)
 	}
 	if err := writeOutput("out", filepath.Join(o.out, "report.md"), rep.WriteMarkdown); err != nil {
 		return err

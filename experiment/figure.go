@@ -1,12 +1,14 @@
-package main
+package experiment
 
 import (
 	"fmt"
 	"image/color"
 	"io"
 	"math"
+	"path/filepath"
 	"slices"
 	"strconv"
+	"strings"
 
 	"gonum.org/v1/plot"
 	"gonum.org/v1/plot/font"
@@ -16,7 +18,6 @@ import (
 	"gonum.org/v1/plot/vg/draw"
 	"gonum.org/v1/plot/vg/vgimg"
 
-	"graphcc/experiment"
 	"graphcc/internal/fileio"
 	"graphcc/metrics"
 	"graphcc/scenario"
@@ -67,22 +68,40 @@ func binLabel(bins []int64, i int) string {
 	return short(bins[i])
 }
 
-// writeFigure writes the figure of scenario si of rep to path as a PNG,
-// atomically: FCT slowdown median, p95 and p99 per flow-size bin
-// (rep.Bins, metrics.FigureBins), each policy's value divided by the
-// reference policy's in the same bin (so the reference is the line at 1;
-// a bin without flows is left out) with its 95 % interval where the
-// evaluation has one (PolicyResult.BinVsRef), and the scenario's flow-size
-// CDF.
-func writeFigure(path string, rep *experiment.Report, si int) error {
-	c, _, err := drawFigure(rep, si)
+// WriteFigure writes the figure of scenario si of r to w as a PNG: FCT
+// slowdown median, p95 and p99 per flow-size bin (r.Bins,
+// metrics.FigureBins), each policy's value divided by the reference
+// policy's in the same bin (so the reference is the line at 1; a bin
+// without flows is left out) with its 95 % interval where the evaluation
+// has one (PolicyResult.BinVsRef), and the scenario's flow-size CDF.
+func (r *Report) WriteFigure(w io.Writer, si int) error {
+	c, _, err := drawFigure(r, si)
 	if err != nil {
 		return err
 	}
-	return fileio.WriteAtomic(path, func(w io.Writer) error {
-		_, err := vgimg.PngCanvas{Canvas: c}.WriteTo(w)
-		return err
-	})
+	_, err = vgimg.PngCanvas{Canvas: c}.WriteTo(w)
+	return err
+}
+
+// FigureFile is the name WriteFigures gives the figure of scenario si:
+// the scenario's name with ".png".
+func (r *Report) FigureFile(si int) string {
+	return r.Scenarios[si].Scenario.Name + ".png"
+}
+
+// WriteFigures writes the figure of every scenario (WriteFigure) into the
+// directory dir, which must exist, each atomically as FigureFile, and
+// returns the names of the files written.
+func (r *Report) WriteFigures(dir string) ([]string, error) {
+	var names []string
+	for si := range r.Scenarios {
+		name := r.FigureFile(si)
+		if err := fileio.WriteAtomic(filepath.Join(dir, name), func(w io.Writer) error { return r.WriteFigure(w, si) }); err != nil {
+			return names, fmt.Errorf("figure %s: %w", name, err)
+		}
+		names = append(names, name)
+	}
+	return names, nil
 }
 
 // errorBars are the points of one policy's intervals in a panel.
@@ -91,9 +110,9 @@ type errorBars struct {
 	plotter.YErrors
 }
 
-// drawFigure draws writeFigure's figure and returns it with the number of
+// drawFigure draws WriteFigure's figure and returns it with the number of
 // error bars it drew.
-func drawFigure(rep *experiment.Report, si int) (*vgimg.Canvas, int, error) {
+func drawFigure(rep *Report, si int) (*vgimg.Canvas, int, error) {
 	sr := rep.Scenarios[si]
 	ref := rep.RefIndex()
 	img := vgimg.NewWith(vgimg.UseWH(figWidth, figHeight), vgimg.UseDPI(figDPI))
@@ -101,11 +120,11 @@ func drawFigure(rep *experiment.Report, si int) (*vgimg.Canvas, int, error) {
 
 	stats := []struct {
 		title string
-		get   func(experiment.BinRatios) metrics.Ratio
+		get   func(BinRatios) metrics.Ratio
 	}{
-		{"median", func(b experiment.BinRatios) metrics.Ratio { return b.P50 }},
-		{"p95", func(b experiment.BinRatios) metrics.Ratio { return b.P95 }},
-		{"p99", func(b experiment.BinRatios) metrics.Ratio { return b.P99 }},
+		{"median", func(b BinRatios) metrics.Ratio { return b.P50 }},
+		{"p95", func(b BinRatios) metrics.Ratio { return b.P95 }},
+		{"p99", func(b BinRatios) metrics.Ratio { return b.P99 }},
 	}
 	nb := len(rep.Bins)
 	ticks := make([]plot.Tick, nb)
@@ -256,7 +275,7 @@ func drawFigure(rep *experiment.Report, si int) (*vgimg.Canvas, int, error) {
 	}
 	sub := draw.TextStyle{Color: color.Gray{Y: 60}, Font: font.From(plot.DefaultFont, 11), Handler: plot.DefaultTextHandler, YAlign: draw.YTop}
 	strip.FillText(sub, vg.Point{X: strip.Min.X + vg.Points(12), Y: strip.Max.Y - vg.Points(26)},
-		fmt.Sprintf("%s flows over seeds %s; each policy's statistic divided by %s's in the same bin%s", groupDigits(flows), formatSeeds(rep.Seeds), rep.Reference, bars))
+		fmt.Sprintf("%s flows over seeds %s; each policy's statistic divided by %s's in the same bin%s", groupThousands(flows), seedRanges(rep.Seeds), rep.Reference, bars))
 	for pi, lg := range legends[:kept] {
 		cell := strip
 		cell.Min.X = spots[pi].x
@@ -427,11 +446,23 @@ func countLabel(n int) string {
 	return strconv.Itoa(n)
 }
 
-// groupDigits writes n with thousands separators.
-func groupDigits(n int) string {
-	s := strconv.Itoa(n)
-	for i := len(s) - 3; i > 0; i -= 3 {
-		s = s[:i] + "," + s[i:]
+// seedRanges writes seeds comma-separated, runs of three or more
+// consecutive seeds as ranges: "1001-1010,2001".
+func seedRanges(s []uint64) string {
+	var parts []string
+	for i := 0; i < len(s); {
+		j := i
+		for j+1 < len(s) && s[j+1] == s[j]+1 {
+			j++
+		}
+		if j-i >= 2 {
+			parts = append(parts, fmt.Sprintf("%d-%d", s[i], s[j]))
+		} else {
+			for _, v := range s[i : j+1] {
+				parts = append(parts, strconv.FormatUint(v, 10))
+			}
+		}
+		i = j + 1
 	}
-	return s
+	return strings.Join(parts, ",")
 }

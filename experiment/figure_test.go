@@ -1,4 +1,4 @@
-package main
+package experiment
 
 import (
 	"bytes"
@@ -9,7 +9,6 @@ import (
 	"gonum.org/v1/plot/vg/vgimg"
 
 	"graphcc/control"
-	"graphcc/experiment"
 	"graphcc/metrics"
 	"graphcc/policy"
 	"graphcc/scenario"
@@ -82,7 +81,7 @@ func TestFigureIntervals(t *testing.T) {
 	sc.Clos.Leaves, sc.Clos.Spines, sc.Clos.HostsPerLeaf = 2, 1, 2
 	sc.Gen.Duration = topo.Millisecond
 	sc.Gen.Incast = workload.IncastConfig{Period: 250 * topo.Microsecond, FanIn: 3, Size: 64000}
-	rep, err := experiment.Evaluate(t.Context(), experiment.Config{
+	rep, err := Evaluate(t.Context(), Config{
 		Scenarios: []scenario.Scenario{sc},
 		Policies: []policy.Named{
 			{Name: "static", New: policy.Static()},
