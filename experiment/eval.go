@@ -43,6 +43,10 @@ type Config struct {
 	// Rewards, if any, score every run the way training would have
 	// rewarded it (see NamedReward), whatever its policy.
 	Rewards []NamedReward
+	// ShowRewards puts the rewards' scores in the Markdown report (a
+	// column per reward, and how each ranks the policies). The JSON report
+	// has them whether or not.
+	ShowRewards bool
 }
 
 // NamedReward scores runs for an evaluation under the name its reports use.
@@ -132,10 +136,11 @@ func newReport(c Config) *Report {
 		ref = c.Policies[0].Name
 	}
 	rep := &Report{
-		Reference: ref,
-		Seeds:     slices.Clone(c.Seeds),
-		Bins:      metrics.FigureBins(),
-		Scenarios: make([]ScenarioResult, len(c.Scenarios)),
+		Reference:   ref,
+		ShowRewards: c.ShowRewards,
+		Seeds:       slices.Clone(c.Seeds),
+		Bins:        metrics.FigureBins(),
+		Scenarios:   make([]ScenarioResult, len(c.Scenarios)),
 	}
 	for _, p := range c.Policies {
 		rep.Policies = append(rep.Policies, p.Name)

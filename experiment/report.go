@@ -18,8 +18,10 @@ type Report struct {
 	Seeds     []uint64
 	Bins      []int64 // bounds of PolicyResult.SlowdownByBin (FigureBins)
 	// Rewards name the rewards of Config.Rewards, in order.
-	Rewards   []string
-	Scenarios []ScenarioResult
+	Rewards []string
+	// ShowRewards is Config.ShowRewards: WriteMarkdown writes the rewards.
+	ShowRewards bool
+	Scenarios   []ScenarioResult
 	// GeoMeanVsRef is, per policy, the geometric mean over the scenarios
 	// of its mean slowdown divided by the reference's (over the scenarios
 	// where that is defined), nil with a single scenario. Its interval
