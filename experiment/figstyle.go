@@ -75,15 +75,20 @@ func (s figStyle) glyph() draw.GlyphStyle {
 }
 
 // regularTicks labels a linear axis at a regular step (tickStep: about
-// five steps over the axis) on a grid through
-// the value through: 1 on an axis of ratios to the reference.
+// five steps over the axis) on a grid through the value through (1 on an
+// axis of ratios to the reference) while the step is below 1, through 0
+// from a step of 1.
 type regularTicks struct{ through float64 }
 
 func (t regularTicks) Ticks(lo, hi float64) []plot.Tick {
 	step, prec := tickStep((hi - lo) / 5)
+	at := t.through
+	if step >= 1 { // 0, 20, 40 rather than 1, 21, 41
+		at = 0
+	}
 	var out []plot.Tick
-	for k := math.Ceil((lo-t.through)/step - 1e-9); t.through+k*step <= hi+step*1e-9; k++ {
-		v := t.through + k*step
+	for k := math.Ceil((lo-at)/step - 1e-9); at+k*step <= hi+step*1e-9; k++ {
+		v := at + k*step
 		out = append(out, plot.Tick{Value: v, Label: strconv.FormatFloat(v, 'f', prec, 64)})
 	}
 	return out
