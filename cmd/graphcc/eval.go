@@ -314,7 +314,7 @@ geometric mean over them) and writes into --out:
   report.md        the report
   <scenario>.png   FCT slowdown median, p95 and p99 per flow-size bin,
                    relative to --reference (with 95 % intervals from 3
-                   seeds on), beside the flow-size CDF
+                   seeds on), above the flow-size CDF
   .graphcc-eval    the files above: the next eval into --out removes
                    the figures of scenarios it does not evaluate again
 
