@@ -1,9 +1,15 @@
 // Package experiment runs graphcc's evaluations: every policy on every
 // scenario at every seed, on the same traces, in parallel, and the report
 // (Markdown and JSON) of slowdowns, throughput and queues with ratios to a
-// reference policy and their 95 % intervals. A Go program gets the same
-// report as graphcc eval does: Evaluate(ctx, Config{...}).
+// reference policy and their 95 % intervals, and its figures (one PNG per
+// scenario, a paper column wide). A Go program gets the same report and
+// figures as graphcc eval does: Evaluate(ctx, Config{...}), then
+// Report.WriteMarkdown, WriteJSON and WriteFigures.
 //
 // It also keeps the evaluation's seeds (EvalSeeds, 1001 to 1010) apart:
 // no training or model selection may use them (CheckTrainingSeeds).
+//
+// The files by job: eval.go the harness (Evaluate), report.go the report's
+// types, markdown.go and json.go its two forms, figure.go and figstyle.go
+// the figures, seeds.go and rewards.go the seed and reward grammars.
 package experiment

@@ -117,11 +117,18 @@ func TestEvaluateIntervals(t *testing.T) {
 	if err := r.WriteMarkdown(&md); err != nil {
 		t.Fatal(err)
 	}
+	if !strings.Contains(relativeTo(low.MeanVsRef, "low"), "(95 % CI ") {
+		t.Errorf("the summary of low's mean lacks its interval: %s", relativeTo(low.MeanVsRef, "low"))
+	}
 	for _, want := range []string{"| mean slowdown / static (95 % CI) | p99 ≤100KB / static (95 % CI) |",
 		"95 % intervals from the variation between seeds (delete-one-seed jackknife of the ratio's logarithm, Student's t with 2 degrees of freedom)",
 		" | " + fratio(low.MeanVsRef) + " | " + fratio(low.SmallP99VsRef) + " | ",
 		"| geometric mean | 1.000 | " + fratio(g[1]) + " |\n",
-		"| " + sr.Scenario.Name + " | 1.000 | " + fratio(low.MeanVsRef) + " |\n"} {
+		"| " + sr.Scenario.Name + " | 1.000 | " + fratio(low.MeanVsRef) + " |\n",
+		// the summary leads, worded as the targets are, with intervals
+		"# Evaluation\n\n## Summary\n\nstatic against each other policy",
+		"- static on " + sr.Scenario.Name + ": mean slowdown " + relativeTo(low.MeanVsRef, "low") + "; short-flow p99 slowdown " + relativeTo(low.SmallP99VsRef, "low") + ".\n",
+		"- static over the 2 scenarios (geometric mean of the ratios): mean slowdown " + relativeTo(g[1], "low") + ".\n"} {
 		if !strings.Contains(md.String(), want) {
 			t.Errorf("markdown lacks %q:\n%s", want, md.String())
 		}
@@ -178,6 +185,26 @@ func TestEvaluateIntervals(t *testing.T) {
 // leaving out each of three seeds gives 0.5, 0.5, 0.5 on the first and 1, 2
 // and 4 on the second, so the geometric means leaving out each seed are
 // sqrt(0.5), 1 and sqrt(2), whose logarithms are -ln2/2, 0 and ln2/2.
+func TestRelativeTo(t *testing.T) {
+	for _, tc := range []struct {
+		r    metrics.Ratio
+		want string
+	}{
+		// the main job's static against graphcc
+		{metrics.Ratio{Value: 1.273, Lo: 1.228, Hi: 1.319}, "21.4 % below static (95 % CI 18.6–24.2 %)"},
+		{metrics.Ratio{Value: 1.010, Lo: 0.995, Hi: 1.025}, "1.0 % below static (95 % CI −0.5 to 2.4 %)"},
+		{metrics.Ratio{Value: 0.9, Lo: 0.85, Hi: 0.95}, "11.1 % above static (95 % CI 5.3–17.6 %)"},
+		{metrics.Ratio{Value: 0.97}, "3.1 % above static"},
+		{metrics.Ratio{Value: 1}, "0.0 % below static"},
+		{metrics.Ratio{Value: 1, Lo: 1, Hi: 1}, "0.0 % below static"},
+		{metrics.Ratio{Value: math.NaN()}, "undefined against static"},
+	} {
+		if got := relativeTo(tc.r, "static"); got != tc.want {
+			t.Errorf("relativeTo(%+v) = %q, want %q", tc.r, got, tc.want)
+		}
+	}
+}
+
 func TestGeoMeans(t *testing.T) {
 	pol := func(name string, mean float64, loo ...float64) PolicyResult {
 		pr := PolicyResult{Policy: name, meanLOO: loo}

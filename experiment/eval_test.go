@@ -134,7 +134,8 @@ func TestEvaluateTiny(t *testing.T) {
 	}
 	for _, want := range []string{"## tiny", "| static | ", "| low | ", "## Overall: mean slowdown / static's", "| tiny | 1.000 |",
 		"| mean slowdown / static | p99 ≤100KB / static |", "no intervals: those come from the variation between seeds and need at least 3",
-		fratio(low.MeanVsRef) + " | " + fratio(low.SmallP99VsRef) + " |"} {
+		fratio(low.MeanVsRef) + " | " + fratio(low.SmallP99VsRef) + " |",
+		"## Summary", "- static on tiny: mean slowdown " + relativeTo(low.MeanVsRef, "low") + "; short-flow p99 slowdown " + relativeTo(low.SmallP99VsRef, "low") + ".\n"} {
 		if !strings.Contains(md.String(), want) {
 			t.Errorf("markdown lacks %q:\n%s", want, md.String())
 		}
@@ -377,7 +378,19 @@ func TestEvaluateRewards(t *testing.T) {
 		}
 	}
 
+	// The Markdown report shows the rewards when asked (ShowRewards).
 	var md bytes.Buffer
+	if err := r.WriteMarkdown(&md); err != nil {
+		t.Fatal(err)
+	}
+	if strings.Contains(md.String(), "reward") {
+		t.Errorf("markdown without ShowRewards has rewards:\n%s", md.String())
+	}
+	c.ShowRewards = true
+	if r, err = Evaluate(context.Background(), c); err != nil {
+		t.Fatal(err)
+	}
+	md.Reset()
 	if err := r.WriteMarkdown(&md); err != nil {
 		t.Fatal(err)
 	}
@@ -431,6 +444,14 @@ func TestRewardAlignmentReport(t *testing.T) {
 		Seeds: []uint64{1},
 	}
 	var md bytes.Buffer
+	if err := r.WriteMarkdown(&md); err != nil {
+		t.Fatal(err)
+	}
+	if strings.Contains(md.String(), "## Reward against mean slowdown") || strings.Contains(md.String(), "0.5000") {
+		t.Errorf("rewards shown without ShowRewards:\n%s", md.String())
+	}
+	r.ShowRewards = true
+	md.Reset()
 	if err := r.WriteMarkdown(&md); err != nil {
 		t.Fatal(err)
 	}

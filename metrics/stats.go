@@ -259,11 +259,19 @@ func binLabels(s []Stats) []string {
 	return labels
 }
 
-// WriteTable writes s as an aligned, human-readable text table.
+// WriteTable writes s as aligned, human-readable text tables: the
+// slowdowns overall, per size bin (a bin without flows shows "–"), of
+// incast and of background flows; the queues in KB (1000 B, the unit of
+// the ECN thresholds), the instantaneous one the simulator samples and the
+// queue feature the policies see; then the counters.
 func (s Summary) WriteTable(w io.Writer) error {
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
 	row := func(cells ...string) { fmt.Fprintln(tw, strings.Join(cells, "\t")+"\t") }
 	stat := func(label string, st Stats) {
+		if st.Count == 0 {
+			row(label, "0", "–", "–", "–", "–")
+			return
+		}
 		row(label, strconv.Itoa(st.Count), ff(st.Mean), ff(st.P50), ff(st.P95), ff(st.P99))
 	}
 	row("slowdown", "flows", "mean", "p50", "p95", "p99")
@@ -273,6 +281,10 @@ func (s Summary) WriteTable(w io.Writer) error {
 	}
 	stat("incast", s.SlowdownIncast)
 	stat("background", s.SlowdownBackground)
+	fmt.Fprintln(tw)
+	row("queue (KB = 1000 B)", "mean", "p99")
+	row("instantaneous (simulator)", ff(s.QueueBytesMean/control.KB), ff(s.QueueBytesP99/control.KB))
+	row("feature (policies' input)", ff(s.QueueFeatureMean/control.KB), ff(s.QueueFeatureP99/control.KB))
 	if err := tw.Flush(); err != nil {
 		return err
 	}
@@ -282,8 +294,7 @@ func (s Summary) WriteTable(w io.Writer) error {
 	kv := func(k, v string) { fmt.Fprintf(tw, "%s\t%s\n", k, v) }
 	kv("flows", fmt.Sprintf("%d (%d completed)", s.Flows, s.Completed))
 	kv("throughput (mean per flow)", ff(s.ThroughputGbpsMean)+" Gbps")
-	kv("queue mean", ff(s.QueueBytesMean)+" B (over "+ff(s.QueueSeconds)+" s)")
-	kv("queue p99", ff(s.QueueBytesP99)+" B")
+	kv("queues sampled over", ff(s.QueueSeconds)+" s")
 	kv("pfc pauses", strconv.FormatInt(s.PFCPauses, 10))
 	kv("ecn marked packets", strconv.FormatInt(s.ECNMarkedPackets, 10))
 	kv("drops", strconv.FormatInt(s.Drops, 10))

@@ -98,6 +98,7 @@ func sampleSummary() Summary {
 	}
 	s := Summarize(5, recs, nil)
 	s.QueueBytesMean, s.QueueBytesP99 = 1234.5, 99999
+	s.QueueFeatureMean, s.QueueFeatureP99 = 800, 4000
 	s.PFCPauses, s.ECNMarkedPackets, s.Drops, s.Events = 3, 44, 0, 123456
 	s.SimSeconds, s.WallSeconds, s.PeakRSSBytes = 0.027, 1.5, 64<<20
 	return s
@@ -131,7 +132,11 @@ func TestSummaryWriteTable(t *testing.T) {
 	}
 	out := b.String()
 	for _, want := range []string{"slowdown", "p99", "all", "<=10KB", "10KB-100KB", "100KB-1MB", ">1MB",
-		"incast", "background", "5 (4 completed)", "Gbps", "1234.500 B", "pfc pauses", "44", "123456", "0.027 s", "64.0 MiB"} {
+		"incast", "background", "5 (4 completed)", "Gbps", "pfc pauses", "44", "123456", "0.027 s", "64.0 MiB",
+		// queues in KB, the instantaneous one and the feature
+		"queue (KB = 1000 B)   mean     p99", "instantaneous (simulator)  1.234  99.999", "feature (policies' input)  0.800   4.000",
+		// the empty bin
+		"100KB-1MB      0       –       –       –       –\n"} {
 		if !strings.Contains(out, want) {
 			t.Errorf("table lacks %q:\n%s", want, out)
 		}

@@ -75,6 +75,11 @@ func TestEvalTiny(t *testing.T) {
 	}
 
 	m, data := readEvalJSON(t, js)
+	// The rewards (default convex:25) are in the JSON, in the report only
+	// with --rewards.
+	if strings.Contains(stdout, "reward") || !bytes.Contains(data, []byte(`"rewards": [`)) {
+		t.Errorf("rewards: in the report %v, in the JSON %v", strings.Contains(stdout, "reward"), bytes.Contains(data, []byte(`"rewards": [`)))
+	}
 	if m.Reference != "static" || len(m.Seeds) != 2 || len(m.Scenarios) != 2 || m.Scenarios[1].Workload != "websearch" || len(m.Scenarios[0].CDF) == 0 {
 		t.Fatalf("json: %s", data)
 	}

@@ -442,7 +442,7 @@ func writeCurvePNG(path string, stats []gnn.EpisodeStats) error {
 	}
 	const w, h = 7 * vg.Inch, 2.5 * vg.Inch
 	n := vg.Length(len(series))
-	img := vgimg.NewWith(vgimg.UseWH(w, h*n), vgimg.UseDPI(figDPI))
+	img := vgimg.NewWith(vgimg.UseWH(w, h*n), vgimg.UseDPI(110))
 	dc := draw.New(img)
 	for i, sr := range series {
 		p := plot.New()

@@ -1,15 +1,16 @@
-package main
+package experiment
 
 import (
 	"bytes"
+	"math"
 	"reflect"
+	"strings"
 	"testing"
 
 	"gonum.org/v1/plot/vg"
 	"gonum.org/v1/plot/vg/vgimg"
 
 	"graphcc/control"
-	"graphcc/experiment"
 	"graphcc/metrics"
 	"graphcc/policy"
 	"graphcc/scenario"
@@ -82,7 +83,7 @@ func TestFigureIntervals(t *testing.T) {
 	sc.Clos.Leaves, sc.Clos.Spines, sc.Clos.HostsPerLeaf = 2, 1, 2
 	sc.Gen.Duration = topo.Millisecond
 	sc.Gen.Incast = workload.IncastConfig{Period: 250 * topo.Microsecond, FanIn: 3, Size: 64000}
-	rep, err := experiment.Evaluate(t.Context(), experiment.Config{
+	rep, err := Evaluate(t.Context(), Config{
 		Scenarios: []scenario.Scenario{sc},
 		Policies: []policy.Named{
 			{Name: "static", New: policy.Static()},
@@ -140,5 +141,72 @@ func TestCountLabel(t *testing.T) {
 		if got := countLabel(tc.n); got != tc.want {
 			t.Errorf("countLabel(%d) = %q, want %q", tc.n, got, tc.want)
 		}
+	}
+}
+
+func TestRegularTicks(t *testing.T) {
+	for _, tc := range []struct {
+		through, lo, hi float64
+		want            string
+	}{
+		{1, 0.37, 2.7, "0.5 1.0 1.5 2.0 2.5"},
+		{1, 0.55, 1.65, "0.75 1.00 1.25 1.50"},
+		{1, 0.95, 1.05, "0.96 0.98 1.00 1.02 1.04"},
+		{1, 0.8, 1.3, "0.8 0.9 1.0 1.1 1.2 1.3"},
+		{0, 0, 100, "0 20 40 60 80 100"},
+		{1, 0, 12, "0 5 10"},
+		{1, 0.5, 55, "20 40"},
+		{0, 0, 60, "0 20 40 60"},
+	} {
+		var got []string
+		var step float64
+		ticks := regularTicks{through: tc.through}.Ticks(tc.lo, tc.hi)
+		for i, tk := range ticks {
+			got = append(got, tk.Label)
+			if i == 1 {
+				step = tk.Value - ticks[0].Value
+			} else if i > 1 && math.Abs(tk.Value-ticks[i-1].Value-step) > 1e-9 {
+				t.Errorf("%+v: irregular ticks %v", tc, ticks)
+			}
+		}
+		if strings.Join(got, " ") != tc.want {
+			t.Errorf("ticks of %v on [%v, %v]: %v, want %s", tc.through, tc.lo, tc.hi, got, tc.want)
+		}
+	}
+}
+
+// TestPolicyStyle: a policy has one style whatever the figure, the known
+// ones theirs, and no other policy takes a known one's.
+func TestPolicyStyle(t *testing.T) {
+	if got := policyStyle("graphcc"); got != knownStyles["graphcc"] || got.color != okabeGreen {
+		t.Errorf("graphcc: %+v", got)
+	}
+	for _, name := range []string{"static:2,32,0.01", "graphcc:model.bin", "react:300:2,16,0.01:32,256,1", "low"} {
+		got := policyStyle(name)
+		if got != policyStyle(name) {
+			t.Errorf("%s: two styles", name)
+		}
+		for known, st := range knownStyles {
+			if got == st {
+				t.Errorf("%s has %s's style", name, known)
+			}
+		}
+	}
+}
+
+// TestEmptyBinLeftOut: a bin without flows (NaN ratio) is not drawn, and
+// its neighbours are.
+func TestEmptyBinLeftOut(t *testing.T) {
+	nan := metrics.Ratio{Value: math.NaN()}
+	pr := PolicyResult{Policy: "low", BinVsRef: []BinRatios{
+		{P50: metrics.Ratio{Value: 1.5}}, {P50: nan}, {P50: metrics.Ratio{Value: 0.5, Lo: 0.4, Hi: 0.6}},
+	}}
+	p := newPanel(false)
+	span, err := addRatios(p, pr, func(b BinRatios) metrics.Ratio { return b.P50 }, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if span.lo != 0.4 || span.hi != 1.5 || span.bars != 1 {
+		t.Errorf("drew %+v, want 0.4 to 1.5 with one error bar", span)
 	}
 }

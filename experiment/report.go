@@ -1,0 +1,101 @@
+package experiment
+
+import (
+	"slices"
+
+	"graphcc/metrics"
+	"graphcc/scenario"
+)
+
+// Report is the result of Evaluate. Scenarios and their Policies are in
+// the order of the Config; the report is the same whatever the
+// scheduling of the runs, except for the wall_seconds and peak_rss_bytes of
+// the summaries, which measure the machine (the Markdown report leaves them
+// out).
+type Report struct {
+	Reference string
+	Policies  []string
+	Seeds     []uint64
+	Bins      []int64 // bounds of PolicyResult.SlowdownByBin (FigureBins)
+	// Rewards name the rewards of Config.Rewards, in order.
+	Rewards []string
+	// ShowRewards is Config.ShowRewards: WriteMarkdown writes the rewards.
+	ShowRewards bool
+	Scenarios   []ScenarioResult
+	// GeoMeanVsRef is, per policy, the geometric mean over the scenarios
+	// of its mean slowdown divided by the reference's (over the scenarios
+	// where that is defined), nil with a single scenario. Its interval
+	// leaves out one seed at a time from every scenario at once, so that
+	// scenarios drawn from the same seeds count as the correlated evidence
+	// they are.
+	GeoMeanVsRef []metrics.Ratio
+}
+
+// ScenarioResult holds every policy's results on one scenario.
+type ScenarioResult struct {
+	Scenario scenario.Scenario
+	// Flows is the number of flows of the trace of each seed.
+	Flows []int
+	// FailedLinks are the links failed at each seed (Fail and the random
+	// ones), by name in link order; nil entries when none failed.
+	FailedLinks [][]string
+	Policies    []PolicyResult
+}
+
+// PolicyResult is one policy on one scenario, over every seed.
+type PolicyResult struct {
+	Policy string
+	// Summary merges the seeds: its slowdown statistics and throughput are
+	// those of the FCT records of every seed together, its counters
+	// (pfc_pauses, ecn_marked_packets, drops, events) and its sim_seconds
+	// and wall_seconds are sums, its queue statistics are means over seeds,
+	// and its peak_rss_bytes is the largest.
+	Summary metrics.Summary
+	// SlowdownByBin are the slowdown statistics per Report.Bins.
+	SlowdownByBin []metrics.Stats
+	// SmallP99 is the p99 slowdown of the flows of at most SmallFlowBytes.
+	SmallP99 float64
+	// MeanVsRef is the mean slowdown divided by the reference policy's
+	// (NormalizedMeanSlowdown), SmallP99VsRef the same for SmallP99, each
+	// with its interval from the variation between seeds (see Ratio).
+	MeanVsRef, SmallP99VsRef metrics.Ratio
+	// ThroughputVsRef and QueueVsRef are the Summary's ThroughputGbpsMean
+	// and QueueBytesMean divided by the reference policy's, with their
+	// intervals.
+	ThroughputVsRef, QueueVsRef metrics.Ratio
+	// BinVsRef are, per figure bin (Report.Bins), the median, p95 and
+	// p99 slowdown of SlowdownByBin divided by the reference policy's in
+	// the same bin, with their intervals: what the figure plots.
+	BinVsRef []BinRatios
+	// meanLOO are MeanVsRef's values leaving out each seed in turn (nil
+	// without intervals).
+	meanLOO []float64
+	// PerSeed are the summaries of the single runs, in seed order.
+	PerSeed []metrics.Summary
+	// Rewards are the policy's scores under Report.Rewards, each the
+	// mean over seeds of PerSeedRewards; nil without rewards.
+	Rewards []float64
+	// PerSeedRewards are the scores of the single runs, in seed order, each
+	// in the order of Report.Rewards.
+	PerSeedRewards [][]float64
+}
+
+// BinRatios are a policy's median, p95 and p99 slowdown in one flow-size
+// bin divided by the reference policy's (see PolicyResult.BinVsRef).
+type BinRatios struct {
+	P50, P95, P99 metrics.Ratio
+}
+
+// mergeRewards returns the mean over runs of each reward's score, and the
+
+// RefIndex returns the index of the reference policy in r.Policies.
+func (r *Report) RefIndex() int {
+	return max(0, slices.Index(r.Policies, r.Reference))
+}
+
+// NormalizedMeanSlowdown returns the mean slowdown of policy p on scenario
+// s divided by the reference policy's.
+func (r *Report) NormalizedMeanSlowdown(s, p int) float64 {
+	sr := r.Scenarios[s]
+	return metrics.Normalize(sr.Policies[p].Summary.Slowdown.Mean, sr.Policies[r.RefIndex()].Summary.Slowdown.Mean)
+}
