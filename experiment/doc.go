@@ -6,4 +6,9 @@
 //
 // It also keeps the evaluation's seeds (EvalSeeds, 1001 to 1010) apart:
 // no training or model selection may use them (CheckTrainingSeeds).
+//
+// Beside the testbed (package controller, which does not import the
+// simulator), it runs the simulator that stands for the testbed
+// (TestbedParams, SimulateLikeTestbed) and prints the two side by side
+// (WriteTestbedComparison).
 package experiment
