@@ -4,7 +4,8 @@
 // settings back (RunLoop), while hostgen's senders and receivers in the
 // lab's hosts play a trace of flows (RunWorkload). RunPolicies plays one
 // trace under several policies in turn on one lab, each run from a fresh
-// pipeline on queue pairs of its own.
+// pipeline on queue pairs of its own. A StepRecorder keeps the last control
+// step of a run in the lab's directory (LastStepFile) for a status display.
 //
 // Building the lab is package controller/lab's job; talking P4Runtime to
 // its switches is package controller/p4rt's.

@@ -9,7 +9,13 @@
 // It also keeps the evaluation's seeds (EvalSeeds, 1001 to 1010) apart:
 // no training or model selection may use them (CheckTrainingSeeds).
 //
+// Beside the testbed (package controller, which does not import the
+// simulator), it runs the simulator that stands for the testbed
+// (TestbedParams, SimulateLikeTestbed) and prints the two side by side
+// (WriteTestbedComparison).
+//
 // The files by job: eval.go the harness (Evaluate), report.go the report's
 // types, markdown.go and json.go its two forms, figure.go and figstyle.go
-// the figures, seeds.go and rewards.go the seed and reward grammars.
+// the figures, seeds.go and rewards.go the seed and reward grammars,
+// testbed.go the testbed comparison.
 package experiment

@@ -89,6 +89,17 @@ func Action(a int, rate int64) control.ECN {
 	return control.ECN{KMin: scaleKB(kmin, s), KMax: scaleKB(kmax, s), PMax: pmax}
 }
 
+// MaxKMax returns the largest kmax of the action table on a port of rate
+// bps: the deepest queue a learned policy may ask of that port (a testbed
+// lab sizes its queues with it: lab.Config.MaxKMax).
+func MaxKMax(rate int64) int64 {
+	var kmax int64
+	for a := range NumActions {
+		kmax = max(kmax, Action(a, rate).KMax)
+	}
+	return kmax
+}
+
 // NearestAction returns the action whose setting on a port of the given rate
 // is closest to e. Thresholds are compared on a log2 scale after dividing by
 // the rate scale (the levels are powers of two), pmax linearly in units of

@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"graphcc/control"
+	"graphcc/controller/lab"
 	"graphcc/topo"
 )
 
@@ -155,5 +156,24 @@ func TestActionTableID(t *testing.T) {
 		ActionRefRate/topo.Gbps)
 	if ActionTableID != want {
 		t.Errorf("ActionTableID = %q, the tables say %q", ActionTableID, want)
+	}
+}
+
+// TestMaxKMax checks the queue depths testbed up gives the lab: deep
+// enough for every setting of the action table, and as they were when the
+// lab computed them itself (764 packets at 25 Gbps, 3054 at 100 Gbps).
+func TestMaxKMax(t *testing.T) {
+	for _, tc := range []struct{ rate, depth int64 }{{25 * topo.Gbps, 764}, {100 * topo.Gbps, 3054}} {
+		kmax := MaxKMax(tc.rate)
+		if want := Action(NumActions-1, tc.rate).KMax; kmax != want {
+			t.Errorf("rate %d: largest kmax %d, want the last action's %d", tc.rate, kmax, want)
+		}
+		d := lab.QueueDepth(tc.rate, kmax)
+		if d*lab.FrameBytes <= kmax {
+			t.Errorf("rate %d: depth %d packets is not above kmax %d bytes", tc.rate, d, kmax)
+		}
+		if d != tc.depth {
+			t.Errorf("rate %d: depth %d packets, want %d", tc.rate, d, tc.depth)
+		}
 	}
 }

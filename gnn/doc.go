@@ -1,6 +1,8 @@
 // Package gnn holds graphcc's learning core: the GraphCC message-passing
 // Q-network, the per-agent MLP Q-network of the ACC baseline, the Adam
-// optimizer, the Huber loss and the model file format.
+// optimizer, the Huber loss and the model file format; the action table
+// of ECN settings (Action, and MaxKMax, the deepest queue it may ask for);
+// the trainer and its training curve (WriteCurve).
 //
 // Everything is float64. Every network keeps all its parameters in one flat
 // []float64 so that the optimizer, checkpoints and target-network copies treat

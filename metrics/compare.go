@@ -301,3 +301,35 @@ func (s Summary) WriteFCTTable(w io.Writer) error {
 	fmt.Fprintf(tw, "throughput (mean per flow)\t%s Gbps\n", ff(s.ThroughputGbpsMean))
 	return tw.Flush()
 }
+
+// CompareReport is a Comparison as JSON (graphcc compare --json): the two
+// files, the tolerance, the counts and every statistic.
+type CompareReport struct {
+	Ours      string     `json:"ours"`
+	Ref       string     `json:"ref"`
+	Tol       float64    `json:"tol"`
+	OursFlows int        `json:"ours_flows"`
+	RefFlows  int        `json:"ref_flows"`
+	Matched   int        `json:"matched"`
+	OursOnly  int        `json:"ours_only"`
+	RefOnly   int        `json:"ref_only"`
+	Exceeding int        `json:"exceeding"` // statistics with |rel_err| > tol
+	MaxAbsRel float64    `json:"max_abs_rel_err"`
+	Diffs     []Diff     `json:"diffs"`
+	OneSided  []OneSided `json:"one_sided"` // groups with flows on one side only; never null
+}
+
+// Report returns the report of c, comparing the files ours and ref with
+// tolerance tol.
+func (c Comparison) Report(ours, ref string, tol float64) CompareReport {
+	rep := CompareReport{
+		Ours: ours, Ref: ref, Tol: tol,
+		OursFlows: c.OursFlows, RefFlows: c.RefFlows, Matched: c.Matched,
+		OursOnly: len(c.OursOnly), RefOnly: len(c.RefOnly),
+		Exceeding: c.Exceeding(tol), MaxAbsRel: c.MaxAbsRelErr(), Diffs: c.Diffs, OneSided: c.OneSided,
+	}
+	if rep.OneSided == nil {
+		rep.OneSided = []OneSided{}
+	}
+	return rep
+}

@@ -255,3 +255,19 @@ func TestFormatTolerance(t *testing.T) {
 		}
 	}
 }
+
+// TestCompareReport: the report carries the comparison's counts, and an
+// empty list, not null, of one-sided groups.
+func TestCompareReport(t *testing.T) {
+	ours, ref := compareFixture()
+	c := Compare(ours, ref, nil)
+	rep := c.Report("ours.fct", "ref.fct", 0.1)
+	if rep.Ours != "ours.fct" || rep.Ref != "ref.fct" || rep.Tol != 0.1 || rep.Matched != c.Matched ||
+		rep.OursFlows != len(ours) || rep.RefFlows != len(ref) || rep.Exceeding != c.Exceeding(0.1) ||
+		rep.MaxAbsRel != c.MaxAbsRelErr() || len(rep.Diffs) != len(c.Diffs) {
+		t.Errorf("report %+v of %+v", rep, c)
+	}
+	if c.OneSided == nil && rep.OneSided == nil {
+		t.Error("one_sided is null")
+	}
+}

@@ -2,5 +2,6 @@
 // fabric (a Clos or an HPCC topology file, with fixed or random link
 // failures) and the traffic generated on it for a seed. It holds the
 // built-in evaluation suite and reads scenario files (YAML; docs/formats.md,
-// "Scenario files").
+// "Scenario files"). A Set resolves names through a scenario file first,
+// then the suite.
 package scenario

@@ -328,3 +328,21 @@ func Generate(f *topo.Fabric, c GenConfig) ([]trace.Flow, error) {
 	})
 	return flows, nil
 }
+
+// OfferedLoad returns the load that flows offer fabric f over an arrival
+// window of duration ps: their bytes over the window as a fraction of the
+// hosts' link capacity, incasts included, and the count of incast flows.
+func OfferedLoad(f *topo.Fabric, flows []trace.Flow, duration int64) (load float64, bytes, incast int64) {
+	for _, fl := range flows {
+		bytes += fl.Size
+		if fl.Incast() {
+			incast++
+		}
+	}
+	var capacity float64 // bps
+	for _, h := range f.Hosts() {
+		capacity += float64(f.Ports[f.HostPort(h)].Rate)
+	}
+	load = float64(bytes) * 8 / (capacity * float64(duration) / float64(topo.Second))
+	return load, bytes, incast
+}

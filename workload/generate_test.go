@@ -331,3 +331,17 @@ func clos24(t testing.TB) *topo.Fabric {
 	}
 	return f
 }
+
+// TestOfferedLoad: two hosts at 25 Gbps carrying 2 flows of 3125 bytes,
+// one of them incast, over 2 us offer 50 % of their links.
+func TestOfferedLoad(t *testing.T) {
+	f, err := topo.Clos(topo.ClosConfig{Leaves: 1, Spines: 1, HostsPerLeaf: 2, HostRate: 25 * topo.Gbps, FabricRate: 100 * topo.Gbps, LinkDelay: topo.Microsecond, Buffer: 1 << 20})
+	if err != nil {
+		t.Fatal(err)
+	}
+	flows := []trace.Flow{{Size: 3125, DPort: trace.DPortBackground}, {Size: 3125, DPort: trace.DPortIncast}}
+	load, bytes, incast := OfferedLoad(f, flows, 2*topo.Microsecond)
+	if math.Abs(load-0.5) > 1e-12 || bytes != 6250 || incast != 1 {
+		t.Errorf("OfferedLoad = %g, %d, %d; want 0.5, 6250, 1", load, bytes, incast)
+	}
+}

@@ -20,22 +20,6 @@ type compareOpts struct {
 	json string
 }
 
-// compareReport is the --json output of compare.
-type compareReport struct {
-	Ours      string             `json:"ours"`
-	Ref       string             `json:"ref"`
-	Tol       float64            `json:"tol"`
-	OursFlows int                `json:"ours_flows"`
-	RefFlows  int                `json:"ref_flows"`
-	Matched   int                `json:"matched"`
-	OursOnly  int                `json:"ours_only"`
-	RefOnly   int                `json:"ref_only"`
-	Exceeding int                `json:"exceeding"` // statistics with |rel_err| > tol
-	MaxAbsRel float64            `json:"max_abs_rel_err"`
-	Diffs     []metrics.Diff     `json:"diffs"`
-	OneSided  []metrics.OneSided `json:"one_sided"` // groups with flows on one side only
-}
-
 func newCompareCmd(logger loggerFunc) *cobra.Command {
 	o := compareOpts{tol: 0.10}
 	cmd := &cobra.Command{
@@ -93,15 +77,7 @@ func (o *compareOpts) run(cmd *cobra.Command, log *slog.Logger, oursPath, refPat
 	}
 	bad := c.Exceeding(o.tol)
 	if o.json != "" {
-		rep := compareReport{
-			Ours: oursPath, Ref: refPath, Tol: o.tol,
-			OursFlows: c.OursFlows, RefFlows: c.RefFlows, Matched: c.Matched,
-			OursOnly: len(c.OursOnly), RefOnly: len(c.RefOnly),
-			Exceeding: bad, MaxAbsRel: c.MaxAbsRelErr(), Diffs: c.Diffs, OneSided: c.OneSided,
-		}
-		if rep.OneSided == nil {
-			rep.OneSided = []metrics.OneSided{}
-		}
+		rep := c.Report(oursPath, refPath, o.tol)
 		if err := writeOutput("json", o.json, func(w io.Writer) error { return fileio.WriteJSON(w, rep) }); err != nil {
 			return err
 		}

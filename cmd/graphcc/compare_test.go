@@ -99,7 +99,7 @@ func TestCompareCmd(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	var rep compareReport
+	var rep metrics.CompareReport
 	if err := json.Unmarshal(data, &rep); err != nil {
 		t.Fatalf("%s: %v", js, err)
 	}
@@ -152,7 +152,7 @@ func TestCompareCmdOneSided(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	var rep compareReport
+	var rep metrics.CompareReport
 	if err := json.Unmarshal(data, &rep); err != nil || len(rep.OneSided) != 1 || rep.OneSided[0] != (metrics.OneSided{Group: ">1MB", OursN: 0, RefN: 10}) {
 		t.Errorf("json one_sided %+v (%v)", rep.OneSided, err)
 	}

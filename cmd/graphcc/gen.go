@@ -70,22 +70,10 @@ one line: the flows, their bytes and the load they offer.`,
 	return cmd
 }
 
-// genSummary is gen's one line: flows, bytes and the offered load, that is
-// the bytes over the arrival window as a fraction of the hosts' link
-// capacity (incasts included).
+// genSummary is gen's one line: flows, bytes and the offered load
+// (workload.OfferedLoad).
 func genSummary(f *topo.Fabric, flows []trace.Flow, g workload.GenConfig, out string) string {
-	var bytes, incast int64
-	for _, fl := range flows {
-		bytes += fl.Size
-		if fl.Incast() {
-			incast++
-		}
-	}
-	var capacity float64 // bps
-	for _, h := range f.Hosts() {
-		capacity += float64(f.Ports[f.HostPort(h)].Rate)
-	}
-	load := float64(bytes) * 8 / (capacity * float64(g.Duration) / float64(topo.Second))
+	load, bytes, incast := workload.OfferedLoad(f, flows, g.Duration)
 	return fmt.Sprintf("wrote %d flows (%d incast), %d bytes, offered load %.1f%% of %d hosts' links over %s, to %s",
 		len(flows), incast, bytes, 100*load, len(f.Hosts()), topo.FormatDuration(g.Duration), out)
 }

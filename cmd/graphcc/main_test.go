@@ -12,6 +12,7 @@ import (
 	"github.com/spf13/pflag"
 
 	"graphcc/control"
+	"graphcc/replay/bench"
 	"graphcc/topo"
 	"graphcc/trace"
 )
@@ -332,7 +333,7 @@ func TestBenchTiny(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	var rep benchReport
+	var rep bench.Report
 	if err := json.Unmarshal(data, &rep); err != nil {
 		t.Fatal(err)
 	}

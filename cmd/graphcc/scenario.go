@@ -431,63 +431,42 @@ func writeOutput(flag, path string, write func(w io.Writer) error) error {
 	return nil
 }
 
-// scenarioSet resolves scenario names for eval and train: the scenarios of
-// a --scenario-file first, then the built-in suite.
-type scenarioSet struct {
-	path string
-	file []scenario.Scenario
-}
+// scenarioSet resolves scenario names for eval, train and sim
+// (scenario.Set): the scenarios of a --scenario-file first, then the
+// built-in suite, as scenarioLookup gives it.
+type scenarioSet struct{ scenario.Set }
 
 // loadScenarioSet reads the scenario file at path ("" for none).
 func loadScenarioSet(path string) (scenarioSet, error) {
-	s := scenarioSet{path: path}
-	if path == "" {
-		return s, nil
+	set, err := scenario.LoadSet(path)
+	if err != nil {
+		return scenarioSet{}, fmt.Errorf("--scenario-file: %w", err)
 	}
-	var err error
-	if s.file, err = scenario.Load(path); err != nil {
-		return s, fmt.Errorf("--scenario-file: %w", err)
-	}
-	return s, nil
+	set.Builtin = func(name string) (scenario.Scenario, error) { return scenarioLookup(name) }
+	return scenarioSet{set}, nil
 }
 
 // lookup returns the scenario named name.
-func (s scenarioSet) lookup(name string) (scenario.Scenario, error) {
-	for _, sc := range s.file {
-		if sc.Name == name {
-			return sc, nil
-		}
-	}
-	sc, err := scenarioLookup(name)
-	if err != nil && len(s.file) > 0 {
-		err = fmt.Errorf("%w, nor one of %s (%s)", err, s.path, strings.Join(s.names(), ", "))
-	}
-	return sc, err
-}
+func (s scenarioSet) lookup(name string) (scenario.Scenario, error) { return s.Lookup(name) }
+
+// names lists the file's scenarios, in its order.
+func (s scenarioSet) names() []string { return s.Names() }
 
 // pick returns the scenario named name, or with name "" the file's only
 // scenario (an error naming them if it holds several).
 func (s scenarioSet) pick(name string) (scenario.Scenario, error) {
 	if name == "" {
-		if len(s.file) != 1 {
-			return scenario.Scenario{}, fmt.Errorf("--scenario-file %s holds %d scenarios (%s): name one with --scenario", s.path, len(s.file), strings.Join(s.names(), ", "))
+		sc, err := s.Only()
+		if err != nil {
+			return sc, fmt.Errorf("--scenario-file %w: name one with --scenario", err)
 		}
-		return s.file[0], nil
+		return sc, nil
 	}
-	sc, err := s.lookup(name)
+	sc, err := s.Lookup(name)
 	if err != nil {
 		return sc, fmt.Errorf("--scenario: %w", err)
 	}
 	return sc, nil
-}
-
-// names lists the file's scenarios, in its order.
-func (s scenarioSet) names() []string {
-	var out []string
-	for _, sc := range s.file {
-		out = append(out, sc.Name)
-	}
-	return out
 }
 
 // scenarioFileHelp is the help of --scenario-file.

@@ -16,19 +16,17 @@ import (
 
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
-	"google.golang.org/grpc"
 
 	"graphcc/control"
 	"graphcc/controller"
 	"graphcc/controller/lab"
 	"graphcc/controller/p4rt"
+	"graphcc/experiment"
 	"graphcc/gnn"
 	"graphcc/hostgen"
 	"graphcc/internal/fileio"
 	"graphcc/metrics"
-	"graphcc/p4src"
 	"graphcc/policy"
-	"graphcc/replay"
 	"graphcc/scenario"
 	"graphcc/topo"
 	"graphcc/trace"
@@ -37,71 +35,24 @@ import (
 // The testbed commands: up, run, down and status of a lab of BMv2 switches
 // in network namespaces (packages controller/lab, controller/p4rt and
 // controller). The lab directory keeps what later commands need: the state
-// file (lab), the fabric the lab was built from (testbedSpecFile) and the
-// last control step (testbedLastFile).
+// file and the spec file (lab.SpecFile) of package lab, and the last
+// control step (controller.LastStepFile).
 
 const (
-	// testbedSpecFile, in the lab directory, describes the fabric of the
-	// lab, so that run and status rebuild the same Plan.
-	testbedSpecFile = "testbed.json"
-	// testbedLastFile, in the lab directory, holds the last control step of
-	// a run (settings and telemetry of every port), for status.
-	testbedLastFile = "last-step.json"
 	// testbedElectionID is the P4Runtime election id of up and run (one
 	// controller at a time drives a lab).
 	testbedElectionID = 1
 	// defaultTestbedDuration is run's default arrival window: 5 ms of fabric
 	// time, 5 s of real time at the default scale.
 	defaultTestbedDuration = 5 * topo.Millisecond
+	// testbedLastFile is controller.LastStepFile, under the name status
+	// reads it by.
+	testbedLastFile = controller.LastStepFile
 )
 
-// testbedSpec is the fabric of a lab: a Clos, or an HPCC topology file's
-// contents, then the links that failed.
-type testbedSpec struct {
-	Clos     *topo.ClosConfig `json:"clos,omitempty"`
-	Topology string           `json:"topology,omitempty"` // topology.txt contents when up had --topo
-	Buffer   int64            `json:"buffer_bytes"`
-	Failed   []string         `json:"failed_links,omitempty"`
-	Scale    int64            `json:"scale"`
-}
-
-// fabric rebuilds the spec's fabric.
-func (s *testbedSpec) fabric() (*topo.Fabric, error) {
-	var f *topo.Fabric
-	var err error
-	switch {
-	case s.Clos != nil:
-		f, err = topo.Clos(*s.Clos)
-	case s.Topology != "":
-		f, err = topo.ReadTopology(strings.NewReader(s.Topology), testbedSpecFile+" topology", s.Buffer)
-	default:
-		err = errors.New("no fabric")
-	}
-	if err != nil {
-		return nil, fmt.Errorf("%s: %w", testbedSpecFile, err)
-	}
-	if len(s.Failed) > 0 {
-		if f, err = f.FailLinks(s.Failed...); err != nil {
-			return nil, fmt.Errorf("%s: %w", testbedSpecFile, err)
-		}
-	}
-	return f, nil
-}
-
-// failedLinks returns the names of the links of before that after lacks.
-func failedLinks(before, after *topo.Fabric) []string {
-	have := make(map[string]bool, len(after.Links))
-	for _, l := range after.Links {
-		have[l.Name] = true
-	}
-	var out []string
-	for _, l := range before.Links {
-		if !have[l.Name] {
-			out = append(out, l.Name)
-		}
-	}
-	return out
-}
+// lastStepFile is the last control step status shows
+// (controller.LastStep).
+type lastStepFile = controller.LastStep
 
 func newTestbedCmd(logger loggerFunc) *cobra.Command {
 	cmd := &cobra.Command{
@@ -163,11 +114,7 @@ func (p *pipelineFlags) load() (*p4rt.P4Info, []byte, error) {
 		return nil, nil, errors.New("--p4-json and --p4info go together (both from one make p4)")
 	}
 	if p.json == "" {
-		info, err := p4rt.ParseP4Info(p4src.P4Info)
-		if err != nil {
-			return nil, nil, fmt.Errorf("built-in P4Info: %w", err)
-		}
-		return info, p4src.BMv2JSON, nil
+		return p4rt.BuiltinPipeline()
 	}
 	info, err := p4rt.ReadP4InfoFile(p.p4info)
 	if err != nil {
@@ -186,55 +133,7 @@ func (p *pipelineFlags) jsonFile(dir string, cfg []byte) (string, error) {
 	if p.json != "" {
 		return p.json, nil
 	}
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		return "", err
-	}
-	path := filepath.Join(dir, "graphcc.json")
-	err := fileio.WriteAtomic(path, func(w io.Writer) error { _, err := w.Write(cfg); return err })
-	return path, err
-}
-
-// actionMaxKMax returns the largest kmax of the learned policies' action
-// table (gnn.Action) on a port of rate bps, so that the lab's queues are
-// deep enough for every setting they may choose (lab.QueueDepth).
-func actionMaxKMax(rate int64) int64 {
-	var kmax int64
-	for a := range gnn.NumActions {
-		kmax = max(kmax, gnn.Action(a, rate).KMax)
-	}
-	return kmax
-}
-
-// connect dials every switch of the lab inside its namespace and returns
-// the fabric runtime over them, and a function that closes them.
-func connect(ctx context.Context, lb *lab.Lab, plan *lab.Plan, info *p4rt.P4Info) (*p4rt.Fabric, func(), error) {
-	var sws []*p4rt.Switch
-	closeAll := func() {
-		for _, s := range sws {
-			s.Close()
-		}
-	}
-	for i, sp := range plan.Switches {
-		s, err := p4rt.Dial(ctx, sp.Name, lab.GRPCAddr, sp.DeviceID, testbedElectionID,
-			grpc.WithContextDialer(lb.Dialer(i)))
-		if err != nil {
-			closeAll()
-			return nil, nil, err
-		}
-		sws = append(sws, s)
-	}
-	rt, err := p4rt.NewFabric(plan, info, sws)
-	if err == nil {
-		var depth []int64
-		if depth, err = lb.State().QueueDepths(len(plan.Fabric.Ports)); err == nil {
-			err = rt.SetQueueDepths(depth) // read only the cells that can count
-		}
-	}
-	if err != nil {
-		closeAll()
-		return nil, nil, err
-	}
-	return rt, closeAll, nil
+	return lab.WritePipelineJSON(dir, cfg)
 }
 
 type testbedUpOpts struct {
@@ -277,7 +176,7 @@ func (o *testbedUpOpts) run(ctx context.Context, cmd *cobra.Command, log *slog.L
 	if err != nil {
 		return err
 	}
-	spec := testbedSpec{Scale: o.scale, Clos: &sc.Clos}
+	spec := lab.Spec{Scale: o.scale, Clos: &sc.Clos}
 	if spec.Buffer, err = o.sc.bufferBytes(); err != nil {
 		return err
 	}
@@ -292,7 +191,7 @@ func (o *testbedUpOpts) run(ctx context.Context, cmd *cobra.Command, log *slog.L
 	if err != nil {
 		return err
 	}
-	spec.Failed = failedLinks(base, f)
+	spec.Failed = lab.FailedLinks(base, f)
 	plan, err := lab.NewPlan(o.lab, f)
 	if err != nil {
 		return fmt.Errorf("--lab: %w", err)
@@ -310,7 +209,7 @@ func (o *testbedUpOpts) run(ctx context.Context, cmd *cobra.Command, log *slog.L
 	}
 	lb, err := lab.Up(ctx, lab.Config{
 		Plan: plan, Dir: o.dir, NoSwitches: o.noSwitches, PipelineJSON: jsonPath,
-		SwitchLogLevel: o.switchLog, Scale: o.scale, MaxKMax: actionMaxKMax, Logger: log,
+		SwitchLogLevel: o.switchLog, Scale: o.scale, MaxKMax: gnn.MaxKMax, Logger: log,
 	})
 	if err != nil {
 		return err
@@ -324,13 +223,11 @@ func (o *testbedUpOpts) run(ctx context.Context, cmd *cobra.Command, log *slog.L
 		}
 		return err
 	}
-	if err := fileio.WriteAtomic(filepath.Join(lb.Dir(), testbedSpecFile), func(w io.Writer) error {
-		return fileio.WriteJSON(w, spec)
-	}); err != nil {
+	if err := lab.WriteSpec(lb.Dir(), &spec); err != nil {
 		return fail(err)
 	}
 	if !o.noSwitches {
-		rt, closeAll, err := connect(ctx, lb, plan, info)
+		rt, closeAll, err := p4rt.Connect(ctx, lb, plan, info, testbedElectionID)
 		if err != nil {
 			return fail(err)
 		}
@@ -346,34 +243,6 @@ func (o *testbedUpOpts) run(ctx context.Context, cmd *cobra.Command, log *slog.L
 	fmt.Fprintf(cmd.OutOrStdout(), "lab %s up in %.1f s: %s; rates and times scaled by %d; state in %s\n",
 		plan.Lab, time.Since(start).Seconds(), o.sc.describeFabric(f), o.scale, lb.Dir())
 	return nil
-}
-
-// loadTestbed returns a live lab, its spec and its plan.
-func loadTestbed(l labFlags) (*lab.Lab, *testbedSpec, *lab.Plan, error) {
-	lb, err := lab.Load(l.lab, l.dir)
-	if err != nil {
-		return nil, nil, nil, err
-	}
-	b, err := os.ReadFile(filepath.Join(lb.Dir(), testbedSpecFile))
-	if err != nil {
-		return nil, nil, nil, fmt.Errorf("lab %s: %w (was it built by graphcc testbed up?)", l.lab, err)
-	}
-	var spec testbedSpec
-	if err := json.Unmarshal(b, &spec); err != nil {
-		return nil, nil, nil, fmt.Errorf("lab %s: %s: %w", l.lab, testbedSpecFile, err)
-	}
-	f, err := spec.fabric()
-	if err != nil {
-		return nil, nil, nil, fmt.Errorf("lab %s: %w", l.lab, err)
-	}
-	plan, err := lab.NewPlan(l.lab, f)
-	if err != nil {
-		return nil, nil, nil, err
-	}
-	if err := lb.Check(plan); err != nil {
-		return nil, nil, nil, err
-	}
-	return lb, &spec, plan, nil
 }
 
 type testbedRunOpts struct {
@@ -488,7 +357,7 @@ type testbedRun struct {
 	policies  []policy.Named
 	sc        scenario.Scenario
 	interval  int64
-	simulated []*replay.Result
+	simulated []metrics.Summary // --compare-sim's runs
 }
 
 func (o *testbedRunOpts) run(ctx context.Context, cmd *cobra.Command, log *slog.Logger) error {
@@ -510,7 +379,7 @@ func (o *testbedRunOpts) run(ctx context.Context, cmd *cobra.Command, log *slog.
 	if err != nil {
 		return err
 	}
-	lb, spec, plan, err := loadTestbed(o.labFlags)
+	lb, spec, plan, err := lab.LoadSpec(o.lab, o.dir)
 	if err != nil {
 		return err
 	}
@@ -536,7 +405,7 @@ func (o *testbedRunOpts) run(ctx context.Context, cmd *cobra.Command, log *slog.
 	if err != nil {
 		return err
 	}
-	rt, closeAll, err := connect(ctx, lb, plan, info)
+	rt, closeAll, err := p4rt.Connect(ctx, lb, plan, info, testbedElectionID)
 	if err != nil {
 		return err
 	}
@@ -560,7 +429,12 @@ func (o *testbedRunOpts) run(ctx context.Context, cmd *cobra.Command, log *slog.
 		return err
 	}
 	if r.several || o.compareSim {
-		return writeTestbedComparison(r.out, r.policies, results, r.simulated)
+		names := make([]string, len(r.policies))
+		testbed := make([]metrics.Summary, len(results))
+		for i, res := range results {
+			names[i], testbed[i] = r.policies[i].Name, res.Summary.Summary
+		}
+		return experiment.WriteTestbedComparison(r.out, names, testbed, r.simulated)
 	}
 	return nil
 }
@@ -568,7 +442,7 @@ func (o *testbedRunOpts) run(ctx context.Context, cmd *cobra.Command, log *slog.
 // traffic returns the run's flows on the lab's fabric f (--flows, or
 // generated from the traffic flags on the lab's scenario, its incast
 // fitted to the lab: testbedFanIn), and sets r.sc to the run's scenario.
-func (o *testbedRunOpts) traffic(fs *pflag.FlagSet, spec *testbedSpec, f *topo.Fabric, log *slog.Logger, r *testbedRun) ([]trace.Flow, error) {
+func (o *testbedRunOpts) traffic(fs *pflag.FlagSet, spec *lab.Spec, f *topo.Fabric, log *slog.Logger, r *testbedRun) ([]trace.Flow, error) {
 	r.sc = scenario.Scenario{Name: "testbed"}
 	if spec.Clos != nil {
 		r.sc.Clos, r.sc.Fail = *spec.Clos, spec.Failed
@@ -613,7 +487,7 @@ func testbedFanIn(fanIn int, set bool, hosts int) (int, error) {
 // parsePolicies resolves specs (of flag) into the runs of RunPolicies,
 // keeping the policies in r.
 func (r *testbedRun) parsePolicies(ctx context.Context, flag string, specs []string, log *slog.Logger) ([]controller.PolicyRun, error) {
-	env := testbedPolicyEnv(log, r.interval)
+	env := experiment.TestbedPolicyEnv(log, r.interval)
 	var runs []controller.PolicyRun
 	for _, s := range specs {
 		np, err := policy.ParseControl(ctx, s, env)
@@ -637,8 +511,8 @@ func (r *testbedRun) parsePolicies(ctx context.Context, flag string, specs []str
 // ends, with the simulator's run of it beside (--compare-sim).
 func (r *testbedRun) one(ctx context.Context, name string, w controller.WorkloadConfig) (*controller.WorkloadResult, error) {
 	o := r.o
-	last := newLastStep(r.dir, name, w.Plan.Fabric)
-	w.OnStep = last.record
+	last := controller.NewStepRecorder(r.dir, name, w.Plan.Fabric)
+	w.OnStep = last.Record
 	var res *controller.WorkloadResult
 	runIt := func(trace io.Writer) error {
 		w.Trace = trace
@@ -652,7 +526,7 @@ func (r *testbedRun) one(ctx context.Context, name string, w controller.Workload
 	} else {
 		err = runIt(nil)
 	}
-	last.flush()
+	last.Flush()
 	if err != nil {
 		return nil, fmt.Errorf("policy %s: %w", name, err)
 	}
@@ -675,36 +549,20 @@ func (r *testbedRun) one(ctx context.Context, name string, w controller.Workload
 		s.ControlSteps, s.LateSteps, s.StepMsMean, s.StepMsP99, s.ReadMsMean, s.DecideMsMean, s.WriteMsMean, s.ECNWrites, s.Incomplete)
 	if o.compareSim {
 		np := r.policies[len(r.simulated)]
-		sim, err := simulateLikeTestbed(ctx, np, w.Plan.Fabric, r.sc, w.Flows, r.interval, o.sc.seed)
+		sim, err := experiment.SimulateLikeTestbed(ctx, np, w.Plan.Fabric, r.sc, w.Flows, r.interval, o.sc.seed)
 		if err != nil {
-			return nil, err
+			return nil, fmt.Errorf("--compare-sim: %w", err)
 		}
-		r.simulated = append(r.simulated, sim)
+		r.simulated = append(r.simulated, sim.Summary)
 	}
 	return res, nil
-}
-
-// testbedSimParams is the simulator that stands for the testbed: the
-// default one with ACKs served first, as the testbed's switches serve them
-// (replay.Params.AckHighPriority). --compare-sim runs in it, and ACC
-// without a model file trains in it.
-func testbedSimParams() replay.Params {
-	p := replay.DefaultParams()
-	p.AckHighPriority = true
-	return p
-}
-
-// testbedPolicyEnv is how testbed run builds its policies: ACC without a
-// model file trains in testbedSimParams at the run's control interval.
-func testbedPolicyEnv(log *slog.Logger, interval int64) policy.Env {
-	return policy.Env{Log: log, Params: testbedSimParams(), Interval: interval}
 }
 
 // checkACCTrainable refuses, before anything runs, a plain acc (no model
 // file) that would have nothing to train on: ACC trains on the run's
 // generated traffic on its Clos, so --flows and a lab built from --topo
 // need acc:FILE.
-func checkACCTrainable(flag string, specs []string, flowsFile string, spec *testbedSpec) error {
+func checkACCTrainable(flag string, specs []string, flowsFile string, spec *lab.Spec) error {
 	for _, s := range specs {
 		if s != "acc" {
 			continue
@@ -717,102 +575,6 @@ func checkACCTrainable(flag string, specs []string, flowsFile string, spec *test
 		}
 	}
 	return nil
-}
-
-// simulateLikeTestbed runs policy np on the testbed's fabric and trace in
-// testbedSimParams, with a policy instance of its own.
-func simulateLikeTestbed(ctx context.Context, np policy.Named, f *topo.Fabric, sc scenario.Scenario, flows []trace.Flow, interval int64, seed uint64) (*replay.Result, error) {
-	pol, polECN, err := np.New(f, sc, seed)
-	if err != nil {
-		return nil, fmt.Errorf("--compare-sim: %s: %w", np.Name, err)
-	}
-	r, err := replay.RunContext(ctx, replay.Config{Fabric: f, Flows: flows, Params: testbedSimParams(), Seed: seed, ECN: polECN, Policy: pol, Interval: interval})
-	if err != nil {
-		return nil, fmt.Errorf("--compare-sim: %s: %w", np.Name, err)
-	}
-	return r, nil
-}
-
-// writeTestbedComparison prints one row per policy, mean slowdown
-// relative to the first, and, if simulated holds the simulator's runs of
-// the same policies (--compare-sim), a row for each of those below.
-func writeTestbedComparison(w io.Writer, policies []policy.Named, results []*controller.WorkloadResult, simulated []*replay.Result) error {
-	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
-	fmt.Fprintln(tw, "policy\twhere\tcompleted\tmean slowdown\tp99 slowdown\tp99 <=100KB\tthroughput Gbps\tqueue feature KB\tCE marks\tmean / "+policies[0].Name+"\t")
-	row := func(name, where string, s metrics.Summary, ref float64) {
-		small := 0.0
-		if len(s.SlowdownBySize) > 1 {
-			small = max(s.SlowdownBySize[0].P99, s.SlowdownBySize[1].P99)
-		}
-		fmt.Fprintf(tw, "%s\t%s\t%d/%d\t%.3f\t%.2f\t%.2f\t%.3f\t%.1f\t%d\t%.3f\t\n", name, where, s.Completed, s.Flows,
-			s.Slowdown.Mean, s.Slowdown.P99, small, s.ThroughputGbpsMean, s.QueueFeatureMean/1000, s.ECNMarkedPackets, metrics.Normalize(s.Slowdown.Mean, ref))
-	}
-	for i, r := range results {
-		row(policies[i].Name, "testbed", r.Summary.Summary, results[0].Summary.Slowdown.Mean)
-	}
-	for i, r := range simulated {
-		row(policies[i].Name, "simulator", r.Summary, simulated[0].Summary.Slowdown.Mean)
-	}
-	return tw.Flush()
-}
-
-// lastStep keeps the last control step of a run in the lab directory, for
-// status: written at most once a second, and at the end.
-type lastStep struct {
-	path   string
-	policy string
-	f      *topo.Fabric
-	when   time.Time
-	snap   lastStepFile
-}
-
-type lastStepFile struct {
-	Policy   string         `json:"policy"`
-	Written  time.Time      `json:"written"`
-	FabricUS float64        `json:"fabric_time_us"`
-	Ports    []lastStepPort `json:"ports"`
-}
-
-type lastStepPort struct {
-	Port         topo.PortID `json:"port"`
-	Src          string      `json:"src"`
-	Dst          string      `json:"dst"`
-	KMin         int64       `json:"kmin_bytes"`
-	KMax         int64       `json:"kmax_bytes"`
-	PMax         float64     `json:"pmax"`
-	Utilization  float64     `json:"utilization"`
-	MarkingRate  float64     `json:"marking_rate"`
-	QueueFeature float64     `json:"queue_feature_bytes"`
-}
-
-func newLastStep(dir, policy string, f *topo.Fabric) *lastStep {
-	return &lastStep{path: filepath.Join(dir, testbedLastFile), policy: policy, f: f}
-}
-
-func (l *lastStep) record(t *control.Telemetry, ecn []control.ECN) {
-	l.snap = lastStepFile{Policy: l.policy, FabricUS: float64(t.Now) / float64(topo.Microsecond), Ports: l.snap.Ports[:0]}
-	for _, p := range l.f.Agents() {
-		pt, s := l.f.Ports[p], &t.Ports[p]
-		l.snap.Ports = append(l.snap.Ports, lastStepPort{
-			Port: p, Src: l.f.Nodes[pt.Src].Name, Dst: l.f.Nodes[pt.Dst].Name,
-			KMin: ecn[p].KMin, KMax: ecn[p].KMax, PMax: ecn[p].PMax,
-			Utilization: s.Utilization(pt.Rate, t.Interval), MarkingRate: s.MarkingRate(pt.Rate, t.Interval),
-			QueueFeature: s.QueueFeature(),
-		})
-	}
-	if time.Since(l.when) >= time.Second {
-		l.flush()
-	}
-}
-
-func (l *lastStep) flush() {
-	if l.snap.Ports == nil {
-		return
-	}
-	l.when = time.Now()
-	l.snap.Written = l.when.UTC()
-	// Best effort: status is a convenience, a run must not fail on it.
-	fileio.WriteAtomic(l.path, func(w io.Writer) error { return fileio.WriteJSON(w, l.snap) })
 }
 
 func newTestbedDownCmd(logger loggerFunc) *cobra.Command {
@@ -828,7 +590,7 @@ func newTestbedDownCmd(logger loggerFunc) *cobra.Command {
 			if err := lab.DownLogger(ctx, l.lab, l.dir, logger(cmd)); err != nil {
 				return err
 			}
-			os.Remove(filepath.Join(l.directory(), testbedSpecFile))
+			os.Remove(filepath.Join(l.directory(), lab.SpecFile))
 			os.Remove(filepath.Join(l.directory(), testbedLastFile))
 			fmt.Fprintf(cmd.OutOrStdout(), "lab %s down in %.1f s\n", l.lab, time.Since(start).Seconds())
 			return nil

@@ -373,7 +373,7 @@ func (o *trainOpts) save(out io.Writer, c gnn.TrainConfig, sc scenario.Scenario,
 		return fmt.Errorf("--out: %w", err)
 	}
 	if o.curve != "" {
-		if err := fileio.WriteAtomic(o.curve, func(w io.Writer) error { return writeCurve(w, res.Stats) }); err != nil {
+		if err := fileio.WriteAtomic(o.curve, func(w io.Writer) error { return gnn.WriteCurve(w, res.Stats) }); err != nil {
 			return fmt.Errorf("--curve: %w", err)
 		}
 		if err := writeCurvePNG(curvePNG(o.curve), res.Stats); err != nil {
@@ -408,19 +408,6 @@ func noUpdatesError(e *gnn.NoUpdatesError) error {
 	}
 	return fmt.Errorf("--episodes %d gives 0 learning updates: the first comes after %s transitions, and an episode gives at most %d; raise --episodes to at least %d, or lower %s",
 		e.Episodes, first, e.PerEpisode, e.MinEpisodes, lower)
-}
-
-// writeCurve writes the training curve as CSV.
-func writeCurve(w io.Writer, stats []gnn.EpisodeStats) error {
-	if _, err := io.WriteString(w, "episode,epsilon,mean_reward,loss,updates,slowdown,validation_slowdown\n"); err != nil {
-		return err
-	}
-	for _, s := range stats {
-		if _, err := fmt.Fprintf(w, "%d,%.4f,%.6f,%.6f,%d,%.4f,%.4f\n", s.Episode, s.Epsilon, s.MeanReward, s.Loss, s.Updates, s.Slowdown, s.Validation); err != nil {
-			return err
-		}
-	}
-	return nil
 }
 
 // writeCurvePNG draws mean reward, loss and the finished flows' mean

@@ -7,7 +7,9 @@
 // Up records each resource in the lab's state file before creating it, so
 // that Down can remove everything, even after a crash; Load, Status and
 // Down work from the state file in another process than the one that ran
-// Up.
+// Up. Beside the state file, the spec file (Spec, WriteSpec, LoadSpec)
+// records the fabric the lab was built from, so that a later process
+// rebuilds the same Plan.
 //
 // Programming the switches through P4Runtime is package p4rt's job; the
 // live control loop and workloads are package controller's.

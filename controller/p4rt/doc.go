@@ -6,5 +6,7 @@
 // once. The entry builders (ForwardingEntries, ECNEntries, …) are pure
 // functions of a lab.Plan. SwitchTelemetry turns one switch's counters into
 // control.PortSamples, and Fabric drives every switch of a lab at once:
-// the telemetry reads and ECN writes of the control loop.
+// the telemetry reads and ECN writes of the control loop. Connect dials
+// every switch of a live lab into a Fabric; BuiltinPipeline is the P4
+// program built into the binary (package p4src), resolved.
 package p4rt
