@@ -115,7 +115,11 @@ func (o *benchOpts) run(ctx context.Context, cmd *cobra.Command, log *slog.Logge
 		}
 	}
 	if o.json != "" {
-		return writeOutput("json", o.json, func(w io.Writer) error { return fileio.WriteJSON(w, report) })
+		var wrote outputs
+		if err := wrote.write("json", o.json, func(w io.Writer) error { return fileio.WriteJSON(w, report) }); err != nil {
+			return err
+		}
+		wrote.report(cmd.ErrOrStderr())
 	}
 	return nil
 }

@@ -13,7 +13,6 @@ import (
 	"strings"
 	"time"
 
-	"github.com/schollz/progressbar/v3"
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 
@@ -291,8 +290,8 @@ func (o *evalOpts) run(ctx context.Context, cmd *cobra.Command, log *slog.Logger
 	}
 	total := len(c.Scenarios) * len(c.Policies) * len(c.Seeds)
 	log.Info("evaluating", "scenarios", len(c.Scenarios), "policies", len(c.Policies), "seeds", len(c.Seeds), "runs", total)
-	bar := newRunsBar(cmd.ErrOrStderr(), total)
-	c.Progress = bar.update
+	bar := newMeter(cmd.ErrOrStderr(), "eval", "runs", total)
+	c.Progress = func(done, _ int) { bar.step(done, "") }
 	start := time.Now()
 	rep, err := experiment.Evaluate(ctx, c)
 	bar.done()
@@ -350,7 +349,18 @@ func (o *evalOpts) run(ctx context.Context, cmd *cobra.Command, log *slog.Logger
 	if rmErr != nil {
 		return rmErr
 	}
-	return rep.WriteMarkdown(cmd.OutOrStdout())
+	if err := rep.WriteMarkdown(cmd.OutOrStdout()); err != nil {
+		return err
+	}
+	var wrote outputs
+	for _, name := range written {
+		wrote.add(filepath.Join(o.out, name))
+	}
+	if o.jsonOut != "" {
+		wrote.add(o.jsonOut)
+	}
+	wrote.report(cmd.ErrOrStderr())
+	return nil
 }
 
 // evalManifest is the file in --out that lists what eval wrote there, so
@@ -383,40 +393,4 @@ func writeEvalManifest(dir string, names []string) error {
 		_, err := io.WriteString(w, strings.Join(names, "\n")+"\n")
 		return err
 	})
-}
-
-// runsBar draws the runs finished on a terminal; a nil *runsBar draws
-// nothing.
-type runsBar struct {
-	bar *progressbar.ProgressBar
-}
-
-func newRunsBar(w io.Writer, total int) *runsBar {
-	if !isTerminal(w) || total == 0 {
-		return nil
-	}
-	return &runsBar{bar: progressbar.NewOptions(total,
-		progressbar.OptionSetWriter(w),
-		progressbar.OptionSetDescription("evaluating"),
-		progressbar.OptionShowCount(),
-		progressbar.OptionSetItsString("runs"),
-		progressbar.OptionSetElapsedTime(true),
-		progressbar.OptionSetPredictTime(true),
-		progressbar.OptionSetWidth(30),
-		progressbar.OptionClearOnFinish(),
-	)}
-}
-
-// update is the experiment.Config.Progress callback (nil-safe).
-func (b *runsBar) update(done, _ int) {
-	if b != nil {
-		b.bar.Set(done)
-	}
-}
-
-func (b *runsBar) done() {
-	if b != nil {
-		b.bar.Clear()
-		b.bar.Exit()
-	}
 }

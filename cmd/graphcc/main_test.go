@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/spf13/pflag"
 
@@ -351,16 +352,60 @@ func TestVersion(t *testing.T) {
 	}
 }
 
-func TestNoProgressOffTerminal(t *testing.T) {
+// TestProgressOffTerminal: on a stderr that is not a terminal there is no
+// bar; eval and train report a line per finished item, a simulation one
+// line at its end if it was long (and none if it failed), and commands
+// name the files they wrote.
+func TestProgressOffTerminal(t *testing.T) {
 	var buf bytes.Buffer
 	p := newProgress(&buf, 10, 0)
-	if p != nil {
-		t.Fatal("progress bar on a buffer")
+	p.update(2_000_000_000, 10, 10)
+	p.done(true, 2_000_000_000, 10)
+	if buf.Len() != 0 {
+		t.Errorf("a short simulation printed %q", buf.String())
 	}
-	p.update(1, 1, 10) // a nil bar is a no-op
-	p.done()
-	if p.callback() != nil || buf.Len() != 0 {
-		t.Error("nil progress drew something")
+	for _, tc := range []struct {
+		ok   bool
+		want string
+	}{
+		{true, "graphcc: sim: 10 of 10 flows finished by 2.000 ms simulated, 3s\n"},
+		{false, ""},
+	} {
+		buf.Reset()
+		p := newProgress(&buf, 10, 0)
+		p.start = p.start.Add(-3 * time.Second)
+		p.update(1_000_000_000, 9, 10)
+		p.done(tc.ok, 2_000_000_000, 10)
+		if got := buf.String(); got != tc.want {
+			t.Errorf("long simulation (ok %v) printed %q, want %q", tc.ok, got, tc.want)
+		}
+	}
+	if newProgress(&buf, 0, 0).callback() != nil {
+		t.Error("a run of no flows has a progress callback")
+	}
+
+	buf.Reset()
+	m := newMeter(&buf, "eval", "runs", 3)
+	m.step(1, "")
+	m.step(1, "") // no new run finished
+	m.step(3, "last one")
+	m.done()
+	want := "graphcc: eval: 1 of 3 runs done, 0s\ngraphcc: eval: 3 of 3 runs done, 0s: last one\n"
+	if buf.String() != want {
+		t.Errorf("meter printed %q, want %q", buf.String(), want)
+	}
+	if newMeter(&buf, "eval", "runs", 0) != nil {
+		t.Error("a meter of nothing")
+	}
+
+	buf.Reset()
+	var o outputs
+	o.report(&buf)
+	o.add("a.fct")
+	o.add("b.json")
+	o.report(&buf)
+	if want := "graphcc: wrote a.fct, b.json\n"; buf.String() != want {
+		t.Errorf("outputs reported %q, want %q", buf.String(), want)
 	}
 }
 

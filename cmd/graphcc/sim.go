@@ -442,13 +442,18 @@ func (o *simOpts) run(ctx context.Context, cmd *cobra.Command, log *slog.Logger)
 			run = o.runFn
 		}
 		res, simErr = run(ctx, cfg)
-		bar.done()
+		if simErr != nil {
+			bar.done(false, 0, 0)
+		} else {
+			bar.done(true, res.End, res.Summary.Completed)
+		}
 		return simErr
 	}
+	var wrote outputs
 	if o.traceOut != "" {
 		// The trace streams out during the run into a temporary file that
 		// replaces --trace-out only if the run succeeds.
-		err = writeOutput("trace-out", o.traceOut, runIt)
+		err = wrote.write("trace-out", o.traceOut, runIt)
 	} else {
 		err = runIt(nil)
 	}
@@ -464,17 +469,21 @@ func (o *simOpts) run(ctx context.Context, cmd *cobra.Command, log *slog.Logger)
 		return err
 	}
 	if o.fctOut != "" {
-		if err := writeOutput("fct-out", o.fctOut, func(w io.Writer) error { return trace.WriteFCT(w, res.FCT) }); err != nil {
+		if err := wrote.write("fct-out", o.fctOut, func(w io.Writer) error { return trace.WriteFCT(w, res.FCT) }); err != nil {
 			return err
 		}
 	}
 	if o.summaryOut != "" {
-		if err := writeOutput("summary-out", o.summaryOut, func(w io.Writer) error { return fileio.WriteJSON(w, res.Summary) }); err != nil {
+		if err := wrote.write("summary-out", o.summaryOut, func(w io.Writer) error { return fileio.WriteJSON(w, res.Summary) }); err != nil {
 			return err
 		}
 	}
 	fmt.Fprintf(out, "# %s\n\n", desc)
-	return res.Summary.WriteTable(out)
+	if err := res.Summary.WriteTable(out); err != nil {
+		return err
+	}
+	wrote.report(cmd.ErrOrStderr())
+	return nil
 }
 
 // simulate runs cfg to its end, stopping early with an error when ctx is

@@ -358,6 +358,7 @@ type testbedRun struct {
 	sc        scenario.Scenario
 	interval  int64
 	simulated []metrics.Summary // --compare-sim's runs
+	wrote     outputs
 }
 
 func (o *testbedRunOpts) run(ctx context.Context, cmd *cobra.Command, log *slog.Logger) error {
@@ -428,6 +429,7 @@ func (o *testbedRunOpts) run(ctx context.Context, cmd *cobra.Command, log *slog.
 	if err != nil {
 		return err
 	}
+	defer r.wrote.report(cmd.ErrOrStderr())
 	if r.several || o.compareSim {
 		names := make([]string, len(r.policies))
 		testbed := make([]metrics.Summary, len(results))
@@ -522,7 +524,7 @@ func (r *testbedRun) one(ctx context.Context, name string, w controller.Workload
 	}
 	var err error
 	if p := policyPath(o.traceOut, name, r.several); p != "" {
-		err = writeOutput("trace-out", p, runIt)
+		err = r.wrote.write("trace-out", p, runIt)
 	} else {
 		err = runIt(nil)
 	}
@@ -531,12 +533,12 @@ func (r *testbedRun) one(ctx context.Context, name string, w controller.Workload
 		return nil, fmt.Errorf("policy %s: %w", name, err)
 	}
 	if p := policyPath(o.fctOut, name, r.several); p != "" {
-		if err := writeOutput("fct-out", p, func(w io.Writer) error { return trace.WriteFCT(w, res.FCT) }); err != nil {
+		if err := r.wrote.write("fct-out", p, func(w io.Writer) error { return trace.WriteFCT(w, res.FCT) }); err != nil {
 			return nil, err
 		}
 	}
 	if p := policyPath(o.summaryOut, name, r.several); p != "" {
-		if err := writeOutput("summary-out", p, func(w io.Writer) error { return fileio.WriteJSON(w, res.Summary) }); err != nil {
+		if err := r.wrote.write("summary-out", p, func(w io.Writer) error { return fileio.WriteJSON(w, res.Summary) }); err != nil {
 			return nil, err
 		}
 	}

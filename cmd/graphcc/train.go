@@ -14,7 +14,6 @@ import (
 	"strings"
 	"time"
 
-	"github.com/schollz/progressbar/v3"
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 	"gonum.org/v1/plot"
@@ -199,9 +198,9 @@ func (o *trainOpts) run(ctx context.Context, cmd *cobra.Command, log *slog.Logge
 			return nil
 		}
 	}
-	bar := newTrainBar(cmd.ErrOrStderr(), c.Episodes)
+	bar := newMeter(cmd.ErrOrStderr(), "train", "episodes", c.Episodes)
 	c.Progress = func(st gnn.EpisodeStats) {
-		bar.update(st)
+		bar.step(st.Episode, fmt.Sprintf("epsilon %.2f, mean reward %.4f, loss %.4f", st.Epsilon, st.MeanReward, st.Loss))
 		log.Info("round", "episode", st.Episode, "epsilon", st.Epsilon, "reward", st.MeanReward, "loss", st.Loss, "updates", st.Updates)
 	}
 	start := time.Now()
@@ -372,6 +371,7 @@ func (o *trainOpts) save(out io.Writer, c gnn.TrainConfig, sc scenario.Scenario,
 	if err := file.Save(o.out); err != nil {
 		return fmt.Errorf("--out: %w", err)
 	}
+	wrote := o.out
 	if o.curve != "" {
 		if err := fileio.WriteAtomic(o.curve, func(w io.Writer) error { return gnn.WriteCurve(w, res.Stats) }); err != nil {
 			return fmt.Errorf("--curve: %w", err)
@@ -379,10 +379,11 @@ func (o *trainOpts) save(out io.Writer, c gnn.TrainConfig, sc scenario.Scenario,
 		if err := writeCurvePNG(curvePNG(o.curve), res.Stats); err != nil {
 			return fmt.Errorf("--curve: %w", err)
 		}
+		wrote += ", " + o.curve + ", " + curvePNG(o.curve)
 	}
 	last := res.Stats[len(res.Stats)-1]
 	fmt.Fprintf(out, "trained %s on %s: %d episodes, %d updates in %s; last round: epsilon %.3f, mean reward %.4f, loss %.4f; wrote %s\n",
-		c.Kind, sc.Name, c.Episodes, last.Updates, wall.Round(time.Second), last.Epsilon, last.MeanReward, last.Loss, o.out)
+		c.Kind, sc.Name, c.Episodes, last.Updates, wall.Round(time.Second), last.Epsilon, last.MeanReward, last.Loss, wrote)
 	if picked != "" {
 		fmt.Fprintf(out, "the model is %s\n", picked)
 	}
@@ -456,39 +457,4 @@ func writeCurvePNG(path string, stats []gnn.EpisodeStats) error {
 		_, err := vgimg.PngCanvas{Canvas: img}.WriteTo(w)
 		return err
 	})
-}
-
-// trainBar draws episodes done with epsilon, reward and loss on a terminal.
-type trainBar struct {
-	bar *progressbar.ProgressBar
-}
-
-func newTrainBar(w io.Writer, episodes int) *trainBar {
-	if !isTerminal(w) {
-		return nil
-	}
-	return &trainBar{bar: progressbar.NewOptions(episodes,
-		progressbar.OptionSetWriter(w),
-		progressbar.OptionShowCount(),
-		progressbar.OptionSetItsString("episodes"),
-		progressbar.OptionSetElapsedTime(true),
-		progressbar.OptionSetPredictTime(true),
-		progressbar.OptionSetWidth(25),
-		progressbar.OptionClearOnFinish(),
-	)}
-}
-
-func (b *trainBar) update(s gnn.EpisodeStats) {
-	if b == nil {
-		return
-	}
-	b.bar.Describe(fmt.Sprintf("eps %.2f reward %.4f loss %.4f", s.Epsilon, s.MeanReward, s.Loss))
-	b.bar.Set(s.Episode)
-}
-
-func (b *trainBar) done() {
-	if b != nil {
-		b.bar.Clear()
-		b.bar.Exit()
-	}
 }
