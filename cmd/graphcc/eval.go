@@ -11,6 +11,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"text/tabwriter"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -42,6 +43,7 @@ type evalOpts struct {
 	hw           hwFlags
 	accEps       int
 	rewards      string
+	list         bool
 }
 
 // evalLong is eval's help.
@@ -124,11 +126,15 @@ func newEvalCmd(logger loggerFunc) *cobra.Command {
 		Long:  evalLong(),
 		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
+			if o.list {
+				return o.listScenarios(cmd.OutOrStdout())
+			}
 			return o.run(cmd.Context(), cmd, logger(cmd))
 		},
 	}
 	fs := cmd.Flags()
 	fs.SortFlags = false
+	fs.BoolVar(&o.list, "list-scenarios", false, "list the scenarios (the built-in suite, then those of --scenario-file) with what each tests, and exit")
 	fs.StringVar(&o.scenarios, "scenarios", o.scenarios, "comma-separated scenario names, or all ("+strings.Join(scenario.Names(), ", ")+", then those of --scenario-file); with --scenario-file, the file's scenarios by default")
 	fs.StringVar(&o.scenarioFile, "scenario-file", "", scenarioFileHelp)
 	fs.StringArrayVar(&o.policies, "policies", o.policies, "comma-separated ECN policies (static, static:KMIN_KB,KMAX_KB,PMAX, edge:SETTING:SETTING, react:Q_KB:SETTING:SETTING, graphcc[:MODEL], acc[:MODEL], grid for all 120 fixed settings of the action set, ideal for the fabric's fair share without queues); repeatable")
@@ -361,6 +367,25 @@ func (o *evalOpts) run(ctx context.Context, cmd *cobra.Command, log *slog.Logger
 	}
 	wrote.report(cmd.ErrOrStderr())
 	return nil
+}
+
+// listScenarios prints every scenario eval knows, built in and of
+// --scenario-file: its name and what it tests, then on a line of its own
+// its fabric and traffic.
+func (o *evalOpts) listScenarios(w io.Writer) error {
+	set, err := loadScenarioSet(o.scenarioFile)
+	if err != nil {
+		return err
+	}
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+	for _, n := range append(scenario.Names(), set.names()...) {
+		sc, err := set.lookup(n)
+		if err != nil {
+			return err
+		}
+		fmt.Fprintf(tw, "%s\t%s\n\t%s\n", sc.Name, sc.Description, sc.Describe())
+	}
+	return tw.Flush()
 }
 
 // evalManifest is the file in --out that lists what eval wrote there, so

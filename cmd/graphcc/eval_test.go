@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
+	"io/fs"
 	"log/slog"
 	"os"
 	"path/filepath"
@@ -483,5 +485,32 @@ func TestEvalOutRemovesStaleFigures(t *testing.T) {
 	}
 	if b, err := os.ReadFile(filepath.Join(out, evalManifest)); err != nil || string(b) != "report.md\ntiny.png\n" {
 		t.Errorf("manifest %q, %v", b, err)
+	}
+}
+
+// TestEvalListScenarios: --list-scenarios names every built-in scenario
+// with what it tests and its fabric and traffic, then those of a
+// --scenario-file, and runs nothing.
+func TestEvalListScenarios(t *testing.T) {
+	dir := t.TempDir()
+	file := filepath.Join(dir, "s.yaml")
+	if err := os.WriteFile(file, []byte("scenarios:\n  - name: mine\n    description: my own test\n    load: 0.3\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	out := run(t, "eval", "--list-scenarios", "--scenario-file", file, "--out", filepath.Join(dir, "never"))
+	for _, n := range scenario.Names() {
+		sc, err := scenario.ByName(n)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !strings.Contains(out, n+" ") || !strings.Contains(out, sc.Description) || !strings.Contains(out, sc.Describe()) {
+			t.Errorf("list lacks %s (%q, %q):\n%s", n, sc.Description, sc.Describe(), out)
+		}
+	}
+	if !strings.Contains(out, "mine") || !strings.Contains(out, "my own test") || !strings.Contains(out, "30 %") {
+		t.Errorf("list lacks the file's scenario:\n%s", out)
+	}
+	if _, err := os.Stat(filepath.Join(dir, "never")); !errors.Is(err, fs.ErrNotExist) {
+		t.Errorf("--list-scenarios wrote --out: %v", err)
 	}
 }
