@@ -36,7 +36,10 @@ func benchScenario() scenarioFlags {
 func newBenchCmd(logger loggerFunc) *cobra.Command {
 	o := benchOpts{sc: benchScenario(), runs: 3}
 	cmd := &cobra.Command{
-		Use:   "bench [flags]",
+		Use: "bench [flags]",
+		Example: `  graphcc bench                       # the benchmark scenario, 3 timed runs
+  graphcc bench --runs 5 --json b.json
+  graphcc bench --sweep               # loads 0.4-0.9 and larger fabrics, a Markdown table`,
 		Short: "Time the simulator on the benchmark scenario",
 		Long: `bench times the simulator on the benchmark scenario: the GraphCC Clos with
 FB_Hadoop at 60 % load WITHOUT incasts, 25 ms of arrivals, seed 1, run until

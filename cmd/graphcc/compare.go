@@ -23,7 +23,9 @@ type compareOpts struct {
 func newCompareCmd(logger loggerFunc) *cobra.Command {
 	o := compareOpts{tol: 0.10}
 	cmd := &cobra.Command{
-		Use:   "compare OURS.fct REF.fct [flags]",
+		Use: "compare OURS.fct REF.fct [flags]",
+		Example: `  graphcc compare ours.fct hpcc/fct.txt            # within 10 % on every statistic?
+  graphcc compare a.fct b.fct --tol 0.05 --json cmp.json`,
 		Short: "Compare the FCT slowdowns of two fct.txt files (graphcc vs HPCC's ns-3)",
 		Long: `compare checks graphcc's fidelity against a reference simulator, typically
 HPCC's ns-3 run on the same topology and flow file: it reads two fct.txt
@@ -95,7 +97,9 @@ func (o *compareOpts) run(cmd *cobra.Command, log *slog.Logger, oursPath, refPat
 
 func newSummarizeCmd() *cobra.Command {
 	return &cobra.Command{
-		Use:   "summarize FCT...",
+		Use: "summarize FCT...",
+		Example: `  graphcc summarize fct.txt
+  graphcc summarize static.fct graphcc.fct`,
 		Short: "Print the FCT slowdown summary of fct.txt files (graphcc's or HPCC's)",
 		Long: `summarize reads each fct.txt file (graphcc's decimal node ids or HPCC's hex
 IPs) and prints the slowdown table of graphcc sim: FCT slowdown (mean, p50,

@@ -121,7 +121,11 @@ func newEvalCmd(logger loggerFunc) *cobra.Command {
 		rewards:   experiment.DefaultRewards(),
 	}
 	cmd := &cobra.Command{
-		Use:   "eval [flags]",
+		Use: "eval [flags]",
+		Example: `  graphcc eval                                        # the main job: static, ACC, GraphCC on fb60-incast, seeds 1001-1010
+  graphcc eval --list-scenarios
+  graphcc eval --scenarios all --policies static,graphcc --seeds 1001-1003 --out suite
+  graphcc eval --policies static,static:2,32,0.01,graphcc:my.model --reference static --json r.json`,
 		Short: "Compare ECN policies on the paper's evaluation scenarios: report, figures, JSON",
 		Long:  evalLong(),
 		Args:  cobra.NoArgs,

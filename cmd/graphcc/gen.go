@@ -22,7 +22,9 @@ type genOpts struct {
 func newGenCmd(logger loggerFunc) *cobra.Command {
 	o := genOpts{sc: defaultScenario()}
 	cmd := &cobra.Command{
-		Use:   "gen --out FILE [flags]",
+		Use: "gen --out FILE [flags]",
+		Example: `  graphcc gen --out flow.txt --topo-out topology.txt   # the training scenario's traffic, seed 1
+  graphcc gen --out ws.txt --workload websearch --load 0.8 --no-incast --seed 7`,
 		Short: "Generate a flow trace (HPCC flow.txt) for a scenario",
 		Long: `gen draws a traffic trace for the fabric: Poisson arrivals of flows whose
 sizes follow --workload at --load of every host link for --duration, plus

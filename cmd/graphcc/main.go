@@ -106,9 +106,10 @@ func newLogger(w io.Writer, lvl slog.Level) *slog.Logger {
 
 func newVersionCmd() *cobra.Command {
 	return &cobra.Command{
-		Use:   "version",
-		Short: "Print the build's module version and Go version",
-		Args:  cobra.NoArgs,
+		Use:     "version",
+		Example: `  graphcc version`,
+		Short:   "Print the build's module version and Go version",
+		Args:    cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			version := "(devel)"
 			var rev []string

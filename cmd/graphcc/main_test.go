@@ -6,10 +6,12 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 
 	"graphcc/control"
@@ -460,4 +462,48 @@ func TestOldPolicyFlags(t *testing.T) {
 	if err == nil || !strings.Contains(err.Error(), "--ecn and --policies: choose one") {
 		t.Errorf("testbed run --ecn --policies: %v", err)
 	}
+}
+
+// TestHelpExamples: every command has examples in its help, and every
+// example line names the command's own path and parses with its flags
+// (the values included), so the examples do not rot.
+func TestHelpExamples(t *testing.T) {
+	var walk func(c *cobra.Command)
+	walk = func(c *cobra.Command) {
+		for _, sub := range c.Commands() {
+			if sub.Hidden || sub.Name() == "help" || sub.Name() == "completion" {
+				continue
+			}
+			walk(sub)
+		}
+		if c == c.Root() {
+			return
+		}
+		if strings.TrimSpace(c.Example) == "" {
+			t.Errorf("%s: no examples in its help", c.CommandPath())
+			return
+		}
+		for _, line := range strings.Split(c.Example, "\n") {
+			line, _, _ = strings.Cut(line, "#")
+			words := strings.Fields(strings.TrimPrefix(strings.TrimSpace(line), "sudo "))
+			path := strings.Fields(c.CommandPath())
+			if len(words) < len(path) || !slices.Equal(words[:len(path)], path) {
+				t.Errorf("%s: example %q does not run %s", c.CommandPath(), line, c.CommandPath())
+				continue
+			}
+			// an example of a group runs one of its subcommands
+			sub, rest := c, words[len(path):]
+			for len(rest) > 0 && !strings.HasPrefix(rest[0], "-") {
+				next := slices.IndexFunc(sub.Commands(), func(x *cobra.Command) bool { return x.Name() == rest[0] })
+				if next < 0 {
+					break
+				}
+				sub, rest = sub.Commands()[next], rest[1:]
+			}
+			if err := sub.ParseFlags(rest); err != nil {
+				t.Errorf("%s: example %q: %v", c.CommandPath(), line, err)
+			}
+		}
+	}
+	walk(newRootCmd())
 }

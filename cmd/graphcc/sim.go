@@ -210,7 +210,12 @@ func newSimCmd(logger loggerFunc) *cobra.Command {
 	o := simOpts{sc: defaultScenario(), hw: defaultHW(), policy: "static",
 		interval: topo.FormatDuration(control.DefaultInterval), until: "0"}
 	cmd := &cobra.Command{
-		Use:   "sim [flags]",
+		Use: "sim [flags]",
+		Example: `  graphcc sim                                   # the training scenario under static DCQCN
+  graphcc sim --policy graphcc --fct-out graphcc.fct --summary-out s.json
+  graphcc sim --topo topology.txt --flows flow.txt --policy static:2,32,0.01
+  graphcc sim --scenario fail1 --seed 1001 --policy acc   # trains ACC on fail1 first
+  graphcc sim --policy ideal                    # the fabric's fair share, no queues`,
 		Short: "Simulate a scenario (default: the GraphCC training scenario) and print FCT slowdowns",
 		Long: `sim replays flows on a fabric in the packet-level simulator and prints
 the summary table: FCT slowdown (mean, p50, p95, p99) overall, per flow-size

@@ -56,7 +56,11 @@ type lastStepFile = controller.LastStep
 
 func newTestbedCmd(logger loggerFunc) *cobra.Command {
 	cmd := &cobra.Command{
-		Use:   "testbed",
+		Use: "testbed",
+		Example: `  sudo graphcc testbed up --scale 40000
+  sudo graphcc testbed run --policies static,graphcc --compare-sim
+  graphcc testbed status
+  sudo graphcc testbed down`,
 		Short: "Run the hardware-in-the-loop testbed: BMv2 switches in network namespaces, live ECN policies",
 		Long: `testbed builds a fabric of BMv2 simple_switch_grpc switches in network
 namespaces (one per switch and per host, a veth pair per link), programs them
@@ -148,7 +152,9 @@ type testbedUpOpts struct {
 func newTestbedUpCmd(logger loggerFunc) *cobra.Command {
 	o := testbedUpOpts{sc: defaultScenario(), scale: lab.DefaultScale}
 	cmd := &cobra.Command{
-		Use:   "up [flags]",
+		Use: "up [flags]",
+		Example: `  sudo graphcc testbed up                          # the GraphCC Clos at the default scale
+  sudo graphcc testbed up --hosts-per-leaf 2 --scale 40000 --lab small`,
 		Short: "Build a lab: namespaces, veth links, BMv2 switches, the P4 pipeline, forwarding and static ECN settings",
 		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
@@ -265,7 +271,9 @@ func newTestbedRunCmd(logger loggerFunc) *cobra.Command {
 	o := testbedRunOpts{sc: defaultScenario(), policies: []string{"static"}, interval: topo.FormatDuration(control.DefaultInterval), drain: "20ms"}
 	o.sc.duration = topo.FormatDuration(defaultTestbedDuration)
 	cmd := &cobra.Command{
-		Use:   "run [flags]",
+		Use: "run [flags]",
+		Example: `  sudo graphcc testbed run --policies static,graphcc --compare-sim --summary-out s.json
+  sudo graphcc testbed run --lab small --duration 2ms   # a small lab fits its incast to its hosts`,
 		Short: "Run a workload on a live lab under one or more ECN policies and print FCT slowdowns",
 		Long: `run drives a workload from the simulator's generator (the same CDFs, loads and
 incasts, in fabric time) on the lab's hosts under each policy of --policies in
@@ -582,7 +590,9 @@ func checkACCTrainable(flag string, specs []string, flowsFile string, spec *lab.
 func newTestbedDownCmd(logger loggerFunc) *cobra.Command {
 	var l labFlags
 	cmd := &cobra.Command{
-		Use:   "down [flags]",
+		Use: "down [flags]",
+		Example: `  sudo graphcc testbed down
+  sudo graphcc testbed down --lab small`,
 		Short: "Remove every namespace, link and switch process of a lab (also after a crash; running it twice is harmless)",
 		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
@@ -605,7 +615,9 @@ func newTestbedDownCmd(logger loggerFunc) *cobra.Command {
 func newTestbedStatusCmd() *cobra.Command {
 	var l labFlags
 	cmd := &cobra.Command{
-		Use:   "status [flags]",
+		Use: "status [flags]",
+		Example: `  graphcc testbed status
+  graphcc testbed status --lab small`,
 		Short: "Show a lab's switches, ports, current ECN settings and last telemetry",
 		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {

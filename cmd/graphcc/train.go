@@ -54,7 +54,11 @@ var defaultTrain = gnn.DefaultTrainConfig()
 func newTrainCmd(logger loggerFunc) *cobra.Command {
 	o := trainOpts{scenario: scenario.Default().Name, kind: "graphcc", c: gnn.DefaultTrainConfig(), reward: "convex", seed: 1, hw: defaultHW(), ckEvery: 25, valEvery: 10, objective: "port"}
 	cmd := &cobra.Command{
-		Use:   "train --out MODEL [flags]",
+		Use: "train --out MODEL [flags]",
+		Example: `  graphcc train --out my.model --curve curve.csv                    # 200 episodes on fb60-incast
+  graphcc train --episodes 300 --seed 1 --workers 2 --validate-seeds 2001,2002 --validate-every 10 --out v.model
+  graphcc train --kind acc --scenario fail1 --out acc.model
+  graphcc train --out my.model --checkpoint ck --resume ck          # continue an interrupted run`,
 		Short: "Train a GraphCC (or ACC) ECN policy by multi-agent deep Q-learning in the simulator",
 		Long: `train runs multi-agent double deep Q-learning on the simulator's control
 hook: rounds of episodes (one per worker, in parallel) of the --scenario,
