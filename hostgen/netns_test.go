@@ -4,10 +4,8 @@ import (
 	"context"
 	"encoding/binary"
 	"errors"
-	"fmt"
 	"net"
 	"net/netip"
-	"os"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -19,7 +17,6 @@ import (
 	"graphcc/trace"
 
 	"graphcc/internal/privtest"
-	"graphcc/namespace"
 )
 
 // Root-only tests: hosts in network namespaces on veths, through a Linux
@@ -30,22 +27,10 @@ import (
 // requireRoot skips a test that needs root (privtest.Root).
 func requireRoot(t *testing.T) { privtest.Root(t) }
 
-// testNetns creates a fresh named namespace for t, removed when t ends
-// (with every link in it).
+// testNetns creates a fresh named namespace for t (privtest.Netns).
 func testNetns(t *testing.T, tag string) (string, netns.NsHandle) {
 	t.Helper()
-	name := fmt.Sprintf("gcch%d%s", os.Getpid()%100000, tag)
-	t.Cleanup(func() {
-		if err := namespace.Delete(name); err != nil {
-			t.Error(err)
-		}
-	})
-	h, err := namespace.Create(name)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { h.Close() })
-	return name, h
+	return privtest.Netns(t, "gcch", tag)
 }
 
 // testVeth joins interface a in namespace na and b in nb by a veth pair,

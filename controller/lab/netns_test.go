@@ -15,21 +15,10 @@ import (
 // requireRoot skips a test that needs root (privtest.Root).
 func requireRoot(t *testing.T) { privtest.Root(t) }
 
-// testNetns creates a fresh named namespace for t, removed when t ends.
+// testNetns creates a fresh named namespace for t (privtest.Netns).
 func testNetns(t *testing.T, tag string) (string, netns.NsHandle) {
 	t.Helper()
-	name := fmt.Sprintf("gcct%d%s", os.Getpid()%100000, tag)
-	t.Cleanup(func() {
-		if err := namespace.Delete(name); err != nil {
-			t.Error(err)
-		}
-	})
-	h, err := namespace.Create(name)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { h.Close() })
-	return name, h
+	return privtest.Netns(t, "gcct", tag)
 }
 
 func TestNetnsLifecycle(t *testing.T) {
