@@ -309,17 +309,39 @@ func (o *evalOpts) run(ctx context.Context, cmd *cobra.Command, log *slog.Logger
 		return err
 	}
 	log.Info("evaluated", "wall", time.Since(start).Round(time.Millisecond))
+	written, err := o.writeReport(rep, log)
+	if err != nil {
+		return err
+	}
+	if err := rep.WriteMarkdown(cmd.OutOrStdout()); err != nil {
+		return err
+	}
+	var wrote outputs
+	for _, name := range written {
+		wrote.add(filepath.Join(o.out, name))
+	}
+	if o.jsonOut != "" {
+		wrote.add(o.jsonOut)
+	}
+	wrote.report(cmd.ErrOrStderr())
+	return nil
+}
 
+// writeReport writes the report and its figures into --out (and --json),
+// removes the figures an earlier eval left there of scenarios not
+// evaluated again, and returns the names of the files it wrote in --out.
+// The manifest (.graphcc-eval) lists every file eval wrote there at every
+// moment, so that a failure leaves none unlisted.
+func (o *evalOpts) writeReport(rep *experiment.Report, log *slog.Logger) ([]string, error) {
 	if err := os.MkdirAll(o.out, 0o755); err != nil {
-		return fmt.Errorf("--out: %w", err)
+		return nil, fmt.Errorf("--out: %w", err)
 	}
 	before := readEvalManifest(o.out)
 	written := []string{"report.md"}
 	for i := range rep.Scenarios {
 		written = append(written, rep.FigureFile(i))
 	}
-	// First the old list and the new names together, so that a failure
-	// below leaves every file eval wrote listed.
+	// First the old list and the new names together.
 	planned := slices.Clone(before)
 	for _, n := range written {
 		if !slices.Contains(planned, n) {
@@ -327,17 +349,17 @@ func (o *evalOpts) run(ctx context.Context, cmd *cobra.Command, log *slog.Logger
 		}
 	}
 	if err := writeEvalManifest(o.out, planned); err != nil {
-		return err
+		return nil, err
 	}
 	if _, err := rep.WriteFigures(o.out); err != nil {
-		return fmt.Errorf("--out: %w", err)
+		return nil, fmt.Errorf("--out: %w", err)
 	}
 	if err := writeOutput("out", filepath.Join(o.out, "report.md"), rep.WriteMarkdown); err != nil {
-		return err
+		return nil, err
 	}
 	if o.jsonOut != "" {
 		if err := writeOutput("json", o.jsonOut, rep.WriteJSON); err != nil {
-			return err
+			return nil, err
 		}
 	}
 	// Then the stale files go, and the list keeps any that would not.
@@ -354,23 +376,9 @@ func (o *evalOpts) run(ctx context.Context, cmd *cobra.Command, log *slog.Logger
 		}
 	}
 	if err := writeEvalManifest(o.out, kept); err != nil {
-		return err
+		return nil, err
 	}
-	if rmErr != nil {
-		return rmErr
-	}
-	if err := rep.WriteMarkdown(cmd.OutOrStdout()); err != nil {
-		return err
-	}
-	var wrote outputs
-	for _, name := range written {
-		wrote.add(filepath.Join(o.out, name))
-	}
-	if o.jsonOut != "" {
-		wrote.add(o.jsonOut)
-	}
-	wrote.report(cmd.ErrOrStderr())
-	return nil
+	return written, rmErr
 }
 
 // listScenarios prints every scenario eval knows, built in and of
