@@ -17,6 +17,7 @@ import (
 	"graphcc/trace"
 
 	"graphcc/internal/privtest"
+	"graphcc/internal/testnetns"
 )
 
 // Root-only tests: hosts in network namespaces on veths, through a Linux
@@ -27,10 +28,10 @@ import (
 // requireRoot skips a test that needs root (privtest.Root).
 func requireRoot(t *testing.T) { privtest.Root(t) }
 
-// testNetns creates a fresh named namespace for t (privtest.Netns).
+// testNetns creates a fresh named namespace for t (testnetns.New).
 func testNetns(t *testing.T, tag string) (string, netns.NsHandle) {
 	t.Helper()
-	return privtest.Netns(t, "gcch", tag)
+	return testnetns.New(t, "gcch", tag)
 }
 
 // testVeth joins interface a in namespace na and b in nb by a veth pair,

@@ -9,16 +9,17 @@ import (
 	"github.com/vishvananda/netns"
 
 	"graphcc/internal/privtest"
+	"graphcc/internal/testnetns"
 	"graphcc/namespace"
 )
 
 // requireRoot skips a test that needs root (privtest.Root).
 func requireRoot(t *testing.T) { privtest.Root(t) }
 
-// testNetns creates a fresh named namespace for t (privtest.Netns).
+// testNetns creates a fresh named namespace for t (testnetns.New).
 func testNetns(t *testing.T, tag string) (string, netns.NsHandle) {
 	t.Helper()
-	return privtest.Netns(t, "gcct", tag)
+	return testnetns.New(t, "gcct", tag)
 }
 
 func TestNetnsLifecycle(t *testing.T) {

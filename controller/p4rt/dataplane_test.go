@@ -19,6 +19,7 @@ import (
 	"graphcc/control"
 	"graphcc/controller/lab"
 	"graphcc/internal/privtest"
+	"graphcc/internal/testnetns"
 	"graphcc/namespace"
 	"graphcc/p4src"
 )
@@ -26,10 +27,10 @@ import (
 // requireRoot skips a test that needs root (privtest.Root).
 func requireRoot(t *testing.T) { privtest.Root(t) }
 
-// testNetns creates a fresh named namespace for t (privtest.Netns).
+// testNetns creates a fresh named namespace for t (testnetns.New).
 func testNetns(t *testing.T, tag string) (string, netns.NsHandle) {
 	t.Helper()
-	return privtest.Netns(t, "gcct", tag)
+	return testnetns.New(t, "gcct", tag)
 }
 
 // graphcc.p4 on BMv2 with two ports in a namespace (veths s1-h1, s2-h2),

@@ -2,13 +2,10 @@ package privtest
 
 import (
 	"fmt"
-	"graphcc/namespace"
 	"os"
 	"os/exec"
 	"strings"
 	"testing"
-
-	"github.com/vishvananda/netns"
 )
 
 // RequireEnv is the environment variable that turns skips into failures.
@@ -75,23 +72,4 @@ func missing(tb testing.TB, what string) {
 		tb.Fatalf("needs %s (%s=1)", what, RequireEnv)
 	}
 	tb.Skipf("needs %s", what)
-}
-
-// Netns creates a fresh network namespace for tb, named prefix, the test
-// process's ID and tag (prefixes keep the packages' tests apart), and
-// deletes it, with every link in it, when tb ends.
-func Netns(tb testing.TB, prefix, tag string) (string, netns.NsHandle) {
-	tb.Helper()
-	name := fmt.Sprintf("%s%d%s", prefix, os.Getpid()%100000, tag)
-	tb.Cleanup(func() {
-		if err := namespace.Delete(name); err != nil {
-			tb.Error(err)
-		}
-	})
-	h, err := namespace.Create(name)
-	if err != nil {
-		tb.Fatal(err)
-	}
-	tb.Cleanup(func() { h.Close() })
-	return name, h
 }
