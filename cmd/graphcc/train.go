@@ -16,11 +16,6 @@ import (
 
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
-	"gonum.org/v1/plot"
-	"gonum.org/v1/plot/plotter"
-	"gonum.org/v1/plot/vg"
-	"gonum.org/v1/plot/vg/draw"
-	"gonum.org/v1/plot/vg/vgimg"
 
 	"graphcc/experiment"
 	"graphcc/gnn"
@@ -380,7 +375,7 @@ func (o *trainOpts) save(out io.Writer, c gnn.TrainConfig, sc scenario.Scenario,
 		if err := fileio.WriteAtomic(o.curve, func(w io.Writer) error { return gnn.WriteCurve(w, res.Stats) }); err != nil {
 			return fmt.Errorf("--curve: %w", err)
 		}
-		if err := writeCurvePNG(curvePNG(o.curve), res.Stats); err != nil {
+		if err := experiment.WriteCurvePNG(curvePNG(o.curve), res.Stats); err != nil {
 			return fmt.Errorf("--curve: %w", err)
 		}
 		wrote += ", " + o.curve + ", " + curvePNG(o.curve)
@@ -413,52 +408,4 @@ func noUpdatesError(e *gnn.NoUpdatesError) error {
 	}
 	return fmt.Errorf("--episodes %d gives 0 learning updates: the first comes after %s transitions, and an episode gives at most %d; raise --episodes to at least %d, or lower %s",
 		e.Episodes, first, e.PerEpisode, e.MinEpisodes, lower)
-}
-
-// writeCurvePNG draws mean reward, loss and the finished flows' mean
-// slowdown against the episode.
-func writeCurvePNG(path string, stats []gnn.EpisodeStats) error {
-	series := []struct {
-		title string
-		y     func(gnn.EpisodeStats) float64
-	}{
-		{"mean reward per agent and step", func(s gnn.EpisodeStats) float64 { return s.MeanReward }},
-		{"Huber loss", func(s gnn.EpisodeStats) float64 { return s.Loss }},
-		{"mean FCT slowdown of finished flows", func(s gnn.EpisodeStats) float64 { return s.Slowdown }},
-	}
-	if slices.ContainsFunc(stats, func(s gnn.EpisodeStats) bool { return !math.IsNaN(s.Validation) }) {
-		series = append(series, struct {
-			title string
-			y     func(gnn.EpisodeStats) float64
-		}{"greedy policy's mean FCT slowdown on the validation seeds", func(s gnn.EpisodeStats) float64 { return s.Validation }})
-	}
-	const w, h = 7 * vg.Inch, 2.5 * vg.Inch
-	n := vg.Length(len(series))
-	img := vgimg.NewWith(vgimg.UseWH(w, h*n), vgimg.UseDPI(110))
-	dc := draw.New(img)
-	for i, sr := range series {
-		p := plot.New()
-		p.Title.Text = sr.title
-		p.X.Label.Text = "episode"
-		var pts plotter.XYs
-		for _, s := range stats {
-			if y := sr.y(s); !math.IsNaN(y) {
-				pts = append(pts, plotter.XY{X: float64(s.Episode), Y: y})
-			}
-		}
-		if len(pts) > 0 {
-			l, err := plotter.NewLine(pts)
-			if err != nil {
-				return err
-			}
-			p.Add(l)
-		}
-		// panel i from the top: crop the others away
-		top := h * vg.Length(i)
-		p.Draw(draw.Crop(dc, 0, 0, h*n-top-h, -top))
-	}
-	return fileio.WriteAtomic(path, func(w io.Writer) error {
-		_, err := vgimg.PngCanvas{Canvas: img}.WriteTo(w)
-		return err
-	})
 }
