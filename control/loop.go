@@ -46,8 +46,9 @@ type LoopConfig struct {
 // from its clock event, the testbed's controller from its timer; only how
 // they obtain telemetry and apply settings differs.
 //
-// A Loop is not safe for concurrent use. Step does not allocate beyond the
-// growth of its queue-feature samples and the setting counter.
+// A Loop is not safe for concurrent use. Without a trace, Step allocates
+// only to grow its queue-feature samples and to count a setting it has not
+// counted before (TestLoopStepAllocs).
 type Loop struct {
 	f      *topo.Fabric
 	policy Policy
