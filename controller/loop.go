@@ -16,7 +16,7 @@ import (
 // the trace, the policy, the changed ECN settings out (one write per switch
 // with a change). The simulator runs the same step from its clock.
 
-// Fabric is what the loop drives: FabricRuntime on BMv2 switches, or a
+// Fabric is what the loop drives: p4rt.Fabric on BMv2 switches, or a
 // stand-in in tests.
 type Fabric interface {
 	// ReadTelemetry writes the samples of the interval since the last read

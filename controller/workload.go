@@ -32,7 +32,7 @@ type WorkloadConfig struct {
 	// a switch still holds from the last run are foreign to this one.
 	QPBase uint32
 	// Scale is the testbed's factor between real and fabric time (the
-	// lab's, DefaultScale).
+	// lab's, lab.DefaultScale).
 	Scale float64
 	// Interval is the control interval Δt, fabric ps; 0: control.DefaultInterval.
 	Interval int64
