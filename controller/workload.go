@@ -80,6 +80,11 @@ type TestbedSummary struct {
 	Retransmitted int64   `json:"retransmitted_bytes"`
 }
 
+// WriteTable writes the summary as the simulator's (metrics.Summary's
+// WriteTable) with the queue feature alone: the testbed does not see the
+// instantaneous queue.
+func (s TestbedSummary) WriteTable(w io.Writer) error { return s.Summary.WriteFeatureTable(w) }
+
 // RunWorkload runs cfg.Flows on the testbed's hosts (every host in its
 // namespace: a hostgen sender and receiver on its NIC) while RunLoop
 // drives cfg.Policy, until every flow has finished or the drain time has

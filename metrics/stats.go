@@ -264,7 +264,14 @@ func binLabels(s []Stats) []string {
 // incast and of background flows; the queues in KB (1000 B, the unit of
 // the ECN thresholds), the instantaneous one the simulator samples and the
 // queue feature the policies see; then the counters.
-func (s Summary) WriteTable(w io.Writer) error {
+func (s Summary) WriteTable(w io.Writer) error { return s.writeTable(w, true) }
+
+// WriteFeatureTable writes s as WriteTable does but with the queue feature
+// alone, for a fabric that cannot see the instantaneous queue (the
+// testbed).
+func (s Summary) WriteFeatureTable(w io.Writer) error { return s.writeTable(w, false) }
+
+func (s Summary) writeTable(w io.Writer, instant bool) error {
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
 	row := func(cells ...string) { fmt.Fprintln(tw, strings.Join(cells, "\t")+"\t") }
 	stat := func(label string, st Stats) {
@@ -283,7 +290,9 @@ func (s Summary) WriteTable(w io.Writer) error {
 	stat("background", s.SlowdownBackground)
 	fmt.Fprintln(tw)
 	row("queue (KB = 1000 B)", "mean", "p99")
-	row("instantaneous (simulator)", ff(s.QueueBytesMean/control.KB), ff(s.QueueBytesP99/control.KB))
+	if instant {
+		row("instantaneous (simulator)", ff(s.QueueBytesMean/control.KB), ff(s.QueueBytesP99/control.KB))
+	}
 	row("feature (policies' input)", ff(s.QueueFeatureMean/control.KB), ff(s.QueueFeatureP99/control.KB))
 	if err := tw.Flush(); err != nil {
 		return err

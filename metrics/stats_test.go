@@ -142,6 +142,13 @@ func TestSummaryWriteTable(t *testing.T) {
 		}
 	}
 	t.Logf("\n%s", out)
+	b.Reset()
+	if err := sampleSummary().WriteFeatureTable(&b); err != nil {
+		t.Fatal(err)
+	}
+	if f := b.String(); strings.Contains(f, "instantaneous") || !strings.Contains(f, "feature (policies' input)  0.800  4.000") {
+		t.Errorf("the feature-only table:\n%s", f)
+	}
 	if got := binLabels([]Stats{{MaxBytes: 1500}, {MaxBytes: 64000}, {MaxBytes: 2_000_000_000}}); strings.Join(got, " ") != "<=1500B 1500B-64KB 64KB-2GB" {
 		t.Errorf("binLabels = %v", got)
 	}
