@@ -7,7 +7,6 @@ import (
 	"math"
 	"slices"
 	"strconv"
-	"strings"
 
 	"gonum.org/v1/plot"
 	"gonum.org/v1/plot/vg"
@@ -213,25 +212,4 @@ func countLabel(n int) string {
 		return fmt.Sprintf("%.1fk", float64(n)/1000)
 	}
 	return strconv.Itoa(n)
-}
-
-// seedRanges writes seeds comma-separated, runs of three or more
-// consecutive seeds as ranges: "1001-1010,2001".
-func seedRanges(s []uint64) string {
-	var parts []string
-	for i := 0; i < len(s); {
-		j := i
-		for j+1 < len(s) && s[j+1] == s[j]+1 {
-			j++
-		}
-		if j-i >= 2 {
-			parts = append(parts, fmt.Sprintf("%d-%d", s[i], s[j]))
-		} else {
-			for _, v := range s[i : j+1] {
-				parts = append(parts, strconv.FormatUint(v, 10))
-			}
-		}
-		i = j + 1
-	}
-	return strings.Join(parts, ",")
 }

@@ -295,7 +295,7 @@ func drawHeader(strip draw.Canvas, rep *Report, si int, lg figureLegend) {
 	}
 	x, top := strip.Min.X+vg.Points(4), strip.Max.Y-vg.Points(2)
 	strip.FillText(textStyle(fontTitle, color.Black), vg.Point{X: x, Y: top},
-		fmt.Sprintf("%s: %s flows, seeds %s", sr.Scenario.Name, groupThousands(flows), seedRanges(rep.Seeds)))
+		fmt.Sprintf("%s: %s flows, seeds %s", sr.Scenario.Name, groupThousands(flows), FormatSeeds(rep.Seeds)))
 	note := fmt.Sprintf("FCT slowdown / %s's in the same flow-size bin", rep.Reference)
 	if len(rep.Seeds) >= metrics.MinIntervalSeeds {
 		note += fmt.Sprintf("; bars: %.0f %% CI", 100*metrics.CILevel)

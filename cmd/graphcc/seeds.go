@@ -27,14 +27,10 @@ func (f *seedsFlag) Set(v string) error {
 
 func (f *seedsFlag) Type() string { return "seeds" }
 
-// String writes the seeds as Set reads them (formatSeeds).
+// String writes the seeds as Set reads them (experiment.FormatSeeds).
 func (f *seedsFlag) String() string {
 	if f.seeds == nil {
 		return ""
 	}
-	return formatSeeds(*f.seeds)
+	return experiment.FormatSeeds(*f.seeds)
 }
-
-// formatSeeds writes seeds as a seeds flag reads them
-// (experiment.FormatSeeds).
-func formatSeeds(s []uint64) string { return experiment.FormatSeeds(s) }
