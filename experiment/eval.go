@@ -549,6 +549,8 @@ func mergeRuns(name string, runs []*replay.Result) PolicyResult {
 		s := r.Summary
 		sum.QueueBytesMean += s.QueueBytesMean / float64(len(runs))
 		sum.QueueBytesP99 += s.QueueBytesP99 / float64(len(runs))
+		sum.QueueFeatureMean += s.QueueFeatureMean / float64(len(runs))
+		sum.QueueFeatureP99 += s.QueueFeatureP99 / float64(len(runs))
 		sum.QueueSeconds += s.QueueSeconds
 		sum.PFCPauses += s.PFCPauses
 		sum.ECNMarkedPackets += s.ECNMarkedPackets

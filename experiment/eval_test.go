@@ -86,6 +86,21 @@ func TestEvaluateTiny(t *testing.T) {
 		if pr.Summary.Events != pr.PerSeed[0].Events+pr.PerSeed[1].Events {
 			t.Errorf("%s: events not summed", pr.Policy)
 		}
+		// Queues are averaged over seeds: the instantaneous queue and the
+		// queue feature alike.
+		for _, q := range []struct {
+			name       string
+			merged     float64
+			seed0, sd1 float64
+		}{
+			{"queue mean", pr.Summary.QueueBytesMean, pr.PerSeed[0].QueueBytesMean, pr.PerSeed[1].QueueBytesMean},
+			{"queue feature mean", pr.Summary.QueueFeatureMean, pr.PerSeed[0].QueueFeatureMean, pr.PerSeed[1].QueueFeatureMean},
+			{"queue feature p99", pr.Summary.QueueFeatureP99, pr.PerSeed[0].QueueFeatureP99, pr.PerSeed[1].QueueFeatureP99},
+		} {
+			if want := q.seed0/2 + q.sd1/2; q.merged != want || want == 0 {
+				t.Errorf("%s: %s %v, want the mean over seeds %v", pr.Policy, q.name, q.merged, want)
+			}
+		}
 		if len(pr.SlowdownByBin) != len(metrics.FigureBins()) || pr.SmallP99 < 1 {
 			t.Errorf("%s: bins %v, small p99 %v", pr.Policy, pr.SlowdownByBin, pr.SmallP99)
 		}
