@@ -46,7 +46,8 @@ type Config struct {
 	// flows are unfinished.
 	Until int64
 	// QueueUntil, if positive, ends the queue samples of the summary
-	// (QueueBytesMean, QueueBytesP99, QueueSeconds) at that simulated time
+	// (QueueBytesMean, QueueBytesP99, QueueFeatureMean, QueueFeatureP99,
+	// QueueSeconds) at that simulated time
 	// (ps): they are those of the control intervals that end by then. A
 	// generated trace's arrival window (its first arrival plus the
 	// scenario's duration) makes runs of one trace under different
@@ -54,7 +55,7 @@ type Config struct {
 	// 0 samples the whole run.
 	QueueUntil int64
 	// Trace, if not nil, receives one CSV row per port per interval (see
-	// TraceHeader).
+	// control.TraceHeader).
 	Trace io.Writer
 	// Progress, if not nil, is called every interval with the simulated time
 	// and the flows finished so far.
