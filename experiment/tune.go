@@ -34,9 +34,10 @@ func (s Setting) Spec() string {
 }
 
 // valid reports whether s is a setting the simulator takes: 0 <= kmin <=
-// kmax and pmax in (0, 1].
+// kmax and pmax in [0, 1] (pmax 0 marks every packet above kmax and none
+// below: a step at kmax).
 func (s Setting) valid() bool {
-	return s.KMinKB >= 0 && s.KMaxKB >= s.KMinKB && s.PMax > 0 && s.PMax <= 1
+	return s.KMinKB >= 0 && s.KMaxKB >= s.KMinKB && s.PMax >= 0 && s.PMax <= 1
 }
 
 // PaperGrid returns the paper's 120 fixed settings, gnn's action table in
@@ -100,7 +101,8 @@ type TuneConfig struct {
 	// Refine is the number of refinement rounds after the grid: each runs
 	// the neighbours not yet run of the Top settings of lowest score so
 	// far, one level of kmin, kmax or pmax away (halved or doubled in the
-	// first round; the step's factor is square-rooted each round after).
+	// first round; the step's factor is square-rooted each round after; a
+	// level 0 has the neighbour 1, except pmax 0, which has none).
 	Refine int
 	// Top is the number of leaders refined each round; 0 means
 	// DefaultTuneTop.
@@ -246,7 +248,7 @@ func (c *TuneConfig) setDefaults() error {
 	}
 	for _, s := range c.Grid {
 		if !s.valid() {
-			return fmt.Errorf("grid setting %+v: want 0 <= kmin <= kmax and pmax in (0, 1]", s)
+			return fmt.Errorf("grid setting %+v: want 0 <= kmin <= kmax and pmax in [0, 1]", s)
 		}
 	}
 	if err := CheckTrainingSeeds(c.Seeds); err != nil {
@@ -351,8 +353,10 @@ func (t *tuner) neighbours(step float64) []Setting {
 		for _, kmax := range levelsAround(s.KMaxKB, step) {
 			out = append(out, Setting{s.KMinKB, kmax, s.PMax})
 		}
-		for _, p := range levelsAround(s.PMax, step) {
-			out = append(out, Setting{s.KMinKB, s.KMaxKB, min(p, 1)})
+		if s.PMax > 0 { // a step at kmax stays one
+			for _, p := range levelsAround(s.PMax, step) {
+				out = append(out, Setting{s.KMinKB, s.KMaxKB, min(p, 1)})
+			}
 		}
 	}
 	return slices.DeleteFunc(out, func(s Setting) bool { return !s.valid() })

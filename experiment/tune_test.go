@@ -179,6 +179,7 @@ func TestTuneRefuses(t *testing.T) {
 		{func(c *TuneConfig) { c.ConfirmSeeds = []uint64{1001} }, "confirmation seeds: 1001 is one of eval's seeds"},
 		{func(c *TuneConfig) { c.ConfirmSeeds = []uint64{2001} }, "seed 2001 is both a validation and a confirmation seed"},
 		{func(c *TuneConfig) { c.Grid = []Setting{{8, 4, 1}} }, "want 0 <= kmin <= kmax"},
+		{func(c *TuneConfig) { c.Grid = []Setting{{2, 16, 1.5}} }, "pmax in [0, 1]"},
 		{func(c *TuneConfig) { c.Refine = -1 }, "must not be negative"},
 	} {
 		c := tinyTune(1, []uint64{3001})
@@ -215,5 +216,24 @@ func TestGrids(t *testing.T) {
 	}
 	if got := levelsAround(2, 1.4142135623730951); !reflect.DeepEqual(got, []float64{1.41, 2.83}) {
 		t.Errorf("levelsAround(2, √2) = %v", got)
+	}
+}
+
+// TestNeighbours checks the refinement's candidates: one level from each
+// leader in kmin, kmax or pmax, valid, the leaders by score.
+func TestNeighbours(t *testing.T) {
+	tu := &tuner{c: TuneConfig{Top: 2}, runs: []TuneRun{
+		{Setting: Setting{8, 64, 0.5}, Score: 3},
+		{Setting: Setting{0, 2, 0}, Score: 1},
+		{Setting: Setting{2, 16, 1}, Score: 2},
+	}}
+	var got []string
+	for _, s := range tu.neighbours(2) {
+		got = append(got, s.Spec())
+	}
+	want := "static:1,2,0 static:0,1,0 static:0,4,0 " + // kmin 0 → 1; no pmax step from 0
+		"static:1,16,1 static:4,16,1 static:2,8,1 static:2,32,1 static:2,16,0.5 static:2,16,1"
+	if strings.Join(got, " ") != want {
+		t.Errorf("neighbours:\n%s\nwant\n%s", strings.Join(got, " "), want)
 	}
 }
