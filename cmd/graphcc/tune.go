@@ -171,10 +171,18 @@ func writeTuneSummary(w io.Writer, r *experiment.TuneResult, wall time.Duration)
 	fmt.Fprintf(tw, "confirmation (seeds %s)\tmean slowdown\tbest_policy's ratio (95 %% CI)\n", experiment.FormatSeeds(r.Confirm.Seeds))
 	fmt.Fprintf(tw, "%s (best_policy)\t%.3f\t\n", r.BestPolicy, r.Confirm.MeanSlowdown["best_policy"])
 	fmt.Fprintf(tw, "static\t%.3f\t%s\n", r.Confirm.MeanSlowdown["static"], formatTuneRatio(r.Confirm.VsStatic))
-	if r.Confirm.VsPaperGridBest != nil {
+	same := r.Confirm.PaperGridBest == r.BestPolicy
+	if r.Confirm.VsPaperGridBest != nil && !same {
 		fmt.Fprintf(tw, "%s (paper grid's best)\t%.3f\t%s\n", r.Confirm.PaperGridBest, r.Confirm.MeanSlowdown["paper_grid_best"], formatTuneRatio(*r.Confirm.VsPaperGridBest))
 	}
-	return tw.Flush()
+	if err := tw.Flush(); err != nil {
+		return err
+	}
+	if same {
+		_, err := fmt.Fprintf(w, "(%s is also the paper grid's best)\n", r.BestPolicy)
+		return err
+	}
+	return nil
 }
 
 // formatTuneRatio writes "0.812 (0.790–0.835)", or the value alone
