@@ -36,8 +36,14 @@ func TestTune(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	// determinism: the same result with another number of workers
-	again, err := Tune(context.Background(), tinyTune(1, []uint64{3001, 3002, 3003}))
+	// determinism: the same result with another number of workers, and
+	// with every round in batches of one setting
+	defer func(b int) { tuneBatch = b }(tuneBatch)
+	tuneBatch = 1
+	c1 := tinyTune(1, []uint64{3001, 3002, 3003})
+	var runsDone []int
+	c1.RunProgress = func(done, total int) { runsDone = append(runsDone, done, total) }
+	again, err := Tune(context.Background(), c1)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -50,6 +56,11 @@ func TestTune(t *testing.T) {
 	}
 	if a.String() != b.String() {
 		t.Errorf("two runs differ:\n%s\n%s", a.String(), b.String())
+	}
+	// run progress counts each round's runs through its batches: the grid's
+	// 4 settings on one seed, 1 of 4 to 4 of 4
+	if len(runsDone) < 8 || !reflect.DeepEqual(runsDone[:8], []int{1, 4, 2, 4, 3, 4, 4, 4}) {
+		t.Errorf("run progress %v", runsDone)
 	}
 
 	// the grid first, in order, then only settings not run before
