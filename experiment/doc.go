@@ -12,8 +12,8 @@
 // Tune searches the fixed switch ECN settings of one scenario for the one
 // of lowest mean FCT slowdown (graphcc tune): a grid, refinement around
 // the leaders, selection on validation seeds and a confirmation on
-// others against static and the paper grid's best, every round an
-// Evaluate.
+// others against static and the paper grid's best, every round run
+// through Evaluate.
 //
 // Beside the testbed (package controller, which does not import the
 // simulator), it runs the simulator that stands for the testbed

@@ -202,8 +202,9 @@ func (r *TuneResult) WriteJSON(w io.Writer) error { return fileio.WriteJSON(w, r
 // slowdown on c.Scenario: the grid, then c.Refine rounds of refinement
 // around the leaders, scored on the validation seeds, then the winner
 // against static and the paper grid's best on the confirmation seeds, with
-// their intervals. Every round is one Evaluate (runs in parallel, traces
-// shared); the result is the same whatever c.Workers.
+// their intervals. Every round runs through Evaluate (in parallel, each
+// trace built once per batch of settings); the result is the same
+// whatever c.Workers.
 func Tune(ctx context.Context, c TuneConfig) (*TuneResult, error) {
 	if err := c.setDefaults(); err != nil {
 		return nil, fmt.Errorf("tune: %w", err)
