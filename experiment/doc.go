@@ -9,6 +9,12 @@
 // It also keeps the evaluation's seeds (EvalSeeds, 1001 to 1010) apart:
 // no training or model selection may use them (CheckTrainingSeeds).
 //
+// Tune searches the fixed switch ECN settings of one scenario for the one
+// of lowest mean FCT slowdown (graphcc tune): a grid, refinement around
+// the leaders, selection on validation seeds and a confirmation on
+// others against static and the paper grid's best, every round run
+// through Evaluate.
+//
 // Beside the testbed (package controller, which does not import the
 // simulator), it runs the simulator that stands for the testbed
 // (TestbedParams, SimulateLikeTestbed) and prints the two side by side
@@ -17,5 +23,5 @@
 // The files by job: eval.go the harness (Evaluate), report.go the report's
 // types, markdown.go and json.go its two forms, figure.go and figstyle.go
 // the figures, seeds.go and rewards.go the seed and reward grammars,
-// testbed.go the testbed comparison.
+// testbed.go the testbed comparison, tune.go the search (Tune).
 package experiment

@@ -2,10 +2,12 @@ package policy
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"log/slog"
 	"math"
+	"os"
 	"slices"
 	"strconv"
 	"strings"
@@ -168,6 +170,11 @@ func defs(ctx context.Context, env Env, withIdeal bool) []def {
 			numeric: true,
 		},
 		{
+			Spec: Spec{Name: "tuned", Usage: "tuned:FILE",
+				Help: "tuned:tune.json: the best fixed setting graphcc tune found, the best_policy of its result file (a static:KMIN_KB,KMAX_KB,PMAX spec)"},
+			build: buildTuned,
+		},
+		{
 			Spec: Spec{Name: "graphcc", Usage: "graphcc[:MODEL]",
 				Help: "graphcc: the GraphCC model built into the binary; graphcc:FILE: a model trained by graphcc train"},
 			build: func(args string) (Factory, error) { return GraphCC(args) },
@@ -325,4 +332,34 @@ func buildEdge(args string) (Factory, error) {
 		return nil, fmt.Errorf("setting of ports facing a switch: %w", err)
 	}
 	return Edge(host, sw), nil
+}
+
+// buildTuned is the policy of a graphcc tune result file: its best_policy,
+// which must be a fixed setting (static or static:KMIN_KB,KMAX_KB,PMAX).
+func buildTuned(args string) (Factory, error) {
+	if args == "" {
+		return nil, errors.New("want the path of a graphcc tune result file")
+	}
+	b, err := os.ReadFile(args)
+	if err != nil {
+		return nil, err
+	}
+	var r struct {
+		BestPolicy string `json:"best_policy"`
+	}
+	if err := json.Unmarshal(b, &r); err != nil {
+		return nil, fmt.Errorf("%s: not a tune result: %w", args, err)
+	}
+	if r.BestPolicy == "" {
+		return nil, fmt.Errorf("%s: no best_policy", args)
+	}
+	name, sargs, _ := strings.Cut(r.BestPolicy, ":")
+	if name != "static" {
+		return nil, fmt.Errorf("%s: best_policy %q is not a fixed setting (static:KMIN_KB,KMAX_KB,PMAX)", args, r.BestPolicy)
+	}
+	f, err := buildStatic(sargs)
+	if err != nil {
+		return nil, fmt.Errorf("%s: best_policy %q: %w", args, r.BestPolicy, err)
+	}
+	return f, nil
 }

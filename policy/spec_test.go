@@ -2,6 +2,9 @@ package policy
 
 import (
 	"context"
+	"os"
+	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -99,7 +102,21 @@ func TestParse(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	forms := "forms: static[:KMIN_KB,KMAX_KB,PMAX], edge:KMIN_KB,KMAX_KB,PMAX:KMIN_KB,KMAX_KB,PMAX, react:Q_KB:KMIN_KB,KMAX_KB,PMAX:KMIN_KB,KMAX_KB,PMAX, graphcc[:MODEL], acc[:MODEL]"
+	// tune result files (graphcc tune --out)
+	dir := t.TempDir()
+	file := func(name, body string) string {
+		p := filepath.Join(dir, name)
+		if err := os.WriteFile(p, []byte(body), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return p
+	}
+	good := file("good.json", `{"scenario": "fb60-incast", "best_policy": "static:0,4,1", "score": 3.2}`)
+	noBest := file("nobest.json", `{"scenario": "fb60-incast", "score": 3.2}`)
+	notFixed := file("graphcc.json", `{"best_policy": "graphcc"}`)
+	badFixed := file("bad.json", `{"best_policy": "static:8,4,1"}`)
+	notJSON := file("notjson.json", `best_policy: static`)
+	forms := "forms: static[:KMIN_KB,KMAX_KB,PMAX], edge:KMIN_KB,KMAX_KB,PMAX:KMIN_KB,KMAX_KB,PMAX, react:Q_KB:KMIN_KB,KMAX_KB,PMAX:KMIN_KB,KMAX_KB,PMAX, tuned:FILE, graphcc[:MODEL], acc[:MODEL]"
 	for _, tc := range []struct {
 		spec    string
 		control bool   // ParseControl, as the testbed
@@ -110,11 +127,22 @@ func TestParse(t *testing.T) {
 		{spec: "static:10,40,0.20", name: "static:10,40,0.2"},
 		{spec: "edge:2,32,0.01:16,64,0.5", name: "edge:2,32,0.01:16,64,0.5"},
 		{spec: "react:8:32,128,0.5:2,16,1", control: true, name: "react:8:32,128,0.5:2,16,1"},
+		{spec: "static:0,2,1", name: "static:0,2,1"},
+		{spec: "static:1,512,0.05", name: "static:1,512,0.05"},
+		{spec: "static:0.5,2.83,0.354", name: "static:0.5,2.83,0.354"},
+		{spec: "tuned:" + good, name: "tuned:" + good},
+		{spec: "tuned:" + good, control: true, name: "tuned:" + good},
+		{spec: "tuned:" + filepath.Join(dir, "missing.json"), err: "missing.json: no such file"},
+		{spec: "tuned:" + noBest, err: "nobest.json: no best_policy (usage: tuned:FILE)"},
+		{spec: "tuned:" + notFixed, err: `best_policy "graphcc" is not a fixed setting`},
+		{spec: "tuned:" + badFixed, err: "kmax 4000 bytes is below kmin 8000 bytes"},
+		{spec: "tuned:" + notJSON, err: "not a tune result"},
+		{spec: "tuned", err: "want the path of a graphcc tune result file"},
 		{spec: "graphcc", name: "graphcc"},
 		{spec: "acc", control: true, name: "acc"},
 		{spec: "ideal", name: "ideal"},
-		{spec: "bogus", err: `unknown ECN policy "bogus" (have: static, edge, react, graphcc, acc, ideal); ` + forms + ", ideal"},
-		{spec: "ideal", control: true, err: `unknown ECN policy "ideal" (have: static, edge, react, graphcc, acc); ` + forms},
+		{spec: "bogus", err: `unknown ECN policy "bogus" (have: static, edge, react, tuned, graphcc, acc, ideal); ` + forms + ", ideal"},
+		{spec: "ideal", control: true, err: `unknown ECN policy "ideal" (have: static, edge, react, tuned, graphcc, acc); ` + forms},
 		{spec: "static:1,2", err: `static:1,2: want 3 comma-separated numbers KMIN_KB,KMAX_KB,PMAX, got "1,2" (usage: static[:KMIN_KB,KMAX_KB,PMAX])`},
 		{spec: "static:1,x,0.2", err: `"x" is not a number`},
 		{spec: "static:-1,2,0.2", err: "thresholds kmin -1 KB, kmax 2 KB: want 0 to 1e12 KB"},
@@ -141,6 +169,16 @@ func TestParse(t *testing.T) {
 			t.Errorf("%s: named %q, want %q", tc.spec, np.Name, tc.name)
 		case tc.name == "ideal" && np.Run == nil, tc.name != "ideal" && np.Run != nil:
 			t.Errorf("%s: Run set %v", tc.spec, np.Run != nil)
+		case strings.HasPrefix(tc.name, "tuned:"):
+			// runs as its best_policy
+			_, got, err := np.New(fab, scenario.Scenario{}, 1)
+			if err != nil {
+				t.Fatalf("%s: New: %v", tc.spec, err)
+			}
+			_, want, _ := must(Parse(context.Background(), "static:0,4,1", Env{})).New(fab, scenario.Scenario{}, 1)
+			if !slices.Equal(got, want) {
+				t.Errorf("%s: settings differ from static:0,4,1's", tc.spec)
+			}
 		case tc.name == "static" || tc.name == "graphcc":
 			if _, _, err := np.New(fab, scenario.Scenario{}, 1); err != nil {
 				t.Errorf("%s: New: %v", tc.spec, err)
@@ -169,7 +207,7 @@ func TestSpecs(t *testing.T) {
 			t.Errorf("spec %+v", s)
 		}
 	}
-	if got := strings.Join(names, ","); got != "static,edge,react,graphcc,acc,ideal" {
+	if got := strings.Join(names, ","); got != "static,edge,react,tuned,graphcc,acc,ideal" {
 		t.Errorf("Specs: %s", got)
 	}
 }

@@ -1,0 +1,79 @@
+package main
+
+import (
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// TestTuneThenSim tunes the paper's grid on a tiny scenario of a
+// scenario file, then runs the result with sim --policy tuned:FILE.
+func TestTuneThenSim(t *testing.T) {
+	dir := t.TempDir()
+	file := filepath.Join(dir, "s.yaml")
+	if err := os.WriteFile(file, []byte("scenarios:\n  - name: mini\n    clos: {leaves: 2, spines: 1, hosts_per_leaf: 2}\n"+
+		"    duration: 1ms\n    incast: {fanin: 3, size: 64000, period: 250us}\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	out := filepath.Join(dir, "t.json")
+	stdout, stderr, err := execute(t, t.Context(), "tune", "--scenario-file", file, "--grid", "paper", "--refine", "1", "--top", "1",
+		"--seeds", "2001", "--confirm-seeds", "3001-3003", "--workers", "2", "--out", out)
+	if err != nil {
+		t.Fatalf("tune: %v\n%s", err, stderr)
+	}
+	b, err := os.ReadFile(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var res struct {
+		Scenario   string `json:"scenario"`
+		BestPolicy string `json:"best_policy"`
+		Runs       []struct {
+			Policy string  `json:"policy"`
+			Round  string  `json:"round"`
+			Score  float64 `json:"score"`
+		} `json:"runs"`
+		Confirm struct {
+			VsStatic struct {
+				Value float64  `json:"value"`
+				Lo    *float64 `json:"lo"`
+				Hi    *float64 `json:"hi"`
+			} `json:"vs_static"`
+		} `json:"confirm"`
+	}
+	if err := json.Unmarshal(b, &res); err != nil {
+		t.Fatal(err)
+	}
+	if res.Scenario != "mini" || !strings.HasPrefix(res.BestPolicy, "static:") || len(res.Runs) <= 120 ||
+		res.Runs[0].Policy != "static:2,16,0.01" || res.Runs[len(res.Runs)-1].Round != "refine 1" || res.Confirm.VsStatic.Lo == nil {
+		t.Errorf("result %s", b)
+	}
+	if !strings.Contains(stdout, "best "+res.BestPolicy) || !strings.Contains(stdout, "paper grid's best") {
+		t.Errorf("summary %q", stdout)
+	}
+	// a line per round off a terminal
+	for _, r := range []string{"grid, 120 settings run", "refine 1,", "confirm,"} {
+		if !strings.Contains(stderr, r) {
+			t.Errorf("progress lacks %q:\n%s", r, stderr)
+		}
+	}
+	run(t, "sim", "--scenario-file", file, "--policy", "tuned:"+out, "--seed", "1")
+
+	for _, tc := range []struct {
+		args []string
+		err  string
+	}{
+		{[]string{"--seeds", "1001"}, "--seeds: 1001 is one of eval's seeds"},
+		{[]string{"--confirm-seeds", "1001-1003"}, "--confirm-seeds: 1001 is one of eval's seeds"},
+		{[]string{"--grid", "fine"}, "--grid fine: want paper or extended"},
+		{[]string{"--top", "0"}, "--top 0: must be at least 1"},
+		{[]string{"--out", filepath.Join(dir, "nodir", "t.json")}, "--out " + filepath.Join(dir, "nodir", "t.json")},
+	} {
+		_, _, err := execute(t, t.Context(), append([]string{"tune", "--scenario-file", file}, tc.args...)...)
+		if err == nil || !strings.Contains(err.Error(), tc.err) {
+			t.Errorf("tune %v: %v, want an error containing %q", tc.args, err, tc.err)
+		}
+	}
+}

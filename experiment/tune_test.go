@@ -1,0 +1,250 @@
+package experiment
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"reflect"
+	"strings"
+	"testing"
+
+	"graphcc/internal/testfabric"
+	"graphcc/policy"
+)
+
+// tinyTune is a search on the tiny scenario (1 ms of traffic): a grid of
+// four settings, two of them the paper's, one refinement round around
+// the leader.
+func tinyTune(workers int, confirm []uint64) TuneConfig {
+	return TuneConfig{
+		Scenario: testfabric.TinyScenario(),
+		Grid: []Setting{
+			{2, 16, 0.01}, {32, 256, 1}, {0, 4, 1}, {8, 512, 0.5},
+		},
+		Refine: 1, Top: 1,
+		Seeds:        []uint64{2001},
+		ConfirmSeeds: confirm,
+		Workers:      workers,
+	}
+}
+
+func TestTune(t *testing.T) {
+	var rounds []TuneRound
+	c := tinyTune(2, []uint64{3001, 3002, 3003})
+	c.Progress = func(r TuneRound) { rounds = append(rounds, r) }
+	res, err := Tune(context.Background(), c)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// determinism: the same result with another number of workers, and
+	// with every round in batches of one setting
+	defer func(b int) { tuneBatch = b }(tuneBatch)
+	tuneBatch = 1
+	c1 := tinyTune(1, []uint64{3001, 3002, 3003})
+	var runsDone []int
+	c1.RunProgress = func(done, total int) { runsDone = append(runsDone, done, total) }
+	again, err := Tune(context.Background(), c1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var a, b bytes.Buffer
+	if err := res.WriteJSON(&a); err != nil {
+		t.Fatal(err)
+	}
+	if err := again.WriteJSON(&b); err != nil {
+		t.Fatal(err)
+	}
+	if a.String() != b.String() {
+		t.Errorf("two runs differ:\n%s\n%s", a.String(), b.String())
+	}
+	// run progress counts each round's runs through its batches: the grid's
+	// 4 settings on one seed, 1 of 4 to 4 of 4
+	if len(runsDone) < 8 || !reflect.DeepEqual(runsDone[:8], []int{1, 4, 2, 4, 3, 4, 4, 4}) {
+		t.Errorf("run progress %v", runsDone)
+	}
+
+	// the grid first, in order, then only settings not run before
+	if len(res.Runs) <= 4 {
+		t.Fatalf("%d runs: the refinement added none", len(res.Runs))
+	}
+	seen := map[string]bool{}
+	for i, r := range res.Runs {
+		if seen[r.Policy] {
+			t.Errorf("%s run twice", r.Policy)
+		}
+		seen[r.Policy] = true
+		wantRound := "refine 1"
+		if i < 4 {
+			wantRound = "grid"
+			if r.Setting != c.Grid[i] {
+				t.Errorf("run %d: %+v, want the grid's %+v", i, r.Setting, c.Grid[i])
+			}
+		}
+		if r.Round != wantRound || r.Policy != r.Setting.Spec() || !(r.Score >= 1) {
+			t.Errorf("run %d: %+v", i, r)
+		}
+		if _, err := policy.Parse(context.Background(), r.Policy, policy.Env{}); err != nil {
+			t.Errorf("run %d: %v", i, err)
+		}
+	}
+	// the refinement is around the grid's leader, one level away
+	lead := 0
+	for i, r := range res.Runs[:4] {
+		if r.Score < res.Runs[lead].Score {
+			lead = i
+		}
+	}
+	for _, r := range res.Runs[4:] {
+		l, s := res.Runs[lead].Setting, r.Setting
+		changed := 0
+		for _, d := range [][2]float64{{l.KMinKB, s.KMinKB}, {l.KMaxKB, s.KMaxKB}, {l.PMax, s.PMax}} {
+			if d[0] != d[1] {
+				changed++
+			}
+		}
+		if changed != 1 {
+			t.Errorf("refinement %s is not one level from the leader %s", r.Policy, res.Runs[lead].Policy)
+		}
+	}
+
+	// the best is the argmin of the validation scores
+	best := res.Runs[0]
+	for _, r := range res.Runs {
+		if r.Score < best.Score {
+			best = r
+		}
+	}
+	if res.BestPolicy != best.Policy || res.Score != best.Score || res.Best != best.Setting || res.Scenario != "tiny" {
+		t.Errorf("best %s (%g), want %s (%g)", res.BestPolicy, res.Score, best.Policy, best.Score)
+	}
+
+	// the confirmation, with intervals from three seeds
+	cf := res.Confirm
+	if cf.VsStatic.Lo == nil || cf.VsStatic.Hi == nil || !(*cf.VsStatic.Lo <= cf.VsStatic.Value && cf.VsStatic.Value <= *cf.VsStatic.Hi) {
+		t.Errorf("ratio to static %+v: want an interval around it", cf.VsStatic)
+	}
+	if want := cf.MeanSlowdown["best_policy"] / cf.MeanSlowdown["static"]; !near(cf.VsStatic.Value, want) {
+		t.Errorf("ratio to static %g, want %g", cf.VsStatic.Value, want)
+	}
+	if cf.PaperGridBest == "" || cf.VsPaperGridBest == nil || cf.VsPaperGridBest.Lo == nil {
+		t.Fatalf("no ratio to the paper grid's best: %+v", cf)
+	}
+	// the paper's settings among the runs, the grid's and the refinement's
+	paper := map[string]bool{}
+	for _, s := range PaperGrid() {
+		paper[s.Spec()] = true
+	}
+	var gridBest *TuneRun
+	for i, r := range res.Runs {
+		if paper[r.Policy] && (gridBest == nil || r.Score < gridBest.Score) {
+			gridBest = &res.Runs[i]
+		}
+	}
+	if cf.PaperGridBest != gridBest.Policy {
+		t.Errorf("paper grid's best %s, want %s", cf.PaperGridBest, gridBest.Policy)
+	}
+	if want := cf.MeanSlowdown["best_policy"] / cf.MeanSlowdown["paper_grid_best"]; !near(cf.VsPaperGridBest.Value, want) {
+		t.Errorf("ratio to the paper grid's best %g, want %g", cf.VsPaperGridBest.Value, want)
+	}
+	var names []string
+	for _, r := range rounds {
+		names = append(names, r.Name)
+	}
+	if got := strings.Join(names, ","); got != "grid,refine 1,confirm" {
+		t.Errorf("rounds %s", got)
+	}
+
+	// the JSON's keys
+	var m map[string]any
+	if err := json.Unmarshal(a.Bytes(), &m); err != nil {
+		t.Fatal(err)
+	}
+	for _, k := range []string{"scenario", "best_policy", "score", "confirm", "runs"} {
+		if _, ok := m[k]; !ok {
+			t.Errorf("JSON has no %s", k)
+		}
+	}
+}
+
+func near(a, b float64) bool { return a-b < 1e-9*b && b-a < 1e-9*b }
+
+// TestTuneFewSeeds checks the confirmation without intervals (two seeds).
+func TestTuneFewSeeds(t *testing.T) {
+	c := tinyTune(0, []uint64{3001, 3002})
+	c.Refine = 0
+	res, err := Tune(context.Background(), c)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(res.Runs) != 4 || res.Confirm.VsStatic.Lo != nil || res.Confirm.VsPaperGridBest == nil || res.Confirm.VsPaperGridBest.Lo != nil {
+		t.Errorf("%d runs, confirmation %+v", len(res.Runs), res.Confirm)
+	}
+}
+
+func TestTuneRefuses(t *testing.T) {
+	for _, tc := range []struct {
+		edit func(*TuneConfig)
+		err  string
+	}{
+		{func(c *TuneConfig) { c.Seeds = []uint64{2001, 1005} }, "validation seeds: 1005 is one of eval's seeds"},
+		{func(c *TuneConfig) { c.ConfirmSeeds = []uint64{1001} }, "confirmation seeds: 1001 is one of eval's seeds"},
+		{func(c *TuneConfig) { c.ConfirmSeeds = []uint64{2001} }, "seed 2001 is both a validation and a confirmation seed"},
+		{func(c *TuneConfig) { c.Grid = []Setting{{8, 4, 1}} }, "want 0 <= kmin <= kmax"},
+		{func(c *TuneConfig) { c.Grid = []Setting{{2, 16, 1.5}} }, "pmax in [0, 1]"},
+		{func(c *TuneConfig) { c.Refine = -1 }, "must not be negative"},
+	} {
+		c := tinyTune(1, []uint64{3001})
+		tc.edit(&c)
+		if _, err := Tune(context.Background(), c); err == nil || !strings.Contains(err.Error(), tc.err) {
+			t.Errorf("error %v, want one containing %q", err, tc.err)
+		}
+	}
+}
+
+func TestGrids(t *testing.T) {
+	paper, ext := PaperGrid(), ExtendedGrid()
+	if len(paper) != 120 || len(ext) != 265 || !reflect.DeepEqual(ext[:120], paper) {
+		t.Fatalf("grids of %d and %d settings", len(paper), len(ext))
+	}
+	seen := map[string]bool{}
+	for _, s := range ext {
+		spec := s.Spec()
+		if seen[spec] || !s.valid() {
+			t.Errorf("%s twice or invalid", spec)
+		}
+		seen[spec] = true
+		if np, err := policy.Parse(context.Background(), spec, policy.Env{}); err != nil || np.Name != spec {
+			t.Errorf("%s: %v, named %q", spec, err, np.Name)
+		}
+	}
+	for _, spec := range []string{"static:0,2,0.01", "static:1,512,1", "static:32,512,0.5", "static:2,16,0.01"} {
+		if !seen[spec] {
+			t.Errorf("extended grid lacks %s", spec)
+		}
+	}
+	if got := levelsAround(0, 2); !reflect.DeepEqual(got, []float64{1}) {
+		t.Errorf("levelsAround(0, 2) = %v", got)
+	}
+	if got := levelsAround(2, 1.4142135623730951); !reflect.DeepEqual(got, []float64{1.41, 2.83}) {
+		t.Errorf("levelsAround(2, √2) = %v", got)
+	}
+}
+
+// TestNeighbours checks the refinement's candidates: one level from each
+// leader in kmin, kmax or pmax, valid, the leaders by score.
+func TestNeighbours(t *testing.T) {
+	tu := &tuner{c: TuneConfig{Top: 2}, runs: []TuneRun{
+		{Setting: Setting{8, 64, 0.5}, Score: 3},
+		{Setting: Setting{0, 2, 0}, Score: 1},
+		{Setting: Setting{2, 16, 1}, Score: 2},
+	}}
+	var got []string
+	for _, s := range tu.neighbours(2) {
+		got = append(got, s.Spec())
+	}
+	want := "static:1,2,0 static:0,1,0 static:0,4,0 " + // kmin 0 → 1; no pmax step from 0
+		"static:1,16,1 static:4,16,1 static:2,8,1 static:2,32,1 static:2,16,0.5 static:2,16,1"
+	if strings.Join(got, " ") != want {
+		t.Errorf("neighbours:\n%s\nwant\n%s", strings.Join(got, " "), want)
+	}
+}
