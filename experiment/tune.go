@@ -81,9 +81,9 @@ func ExtendedGrid() []Setting {
 	return out
 }
 
-// tuneBatch is the least number of settings a round evaluates at once (a
-// variable for the tests).
-var tuneBatch = 32
+// DefaultTuneBatch is the least number of settings a round evaluates at
+// once (TuneConfig.Batch).
+const DefaultTuneBatch = 32
 
 // Tune's defaults.
 const (
@@ -119,6 +119,10 @@ type TuneConfig struct {
 	Params   replay.Params
 	Interval int64
 	Workers  int
+	// Batch is the number of settings a round evaluates at once (at least
+	// twice Workers); 0 means DefaultTuneBatch. Results do not depend on
+	// it; memory grows with it.
+	Batch int
 	// Progress, if not nil, is called after each round (the grid, every
 	// refinement round, the confirmation); calls never overlap.
 	Progress func(TuneRound)
@@ -313,7 +317,11 @@ func (t *tuner) round(ctx context.Context, name string, settings []Setting) erro
 	// last seed has run, so memory grows with the settings of one
 	// Evaluate (about 0.6 MB per run on fb60-incast); a trace is built
 	// again per batch, which takes milliseconds.
-	batch := max(tuneBatch, 2*t.c.Workers)
+	batch := t.c.Batch
+	if batch <= 0 {
+		batch = DefaultTuneBatch
+	}
+	batch = max(batch, 2*t.c.Workers)
 	done := 0
 	for from := 0; from < len(pols); from += batch {
 		to := min(from+batch, len(pols))

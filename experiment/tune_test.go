@@ -38,9 +38,8 @@ func TestTune(t *testing.T) {
 	}
 	// determinism: the same result with another number of workers, and
 	// with every round in batches of one setting
-	defer func(b int) { tuneBatch = b }(tuneBatch)
-	tuneBatch = 1
 	c1 := tinyTune(1, []uint64{3001, 3002, 3003})
+	c1.Batch = 1
 	var runsDone []int
 	c1.RunProgress = func(done, total int) { runsDone = append(runsDone, done, total) }
 	again, err := Tune(context.Background(), c1)
