@@ -13,6 +13,7 @@ import (
 
 	"graphcc/control"
 	"graphcc/controller/lab"
+	"graphcc/dcqcn"
 	"graphcc/hostgen"
 	"graphcc/metrics"
 	"graphcc/topo"
@@ -103,7 +104,7 @@ func RunWorkload(ctx context.Context, c WorkloadConfig) (*WorkloadResult, error)
 		return nil, fmt.Errorf("workload: %w", err)
 	}
 	first, last := startSpan(c.Flows)
-	hosts, err := newHosts(c.Plan, c.Host)
+	hosts, err := newHosts(c.Plan, c.hostConfig())
 	if err != nil {
 		return nil, fmt.Errorf("workload: %w", err)
 	}
@@ -157,6 +158,11 @@ func (c *WorkloadConfig) fillDefaults() error {
 	if len(c.Flows) == 0 {
 		return errors.New("workload: no flows")
 	}
+	if hp, ok := control.HostParamsOf(c.Policy); ok {
+		if err := hp.Validate(); err != nil {
+			return fmt.Errorf("workload: policy: %w", err)
+		}
+	}
 	return nil
 }
 
@@ -194,6 +200,31 @@ func newHosts(p *lab.Plan, configure func(*hostgen.HostConfig)) ([]*hostgen.Host
 		hosts[i] = h
 	}
 	return hosts, nil
+}
+
+// hostConfig returns what RunWorkload applies to every host's
+// configuration: c.Host, then the hosts' DCQCN constants of c.Policy if
+// it sets them (control.HostParamsOf), for the host's line rate.
+func (c *WorkloadConfig) hostConfig() func(*hostgen.HostConfig) {
+	hp, ok := control.HostParamsOf(c.Policy)
+	if !ok {
+		return c.Host
+	}
+	host := c.Host
+	return func(hc *hostgen.HostConfig) {
+		if host != nil {
+			host(hc)
+		}
+		rate := hc.LineRate
+		if rate == 0 {
+			rate = hc.Fabric.Ports[hc.Fabric.HostPort(hc.Node)].Rate
+		}
+		d := hc.DCQCN
+		if d == (dcqcn.Params{}) {
+			d = dcqcn.DefaultParams(rate)
+		}
+		hc.DCQCN = hp.Apply(d, rate)
+	}
 }
 
 // leadClock returns the run's fabric clock at scale: fabric time

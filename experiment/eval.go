@@ -445,6 +445,9 @@ func setRatios(sr *ScenarioResult, ref int, loos []*metrics.Jackknife) {
 		if lr != nil {
 			pr.meanLOO = metrics.JackknifeRatios(lp.Mean, lr.Mean)
 		}
+		if lp != nil {
+			pr.slowdownLOO = lp.Mean
+		}
 		pr.BinVsRef = make([]BinRatios, len(pr.SlowdownByBin))
 		for b := range pr.BinVsRef {
 			ps, rs := pr.SlowdownByBin[b], rp.SlowdownByBin[b]

@@ -67,9 +67,9 @@ type PolicyResult struct {
 	// p99 slowdown of SlowdownByBin divided by the reference policy's in
 	// the same bin, with their intervals: what the figure plots.
 	BinVsRef []BinRatios
-	// meanLOO are MeanVsRef's values leaving out each seed in turn (nil
-	// without intervals).
-	meanLOO []float64
+	// meanLOO are MeanVsRef's values leaving out each seed in turn, and
+	// slowdownLOO the mean slowdown's (nil without intervals).
+	meanLOO, slowdownLOO []float64
 	// PerSeed are the summaries of the single runs, in seed order.
 	PerSeed []metrics.Summary
 	// Rewards are the policy's scores under Report.Rewards, each the

@@ -1,6 +1,7 @@
 package experiment
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -97,20 +98,35 @@ const (
 func DefaultTuneSeeds() []uint64    { return []uint64{2001, 2002, 2003} }
 func DefaultConfirmSeeds() []uint64 { return []uint64{3001, 3002, 3003, 3004, 3005} }
 
-// TuneConfig is a search for the best fixed ECN setting of one scenario.
+// TuneConfig is a search for the best fixed configuration of one scenario,
+// or of several at once.
 type TuneConfig struct {
-	Scenario scenario.Scenario
+	// Scenarios are what the search scores on: one scenario for its own
+	// best configuration, or several for one configuration for all of
+	// them, scored by the geometric mean over the scenarios of each one's
+	// mean slowdown.
+	Scenarios []scenario.Scenario
 	// Grid is the coarse grid, run first; nil means ExtendedGrid().
 	Grid []Setting
 	// Refine is the number of refinement rounds after the grid: each runs
-	// the neighbours not yet run of the Top settings of lowest score so
-	// far, one level of kmin, kmax or pmax away (halved or doubled in the
-	// first round; the step's factor is square-rooted each round after; a
-	// level 0 has the neighbour 1, except pmax 0, which has none).
+	// the neighbours not yet run of the Top configurations of lowest score
+	// so far, one level of kmin, kmax or pmax away (halved or doubled in
+	// the first round; the step's factor is square-rooted each round
+	// after; a level 0 has the neighbour 1, except pmax 0, which has
+	// none).
 	Refine int
 	// Top is the number of leaders refined each round; 0 means
 	// DefaultTuneTop.
 	Top int
+	// DCQCN tunes the hosts' DCQCN reaction point jointly with the ECN
+	// setting: after the refinement, a round per constant (DCQCNLadders)
+	// sets it to each of its levels on each leader, and Refine more ECN
+	// rounds follow with the leaders' DCQCN constants.
+	DCQCN bool
+	// Roles tunes the switch ports facing a host and those facing a switch
+	// apart: last, Refine+1 rounds (from the step 2 again) run the
+	// neighbours of each leader's setting of one role, the other kept.
+	Roles bool
 	// Seeds are the validation seeds the selection scores on; ConfirmSeeds
 	// the seeds of the confirmation, apart from them. Neither may hold an
 	// evaluation seed (CheckTrainingSeeds). Empty: the defaults.
@@ -119,34 +135,52 @@ type TuneConfig struct {
 	Params   replay.Params
 	Interval int64
 	Workers  int
-	// Batch is the number of settings a round evaluates at once (at least
-	// twice Workers); 0 means DefaultTuneBatch. Results do not depend on
-	// it; memory grows with it.
+	// Batch is the number of configurations a round evaluates at once (at
+	// least twice Workers); 0 means DefaultTuneBatch. Results do not
+	// depend on it; memory grows with it.
 	Batch int
 	// Progress, if not nil, is called after each round (the grid, every
-	// refinement round, the confirmation); calls never overlap.
+	// later round, the confirmation); calls never overlap.
 	Progress func(TuneRound)
 	// RunProgress, if not nil, is called after each run of a round with
 	// the round's runs done and its total; calls never overlap.
 	RunProgress func(done, total int)
 }
 
+// Rounds returns the number of rounds Tune with c makes, the confirmation
+// included (c's defaults filled in).
+func (c TuneConfig) Rounds() int {
+	n := 1 + c.Refine + 1 // grid, refinement, confirmation
+	if c.DCQCN {
+		n += len(DCQCNLadders()) + c.Refine
+	}
+	if c.Roles {
+		n += c.Refine + 1
+	}
+	return n
+}
+
 // TuneRound is what a round of Tune did.
 type TuneRound struct {
-	Name     string // "grid", "refine 1", …, "confirm"
-	Settings int    // settings run (policies for the confirmation)
-	Best     string // the best setting so far
+	Name     string // "grid", "refine 1", …, "dcqcn timer", …, "roles 1", …, "confirm"
+	Settings int    // configurations run (policies for the confirmation)
+	Best     string // the best configuration so far
 	Score    float64
 }
 
-// TuneRun is one setting Tune ran and its validation score.
+// TuneRun is one configuration Tune ran and its validation score.
 type TuneRun struct {
 	Policy string `json:"policy"`
-	Setting
+	Candidate
 	Round string `json:"round"`
 	// Score is the mean FCT slowdown over the flows of every validation
-	// seed together.
+	// seed together (of several scenarios, the geometric mean of theirs).
 	Score float64 `json:"score"`
+	// PerScenario are the mean slowdowns of each scenario, with several.
+	PerScenario []float64 `json:"per_scenario,omitempty"`
+	// loo are Score's values leaving out each validation seed (nil
+	// without them).
+	loo []float64
 }
 
 // TuneRatio is a ratio of mean slowdowns on the confirmation seeds, with
@@ -167,67 +201,127 @@ func tuneRatio(r metrics.Ratio) TuneRatio {
 	return t
 }
 
-// TuneConfirm is the winner against static and the paper grid's best on
-// the confirmation seeds.
+// TuneConfirm is the winner against static, the paper grid's best and
+// the best of one ECN setting for all ports on the confirmation seeds.
 type TuneConfirm struct {
 	Seeds []uint64 `json:"seeds"`
 	// MeanSlowdown is each policy's mean slowdown over the confirmation
-	// seeds' flows: best_policy, static and paper_grid_best.
+	// seeds' flows (of several scenarios, the geometric mean of theirs):
+	// best_policy, static, paper_grid_best and best_one_setting.
 	MeanSlowdown map[string]float64 `json:"mean_slowdown"`
 	// PaperGridBest is the best on the validation seeds of the paper's
 	// 120 settings that were run, in the grid or a refinement ("" when
 	// none was).
 	PaperGridBest string `json:"paper_grid_best,omitempty"`
+	// BestOneSetting is, when Tune tuned DCQCN or port roles, the best on
+	// the validation seeds of the runs with one ECN setting for all ports
+	// and the hosts' default DCQCN ("" otherwise).
+	BestOneSetting string `json:"best_one_setting,omitempty"`
 	// VsStatic is best_policy's mean slowdown divided by static's,
-	// VsPaperGridBest by PaperGridBest's (absent without it).
-	VsStatic        TuneRatio  `json:"vs_static"`
-	VsPaperGridBest *TuneRatio `json:"vs_paper_grid_best,omitempty"`
+	// VsPaperGridBest by PaperGridBest's and VsBestOneSetting by
+	// BestOneSetting's (absent without it, or when it is best_policy).
+	VsStatic         TuneRatio  `json:"vs_static"`
+	VsPaperGridBest  *TuneRatio `json:"vs_paper_grid_best,omitempty"`
+	VsBestOneSetting *TuneRatio `json:"vs_best_one_setting,omitempty"`
 }
 
 // TuneResult is what Tune found.
 type TuneResult struct {
-	Scenario string `json:"scenario"`
-	// BestPolicy is the spec of the setting of lowest validation score
-	// (the first run of that score), which policy.Parse takes.
-	BestPolicy string  `json:"best_policy"`
-	Best       Setting `json:"best"`
-	// Score is BestPolicy's mean slowdown on the validation seeds.
+	// Scenario is the scenario tuned, if one; Scenarios are the scenarios
+	// tuned together, if several.
+	Scenario  string   `json:"scenario,omitempty"`
+	Scenarios []string `json:"scenarios,omitempty"`
+	// BestPolicy is the spec of the configuration of lowest validation
+	// score (the first run of that score), which policy.Parse takes.
+	BestPolicy string    `json:"best_policy"`
+	Best       Candidate `json:"best"`
+	// Score is BestPolicy's mean slowdown on the validation seeds, and
+	// ScoreLo and ScoreHi its 95 % interval from the spread between seeds
+	// (absent with fewer than metrics.MinIntervalSeeds).
 	Score   float64     `json:"score"`
+	ScoreLo *float64    `json:"score_lo,omitempty"`
+	ScoreHi *float64    `json:"score_hi,omitempty"`
 	Seeds   []uint64    `json:"seeds"`
 	Confirm TuneConfirm `json:"confirm"`
-	// Runs are every setting run, in the order run.
+	// Runs are every configuration run, in the order run.
 	Runs []TuneRun `json:"runs"`
 }
 
 // WriteJSON writes r as indented JSON.
 func (r *TuneResult) WriteJSON(w io.Writer) error { return fileio.WriteJSON(w, r) }
 
-// Tune searches fixed switch ECN settings for the one of lowest mean FCT
-// slowdown on c.Scenario: the grid, then c.Refine rounds of refinement
-// around the leaders, scored on the validation seeds, then the winner
-// against static and the paper grid's best on the confirmation seeds, with
-// their intervals. Every round runs through Evaluate (in parallel, each
-// trace built once per batch of settings); the result is the same
+// Tune searches fixed configurations (switch ECN settings, by port role
+// if c.Roles, with the hosts' DCQCN constants if c.DCQCN) for the one of
+// lowest mean FCT slowdown on c.Scenarios: the grid, then rounds around
+// the leaders, scored on the validation seeds, then the winner against
+// static and the paper grid's best on the confirmation seeds, with their
+// intervals. Every round runs through Evaluate (in parallel, each trace
+// built once per batch of configurations); the result is the same
 // whatever c.Workers.
 func Tune(ctx context.Context, c TuneConfig) (*TuneResult, error) {
 	if err := c.setDefaults(); err != nil {
 		return nil, fmt.Errorf("tune: %w", err)
 	}
 	t := &tuner{c: c, seen: map[string]bool{}}
-	if err := t.round(ctx, "grid", c.Grid); err != nil {
+	grid := make([]Candidate, len(c.Grid))
+	for i, s := range c.Grid {
+		grid[i] = Candidate{Setting: s}
+	}
+	if err := t.round(ctx, "grid", grid); err != nil {
 		return nil, err
 	}
-	step := 2.0
-	for r := 1; r <= c.Refine; r++ {
-		if err := t.round(ctx, fmt.Sprintf("refine %d", r), t.neighbours(step)); err != nil {
+	if err := t.refine(ctx, "refine", t.ecnNeighbours, c.Refine); err != nil {
+		return nil, err
+	}
+	if c.DCQCN {
+		for _, l := range DCQCNLadders() {
+			if err := t.round(ctx, "dcqcn "+l.Name, t.dcqcnNeighbours(l)); err != nil {
+				return nil, err
+			}
+		}
+		if err := t.refine(ctx, "refine dcqcn", t.ecnNeighbours, c.Refine); err != nil {
 			return nil, err
+		}
+	}
+	if c.Roles {
+		if err := t.refine(ctx, "roles", t.roleNeighbours, c.Refine+1); err != nil {
+			return nil, err
+		}
+	}
+	return t.result(ctx)
+}
+
+// refine runs n rounds named "name 1", "name 2", … of the neighbours of
+// the leaders, at the step 2 and then its square root each round.
+func (t *tuner) refine(ctx context.Context, name string, neighbours func(step float64) []Candidate, n int) error {
+	step := 2.0
+	for r := 1; r <= n; r++ {
+		if err := t.round(ctx, fmt.Sprintf("%s %d", name, r), neighbours(step)); err != nil {
+			return err
 		}
 		step = math.Sqrt(step)
 	}
+	return nil
+}
+
+// result is the best run with its interval, confirmed.
+func (t *tuner) result(ctx context.Context) (*TuneResult, error) {
 	best := t.runs[t.best()]
 	res := &TuneResult{
-		Scenario: c.Scenario.Name, BestPolicy: best.Policy, Best: best.Setting,
-		Score: best.Score, Seeds: slices.Clone(c.Seeds), Runs: t.runs,
+		BestPolicy: best.Policy, Best: best.Candidate,
+		Score: best.Score, Seeds: slices.Clone(t.c.Seeds), Runs: t.runs,
+	}
+	if len(t.c.Scenarios) == 1 {
+		res.Scenario = t.c.Scenarios[0].Name
+	} else {
+		for _, sc := range t.c.Scenarios {
+			res.Scenarios = append(res.Scenarios, sc.Name)
+		}
+	}
+	if best.loo != nil {
+		if r := metrics.LogInterval(best.Score, metrics.Logs(best.loo)); r.HasInterval() {
+			res.ScoreLo, res.ScoreHi = &r.Lo, &r.Hi
+		}
 	}
 	if err := t.confirm(ctx, res); err != nil {
 		return nil, err
@@ -249,6 +343,8 @@ func (c *TuneConfig) setDefaults() error {
 		c.ConfirmSeeds = DefaultConfirmSeeds()
 	}
 	switch {
+	case len(c.Scenarios) == 0:
+		return errors.New("no scenario")
 	case len(c.Grid) == 0:
 		return errors.New("empty grid")
 	case c.Refine < 0:
@@ -293,15 +389,30 @@ func (t *tuner) best() int {
 	return b
 }
 
-// round runs the settings not run yet on the validation seeds and records
-// their scores.
-func (t *tuner) round(ctx context.Context, name string, settings []Setting) error {
+// leaders returns the Top runs of lowest score, best first (the earlier
+// of ties first).
+func (t *tuner) leaders() []TuneRun {
+	order := make([]int, len(t.runs))
+	for i := range order {
+		order[i] = i
+	}
+	slices.SortStableFunc(order, func(a, b int) int { return cmp.Compare(t.runs[a].Score, t.runs[b].Score) })
+	out := make([]TuneRun, 0, t.c.Top)
+	for _, i := range order[:min(t.c.Top, len(order))] {
+		out = append(out, t.runs[i])
+	}
+	return out
+}
+
+// round runs the configurations not run yet on the validation seeds and
+// records their scores.
+func (t *tuner) round(ctx context.Context, name string, cands []Candidate) error {
 	var (
-		todo []Setting
+		todo []Candidate
 		pols []policy.Named
 	)
-	for _, s := range settings {
-		spec := s.Spec()
+	for _, c := range cands {
+		spec := c.Spec()
 		if t.seen[spec] {
 			continue
 		}
@@ -310,13 +421,14 @@ func (t *tuner) round(ctx context.Context, name string, settings []Setting) erro
 			return fmt.Errorf("tune: %s: %w", name, err)
 		}
 		t.seen[spec] = true
-		todo = append(todo, s)
+		todo = append(todo, c)
 		pols = append(pols, np)
 	}
-	// In batches: an evaluation holds every result of a setting until its
-	// last seed has run, so memory grows with the settings of one
-	// Evaluate (about 0.6 MB per run on fb60-incast); a trace is built
-	// again per batch, which takes milliseconds.
+	// In batches: an evaluation holds every result of a configuration
+	// until its last seed has run, so memory grows with the
+	// configurations of one Evaluate (about 0.6 MB per run on
+	// fb60-incast); a trace is built again per batch, which takes
+	// milliseconds.
 	batch := t.c.Batch
 	if batch <= 0 {
 		batch = DefaultTuneBatch
@@ -327,17 +439,17 @@ func (t *tuner) round(ctx context.Context, name string, settings []Setting) erro
 		to := min(from+batch, len(pols))
 		c := t.config(pols[from:to], t.c.Seeds)
 		if t.c.RunProgress != nil {
-			total := len(pols) * len(t.c.Seeds)
+			total := len(pols) * len(t.c.Seeds) * len(t.c.Scenarios)
 			c.Progress = func(d, _ int) { t.c.RunProgress(done+d, total) }
 		}
 		rep, err := Evaluate(ctx, c)
 		if err != nil {
 			return fmt.Errorf("tune: %s: %w", name, err)
 		}
-		for i, pr := range rep.Scenarios[0].Policies {
-			t.runs = append(t.runs, TuneRun{Policy: pr.Policy, Setting: todo[from+i], Round: name, Score: pr.Summary.Slowdown.Mean})
+		for i := range to - from {
+			t.runs = append(t.runs, scoreRun(rep, i, todo[from+i], name))
 		}
-		done += (to - from) * len(t.c.Seeds)
+		done += (to - from) * len(t.c.Seeds) * len(t.c.Scenarios)
 	}
 	if t.c.Progress != nil && len(t.runs) > 0 {
 		b := t.runs[t.best()]
@@ -346,122 +458,44 @@ func (t *tuner) round(ctx context.Context, name string, settings []Setting) erro
 	return nil
 }
 
-// config is the evaluation of pols on the scenario at seeds.
+// scoreRun is the run of policy p of rep, configuration c of round name:
+// its mean slowdown, or the geometric mean over rep's scenarios of theirs,
+// with its values leaving out each seed.
+func scoreRun(rep *Report, p int, c Candidate, name string) TuneRun {
+	r := TuneRun{Policy: rep.Policies[p], Candidate: c, Round: name}
+	n := float64(len(rep.Scenarios))
+	logScore := 0.0
+	loo := make([]float64, len(rep.Seeds))
+	for _, sr := range rep.Scenarios {
+		pr := sr.Policies[p]
+		logScore += math.Log(pr.Summary.Slowdown.Mean) / n
+		if len(rep.Scenarios) > 1 {
+			r.PerScenario = append(r.PerScenario, pr.Summary.Slowdown.Mean)
+		}
+		if len(pr.slowdownLOO) != len(loo) {
+			loo = nil
+		}
+		for k := range loo {
+			loo[k] += math.Log(pr.slowdownLOO[k]) / n
+		}
+	}
+	r.Score = math.Exp(logScore)
+	if len(rep.Scenarios) == 1 {
+		r.Score = rep.Scenarios[0].Policies[p].Summary.Slowdown.Mean // exactly
+	}
+	if loo != nil {
+		for k := range loo {
+			loo[k] = math.Exp(loo[k])
+		}
+		r.loo = loo
+	}
+	return r
+}
+
+// config is the evaluation of pols on the scenarios at seeds.
 func (t *tuner) config(pols []policy.Named, seeds []uint64) Config {
 	return Config{
-		Scenarios: []scenario.Scenario{t.c.Scenario}, Policies: pols, Seeds: seeds,
+		Scenarios: t.c.Scenarios, Policies: pols, Seeds: seeds,
 		Params: t.c.Params, Interval: t.c.Interval, Workers: t.c.Workers,
 	}
-}
-
-// neighbours returns the settings one step of factor step away from each
-// of the Top leaders in kmin, kmax or pmax, valid and in leader order
-// (settings already run are skipped by round).
-func (t *tuner) neighbours(step float64) []Setting {
-	order := make([]int, len(t.runs))
-	for i := range order {
-		order[i] = i
-	}
-	slices.SortStableFunc(order, func(a, b int) int {
-		switch sa, sb := t.runs[a].Score, t.runs[b].Score; {
-		case sa < sb:
-			return -1
-		case sa > sb:
-			return 1
-		}
-		return 0
-	})
-	var out []Setting
-	for _, i := range order[:min(t.c.Top, len(order))] {
-		s := t.runs[i].Setting
-		for _, kmin := range levelsAround(s.KMinKB, step) {
-			out = append(out, Setting{kmin, s.KMaxKB, s.PMax})
-		}
-		for _, kmax := range levelsAround(s.KMaxKB, step) {
-			out = append(out, Setting{s.KMinKB, kmax, s.PMax})
-		}
-		if s.PMax > 0 { // a step at kmax stays one
-			for _, p := range levelsAround(s.PMax, step) {
-				out = append(out, Setting{s.KMinKB, s.KMaxKB, min(p, 1)})
-			}
-		}
-	}
-	return slices.DeleteFunc(out, func(s Setting) bool { return !s.valid() })
-}
-
-// levelsAround returns v divided and multiplied by step, to three
-// significant digits; for 0, the level 1.
-func levelsAround(v, step float64) []float64 {
-	if v == 0 {
-		return []float64{1}
-	}
-	return []float64{round3(v / step), round3(v * step)}
-}
-
-// round3 rounds v to three significant digits.
-func round3(v float64) float64 {
-	if v == 0 {
-		return 0
-	}
-	p := math.Pow(10, 2-math.Floor(math.Log10(math.Abs(v))))
-	return math.Round(v*p) / p
-}
-
-// confirm runs the winner, static and the paper grid's best on the
-// confirmation seeds and sets res.Confirm.
-func (t *tuner) confirm(ctx context.Context, res *TuneResult) error {
-	paper := map[string]bool{}
-	for _, s := range PaperGrid() {
-		paper[s.Spec()] = true
-	}
-	gridBest := -1
-	for i, r := range t.runs {
-		if paper[r.Policy] && (gridBest < 0 || r.Score < t.runs[gridBest].Score) {
-			gridBest = i
-		}
-	}
-	specs := []string{"static", res.BestPolicy}
-	if gridBest >= 0 && t.runs[gridBest].Policy != res.BestPolicy {
-		specs = append(specs, t.runs[gridBest].Policy)
-	}
-	var pols []policy.Named
-	for _, s := range specs {
-		np, err := policy.Parse(ctx, s, policy.Env{})
-		if err != nil {
-			return fmt.Errorf("tune: confirm: %w", err)
-		}
-		pols = append(pols, np)
-	}
-	cfg := t.config(pols, t.c.ConfirmSeeds)
-	cfg.Reference, cfg.Progress = "static", t.c.RunProgress
-	rep, err := Evaluate(ctx, cfg)
-	if err != nil {
-		return fmt.Errorf("tune: confirm: %w", err)
-	}
-	ps := rep.Scenarios[0].Policies
-	res.Confirm = TuneConfirm{
-		Seeds:        slices.Clone(t.c.ConfirmSeeds),
-		MeanSlowdown: map[string]float64{"best_policy": ps[1].Summary.Slowdown.Mean, "static": ps[0].Summary.Slowdown.Mean},
-		VsStatic:     tuneRatio(ps[1].MeanVsRef),
-	}
-	if gridBest >= 0 {
-		res.Confirm.PaperGridBest = t.runs[gridBest].Policy
-		g := ps[1] // the winner is the grid's best
-		if len(ps) == 3 {
-			g = ps[2]
-		}
-		res.Confirm.MeanSlowdown["paper_grid_best"] = g.Summary.Slowdown.Mean
-		r := metrics.Ratio{Value: metrics.Normalize(ps[1].Summary.Slowdown.Mean, g.Summary.Slowdown.Mean)}
-		if ps[1].meanLOO != nil && g.meanLOO != nil {
-			// Both leave-one-seed-out ratios are to static's: their
-			// quotient is the winner's to the grid's best.
-			r = metrics.LogInterval(r.Value, metrics.Logs(metrics.JackknifeRatios(ps[1].meanLOO, g.meanLOO)))
-		}
-		tr := tuneRatio(r)
-		res.Confirm.VsPaperGridBest = &tr
-	}
-	if t.c.Progress != nil {
-		t.c.Progress(TuneRound{Name: "confirm", Settings: len(pols), Best: res.BestPolicy, Score: ps[1].Summary.Slowdown.Mean})
-	}
-	return nil
 }

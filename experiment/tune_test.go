@@ -4,12 +4,14 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"math"
 	"reflect"
 	"strings"
 	"testing"
 
 	"graphcc/internal/testfabric"
 	"graphcc/policy"
+	"graphcc/scenario"
 )
 
 // tinyTune is a search on the tiny scenario (1 ms of traffic): a grid of
@@ -17,7 +19,7 @@ import (
 // the leader.
 func tinyTune(workers int, confirm []uint64) TuneConfig {
 	return TuneConfig{
-		Scenario: testfabric.TinyScenario(),
+		Scenarios: []scenario.Scenario{testfabric.TinyScenario()},
 		Grid: []Setting{
 			{2, 16, 0.01}, {32, 256, 1}, {0, 4, 1}, {8, 512, 0.5},
 		},
@@ -79,7 +81,7 @@ func TestTune(t *testing.T) {
 				t.Errorf("run %d: %+v, want the grid's %+v", i, r.Setting, c.Grid[i])
 			}
 		}
-		if r.Round != wantRound || r.Policy != r.Setting.Spec() || !(r.Score >= 1) {
+		if r.Round != wantRound || r.Policy != r.Spec() || r.ToSwitch != nil || r.DCQCN != nil || !(r.Score >= 1) {
 			t.Errorf("run %d: %+v", i, r)
 		}
 		if _, err := policy.Parse(context.Background(), r.Policy, policy.Env{}); err != nil {
@@ -113,7 +115,7 @@ func TestTune(t *testing.T) {
 			best = r
 		}
 	}
-	if res.BestPolicy != best.Policy || res.Score != best.Score || res.Best != best.Setting || res.Scenario != "tiny" {
+	if res.BestPolicy != best.Policy || res.Score != best.Score || res.Best.Setting != best.Setting || res.Scenario != "tiny" {
 		t.Errorf("best %s (%g), want %s (%g)", res.BestPolicy, res.Score, best.Policy, best.Score)
 	}
 
@@ -233,17 +235,177 @@ func TestGrids(t *testing.T) {
 // leader in kmin, kmax or pmax, valid, the leaders by score.
 func TestNeighbours(t *testing.T) {
 	tu := &tuner{c: TuneConfig{Top: 2}, runs: []TuneRun{
-		{Setting: Setting{8, 64, 0.5}, Score: 3},
-		{Setting: Setting{0, 2, 0}, Score: 1},
-		{Setting: Setting{2, 16, 1}, Score: 2},
+		{Candidate: Candidate{Setting: Setting{8, 64, 0.5}}, Score: 3},
+		{Candidate: Candidate{Setting: Setting{0, 2, 0}}, Score: 1},
+		{Candidate: Candidate{Setting: Setting{2, 16, 1}}, Score: 2},
 	}}
 	var got []string
-	for _, s := range tu.neighbours(2) {
-		got = append(got, s.Spec())
+	for _, c := range tu.ecnNeighbours(2) {
+		got = append(got, c.Spec())
 	}
 	want := "static:1,2,0 static:0,1,0 static:0,4,0 " + // kmin 0 → 1; no pmax step from 0
 		"static:1,16,1 static:4,16,1 static:2,8,1 static:2,32,1 static:2,16,0.5 static:2,16,1"
 	if strings.Join(got, " ") != want {
 		t.Errorf("neighbours:\n%s\nwant\n%s", strings.Join(got, " "), want)
+	}
+}
+
+// TestTuneDCQCNAndRoles checks the rounds of a joint search: a round per
+// DCQCN constant that changes only that constant of a leader, ECN rounds
+// with the leaders' constants, then role rounds that change one role's
+// setting; every configuration a spec that runs, and the best of one
+// setting confirmed beside the winner.
+func TestTuneDCQCNAndRoles(t *testing.T) {
+	c := tinyTune(0, []uint64{3001, 3002, 3003})
+	c.DCQCN, c.Roles = true, true
+	var rounds []string
+	c.Progress = func(r TuneRound) { rounds = append(rounds, r.Name) }
+	res, err := Tune(context.Background(), c)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := "grid,refine 1,dcqcn timer,dcqcn alpha,dcqcn decrease,dcqcn ai,dcqcn hai,refine dcqcn 1,roles 1,roles 2,confirm"
+	if got := strings.Join(rounds, ","); got != want {
+		t.Errorf("rounds\n%s\nwant\n%s", got, want)
+	}
+	if len(rounds) != c.Rounds() {
+		t.Errorf("%d rounds, Rounds() says %d", len(rounds), c.Rounds())
+	}
+	byPolicy := map[string]TuneRun{}
+	sawDCQCN, sawRole := false, false
+	for _, r := range res.Runs {
+		if _, err := policy.Parse(context.Background(), r.Policy, policy.Env{}); err != nil || r.Policy != r.Spec() {
+			t.Errorf("%s: %v (spec %s)", r.Policy, err, r.Spec())
+		}
+		byPolicy[r.Policy] = r
+		switch {
+		case strings.HasPrefix(r.Round, "dcqcn"):
+			sawDCQCN = true
+			if r.DCQCN == nil { // the preset's level is the leader, run before
+				t.Errorf("%s in round %s has the preset's constants", r.Policy, r.Round)
+			}
+		case strings.HasPrefix(r.Round, "roles"):
+			sawRole = true
+			if r.ToSwitch == nil {
+				t.Errorf("%s in round %s has one setting for both roles", r.Policy, r.Round)
+			}
+		}
+	}
+	if !sawDCQCN || !sawRole {
+		t.Fatalf("no DCQCN (%v) or role (%v) runs", sawDCQCN, sawRole)
+	}
+	cf := res.Confirm
+	if cf.BestOneSetting == "" || !byPolicy[cf.BestOneSetting].oneSetting() {
+		t.Errorf("best of one setting %q", cf.BestOneSetting)
+	}
+	if (cf.VsBestOneSetting == nil) != (cf.BestOneSetting == res.BestPolicy) {
+		t.Errorf("ratio to the best of one setting %+v with best %s and one setting %s", cf.VsBestOneSetting, res.BestPolicy, cf.BestOneSetting)
+	}
+	if cf.VsBestOneSetting != nil && !near(cf.VsBestOneSetting.Value, cf.MeanSlowdown["best_policy"]/cf.MeanSlowdown["best_one_setting"]) {
+		t.Errorf("ratio to the best of one setting %g, slowdowns %v", cf.VsBestOneSetting.Value, cf.MeanSlowdown)
+	}
+}
+
+// TestDCQCNNeighbours checks that a DCQCN round changes one constant of
+// each leader to each of its levels, the preset's level giving the leader
+// without constants.
+func TestDCQCNNeighbours(t *testing.T) {
+	fast := DefaultDCQCNSetting()
+	fast.IncreaseTimerUS = 55
+	tu := &tuner{c: TuneConfig{Top: 2}, runs: []TuneRun{
+		{Candidate: Candidate{Setting: Setting{2, 32, 0.01}}, Score: 1},
+		{Candidate: Candidate{Setting: Setting{4, 64, 1}, DCQCN: &fast}, Score: 2},
+	}}
+	var got []string
+	for _, c := range tu.dcqcnNeighbours(DCQCNLadders()[3]) { // ai
+		got = append(got, c.Spec())
+	}
+	want := []string{
+		"static:2,32,0.01+dcqcn:300,1,4,2.5,50", "static:2,32,0.01", "static:2,32,0.01+dcqcn:300,1,4,10,50",
+		"static:2,32,0.01+dcqcn:300,1,4,20,50", "static:2,32,0.01+dcqcn:300,1,4,40,50", "static:2,32,0.01+dcqcn:300,1,4,80,50",
+		"static:4,64,1+dcqcn:55,1,4,2.5,50", "static:4,64,1+dcqcn:55,1,4,5,50", "static:4,64,1+dcqcn:55,1,4,10,50",
+		"static:4,64,1+dcqcn:55,1,4,20,50", "static:4,64,1+dcqcn:55,1,4,40,50", "static:4,64,1+dcqcn:55,1,4,80,50",
+	}
+	if !reflect.DeepEqual(got, want) {
+		t.Errorf("ai neighbours\n%v\nwant\n%v", got, want)
+	}
+	// a timer at or below the decrease period is not a configuration
+	slow := DefaultDCQCNSetting()
+	slow.DecreasePeriodUS = 50
+	tu.runs = []TuneRun{{Candidate: Candidate{Setting: Setting{2, 32, 0.01}, DCQCN: &slow}, Score: 1}}
+	for _, c := range tu.dcqcnNeighbours(DCQCNLadders()[0]) {
+		if c.DCQCN != nil && c.DCQCN.IncreaseTimerUS <= 50 {
+			t.Errorf("timer neighbour %s of a 50 µs decrease period", c.Spec())
+		}
+	}
+}
+
+func TestCandidateSpec(t *testing.T) {
+	s, sw := Setting{2, 32, 0.01}, Setting{16, 64, 0.5}
+	d := DefaultDCQCNSetting()
+	d.IncreaseTimerUS, d.AIMbps = 55, 10
+	preset := DefaultDCQCNSetting()
+	for _, tc := range []struct {
+		c    Candidate
+		want string
+	}{
+		{Candidate{Setting: s}, "static:2,32,0.01"},
+		{Candidate{Setting: s, ToSwitch: &s}, "static:2,32,0.01"},
+		{Candidate{Setting: s, ToSwitch: &sw}, "edge:2,32,0.01:16,64,0.5"},
+		{Candidate{Setting: s, DCQCN: &d}, "static:2,32,0.01+dcqcn:55,1,4,10,50"},
+		{Candidate{Setting: s, DCQCN: &preset}, "static:2,32,0.01"},
+		{Candidate{Setting: s, ToSwitch: &sw, DCQCN: &d}, "edge:2,32,0.01:16,64,0.5+dcqcn:55,1,4,10,50"},
+	} {
+		got := tc.c.normalized().Spec()
+		if got != tc.want {
+			t.Errorf("%+v: %s, want %s", tc.c, got, tc.want)
+		}
+		if np, err := policy.Parse(context.Background(), got, policy.Env{}); err != nil || np.Name != got {
+			t.Errorf("%s: %v, named %q", got, err, np.Name)
+		}
+	}
+}
+
+// TestTuneScenarios checks a search over two scenarios: each run's score
+// is the geometric mean of its scenarios' mean slowdowns.
+func TestTuneScenarios(t *testing.T) {
+	c := tinyTune(0, []uint64{3001})
+	other := testfabric.TinyScenario()
+	other.Name, other.Gen.Load = "tiny30", 0.3
+	c.Scenarios = append(c.Scenarios, other)
+	c.Refine = 0
+	res, err := Tune(context.Background(), c)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Scenario != "" || !reflect.DeepEqual(res.Scenarios, []string{"tiny", "tiny30"}) {
+		t.Errorf("scenario %q, scenarios %v", res.Scenario, res.Scenarios)
+	}
+	for _, r := range res.Runs {
+		if len(r.PerScenario) != 2 || !near(r.Score, math.Sqrt(r.PerScenario[0]*r.PerScenario[1])) || r.PerScenario[0] == r.PerScenario[1] {
+			t.Errorf("%s: score %g of %v", r.Policy, r.Score, r.PerScenario)
+		}
+	}
+	if _, ok := res.Confirm.MeanSlowdown["static"]; !ok {
+		t.Errorf("confirmation %+v", res.Confirm)
+	}
+}
+
+// TestTuneScoreInterval checks the validation score's interval from three
+// seeds, and none from one.
+func TestTuneScoreInterval(t *testing.T) {
+	c := tinyTune(0, []uint64{3001})
+	c.Grid, c.Refine = c.Grid[:2], 0
+	c.Seeds = []uint64{2001, 2002, 2003}
+	res, err := Tune(context.Background(), c)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.ScoreLo == nil || res.ScoreHi == nil || !(*res.ScoreLo < res.Score && res.Score < *res.ScoreHi) {
+		t.Errorf("score %g, interval %v–%v", res.Score, res.ScoreLo, res.ScoreHi)
+	}
+	c.Seeds = []uint64{2001}
+	if res, err = Tune(context.Background(), c); err != nil || res.ScoreLo != nil {
+		t.Errorf("one seed: %v, interval from %v", err, res.ScoreLo)
 	}
 }

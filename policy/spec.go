@@ -171,7 +171,8 @@ func defs(ctx context.Context, env Env, withIdeal bool) []def {
 		},
 		{
 			Spec: Spec{Name: "tuned", Usage: "tuned:FILE",
-				Help: "tuned:tune.json: the best fixed setting graphcc tune found, the best_policy of its result file (a static:KMIN_KB,KMAX_KB,PMAX spec)"},
+				Help: "tuned:tune.json: the best fixed setting graphcc tune found, the best_policy of its result file " +
+					"(static:KMIN_KB,KMAX_KB,PMAX or edge:…, with the hosts' DCQCN constants where tune set them)"},
 			build: buildTuned,
 		},
 		{
@@ -213,26 +214,43 @@ func defs(ctx context.Context, env Env, withIdeal bool) []def {
 
 // canonical writes spec as lookup names it (Canonical).
 func canonical(spec string, defs []def) string {
+	base, hosts, withHosts := strings.Cut(spec, HostsMark)
+	if withHosts {
+		return canonical(base, defs) + HostsMark + canonicalNumbers(hosts)
+	}
 	name, args, ok := strings.Cut(spec, ":")
 	if !ok || !slices.ContainsFunc(defs, func(d def) bool { return d.Name == name && d.numeric }) {
 		return spec
 	}
 	groups := strings.Split(args, ":")
 	for i, g := range groups {
-		nums := strings.Split(g, ",")
-		for j, n := range nums {
-			if x, err := strconv.ParseFloat(strings.TrimSpace(n), 64); err == nil {
-				nums[j] = strconv.FormatFloat(x, 'f', -1, 64)
-			}
-		}
-		groups[i] = strings.Join(nums, ",")
+		groups[i] = canonicalNumbers(g)
 	}
 	return name + ":" + strings.Join(groups, ":")
 }
 
-// lookup finds spec (NAME or NAME:ARGS) among defs.
+// canonicalNumbers writes every number of the comma-separated list g in
+// strconv's shortest decimal form, and anything else as it is.
+func canonicalNumbers(g string) string {
+	nums := strings.Split(g, ",")
+	for j, n := range nums {
+		if x, err := strconv.ParseFloat(strings.TrimSpace(n), 64); err == nil {
+			nums[j] = strconv.FormatFloat(x, 'f', -1, 64)
+		}
+	}
+	return strings.Join(nums, ",")
+}
+
+// HostsMark joins a policy spec and the hosts' DCQCN constants it runs
+// with: SPEC+dcqcn:TIMER_US,ALPHA_US,DECREASE_US,AI_MBPS,HAI_MBPS (see
+// ParseHostParams).
+const HostsMark = "+dcqcn:"
+
+// lookup finds spec (NAME, NAME:ARGS, either followed by HostsMark and the
+// hosts' constants) among defs.
 func lookup(spec string, defs []def) (Named, error) {
-	name, args, _ := strings.Cut(spec, ":")
+	base, hosts, withHosts := strings.Cut(spec, HostsMark)
+	name, args, _ := strings.Cut(base, ":")
 	for _, d := range defs {
 		if d.Name != name {
 			continue
@@ -240,6 +258,16 @@ func lookup(spec string, defs []def) (Named, error) {
 		f, err := d.build(args)
 		if err != nil {
 			return Named{}, fmt.Errorf("%s: %w (usage: %s)", spec, err, d.Usage)
+		}
+		if withHosts {
+			if d.run != nil {
+				return Named{}, fmt.Errorf("%s: %s has no hosts' DCQCN to set", spec, name)
+			}
+			hp, err := ParseHostParams(hosts)
+			if err != nil {
+				return Named{}, fmt.Errorf("%s: %w", spec, err)
+			}
+			f = WithHosts(f, hp)
 		}
 		return Named{Name: canonical(spec, defs), New: f, Run: d.run}, nil
 	}
@@ -249,7 +277,7 @@ func lookup(spec string, defs []def) (Named, error) {
 		names[i], usages[i] = d.Name, d.Usage
 	}
 	return Named{}, fmt.Errorf("unknown ECN policy %q (have: %s); forms: %s",
-		spec, strings.Join(names, ", "), strings.Join(usages, ", "))
+		base, strings.Join(names, ", "), strings.Join(usages, ", "))
 }
 
 // buildStatic is the static policy: no arguments for Alibaba's thresholds,
@@ -335,7 +363,9 @@ func buildEdge(args string) (Factory, error) {
 }
 
 // buildTuned is the policy of a graphcc tune result file: its best_policy,
-// which must be a fixed setting (static or static:KMIN_KB,KMAX_KB,PMAX).
+// which must be a fixed setting, one for all ports (static or
+// static:KMIN_KB,KMAX_KB,PMAX) or one per port role (edge:…), with the
+// hosts' DCQCN constants where tune set them (HostsMark).
 func buildTuned(args string) (Factory, error) {
 	if args == "" {
 		return nil, errors.New("want the path of a graphcc tune result file")
@@ -353,13 +383,39 @@ func buildTuned(args string) (Factory, error) {
 	if r.BestPolicy == "" {
 		return nil, fmt.Errorf("%s: no best_policy", args)
 	}
-	name, sargs, _ := strings.Cut(r.BestPolicy, ":")
-	if name != "static" {
-		return nil, fmt.Errorf("%s: best_policy %q is not a fixed setting (static:KMIN_KB,KMAX_KB,PMAX)", args, r.BestPolicy)
-	}
-	f, err := buildStatic(sargs)
+	f, err := parseFixed(r.BestPolicy)
 	if err != nil {
 		return nil, fmt.Errorf("%s: best_policy %q: %w", args, r.BestPolicy, err)
+	}
+	return f, nil
+}
+
+// parseFixed parses a spec of fixed settings, static or edge, with the
+// hosts' constants if it carries them.
+func parseFixed(spec string) (Factory, error) {
+	base, hosts, withHosts := strings.Cut(spec, HostsMark)
+	name, args, _ := strings.Cut(base, ":")
+	var (
+		f   Factory
+		err error
+	)
+	switch name {
+	case "static":
+		f, err = buildStatic(args)
+	case "edge":
+		f, err = buildEdge(args)
+	default:
+		return nil, errors.New("not a fixed setting (static:KMIN_KB,KMAX_KB,PMAX or edge:…, with +dcqcn:… or without)")
+	}
+	if err != nil {
+		return nil, err
+	}
+	if withHosts {
+		hp, err := ParseHostParams(hosts)
+		if err != nil {
+			return nil, err
+		}
+		f = WithHosts(f, hp)
 	}
 	return f, nil
 }

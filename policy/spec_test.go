@@ -134,7 +134,7 @@ func TestParse(t *testing.T) {
 		{spec: "tuned:" + good, control: true, name: "tuned:" + good},
 		{spec: "tuned:" + filepath.Join(dir, "missing.json"), err: "missing.json: no such file"},
 		{spec: "tuned:" + noBest, err: "nobest.json: no best_policy (usage: tuned:FILE)"},
-		{spec: "tuned:" + notFixed, err: `best_policy "graphcc" is not a fixed setting`},
+		{spec: "tuned:" + notFixed, err: `best_policy "graphcc": not a fixed setting`},
 		{spec: "tuned:" + badFixed, err: "kmax 4000 bytes is below kmin 8000 bytes"},
 		{spec: "tuned:" + notJSON, err: "not a tune result"},
 		{spec: "tuned", err: "want the path of a graphcc tune result file"},

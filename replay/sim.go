@@ -338,7 +338,8 @@ func (s *Sim) flowSrc(slot int32) int32    { return 2*s.nPorts + 2 + slot }
 
 // EffectiveParams checks that cfg has a fabric and returns the hardware
 // constants a run of cfg uses: cfg.Params, or DefaultParams for the zero
-// value, validated.
+// value, with the hosts' DCQCN constants of cfg.Policy if it sets them
+// (control.HostParamsOf), validated.
 func (cfg *Config) EffectiveParams() (Params, error) {
 	if cfg.Fabric == nil {
 		return Params{}, errors.New("replay: config has no fabric")
@@ -346,6 +347,14 @@ func (cfg *Config) EffectiveParams() (Params, error) {
 	p := cfg.Params
 	if p.Payload == 0 {
 		p = DefaultParams()
+	}
+	if cfg.Policy != nil {
+		if h, ok := control.HostParamsOf(cfg.Policy); ok {
+			if err := h.Validate(); err != nil {
+				return Params{}, fmt.Errorf("replay: policy: %w", err)
+			}
+			p.DCQCN = h.Apply(p.DCQCN, control.RefRate)
+		}
 	}
 	if err := p.Validate(); err != nil {
 		return Params{}, fmt.Errorf("replay: %w", err)

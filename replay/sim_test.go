@@ -853,3 +853,35 @@ func TestMinRateAboveLineRate(t *testing.T) {
 		}
 	}
 }
+
+// hostTuned is a policy that sets the hosts' DCQCN constants.
+type hostTuned struct {
+	control.Static
+	h control.HostParams
+}
+
+func (p hostTuned) HostParams() (control.HostParams, bool) { return p.h, true }
+
+// TestPolicyHostParams checks that a policy's DCQCN constants run exactly
+// as the same constants in Params, and that they change the run.
+func TestPolicyHostParams(t *testing.T) {
+	f := clos(t)
+	flows := genFlows(t, f, 5, 2*topo.Millisecond)
+	h := control.DefaultHostParams()
+	h.IncreaseInterval, h.AI = 55*topo.Microsecond, 20*topo.Mbps
+	byPolicy := mustRun(t, Config{Fabric: f, Flows: flows, Seed: 5, Policy: hostTuned{h: h}})
+	p := DefaultParams()
+	p.DCQCN = h.Apply(p.DCQCN, control.RefRate)
+	byParams := mustRun(t, Config{Fabric: f, Flows: flows, Seed: 5, Params: p, Policy: control.Static{}})
+	if !bytes.Equal(fctText(t, byPolicy), fctText(t, byParams)) {
+		t.Error("the policy's constants run otherwise than the same constants in Params")
+	}
+	preset := mustRun(t, Config{Fabric: f, Flows: flows, Seed: 5, Policy: control.Static{}})
+	if bytes.Equal(fctText(t, byPolicy), fctText(t, preset)) {
+		t.Error("the policy's constants change nothing")
+	}
+	h.IncreaseInterval = 2 * topo.Microsecond
+	if _, err := Run(Config{Fabric: f, Flows: flows, Seed: 5, Policy: hostTuned{h: h}}); err == nil || !strings.Contains(err.Error(), "policy: host DCQCN") {
+		t.Errorf("a 2 µs timer: %v", err)
+	}
+}

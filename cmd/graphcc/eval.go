@@ -235,26 +235,18 @@ func (o *evalOpts) scenarioList(fs *pflag.FlagSet, params replay.Params) ([]scen
 	case o.scenarioFile != "" && !fs.Changed("scenarios"):
 		names = set.names()
 	}
-	var out []scenario.Scenario
-	seen := map[string]bool{}
-	for _, n := range names {
-		n = strings.TrimSpace(n)
-		sc, err := set.lookup(n)
-		if err != nil {
-			return nil, fmt.Errorf("--scenarios %s: %w", o.scenarios, err)
-		}
-		if seen[n] {
-			return nil, fmt.Errorf("--scenarios %s: %s given twice", o.scenarios, n)
-		}
-		seen[n] = true
+	out, err := set.resolve("--scenarios", o.scenarios, names)
+	if err != nil {
+		return nil, err
+	}
+	for _, sc := range out {
 		f, err := sc.BaseFabric()
 		if err != nil {
-			return nil, fmt.Errorf("scenario %s: %w", n, err)
+			return nil, fmt.Errorf("scenario %s: %w", sc.Name, err)
 		}
 		if err := o.hw.checkFabric(params, f); err != nil {
-			return nil, fmt.Errorf("%w (scenario %s)", err, n)
+			return nil, fmt.Errorf("%w (scenario %s)", err, sc.Name)
 		}
-		out = append(out, sc)
 	}
 	return out, nil
 }

@@ -449,6 +449,26 @@ func loadScenarioSet(path string) (scenarioSet, error) {
 // lookup returns the scenario named name.
 func (s scenarioSet) lookup(name string) (scenario.Scenario, error) { return s.Lookup(name) }
 
+// resolve looks up each of names (trimmed), refusing one given twice;
+// errors name flag and its value.
+func (s scenarioSet) resolve(flag, value string, names []string) ([]scenario.Scenario, error) {
+	var out []scenario.Scenario
+	seen := map[string]bool{}
+	for _, n := range names {
+		n = strings.TrimSpace(n)
+		sc, err := s.lookup(n)
+		if err != nil {
+			return nil, fmt.Errorf("%s %s: %w", flag, value, err)
+		}
+		if seen[n] {
+			return nil, fmt.Errorf("%s %s: %s given twice", flag, value, n)
+		}
+		seen[n] = true
+		out = append(out, sc)
+	}
+	return out, nil
+}
+
 // names lists the file's scenarios, in its order.
 func (s scenarioSet) names() []string { return s.Names() }
 

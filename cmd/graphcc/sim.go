@@ -415,6 +415,13 @@ func (o *simOpts) control(ctx context.Context, fs *pflag.FlagSet, r simRun, env 
 	if err != nil {
 		return nil, nil, fmt.Errorf("%s %s: %w", flag, o.policy, err)
 	}
+	if _, ok := control.HostParamsOf(pol); ok {
+		for _, n := range []string{"dcqcn-rp-timer", "dcqcn-ai-mbps", "dcqcn-hai-mbps"} {
+			if fs.Changed(n) {
+				return nil, nil, fmt.Errorf("%s %s sets the hosts' DCQCN constants: drop --%s", flag, o.policy, n)
+			}
+		}
+	}
 	if polECN != nil {
 		if ecn != nil {
 			return nil, nil, fmt.Errorf("%s %s sets the ECN thresholds: drop --kmin-kb, --kmax-kb and --pmax", flag, o.policy)

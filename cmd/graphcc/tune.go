@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"strings"
 	"text/tabwriter"
 	"time"
 
@@ -24,32 +25,48 @@ type tuneOpts struct {
 	refine       int
 	top          int
 	workers      int
+	dcqcn        bool
+	roles        bool
 	out          string
 }
 
 // tuneLong is tune's help.
-const tuneLong = `tune searches the fixed switch ECN settings (thresholds of a 25 Gbps port,
-scaled by each port's rate, as static:KMIN_KB,KMAX_KB,PMAX) for the one of
-lowest mean FCT slowdown on one scenario:
+const tuneLong = `tune searches fixed configurations for the one of lowest mean FCT slowdown
+on one scenario, or on several at once (--scenario a,b or all: one
+configuration for all of them, scored by the geometric mean of their mean
+slowdowns). A configuration is a switch ECN setting (thresholds of a
+25 Gbps port, scaled by each port's rate, as static:KMIN_KB,KMAX_KB,PMAX),
+with --roles one per port role (edge:HOST_FACING:SWITCH_FACING), with
+--dcqcn the hosts' DCQCN reaction point too (SPEC+dcqcn:TIMER_US,ALPHA_US,
+DECREASE_US,AI_MBPS,HAI_MBPS, within what a ConnectX NIC accepts):
 
   1. the grid (--grid): paper, the 120 fixed settings of the learned
      policies' action set; extended (the default), those and 145 more
      outside it: kmin 0 and 1 KB, kmax 2, 4, 8 and 512 KB (265 settings);
-  2. --refine rounds around the --top settings of lowest slowdown so far:
-     each of kmin, kmax and pmax halved and doubled in the first round, the
-     step's factor square-rooted each round after (2, 1.41, 1.19, …),
-     settings already run skipped;
-  3. the selection: every setting scored by its mean slowdown over the
-     flows of every validation seed (--seeds) together, as eval does;
-  4. the confirmation on other seeds (--confirm-seeds): the winner, static
-     and the best of the paper's 120 on the validation seeds, with the
-     winner's ratios to both and their 95 % intervals (3 seeds or more).
+  2. --refine rounds around the --top configurations of lowest slowdown so
+     far: each of kmin, kmax and pmax halved and doubled in the first
+     round, the step's factor square-rooted each round after (2, 1.41,
+     1.19, …), configurations already run skipped;
+  3. with --dcqcn, a round per DCQCN constant (the rate-increase timer 15
+     to 600 µs, the alpha period 1 to 55 µs, the decrease period 2 to
+     50 µs, AI 2.5 to 80 Mbps, HAI 25 to 400 Mbps) setting it to each of
+     its levels on each leader, then --refine ECN rounds again;
+  4. with --roles, --refine+1 rounds changing the setting of one role of
+     each leader (ports facing a host, or facing a switch), the other kept;
+  5. the selection: every configuration scored by its mean slowdown over
+     the flows of every validation seed (--seeds) together, as eval does,
+     with a 95 % interval from the spread between seeds;
+  6. the confirmation on other seeds (--confirm-seeds): the winner, static,
+     the best of the paper's 120 and, with --dcqcn or --roles, the best of
+     one setting with the hosts' preset, with the winner's ratios to each
+     and their 95 % intervals (3 seeds or more).
 
 Neither --seeds nor --confirm-seeds may hold the evaluation seeds
-1001-1010. Every round runs its settings × seeds in parallel (--workers).
-Progress goes to stderr, a line per round; the summary to stdout; the
-result, as JSON (docs/formats.md), to --out. Its best_policy is a spec
-that sim --policy and eval --policies take, and tuned:FILE runs it.`
+1001-1010. Every round runs its configurations × seeds in parallel
+(--workers). Progress goes to stderr, a line per round; the summary to
+stdout; the result, as JSON (docs/formats.md), to --out. Its best_policy
+is a spec that sim --policy, eval --policies and testbed run --policies
+take, and tuned:FILE runs it.`
 
 func newTuneCmd() *cobra.Command {
 	o := tuneOpts{
@@ -65,8 +82,10 @@ func newTuneCmd() *cobra.Command {
 		Use: "tune [flags]",
 		Example: `  graphcc tune                                        # fb60-incast: extended grid, 2 refinement rounds
   graphcc tune --grid paper --refine 0 --workers 2 --out fb60.json
-  graphcc tune --scenario websearch60 --seeds 2001-2005 --top 5 --out websearch60.json`,
-		Short: "Find the best fixed ECN setting of a scenario: grid, refinement, confirmation",
+  graphcc tune --scenario websearch60 --seeds 2001-2005 --top 5 --out websearch60.json
+  graphcc tune --grid paper --dcqcn --roles --out fb60-joint.json  # hosts' DCQCN and port roles too
+  graphcc tune --scenario all --grid paper --refine 1 --out global.json  # one setting for the whole suite`,
+		Short: "Find the best fixed ECN setting (and DCQCN constants) of a scenario or a suite: grid, refinement, confirmation",
 		Long:  tuneLong,
 		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
@@ -75,13 +94,15 @@ func newTuneCmd() *cobra.Command {
 	}
 	fs := cmd.Flags()
 	fs.SortFlags = false
-	fs.StringVar(&o.scenario, "scenario", o.scenario, "scenario to tune (see graphcc eval --help for the names); with --scenario-file, the file's only scenario by default")
+	fs.StringVar(&o.scenario, "scenario", o.scenario, "scenario to tune (see graphcc eval --list-scenarios), or several comma-separated or all for one configuration for all of them; with --scenario-file, the file's only scenario by default")
 	fs.StringVar(&o.scenarioFile, "scenario-file", "", scenarioFileHelp)
 	fs.Var(newSeedsFlag(&o.seeds), "seeds", "validation seeds the selection scores on (not 1001-1010)")
 	fs.Var(newSeedsFlag(&o.confirm), "confirm-seeds", "seeds of the confirmation, apart from --seeds (not 1001-1010)")
 	fs.StringVar(&o.grid, "grid", o.grid, "coarse grid: paper (the 120 of the action set) or extended (265, with kmin 0 and 1 KB, kmax 2 to 8 and 512 KB)")
 	fs.IntVar(&o.refine, "refine", o.refine, "refinement rounds around the leaders")
 	fs.IntVar(&o.top, "top", o.top, "leaders refined each round")
+	fs.BoolVar(&o.dcqcn, "dcqcn", false, "tune the hosts' DCQCN reaction point (rate-increase timer, alpha and decrease periods, AI, HAI) jointly")
+	fs.BoolVar(&o.roles, "roles", false, "tune the switch ports facing a host and those facing a switch apart (an edge: policy)")
 	fs.IntVar(&o.workers, "workers", 0, "simulations run at once (0: one per CPU)")
 	fs.StringVar(&o.out, "out", o.out, "JSON result file")
 	return cmd
@@ -94,11 +115,19 @@ func (o *tuneOpts) config(fs *pflag.FlagSet) (experiment.TuneConfig, error) {
 	if err != nil {
 		return c, err
 	}
-	name := o.scenario
-	if o.scenarioFile != "" && !fs.Changed("scenario") {
-		name = "" // the file's only scenario
+	switch {
+	case o.scenarioFile != "" && !fs.Changed("scenario"):
+		sc, err := set.pick("") // the file's only scenario
+		if err != nil {
+			return c, err
+		}
+		c.Scenarios = []scenario.Scenario{sc}
+	case strings.TrimSpace(o.scenario) == "all":
+		c.Scenarios, err = set.resolve("--scenario", o.scenario, append(scenario.Names(), set.names()...))
+	default:
+		c.Scenarios, err = set.resolve("--scenario", o.scenario, strings.Split(o.scenario, ","))
 	}
-	if c.Scenario, err = set.pick(name); err != nil {
+	if err != nil {
 		return c, err
 	}
 	switch o.grid {
@@ -128,6 +157,7 @@ func (o *tuneOpts) config(fs *pflag.FlagSet) (experiment.TuneConfig, error) {
 		return c, fmt.Errorf("--confirm-seeds: %w", err)
 	}
 	c.Refine, c.Top, c.Workers = o.refine, o.top, o.workers
+	c.DCQCN, c.Roles = o.dcqcn, o.roles
 	c.Seeds, c.ConfirmSeeds = o.seeds, o.confirm
 	return c, nil
 }
@@ -140,7 +170,7 @@ func (o *tuneOpts) run(ctx context.Context, cmd *cobra.Command) error {
 	if err := checkOutputs("out", o.out); err != nil {
 		return err
 	}
-	bar := newMeter(cmd.ErrOrStderr(), "tune", "rounds", c.Refine+2)
+	bar := newMeter(cmd.ErrOrStderr(), "tune", "rounds", c.Rounds())
 	done := 0
 	c.Progress = func(r experiment.TuneRound) {
 		done++
@@ -165,24 +195,52 @@ func (o *tuneOpts) run(ctx context.Context, cmd *cobra.Command) error {
 
 // writeTuneSummary prints the winner and its confirmation as a table.
 func writeTuneSummary(w io.Writer, r *experiment.TuneResult, wall time.Duration) error {
-	fmt.Fprintf(w, "tune %s: %d settings on seeds %s in %s; best %s (mean slowdown %.3f)\n\n",
-		r.Scenario, len(r.Runs), experiment.FormatSeeds(r.Seeds), wall.Round(time.Second), r.BestPolicy, r.Score)
+	what := r.Scenario
+	if len(r.Scenarios) > 0 {
+		what = fmt.Sprintf("%d scenarios (%s; scores are geometric means)", len(r.Scenarios), strings.Join(r.Scenarios, ", "))
+	}
+	fmt.Fprintf(w, "tune %s: %d configurations on seeds %s in %s; best %s (mean slowdown %.3f%s)\n\n",
+		what, len(r.Runs), experiment.FormatSeeds(r.Seeds), wall.Round(time.Second), r.BestPolicy, r.Score, formatScoreInterval(r))
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
-	fmt.Fprintf(tw, "confirmation (seeds %s)\tmean slowdown\tbest_policy's ratio (95 %% CI)\n", experiment.FormatSeeds(r.Confirm.Seeds))
-	fmt.Fprintf(tw, "%s (best_policy)\t%.3f\t\n", r.BestPolicy, r.Confirm.MeanSlowdown["best_policy"])
-	fmt.Fprintf(tw, "static\t%.3f\t%s\n", r.Confirm.MeanSlowdown["static"], formatTuneRatio(r.Confirm.VsStatic))
-	same := r.Confirm.PaperGridBest == r.BestPolicy
-	if r.Confirm.VsPaperGridBest != nil && !same {
-		fmt.Fprintf(tw, "%s (paper grid's best)\t%.3f\t%s\n", r.Confirm.PaperGridBest, r.Confirm.MeanSlowdown["paper_grid_best"], formatTuneRatio(*r.Confirm.VsPaperGridBest))
+	cf := r.Confirm
+	fmt.Fprintf(tw, "confirmation (seeds %s)\tmean slowdown\tbest_policy's ratio (95 %% CI)\n", experiment.FormatSeeds(cf.Seeds))
+	fmt.Fprintf(tw, "%s (best_policy)\t%.3f\t\n", r.BestPolicy, cf.MeanSlowdown["best_policy"])
+	fmt.Fprintf(tw, "static\t%.3f\t%s\n", cf.MeanSlowdown["static"], formatTuneRatio(cf.VsStatic))
+	var notes []string
+	rows := []struct {
+		spec, key, what string
+		ratio           *experiment.TuneRatio
+	}{
+		{cf.PaperGridBest, "paper_grid_best", "paper grid's best", cf.VsPaperGridBest},
+		{cf.BestOneSetting, "best_one_setting", "best of one setting, hosts' preset", cf.VsBestOneSetting},
+	}
+	for _, row := range rows {
+		switch {
+		case row.spec == "":
+		case row.spec == r.BestPolicy:
+			notes = append(notes, fmt.Sprintf("(%s is also the %s)", r.BestPolicy, row.what))
+		case row.ratio != nil:
+			fmt.Fprintf(tw, "%s (%s)\t%.3f\t%s\n", row.spec, row.what, cf.MeanSlowdown[row.key], formatTuneRatio(*row.ratio))
+		}
 	}
 	if err := tw.Flush(); err != nil {
 		return err
 	}
-	if same {
-		_, err := fmt.Fprintf(w, "(%s is also the paper grid's best)\n", r.BestPolicy)
-		return err
+	for _, n := range notes {
+		if _, err := fmt.Fprintln(w, n); err != nil {
+			return err
+		}
 	}
 	return nil
+}
+
+// formatScoreInterval writes ", 95 % CI lo–hi" for r's score, or nothing
+// without an interval.
+func formatScoreInterval(r *experiment.TuneResult) string {
+	if r.ScoreLo == nil || r.ScoreHi == nil {
+		return ""
+	}
+	return fmt.Sprintf(", 95 %% CI %.3f–%.3f", *r.ScoreLo, *r.ScoreHi)
 }
 
 // formatTuneRatio writes "0.812 (0.790–0.835)", or the value alone

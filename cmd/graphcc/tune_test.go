@@ -69,6 +69,8 @@ func TestTuneThenSim(t *testing.T) {
 		{[]string{"--confirm-seeds", "1001-1003"}, "--confirm-seeds: 1001 is one of eval's seeds"},
 		{[]string{"--grid", "fine"}, "--grid fine: want paper or extended"},
 		{[]string{"--top", "0"}, "--top 0: must be at least 1"},
+		{[]string{"--scenario", "mini,mini"}, "--scenario mini,mini: mini given twice"},
+		{[]string{"--scenario", "mini,nope"}, "--scenario mini,nope: "},
 		{[]string{"--out", filepath.Join(dir, "nodir", "t.json")}, "--out " + filepath.Join(dir, "nodir", "t.json")},
 	} {
 		_, _, err := execute(t, t.Context(), append([]string{"tune", "--scenario-file", file}, tc.args...)...)
@@ -76,4 +78,50 @@ func TestTuneThenSim(t *testing.T) {
 			t.Errorf("tune %v: %v, want an error containing %q", tc.args, err, tc.err)
 		}
 	}
+}
+
+// TestTuneJoint runs tune with --dcqcn and --roles on two scenarios: the
+// rounds in its progress, a best_policy that sim runs, and the result's
+// scenarios and best of one setting.
+func TestTuneJoint(t *testing.T) {
+	dir := t.TempDir()
+	file := filepath.Join(dir, "s.yaml")
+	if err := os.WriteFile(file, []byte("scenarios:\n  - name: mini\n    clos: {leaves: 2, spines: 1, hosts_per_leaf: 2}\n"+
+		"    duration: 1ms\n    incast: {fanin: 3, size: 64000, period: 250us}\n"+
+		"  - name: mini30\n    clos: {leaves: 2, spines: 1, hosts_per_leaf: 2}\n    duration: 1ms\n    load: 0.3\n    incast: {fanin: 3, size: 64000, period: 500us}\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	out := filepath.Join(dir, "t.json")
+	stdout, stderr, err := execute(t, t.Context(), "tune", "--scenario-file", file, "--scenario", "mini,mini30", "--grid", "paper",
+		"--refine", "0", "--top", "1", "--dcqcn", "--roles", "--seeds", "2001", "--confirm-seeds", "3001", "--out", out)
+	if err != nil {
+		t.Fatalf("tune: %v\n%s", err, stderr)
+	}
+	for _, r := range []string{"dcqcn timer,", "dcqcn hai,", "roles 1,", "confirm,"} {
+		if !strings.Contains(stderr, r) {
+			t.Errorf("progress lacks %q:\n%s", r, stderr)
+		}
+	}
+	if !strings.Contains(stdout, "tune 2 scenarios (mini, mini30") {
+		t.Errorf("summary %q", stdout)
+	}
+	b, err := os.ReadFile(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var res struct {
+		Scenarios  []string `json:"scenarios"`
+		BestPolicy string   `json:"best_policy"`
+		Confirm    struct {
+			BestOneSetting string `json:"best_one_setting"`
+		} `json:"confirm"`
+	}
+	if err := json.Unmarshal(b, &res); err != nil {
+		t.Fatal(err)
+	}
+	if strings.Join(res.Scenarios, ",") != "mini,mini30" || res.Confirm.BestOneSetting == "" {
+		t.Errorf("result %s", b)
+	}
+	run(t, "sim", "--scenario-file", file, "--scenario", "mini30", "--policy", res.BestPolicy, "--seed", "1")
+	run(t, "sim", "--scenario-file", file, "--scenario", "mini30", "--policy", "tuned:"+out, "--seed", "1")
 }
