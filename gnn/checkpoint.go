@@ -14,6 +14,7 @@ import (
 	"os"
 	"slices"
 	"strconv"
+	"strings"
 
 	"graphcc/internal/fileio"
 )
@@ -123,7 +124,7 @@ func trainFingerprint(c *TrainConfig) map[string]string {
 	if err != nil {
 		params = []byte(err.Error())
 	}
-	return map[string]string{
+	m := map[string]string{
 		"kind": c.Kind, "episodes": i(c.Episodes), "workers": i(c.Workers),
 		"seed": strconv.FormatUint(c.Seed, 10), "episode_time_ps": strconv.FormatInt(c.EpisodeTime, 10),
 		"interval_ps": strconv.FormatInt(c.Interval, 10), "gamma": f(c.Gamma), "lr": f(c.LR),
@@ -134,6 +135,14 @@ func trainFingerprint(c *TrainConfig) map[string]string {
 		"reward_queue": f(c.Features.withDefaults().RewardQueue), "sim_params": string(params),
 		"validate_seeds": fmt.Sprint(c.ValidateSeeds), "validate_every": i(c.ValidateEvery),
 	}
+	if len(c.ValidateSets) > 0 { // absent otherwise, as in checkpoints written before sets
+		var sets []string
+		for _, v := range c.ValidateSets {
+			sets = append(sets, fmt.Sprintf("%s:%v", v.Name, v.Seeds))
+		}
+		m["validate_sets"] = strings.Join(sets, " ")
+	}
+	return m
 }
 
 // checkResume returns an error naming every setting in which the

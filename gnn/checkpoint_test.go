@@ -486,6 +486,36 @@ func TestTrainValidation(t *testing.T) {
 	if _, err := Train(context.Background(), c); err == nil || !strings.Contains(err.Error(), "validation seed 5 given twice") {
 		t.Errorf("a validation seed twice: %v", err)
 	}
+	// Validation sets: each scored on its own, the round's the geometric
+	// mean; never beside validation seeds.
+	c.ValidateSeeds = nil
+	c.ValidateSets = []ValidateSet{{Name: "a", Episode: c.Episode, Seeds: []uint64{11}}, {Name: "b", Episode: c.Episode, Seeds: []uint64{12}}}
+	res, err = Train(context.Background(), c)
+	if err != nil {
+		t.Fatal(err)
+	}
+	end := res.Stats[len(res.Stats)-1]
+	if len(end.ValidationBy) != 2 || math.Abs(end.Validation-math.Sqrt(end.ValidationBy[0]*end.ValidationBy[1])) > 1e-12*end.Validation || res.Best == nil {
+		t.Errorf("validation %g of sets %v, best %v", end.Validation, end.ValidationBy, res.Best != nil)
+	}
+	if fp := trainFingerprint(&c); fp["validate_sets"] != "a:[11] b:[12]" {
+		t.Errorf("fingerprint of the sets %q", fp["validate_sets"])
+	}
+	for _, tc := range []struct {
+		edit func(*TrainConfig)
+		err  string
+	}{
+		{func(c *TrainConfig) { c.ValidateSeeds = []uint64{1} }, "validation seeds and validation sets: give one of them"},
+		{func(c *TrainConfig) { c.ValidateSets[1].Seeds = nil }, `validation set "b" has no episodes or no seeds`},
+		{func(c *TrainConfig) { c.ValidateSets[0].Seeds = []uint64{3, 3} }, "validation seed 3 given twice"},
+	} {
+		bad := c
+		bad.ValidateSets = slices.Clone(c.ValidateSets)
+		tc.edit(&bad)
+		if _, err := Train(context.Background(), bad); err == nil || !strings.Contains(err.Error(), tc.err) {
+			t.Errorf("error %v, want one containing %q", err, tc.err)
+		}
+	}
 	// ACC validates its own greedy policy.
 	c = resumeTrain(t, "acc")
 	c.Episodes, c.ValidateSeeds, c.ValidateEvery = 4, []uint64{11}, 2

@@ -100,9 +100,36 @@ type TrainConfig struct {
 	// slowdown of their flows together. Keep them apart from the
 	// evaluation's seeds.
 	ValidateSeeds []uint64
+	// ValidateSets, if any, are the validation runs instead of
+	// ValidateSeeds (which must then be empty): each set's seeds run on its
+	// own Episode, and the round's Validation is the geometric mean over
+	// the sets of each one's mean FCT slowdown, so that every set (a
+	// curriculum's scenario) weighs the same whatever its slowdowns.
+	ValidateSets []ValidateSet
 	// ValidateEvery is the number of episodes between validations; 0 means
 	// only after the last round.
 	ValidateEvery int
+}
+
+// ValidateSet is one set of validation runs: Episode's episodes of Seeds,
+// scored together as one evaluation scores its seeds (the mean slowdown
+// of all their flows).
+type ValidateSet struct {
+	Name    string
+	Episode func(seed uint64) (*topo.Fabric, []trace.Flow, error)
+	Seeds   []uint64
+}
+
+// validateSets returns the validation runs: ValidateSets, or the one set
+// of ValidateSeeds on Episode.
+func (c *TrainConfig) validateSets() []ValidateSet {
+	if len(c.ValidateSets) > 0 {
+		return c.ValidateSets
+	}
+	if len(c.ValidateSeeds) == 0 {
+		return nil
+	}
+	return []ValidateSet{{Episode: c.Episode, Seeds: c.ValidateSeeds}}
 }
 
 // DefaultTrainConfig returns the training settings of the shipped model.
@@ -205,12 +232,20 @@ func (c *TrainConfig) check() error {
 	case c.ValidateEvery < 0:
 		return fmt.Errorf("train: validate every %d episodes: must not be negative", c.ValidateEvery)
 	}
-	seen := map[uint64]bool{}
-	for _, s := range c.ValidateSeeds {
-		if seen[s] {
-			return fmt.Errorf("train: validation seed %d given twice", s)
+	if len(c.ValidateSets) > 0 && len(c.ValidateSeeds) > 0 {
+		return errors.New("train: validation seeds and validation sets: give one of them")
+	}
+	for _, set := range c.validateSets() {
+		if set.Episode == nil || len(set.Seeds) == 0 {
+			return fmt.Errorf("train: validation set %q has no episodes or no seeds", set.Name)
 		}
-		seen[s] = true
+		seen := map[uint64]bool{}
+		for _, s := range set.Seeds {
+			if seen[s] {
+				return fmt.Errorf("train: validation seed %d given twice", s)
+			}
+			seen[s] = true
+		}
 	}
 	return nil
 }
@@ -314,9 +349,13 @@ type EpisodeStats struct {
 	Updates    int     // minibatch updates so far
 	Slowdown   float64 // mean FCT slowdown of the flows the round's episodes finished
 	// Validation is the mean FCT slowdown of the greedy policy on the
-	// validation seeds after the round (TrainConfig.ValidateSeeds), NaN
-	// when the round was not validated.
+	// validation seeds after the round (TrainConfig.ValidateSeeds), or the
+	// geometric mean over the validation sets of theirs, NaN when the
+	// round was not validated.
 	Validation float64
+	// ValidationBy are the mean slowdowns of each validation set
+	// (TrainConfig.ValidateSets), when the round was validated on sets.
+	ValidationBy []float64
 }
 
 // TrainResult is a trained network: Model for graphcc, ACC for acc, the
@@ -581,7 +620,7 @@ func (t *Trainer) init() {
 	t.lrn = newLearner(t.online, t.target, *c, len(t.ref.Ports)*perPort, len(agents))
 	t.fingerprint = trainFingerprint(c)
 	t.bestEpisode, t.bestScore = -1, math.Inf(1)
-	if len(c.ValidateSeeds) > 0 {
+	if len(c.validateSets()) > 0 {
 		t.best = t.online.clone()
 	}
 }
@@ -687,7 +726,7 @@ func (t *Trainer) round(ctx context.Context) error {
 	st.Updates = t.updates
 	st.Validation = math.NaN()
 	if t.best != nil && (t.done+n == t.c.Episodes || crosses(t.done, t.done+n, t.c.ValidateEvery)) {
-		if st.Validation, err = t.validateRound(ctx, t.done+n); err != nil {
+		if st.Validation, st.ValidationBy, err = t.validateRound(ctx, t.done+n); err != nil {
 			return err
 		}
 	}
@@ -787,16 +826,16 @@ func (t *Trainer) learn(k int) float64 {
 // and returns their score. The round is learnt already: validation
 // finishes even if ctx ends (it takes a few seconds), so that the state
 // after the round, validated, is what an interruption checkpoints.
-func (t *Trainer) validateRound(ctx context.Context, episodes int) (float64, error) {
-	v, err := validate(context.WithoutCancel(ctx), &t.c, t.online)
+func (t *Trainer) validateRound(ctx context.Context, episodes int) (float64, []float64, error) {
+	v, by, err := validate(context.WithoutCancel(ctx), &t.c, t.online)
 	if err != nil {
-		return 0, fmt.Errorf("train: validation after %d episodes: %w", episodes, err)
+		return 0, nil, fmt.Errorf("train: validation after %d episodes: %w", episodes, err)
 	}
 	if v < t.bestScore {
 		t.best.copyFrom(t.online)
 		t.bestEpisode, t.bestScore = episodes, v
 	}
-	return v, nil
+	return v, by, nil
 }
 
 // checkpoint hands the state after the last complete round to
@@ -850,61 +889,85 @@ func (t *Trainer) result() *TrainResult {
 // validation seed, to its end, in parallel (c.Workers at a time), and
 // returns the mean FCT slowdown of all their finished flows together, as
 // evaluation computes it (metrics.SlowdownStats; NaN if none finished).
-func validate(ctx context.Context, c *TrainConfig, net qnet) (float64, error) {
-	type result struct {
-		fct []trace.FCT
-		err error
+func validate(ctx context.Context, c *TrainConfig, net qnet) (float64, []float64, error) {
+	type job struct {
+		set  int
+		seed uint64
+		fct  []trace.FCT
+		err  error
 	}
-	res := make([]result, len(c.ValidateSeeds))
+	sets := c.validateSets()
+	var jobs []job
+	for i, set := range sets {
+		for _, seed := range set.Seeds {
+			jobs = append(jobs, job{set: i, seed: seed})
+		}
+	}
 	sem := make(chan struct{}, c.Workers)
 	var wg sync.WaitGroup
-	for i, seed := range c.ValidateSeeds {
+	for i := range jobs {
 		wg.Go(func() {
 			sem <- struct{}{}
 			defer func() { <-sem }()
-			r := &res[i]
-			f, flows, err := c.Episode(seed)
-			if err != nil {
-				r.err = fmt.Errorf("seed %d: %w", seed, err)
-				return
+			j := &jobs[i]
+			j.fct, j.err = validateRun(ctx, c, net, sets[j.set].Episode, j.seed)
+			if j.err != nil && sets[j.set].Name != "" {
+				j.err = fmt.Errorf("%s: %w", sets[j.set].Name, j.err)
 			}
-			var pol control.Policy
-			switch n := net.(type) {
-			case *mpnnNet:
-				g := NewGraphCC(n.m, f, c.Features)
-				defer g.Inference().Close()
-				pol = g
-			case *accNet:
-				a, err := NewACCFrom(n.nets, n.ports, f, c.Features)
-				if err != nil {
-					r.err = fmt.Errorf("seed %d: %w", seed, err)
-					return
-				}
-				pol = a
-			}
-			out, err := replay.RunContext(ctx, replay.Config{
-				Fabric: f, Flows: flows, Params: c.Params, Seed: seed, Policy: pol, Interval: c.Interval,
-			})
-			if err != nil {
-				r.err = fmt.Errorf("seed %d: %w", seed, err)
-				return
-			}
-			r.fct = out.FCT
 		})
 	}
 	wg.Wait()
-	var all []trace.FCT // in seed order, as evaluation merges its seeds
-	for _, r := range res {
-		if r.err != nil {
-			return 0, r.err
+	by := make([]float64, len(sets))
+	logSum := 0.0
+	for i := range sets {
+		var all []trace.FCT // in seed order, as evaluation merges its seeds
+		for _, j := range jobs {
+			if j.err != nil {
+				return 0, nil, j.err
+			}
+			if j.set == i {
+				all = append(all, j.fct...)
+			}
 		}
-		all = append(all, r.fct...)
+		by[i] = math.NaN()
+		if st := metrics.SlowdownStats(all, nil); st.Count > 0 {
+			by[i] = st.Mean
+		}
+		logSum += math.Log(by[i])
 	}
-	st := metrics.SlowdownStats(all, nil)
-	if st.Count == 0 {
-		return math.NaN(), nil
+	if len(c.ValidateSets) == 0 {
+		return by[0], nil, nil
 	}
-	return st.Mean, nil
+	return math.Exp(logSum / float64(len(sets))), by, nil
+}
+
+// validateRun runs the greedy policy of net on episode's trace of seed to
+// its end and returns the FCT records.
+func validateRun(ctx context.Context, c *TrainConfig, net qnet, episode func(uint64) (*topo.Fabric, []trace.Flow, error), seed uint64) ([]trace.FCT, error) {
+	f, flows, err := episode(seed)
+	if err != nil {
+		return nil, fmt.Errorf("seed %d: %w", seed, err)
+	}
+	var pol control.Policy
+	switch n := net.(type) {
+	case *mpnnNet:
+		g := NewGraphCC(n.m, f, c.Features)
+		defer g.Inference().Close()
+		pol = g
+	case *accNet:
+		a, err := NewACCFrom(n.nets, n.ports, f, c.Features)
+		if err != nil {
+			return nil, fmt.Errorf("seed %d: %w", seed, err)
+		}
+		pol = a
+	}
+	out, err := replay.RunContext(ctx, replay.Config{
+		Fabric: f, Flows: flows, Params: c.Params, Seed: seed, Policy: pol, Interval: c.Interval,
+	})
+	if err != nil {
+		return nil, fmt.Errorf("seed %d: %w", seed, err)
+	}
+	return out.FCT, nil
 }
 
 // fits checks that ck's networks and replay buffer have the shapes of

@@ -53,6 +53,7 @@ func newTrainCmd(logger loggerFunc) *cobra.Command {
 		Example: `  graphcc train --out my.model --curve curve.csv                    # 200 episodes on fb60-incast
   graphcc train --episodes 300 --seed 1 --workers 2 --validate-seeds 2001,2002 --validate-every 10 --out v.model
   graphcc train --kind acc --scenario fail1 --out acc.model
+  graphcc train --scenario curriculum --episodes 600 --validate-seeds 2001-2002 --out mix.model  # one model for the suite
   graphcc train --out my.model --checkpoint ck --resume ck          # continue an interrupted run`,
 		Short: "Train a GraphCC (or ACC) ECN policy by multi-agent deep Q-learning in the simulator",
 		Long: `train runs multi-agent double deep Q-learning on the simulator's control
@@ -76,11 +77,17 @@ atomically, every --checkpoint-every episodes and when it is interrupted
 that differ and refuses), and ends with the very model and curve the run
 would have given had it not stopped.
 
+With several scenarios (--scenario a,b,c, or curriculum for the suite's
+scenarios on the training fabric) it trains one model on a curriculum:
+each episode is one of them, picked at random from the episode's seed.
+
 With --validate-seeds it selects the model it writes: every
 --validate-every episodes, and after the last, the greedy policy of the
 current weights runs on the scenario at those seeds, to the end of their
 traces as eval runs them, and --out gets the weights of the lowest mean FCT
-slowdown there (the curve shows each validation). The evaluation's seeds,
+slowdown there (the curve shows each validation); on a curriculum, on
+every scenario at those seeds, scored by the geometric mean over the
+scenarios of their mean slowdowns. The evaluation's seeds,
 1001 to 1010, are refused: use others, 2001-2010 say.
 
 A run must learn: its first minibatch update comes after --warmup
@@ -98,7 +105,7 @@ it needs, and writes no model.`,
 	fs.SortFlags = false
 	fs.StringVar(&o.out, "out", "", "write the trained model here (required)")
 	fs.StringVar(&o.curve, "curve", "", "write the training curve here as CSV, and as PNG beside it (FILE.png)")
-	fs.StringVar(&o.scenario, "scenario", o.scenario, "training scenario (see graphcc eval --help for the names); with --scenario-file, the file's only scenario by default")
+	fs.StringVar(&o.scenario, "scenario", o.scenario, "training scenario (see graphcc eval --list-scenarios); several comma-separated on one fabric, or curriculum (the suite's on the training fabric), for a curriculum: each episode one of them at random; with --scenario-file, the file's only scenario by default")
 	fs.StringVar(&o.scenarioFile, "scenario-file", "", scenarioFileHelp)
 	fs.StringVar(&o.kind, "kind", o.kind, "graphcc (the shared message-passing network) or acc (an independent network per port)")
 	fs.IntVar(&o.c.Episodes, "episodes", o.c.Episodes, fmt.Sprintf("episodes to simulate: at least %d with the default --warmup (learning starts after --warmup transitions, at most %d per episode)",
@@ -155,11 +162,20 @@ func refuseZeroSettings(fs *pflag.FlagSet) error {
 	return nil
 }
 
+// trainSource is what train trains on: one scenario, or a curriculum of
+// several on one fabric (cur set).
+type trainSource struct {
+	name      string // the scenario's, "curriculum", or the names joined by "+"
+	summary   string // the scenario's description, or the curriculum's names
+	scenarios []scenario.Scenario
+	cur       *scenario.Curriculum
+}
+
 // checkpointMeta is what a checkpoint records of the CLI's run beyond the
-// training settings: the scenario, which the trainer sees only as a source
-// of episodes.
-func checkpointMeta(sc scenario.Scenario, scenarioFile string) map[string]string {
-	return map[string]string{"scenario": sc.Name, "scenario_summary": sc.Describe(), "scenario_file": scenarioFile}
+// training settings: the scenarios, which the trainer sees only as a
+// source of episodes.
+func checkpointMeta(src trainSource, scenarioFile string) map[string]string {
+	return map[string]string{"scenario": src.name, "scenario_summary": src.summary, "scenario_file": scenarioFile}
 }
 
 // checkResumeMeta returns an error naming the scenario fields in which the
@@ -181,7 +197,7 @@ func (o *trainOpts) run(ctx context.Context, cmd *cobra.Command, log *slog.Logge
 	if err := o.checkFlags(cmd.Flags()); err != nil {
 		return err
 	}
-	c, sc, err := o.config(cmd.Flags())
+	c, src, err := o.config(cmd.Flags())
 	if err != nil {
 		return err
 	}
@@ -217,7 +233,7 @@ func (o *trainOpts) run(ctx context.Context, cmd *cobra.Command, log *slog.Logge
 		}
 		return err
 	}
-	return o.save(cmd.OutOrStdout(), c, sc, res, time.Since(start))
+	return o.save(cmd.OutOrStdout(), c, src, res, time.Since(start))
 }
 
 // checkFlags refuses, before anything runs, train's flags that are wrong
@@ -252,90 +268,140 @@ func (o *trainOpts) checkFlags(fs *pflag.FlagSet) error {
 	return nil
 }
 
-// config builds the training of the flags on its scenario.
-func (o *trainOpts) config(fs *pflag.FlagSet) (gnn.TrainConfig, scenario.Scenario, error) {
+// config builds the training of the flags on its scenario or curriculum.
+func (o *trainOpts) config(fs *pflag.FlagSet) (gnn.TrainConfig, trainSource, error) {
 	c := o.c
-	set, err := loadScenarioSet(o.scenarioFile)
+	src, err := o.source(fs)
 	if err != nil {
-		return c, scenario.Scenario{}, err
-	}
-	name := o.scenario
-	if o.scenarioFile != "" && !fs.Changed("scenario") {
-		name = "" // the file's only scenario
-	}
-	sc, err := set.pick(name)
-	if err != nil {
-		return c, sc, err
+		return c, src, err
 	}
 	if c.Shape, err = gnn.ParseRewardShape(o.reward); err != nil {
-		return c, sc, fmt.Errorf("--reward: %w", err)
+		return c, src, fmt.Errorf("--reward: %w", err)
 	}
 	c.Kind, c.Seed = o.kind, o.seed
-	// The scenario's fabric before its random failures, if any: ACC has an
-	// agent per switch port of it, idle in an episode whose failures took
-	// its link; GraphCC's transitions are stored on its layout and learnt
-	// on their own episode's fabric.
-	if c.Fabric, err = sc.FixedFabric(); err != nil {
-		return c, sc, err
+	if src.cur != nil {
+		// The curriculum's fabric: every episode's, or a variant of it
+		// without the links its scenario fails.
+		c.Fabric, c.Episode = src.cur.Fabric(), src.cur.Build
+	} else {
+		// The scenario's fabric before its random failures, if any: ACC
+		// has an agent per switch port of it, idle in an episode whose
+		// failures took its link; GraphCC's transitions are stored on its
+		// layout and learnt on their own episode's fabric.
+		sc := src.scenarios[0]
+		if c.Fabric, err = sc.FixedFabric(); err != nil {
+			return c, src, err
+		}
+		c.Episode = sc.Build
 	}
 	if c.Objective, err = gnn.ParseObjective(o.objective); err != nil {
-		return c, sc, fmt.Errorf("--objective: %w", err)
+		return c, src, fmt.Errorf("--objective: %w", err)
 	}
 	if !(o.rewardQ >= 0) || math.IsInf(o.rewardQ, 0) {
-		return c, sc, fmt.Errorf("--reward-queue-kb %g: must be a finite number, not negative", o.rewardQ)
+		return c, src, fmt.Errorf("--reward-queue-kb %g: must be a finite number, not negative", o.rewardQ)
 	}
 	c.Features.RewardQueue = o.rewardQ * 1000
-	c.Episode = sc.Build
 	if err := refuseECNFlags(fs, "the agents set the thresholds in training"); err != nil {
-		return c, sc, err
+		return c, src, err
 	}
 	if c.Params, err = o.hw.params(); err != nil {
-		return c, sc, err
+		return c, src, err
 	}
-	if f, err := sc.BaseFabric(); err != nil {
-		return c, sc, fmt.Errorf("scenario %s: %w", sc.Name, err)
-	} else if err := o.hw.checkFabric(c.Params, f); err != nil {
-		return c, sc, err
+	for _, sc := range src.scenarios {
+		if f, err := sc.BaseFabric(); err != nil {
+			return c, src, fmt.Errorf("scenario %s: %w", sc.Name, err)
+		} else if err := o.hw.checkFabric(c.Params, f); err != nil {
+			return c, src, err
+		}
 	}
-	if err := o.validation(&c); err != nil {
-		return c, sc, err
+	if err := o.validation(&c, src); err != nil {
+		return c, src, err
 	}
-	c.CheckpointMeta = checkpointMeta(sc, o.scenarioFile)
+	c.CheckpointMeta = checkpointMeta(src, o.scenarioFile)
 	if o.resume != "" {
 		ck, err := gnn.LoadCheckpoint(o.resume)
 		if err != nil {
-			return c, sc, fmt.Errorf("--resume: %w", err)
+			return c, src, fmt.Errorf("--resume: %w", err)
 		}
 		if err := checkResumeMeta(o.resume, ck.Meta, c.CheckpointMeta); err != nil {
-			return c, sc, err
+			return c, src, err
 		}
 		c.Resume = ck
 	}
-	return c, sc, nil
+	return c, src, nil
+}
+
+// source resolves --scenario (and --scenario-file): one scenario, the
+// built-in curriculum, or a comma-separated list of scenarios on one
+// fabric, trained on as a curriculum.
+func (o *trainOpts) source(fs *pflag.FlagSet) (trainSource, error) {
+	set, err := loadScenarioSet(o.scenarioFile)
+	if err != nil {
+		return trainSource{}, err
+	}
+	var cur *scenario.Curriculum
+	switch {
+	case o.scenarioFile != "" && !fs.Changed("scenario"):
+		sc, err := set.pick("") // the file's only scenario
+		if err != nil {
+			return trainSource{}, err
+		}
+		return trainSource{name: sc.Name, summary: sc.Describe(), scenarios: []scenario.Scenario{sc}}, nil
+	case strings.TrimSpace(o.scenario) == scenario.CurriculumName:
+		cur = scenario.DefaultCurriculum()
+	case strings.Contains(o.scenario, ","):
+		scs, err := set.resolve("--scenario", o.scenario, strings.Split(o.scenario, ","))
+		if err != nil {
+			return trainSource{}, err
+		}
+		if cur, err = scenario.NewCurriculum(scs); err != nil {
+			return trainSource{}, fmt.Errorf("--scenario %s: %w", o.scenario, err)
+		}
+	default:
+		sc, err := set.pick(strings.TrimSpace(o.scenario))
+		if err != nil {
+			return trainSource{}, err
+		}
+		return trainSource{name: sc.Name, summary: sc.Describe(), scenarios: []scenario.Scenario{sc}}, nil
+	}
+	src := trainSource{name: strings.Join(cur.Names(), "+"), summary: "curriculum of " + strings.Join(cur.Names(), ", "), scenarios: cur.Scenarios, cur: cur}
+	if strings.TrimSpace(o.scenario) == scenario.CurriculumName {
+		src.name = scenario.CurriculumName
+	}
+	return src, nil
 }
 
 // validation sets c's validation runs of --validate-seeds, which may not
-// be evaluation seeds (experiment.CheckTrainingSeeds).
-func (o *trainOpts) validation(c *gnn.TrainConfig) error {
+// be evaluation seeds (experiment.CheckTrainingSeeds): on the scenario,
+// or on each scenario of a curriculum (a validation set each, scored by
+// the geometric mean of their mean slowdowns).
+func (o *trainOpts) validation(c *gnn.TrainConfig, src trainSource) error {
 	if o.valEvery < 1 {
 		return fmt.Errorf("--validate-every %d: must be at least 1", o.valEvery)
 	}
 	if err := experiment.CheckTrainingSeeds(o.valSeeds); err != nil {
 		return fmt.Errorf("--validate-seeds: %w", err)
 	}
-	c.ValidateSeeds = o.valSeeds
-	if len(c.ValidateSeeds) > 0 {
-		c.ValidateEvery = o.valEvery
+	if len(o.valSeeds) == 0 {
+		return nil
+	}
+	c.ValidateEvery = o.valEvery
+	if src.cur == nil {
+		c.ValidateSeeds = o.valSeeds
+		return nil
+	}
+	for _, sc := range src.scenarios {
+		c.ValidateSets = append(c.ValidateSets, gnn.ValidateSet{Name: sc.Name, Episode: sc.Build, Seeds: o.valSeeds})
 	}
 	return nil
 }
 
 // save writes the model of training c on sc (res, in wall time) with its
 // metadata, and the curve, and says what it wrote on out.
-func (o *trainOpts) save(out io.Writer, c gnn.TrainConfig, sc scenario.Scenario, res *gnn.TrainResult, wall time.Duration) error {
+func (o *trainOpts) save(out io.Writer, c gnn.TrainConfig, src trainSource, res *gnn.TrainResult, wall time.Duration) error {
 	meta := map[string]string{
 		"command":  "graphcc " + strings.Join(os.Args[1:], " "),
-		"scenario": sc.Name,
+		"scenario": src.name,
 		"seed":     fmt.Sprint(o.seed),
 		"episodes": fmt.Sprint(c.Episodes),
 		"reward":   c.Shape.String(),
@@ -343,7 +409,10 @@ func (o *trainOpts) save(out io.Writer, c gnn.TrainConfig, sc scenario.Scenario,
 	}
 	if o.scenarioFile != "" {
 		meta["scenario_file"] = o.scenarioFile
-		meta["scenario_summary"] = sc.Describe()
+		meta["scenario_summary"] = src.summary
+	}
+	if src.cur != nil {
+		meta["curriculum"] = strings.Join(src.cur.Names(), ",")
 	}
 	if c.Objective != gnn.PortObjective {
 		meta["objective"] = c.Objective.String()
@@ -359,6 +428,10 @@ func (o *trainOpts) save(out io.Writer, c gnn.TrainConfig, sc scenario.Scenario,
 			v = res.Stats[i].Validation
 		}
 		picked = fmt.Sprintf("the weights after %d episodes, mean slowdown %.4f on validation seeds %v", res.BestEpisode, v, o.valSeeds)
+		if src.cur != nil {
+			picked = fmt.Sprintf("the weights after %d episodes, mean slowdown %.4f on validation seeds %v (the geometric mean over the curriculum's %d scenarios)",
+				res.BestEpisode, v, o.valSeeds, len(src.scenarios))
+		}
 		meta["validation"] = picked
 	}
 	var file *gnn.File
@@ -382,7 +455,7 @@ func (o *trainOpts) save(out io.Writer, c gnn.TrainConfig, sc scenario.Scenario,
 	}
 	last := res.Stats[len(res.Stats)-1]
 	fmt.Fprintf(out, "trained %s on %s: %d episodes, %d updates in %s; last round: epsilon %.3f, mean reward %.4f, loss %.4f; wrote %s\n",
-		c.Kind, sc.Name, c.Episodes, last.Updates, wall.Round(time.Second), last.Epsilon, last.MeanReward, last.Loss, wrote)
+		c.Kind, src.name, c.Episodes, last.Updates, wall.Round(time.Second), last.Epsilon, last.MeanReward, last.Loss, wrote)
 	if picked != "" {
 		fmt.Fprintf(out, "the model is %s\n", picked)
 	}

@@ -3,8 +3,10 @@ package main
 import (
 	"context"
 	"fmt"
+	"math"
 	"os"
 	"path/filepath"
+	"regexp"
 	"slices"
 	"strconv"
 	"strings"
@@ -274,5 +276,51 @@ func TestTrainValidateSeeds(t *testing.T) {
 	_, _, err = execute(t, t.Context(), "train", "--scenario", "tiny", "--out", filepath.Join(dir, "m"), "--validate-seeds", "2001,1005-1012")
 	if err == nil || !strings.Contains(err.Error(), "--validate-seeds: 1005 is one of eval's seeds") {
 		t.Errorf("validation on the evaluation seeds of docs/learning.md: %v", err)
+	}
+}
+
+// TestTrainCurriculum trains on two scenarios of one fabric: the model
+// records the curriculum, and the validation is the geometric mean of
+// the two scenarios' mean slowdowns.
+func TestTrainCurriculum(t *testing.T) {
+	withTinyScenario(t)
+	dir := t.TempDir()
+	model := filepath.Join(dir, "c.model")
+	out := run(t, "train", "--scenario", "tiny,tiny2", "--episodes", "4", "--warmup", "20", "--updates", "3", "--workers", "2",
+		"--validate-seeds", "2001", "--validate-every", "4", "--out", model)
+	if !strings.Contains(out, "trained graphcc on tiny+tiny2") || !strings.Contains(out, "geometric mean over the curriculum's 2 scenarios") {
+		t.Errorf("train output %q", out)
+	}
+	f, err := gnn.Load(model, gnn.Expect{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if f.Meta["curriculum"] != "tiny,tiny2" || f.Meta["scenario"] != "tiny+tiny2" {
+		t.Errorf("model metadata %v", f.Meta)
+	}
+	// the validation is the geometric mean of eval's two mean slowdowns
+	rep := run(t, "eval", "--scenarios", "tiny,tiny2", "--seeds", "2001", "--policies", "static,graphcc:"+model, "--out", filepath.Join(dir, "eval"))
+	means := regexp.MustCompile(`\| graphcc:\S+ \| ([0-9.]+) \|`).FindAllStringSubmatch(rep, -1)
+	if len(means) < 2 {
+		t.Fatalf("eval report without the model's mean slowdowns:\n%s", rep)
+	}
+	a, _ := strconv.ParseFloat(means[0][1], 64)
+	b, _ := strconv.ParseFloat(means[1][1], 64)
+	v := regexp.MustCompile(`mean slowdown ([0-9.]+) on validation`).FindStringSubmatch(out)
+	if v == nil {
+		t.Fatalf("no validation in %q", out)
+	}
+	got, _ := strconv.ParseFloat(v[1], 64)
+	if want := math.Sqrt(a * b); math.Abs(got-want) > 0.002*want {
+		t.Errorf("validation %g, want the geometric mean of %g and %g, %g", got, a, b, want)
+	}
+	for _, tc := range []struct{ scenario, err string }{
+		{"tiny,flat8", "scenario flat8 is not on tiny's fabric"},
+		{"tiny,tiny", "tiny given twice"},
+	} {
+		_, _, err := execute(t, t.Context(), "train", "--scenario", tc.scenario, "--out", filepath.Join(dir, "x.model"))
+		if err == nil || !strings.Contains(err.Error(), tc.err) {
+			t.Errorf("--scenario %s: %v, want an error containing %q", tc.scenario, err, tc.err)
+		}
 	}
 }
