@@ -156,7 +156,12 @@ func (e *posError) Unwrap() error { return e.err }
 func (p *scenarioParser) errorf(n *yaml.Node, field string, err error) error {
 	if inner, ok := err.(*posError); ok {
 		path := field
-		if inner.path != "" {
+		switch {
+		case strings.HasPrefix(inner.path, "["): // an element of a list field: "phases[2].load"
+			path = field + inner.path
+		case inner.path != "" && strings.HasPrefix(field, "["):
+			path = field + "." + inner.path
+		case inner.path != "":
 			path = field + ": " + inner.path
 		}
 		return &posError{file: inner.file, line: inner.line, path: path, err: inner.err}
@@ -200,7 +205,8 @@ func (p *scenarioParser) scenario(n *yaml.Node) (Scenario, error) {
 		baseIncast = workload.DefaultIncast()
 	}
 	s.Description = ""
-	named, described, closGiven := false, false, false
+	named, described, closGiven, traffic := false, false, false, false
+	var phases *yaml.Node
 	err = p.fields(n, func(key string, v *yaml.Node) error {
 		var err error
 		switch key {
@@ -219,9 +225,7 @@ func (p *scenarioParser) scenario(n *yaml.Node) (Scenario, error) {
 				s.Gen.Workload, err = p.workload(spec)
 			}
 		case "load":
-			if s.Gen.Load, err = scalarFloat(v); err == nil && !(s.Gen.Load > 0 && s.Gen.Load <= 1) {
-				err = fmt.Errorf("%v not in (0, 1]", s.Gen.Load)
-			}
+			s.Gen.Load, err = scalarLoad(v)
 		case "duration":
 			s.Gen.Duration, err = scalarPositive(v, topo.ParseDelay)
 		case "incast":
@@ -237,12 +241,18 @@ func (p *scenarioParser) scenario(n *yaml.Node) (Scenario, error) {
 			if s.FailRandom, err = scalarInt(v); err == nil && s.FailRandom < 0 {
 				err = fmt.Errorf("%d is negative", s.FailRandom)
 			}
+		case "phases":
+			phases = v
 		default:
-			err = errors.New("unknown field (want name, description, base, workload, load, duration, incast, clos, topology, fail, fail_random)")
+			err = errors.New("unknown field (want name, description, base, workload, load, duration, incast, phases, clos, topology, fail, fail_random)")
 		}
+		traffic = traffic || slices.Contains([]string{"workload", "load", "duration", "incast"}, key)
 		return err
 	})
 	if err != nil {
+		return Scenario{}, err
+	}
+	if err := p.resolvePhases(n, &s, phases, traffic); err != nil {
 		return Scenario{}, err
 	}
 	if !named {
@@ -262,6 +272,106 @@ func (p *scenarioParser) scenario(n *yaml.Node) (Scenario, error) {
 		return Scenario{}, p.errorf(n, "", fmt.Errorf("scenario %s: %w", s.Name, err))
 	}
 	return s, nil
+}
+
+// errEvent refuses a phase's fabric event: the simulator routes every flow
+// once, when it starts, on a fabric fixed for the run.
+var errEvent = errors.New("fabric events (a link failing or coming back during a run) are not supported yet: " +
+	"a run's failed links are fixed when it starts (fail, fail_random); see docs/formats.md, \"Scenario files\"")
+
+// resolvePhases gives scenario s, of mapping n, the phases of its list
+// (nil if n has none); traffic tells whether n sets a traffic field of its
+// own (workload, load, duration, incast). A phase inherits every field but
+// duration from the scenario (after n's own fields); the phases replace
+// a phased base's.
+func (p *scenarioParser) resolvePhases(n *yaml.Node, s *Scenario, list *yaml.Node, traffic bool) error {
+	if list == nil {
+		if len(s.Gen.Phases) > 0 && traffic {
+			return p.errorf(n, "phases", errors.New("the base scenario is phased, so workload, load, duration and incast are per phase: give phases (they replace the base's)"))
+		}
+		return nil
+	}
+	key, _ := mapEntry(n, "phases")
+	if dk, _ := mapEntry(n, "duration"); dk != nil {
+		return p.errorf(dk, "duration", errors.New("a phased scenario lasts its phases: give each phase a duration, not the scenario"))
+	}
+	def := workload.Phase{Workload: s.Gen.Workload, Load: s.Gen.Load, Incast: s.Gen.Incast}
+	phases, err := p.phases(list, def)
+	if err != nil {
+		return p.errorf(key, "phases", err)
+	}
+	s.Gen.Phases = phases
+	s.Gen.Duration = workload.PhasesDuration(phases) // -1 on overflow, which Check refuses
+	s.HeldOut = false                                // the file's own traffic
+	return nil
+}
+
+// phases parses a list of phases over def.
+func (p *scenarioParser) phases(n *yaml.Node, def workload.Phase) ([]workload.Phase, error) {
+	if n.Kind != yaml.SequenceNode || len(n.Content) == 0 {
+		return nil, errors.New("want a list of phases, each a mapping with a duration")
+	}
+	if len(n.Content) > workload.MaxPhases {
+		return nil, fmt.Errorf("%d phases, want at most %d", len(n.Content), workload.MaxPhases)
+	}
+	out := make([]workload.Phase, 0, len(n.Content))
+	for i, e := range n.Content {
+		ph, err := p.phase(e, def)
+		if err != nil {
+			return nil, p.errorf(e, fmt.Sprintf("[%d]", i), err)
+		}
+		out = append(out, ph)
+	}
+	return out, nil
+}
+
+// phase parses one phase mapping over def: duration is required, and
+// workload, load and incast default to def's (an incast mapping's fields
+// to def's incast, or DefaultIncast if it has none).
+func (p *scenarioParser) phase(n *yaml.Node, def workload.Phase) (workload.Phase, error) {
+	if n.Kind != yaml.MappingNode {
+		return def, errors.New("want a phase: a mapping of duration, workload, load, incast")
+	}
+	ph := def
+	ph.Duration = 0
+	baseIncast := def.Incast
+	if baseIncast.Period == 0 {
+		baseIncast = workload.DefaultIncast()
+	}
+	err := p.fields(n, func(key string, v *yaml.Node) error {
+		var err error
+		switch key {
+		case "duration":
+			ph.Duration, err = scalarPositive(v, topo.ParseDelay)
+		case "workload":
+			var spec string
+			if spec, err = scalarString(v); err == nil {
+				ph.Workload, err = p.workload(spec)
+			}
+		case "load":
+			ph.Load, err = scalarLoad(v)
+		case "incast":
+			ph.Incast, err = p.incast(v, baseIncast)
+		case "event":
+			err = errEvent
+		default:
+			err = errors.New("unknown field of a phase (want duration, workload, load, incast)")
+		}
+		return err
+	})
+	if err == nil && ph.Duration == 0 {
+		err = &posError{file: p.file, line: n.Line, path: "duration", err: errors.New("missing: every phase has a duration")}
+	}
+	return ph, err
+}
+
+// scalarLoad parses a load, a number in (0, 1].
+func scalarLoad(n *yaml.Node) (float64, error) {
+	v, err := scalarFloat(n)
+	if err == nil && !(v > 0 && v <= 1) {
+		err = fmt.Errorf("%v not in (0, 1]", v)
+	}
+	return v, err
 }
 
 // base returns the built-in scenario that scenario mapping n names as its
@@ -338,21 +448,43 @@ func genKeys(field string) []string {
 // genError places a GenError of scenario mapping n at the line of the key
 // that sets its field, or at the deepest of its parents the mapping has
 // (the scenario's own line when the value comes from its base): "f.yaml:5:
-// incast: fanin: 30 senders, but ...".
+// incast: fanin: 30 senders, but ...". A field of a phase is placed in the
+// phases list: "f.yaml:9: phases[2].incast: fanin: 30 senders, but ...".
 func (p *scenarioParser) genError(n *yaml.Node, name string, ge *workload.GenError) error {
-	keys := genKeys(ge.Field)
+	field, m, line, prefix := ge.Field, n, n.Line, ""
+	if rest, ok := strings.CutPrefix(field, "Phases"); ok {
+		prefix = "phases"
+		key, list := mapEntry(n, "phases")
+		if key != nil {
+			line = key.Line
+		}
+		var i int
+		if _, err := fmt.Sscanf(rest, "[%d].", &i); err != nil || !strings.Contains(rest, "].") {
+			// the phases together
+			return &posError{file: p.file, line: line, path: prefix, err: errors.New(ge.Reason)}
+		}
+		prefix += fmt.Sprintf("[%d].", i)
+		field = rest[strings.Index(rest, "].")+2:]
+		m = nil
+		if list != nil && list.Kind == yaml.SequenceNode && i < len(list.Content) {
+			m, line = list.Content[i], list.Content[i].Line
+		}
+	}
+	keys := genKeys(field)
 	if keys == nil {
 		return p.errorf(n, "", fmt.Errorf("scenario %s: %w", name, ge))
 	}
-	line, m := n.Line, n
 	for _, k := range keys {
+		if m == nil {
+			break
+		}
 		key, v := mapEntry(m, k)
 		if key == nil {
 			break
 		}
 		line, m = key.Line, v
 	}
-	return &posError{file: p.file, line: line, path: strings.Join(keys, ": "), err: errors.New(ge.Reason)}
+	return &posError{file: p.file, line: line, path: prefix + strings.Join(keys, ": "), err: errors.New(ge.Reason)}
 }
 
 // mapEntry returns the key node k of mapping m and its value, or nils.
