@@ -56,6 +56,17 @@ func (s Scenario) MeanLoad() float64 {
 	return sum / total
 }
 
+// ArrivalStart returns where the arrival window of s starts, ps: Gen.Start,
+// or for a scenario without generated traffic (its flows read from a
+// file) workload.DefaultStart, HPCC's 2 s, where flow files start. Times
+// that count from the start of a trace (a sched: policy's) count from it.
+func (s Scenario) ArrivalStart() int64 {
+	if s.Gen.Workload == nil && len(s.Gen.Phases) == 0 {
+		return workload.DefaultStart
+	}
+	return s.Gen.Start
+}
+
 // phase is a phase of a built-in phased scenario: ms milliseconds of the
 // built-in workload at load, with the GraphCC setup's 16:1 incasts if
 // incast is set.

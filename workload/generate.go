@@ -78,6 +78,10 @@ func PhasesDuration(phases []Phase) int64 {
 	return total
 }
 
+// DefaultStart is where arrivals start, ps: 2 s, HPCC's convention, which
+// its flow files and every trace Generate makes by default follow.
+const DefaultStart = 2 * topo.Second
+
 // DefaultGen is the GraphCC training traffic: FB_Hadoop at 60 % load for
 // 25 ms of arrivals starting at 2 s, with DefaultIncast, seed 1.
 func DefaultGen() GenConfig {
@@ -89,7 +93,7 @@ func DefaultGen() GenConfig {
 		Workload: w,
 		Load:     0.6,
 		Duration: 25 * topo.Millisecond,
-		Start:    2 * topo.Second,
+		Start:    DefaultStart,
 		Incast:   DefaultIncast(),
 		Seed:     1,
 	}
