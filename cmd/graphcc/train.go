@@ -267,6 +267,9 @@ func (o *trainOpts) config(fs *pflag.FlagSet) (gnn.TrainConfig, scenario.Scenari
 	if err != nil {
 		return c, sc, err
 	}
+	if err := sc.CheckTraining(); err != nil {
+		return c, sc, fmt.Errorf("--scenario %s: %w", sc.Name, err)
+	}
 	if c.Shape, err = gnn.ParseRewardShape(o.reward); err != nil {
 		return c, sc, fmt.Errorf("--reward: %w", err)
 	}
