@@ -36,10 +36,18 @@ import (
 //	  - name: fat60
 //	    topology: fat.txt           # an HPCC topology.txt instead of the Clos (relative to this file)
 //	    # or: topology: {file: fat.txt, buffer: 32MiB}
+//	  - name: my-day                # phased traffic: the phases one after another
+//	    workload: fb_hadoop         # what the phases inherit
+//	    phases:
+//	      - {duration: 10ms, load: 0.3, incast: none}
+//	      - {duration: 5ms, workload: googlerpc, load: 0.9}
 //
 // Every field but name is optional and defaults to the base scenario's; an
 // incast mapping's fields default to the base's incast (or DefaultIncast if
-// it has none). Sizes take B, KB, MB, GB (powers of 1000) or KiB, MiB, GiB;
+// it has none). A phase needs a duration; its workload, load and incast
+// default to the scenario's (an incast mapping's fields to the scenario's
+// incast, or DefaultIncast), and a phased scenario's duration is its
+// phases' total. A phase's fabric event is refused: not supported yet. Sizes take B, KB, MB, GB (powers of 1000) or KiB, MiB, GiB;
 // rates and times topo.ParseRate's and topo.ParseDelay's units.
 
 // Load reads the scenario file at path (see Read);
@@ -205,20 +213,16 @@ func (p *scenarioParser) scenario(n *yaml.Node) (Scenario, error) {
 		baseIncast = workload.DefaultIncast()
 	}
 	s.Description = ""
-	named, described, closGiven, traffic := false, false, false, false
-	var phases *yaml.Node
 	err = p.fields(n, func(key string, v *yaml.Node) error {
 		var err error
 		switch key {
-		case "base":
+		case "base", "phases": // base first, phases last (resolvePhases)
 		case "name":
 			if s.Name, err = scalarString(v); err == nil {
 				err = checkScenarioName(s.Name)
 			}
-			named = true
 		case "description":
 			s.Description, err = scalarString(v)
-			described = true
 		case "workload":
 			var spec string
 			if spec, err = scalarString(v); err == nil {
@@ -232,7 +236,6 @@ func (p *scenarioParser) scenario(n *yaml.Node) (Scenario, error) {
 			s.Gen.Incast, err = p.incast(v, baseIncast)
 		case "clos":
 			err = p.clos(v, &s.Clos)
-			closGiven = true
 		case "topology":
 			s.Topology, s.TopologyName, err = p.topology(v)
 		case "fail":
@@ -241,27 +244,24 @@ func (p *scenarioParser) scenario(n *yaml.Node) (Scenario, error) {
 			if s.FailRandom, err = scalarInt(v); err == nil && s.FailRandom < 0 {
 				err = fmt.Errorf("%d is negative", s.FailRandom)
 			}
-		case "phases":
-			phases = v
 		default:
 			err = errors.New("unknown field (want name, description, base, workload, load, duration, incast, phases, clos, topology, fail, fail_random)")
 		}
-		traffic = traffic || slices.Contains([]string{"workload", "load", "duration", "incast"}, key)
 		return err
 	})
 	if err != nil {
 		return Scenario{}, err
 	}
-	if err := p.resolvePhases(n, &s, phases, traffic); err != nil {
+	if err := p.resolvePhases(n, &s); err != nil {
 		return Scenario{}, err
 	}
-	if !named {
+	if !has(n, "name") {
 		return Scenario{}, p.errorf(n, "name", errors.New("missing"))
 	}
-	if closGiven && s.Topology != nil {
+	if has(n, "clos") && s.Topology != nil {
 		return Scenario{}, p.errorf(n, "topology", errors.New("a scenario has a clos or a topology, not both"))
 	}
-	if !described {
+	if !has(n, "description") {
 		s.Description = "from " + filepath.Base(p.file)
 	}
 	if err := checkScenario(s); err != nil {
@@ -279,19 +279,25 @@ func (p *scenarioParser) scenario(n *yaml.Node) (Scenario, error) {
 var errEvent = errors.New("fabric events (a link failing or coming back during a run) are not supported yet: " +
 	"a run's failed links are fixed when it starts (fail, fail_random); see docs/formats.md, \"Scenario files\"")
 
-// resolvePhases gives scenario s, of mapping n, the phases of its list
-// (nil if n has none); traffic tells whether n sets a traffic field of its
-// own (workload, load, duration, incast). A phase inherits every field but
-// duration from the scenario (after n's own fields); the phases replace
-// a phased base's.
-func (p *scenarioParser) resolvePhases(n *yaml.Node, s *Scenario, list *yaml.Node, traffic bool) error {
-	if list == nil {
+// has reports whether mapping n has the key k.
+func has(n *yaml.Node, k string) bool {
+	key, _ := mapEntry(n, k)
+	return key != nil
+}
+
+// resolvePhases gives scenario s, of mapping n, the phases of n's list, if
+// it has one. A phase inherits every field but duration from the scenario
+// (after n's own fields); the phases replace a phased base's, and n may
+// not set its base's traffic fields without them.
+func (p *scenarioParser) resolvePhases(n *yaml.Node, s *Scenario) error {
+	key, list := mapEntry(n, "phases")
+	if key == nil {
+		traffic := slices.ContainsFunc([]string{"workload", "load", "duration", "incast"}, func(k string) bool { return has(n, k) })
 		if len(s.Gen.Phases) > 0 && traffic {
 			return p.errorf(n, "phases", errors.New("the base scenario is phased, so workload, load, duration and incast are per phase: give phases (they replace the base's)"))
 		}
 		return nil
 	}
-	key, _ := mapEntry(n, "phases")
 	if dk, _ := mapEntry(n, "duration"); dk != nil {
 		return p.errorf(dk, "duration", errors.New("a phased scenario lasts its phases: give each phase a duration, not the scenario"))
 	}
