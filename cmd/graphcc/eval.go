@@ -68,10 +68,13 @@ geometric mean over them) and writes into --out:
 
 Scenarios (` + strings.Join(scenario.Names(), ", ") + `):
 fb60-incast is the training scenario, FB_Hadoop 60 % with 16:1 incasts
-every 1 ms for 25 ms of arrivals; "all" runs the whole suite (about 1 to 3 s
-of simulation per policy and seed on one core for each scenario; the whole
-suite with two policies and two seeds took about a minute on 2 cores, with
-the default policies and seeds 16 minutes, ACC's training included).
+every 1 ms for 25 ms of arrivals; day, day-b and day-held are phased
+traffic that changes workload, load and incasts every 2 to 20 ms (day-held
+is held out: train refuses it). "all" runs the whole suite (about 1 to 3 s
+of simulation per policy and seed on one core for each scenario; the
+paper's eleven with two policies and two seeds took about a minute on 2
+cores, with the default policies and seeds 16 minutes, ACC's training
+included).
 
 Policies (--policies; graphcc sim --policy and graphcc testbed run
 --policies take the same specs): the ECN control policies and ideal, the
