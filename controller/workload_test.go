@@ -187,3 +187,23 @@ func TestRunWorkloadHostFails(t *testing.T) {
 		t.Errorf("the run went on for %v after a host failed (its deadline was 1000 s away)", took)
 	}
 }
+
+// TestLeadClockTraceTime: the testbed's fabric clock runs in the trace's
+// time, so the control loop's telemetry carries the same instants the
+// simulator's does (control.Telemetry.Now, which policies that decide
+// from the time, such as sched:, rely on): it reads first-lead as the run
+// starts, the trace's first start less the lead, never the time since the
+// run began.
+func TestLeadClockTraceTime(t *testing.T) {
+	first := 2*topo.Second + 37*topo.Microsecond
+	c, err := leadClock(first, lab.DefaultScale)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// The bound from above is loose, so as not to depend on how fast this
+	// runs (at scale 10,000 a second of fabric time is nearly three hours
+	// of real time); the one from below allows for float rounding.
+	if now := c.Now(); now < first-11*topo.Microsecond || now > first+topo.Second {
+		t.Errorf("the clock reads %s at the start, want about %s", topo.FormatDuration(now), topo.FormatDuration(first-10*topo.Microsecond))
+	}
+}

@@ -341,7 +341,8 @@ func newPanel(vertical bool) *plot.Plot {
 	return p
 }
 
-// cdfPanel plots the scenario's background flow-size CDF on a log axis. The
+// cdfPanel plots the scenario's background flow-size CDF on a log axis
+// (Scenario.SizeCDF). The
 // CDF is linear in bytes between its points, so each segment is drawn
 // through intermediate points to be exact on the log axis.
 func cdfPanel(sc scenario.Scenario) (*plot.Plot, error) {
@@ -352,8 +353,12 @@ func cdfPanel(sc scenario.Scenario) (*plot.Plot, error) {
 	p.Y.Min, p.Y.Max = 0, 100
 	p.Y.Tick.Marker = regularTicks{}
 	pts := cdfPoints(sc)
-	if sc.Gen.Workload != nil {
-		p.Y.Label.Text = scenario.WorkloadTitle(sc.Gen.Workload.Name) + " CDF (%)"
+	switch w := sc.SizeCDF(); {
+	case w == nil:
+	case len(sc.Gen.Phases) > 0 && w != sc.Gen.Phases[0].Workload:
+		p.Y.Label.Text = "phases' mix CDF (%)" // the workloads' names would not fit
+	default:
+		p.Y.Label.Text = scenario.WorkloadTitle(w.Name) + " CDF (%)"
 	}
 	if len(pts) == 0 {
 		return p, nil
@@ -376,10 +381,11 @@ func cdfPanel(sc scenario.Scenario) (*plot.Plot, error) {
 	return p, nil
 }
 
-// cdfPoints are the points of cdfPanel's line: between the workload's
-// points, 16 steps evenly spaced on the log axis.
+// cdfPoints are the points of cdfPanel's line: between the points of the
+// scenario's size CDF (for phased traffic, the mix of its phases'), 16
+// steps evenly spaced on the log axis.
 func cdfPoints(sc scenario.Scenario) plotter.XYs {
-	w := sc.Gen.Workload
+	w := sc.SizeCDF()
 	if w == nil {
 		return nil
 	}

@@ -39,7 +39,14 @@ type (
 		Flows       []int        `json:"flows_per_seed"`
 		FailedLinks [][]string   `json:"failed_links_per_seed"`
 		SizeCDF     []cdfJSON    `json:"flow_size_cdf"`
+		Phases      []phaseJSON  `json:"phases,omitempty"` // phased traffic only
 		Results     []policyJSON `json:"policies"`
+	}
+	phaseJSON struct {
+		DurationMs float64    `json:"duration_ms"`
+		Workload   string     `json:"workload"`
+		Load       float64    `json:"load"`
+		Incast     incastJSON `json:"incast"`
 	}
 	closJSON struct {
 		Leaves       int     `json:"leaves"`
@@ -148,30 +155,7 @@ func (r *Report) WriteJSON(w io.Writer) error {
 		out.GeoMean, out.GeoMeanCI = append(out.GeoMean, v), append(out.GeoMeanCI, ci)
 	}
 	for si, sr := range r.Scenarios {
-		s := sr.Scenario
-		sj := scenarioJSON{
-			Name: s.Name, Description: s.Description, Summary: s.Describe(),
-			Fail: append([]string{}, s.Fail...), FailRandom: s.FailRandom,
-			Load: s.Gen.Load, DurationMs: float64(s.Gen.Duration) / float64(topo.Millisecond),
-			Incast: incastJSON{FanIn: s.Gen.Incast.FanIn, Size: s.Gen.Incast.Size,
-				PeriodUs: float64(s.Gen.Incast.Period) / float64(topo.Microsecond)},
-			Flows: sr.Flows, FailedLinks: sr.FailedLinks,
-		}
-		if t := s.Topology; t != nil {
-			sj.Topology = &topoJSON{Name: s.TopologyName, Hosts: len(t.Hosts()), Switches: len(t.Nodes) - len(t.Hosts()), Links: len(t.Links)}
-		} else {
-			sj.Clos = &closJSON{
-				Leaves: s.Clos.Leaves, Spines: s.Clos.Spines, HostsPerLeaf: s.Clos.HostsPerLeaf,
-				HostGbps: float64(s.Clos.HostRate) / float64(topo.Gbps), FabricGbps: float64(s.Clos.FabricRate) / float64(topo.Gbps),
-				LinkDelayUs: float64(s.Clos.LinkDelay) / float64(topo.Microsecond), BufferBytes: s.Clos.Buffer,
-			}
-		}
-		if s.Gen.Workload != nil {
-			sj.Workload = s.Gen.Workload.Name
-			for _, p := range s.Gen.Workload.Points {
-				sj.SizeCDF = append(sj.SizeCDF, cdfJSON(p))
-			}
-		}
+		sj := newScenarioJSON(sr)
 		for pi, pr := range sr.Policies {
 			pj := policyJSON{Policy: pr.Policy, Summary: pr.Summary, SmallP99: pr.SmallP99,
 				SlowdownByBin: pr.SlowdownByBin, PerSeed: pr.PerSeed, Rewards: jsonFloats(pr.Rewards)}
@@ -209,4 +193,48 @@ func binBounds(bins []int64) []*int64 {
 		}
 	}
 	return out
+}
+
+// newScenarioJSON is the description of a scenario's result in WriteJSON,
+// without its policies. For phased traffic the load is the phases' mean
+// (Scenario.MeanLoad), the incast none, the workload and its CDF the mix
+// of the phases' (Scenario.SizeCDF), and phases lists them.
+func newScenarioJSON(sr ScenarioResult) scenarioJSON {
+	s := sr.Scenario
+	sj := scenarioJSON{
+		Name: s.Name, Description: s.Description, Summary: s.Describe(),
+		Fail: append([]string{}, s.Fail...), FailRandom: s.FailRandom,
+		Load: s.MeanLoad(), DurationMs: float64(s.Gen.Duration) / float64(topo.Millisecond),
+		Incast: newIncastJSON(s.Gen.Incast.Period, s.Gen.Incast.FanIn, s.Gen.Incast.Size),
+		Flows:  sr.Flows, FailedLinks: sr.FailedLinks,
+	}
+	if t := s.Topology; t != nil {
+		sj.Topology = &topoJSON{Name: s.TopologyName, Hosts: len(t.Hosts()), Switches: len(t.Nodes) - len(t.Hosts()), Links: len(t.Links)}
+	} else {
+		sj.Clos = &closJSON{
+			Leaves: s.Clos.Leaves, Spines: s.Clos.Spines, HostsPerLeaf: s.Clos.HostsPerLeaf,
+			HostGbps: float64(s.Clos.HostRate) / float64(topo.Gbps), FabricGbps: float64(s.Clos.FabricRate) / float64(topo.Gbps),
+			LinkDelayUs: float64(s.Clos.LinkDelay) / float64(topo.Microsecond), BufferBytes: s.Clos.Buffer,
+		}
+	}
+	if len(s.Gen.Phases) > 0 {
+		sj.Incast = incastJSON{}
+		for _, p := range s.Gen.Phases {
+			sj.Phases = append(sj.Phases, phaseJSON{DurationMs: float64(p.Duration) / float64(topo.Millisecond),
+				Workload: p.Workload.Name, Load: p.Load, Incast: newIncastJSON(p.Incast.Period, p.Incast.FanIn, p.Incast.Size)})
+		}
+	}
+	if w := s.SizeCDF(); w != nil {
+		sj.Workload = w.Name
+		for _, p := range w.Points {
+			sj.SizeCDF = append(sj.SizeCDF, cdfJSON(p))
+		}
+	}
+	return sj
+}
+
+// newIncastJSON describes incasts (a workload.IncastConfig's fields) in
+// WriteJSON.
+func newIncastJSON(period int64, fanIn int, size int64) incastJSON {
+	return incastJSON{FanIn: fanIn, Size: size, PeriodUs: float64(period) / float64(topo.Microsecond)}
 }

@@ -6,7 +6,8 @@
 //
 // A policy spec names a policy the way sim, eval, train and the testbed
 // all take it: static, static:KMIN_KB,KMAX_KB,PMAX, edge:…, react:…,
-// tuned:FILE (the best fixed setting of a graphcc tune result),
+// sched:… (fixed settings on a time schedule, an oracle for phased
+// traffic), tuned:FILE (the best fixed setting of a graphcc tune result),
 // graphcc[:MODEL], acc[:MODEL], or ideal, the fabric's fair share without
 // queues (replay/ideal), which only the simulator runs. Parse turns a spec
 // into a Named policy; Specs lists the forms for help texts.

@@ -22,7 +22,8 @@ import (
 
 // A policy spec names a policy as the CLI, scenario runs and reports do:
 // NAME or NAME:ARGS, such as static, static:10,40,0.2, edge:2,32,0.01:16,64,0.5,
-// react:8:32,128,0.5:2,16,1, graphcc, graphcc:FILE, acc, acc:FILE or ideal.
+// react:8:32,128,0.5:2,16,1, sched:0=2,32,0.01:10ms=32,256,0.75, graphcc,
+// graphcc:FILE, acc, acc:FILE or ideal.
 // Specs lists them with their usage and help. Errors of Parse do not name a
 // flag; callers add it.
 
@@ -84,7 +85,9 @@ func ParseControl(ctx context.Context, spec string, env Env) (Named, error) {
 // Canonical writes spec as Parse names it: for static, edge and react
 // every number of the arguments (separated by ':' and ',') in strconv's
 // shortest decimal form, so that static:2,16,0.010 and static:2,16,0.01 are
-// one policy; any other spec as it is.
+// one policy; for sched, also every time in topo.FormatDuration's form
+// (sched:0=2,32,.01:5.0ms=8,64,1 is sched:0=2,32,0.01:5ms=8,64,1); any
+// other spec as it is.
 func Canonical(spec string) string {
 	return canonical(spec, defs(context.Background(), Env{}, true))
 }
@@ -142,6 +145,9 @@ type def struct {
 	// numeric marks a policy whose arguments are numbers only: its name is
 	// then written with each number in one form (canonical).
 	numeric bool
+	// canon, if set, writes the spec's arguments in one form (canonical);
+	// it returns arguments it cannot parse as they are.
+	canon func(args string) string
 }
 
 // defs is the registry: the ECN control policies, static and the learned
@@ -168,6 +174,13 @@ func defs(ctx context.Context, env Env, withIdeal bool) []def {
 					"whose queue feature reached Q KB and the first on the others (all of a 25 Gbps port, scaled by rate)"},
 			build:   buildReactive,
 			numeric: true,
+		},
+		{
+			Spec: Spec{Name: "sched", Usage: "sched:T=KMIN_KB,KMAX_KB,PMAX[:T=KMIN_KB,KMAX_KB,PMAX...]",
+				Help: "sched:0=2,32,0.01:10ms=32,256,0.75: a time schedule of fixed settings (an oracle for phased traffic), from each time T on " +
+					"(counted from the start of the arrival window, the first at 0) that setting of a 25 Gbps port on every switch port, scaled by rate"},
+			build: buildSched,
+			canon: canonicalSched,
 		},
 		{
 			Spec: Spec{Name: "tuned", Usage: "tuned:FILE",
@@ -219,6 +232,9 @@ func canonical(spec string, defs []def) string {
 		return canonical(base, defs) + HostsMark + canonicalNumbers(hosts)
 	}
 	name, args, ok := strings.Cut(spec, ":")
+	if i := slices.IndexFunc(defs, func(d def) bool { return d.Name == name && d.canon != nil }); ok && i >= 0 {
+		return name + ":" + defs[i].canon(args)
+	}
 	if !ok || !slices.ContainsFunc(defs, func(d def) bool { return d.Name == name && d.numeric }) {
 		return spec
 	}

@@ -18,11 +18,12 @@ import (
 
 func TestSplit(t *testing.T) {
 	for in, want := range map[string]string{
-		"static":                           "static",
-		"static,static:10,40,0.2":          "static|static:10,40,0.2",
-		"static:10,40,0.2,static":          "static:10,40,0.2|static",
-		"static:1,2,0.5,static:3,4,.5,acc": "static:1,2,0.5|static:3,4,.5|acc",
-		"static,":                          "static|",
+		"static":                             "static",
+		"static,static:10,40,0.2":            "static|static:10,40,0.2",
+		"static:10,40,0.2,static":            "static:10,40,0.2|static",
+		"static:1,2,0.5,static:3,4,.5,acc":   "static:1,2,0.5|static:3,4,.5|acc",
+		"static,":                            "static|",
+		"sched:0=2,32,0.01:5ms=32,256,1,acc": "sched:0=2,32,0.01:5ms=32,256,1|acc",
 	} {
 		if got := strings.Join(Split(in), "|"); got != want {
 			t.Errorf("Split(%q) = %q, want %q", in, got, want)
@@ -88,6 +89,10 @@ func TestCanonical(t *testing.T) {
 		{"static:2,x,0.1", "static:2,x,0.1"},
 		{"graphcc:models/0.10.model", "graphcc:models/0.10.model"},
 		{"acc:1.0", "acc:1.0"},
+		{"sched:0=02,32,1e-2:5000us=8,64,1.0:1.5ms=1,2,1", "sched:0=02,32,1e-2:5000us=8,64,1.0:1.5ms=1,2,1"}, // not increasing: as it is
+		{"sched:0=02,32,1e-2:1.5ms=1,2,1:5000us=8,64,1.0", "sched:0=2,32,0.01:1500us=1,2,1:5ms=8,64,1"},
+		{"sched:0=2,32,0.01", "sched:0=2,32,0.01"},
+		{"sched:bogus", "sched:bogus"},
 	} {
 		if got := Canonical(tc.spec); got != tc.want {
 			t.Errorf("Canonical(%q) = %q, want %q", tc.spec, got, tc.want)
@@ -116,7 +121,7 @@ func TestParse(t *testing.T) {
 	notFixed := file("graphcc.json", `{"best_policy": "graphcc"}`)
 	badFixed := file("bad.json", `{"best_policy": "static:8,4,1"}`)
 	notJSON := file("notjson.json", `best_policy: static`)
-	forms := "forms: static[:KMIN_KB,KMAX_KB,PMAX], edge:KMIN_KB,KMAX_KB,PMAX:KMIN_KB,KMAX_KB,PMAX, react:Q_KB:KMIN_KB,KMAX_KB,PMAX:KMIN_KB,KMAX_KB,PMAX, tuned:FILE, graphcc[:MODEL], acc[:MODEL]"
+	forms := "forms: static[:KMIN_KB,KMAX_KB,PMAX], edge:KMIN_KB,KMAX_KB,PMAX:KMIN_KB,KMAX_KB,PMAX, react:Q_KB:KMIN_KB,KMAX_KB,PMAX:KMIN_KB,KMAX_KB,PMAX, sched:T=KMIN_KB,KMAX_KB,PMAX[:T=KMIN_KB,KMAX_KB,PMAX...], tuned:FILE, graphcc[:MODEL], acc[:MODEL]"
 	for _, tc := range []struct {
 		spec    string
 		control bool   // ParseControl, as the testbed
@@ -138,11 +143,20 @@ func TestParse(t *testing.T) {
 		{spec: "tuned:" + badFixed, err: "kmax 4000 bytes is below kmin 8000 bytes"},
 		{spec: "tuned:" + notJSON, err: "not a tune result"},
 		{spec: "tuned", err: "want the path of a graphcc tune result file"},
+		{spec: "sched:0=2,32,0.010:5.0ms=32,256,.75", name: "sched:0=2,32,0.01:5ms=32,256,0.75"},
+		{spec: "sched:0=2,16,1", control: true, name: "sched:0=2,16,1"},
+		{spec: "sched", err: "want steps T=KMIN_KB,KMAX_KB,PMAX separated by ':', the first at 0 (usage: sched:T=KMIN_KB,KMAX_KB,PMAX[:T=KMIN_KB,KMAX_KB,PMAX...])"},
+		{spec: "sched:1ms=2,16,1", err: "the first step is at 1ms, want 0"},
+		{spec: "sched:0=2,16,1:5ms=1,2,0.1:5ms=4,8,1", err: "step 2 at 5ms is not after step 1 at 5ms"},
+		{spec: "sched:0=2,16,1:5=1,2,0.1", err: `step 1 "5=1,2,0.1": time: bad delay "5": missing unit`},
+		{spec: "sched:0=2,16,1:5ms", err: `step 1 "5ms": want T=KMIN_KB,KMAX_KB,PMAX`},
+		{spec: "sched:0=2,16", err: `step 0 "0=2,16": want 3 comma-separated numbers`},
+		{spec: "sched:0=2,16,1:1ms=8,4,1", err: "kmax 4000 bytes is below kmin 8000 bytes"},
 		{spec: "graphcc", name: "graphcc"},
 		{spec: "acc", control: true, name: "acc"},
 		{spec: "ideal", name: "ideal"},
-		{spec: "bogus", err: `unknown ECN policy "bogus" (have: static, edge, react, tuned, graphcc, acc, ideal); ` + forms + ", ideal"},
-		{spec: "ideal", control: true, err: `unknown ECN policy "ideal" (have: static, edge, react, tuned, graphcc, acc); ` + forms},
+		{spec: "bogus", err: `unknown ECN policy "bogus" (have: static, edge, react, sched, tuned, graphcc, acc, ideal); ` + forms + ", ideal"},
+		{spec: "ideal", control: true, err: `unknown ECN policy "ideal" (have: static, edge, react, sched, tuned, graphcc, acc); ` + forms},
 		{spec: "static:1,2", err: `static:1,2: want 3 comma-separated numbers KMIN_KB,KMAX_KB,PMAX, got "1,2" (usage: static[:KMIN_KB,KMAX_KB,PMAX])`},
 		{spec: "static:1,x,0.2", err: `"x" is not a number`},
 		{spec: "static:-1,2,0.2", err: "thresholds kmin -1 KB, kmax 2 KB: want 0 to 1e12 KB"},
@@ -207,7 +221,7 @@ func TestSpecs(t *testing.T) {
 			t.Errorf("spec %+v", s)
 		}
 	}
-	if got := strings.Join(names, ","); got != "static,edge,react,tuned,graphcc,acc,ideal" {
+	if got := strings.Join(names, ","); got != "static,edge,react,sched,tuned,graphcc,acc,ideal" {
 		t.Errorf("Specs: %s", got)
 	}
 }

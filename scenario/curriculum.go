@@ -54,7 +54,7 @@ func NewCurriculum(scs []Scenario) (*Curriculum, error) {
 
 // DefaultCurriculum returns the curriculum of the built-in suite's
 // scenarios on its training fabric: every one but those of other fabrics
-// (flat8, flat12).
+// (flat8, flat12) and those held out of training (HeldOut).
 func DefaultCurriculum() *Curriculum {
 	ref, err := Default().BaseFabric()
 	if err != nil {
@@ -62,7 +62,7 @@ func DefaultCurriculum() *Curriculum {
 	}
 	var scs []Scenario
 	for _, s := range Suite() {
-		if f, err := s.BaseFabric(); err == nil && sameLinks(f, ref) == nil {
+		if f, err := s.BaseFabric(); err == nil && sameLinks(f, ref) == nil && !s.HeldOut {
 			scs = append(scs, s)
 		}
 	}

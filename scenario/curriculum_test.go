@@ -9,7 +9,8 @@ import (
 func TestDefaultCurriculum(t *testing.T) {
 	c := DefaultCurriculum()
 	names := c.Names()
-	if slices.Contains(names, "flat8") || slices.Contains(names, "flat12") || !slices.Contains(names, Default().Name) || len(names) < 5 {
+	if slices.Contains(names, "flat8") || slices.Contains(names, "flat12") || slices.Contains(names, "day-held") ||
+		!slices.Contains(names, Default().Name) || !slices.Contains(names, "day") || len(names) < 5 {
 		t.Errorf("default curriculum %v", names)
 	}
 	// every scenario is picked, in shares near 1/n over many seeds, and a

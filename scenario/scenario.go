@@ -33,8 +33,21 @@ type Scenario struct {
 	// Fail names links failed in every run ("leaf0-spine1"), before the
 	// random ones.
 	Fail []string
-	// Gen is the traffic; its Seed is ignored (Build sets it).
+	// Gen is the traffic; its Seed is ignored (Build sets it). With
+	// Gen.Phases the traffic is phased: the phases one after another.
 	Gen workload.GenConfig
+	// HeldOut marks a scenario kept out of every training set (graphcc
+	// train refuses it, CheckTraining): it checks a learned policy on
+	// traffic it has never seen.
+	HeldOut bool
+}
+
+// CheckTraining refuses a scenario that no training may see (HeldOut).
+func (s Scenario) CheckTraining() error {
+	if s.HeldOut {
+		return fmt.Errorf("scenario %s is held out: it checks learned policies on traffic they have not seen, so no training may use it (evaluate on it; train on another)", s.Name)
+	}
+	return nil
 }
 
 // Build makes the fabric and the flow trace of s for seed: Fabric, then
@@ -130,21 +143,20 @@ func (s Scenario) BaseFabric() (*topo.Fabric, error) {
 
 // Describe is a one-line summary of the fabric and traffic of s, for report
 // headers: "FB_Hadoop 60 % + 16:1 incasts of 64 KB every 1 ms, 25 ms of
-// arrivals; Clos of 4 leaves x 6 hosts, 2 spines".
+// arrivals; Clos of 4 leaves x 6 hosts, 2 spines". Phased traffic lists its
+// phases: "in phases: 10 ms of FB_Hadoop 30 %, no incasts; 5 ms of
+// WebSearch 80 %, no incasts; 15 ms of arrivals; Clos ...".
 func (s Scenario) Describe() string {
 	g := s.Gen
-	name := "?"
-	if g.Workload != nil {
-		name = g.Workload.Name
-		name = WorkloadTitle(name)
+	what := describeTraffic(g.Workload, g.Load, g.Incast) + ", "
+	if len(g.Phases) > 0 {
+		parts := make([]string, len(g.Phases))
+		for i, p := range g.Phases {
+			parts[i] = spaced(topo.FormatDuration(p.Duration)) + " of " + describeTraffic(p.Workload, p.Load, p.Incast)
+		}
+		what = "in phases: " + strings.Join(parts, "; ") + "; "
 	}
-	what := fmt.Sprintf("%s %g %%", name, 100*g.Load)
-	if g.Incast.Period > 0 {
-		what += fmt.Sprintf(" + %d:1 incasts of %g KB every %s", g.Incast.FanIn, float64(g.Incast.Size)/1000, spaced(topo.FormatDuration(g.Incast.Period)))
-	} else {
-		what += ", no incasts"
-	}
-	what += ", " + spaced(topo.FormatDuration(g.Duration)) + " of arrivals; "
+	what += spaced(topo.FormatDuration(g.Duration)) + " of arrivals; "
 	if t := s.Topology; t != nil {
 		name := s.TopologyName
 		if name == "" {
@@ -165,6 +177,21 @@ func (s Scenario) Describe() string {
 		what += " (" + strings.Join(fails, ", ") + ")"
 	}
 	return what
+}
+
+// describeTraffic is Describe's words for one workload at a load with its
+// incasts: "FB_Hadoop 60 % + 16:1 incasts of 64 KB every 1 ms" or
+// "WebSearch 80 %, no incasts".
+func describeTraffic(w *workload.CDF, load float64, in workload.IncastConfig) string {
+	name := "?"
+	if w != nil {
+		name = WorkloadTitle(w.Name)
+	}
+	what := fmt.Sprintf("%s %g %%", name, 100*load)
+	if in.Period > 0 {
+		return what + fmt.Sprintf(" + %d:1 incasts of %g KB every %s", in.FanIn, float64(in.Size)/1000, spaced(topo.FormatDuration(in.Period)))
+	}
+	return what + ", no incasts"
 }
 
 // workloadTitles are the usual names of the built-in workloads.
@@ -215,8 +242,12 @@ func Default() Scenario {
 //     different links.
 //   - flat8, flat12: the training traffic on flatter networks, 8 and 12
 //     hosts per leaf (32 and 48 hosts, the same 4 leaves and 2 spines).
+//   - day, day-b, day-held: phased traffic that moves between the four
+//     workloads at loads from 30 to 90 %, with and without incasts, in
+//     phases of 2 to 20 ms (35 to 40 ms of arrivals). day-held is held
+//     out (HeldOut): no training may use it.
 //
-// Every scenario has 25 ms of arrivals. googlerpc60 keeps them too: its
+// Every scenario but the phased ones has 25 ms of arrivals. googlerpc60 keeps them too: its
 // tiny flows make about 390,000 flows per run, but that costs only about
 // 2.3 s of simulation on one core (measured; fb60-incast takes 1.3 s), so
 // no shorter window is needed.
@@ -252,7 +283,7 @@ func Suite() []Scenario {
 		s.Clos.HostsPerLeaf = h
 		return s
 	}
-	return []Scenario{
+	return append([]Scenario{
 		base(),
 		named(noIncast(base()), "fb60", "FB_Hadoop at 60 % load without incasts"),
 		named(workload(noIncast(base()), "websearch"), "websearch60", "unseen workload: WebSearch at 60 % load, no incasts"),
@@ -265,7 +296,7 @@ func Suite() []Scenario {
 		named(fail(2), "fail2", "the training traffic with two random leaf-spine links failed (drawn per seed)"),
 		named(flat(8), "flat8", "flatter network: 8 hosts per leaf (32 hosts), the training traffic"),
 		named(flat(12), "flat12", "flatter network: 12 hosts per leaf (48 hosts), the training traffic"),
-	}
+	}, phasedSuite()...)
 }
 
 // Names lists the names of Suite, in its order.

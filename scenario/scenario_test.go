@@ -2,10 +2,14 @@ package scenario
 
 import (
 	"errors"
-	"graphcc/trace"
 	"reflect"
+	"slices"
 	"strings"
 	"testing"
+
+	"graphcc/topo"
+	"graphcc/trace"
+	"graphcc/workload"
 )
 
 func TestSuiteNamesUniqueAndBuild(t *testing.T) {
@@ -24,7 +28,7 @@ func TestSuiteNamesUniqueAndBuild(t *testing.T) {
 		}
 	}
 	for _, want := range []string{"fb60-incast", "fb60", "websearch60", "alistorage60", "googlerpc60",
-		"fb80", "fb90", "fail1", "fail2", "flat8", "flat12"} {
+		"fb80", "fb90", "fail1", "fail2", "flat8", "flat12", "day", "day-b", "day-held"} {
 		if !seen[want] {
 			t.Errorf("suite lacks %s", want)
 		}
@@ -58,7 +62,11 @@ func TestSuiteNamesUniqueAndBuild(t *testing.T) {
 			}
 		}
 		wantIncast := !strings.Contains(s.Description, "no incasts") && !strings.Contains(s.Description, "without incasts")
-		if (incast > 0) != wantIncast || (incast > 0) != (s.Gen.Incast.Period > 0) {
+		hasIncast := s.Gen.Incast.Period > 0
+		if len(s.Gen.Phases) > 0 {
+			hasIncast = slices.ContainsFunc(s.Gen.Phases, func(p workload.Phase) bool { return p.Incast.Period > 0 })
+		}
+		if (incast > 0) != wantIncast || (incast > 0) != hasIncast {
 			t.Errorf("%s: %d incast flows with incast period %d (%s)", s.Name, incast, s.Gen.Incast.Period, s.Description)
 		}
 	}
@@ -168,5 +176,58 @@ func TestBuildErrors(t *testing.T) {
 	}
 	if len(f.Links) != len(g.Links) || !reflect.DeepEqual(flows, flows2) {
 		t.Error("Fabric and Traffic differ from Build")
+	}
+}
+
+// TestPhasedSuite: the built-in phased scenarios move between the four
+// workloads in phases of 2 to 20 ms, their arrival window is their phases'
+// total, day-held alone is held out, and Describe and SizeCDF show the
+// phases.
+func TestPhasedSuite(t *testing.T) {
+	held := 0
+	for _, name := range []string{"day", "day-b", "day-held"} {
+		s, err := ByName(name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		ph := s.Gen.Phases
+		if len(ph) < 4 || s.Gen.Duration != workload.PhasesDuration(ph) {
+			t.Errorf("%s: %d phases, duration %d", name, len(ph), s.Gen.Duration)
+		}
+		workloads := map[string]bool{}
+		incast := false
+		for _, p := range ph {
+			if p.Duration < 2*topo.Millisecond || p.Duration > 20*topo.Millisecond {
+				t.Errorf("%s: a phase of %s", name, topo.FormatDuration(p.Duration))
+			}
+			workloads[p.Workload.Name] = true
+			incast = incast || p.Incast.Period > 0
+		}
+		if len(workloads) != 4 || !incast {
+			t.Errorf("%s: workloads %v, incasts %v", name, workloads, incast)
+		}
+		if d := s.Describe(); !strings.Contains(d, "in phases: ") || strings.Count(d, ";") != len(ph)+1 {
+			t.Errorf("%s described as %q", name, d)
+		}
+		if c := s.SizeCDF(); c == nil || !strings.HasPrefix(c.Name, "mix of ") {
+			t.Errorf("%s: size CDF %v", name, c)
+		}
+		if l := s.MeanLoad(); !(l > 0.3 && l < 0.9) {
+			t.Errorf("%s: mean load %v", name, l)
+		}
+		if err := s.CheckTraining(); (err != nil) != s.HeldOut {
+			t.Errorf("%s: held out %v, CheckTraining %v", name, s.HeldOut, err)
+		}
+		if s.HeldOut {
+			held++
+		}
+	}
+	if held != 1 {
+		t.Errorf("%d held-out scenarios, want 1", held)
+	}
+	for _, s := range Suite() {
+		if s.HeldOut != (s.Name == "day-held") {
+			t.Errorf("%s: held out %v", s.Name, s.HeldOut)
+		}
 	}
 }

@@ -36,10 +36,18 @@ import (
 //	  - name: fat60
 //	    topology: fat.txt           # an HPCC topology.txt instead of the Clos (relative to this file)
 //	    # or: topology: {file: fat.txt, buffer: 32MiB}
+//	  - name: my-day                # phased traffic: the phases one after another
+//	    workload: fb_hadoop         # what the phases inherit
+//	    phases:
+//	      - {duration: 10ms, load: 0.3, incast: none}
+//	      - {duration: 5ms, workload: googlerpc, load: 0.9}
 //
 // Every field but name is optional and defaults to the base scenario's; an
 // incast mapping's fields default to the base's incast (or DefaultIncast if
-// it has none). Sizes take B, KB, MB, GB (powers of 1000) or KiB, MiB, GiB;
+// it has none). A phase needs a duration; its workload, load and incast
+// default to the scenario's (an incast mapping's fields to the scenario's
+// incast, or DefaultIncast), and a phased scenario's duration is its
+// phases' total. A phase's fabric event is refused: not supported yet. Sizes take B, KB, MB, GB (powers of 1000) or KiB, MiB, GiB;
 // rates and times topo.ParseRate's and topo.ParseDelay's units.
 
 // Load reads the scenario file at path (see Read);
@@ -156,7 +164,12 @@ func (e *posError) Unwrap() error { return e.err }
 func (p *scenarioParser) errorf(n *yaml.Node, field string, err error) error {
 	if inner, ok := err.(*posError); ok {
 		path := field
-		if inner.path != "" {
+		switch {
+		case strings.HasPrefix(inner.path, "["): // an element of a list field: "phases[2].load"
+			path = field + inner.path
+		case inner.path != "" && strings.HasPrefix(field, "["):
+			path = field + "." + inner.path
+		case inner.path != "":
 			path = field + ": " + inner.path
 		}
 		return &posError{file: inner.file, line: inner.line, path: path, err: inner.err}
@@ -200,35 +213,29 @@ func (p *scenarioParser) scenario(n *yaml.Node) (Scenario, error) {
 		baseIncast = workload.DefaultIncast()
 	}
 	s.Description = ""
-	named, described, closGiven := false, false, false
 	err = p.fields(n, func(key string, v *yaml.Node) error {
 		var err error
 		switch key {
-		case "base":
+		case "base", "phases": // base first, phases last (resolvePhases)
 		case "name":
 			if s.Name, err = scalarString(v); err == nil {
 				err = checkScenarioName(s.Name)
 			}
-			named = true
 		case "description":
 			s.Description, err = scalarString(v)
-			described = true
 		case "workload":
 			var spec string
 			if spec, err = scalarString(v); err == nil {
 				s.Gen.Workload, err = p.workload(spec)
 			}
 		case "load":
-			if s.Gen.Load, err = scalarFloat(v); err == nil && !(s.Gen.Load > 0 && s.Gen.Load <= 1) {
-				err = fmt.Errorf("%v not in (0, 1]", s.Gen.Load)
-			}
+			s.Gen.Load, err = scalarLoad(v)
 		case "duration":
 			s.Gen.Duration, err = scalarPositive(v, topo.ParseDelay)
 		case "incast":
 			s.Gen.Incast, err = p.incast(v, baseIncast)
 		case "clos":
 			err = p.clos(v, &s.Clos)
-			closGiven = true
 		case "topology":
 			s.Topology, s.TopologyName, err = p.topology(v)
 		case "fail":
@@ -238,20 +245,23 @@ func (p *scenarioParser) scenario(n *yaml.Node) (Scenario, error) {
 				err = fmt.Errorf("%d is negative", s.FailRandom)
 			}
 		default:
-			err = errors.New("unknown field (want name, description, base, workload, load, duration, incast, clos, topology, fail, fail_random)")
+			err = errors.New("unknown field (want name, description, base, workload, load, duration, incast, phases, clos, topology, fail, fail_random)")
 		}
 		return err
 	})
 	if err != nil {
 		return Scenario{}, err
 	}
-	if !named {
+	if err := p.resolvePhases(n, &s); err != nil {
+		return Scenario{}, err
+	}
+	if !has(n, "name") {
 		return Scenario{}, p.errorf(n, "name", errors.New("missing"))
 	}
-	if closGiven && s.Topology != nil {
+	if has(n, "clos") && s.Topology != nil {
 		return Scenario{}, p.errorf(n, "topology", errors.New("a scenario has a clos or a topology, not both"))
 	}
-	if !described {
+	if !has(n, "description") {
 		s.Description = "from " + filepath.Base(p.file)
 	}
 	if err := checkScenario(s); err != nil {
@@ -262,6 +272,112 @@ func (p *scenarioParser) scenario(n *yaml.Node) (Scenario, error) {
 		return Scenario{}, p.errorf(n, "", fmt.Errorf("scenario %s: %w", s.Name, err))
 	}
 	return s, nil
+}
+
+// errEvent refuses a phase's fabric event: the simulator routes every flow
+// once, when it starts, on a fabric fixed for the run.
+var errEvent = errors.New("fabric events (a link failing or coming back during a run) are not supported yet: " +
+	"a run's failed links are fixed when it starts (fail, fail_random); see docs/formats.md, \"Scenario files\"")
+
+// has reports whether mapping n has the key k.
+func has(n *yaml.Node, k string) bool {
+	key, _ := mapEntry(n, k)
+	return key != nil
+}
+
+// resolvePhases gives scenario s, of mapping n, the phases of n's list, if
+// it has one. A phase inherits every field but duration from the scenario
+// (after n's own fields); the phases replace a phased base's, and n may
+// not set its base's traffic fields without them.
+func (p *scenarioParser) resolvePhases(n *yaml.Node, s *Scenario) error {
+	key, list := mapEntry(n, "phases")
+	if key == nil {
+		traffic := slices.ContainsFunc([]string{"workload", "load", "duration", "incast"}, func(k string) bool { return has(n, k) })
+		if len(s.Gen.Phases) > 0 && traffic {
+			return p.errorf(n, "phases", errors.New("the base scenario is phased, so workload, load, duration and incast are per phase: give phases (they replace the base's)"))
+		}
+		return nil
+	}
+	if dk, _ := mapEntry(n, "duration"); dk != nil {
+		return p.errorf(dk, "duration", errors.New("a phased scenario lasts its phases: give each phase a duration, not the scenario"))
+	}
+	def := workload.Phase{Workload: s.Gen.Workload, Load: s.Gen.Load, Incast: s.Gen.Incast}
+	phases, err := p.phases(list, def)
+	if err != nil {
+		return p.errorf(key, "phases", err)
+	}
+	s.Gen.Phases = phases
+	s.Gen.Duration = workload.PhasesDuration(phases) // -1 on overflow, which Check refuses
+	s.HeldOut = false                                // the file's own traffic
+	return nil
+}
+
+// phases parses a list of phases over def.
+func (p *scenarioParser) phases(n *yaml.Node, def workload.Phase) ([]workload.Phase, error) {
+	if n.Kind != yaml.SequenceNode || len(n.Content) == 0 {
+		return nil, errors.New("want a list of phases, each a mapping with a duration")
+	}
+	if len(n.Content) > workload.MaxPhases {
+		return nil, fmt.Errorf("%d phases, want at most %d", len(n.Content), workload.MaxPhases)
+	}
+	out := make([]workload.Phase, 0, len(n.Content))
+	for i, e := range n.Content {
+		ph, err := p.phase(e, def)
+		if err != nil {
+			return nil, p.errorf(e, fmt.Sprintf("[%d]", i), err)
+		}
+		out = append(out, ph)
+	}
+	return out, nil
+}
+
+// phase parses one phase mapping over def: duration is required, and
+// workload, load and incast default to def's (an incast mapping's fields
+// to def's incast, or DefaultIncast if it has none).
+func (p *scenarioParser) phase(n *yaml.Node, def workload.Phase) (workload.Phase, error) {
+	if n.Kind != yaml.MappingNode {
+		return def, errors.New("want a phase: a mapping of duration, workload, load, incast")
+	}
+	ph := def
+	ph.Duration = 0
+	baseIncast := def.Incast
+	if baseIncast.Period == 0 {
+		baseIncast = workload.DefaultIncast()
+	}
+	err := p.fields(n, func(key string, v *yaml.Node) error {
+		var err error
+		switch key {
+		case "duration":
+			ph.Duration, err = scalarPositive(v, topo.ParseDelay)
+		case "workload":
+			var spec string
+			if spec, err = scalarString(v); err == nil {
+				ph.Workload, err = p.workload(spec)
+			}
+		case "load":
+			ph.Load, err = scalarLoad(v)
+		case "incast":
+			ph.Incast, err = p.incast(v, baseIncast)
+		case "event":
+			err = errEvent
+		default:
+			err = errors.New("unknown field of a phase (want duration, workload, load, incast)")
+		}
+		return err
+	})
+	if err == nil && ph.Duration == 0 {
+		err = &posError{file: p.file, line: n.Line, path: "duration", err: errors.New("missing: every phase has a duration")}
+	}
+	return ph, err
+}
+
+// scalarLoad parses a load, a number in (0, 1].
+func scalarLoad(n *yaml.Node) (float64, error) {
+	v, err := scalarFloat(n)
+	if err == nil && !(v > 0 && v <= 1) {
+		err = fmt.Errorf("%v not in (0, 1]", v)
+	}
+	return v, err
 }
 
 // base returns the built-in scenario that scenario mapping n names as its
@@ -338,21 +454,43 @@ func genKeys(field string) []string {
 // genError places a GenError of scenario mapping n at the line of the key
 // that sets its field, or at the deepest of its parents the mapping has
 // (the scenario's own line when the value comes from its base): "f.yaml:5:
-// incast: fanin: 30 senders, but ...".
+// incast: fanin: 30 senders, but ...". A field of a phase is placed in the
+// phases list: "f.yaml:9: phases[2].incast: fanin: 30 senders, but ...".
 func (p *scenarioParser) genError(n *yaml.Node, name string, ge *workload.GenError) error {
-	keys := genKeys(ge.Field)
+	field, m, line, prefix := ge.Field, n, n.Line, ""
+	if rest, ok := strings.CutPrefix(field, "Phases"); ok {
+		prefix = "phases"
+		key, list := mapEntry(n, "phases")
+		if key != nil {
+			line = key.Line
+		}
+		var i int
+		if _, err := fmt.Sscanf(rest, "[%d].", &i); err != nil || !strings.Contains(rest, "].") {
+			// the phases together
+			return &posError{file: p.file, line: line, path: prefix, err: errors.New(ge.Reason)}
+		}
+		prefix += fmt.Sprintf("[%d].", i)
+		field = rest[strings.Index(rest, "].")+2:]
+		m = nil
+		if list != nil && list.Kind == yaml.SequenceNode && i < len(list.Content) {
+			m, line = list.Content[i], list.Content[i].Line
+		}
+	}
+	keys := genKeys(field)
 	if keys == nil {
 		return p.errorf(n, "", fmt.Errorf("scenario %s: %w", name, ge))
 	}
-	line, m := n.Line, n
 	for _, k := range keys {
+		if m == nil {
+			break
+		}
 		key, v := mapEntry(m, k)
 		if key == nil {
 			break
 		}
 		line, m = key.Line, v
 	}
-	return &posError{file: p.file, line: line, path: strings.Join(keys, ": "), err: errors.New(ge.Reason)}
+	return &posError{file: p.file, line: line, path: prefix + strings.Join(keys, ": "), err: errors.New(ge.Reason)}
 }
 
 // mapEntry returns the key node k of mapping m and its value, or nils.

@@ -174,6 +174,24 @@ func TestReadScenariosErrors(t *testing.T) {
 		{"topology field", "scenarios:\n  - name: a\n    topology: {path: t.txt}\n", "s.yaml:3: topology: path: unknown field"},
 		{"topology and clos", "scenarios:\n  - name: a\n    clos: {leaves: 2}\n    topology: topo.txt\n", "s.yaml:2: topology: a scenario has a clos or a topology, not both"},
 		{"bad topology", "scenarios:\n  - name: a\n    topology: bad.txt\n", "s.yaml:3: topology: "},
+		{"phase load", "scenarios:\n  - name: a\n    phases:\n      - duration: 1ms\n      - {duration: 2ms, load: 1.3}\n", "s.yaml:5: phases[1].load: 1.3 not in (0, 1]"},
+		{"phase load line", "scenarios:\n  - name: a\n    phases:\n      - duration: 1ms\n      - duration: 2ms\n        load: 1.3\n", "s.yaml:6: phases[1].load: 1.3 not in (0, 1]"},
+		{"phase duration missing", "scenarios:\n  - name: a\n    phases:\n      - load: 0.5\n", "s.yaml:4: phases[0].duration: missing"},
+		{"phase duration zero", "scenarios:\n  - name: a\n    phases:\n      - duration: 0ms\n", "s.yaml:4: phases[0].duration: 0ms: must be positive"},
+		{"phase event", "scenarios:\n  - name: a\n    phases:\n      - duration: 1ms\n        event: {fail: leaf0-spine1, at: 0.5ms}\n", "s.yaml:5: phases[0].event: fabric events (a link failing or coming back during a run) are not supported yet"},
+		{"phase field", "scenarios:\n  - name: a\n    phases:\n      - {duration: 1ms, lod: 0.5}\n", "s.yaml:4: phases[0].lod: unknown field of a phase"},
+		{"phase field twice", "scenarios:\n  - name: a\n    phases:\n      - {duration: 1ms, load: 0.5, load: 0.6}\n", "phases[0].load: given twice"},
+		{"phase scalar", "scenarios:\n  - name: a\n    phases:\n      - 1ms\n", "s.yaml:4: phases[0]: want a phase"},
+		{"phases scalar", "scenarios:\n  - name: a\n    phases: 1ms\n", "s.yaml:3: phases: want a list of phases"},
+		{"phases empty", "scenarios:\n  - name: a\n    phases: []\n", "s.yaml:3: phases: want a list of phases"},
+		{"phase workload", "scenarios:\n  - name: a\n    phases:\n      - {duration: 1ms, workload: nosuch}\n", "s.yaml:4: phases[0].workload: \"nosuch\" is neither"},
+		{"phase incast word", "scenarios:\n  - name: a\n    phases:\n      - {duration: 1ms, incast: many}\n", "s.yaml:4: phases[0].incast: want none or a mapping"},
+		{"phase incast fanin", "scenarios:\n  - name: a\n    phases:\n      - duration: 1ms\n      - duration: 1ms\n        incast: {fanin: 30}\n", "s.yaml:6: phases[1].incast: fanin: 30 senders, but the fabric has only 23 other hosts"},
+		{"phase inherits incast", "scenarios:\n  - name: a\n    incast: {fanin: 30}\n    phases:\n      - duration: 1ms\n", "s.yaml:5: phases[0].incast: fanin: 30 senders"},
+		{"phase flows", "scenarios:\n  - name: a\n    phases:\n      - {duration: 100s}\n", "s.yaml:4: phases[0].duration: about 3.9e+07 flows expected"},
+		{"phases and duration", "scenarios:\n  - name: a\n    duration: 5ms\n    phases:\n      - duration: 1ms\n", "s.yaml:3: duration: a phased scenario lasts its phases"},
+		{"phased base", "scenarios:\n  - name: a\n    base: day\n    load: 0.5\n", "s.yaml:2: phases: the base scenario is phased"},
+		{"phased base's incast", "scenarios:\n  - name: a\n    base: day\n    clos: {leaves: 2, hosts_per_leaf: 2}\n", "s.yaml:2: phases[2].incast: fanin: 16 senders, but the fabric has only 3 other hosts"},
 		{"topology fail_random", "scenarios:\n  - name: a\n    topology: topo.txt\n    incast: none\n    fail_random: 1\n", "fail_random 1: every set of 1 of the 1 switch-switch links disconnects a host pair"},
 	} {
 		_, err := Read(strings.NewReader(tc.text), "s.yaml", dir)
@@ -203,6 +221,73 @@ func TestReadScenariosLimits(t *testing.T) {
 	}
 }
 
+// testPhasedFile has a phased scenario whose phases inherit the
+// scenario's fields, and two that start from built-in phased ones.
+const testPhasedFile = `scenarios:
+  - name: my-day
+    workload: websearch
+    incast: {fanin: 8}
+    phases:
+      - duration: 5ms
+        load: 0.3
+        incast: none
+      - {duration: 2ms, workload: googlerpc, load: 0.9}
+      - duration: 3ms
+        load: 0.5
+        incast: {size: 10KB}
+  - name: held-copy
+    base: day-held
+    clos: {hosts_per_leaf: 8}
+  - name: held-rephased
+    base: day-held
+    phases:
+      - {duration: 1ms, workload: fb_hadoop}
+`
+
+func TestReadPhasedScenarios(t *testing.T) {
+	got, err := Read(strings.NewReader(testPhasedFile), "day.yaml", "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	day, copied, rephased := got[0], got[1], got[2]
+	ph := day.Gen.Phases
+	if len(ph) != 3 || day.Gen.Duration != 10*topo.Millisecond {
+		t.Fatalf("my-day: %d phases, %s", len(ph), topo.FormatDuration(day.Gen.Duration))
+	}
+	eight := workload.DefaultIncast()
+	eight.FanIn = 8
+	small := eight
+	small.Size = 10000
+	for i, want := range []struct {
+		workload string
+		load     float64
+		incast   workload.IncastConfig
+	}{{"websearch", 0.3, workload.IncastConfig{}}, {"googlerpc", 0.9, eight}, {"websearch", 0.5, small}} {
+		if p := ph[i]; p.Workload.Name != want.workload || p.Load != want.load || p.Incast != want.incast {
+			t.Errorf("phase %d: %s at %v, incast %+v; want %+v", i, p.Workload.Name, p.Load, p.Incast, want)
+		}
+	}
+	if !copied.HeldOut || len(copied.Gen.Phases) != 6 || copied.Clos.HostsPerLeaf != 8 {
+		t.Errorf("held-copy: held out %v, %d phases, %d hosts per leaf", copied.HeldOut, len(copied.Gen.Phases), copied.Clos.HostsPerLeaf)
+	}
+	if rephased.HeldOut || len(rephased.Gen.Phases) != 1 || rephased.Gen.Duration != topo.Millisecond {
+		t.Errorf("held-rephased: held out %v, %d phases", rephased.HeldOut, len(rephased.Gen.Phases))
+	}
+	_, flows, err := day.Build(3)
+	if err != nil {
+		t.Fatal(err)
+	}
+	start := day.Gen.Start
+	for _, fl := range flows {
+		switch {
+		case fl.Incast() && (fl.Start < start+5*topo.Millisecond || fl.Size == 64000 == (fl.Start > start+7*topo.Millisecond)):
+			t.Errorf("incast flow %+v: none in the first phase, 64 KB in the second, 10 KB in the third", fl)
+		case fl.Start > start+day.Gen.Duration:
+			t.Errorf("flow %+v after the last phase", fl)
+		}
+	}
+}
+
 func FuzzReadScenarios(f *testing.F) {
 	// testScenarioFile's Clos sizes have two digits, which the target
 	// skips; its seeds here are the same file with one-digit sizes.
@@ -216,6 +301,10 @@ func FuzzReadScenarios(f *testing.F) {
 	f.Add("scenarios:\n  - name: a\n    clos: {leaves: 2, spines: 1, hosts_per_leaf: 2}\n    incast: {fanin: 1, size: 1KiB, period: 1us}\n")
 	f.Add("scenarios:\n  - {name: b, load: 0.1, duration: 1us, fail_random: 1}\n")
 	f.Add("scenarios:\n  - name: t\n    topology: topo.txt\n    incast: {fanin: 3}\n    fail: [n4-n5]\n")
+	f.Add(testPhasedFile)
+	f.Add("scenarios:\n  - name: p\n    phases:\n      - {duration: 1us, load: 0.1, incast: none}\n      - {duration: 2us, workload: websearch, incast: {fanin: 2, period: 1us}}\n")
+	f.Add("scenarios:\n  - name: e\n    phases:\n      - {duration: 1ms, event: {fail: leaf0-spine1}}\n")
+	f.Add("scenarios:\n  - {name: b, base: day, clos: {hosts_per_leaf: 5}}\n")
 	dir := f.TempDir()
 	if err := os.WriteFile(filepath.Join(dir, "topo.txt"), []byte(testTopology), 0o644); err != nil {
 		f.Fatal(err)

@@ -68,10 +68,13 @@ geometric mean over them) and writes into --out:
 
 Scenarios (` + strings.Join(scenario.Names(), ", ") + `):
 fb60-incast is the training scenario, FB_Hadoop 60 % with 16:1 incasts
-every 1 ms for 25 ms of arrivals; "all" runs the whole suite (about 1 to 3 s
-of simulation per policy and seed on one core for each scenario; the whole
-suite with two policies and two seeds took about a minute on 2 cores, with
-the default policies and seeds 16 minutes, ACC's training included).
+every 1 ms for 25 ms of arrivals; day, day-b and day-held are phased
+traffic that changes workload, load and incasts every 2 to 20 ms (day-held
+is held out: train refuses it). "all" runs the whole suite (about 1 to 3 s
+of simulation per policy and seed on one core for each scenario; the
+paper's eleven with two policies and two seeds took about a minute on 2
+cores, with the default policies and seeds 16 minutes, ACC's training
+included).
 
 Policies (--policies; graphcc sim --policy and graphcc testbed run
 --policies take the same specs): the ECN control policies and ideal, the
@@ -141,7 +144,7 @@ func newEvalCmd(logger loggerFunc) *cobra.Command {
 	fs.BoolVar(&o.list, "list-scenarios", false, "list the scenarios (the built-in suite, then those of --scenario-file) with what each tests, and exit")
 	fs.StringVar(&o.scenarios, "scenarios", o.scenarios, "comma-separated scenario names, or all ("+strings.Join(scenario.Names(), ", ")+", then those of --scenario-file); with --scenario-file, the file's scenarios by default")
 	fs.StringVar(&o.scenarioFile, "scenario-file", "", scenarioFileHelp)
-	fs.StringArrayVar(&o.policies, "policies", o.policies, "comma-separated ECN policies (static, static:KMIN_KB,KMAX_KB,PMAX, edge:SETTING:SETTING, react:Q_KB:SETTING:SETTING, graphcc[:MODEL], acc[:MODEL], grid for all 120 fixed settings of the action set, ideal for the fabric's fair share without queues); repeatable")
+	fs.StringArrayVar(&o.policies, "policies", o.policies, "comma-separated ECN policies (static, static:KMIN_KB,KMAX_KB,PMAX, edge:SETTING:SETTING, react:Q_KB:SETTING:SETTING, sched:T=SETTING:T=SETTING..., tuned:FILE, graphcc[:MODEL], acc[:MODEL], grid for all 120 fixed settings of the action set, ideal for the fabric's fair share without queues); repeatable")
 	fs.Var(newSeedsFlag(&o.seeds), "seeds", "seeds of the traffic, the random failures and the simulation: comma-separated numbers and ranges, 1001-1010,2001")
 	fs.StringVar(&o.reference, "reference", "", "policy the report and figures normalize to (default: graphcc if evaluated, as in the paper, else the first of --policies)")
 	fs.StringVar(&o.out, "out", o.out, "directory of report.md and the figures (created if missing; its parent must exist)")

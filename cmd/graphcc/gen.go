@@ -4,8 +4,10 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"log/slog"
 
 	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
 
 	"graphcc/topo"
 	"graphcc/trace"
@@ -14,9 +16,11 @@ import (
 
 // genOpts are the flags of graphcc gen.
 type genOpts struct {
-	sc      scenarioFlags
-	out     string
-	topoOut string
+	sc           scenarioFlags
+	scenario     string
+	scenarioFile string
+	out          string
+	topoOut      string
 }
 
 func newGenCmd(logger loggerFunc) *cobra.Command {
@@ -24,47 +28,35 @@ func newGenCmd(logger loggerFunc) *cobra.Command {
 	cmd := &cobra.Command{
 		Use: "gen --out FILE [flags]",
 		Example: `  graphcc gen --out flow.txt --topo-out topology.txt   # the training scenario's traffic, seed 1
-  graphcc gen --out ws.txt --workload websearch --load 0.8 --no-incast --seed 7`,
+  graphcc gen --out ws.txt --workload websearch --load 0.8 --no-incast --seed 7
+  graphcc gen --scenario day --seed 2001 --out day.txt  # a phased scenario's trace, as eval draws it`,
 		Short: "Generate a flow trace (HPCC flow.txt) for a scenario",
 		Long: `gen draws a traffic trace for the fabric: Poisson arrivals of flows whose
 sizes follow --workload at --load of every host link for --duration, plus
 periodic N:1 incasts, all from --seed, and writes it atomically to --out in
-HPCC's flow.txt format (arrivals start at 2 s, HPCC's convention). It prints
-one line: the flows, their bytes and the load they offer.`,
+HPCC's flow.txt format (arrivals start at 2 s, HPCC's convention). With
+--scenario NAME (an eval scenario, built in or of --scenario-file) the
+fabric and traffic are that scenario's instead of the flags', exactly the
+trace eval runs at that --seed, phased traffic included (the built-in day,
+day-b, day-held, or a scenario file's phases). It prints one line: the
+flows, their bytes and the load they offer.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			if o.out == "" {
 				return errors.New("--out: required") // as train's, for an explicit --out ''
 			}
-			if err := checkOutputsReading([]string{"--topo", o.sc.topoFile}, "out", o.out, "topo-out", o.topoOut); err != nil {
+			if err := checkOutputsReading([]string{"--topo", o.sc.topoFile, "--scenario-file", o.scenarioFile}, "out", o.out, "topo-out", o.topoOut); err != nil {
 				return err
 			}
-			log := logger(cmd)
-			f, err := o.sc.fabric(cmd.Flags(), log)
-			if err != nil {
-				return err
-			}
-			flows, g, err := o.sc.generate(f, cmd.Flags())
-			if err != nil {
-				return err
-			}
-			if err := writeOutput("out", o.out, func(w io.Writer) error { return trace.WriteFlows(w, flows) }); err != nil {
-				return err
-			}
-			if o.topoOut != "" {
-				if err := writeOutput("topo-out", o.topoOut, f.WriteTopology); err != nil {
-					return err
-				}
-			}
-			log.Info("generated", "fabric", o.sc.describeFabric(f), "traffic", o.sc.describeTraffic(g))
-			_, err = fmt.Fprintln(cmd.OutOrStdout(), genSummary(f, flows, g, o.out))
-			return err
+			return o.run(cmd, logger(cmd))
 		},
 	}
 	fs := cmd.Flags()
 	fs.SortFlags = false
 	fs.StringVar(&o.out, "out", "", "write the flow trace here (HPCC flow.txt; required)")
 	fs.StringVar(&o.topoOut, "topo-out", "", "also write the fabric here (HPCC topology.txt)")
+	fs.StringVar(&o.scenario, "scenario", "", "write this eval scenario's trace (built-in, or of --scenario-file) at --seed instead of the fabric and traffic flags'")
+	fs.StringVar(&o.scenarioFile, "scenario-file", "", scenarioFileHelp+"; with it, --scenario defaults to the file's only scenario")
 	o.sc.addFabricFlags(fs)
 	o.sc.addTrafficFlags(fs)
 	o.sc.addSeedFlag(fs)
@@ -72,10 +64,58 @@ one line: the flows, their bytes and the load they offer.`,
 	return cmd
 }
 
+// run draws the trace, of --scenario or of the flags, and writes it.
+func (o *genOpts) run(cmd *cobra.Command, log *slog.Logger) error {
+	f, flows, g, what, err := o.traffic(cmd.Flags(), log)
+	if err != nil {
+		return err
+	}
+	if err := writeOutput("out", o.out, func(w io.Writer) error { return trace.WriteFlows(w, flows) }); err != nil {
+		return err
+	}
+	if o.topoOut != "" {
+		if err := writeOutput("topo-out", o.topoOut, f.WriteTopology); err != nil {
+			return err
+		}
+	}
+	log.Info("generated", "traffic", what)
+	_, err = fmt.Fprintln(cmd.OutOrStdout(), genSummary(f, flows, g, o.out))
+	return err
+}
+
+// traffic returns the fabric and flows of --scenario, or of the fabric and
+// traffic flags, with their traffic and its description.
+func (o *genOpts) traffic(fs *pflag.FlagSet, log *slog.Logger) (*topo.Fabric, []trace.Flow, workload.GenConfig, string, error) {
+	if o.scenario != "" || o.scenarioFile != "" {
+		sc, err := pickScenario(fs, o.scenario, o.scenarioFile)
+		if err != nil {
+			return nil, nil, workload.GenConfig{}, "", err
+		}
+		f, flows, err := sc.Build(o.sc.seed)
+		if err != nil {
+			return nil, nil, workload.GenConfig{}, "", fmt.Errorf("--scenario %s: %w", sc.Name, err)
+		}
+		return f, flows, sc.Gen, fmt.Sprintf("scenario %s, seed %d: %s", sc.Name, o.sc.seed, sc.Describe()), nil
+	}
+	f, err := o.sc.fabric(fs, log)
+	if err != nil {
+		return nil, nil, workload.GenConfig{}, "", err
+	}
+	flows, g, err := o.sc.generate(f, fs)
+	if err != nil {
+		return nil, nil, workload.GenConfig{}, "", err
+	}
+	return f, flows, g, o.sc.describeFabric(f) + "; " + o.sc.describeTraffic(g), nil
+}
+
 // genSummary is gen's one line: flows, bytes and the offered load
-// (workload.OfferedLoad).
+// (workload.OfferedLoad), and the phases of phased traffic.
 func genSummary(f *topo.Fabric, flows []trace.Flow, g workload.GenConfig, out string) string {
 	load, bytes, incast := workload.OfferedLoad(f, flows, g.Duration)
-	return fmt.Sprintf("wrote %d flows (%d incast), %d bytes, offered load %.1f%% of %d hosts' links over %s, to %s",
-		len(flows), incast, bytes, 100*load, len(f.Hosts()), topo.FormatDuration(g.Duration), out)
+	phases := ""
+	if n := len(g.Phases); n > 0 {
+		phases = fmt.Sprintf(" in %d phases", n)
+	}
+	return fmt.Sprintf("wrote %d flows (%d incast), %d bytes, offered load %.1f%% of %d hosts' links over %s%s, to %s",
+		len(flows), incast, bytes, 100*load, len(f.Hosts()), topo.FormatDuration(g.Duration), phases, out)
 }

@@ -16,6 +16,7 @@ import (
 
 	"graphcc/control"
 	"graphcc/replay/bench"
+	"graphcc/scenario"
 	"graphcc/topo"
 	"graphcc/trace"
 )
@@ -199,8 +200,8 @@ func TestBadFlags(t *testing.T) {
 	}{
 		{[]string{"sim", "--load", "2"}, "--load: 2 not in (0, 1]"},
 		{[]string{"gen", "--out", filepath.Join(dir, "x"), "--load", "0"}, "--load: 0 not in"},
-		{[]string{"sim", "--policy", "foo"}, `--policy foo: unknown ECN policy "foo" (have: static, edge, react, tuned, graphcc, acc, ideal)`},
-		{[]string{"sim", "--ecn", "foo"}, `--ecn foo: unknown ECN policy "foo" (have: static, edge, react, tuned, graphcc, acc, ideal)`}, // the old name
+		{[]string{"sim", "--policy", "foo"}, `--policy foo: unknown ECN policy "foo" (have: static, edge, react, sched, tuned, graphcc, acc, ideal)`},
+		{[]string{"sim", "--ecn", "foo"}, `--ecn foo: unknown ECN policy "foo" (have: static, edge, react, sched, tuned, graphcc, acc, ideal)`}, // the old name
 		{[]string{"sim", "--kmin-kb", "500", "--kmax-kb", "100"}, "--kmin-kb 500 --kmax-kb 100"},
 		{[]string{"sim", "--pmax", "1.5"}, "--pmax 1.5"},
 		{[]string{"sim", "--kmin-kb", "1e16", "--kmax-kb", "1e16"}, "--kmin-kb 1e+16: must be a number of KB in [0, 1e9]"},
@@ -219,6 +220,9 @@ func TestBadFlags(t *testing.T) {
 		{[]string{"sim", "--no-incast", "--incast-period", "1ms"}, "--no-incast and --incast-period: choose one"},
 		{[]string{"gen", "--out", filepath.Join(dir, "x"), "--no-incast", "--incast-fanin", "2"}, "--no-incast and --incast-fanin: choose one"},
 		{[]string{"gen", "--out", ""}, "--out: required"},
+		{[]string{"gen", "--out", filepath.Join(dir, "x"), "--scenario", "day", "--load", "0.5"}, "--scenario sets the fabric and traffic: drop --load"},
+		{[]string{"gen", "--out", filepath.Join(dir, "x"), "--scenario", "nite"}, `--scenario: unknown scenario "nite"`},
+		{[]string{"gen", "--out", filepath.Join(dir, "x"), "--scenario-file", missing}, "--scenario-file: scenarios: open " + missing},
 		{[]string{"gen", "--out", filepath.Join(dir, "x"), "--incast-size", "2000000000000000"}, "--incast-size: 2000000000000000 bytes, want > 0 and at most 1125899906842624 (1 PiB)"},
 		{[]string{"sim", "--incast-period", "1ns"}, "--incast-period: 25000000 incasts of 16 flows in 25ms: more than a trace may hold (20000000 flows)"},
 		{[]string{"sim", "--dcqcn-min-rate-mbps", "25001"}, "--dcqcn-min-rate-mbps 25001: above host h0's line rate 25Gbps"},
@@ -506,4 +510,52 @@ func TestHelpExamples(t *testing.T) {
 		}
 	}
 	walk(newRootCmd())
+}
+
+// TestGenPhasedScenario: gen --scenario writes the very trace of a phased
+// scenario at --seed, as eval builds it, and says how many phases it has.
+func TestGenPhasedScenario(t *testing.T) {
+	dir := t.TempDir()
+	file := filepath.Join(dir, "day.yaml")
+	if err := os.WriteFile(file, []byte(`scenarios:
+  - name: tiny-day
+    clos: {leaves: 2, spines: 1, hosts_per_leaf: 2}
+    incast: {fanin: 3, period: 250us}
+    phases:
+      - {duration: 500us, load: 0.3, incast: none}
+      - {duration: 300us, workload: googlerpc, load: 0.8}
+      - {duration: 200us, workload: websearch}
+`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	out := filepath.Join(dir, "flow.txt")
+	printed := run(t, "gen", "--scenario-file", file, "--seed", "2001", "--out", out)
+	if !strings.Contains(printed, "over 1ms in 3 phases") {
+		t.Errorf("gen printed %q", printed)
+	}
+	set, err := scenario.LoadSet(file)
+	if err != nil {
+		t.Fatal(err)
+	}
+	f, want, err := set.File[0].Build(2001)
+	if err != nil {
+		t.Fatal(err)
+	}
+	r, err := os.Open(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	got, err := trace.ReadFlows(r, out, f)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(got) != len(want) || len(got) == 0 {
+		t.Fatalf("gen wrote %d flows, the scenario has %d", len(got), len(want))
+	}
+	for i := range got {
+		if got[i] != want[i] {
+			t.Fatalf("flow %d: gen wrote %+v, the scenario has %+v", i, got[i], want[i])
+		}
+	}
 }

@@ -525,14 +525,20 @@ func (o *simOpts) pickScenario(fs *pflag.FlagSet) (scenario.Scenario, error) {
 	if o.flowsFile != "" {
 		return scenario.Scenario{}, errors.New("--scenario and --flows both give the traffic: choose one")
 	}
+	return pickScenario(fs, o.scenario, o.scenarioFile)
+}
+
+// pickScenario resolves --scenario name and --scenario-file file (sim's
+// and gen's), refusing the fabric and traffic flags a scenario replaces.
+func pickScenario(fs *pflag.FlagSet, name, file string) (scenario.Scenario, error) {
 	for _, n := range append(fabricFlagNames(), trafficFlagNames()...) {
 		if fs.Changed(n) {
 			return scenario.Scenario{}, fmt.Errorf("--scenario sets the fabric and traffic: drop --%s (or write a scenario file with it)", n)
 		}
 	}
-	set, err := loadScenarioSet(o.scenarioFile)
+	set, err := loadScenarioSet(file)
 	if err != nil {
 		return scenario.Scenario{}, err
 	}
-	return set.pick(o.scenario)
+	return set.pick(name)
 }

@@ -304,7 +304,7 @@ Policies (--policies, comma-separated or repeated; --ecn is its old name):
 	fs := cmd.Flags()
 	fs.SortFlags = false
 	o.labFlags.add(fs)
-	fs.StringArrayVar(&o.policies, "policies", o.policies, "ECN policies, comma-separated or repeated: static, static:KMIN_KB,KMAX_KB,PMAX, edge:…, react:…, graphcc[:FILE], acc:FILE, acc (trained first in the simulator, ACKs first, on the run's scenario); see Policies below")
+	fs.StringArrayVar(&o.policies, "policies", o.policies, "ECN policies, comma-separated or repeated: static, static:KMIN_KB,KMAX_KB,PMAX, edge:…, react:…, sched:…, tuned:FILE, graphcc[:FILE], acc:FILE, acc (trained first in the simulator, ACKs first, on the run's scenario); see Policies below")
 	fs.StringVar(&o.ecn, "ecn", "", "the old name of --policies")
 	if err := fs.MarkDeprecated("ecn", "use --policies"); err != nil {
 		panic(err)

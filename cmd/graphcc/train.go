@@ -275,6 +275,11 @@ func (o *trainOpts) config(fs *pflag.FlagSet) (gnn.TrainConfig, trainSource, err
 	if err != nil {
 		return c, src, err
 	}
+	for _, sc := range src.scenarios {
+		if err := sc.CheckTraining(); err != nil {
+			return c, src, fmt.Errorf("--scenario %s: %w", o.scenario, err)
+		}
+	}
 	if c.Shape, err = gnn.ParseRewardShape(o.reward); err != nil {
 		return c, src, fmt.Errorf("--reward: %w", err)
 	}

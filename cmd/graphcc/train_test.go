@@ -81,6 +81,7 @@ func TestTrainBadFlags(t *testing.T) {
 	}{
 		{[]string{"--scenario", "tiny"}, "--out: required"},
 		{[]string{"--scenario", "nope", "--out", filepath.Join(dir, "m")}, "--scenario"},
+		{[]string{"--scenario", "day-held", "--out", filepath.Join(dir, "m")}, "--scenario day-held: scenario day-held is held out"},
 		{[]string{"--scenario", "tiny", "--out", filepath.Join(dir, "m"), "--reward", "cubic"}, "--reward"},
 		{[]string{"--scenario", "tiny", "--out", filepath.Join(dir, "m"), "--kind", "dqn"}, "kind"},
 		{[]string{"--scenario", "tiny", "--out", filepath.Join(dir, "nodir", "m")}, "--out"},
