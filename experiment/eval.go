@@ -71,6 +71,10 @@ type scored struct {
 	n     int
 }
 
+// HostParams forwards the wrapped policy's hosts' DCQCN constants
+// (control.HostTuner): scoring a run must not change what it runs.
+func (s *scored) HostParams() (control.HostParams, bool) { return control.HostParamsOf(s.Policy) }
+
 func (s *scored) Decide(t *control.Telemetry, ecn []control.ECN) {
 	if t.Now <= s.end {
 		for i, f := range s.score {

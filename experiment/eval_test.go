@@ -585,3 +585,40 @@ func TestReactiveSameAsFixed(t *testing.T) {
 		t.Errorf("react with a busy setting marks as the fixed one (%d packets, settings %v)", p[2].Summary.ECNMarkedPackets, p[2].Summary.ECNSettings)
 	}
 }
+
+// TestEvaluateHostParams checks that a policy's hosts' DCQCN constants run
+// in an evaluation, with rewards scored or not, exactly as the same
+// constants in Params.
+func TestEvaluateHostParams(t *testing.T) {
+	h := control.DefaultHostParams()
+	h.IncreaseInterval, h.AI = 55*topo.Microsecond, 20*topo.Mbps
+	low := control.ECN{KMin: 5 * control.KB, KMax: 20 * control.KB, PMax: 0.5}
+	means := func(c Config) []float64 {
+		r, err := Evaluate(context.Background(), c)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var out []float64
+		for _, pr := range r.Scenarios[0].Policies {
+			out = append(out, pr.Summary.Slowdown.Mean)
+		}
+		return out
+	}
+	c := tinyEval()
+	c.Policies = []policy.Named{
+		{Name: "low", New: policy.Fixed(low)},
+		{Name: "low+hosts", New: policy.WithHosts(policy.Fixed(low), h)},
+	}
+	plain := means(c)
+	c.Rewards = []NamedReward{{Name: "one", New: func(*topo.Fabric) func(*control.Telemetry) float64 {
+		return func(*control.Telemetry) float64 { return 1 }
+	}}}
+	scored := means(c)
+	p := replay.DefaultParams()
+	p.DCQCN = h.Apply(p.DCQCN, control.RefRate)
+	byParams := means(Config{Scenarios: c.Scenarios, Seeds: c.Seeds, Params: p,
+		Policies: []policy.Named{{Name: "low", New: policy.Fixed(low)}}})
+	if plain[0] == plain[1] || !slices.Equal(plain, scored) || plain[1] != byParams[0] {
+		t.Errorf("mean slowdowns: without rewards %v, with %v; the constants in Params %v", plain, scored, byParams)
+	}
+}
