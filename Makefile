@@ -1,4 +1,4 @@
-# graphcc: make build | test | bench | fuzz | fmt | vet | clean | p4 | testbed
+# graphcc: make build | test | bench | fuzz | fmt | vet | clean | p4 | testbed | yardsticks
 
 GO        ?= go
 BIN       ?= bin/graphcc
@@ -86,3 +86,27 @@ testbed:
 		--summary-out $(TESTBED_OUT)/summary.json --fct-out $(TESTBED_OUT)/fct.txt \
 		--trace-out $(TESTBED_OUT)/telemetry.csv $(TESTBED_RUN); \
 	status=$$?; $(SUDO) $(BIN) testbed down --lab $(LAB); exit $$status
+
+# The tuned yardsticks eval measures learned policies against (docs/learning.md,
+# "Yardsticks"): per scenario the best fixed setting graphcc tune finds on its
+# validation seeds (tune's default search), in $(TUNED_DIR)/NAME.json for
+# tuned:$(TUNED_DIR); and one setting for the whole suite, $(TUNED_GLOBAL),
+# for tuned:$(TUNED_GLOBAL). Files already there are kept: delete one to make
+# it again. Hours of CPU in all (docs/learning.md says how long each took).
+TUNED_DIR           ?= models/tuned
+TUNED_GLOBAL        ?= models/tuned-global.json
+YARDSTICK_SCENARIOS ?= fb60-incast fb60 websearch60 alistorage60 fb80 fb90 fail1 fail2 flat8 flat12 day day-b day-held googlerpc60
+TUNE_FLAGS          ?=
+
+.PHONY: yardsticks
+yardsticks: $(patsubst %,$(TUNED_DIR)/%.json,$(YARDSTICK_SCENARIOS)) $(TUNED_GLOBAL)
+
+$(TUNED_DIR)/%.json:
+	@mkdir -p $(TUNED_DIR)
+	$(MAKE) --no-print-directory build
+	$(BIN) tune --scenario $* $(TUNE_FLAGS) --out $@
+
+$(TUNED_GLOBAL):
+	@mkdir -p $(dir $(TUNED_GLOBAL))
+	$(MAKE) --no-print-directory build
+	$(BIN) tune --scenario all --grid paper $(TUNE_FLAGS) --out $@
