@@ -6,7 +6,9 @@
 //
 // A policy spec names a policy the way sim, eval, train and the testbed
 // all take it: static, static:KMIN_KB,KMAX_KB,PMAX, edge:…, react:…,
-// tuned:FILE (the best fixed setting of a graphcc tune result),
+// tuned:FILE (the best fixed setting of a graphcc tune result), tuned:DIR
+// (on each scenario the best fixed setting of its own tune result,
+// DIR/<scenario>.json: the per-scenario tuned yardstick),
 // graphcc[:MODEL], acc[:MODEL], or ideal, the fabric's fair share without
 // queues (replay/ideal), which only the simulator runs. Parse turns a spec
 // into a Named policy; Specs lists the forms for help texts.

@@ -116,7 +116,7 @@ func TestParse(t *testing.T) {
 	notFixed := file("graphcc.json", `{"best_policy": "graphcc"}`)
 	badFixed := file("bad.json", `{"best_policy": "static:8,4,1"}`)
 	notJSON := file("notjson.json", `best_policy: static`)
-	forms := "forms: static[:KMIN_KB,KMAX_KB,PMAX], edge:KMIN_KB,KMAX_KB,PMAX:KMIN_KB,KMAX_KB,PMAX, react:Q_KB:KMIN_KB,KMAX_KB,PMAX:KMIN_KB,KMAX_KB,PMAX, tuned:FILE, graphcc[:MODEL], acc[:MODEL]"
+	forms := "forms: static[:KMIN_KB,KMAX_KB,PMAX], edge:KMIN_KB,KMAX_KB,PMAX:KMIN_KB,KMAX_KB,PMAX, react:Q_KB:KMIN_KB,KMAX_KB,PMAX:KMIN_KB,KMAX_KB,PMAX, tuned:FILE|DIR, graphcc[:MODEL], acc[:MODEL]"
 	for _, tc := range []struct {
 		spec    string
 		control bool   // ParseControl, as the testbed
@@ -133,11 +133,11 @@ func TestParse(t *testing.T) {
 		{spec: "tuned:" + good, name: "tuned:" + good},
 		{spec: "tuned:" + good, control: true, name: "tuned:" + good},
 		{spec: "tuned:" + filepath.Join(dir, "missing.json"), err: "missing.json: no such file"},
-		{spec: "tuned:" + noBest, err: "nobest.json: no best_policy (usage: tuned:FILE)"},
+		{spec: "tuned:" + noBest, err: "nobest.json: no best_policy (usage: tuned:FILE|DIR)"},
 		{spec: "tuned:" + notFixed, err: `best_policy "graphcc" is not a fixed setting`},
 		{spec: "tuned:" + badFixed, err: "kmax 4000 bytes is below kmin 8000 bytes"},
 		{spec: "tuned:" + notJSON, err: "not a tune result"},
-		{spec: "tuned", err: "want the path of a graphcc tune result file"},
+		{spec: "tuned", err: "want the path of a graphcc tune result file, or of a directory of one per scenario"},
 		{spec: "graphcc", name: "graphcc"},
 		{spec: "acc", control: true, name: "acc"},
 		{spec: "ideal", name: "ideal"},
