@@ -175,7 +175,8 @@ func defs(ctx context.Context, env Env, withIdeal bool) []def {
 		{
 			Spec: Spec{Name: "tuned", Usage: "tuned:FILE|DIR",
 				Help: "tuned:tune.json: the best fixed setting graphcc tune found, the best_policy of its result file (a static:KMIN_KB,KMAX_KB,PMAX spec); " +
-					"tuned:DIR: on each scenario the best_policy of DIR/<scenario>.json, that scenario's tune result (the per-scenario tuned constant)"},
+					"tuned:DIR: on each scenario the best_policy of DIR/<scenario>.json, that scenario's tune result (the per-scenario tuned constant; " +
+					"on a named scenario only: eval's, sim --scenario's)"},
 			build: buildTuned,
 		},
 		{
