@@ -123,3 +123,51 @@ func TestTunedDirConcurrent(t *testing.T) {
 		t.Errorf("after the file went: %v", err)
 	}
 }
+
+// FuzzTunedDir reads fuzzed tune result files through tuned:DIR on
+// fuzzed scenario names: nothing panics, only the scenario whose file it
+// is ever runs (a name reaching out of DIR, such as ../outside, never
+// does, though ../outside.json is a good result), and a policy that loads
+// sets valid settings.
+func FuzzTunedDir(f *testing.F) {
+	f.Add([]byte(`{"scenario": "fb60", "best_policy": "static:2,32,0.01"}`), "fb60")
+	f.Add([]byte(`{"scenario": "fb60", "best_policy": "static"}`), "fb60")
+	f.Add([]byte(`{"scenario": "fb60", "best_policy": "static:1e300,1e301,2"}`), "fb60")
+	f.Add([]byte(`{"scenario": "fb60", "best_policy": "static:2,32,0.01"}`), "../outside")
+	f.Add([]byte(`{"scenario": "x", "best_policy": "static:2,32,0.01"}`), "x")
+	f.Add([]byte(`[1, 2`), "fb60")
+	fab, err := topo.Clos(topo.DefaultClos())
+	if err != nil {
+		f.Fatal(err)
+	}
+	f.Fuzz(func(t *testing.T, body []byte, name string) {
+		root := t.TempDir()
+		dir := filepath.Join(root, "tuned")
+		good := []byte(`{"scenario": "` + strings.ReplaceAll(name, `"`, "") + `", "best_policy": "static:2,32,0.01"}`)
+		if err := os.Mkdir(dir, 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(dir, "fb60.json"), body, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(root, "outside.json"), good, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		np, err := Parse(context.Background(), "tuned:"+dir, Env{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		_, ecn, err := np.New(fab, scenario.Scenario{Name: name}, 1)
+		if err != nil {
+			return
+		}
+		if name != "fb60" {
+			t.Fatalf("scenario %q ran from a directory holding only fb60.json", name)
+		}
+		for i, e := range ecn {
+			if err := e.Validate(); err != nil {
+				t.Fatalf("port %d: %v", i, err)
+			}
+		}
+	})
+}
