@@ -2,7 +2,12 @@
 // scenario at every seed, on the same traces, in parallel, and the report
 // (Markdown and JSON) of slowdowns, throughput and queues with ratios to a
 // reference policy and their 95 % intervals, and its figures (one PNG per
-// scenario, a paper column wide). A Go program gets the same report and
+// scenario, a paper column wide). Beside the reference, an evaluation may
+// measure every policy against yardsticks (Config.Yardsticks: static, the
+// per-scenario tuned constant tuned:DIR, the global tuned constant
+// tuned:FILE, ideal): per scenario the ratios to each with intervals, their
+// geometric means over the scenarios, the worst scenario and those where a
+// policy is above a yardstick, which issue 23's targets check. A Go program gets the same report and
 // figures as graphcc eval does: Evaluate(ctx, Config{...}), then
 // Report.WriteMarkdown, WriteJSON and WriteFigures.
 //
@@ -22,6 +27,7 @@
 //
 // The files by job: eval.go the harness (Evaluate), report.go the report's
 // types, markdown.go and json.go its two forms, figure.go and figstyle.go
-// the figures, seeds.go and rewards.go the seed and reward grammars,
+// the figures, yardstick.go the ratios to the yardsticks and their part
+// of both forms, seeds.go and rewards.go the seed and reward grammars,
 // testbed.go the testbed comparison, tune.go the search (Tune).
 package experiment

@@ -35,6 +35,12 @@ type Config struct {
 	// Reference names the policy the reports normalize to; "" means the
 	// first policy.
 	Reference string
+	// Yardsticks name policies of Policies that every policy is measured
+	// against besides the reference (Report.Yardsticks): per scenario its
+	// mean slowdown and short-flow p99 divided by each one's, with
+	// intervals, their geometric means over the scenarios, the scenario
+	// of its worst ratio and those where it is above 1.
+	Yardsticks []string
 	// Workers is the number of simulations run at once; 0 means GOMAXPROCS.
 	Workers int
 	// Progress, if not nil, is called after each run with the runs finished
@@ -129,6 +135,7 @@ func Evaluate(ctx context.Context, c Config) (*Report, error) {
 		return nil, fmt.Errorf("evaluate: %w", err)
 	}
 	e.rep.setGeoMeans()
+	e.rep.setYardstickGeoMeans()
 	return e.rep, nil
 }
 
@@ -141,6 +148,7 @@ func newReport(c Config) *Report {
 	}
 	rep := &Report{
 		Reference:   ref,
+		Yardsticks:  slices.Clone(c.Yardsticks),
 		ShowRewards: c.ShowRewards,
 		Seeds:       slices.Clone(c.Seeds),
 		Bins:        metrics.FigureBins(),
@@ -181,6 +189,7 @@ type evaluation struct {
 	c                Config
 	rep              *Report
 	refIdx           int
+	yardIdx          []int // the yardsticks' indices in c.Policies
 	nsc, npol, nseed int
 	traces           []sharedTrace // per (scenario, seed)
 	// Results of (scenario, policy) wait until every seed has run, then are
@@ -207,6 +216,9 @@ func newEvaluation(c Config) *evaluation {
 		unmerged: make([]atomic.Int32, nsc),
 	}
 	e.refIdx = e.rep.RefIndex()
+	for _, y := range c.Yardsticks {
+		e.yardIdx = append(e.yardIdx, slices.Index(e.rep.Policies, y))
+	}
 	for i := range e.traces {
 		e.traces[i].left.Store(int32(npol))
 	}
@@ -376,6 +388,7 @@ func (e *evaluation) merge(si, pi int) {
 	if e.unmerged[si].Add(-1) == 0 {
 		loos := e.loos[si*e.npol : (si+1)*e.npol]
 		setRatios(sr, e.refIdx, loos)
+		setYardstickRatios(sr, e.yardIdx, loos)
 		clear(loos)
 	}
 }
@@ -386,39 +399,12 @@ func (r *Report) setGeoMeans() {
 		return
 	}
 	r.GeoMeanVsRef = make([]metrics.Ratio, len(r.Policies))
+	vals, loos := make([]float64, len(r.Scenarios)), make([][]float64, len(r.Scenarios))
 	for p := range r.Policies {
-		logSum, n := 0.0, 0
-		for s := range r.Scenarios {
-			if v := r.NormalizedMeanSlowdown(s, p); v > 0 {
-				logSum += math.Log(v)
-				n++
-			}
+		for s, sr := range r.Scenarios {
+			vals[s], loos[s] = r.NormalizedMeanSlowdown(s, p), sr.Policies[p].meanLOO
 		}
-		g := metrics.Ratio{Value: math.NaN()}
-		switch {
-		case p == r.RefIndex() && n > 0:
-			g.Value = 1
-		case n > 0:
-			g.Value = math.Exp(logSum / float64(n))
-		}
-		// The interval needs every scenario's ratios leaving out each seed.
-		loo := make([]float64, len(r.Seeds))
-		ok := !math.IsNaN(g.Value)
-		for _, sr := range r.Scenarios {
-			theta := sr.Policies[p].meanLOO
-			if len(theta) != len(loo) {
-				ok = false
-				break
-			}
-			for k, v := range theta {
-				ok = ok && v > 0
-				loo[k] += math.Log(v) / float64(len(r.Scenarios))
-			}
-		}
-		if ok {
-			g = metrics.LogInterval(g.Value, loo) // loo holds log values already
-		}
-		r.GeoMeanVsRef[p] = g
+		r.GeoMeanVsRef[p] = geoMean(vals, loos, len(r.Seeds))
 	}
 }
 
@@ -437,10 +423,10 @@ func setRatios(sr *ScenarioResult, ref int, loos []*metrics.Jackknife) {
 		// ratio is v with the interval of the ratio of the statistics that
 		// loo picks.
 		ratio := func(v float64, loo func(*metrics.Jackknife) []float64) metrics.Ratio {
-			if lr == nil || loo(lp) == nil || loo(lr) == nil { // no interval (MinTailPerSeed)
+			if lr == nil {
 				return metrics.Ratio{Value: v}
 			}
-			return metrics.LogInterval(v, metrics.Logs(metrics.JackknifeRatios(loo(lp), loo(lr))))
+			return jackRatio(v, loo(lp), loo(lr))
 		}
 		pr.MeanVsRef = ratio(metrics.Normalize(pr.Summary.Slowdown.Mean, rp.Summary.Slowdown.Mean), func(l *metrics.Jackknife) []float64 { return l.Mean })
 		pr.SmallP99VsRef = ratio(metrics.Normalize(pr.SmallP99, rp.SmallP99), func(l *metrics.Jackknife) []float64 { return l.SmallP99 })
@@ -512,12 +498,43 @@ func (c *Config) validate() error {
 	if c.Reference != "" && !seen[c.Reference] {
 		return fmt.Errorf("reference policy %q is not one of the policies (%s)", c.Reference, strings.Join(policyNames(c.Policies), ", "))
 	}
+	if err := c.validateYardsticks(seen); err != nil {
+		return err
+	}
 	seeds := map[uint64]bool{}
 	for _, s := range c.Seeds {
 		if seeds[s] {
 			return fmt.Errorf("seed %d given twice", s)
 		}
 		seeds[s] = true
+	}
+	return nil
+}
+
+// validateYardsticks checks that every yardstick is one of the policies
+// (seen: their names), none twice, and that every policy with a check of
+// its scenarios (policy.Named.Check: tuned:DIR's result files) can run on
+// every scenario, before anything runs.
+func (c *Config) validateYardsticks(seen map[string]bool) error {
+	yards := map[string]bool{}
+	for _, y := range c.Yardsticks {
+		switch {
+		case !seen[y]:
+			return fmt.Errorf("yardstick %q is not one of the policies (%s)", y, strings.Join(policyNames(c.Policies), ", "))
+		case yards[y]:
+			return fmt.Errorf("yardstick %q given twice", y)
+		}
+		yards[y] = true
+	}
+	for _, p := range c.Policies {
+		if p.Check == nil {
+			continue
+		}
+		for _, sc := range c.Scenarios {
+			if err := p.Check(sc); err != nil {
+				return fmt.Errorf("policy %s on scenario %s: %w", p.Name, sc.Name, err)
+			}
+		}
 	}
 	return nil
 }

@@ -20,9 +20,12 @@ type (
 		Rewards   []string `json:"rewards,omitempty"`
 		CILevel   *float64 `json:"ci_level,omitempty"` // absent without intervals
 		// per policy; absent with a single scenario
-		GeoMean   []*float64     `json:"geomean_mean_slowdown_vs_reference,omitempty"`
-		GeoMeanCI [][]float64    `json:"geomean_mean_slowdown_vs_reference_ci,omitempty"`
-		Scenarios []scenarioJSON `json:"scenarios"`
+		GeoMean   []*float64  `json:"geomean_mean_slowdown_vs_reference,omitempty"`
+		GeoMeanCI [][]float64 `json:"geomean_mean_slowdown_vs_reference_ci,omitempty"`
+		// absent without yardsticks
+		Yardsticks   []string        `json:"yardsticks,omitempty"`
+		VsYardsticks []yardstickJSON `json:"vs_yardsticks,omitempty"`
+		Scenarios    []scenarioJSON  `json:"scenarios"`
 	}
 	scenarioJSON struct {
 		Name        string       `json:"name"`
@@ -90,6 +93,8 @@ type (
 		// per Report.Rewards; null where no interval was scored
 		Rewards        []*float64   `json:"rewards,omitempty"`
 		PerSeedRewards [][]*float64 `json:"per_seed_rewards,omitempty"`
+		// per Report.Yardsticks; absent without yardsticks
+		VsYardsticks []yardRatioJSON `json:"vs_yardsticks,omitempty"`
 	}
 )
 
@@ -144,8 +149,15 @@ func jsonFloats(v []float64) []*float64 {
 // ("slowdown_by_figure_bin_vs_reference"), the per-seed summaries and, with
 // rewards, the scores under each of them ("rewards", in the order of the
 // top-level "rewards"; null where no interval was scored) and per seed.
+// With yardsticks (absent without): their names ("yardsticks"), per
+// yardstick and policy the geometric means of the policy's ratios to it
+// over the scenarios, its worst scenario and the scenarios where its mean
+// slowdown is above the yardstick's ("vs_yardsticks"), and per scenario
+// and policy its ratios to each ("vs_yardsticks"); docs/formats.md lists
+// the keys.
 func (r *Report) WriteJSON(w io.Writer) error {
-	out := evalJSON{Reference: r.Reference, Policies: r.Policies, Seeds: r.Seeds, Bins: binBounds(r.Bins), Rewards: r.Rewards}
+	out := evalJSON{Reference: r.Reference, Policies: r.Policies, Seeds: r.Seeds, Bins: binBounds(r.Bins), Rewards: r.Rewards,
+		Yardsticks: r.Yardsticks, VsYardsticks: r.yardsticksJSON()}
 	if len(r.Seeds) >= metrics.MinIntervalSeeds {
 		l := metrics.CILevel
 		out.CILevel = &l
@@ -158,7 +170,8 @@ func (r *Report) WriteJSON(w io.Writer) error {
 		sj := newScenarioJSON(sr)
 		for pi, pr := range sr.Policies {
 			pj := policyJSON{Policy: pr.Policy, Summary: pr.Summary, SmallP99: pr.SmallP99,
-				SlowdownByBin: pr.SlowdownByBin, PerSeed: pr.PerSeed, Rewards: jsonFloats(pr.Rewards)}
+				SlowdownByBin: pr.SlowdownByBin, PerSeed: pr.PerSeed, Rewards: jsonFloats(pr.Rewards),
+				VsYardsticks: yardRatiosJSON(r.Yardsticks, pr)}
 			for _, v := range pr.PerSeedRewards {
 				pj.PerSeedRewards = append(pj.PerSeedRewards, jsonFloats(v))
 			}

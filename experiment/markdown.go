@@ -79,7 +79,10 @@ func mdCell(s string) string {
 // and the share of port-steps at the most used one; then every policy's
 // mean slowdown per scenario divided by the reference policy's, with its
 // interval, and their geometric mean over the scenarios with its interval
-// (GeoMeanVsRef). With ShowRewards, the tables have a column per reward
+// (GeoMeanVsRef). With yardsticks, a table per yardstick follows of every
+// other policy's mean slowdown divided by the yardstick's, per scenario
+// and as geometric means, and per policy where it is above each yardstick
+// and its highest ratio to each. With ShowRewards, the tables have a column per reward
 // with each policy's score, and the report ends, with at least three
 // policies the rewards score, with how well each reward ranks the
 // policies as their mean slowdowns do per scenario.
@@ -92,6 +95,9 @@ func (r *Report) WriteMarkdown(w io.Writer) error {
 		r.writeScenario(&b, si)
 	}
 	r.writeOverall(&b)
+	if len(r.Yardsticks) > 0 {
+		r.writeYardsticks(&b)
+	}
 	if len(r.shownRewards()) > 0 {
 		r.writeRewardAlignment(&b)
 	}

@@ -29,6 +29,15 @@ type Report struct {
 	// scenarios drawn from the same seeds count as the correlated evidence
 	// they are.
 	GeoMeanVsRef []metrics.Ratio
+	// Yardsticks name the policies every policy is also measured against
+	// (Config.Yardsticks), in the order of each PolicyResult's
+	// VsYardsticks.
+	Yardsticks []string
+	// GeoMeanVsYardsticks holds, per yardstick and then per policy, the
+	// geometric means over the scenarios of the policy's VsYardsticks
+	// (with a single scenario, its ratios), with intervals as
+	// GeoMeanVsRef's; nil without yardsticks.
+	GeoMeanVsYardsticks [][]YardstickRatios
 }
 
 // ScenarioResult holds every policy's results on one scenario.
@@ -70,6 +79,9 @@ type PolicyResult struct {
 	// meanLOO are MeanVsRef's values leaving out each seed in turn, and
 	// slowdownLOO the mean slowdown's (nil without intervals).
 	meanLOO, slowdownLOO []float64
+	// VsYardsticks are the policy's ratios to each policy of
+	// Report.Yardsticks, in that order.
+	VsYardsticks []YardstickRatios
 	// PerSeed are the summaries of the single runs, in seed order.
 	PerSeed []metrics.Summary
 	// Rewards are the policy's scores under Report.Rewards, each the

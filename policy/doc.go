@@ -8,6 +8,8 @@
 // all take it: static, static:KMIN_KB,KMAX_KB,PMAX, edge:…, react:…,
 // sched:… (fixed settings on a time schedule, an oracle for phased
 // traffic), tuned:FILE (the best fixed setting of a graphcc tune result),
+// tuned:DIR (on each scenario the best fixed setting of its own tune
+// result, DIR/<scenario>.json: the per-scenario tuned yardstick),
 // graphcc[:MODEL], acc[:MODEL], or ideal, the fabric's fair share without
 // queues (replay/ideal), which only the simulator runs. Parse turns a spec
 // into a Named policy; Specs lists the forms for help texts.

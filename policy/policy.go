@@ -26,6 +26,11 @@ type Named struct {
 	// runs (FairShare: the fabric's ideal); New is not called. Rewards do
 	// not score such runs: there is no telemetry.
 	Run func(context.Context, replay.Config) (*replay.Result, error)
+	// Check, if set, reports whether the policy can run on scenario sc
+	// without running it: tuned:DIR, whether DIR holds sc's tune result.
+	// Evaluate calls it for every scenario before its first run, so that
+	// a missing file fails an evaluation at once, not midway.
+	Check func(sc scenario.Scenario) error
 }
 
 // Static is the static baseline: Alibaba's thresholds on every port,

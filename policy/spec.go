@@ -22,8 +22,9 @@ import (
 
 // A policy spec names a policy as the CLI, scenario runs and reports do:
 // NAME or NAME:ARGS, such as static, static:10,40,0.2, edge:2,32,0.01:16,64,0.5,
-// react:8:32,128,0.5:2,16,1, sched:0=2,32,0.01:10ms=32,256,0.75, graphcc,
-// graphcc:FILE, acc, acc:FILE or ideal.
+// react:8:32,128,0.5:2,16,1, sched:0=2,32,0.01:10ms=32,256,0.75, tuned:FILE,
+// tuned:DIR, graphcc, graphcc:FILE, acc, acc:FILE or ideal, any but ideal
+// followed by HostsMark and the hosts' DCQCN constants.
 // Specs lists them with their usage and help. Errors of Parse do not name a
 // flag; callers add it.
 
@@ -137,8 +138,10 @@ func ExpandGrid(specs []string) []string {
 type def struct {
 	Spec
 	// build parses the spec's arguments, the text after the colon ("" when
-	// there is none), into a factory.
-	build func(args string) (Factory, error)
+	// there is none), into a factory and, for a policy that needs something
+	// of each scenario it runs on, the check of a scenario (Named.Check;
+	// nil for the others, which plain adapts).
+	build func(args string) (Factory, func(scenario.Scenario) error, error)
 	// run, if set, runs the spec's runs instead of the packet-level
 	// simulator (Named.Run).
 	run func(context.Context, replay.Config) (*replay.Result, error)
@@ -158,52 +161,54 @@ func defs(ctx context.Context, env Env, withIdeal bool) []def {
 			Spec: Spec{Name: "static", Usage: "static[:KMIN_KB,KMAX_KB,PMAX]",
 				Help: "static: Alibaba's thresholds (kmin 100 KB, kmax 400 KB, pmax 0.2 per 25 Gbps), never changed; " +
 					"static:10,40,0.2: those thresholds of a 25 Gbps port, scaled by each switch port's rate/25G"},
-			build:   buildStatic,
+			build:   plain(buildStatic),
 			numeric: true,
 		},
 		{
 			Spec: Spec{Name: "edge", Usage: "edge:KMIN_KB,KMAX_KB,PMAX:KMIN_KB,KMAX_KB,PMAX",
 				Help: "edge:2,32,0.01:16,64,0.5: fixed thresholds by port role, the first setting on switch ports facing a host " +
 					"and the second on switch ports facing a switch (both of a 25 Gbps port, scaled by rate)"},
-			build:   buildEdge,
+			build:   plain(buildEdge),
 			numeric: true,
 		},
 		{
 			Spec: Spec{Name: "react", Usage: "react:Q_KB:KMIN_KB,KMAX_KB,PMAX:KMIN_KB,KMAX_KB,PMAX",
 				Help: "react:8:32,128,0.5:2,16,1: a hand-written adaptive policy, every interval the second setting on switch ports " +
 					"whose queue feature reached Q KB and the first on the others (all of a 25 Gbps port, scaled by rate)"},
-			build:   buildReactive,
+			build:   plain(buildReactive),
 			numeric: true,
 		},
 		{
 			Spec: Spec{Name: "sched", Usage: "sched:T=KMIN_KB,KMAX_KB,PMAX[:T=KMIN_KB,KMAX_KB,PMAX...]",
 				Help: "sched:0=2,32,0.01:10ms=32,256,0.75: a time schedule of fixed settings (an oracle for phased traffic), from each time T on " +
 					"(counted from the start of the arrival window, the first at 0) that setting of a 25 Gbps port on every switch port, scaled by rate"},
-			build: buildSched,
+			build: plain(buildSched),
 			canon: canonicalSched,
 		},
 		{
-			Spec: Spec{Name: "tuned", Usage: "tuned:FILE",
+			Spec: Spec{Name: "tuned", Usage: "tuned:FILE|DIR",
 				Help: "tuned:tune.json: the best fixed setting graphcc tune found, the best_policy of its result file " +
-					"(static:KMIN_KB,KMAX_KB,PMAX or edge:…, with the hosts' DCQCN constants where tune set them)"},
+					"(static:KMIN_KB,KMAX_KB,PMAX or edge:…, with the hosts' DCQCN constants where tune set them); " +
+					"tuned:DIR: on each scenario the best_policy of DIR/<scenario>.json, that scenario's tune result (the per-scenario tuned constant; " +
+					"on a named scenario only: eval's, sim --scenario's)"},
 			build: buildTuned,
 		},
 		{
 			Spec: Spec{Name: "graphcc", Usage: "graphcc[:MODEL]",
 				Help: "graphcc: the GraphCC model built into the binary; graphcc:FILE: a model trained by graphcc train"},
-			build: func(args string) (Factory, error) { return GraphCC(args) },
+			build: plain(func(args string) (Factory, error) { return GraphCC(args) }),
 		},
 		{
 			Spec: Spec{Name: "acc", Usage: "acc[:MODEL]",
 				Help: "acc: ACC agents trained first on the scenario they run on (eval's scenarios, with --acc-episodes; sim --scenario; " +
 					"testbed run's Clos and generated traffic); " +
 					"acc:FILE: ACC agents trained by graphcc train --kind acc, for a fabric of the same shape"},
-			build: func(args string) (Factory, error) {
+			build: plain(func(args string) (Factory, error) {
 				if args != "" {
 					return ACCFile(args)
 				}
 				return ACC(ctx, env), nil
-			},
+			}),
 		},
 	}
 	if withIdeal {
@@ -211,18 +216,27 @@ func defs(ctx context.Context, env Env, withIdeal bool) []def {
 			Spec: Spec{Name: "ideal", Usage: "ideal", SimulatorOnly: true,
 				Help: "ideal: not an ECN policy but the fabric's ideal, every flow at its max-min fair share of the ports on its path " +
 					"at every instant, without queues (no telemetry, queue, PFC or ECN figures)"},
-			build: func(args string) (Factory, error) {
+			build: plain(func(args string) (Factory, error) {
 				if args != "" {
 					return nil, fmt.Errorf("ideal takes no arguments, got %q", args)
 				}
 				return func(*topo.Fabric, scenario.Scenario, uint64) (control.Policy, []control.ECN, error) {
 					return nil, nil, errors.New("ideal is not an ECN control policy")
 				}, nil
-			},
+			}),
 			run: ideal.Run,
 		})
 	}
 	return d
+}
+
+// plain adapts build, a policy's build without a check of each
+// scenario, to def.build.
+func plain(build func(args string) (Factory, error)) func(string) (Factory, func(scenario.Scenario) error, error) {
+	return func(args string) (Factory, func(scenario.Scenario) error, error) {
+		f, err := build(args)
+		return f, nil, err
+	}
 }
 
 // canonical writes spec as lookup names it (Canonical).
@@ -271,7 +285,7 @@ func lookup(spec string, defs []def) (Named, error) {
 		if d.Name != name {
 			continue
 		}
-		f, err := d.build(args)
+		f, check, err := d.build(args)
 		if err != nil {
 			return Named{}, fmt.Errorf("%s: %w (usage: %s)", spec, err, d.Usage)
 		}
@@ -285,7 +299,7 @@ func lookup(spec string, defs []def) (Named, error) {
 			}
 			f = WithHosts(f, hp)
 		}
-		return Named{Name: canonical(spec, defs), New: f, Run: d.run}, nil
+		return Named{Name: canonical(spec, defs), New: f, Run: d.run, Check: check}, nil
 	}
 	names := make([]string, len(defs))
 	usages := make([]string, len(defs))
@@ -378,32 +392,48 @@ func buildEdge(args string) (Factory, error) {
 	return Edge(host, sw), nil
 }
 
-// buildTuned is the policy of a graphcc tune result file: its best_policy,
-// which must be a fixed setting, one for all ports (static or
+// buildTuned is the policy of graphcc tune results: with the path of a
+// result file, its best_policy; with the path of a directory, on each
+// scenario the best_policy of that scenario's result file in it
+// (tunedDir), which Named.Check looks for before any run. A best_policy
+// is a fixed setting, one for all ports (static or
 // static:KMIN_KB,KMAX_KB,PMAX) or one per port role (edge:…), with the
 // hosts' DCQCN constants where tune set them (HostsMark).
-func buildTuned(args string) (Factory, error) {
+func buildTuned(args string) (Factory, func(scenario.Scenario) error, error) {
 	if args == "" {
-		return nil, errors.New("want the path of a graphcc tune result file")
+		return nil, nil, errors.New("want the path of a graphcc tune result file, or of a directory of one per scenario")
 	}
-	b, err := os.ReadFile(args)
+	if st, err := os.Stat(args); err == nil && st.IsDir() {
+		d := &tunedDir{dir: args, byName: map[string]*tunedOnce{}}
+		return d.factory, d.check, nil
+	}
+	f, _, err := loadTuned(args)
+	return f, nil, err
+}
+
+// loadTuned reads the graphcc tune result file at path and returns the
+// policy of its best_policy (a fixed setting: parseFixed), and the scenario it was tuned on (its
+// scenario field, "" without one).
+func loadTuned(path string) (Factory, string, error) {
+	b, err := os.ReadFile(path)
 	if err != nil {
-		return nil, err
+		return nil, "", err
 	}
 	var r struct {
+		Scenario   string `json:"scenario"`
 		BestPolicy string `json:"best_policy"`
 	}
 	if err := json.Unmarshal(b, &r); err != nil {
-		return nil, fmt.Errorf("%s: not a tune result: %w", args, err)
+		return nil, "", fmt.Errorf("%s: not a tune result: %w", path, err)
 	}
 	if r.BestPolicy == "" {
-		return nil, fmt.Errorf("%s: no best_policy", args)
+		return nil, "", fmt.Errorf("%s: no best_policy", path)
 	}
 	f, err := parseFixed(r.BestPolicy)
 	if err != nil {
-		return nil, fmt.Errorf("%s: best_policy %q: %w", args, r.BestPolicy, err)
+		return nil, "", fmt.Errorf("%s: best_policy %q: %w", path, r.BestPolicy, err)
 	}
-	return f, nil
+	return f, r.Scenario, nil
 }
 
 // parseFixed parses a spec of fixed settings, static or edge, with the

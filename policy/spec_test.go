@@ -121,7 +121,7 @@ func TestParse(t *testing.T) {
 	notFixed := file("graphcc.json", `{"best_policy": "graphcc"}`)
 	badFixed := file("bad.json", `{"best_policy": "static:8,4,1"}`)
 	notJSON := file("notjson.json", `best_policy: static`)
-	forms := "forms: static[:KMIN_KB,KMAX_KB,PMAX], edge:KMIN_KB,KMAX_KB,PMAX:KMIN_KB,KMAX_KB,PMAX, react:Q_KB:KMIN_KB,KMAX_KB,PMAX:KMIN_KB,KMAX_KB,PMAX, sched:T=KMIN_KB,KMAX_KB,PMAX[:T=KMIN_KB,KMAX_KB,PMAX...], tuned:FILE, graphcc[:MODEL], acc[:MODEL]"
+	forms := "forms: static[:KMIN_KB,KMAX_KB,PMAX], edge:KMIN_KB,KMAX_KB,PMAX:KMIN_KB,KMAX_KB,PMAX, react:Q_KB:KMIN_KB,KMAX_KB,PMAX:KMIN_KB,KMAX_KB,PMAX, sched:T=KMIN_KB,KMAX_KB,PMAX[:T=KMIN_KB,KMAX_KB,PMAX...], tuned:FILE|DIR, graphcc[:MODEL], acc[:MODEL]"
 	for _, tc := range []struct {
 		spec    string
 		control bool   // ParseControl, as the testbed
@@ -138,11 +138,11 @@ func TestParse(t *testing.T) {
 		{spec: "tuned:" + good, name: "tuned:" + good},
 		{spec: "tuned:" + good, control: true, name: "tuned:" + good},
 		{spec: "tuned:" + filepath.Join(dir, "missing.json"), err: "missing.json: no such file"},
-		{spec: "tuned:" + noBest, err: "nobest.json: no best_policy (usage: tuned:FILE)"},
+		{spec: "tuned:" + noBest, err: "nobest.json: no best_policy (usage: tuned:FILE|DIR)"},
 		{spec: "tuned:" + notFixed, err: `best_policy "graphcc": not a fixed setting`},
 		{spec: "tuned:" + badFixed, err: "kmax 4000 bytes is below kmin 8000 bytes"},
 		{spec: "tuned:" + notJSON, err: "not a tune result"},
-		{spec: "tuned", err: "want the path of a graphcc tune result file"},
+		{spec: "tuned", err: "want the path of a graphcc tune result file, or of a directory of one per scenario"},
 		{spec: "sched:0=2,32,0.010:5.0ms=32,256,.75", name: "sched:0=2,32,0.01:5ms=32,256,0.75"},
 		{spec: "sched:0=2,16,1", control: true, name: "sched:0=2,16,1"},
 		{spec: "sched", err: "want steps T=KMIN_KB,KMAX_KB,PMAX separated by ':', the first at 0 (usage: sched:T=KMIN_KB,KMAX_KB,PMAX[:T=KMIN_KB,KMAX_KB,PMAX...])"},

@@ -36,6 +36,7 @@ type evalOpts struct {
 	policies     []string
 	seeds        []uint64
 	reference    string
+	yardsticks   string
 	out          string
 	jsonOut      string
 	workers      int
@@ -97,6 +98,19 @@ and Spearman's rank correlation): --policies static,graphcc,grid
 --rewards linear:25,convex:64 asks which reward a learner should
 maximize to shorten flows.
 
+--yardsticks measures every policy against yardsticks besides
+--reference: static (always the first, since no policy should be worse
+than it), then each policy spec given, typically tuned:DIR (on each
+scenario that scenario's own tuned constant, the best_policy of
+DIR/<scenario>.json written by graphcc tune --scenario <scenario> on
+validation seeds) and tuned:FILE (one constant for every scenario, such as
+a tune over the whole suite); each yardstick not among --policies is
+evaluated too. The report then has a table per yardstick of every other
+policy's mean slowdown divided by the yardstick's per scenario, with
+intervals, and its geometric mean over the scenarios (the short-flow p99's
+too), and per policy the scenarios where it is above each yardstick and
+its highest ratio to each; --json has them under vs_yardsticks.
+
 With at least 3 seeds, every ratio to --reference in the per-scenario
 tables carries a 95 % interval from the variation between seeds (the
 delete-one-seed jackknife with Student's t): an interval that excludes 1
@@ -128,7 +142,8 @@ func newEvalCmd(logger loggerFunc) *cobra.Command {
 		Example: `  graphcc eval                                        # the main job: static, ACC, GraphCC on fb60-incast, seeds 1001-1010
   graphcc eval --list-scenarios
   graphcc eval --scenarios all --policies static,graphcc --seeds 1001-1003 --out suite
-  graphcc eval --policies static,static:2,32,0.01,graphcc:my.model --reference static --json r.json`,
+  graphcc eval --policies static,static:2,32,0.01,graphcc:my.model --reference static --json r.json
+  graphcc eval --scenarios all --policies graphcc --yardsticks tuned:models/tuned,tuned:models/tuned-global.json`,
 		Short: "Compare ECN policies on the paper's evaluation scenarios: report, figures, JSON",
 		Long:  evalLong(),
 		Args:  cobra.NoArgs,
@@ -144,9 +159,10 @@ func newEvalCmd(logger loggerFunc) *cobra.Command {
 	fs.BoolVar(&o.list, "list-scenarios", false, "list the scenarios (the built-in suite, then those of --scenario-file) with what each tests, and exit")
 	fs.StringVar(&o.scenarios, "scenarios", o.scenarios, "comma-separated scenario names, or all ("+strings.Join(scenario.Names(), ", ")+", then those of --scenario-file); with --scenario-file, the file's scenarios by default")
 	fs.StringVar(&o.scenarioFile, "scenario-file", "", scenarioFileHelp)
-	fs.StringArrayVar(&o.policies, "policies", o.policies, "comma-separated ECN policies (static, static:KMIN_KB,KMAX_KB,PMAX, edge:SETTING:SETTING, react:Q_KB:SETTING:SETTING, sched:T=SETTING:T=SETTING..., tuned:FILE, graphcc[:MODEL], acc[:MODEL], grid for all 120 fixed settings of the action set, ideal for the fabric's fair share without queues); repeatable")
+	fs.StringArrayVar(&o.policies, "policies", o.policies, "comma-separated ECN policies (static, static:KMIN_KB,KMAX_KB,PMAX, edge:SETTING:SETTING, react:Q_KB:SETTING:SETTING, sched:T=SETTING:T=SETTING..., tuned:FILE|DIR, graphcc[:MODEL], acc[:MODEL], grid for all 120 fixed settings of the action set, ideal for the fabric's fair share without queues); repeatable")
 	fs.Var(newSeedsFlag(&o.seeds), "seeds", "seeds of the traffic, the random failures and the simulation: comma-separated numbers and ranges, 1001-1010,2001")
 	fs.StringVar(&o.reference, "reference", "", "policy the report and figures normalize to (default: graphcc if evaluated, as in the paper, else the first of --policies)")
+	fs.StringVar(&o.yardsticks, "yardsticks", "", "comma-separated policies to measure every policy against besides --reference, static always first (added to the runs when not among --policies): tuned:DIR, each scenario's tuned constant; tuned:FILE, one tuned constant; any spec of --policies")
 	fs.StringVar(&o.out, "out", o.out, "directory of report.md and the figures (created if missing; its parent must exist)")
 	fs.StringVar(&o.jsonOut, "json", "", "also write the report as JSON here (per scenario and policy the simulator's summary)")
 	fs.IntVar(&o.workers, "workers", 0, "simulations run at once (0: one per CPU)")
@@ -177,21 +193,8 @@ func (o *evalOpts) config(ctx context.Context, fs *pflag.FlagSet, env policy.Env
 		return c, err
 	}
 	seen := map[string]bool{}
-	for _, v := range o.policies {
-		for _, spec := range policy.ExpandGrid(policy.Split(v)) {
-			np, err := policy.Parse(ctx, spec, env)
-			if err != nil {
-				return c, fmt.Errorf("--policies %s: %w", v, err)
-			}
-			if seen[np.Name] {
-				return c, fmt.Errorf("--policies %s: %s given twice", v, np.Name)
-			}
-			seen[np.Name] = true
-			c.Policies = append(c.Policies, np)
-		}
-	}
-	if len(c.Policies) == 0 {
-		return c, fmt.Errorf("--policies: no policy given")
+	if c.Policies, err = o.policyList(ctx, env, seen); err != nil {
+		return c, err
 	}
 	ref := policy.Canonical(o.reference)
 	if o.reference != "" && !seen[ref] {
@@ -201,6 +204,9 @@ func (o *evalOpts) config(ctx context.Context, fs *pflag.FlagSet, env policy.Env
 	if c.Reference == "" && seen["graphcc"] {
 		// as in the GraphCC paper: the baselines normalized to GraphCC
 		c.Reference = "graphcc"
+	}
+	if c.Yardsticks, err = o.addYardsticks(ctx, env, &c.Policies, seen); err != nil {
+		return c, err
 	}
 	if len(o.seeds) == 0 {
 		return c, fmt.Errorf("--seeds: no seed given")
@@ -222,6 +228,56 @@ func (o *evalOpts) config(ctx context.Context, fs *pflag.FlagSet, env policy.Env
 	}
 	c.ShowRewards = fs.Changed("rewards")
 	return c, nil
+}
+
+// policyList resolves --policies, recording their names in seen.
+func (o *evalOpts) policyList(ctx context.Context, env policy.Env, seen map[string]bool) ([]policy.Named, error) {
+	var out []policy.Named
+	for _, v := range o.policies {
+		for _, spec := range policy.ExpandGrid(policy.Split(v)) {
+			np, err := policy.Parse(ctx, spec, env)
+			if err != nil {
+				return nil, fmt.Errorf("--policies %s: %w", v, err)
+			}
+			if seen[np.Name] {
+				return nil, fmt.Errorf("--policies %s: %s given twice", v, np.Name)
+			}
+			seen[np.Name] = true
+			out = append(out, np)
+		}
+	}
+	if len(out) == 0 {
+		return nil, fmt.Errorf("--policies: no policy given")
+	}
+	return out, nil
+}
+
+// addYardsticks resolves --yardsticks into the yardsticks' names, static
+// first, and adds to policies each one not among them (seen: their
+// names, which it updates). None without --yardsticks.
+func (o *evalOpts) addYardsticks(ctx context.Context, env policy.Env, policies *[]policy.Named, seen map[string]bool) ([]string, error) {
+	if strings.TrimSpace(o.yardsticks) == "" {
+		return nil, nil
+	}
+	var names []string
+	for i, spec := range append([]string{"static"}, policy.Split(o.yardsticks)...) {
+		np, err := policy.Parse(ctx, spec, env)
+		if err != nil {
+			return nil, fmt.Errorf("--yardsticks %s: %w", o.yardsticks, err)
+		}
+		if slices.Contains(names, np.Name) {
+			if np.Name == "static" && i > 0 {
+				continue // static is always first
+			}
+			return nil, fmt.Errorf("--yardsticks %s: %s given twice", o.yardsticks, np.Name)
+		}
+		names = append(names, np.Name)
+		if !seen[np.Name] {
+			seen[np.Name] = true
+			*policies = append(*policies, np)
+		}
+	}
+	return names, nil
 }
 
 // scenarioList resolves --scenarios (and --scenario-file), refusing a

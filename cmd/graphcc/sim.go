@@ -216,7 +216,8 @@ func newSimCmd(logger loggerFunc) *cobra.Command {
   graphcc sim --topo topology.txt --flows flow.txt --policy static:2,32,0.01
   graphcc sim --scenario fail1 --seed 1001 --policy acc   # trains ACC on fail1 first
   graphcc sim --policy ideal                    # the fabric's fair share, no queues
-  graphcc sim --policy tuned:tune.json          # the best fixed setting graphcc tune found`,
+  graphcc sim --policy tuned:tune.json          # the best fixed setting graphcc tune found
+  graphcc sim --scenario fb90 --policy tuned:models/tuned   # fb90's own, models/tuned/fb90.json`,
 		Short: "Simulate a scenario (default: the GraphCC training scenario) and print FCT slowdowns",
 		Long: `sim replays flows on a fabric in the packet-level simulator and prints
 the summary table: FCT slowdown (mean, p50, p95, p99) overall, per flow-size

@@ -504,6 +504,11 @@ func (r *testbedRun) parsePolicies(ctx context.Context, flag string, specs []str
 		if err != nil {
 			return nil, fmt.Errorf("%s %s: %w", flag, s, err)
 		}
+		if np.Check != nil { // before the lab runs anything (tuned:DIR)
+			if err := np.Check(r.sc); err != nil {
+				return nil, fmt.Errorf("%s %s: %w", flag, s, err)
+			}
+		}
 		r.policies = append(r.policies, np)
 		runs = append(runs, controller.PolicyRun{Name: np.Name, New: func(f *topo.Fabric) (control.Policy, []control.ECN, error) {
 			pol, ecn, err := np.New(f, r.sc, r.o.sc.seed)
