@@ -103,30 +103,19 @@ func geoMeanSlowdown(rep *Report, p int) float64 {
 }
 
 // geoRatio returns policy a's mean slowdown divided by policy b's in rep
-// (with several scenarios, the geometric mean over them of that ratio),
-// with its interval from the leave-one-seed-out ratios when every
-// scenario has them. Both policies' leave-one-out values are ratios to
-// rep's reference, so their quotient is a's to b's.
+// (with several scenarios, the geometric mean over them of that ratio,
+// geoMean), with its interval from the leave-one-seed-out ratios when
+// every scenario has them. Both policies' leave-one-out values are ratios
+// to rep's reference, so their quotient is a's to b's.
 func geoRatio(rep *Report, a, b int) metrics.Ratio {
-	n := float64(len(rep.Scenarios))
-	logV := 0.0
-	loo := make([]float64, len(rep.Seeds))
-	for _, sr := range rep.Scenarios {
+	ratios := make([]float64, len(rep.Scenarios))
+	loos := make([][]float64, len(rep.Scenarios))
+	for i, sr := range rep.Scenarios {
 		pa, pb := sr.Policies[a], sr.Policies[b]
-		logV += math.Log(metrics.Normalize(pa.Summary.Slowdown.Mean, pb.Summary.Slowdown.Mean)) / n
-		if pa.meanLOO == nil || pb.meanLOO == nil {
-			loo = nil
-		}
-		for k := range loo {
-			loo[k] += math.Log(metrics.Normalize(pa.meanLOO[k], pb.meanLOO[k])) / n
+		ratios[i] = metrics.Normalize(pa.Summary.Slowdown.Mean, pb.Summary.Slowdown.Mean)
+		if pa.meanLOO != nil && pb.meanLOO != nil {
+			loos[i] = metrics.JackknifeRatios(pa.meanLOO, pb.meanLOO)
 		}
 	}
-	v := math.Exp(logV)
-	if len(rep.Scenarios) == 1 {
-		v = metrics.Normalize(rep.Scenarios[0].Policies[a].Summary.Slowdown.Mean, rep.Scenarios[0].Policies[b].Summary.Slowdown.Mean)
-	}
-	if loo == nil {
-		return metrics.Ratio{Value: v}
-	}
-	return metrics.LogInterval(v, loo) // loo holds log values already
+	return geoMean(ratios, loos, len(rep.Seeds))
 }
