@@ -117,5 +117,8 @@ func geoRatio(rep *Report, a, b int) metrics.Ratio {
 			loos[i] = metrics.JackknifeRatios(pa.meanLOO, pb.meanLOO)
 		}
 	}
+	if len(rep.Scenarios) == 1 { // the ratio itself, not exp(log(ratio))
+		return jackRatio(ratios[0], rep.Scenarios[0].Policies[a].meanLOO, rep.Scenarios[0].Policies[b].meanLOO)
+	}
 	return geoMean(ratios, loos, len(rep.Seeds))
 }
