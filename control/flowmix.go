@@ -112,6 +112,32 @@ func (s *PortSample) QueueHigh() float64 {
 	return float64(s.EnqHist.Quantile(HighDepthPercent) * QueuePacketBytes)
 }
 
+// FlowMix returns StartFraction, QueuedFraction and QueueHigh of s, exactly
+// as those methods do, from one pass over the histogram: the control step
+// computes them for every port.
+func (s *PortSample) FlowMix() (start, queued, high float64) {
+	h := &s.EnqHist
+	var n, below int64
+	for b, c := range h {
+		n += c
+		if b <= EmptyDepth {
+			below += c
+		}
+	}
+	if n == 0 {
+		return 0, 0, 0
+	}
+	rank := max((n*HighDepthPercent+99)/100, 1)
+	var seen int64
+	b := 0
+	for ; b < DepthBuckets-1; b++ {
+		if seen += h[b]; seen >= rank {
+			break
+		}
+	}
+	return float64(s.FlowStarts) / float64(n), float64(n-below) / float64(n), float64(DepthLow(b) * QueuePacketBytes)
+}
+
 // EmptyDepth must have its own buckets: Below(EmptyDepth+1) is then exactly
 // the packets that met at most EmptyDepth packets.
 var _ = [1]struct{}{}[EmptyDepth/4]

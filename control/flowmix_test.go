@@ -1,6 +1,7 @@
 package control
 
 import (
+	"math/rand/v2"
 	"strings"
 	"testing"
 
@@ -139,6 +140,26 @@ func TestTraceRowColumns(t *testing.T) {
 	for i, name := range names {
 		if w, ok := want[name]; ok && row[i] != w {
 			t.Errorf("column %s = %q, want %q", name, row[i], w)
+		}
+	}
+}
+
+// TestFlowMixOnePass: FlowMix gives exactly what the three methods give.
+func TestFlowMixOnePass(t *testing.T) {
+	r := rand.New(rand.NewPCG(1, 2))
+	for trial := range 2000 {
+		var s PortSample
+		for range r.IntN(40) {
+			s.EnqHist.Add(int64(r.ExpFloat64() * float64(int64(1)<<r.IntN(12))))
+		}
+		if trial%7 == 0 {
+			s.EnqHist[DepthBuckets-1] += int64(r.IntN(3)) // the open last bucket
+		}
+		s.FlowStarts = r.Int64N(s.EnqPackets() + 1)
+		start, queued, high := s.FlowMix()
+		if start != s.StartFraction() || queued != s.QueuedFraction() || high != s.QueueHigh() {
+			t.Fatalf("trial %d, %+v: FlowMix %v, %v, %v; methods %v, %v, %v", trial, s, start, queued, high,
+				s.StartFraction(), s.QueuedFraction(), s.QueueHigh())
 		}
 	}
 }

@@ -250,9 +250,10 @@ func (z *Featurizer) Observe(t *control.Telemetry) {
 		if z.set == FeaturesFlowMix {
 			mix := row[NumFeatures:]
 			shiftSteps(mix, FlowMixPerStep)
-			mix[FeatStart] = startFeature(s.StartFraction())
-			mix[FeatQueued] = clamp(s.QueuedFraction(), 1)
-			mix[FeatHigh] = clamp(s.QueueHigh()/z.qScale[i], MaxQueue)
+			start, queued, high := s.FlowMix()
+			mix[FeatStart] = startFeature(start)
+			mix[FeatQueued] = clamp(queued, 1)
+			mix[FeatHigh] = clamp(high/z.qScale[i], MaxQueue)
 		}
 
 		e := z.ecn[i*FeatureSteps*3 : (i+1)*FeatureSteps*3 : (i+1)*FeatureSteps*3]
