@@ -125,8 +125,8 @@ type Explorer struct {
 	// features (ports × the model's feature set's Len) at the previous
 	// Decide, actions the actions every agent took there, rewards what each
 	// earned during the interval that followed (computed from this Decide's
-	// telemetry), and next the features now. The slices are the Explorer's own: copy what
-	// must outlive the call (ReplayBuffer.Add does).
+	// telemetry), and next the features now. The slices are the Explorer's
+	// own: copy what must outlive the call (ReplayBuffer.Add does).
 	OnStep func(prev []float64, actions []int, rewards []float64, next []float64)
 
 	rng         *rand.Rand
