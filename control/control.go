@@ -72,6 +72,11 @@ type PortSample struct {
 	QueueBytes  int64     // bytes queued at the end of the interval (-1 where the fabric cannot tell)
 	EnqDepthMax int64     // largest queued bytes a packet met on arrival in the interval (-1 where the fabric cannot tell)
 	EnqHist     DepthHist // the queue depth, in packets, each data packet enqueued in the interval met on arrival
+	// FlowStarts counts the data packets enqueued in the interval that
+	// start a queue pair (IsFlowStart: BTH PSN 0), among those EnqHist
+	// counts. Like EnqHist it is counted at switch egress ports only; a
+	// host's NIC port reports 0 in both fabrics.
+	FlowStarts int64
 }
 
 // EnqPackets returns the data packets enqueued at the port in the interval.

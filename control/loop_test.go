@@ -124,11 +124,11 @@ func TestLoopStep(t *testing.T) {
 				t.Fatalf("trace of %d lines for %d steps", len(rows), l.Steps())
 			}
 			a := int(f.Agents()[0])
-			if first := rows[1+a]; !strings.HasSuffix(first, ",100000,400000,0.2") {
+			if first := rows[1+a]; !strings.Contains(first, ",100000,400000,0.2,") {
 				t.Errorf("first interval's row %q lacks the starting setting", first)
 			}
 			if tt.applies == 2 {
-				if second := rows[1+len(f.Ports)+a]; !strings.HasSuffix(second, ",2000,16000,1") {
+				if second := rows[1+len(f.Ports)+a]; !strings.Contains(second, ",2000,16000,1,") {
 					t.Errorf("second interval's row %q lacks the setting chosen after the first", second)
 				}
 			}

@@ -24,7 +24,16 @@ import (
 //	queue_feature_bytes  PortSample.QueueFeature: the queue the policies see
 //	enq_depth_max        PortSample.EnqDepthMax (-1 on the testbed)
 //	kmin, kmax, pmax     the setting in force (bytes, bytes, probability)
-const TraceHeader = "time_us,port,src,dst,rate_gbps,tx_bytes,marked_bytes,queue_bytes,enq_packets,queue_feature_bytes,enq_depth_max,kmin,kmax,pmax"
+//	flow_starts          PortSample.FlowStarts: data packets enqueued that
+//	                     start a queue pair (PSN 0)
+//	enq_queued_packets   PortSample.EnqQueued: data packets enqueued that met
+//	                     more than EmptyDepth packets ahead of them
+//	queue_p90_bytes      PortSample.QueueHigh: the HighDepthPercent-th
+//	                     percentile of the enqueue depth, bytes
+//
+// The last three were added after the others (issue 23); a reader that
+// knows only the first fourteen columns can ignore the rest.
+const TraceHeader = "time_us,port,src,dst,rate_gbps,tx_bytes,marked_bytes,queue_bytes,enq_packets,queue_feature_bytes,enq_depth_max,kmin,kmax,pmax,flow_starts,enq_queued_packets,queue_p90_bytes"
 
 // WriteTraceRows writes one TraceHeader row per port of f: the telemetry
 // samples of the interval ending at now (ps) and the settings ecn in force
@@ -33,9 +42,10 @@ const TraceHeader = "time_us,port,src,dst,rate_gbps,tx_bytes,marked_bytes,queue_
 func WriteTraceRows(w io.Writer, f *topo.Fabric, now int64, samples []PortSample, ecn []ECN) {
 	for i := range samples {
 		ps, pt, e := &samples[i], &f.Ports[i], ecn[i]
-		fmt.Fprintf(w, "%.1f,%d,%s,%s,%g,%d,%d,%d,%d,%.1f,%d,%d,%d,%g\n",
+		fmt.Fprintf(w, "%.1f,%d,%s,%s,%g,%d,%d,%d,%d,%.1f,%d,%d,%d,%g,%d,%d,%.0f\n",
 			float64(now)/float64(topo.Microsecond), i, f.Nodes[pt.Src].Name, f.Nodes[pt.Dst].Name,
 			float64(pt.Rate)/float64(topo.Gbps), ps.TxBytes, ps.MarkedBytes, ps.QueueBytes,
-			ps.EnqPackets(), ps.QueueFeature(), ps.EnqDepthMax, e.KMin, e.KMax, e.PMax)
+			ps.EnqPackets(), ps.QueueFeature(), ps.EnqDepthMax, e.KMin, e.KMax, e.PMax,
+			ps.FlowStarts, ps.EnqQueued(), ps.QueueHigh())
 	}
 }

@@ -134,6 +134,7 @@ func trainFingerprint(c *TrainConfig) map[string]string {
 		"weight_q": f(c.WeightQ), "objective": c.Objective.String(), "queue_scale": f(c.Features.withDefaults().QueueScale),
 		"reward_queue": f(c.Features.withDefaults().RewardQueue), "sim_params": string(params),
 		"validate_seeds": fmt.Sprint(c.ValidateSeeds), "validate_every": i(c.ValidateEvery),
+		"feature_set": c.FeatureSet.String(),
 	}
 	if len(c.ValidateSets) > 0 { // absent otherwise, as in checkpoints written before sets
 		var sets []string
@@ -143,6 +144,17 @@ func trainFingerprint(c *TrainConfig) map[string]string {
 		m["validate_sets"] = strings.Join(sets, " ")
 	}
 	return m
+}
+
+// laterSetting returns the value that a checkpoint which does not record
+// setting k had, for the settings of trainFingerprint added after
+// checkpoints were first written.
+func laterSetting(k string) (string, bool) {
+	switch k {
+	case "feature_set":
+		return FeaturesPaper.String(), true
+	}
+	return "", false
 }
 
 // checkResume returns an error naming every setting in which the
@@ -161,6 +173,9 @@ func (ck *Checkpoint) checkResume(want map[string]string) error {
 	var errs []error
 	for _, k := range keys {
 		got, ok := ck.Config[k]
+		if !ok {
+			got, ok = laterSetting(k)
+		}
 		if !ok {
 			got = "(missing)"
 		}
@@ -466,9 +481,9 @@ func (h *checkpointHeader) check() error {
 		return fmt.Errorf("%w: header: rounds %d outside [0, %d]", ErrCheckpoint, h.Rounds, maxCheckpointRounds)
 	case h.Episodes < 0 || h.Updates < 0 || h.AdamT < 0:
 		return fmt.Errorf("%w: header: episodes %d, updates %d, adam_t %d must not be negative", ErrCheckpoint, h.Episodes, h.Updates, h.AdamT)
-	case bh.Cap < 1 || bh.FeatureLen < 1 || bh.Agents < 1 || bh.FeatureLen%NumFeatures != 0:
-		return fmt.Errorf("%w: header: buffer capacity %d, feature_len %d (a multiple of %d) and agents %d must be positive",
-			ErrCheckpoint, bh.Cap, bh.FeatureLen, NumFeatures, bh.Agents)
+	case bh.Cap < 1 || bh.FeatureLen < 1 || bh.Agents < 1:
+		return fmt.Errorf("%w: header: buffer capacity %d, feature_len %d and agents %d must be positive",
+			ErrCheckpoint, bh.Cap, bh.FeatureLen, bh.Agents)
 	case float64(bh.Cap)*float64(2*bh.FeatureLen+2*bh.Agents) > maxBufferFloats:
 		return fmt.Errorf("%w: header: buffer of %d transitions of %d features is too large", ErrCheckpoint, bh.Cap, bh.FeatureLen)
 	case bh.Len < 0 || bh.Len > bh.Cap || bh.Next < 0 || bh.Next >= bh.Cap || (bh.Len < bh.Cap && bh.Next != bh.Len) || bh.Added < int64(bh.Len):
@@ -546,7 +561,7 @@ func (d *bufferData) check(bh bufferHeader) error {
 // buffer returns the replay buffer of d and bh. Only now, the file whole
 // and its checksum right, is the buffer's full capacity allocated.
 func (d *bufferData) buffer(bh bufferHeader) *ReplayBuffer {
-	b := NewReplayBuffer(bh.Cap, bh.FeatureLen/NumFeatures, bh.Agents)
+	b := NewReplayBufferLen(bh.Cap, bh.FeatureLen, bh.Agents)
 	b.n, b.next, b.added = bh.Len, bh.Next, bh.Added
 	copy(b.feat, d.feat)
 	copy(b.nextFeat, d.nextFeat)

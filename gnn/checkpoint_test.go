@@ -69,9 +69,18 @@ func saved(t *testing.T, ctx context.Context, c TrainConfig) (*TrainResult, [][]
 }
 
 func TestTrainResumeIsExact(t *testing.T) {
-	for _, kind := range []string{"graphcc", "acc"} {
-		t.Run(kind, func(t *testing.T) {
-			c := resumeTrain(t, kind)
+	for _, tt := range []struct {
+		kind string
+		set  FeatureSet
+	}{{"graphcc", FeaturesPaper}, {"acc", FeaturesPaper}, {"graphcc", FeaturesFlowMix}} {
+		kind := tt.kind
+		t.Run(kind+"/"+tt.set.String(), func(t *testing.T) {
+			config := func() TrainConfig {
+				c := resumeTrain(t, kind)
+				c.FeatureSet = tt.set
+				return c
+			}
+			c := config()
 			whole, err := Train(context.Background(), c)
 			if err != nil {
 				t.Fatal(err)
@@ -103,7 +112,7 @@ func TestTrainResumeIsExact(t *testing.T) {
 				if _, err := ck.WriteTo(&w); err != nil || !bytes.Equal(w.Bytes(), b) {
 					t.Errorf("checkpoint %d does not write back to its own bytes (%v)", k, err)
 				}
-				r := resumeTrain(t, kind)
+				r := config()
 				r.Resume = ck
 				resumed, err := Train(context.Background(), r)
 				if err != nil {
@@ -184,6 +193,7 @@ func TestTrainResumeRefusesOtherRuns(t *testing.T) {
 		{"kind", func(c *TrainConfig) { c.Kind = "acc" }, []string{"kind is graphcc in the checkpoint, acc in this run"}},
 		{"reward queue", func(c *TrainConfig) { c.Features.RewardQueue = 12000 }, []string{"reward_queue is 25000 in the checkpoint, 12000 in this run"}},
 		{"simulator", func(c *TrainConfig) { c.Params.Window = 0 }, []string{"sim_params is"}},
+		{"feature set", func(c *TrainConfig) { c.FeatureSet = FeaturesFlowMix }, []string{"feature_set is paper in the checkpoint, flowmix in this run"}},
 	} {
 		ck, err := ReadCheckpoint(bytes.NewReader(files[0]))
 		if err != nil {
@@ -214,6 +224,17 @@ func TestTrainResumeRefusesOtherRuns(t *testing.T) {
 	res, err := Train(context.Background(), r)
 	if err != nil || !slices.Equal(trained(res), ck.Online) || len(res.Stats) != 2 {
 		t.Errorf("resuming a finished run: %v", err)
+	}
+	// A checkpoint written before the feature set was a setting is the
+	// paper set's.
+	delete(ck.Config, "feature_set")
+	r.FeatureSet = FeaturesPaper
+	if _, err := Train(context.Background(), r); err != nil {
+		t.Errorf("resuming a checkpoint that records no feature set: %v", err)
+	}
+	r.FeatureSet = FeaturesFlowMix
+	if _, err := Train(context.Background(), r); err == nil || !strings.Contains(err.Error(), "feature_set is paper in the checkpoint, flowmix in this run") {
+		t.Errorf("resuming a checkpoint that records no feature set with flowmix: %v", err)
 	}
 }
 

@@ -13,9 +13,10 @@ var embeddedModel []byte
 
 // GraphCCExpect is what a GraphCC model file must hold to be used with this
 // build: the message-passing network of docs/learning.md on the current action
-// table and features.
+// table and on one of the feature sets (FeatureSets), with that set's
+// features.
 func GraphCCExpect() Expect {
-	return Expect{Kind: KindGraphCC, Features: NumFeatures, Hidden: Hidden, K: K, Actions: NumActions, ActionTable: ActionTableID, FeatureLayout: FeatureLayoutID}
+	return Expect{Kind: KindGraphCC, Hidden: Hidden, K: K, Actions: NumActions, ActionTable: ActionTableID, AnyFeatureSet: true}
 }
 
 // ACCExpect is what an ACC model file must hold to be used with this build:

@@ -3,6 +3,7 @@ package gnn
 import (
 	"fmt"
 	"math"
+	"slices"
 
 	"graphcc/control"
 	"graphcc/topo"
@@ -28,7 +29,9 @@ import (
 // Before the first observation, and for the past steps the first two
 // observations do not have, every feature is 0 (an idle port).
 // (NumFeatures = FeatureSteps × FeaturesPerStep = 9 is declared with the
-// network's shape in mpnn.go.)
+// network's shape in mpnn.go.) This is the paper's feature set,
+// FeaturesPaper; FeaturesFlowMix appends the flow-mix features to each row
+// (featureset.go).
 const (
 	FeatureSteps    = 3 // t, t-1, t-2
 	FeaturesPerStep = 3 // u, q, m
@@ -123,36 +126,51 @@ const (
 	ACCFeatureLayoutID = "acc-state/v1 q3 steps=t,t-1,t-2 step=q,u,m,kmin,kmax,pmax q,kmin,kmax=bytes/(256KB*rate/25G)/4 u/1.5 m/1 pmax/1"
 )
 
-// Featurizer turns a fabric's telemetry into the GraphCC features (and the
-// ACC state) of every port, keeping the history of the last three intervals.
-// It is sized once for one fabric; Observe does not allocate.
+// Featurizer turns a fabric's telemetry into the GraphCC features of one
+// feature set (and the ACC state) of every port, keeping the history of the
+// last three intervals. It is sized once for one fabric; Observe does not
+// allocate.
 type Featurizer struct {
 	c      FeatureConfig
+	set    FeatureSet
+	width  int // features per port: set.Len()
 	ports  int
 	rate   []int64   // per port, bps
 	qScale []float64 // per port: queue scale in bytes
 	rScale []float64 // per port: reward Q in bytes
-	feat   []float64 // ports × NumFeatures
+	feat   []float64 // ports × width
 	rawQ   []float64 // per port: QueueFeature bytes of the last observation
 	rawU   []float64 // per port: unclamped utilization of the last observation
 	ecn    []float64 // ports × FeatureSteps × 3: normalized kmin, kmax, pmax history
 	obs    int       // observations since construction or Reset
 }
 
-// NewFeaturizer returns a Featurizer for the ports of f.
+// NewFeaturizer returns a Featurizer of the paper's features
+// (FeaturesPaper) for the ports of f.
 func NewFeaturizer(f *topo.Fabric, c FeatureConfig) *Featurizer {
+	return NewFeaturizerSet(f, FeaturesPaper, c)
+}
+
+// NewFeaturizerSet returns a Featurizer of feature set set for the ports of
+// f.
+func NewFeaturizerSet(f *topo.Fabric, set FeatureSet, c FeatureConfig) *Featurizer {
+	if !slices.Contains(FeatureSets(), set) {
+		panic(fmt.Sprintf("gnn: featurizer of an unknown feature set, %v", set))
+	}
 	c = c.withDefaults()
 	if !(c.QueueScale > 0) || !(c.RewardQueue > 0) || math.IsInf(c.QueueScale, 0) || math.IsInf(c.RewardQueue, 0) {
 		panic(fmt.Sprintf("gnn: feature config %+v: scales must be positive and finite", c))
 	}
-	n := len(f.Ports)
+	n, w := len(f.Ports), set.Len()
 	z := &Featurizer{
 		c:      c,
+		set:    set,
+		width:  w,
 		ports:  n,
 		rate:   make([]int64, n),
 		qScale: make([]float64, n),
 		rScale: make([]float64, n),
-		feat:   make([]float64, n*NumFeatures),
+		feat:   make([]float64, n*w),
 		rawQ:   make([]float64, n),
 		rawU:   make([]float64, n),
 		ecn:    make([]float64, n*FeatureSteps*3),
@@ -171,6 +189,12 @@ func (z *Featurizer) Config() FeatureConfig { return z.c }
 
 // Ports returns the number of ports (rows of Features).
 func (z *Featurizer) Ports() int { return z.ports }
+
+// Set returns the feature set the Featurizer computes.
+func (z *Featurizer) Set() FeatureSet { return z.set }
+
+// Width returns the features per port (columns of Features): Set().Len().
+func (z *Featurizer) Width() int { return z.width }
 
 // Observations returns the number of Observe calls since construction or
 // the last Reset.
@@ -208,12 +232,11 @@ func (z *Featurizer) Observe(t *control.Telemetry) {
 	if len(t.Ports) != z.ports {
 		panic(fmt.Sprintf("gnn: telemetry of %d ports for a featurizer of %d", len(t.Ports), z.ports))
 	}
-	dt := t.Interval
+	dt, w := t.Interval, z.width
 	for i := range t.Ports {
 		s := &t.Ports[i]
-		row := z.feat[i*NumFeatures : (i+1)*NumFeatures : (i+1)*NumFeatures]
-		copy(row[2*FeaturesPerStep:], row[FeaturesPerStep:2*FeaturesPerStep])
-		copy(row[FeaturesPerStep:2*FeaturesPerStep], row[:FeaturesPerStep])
+		row := z.feat[i*w : (i+1)*w : (i+1)*w]
+		shiftSteps(row[:NumFeatures], FeaturesPerStep)
 		var u, m float64
 		if dt > 0 {
 			u = s.Utilization(z.rate[i], dt)
@@ -224,6 +247,14 @@ func (z *Featurizer) Observe(t *control.Telemetry) {
 		row[FeatU] = clamp(u, MaxUtilization)
 		row[FeatQ] = clamp(q/z.qScale[i], MaxQueue)
 		row[FeatM] = clamp(m, MaxMarking)
+		if z.set == FeaturesFlowMix {
+			mix := row[NumFeatures:]
+			shiftSteps(mix, FlowMixPerStep)
+			start, queued, high := s.FlowMix()
+			mix[FeatStart] = startFeature(start)
+			mix[FeatQueued] = clamp(queued, 1)
+			mix[FeatHigh] = clamp(high/z.qScale[i], MaxQueue)
+		}
 
 		e := z.ecn[i*FeatureSteps*3 : (i+1)*FeatureSteps*3 : (i+1)*FeatureSteps*3]
 		copy(e[6:9], e[3:6])
@@ -234,9 +265,18 @@ func (z *Featurizer) Observe(t *control.Telemetry) {
 	z.obs++
 }
 
-// Features returns the GraphCC features of every port, ports × NumFeatures
-// row-major by topo.PortID (layout above). The slice is the Featurizer's
-// own: read it, do not keep it past the next Observe or Reset.
+// shiftSteps moves the FeatureSteps steps of per numbers each in row one
+// step older: t-1 to t-2, t to t-1 (t-2 is dropped, t is left to be
+// overwritten).
+func shiftSteps(row []float64, per int) {
+	copy(row[2*per:3*per], row[per:2*per])
+	copy(row[per:2*per], row[:per])
+}
+
+// Features returns the features of every port, ports × Width() row-major
+// by topo.PortID (the layout of the Featurizer's set: above, and
+// FeaturesFlowMix). The slice is the Featurizer's own: read it, do not keep
+// it past the next Observe or Reset.
 func (z *Featurizer) Features() []float64 { return z.feat }
 
 // ACCFeatures writes the ACC state of every port into dst, ports ×
@@ -257,7 +297,7 @@ func (z *Featurizer) ACCFeatures(dst []float64, ecn []control.ECN) {
 			e[1] = clamp(float64(ecn[i].KMax)/z.qScale[i], MaxQueue)
 			e[2] = clamp(ecn[i].PMax, 1)
 		}
-		f := z.feat[i*NumFeatures : (i+1)*NumFeatures : (i+1)*NumFeatures]
+		f := z.feat[i*z.width : i*z.width+NumFeatures : i*z.width+NumFeatures]
 		d := dst[i*ACCNumFeatures : (i+1)*ACCNumFeatures : (i+1)*ACCNumFeatures]
 		for s := range FeatureSteps {
 			ds := d[s*ACCFeaturesPerStep : (s+1)*ACCFeaturesPerStep]

@@ -272,20 +272,23 @@ func TestACCFeatures(t *testing.T) {
 
 func TestFeaturizerNoAlloc(t *testing.T) {
 	f := smallClos(t)
-	z := NewFeaturizer(f, FeatureConfig{})
 	n := len(f.Ports)
 	tel := &control.Telemetry{Interval: testDt, Ports: make([]control.PortSample, n)}
 	for i := range tel.Ports {
 		tel.Ports[i] = sample(0.3, 0.1, 5000, f.Ports[i].Rate)
+		tel.Ports[i].FlowStarts = 1
 	}
 	dst := make([]float64, n*ACCNumFeatures)
 	ecn := control.StaticSettings(f)
 	rw := make([]float64, len(f.Agents()))
-	if a := testing.AllocsPerRun(100, func() {
-		z.Observe(tel)
-		z.ACCFeatures(dst, ecn)
-		Reward(rw, z, f.Agents(), Convex, DefaultWeightQ)
-	}); a != 0 {
-		t.Errorf("Observe+ACCFeatures+Reward: %v allocations", a)
+	for _, set := range FeatureSets() {
+		z := NewFeaturizerSet(f, set, FeatureConfig{})
+		if a := testing.AllocsPerRun(100, func() {
+			z.Observe(tel)
+			z.ACCFeatures(dst, ecn)
+			Reward(rw, z, f.Agents(), Convex, DefaultWeightQ)
+		}); a != 0 {
+			t.Errorf("%v: Observe+ACCFeatures+Reward: %v allocations", set, a)
+		}
 	}
 }

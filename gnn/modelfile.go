@@ -64,9 +64,14 @@ type Header struct {
 	Agents      int    `json:"agents"`       // KindACC: number of per-agent networks; 0 for KindGraphCC
 	ActionTable string `json:"action_table"` // identifier of the action table the model was trained on
 	// FeatureLayout identifies the inputs the model was trained on
-	// (FeatureLayoutID, ACCFeatureLayoutID); empty in files written before
-	// it was recorded.
+	// (FeatureSet.LayoutID, ACCFeatureLayoutID); empty in files written
+	// before it was recorded.
 	FeatureLayout string `json:"feature_layout,omitempty"`
+	// FeatureSet names a KindGraphCC model's feature set (FeatureSet's
+	// String): empty for FeaturesPaper, as in files written before it was
+	// recorded, so that those keep their bytes; "flowmix" for
+	// FeaturesFlowMix. Empty for KindACC.
+	FeatureSet string `json:"feature_set,omitempty"`
 	// Ports names the port of each KindACC network, in order
 	// (topo.Fabric.PortName); empty in files written before it was
 	// recorded, and for KindGraphCC, whose one network serves any port.
@@ -86,6 +91,9 @@ func (h *Header) paramsFor() (int, error) {
 		if h.Agents != 0 || len(h.Ports) != 0 {
 			return 0, fmt.Errorf("agents %d and ports %d must be 0 for kind %q", h.Agents, len(h.Ports), h.Kind)
 		}
+		if _, err := featureSetOfHeader(h.FeatureSet); err != nil {
+			return 0, fmt.Errorf("feature_set: %w", err)
+		}
 		if s.Hidden > 1<<12 || s.Actions > 1<<16 {
 			return 0, fmt.Errorf("hidden %d or actions %d too large", s.Hidden, s.Actions)
 		}
@@ -95,8 +103,8 @@ func (h *Header) paramsFor() (int, error) {
 			return 0, fmt.Errorf("features %d, hidden %d, actions %d and agents %d must all be at least 1",
 				h.Features, h.Hidden, h.Actions, h.Agents)
 		}
-		if h.K != 0 {
-			return 0, fmt.Errorf("k %d must be 0 for kind %q", h.K, h.Kind)
+		if h.K != 0 || h.FeatureSet != "" {
+			return 0, fmt.Errorf("k %d and feature_set %q must be 0 and empty for kind %q", h.K, h.FeatureSet, h.Kind)
 		}
 		if len(h.Ports) != 0 && len(h.Ports) != h.Agents {
 			return 0, fmt.Errorf("%d ports for %d agents", len(h.Ports), h.Agents)
@@ -126,6 +134,11 @@ type Expect struct {
 	ActionTable string
 	// FeatureLayout is checked when set; a file that records none fails.
 	FeatureLayout string
+	// AnyFeatureSet accepts a KindGraphCC file of any feature set this
+	// build knows, checking its features and feature_layout against its
+	// own feature_set (FeatureSet.Len and LayoutID) in place of Features
+	// and FeatureLayout.
+	AnyFeatureSet bool
 }
 
 // check returns an error naming the first field of h that does not fit e.
@@ -141,6 +154,13 @@ func (e Expect) check(h *Header) error {
 			return fmt.Errorf("%w: %s is %d, want %d", ErrMismatch, field, got, want)
 		}
 		return nil
+	}
+	if e.AnyFeatureSet && h.Kind == KindGraphCC {
+		set, err := featureSetOfHeader(h.FeatureSet)
+		if err != nil {
+			return fmt.Errorf("%w: feature_set: %w", ErrMismatch, err)
+		}
+		e.Features, e.FeatureLayout = set.Len(), set.LayoutID()
 	}
 	layout := str("feature_layout", h.FeatureLayout, e.FeatureLayout)
 	if layout != nil && h.FeatureLayout == "" {
@@ -165,12 +185,13 @@ type File struct {
 }
 
 // File returns the model file of m trained on the action table actionTable
-// and on the GraphCC features (FeatureLayoutID), with metadata meta (kept,
-// not copied).
+// and on its feature set (m.FeatureSet: its name and LayoutID), with
+// metadata meta (kept, not copied).
 func (m *Model) File(actionTable string, meta map[string]string) *File {
 	return &File{
 		Header: Header{Kind: KindGraphCC, Features: m.Features, Hidden: m.Hidden, K: m.K,
-			Actions: m.Actions, ActionTable: actionTable, FeatureLayout: FeatureLayoutID, Params: len(m.Params), Meta: meta},
+			Actions: m.Actions, ActionTable: actionTable, FeatureLayout: m.FeatureSet.LayoutID(),
+			FeatureSet: m.FeatureSet.headerName(), Params: len(m.Params), Meta: meta},
 		Params: m.Params,
 	}
 }
@@ -184,6 +205,7 @@ func (f *File) Model() (*Model, error) {
 		return nil, err
 	}
 	m := NewModelShape(Shape{Features: f.Features, Hidden: f.Hidden, K: f.K, Actions: f.Actions}, nil)
+	m.FeatureSet, _ = featureSetOfHeader(f.FeatureSet) // validate checked it
 	copy(m.Params, f.Params)
 	return m, nil
 }

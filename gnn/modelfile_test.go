@@ -277,11 +277,24 @@ func TestModelFileSaveFailure(t *testing.T) {
 func FuzzReadModel(f *testing.F) {
 	good, _ := NewModelShape(Shape{Features: 2, Hidden: 3, K: 1, Actions: 2}, nnNewRand(1)).File("t", map[string]string{"a": "b"}).Marshal()
 	acc, _ := MLPNetsFile([]*MLPNet{NewMLPNet(2, 2, 2, nnNewRand(2)), NewMLPNet(2, 2, 2, nnNewRand(3))}, []string{"a->b", "b->a"}, "", nil).Marshal()
+	small := NewModelShape(Shape{Features: 2, Hidden: 3, K: 1, Actions: 2}, nnNewRand(4))
+	small.FeatureSet = FeaturesFlowMix
+	mix, _ := small.File("t", nil).Marshal()
 	f.Add(good)
 	f.Add(acc)
+	f.Add(mix)
 	f.Add(good[:40])
 	f.Add([]byte(FileMagic))
 	f.Fuzz(func(t *testing.T, b []byte) {
+		if g, err := Read(bytes.NewReader(b), "fuzz", GraphCCExpect()); err == nil {
+			m, err := g.Model()
+			if err != nil {
+				t.Fatal(err)
+			}
+			if m.Features != m.FeatureSet.Len() || g.FeatureLayout != m.FeatureSet.LayoutID() {
+				t.Fatalf("GraphCCExpect accepted a model of %d features, layout %q, as feature set %v", m.Features, g.FeatureLayout, m.FeatureSet)
+			}
+		}
 		m, err := Read(bytes.NewReader(b), "fuzz", Expect{})
 		if err != nil {
 			return

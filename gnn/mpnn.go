@@ -78,15 +78,29 @@ func (s Shape) NumParams() int {
 //
 // Params holds MLP_msg (2H→H→H), MLP_upd (3H→H→H) and MLP_out (H→H→A) in
 // that order; Msg, Upd and Out say where. 7,728 parameters in the default
-// shape.
+// shape, whatever the number of features (h⁰ is padded to Hidden).
+//
+// FeatureSet names the inputs a GraphCC policy computes for the model; a
+// model of that set has Features = FeatureSet.Len(). Models of other
+// shapes (tests) leave it FeaturesPaper.
 type Model struct {
 	Shape
+	FeatureSet    FeatureSet
 	Msg, Upd, Out MLP
 	Params        []float64
 }
 
 // NewModel returns a GraphCC model of the default shape initialised from r.
 func NewModel(r *rand.Rand) *Model { return NewModelShape(DefaultShape(), r) }
+
+// NewModelSet returns a GraphCC model on feature set set (the default
+// shape with set.Len() features) initialised from r. Its parameters are
+// those NewModel gives from the same r.
+func NewModelSet(set FeatureSet, r *rand.Rand) *Model {
+	m := NewModelShape(set.Shape(), r)
+	m.FeatureSet = set
+	return m
+}
 
 // NewModelShape returns a model of shape s initialised from r (He-uniform
 // first layers, Glorot-uniform second layers, zero biases). A nil r leaves

@@ -475,10 +475,13 @@ func nnBigClos(b *testing.B) *topo.Fabric {
 // (K = 2 rounds of message passing, readout, argmax: Inference.Greedy) and
 // the agents' ECN settings. It reports the useful multiply-adds per step
 // as GFLOP/s (2 flops each).
-func nnBenchStep(b *testing.B, f *topo.Fabric) {
-	g := NewGraphCC(NewModel(nnNewRand(1)), f, FeatureConfig{})
+func nnBenchStep(b *testing.B, f *topo.Fabric, set FeatureSet) {
+	g := NewGraphCC(NewModelSet(set, nnNewRand(1)), f, FeatureConfig{})
 	defer g.Inference().Close()
 	tel := nnBenchTelemetry(f, 2)
+	for i := range tel.Ports {
+		tel.Ports[i].FlowStarts = int64(i) % (tel.Ports[i].EnqPackets() + 1)
+	}
 	ecn := control.StaticSettings(f)
 	b.ReportAllocs()
 	for b.Loop() {
@@ -489,7 +492,7 @@ func nnBenchStep(b *testing.B, f *topo.Fabric) {
 	b.ReportMetric(float64(len(g.Agents())), "agents")
 	b.ReportMetric(float64(len(gr.In)), "edges")
 	b.ReportMetric(float64(g.Inference().Workers()), "workers")
-	b.ReportMetric(2*float64(inferStepMACs(gr, DefaultShape()))*float64(b.N)/b.Elapsed().Seconds()/1e9, "GFLOP/s")
+	b.ReportMetric(2*float64(inferStepMACs(gr, g.Model().Shape))*float64(b.N)/b.Elapsed().Seconds()/1e9, "GFLOP/s")
 }
 
 // nnBenchTelemetry is one interval's telemetry with random utilization,
@@ -519,8 +522,14 @@ func nnBenchForwardF64(b *testing.B, f *topo.Fabric) {
 	b.ReportMetric(2*float64(inferStepMACs(g, DefaultShape()))*float64(b.N)/b.Elapsed().Seconds()/1e9, "GFLOP/s")
 }
 
-func BenchmarkStepDefault(b *testing.B) { nnBenchStep(b, nnDefaultClos(b)) }
-func BenchmarkStep10k(b *testing.B)     { nnBenchStep(b, nnBigClos(b)) }
+func BenchmarkStepDefault(b *testing.B) { nnBenchStep(b, nnDefaultClos(b), FeaturesPaper) }
+func BenchmarkStep10k(b *testing.B)     { nnBenchStep(b, nnBigClos(b), FeaturesPaper) }
+
+// BenchmarkStepDefaultFlowMix is BenchmarkStepDefault on the flow-mix
+// features (18 per port).
+func BenchmarkStepDefaultFlowMix(b *testing.B) {
+	nnBenchStep(b, nnDefaultClos(b), FeaturesFlowMix)
+}
 
 func BenchmarkForwardF64Default(b *testing.B) { nnBenchForwardF64(b, nnDefaultClos(b)) }
 func BenchmarkForwardF64_10k(b *testing.B)    { nnBenchForwardF64(b, nnBigClos(b)) }

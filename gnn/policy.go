@@ -31,13 +31,13 @@ type GraphCC struct {
 	actions []int   // per agent: the action of the last Decide
 }
 
-// NewGraphCC returns the GraphCC policy of model m on fabric f, with
-// features normalized by c. It panics if m's inputs or outputs do not match
-// the feature layout and the action table.
+// NewGraphCC returns the GraphCC policy of model m on fabric f, with the
+// features of m's feature set (m.FeatureSet) normalized by c. It panics if
+// m's inputs or outputs do not match its feature set and the action table.
 func NewGraphCC(m *Model, f *topo.Fabric, c FeatureConfig) *GraphCC {
-	if m.Features != NumFeatures || m.Actions != NumActions {
-		panic(fmt.Sprintf("gnn: GraphCC policy needs a model of %d features and %d actions, got %d and %d",
-			NumFeatures, NumActions, m.Features, m.Actions))
+	if m.Features != m.FeatureSet.Len() || m.Actions != NumActions {
+		panic(fmt.Sprintf("gnn: GraphCC policy needs a model of %d features (the %s set) and %d actions, got %d and %d",
+			m.FeatureSet.Len(), m.FeatureSet, NumActions, m.Features, m.Actions))
 	}
 	inf := NewInference(m, f.Graph(), 0)
 	agents := inf.Agents()
@@ -45,7 +45,7 @@ func NewGraphCC(m *Model, f *topo.Fabric, c FeatureConfig) *GraphCC {
 		panic("gnn: the inference's agents are not the fabric's")
 	}
 	g := &GraphCC{
-		m: m, inf: inf, fz: NewFeaturizer(f, c), agents: agents,
+		m: m, inf: inf, fz: NewFeaturizerSet(f, m.FeatureSet, c), agents: agents,
 		rates:   make([]int64, len(agents)),
 		actions: make([]int, len(agents)),
 	}
@@ -122,11 +122,11 @@ type Explorer struct {
 	WeightQ float64
 	// OnStep, if not nil, is called at every Decide but the first after a
 	// Reset with the transition the last interval completed: prev are the
-	// features (ports × NumFeatures) at the previous Decide, actions the
-	// actions every agent took there, rewards what each earned during the
-	// interval that followed (computed from this Decide's telemetry), and
-	// next the features now. The slices are the Explorer's own: copy what
-	// must outlive the call (ReplayBuffer.Add does).
+	// features (ports × the model's feature set's Len) at the previous
+	// Decide, actions the actions every agent took there, rewards what each
+	// earned during the interval that followed (computed from this Decide's
+	// telemetry), and next the features now. The slices are the Explorer's
+	// own: copy what must outlive the call (ReplayBuffer.Add does).
 	OnStep func(prev []float64, actions []int, rewards []float64, next []float64)
 
 	rng         *rand.Rand

@@ -239,21 +239,24 @@ func TestPolicyNoAlloc(t *testing.T) {
 		tel.Ports[i] = sample(r.Float64(), r.Float64()/10, int64(r.IntN(300000)), f.Ports[i].Rate)
 	}
 	ecn := control.StaticSettings(f)
-	g := NewGraphCC(seededModel(1), f, FeatureConfig{})
-	if a := testing.AllocsPerRun(50, func() { g.Decide(tel, ecn) }); a != 0 {
-		t.Errorf("GraphCC.Decide: %v allocations", a)
-	}
-	x := NewExplorer(NewGraphCC(seededModel(1), f, FeatureConfig{}), 1)
-	x.Epsilon = 0.2
-	b := NewReplayBuffer(64, len(f.Ports), len(f.Agents()))
-	x.OnStep = func(prev []float64, actions []int, rewards []float64, next []float64) {
-		b.Add(prev, actions, rewards, next)
-	}
-	if a := testing.AllocsPerRun(50, func() { x.Decide(tel, ecn) }); a != 0 {
-		t.Errorf("Explorer.Decide: %v allocations", a)
-	}
-	if b.Len() == 0 {
-		t.Error("no transitions collected")
+	for _, set := range FeatureSets() {
+		model := func() *Model { return NewModelSet(set, rand.New(rand.NewPCG(1, 7))) }
+		g := NewGraphCC(model(), f, FeatureConfig{})
+		if a := testing.AllocsPerRun(50, func() { g.Decide(tel, ecn) }); a != 0 {
+			t.Errorf("%v: GraphCC.Decide: %v allocations", set, a)
+		}
+		x := NewExplorer(NewGraphCC(model(), f, FeatureConfig{}), 1)
+		x.Epsilon = 0.2
+		b := NewReplayBufferLen(64, len(f.Ports)*set.Len(), len(f.Agents()))
+		x.OnStep = func(prev []float64, actions []int, rewards []float64, next []float64) {
+			b.Add(prev, actions, rewards, next)
+		}
+		if a := testing.AllocsPerRun(50, func() { x.Decide(tel, ecn) }); a != 0 {
+			t.Errorf("%v: Explorer.Decide: %v allocations", set, a)
+		}
+		if b.Len() == 0 {
+			t.Errorf("%v: no transitions collected", set)
+		}
 	}
 }
 

@@ -10,7 +10,7 @@ import (
 // ReplayBuffer holds the most recent global transitions of a multi-agent
 // episode, for Q-learning from minibatches. A transition is what one control
 // interval gives every agent at once: the features of every port at t
-// (ports × NumFeatures, the state the actions were chosen in), every agent's
+// (ports × features per port, the state the actions were chosen in), every agent's
 // action, every agent's reward, and the features at t+1.
 //
 // It is a ring of fixed capacity: once full, each Add overwrites the oldest
@@ -44,12 +44,23 @@ type ReplayBuffer struct {
 const maxFabrics = math.MaxUint16 + 1
 
 // NewReplayBuffer returns an empty buffer of capacity transitions, each of
-// ports × NumFeatures features and one action and reward per agent.
+// ports × NumFeatures features (the paper's set) and one action and reward
+// per agent.
 func NewReplayBuffer(capacity, ports, agents int) *ReplayBuffer {
 	if capacity < 1 || ports < 1 || agents < 1 {
 		panic(fmt.Sprintf("gnn: replay buffer of capacity %d for %d ports and %d agents", capacity, ports, agents))
 	}
-	fl := ports * NumFeatures
+	return NewReplayBufferLen(capacity, ports*NumFeatures, agents)
+}
+
+// NewReplayBufferLen returns an empty buffer of capacity transitions, each
+// of featureLen features (ports × the features per port of any set, or
+// ACC's state) and one action and reward per agent.
+func NewReplayBufferLen(capacity, featureLen, agents int) *ReplayBuffer {
+	if capacity < 1 || featureLen < 1 || agents < 1 {
+		panic(fmt.Sprintf("gnn: replay buffer of capacity %d for %d features and %d agents", capacity, featureLen, agents))
+	}
+	fl := featureLen
 	return &ReplayBuffer{
 		cap: capacity, featLen: fl, agents: agents,
 		feat:     make([]float32, capacity*fl),
@@ -73,7 +84,8 @@ func (b *ReplayBuffer) Added() int64 { return b.added }
 // Agents returns the number of agents per transition.
 func (b *ReplayBuffer) Agents() int { return b.agents }
 
-// FeatureLen returns the number of features per state (ports × NumFeatures).
+// FeatureLen returns the number of features per state (ports × features
+// per port).
 func (b *ReplayBuffer) FeatureLen() int { return b.featLen }
 
 // Reset empties the buffer (its storage is kept) and forgets its fabric

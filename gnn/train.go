@@ -69,7 +69,11 @@ type TrainConfig struct {
 	Shape     RewardShape   // reward's queue term; the zero value is Linear, DefaultTrainConfig sets Convex (it trained the better policy; docs/learning.md, "Reward")
 	WeightQ   float64       // weight of the queue term (0.7)
 	Features  FeatureConfig // feature and reward scales
-	Params    replay.Params // simulated hardware (zero: replay.DefaultParams)
+	// FeatureSet is the GraphCC network's inputs (the zero value is the
+	// paper's); the model file records it. Kind "acc" takes only the zero
+	// value: ACC's state is its own.
+	FeatureSet FeatureSet
+	Params     replay.Params // simulated hardware (zero: replay.DefaultParams)
 
 	// Progress, if set, is called after every round of episodes.
 	Progress func(EpisodeStats)
@@ -231,6 +235,10 @@ func (c *TrainConfig) check() error {
 		return fmt.Errorf("train: unknown objective %v", c.Objective)
 	case c.ValidateEvery < 0:
 		return fmt.Errorf("train: validate every %d episodes: must not be negative", c.ValidateEvery)
+	case !slices.Contains(FeatureSets(), c.FeatureSet):
+		return fmt.Errorf("train: unknown feature set %v", c.FeatureSet)
+	case c.Kind == "acc" && c.FeatureSet != FeaturesPaper:
+		return fmt.Errorf("train: feature set %v is GraphCC's: kind acc has its own state", c.FeatureSet)
 	}
 	if len(c.ValidateSets) > 0 && len(c.ValidateSeeds) > 0 {
 		return errors.New("train: validation seeds and validation sets: give one of them")
@@ -429,9 +437,9 @@ func (s *mpnnScratch) forward(fab int, x, q []float64) {
 		return
 	}
 	v := s.vars.list[fab]
-	s.x = grow(s.x, len(v.port)*NumFeatures)
+	s.x = grow(s.x, len(v.port)*s.m.Features)
 	s.q = grow(s.q, len(v.agent)*NumActions)
-	gatherRows(s.x, x, v.port, NumFeatures)
+	gatherRows(s.x, x, v.port, s.m.Features)
 	s.m.Forward(ws, s.x, s.q)
 	clear(q) // the rows of the agents v lacks: NoAction, never read
 	scatterRows(q, s.q, v.agent, NumActions)
@@ -601,11 +609,11 @@ func NewTrainer(c TrainConfig) (*Trainer, error) {
 func (t *Trainer) init() {
 	c := &t.c
 	agents := t.ref.Agents()
-	perPort := NumFeatures
+	perPort := c.FeatureSet.Len()
 	initR := rand.New(rand.NewPCG(c.Seed, 0x696e6974))
 	t.vars = &variantSet{ref: t.ref}
 	if c.Kind == "graphcc" {
-		t.res.Model = NewModel(initR)
+		t.res.Model = NewModelSet(c.FeatureSet, initR)
 		t.online = &mpnnNet{m: t.res.Model, vars: t.vars}
 	} else {
 		perPort = ACCNumFeatures
@@ -615,7 +623,7 @@ func (t *Trainer) init() {
 		t.res.ACC, t.res.ACCPorts = an.nets, an.ports
 	}
 	t.target = t.online.clone()
-	t.buf = NewReplayBuffer(c.Buffer, len(t.ref.Ports)*perPort/NumFeatures, len(agents))
+	t.buf = NewReplayBufferLen(c.Buffer, len(t.ref.Ports)*perPort, len(agents))
 	t.adam = NewAdam(len(t.online.params()), c.LR)
 	t.lrn = newLearner(t.online, t.target, *c, len(t.ref.Ports)*perPort, len(agents))
 	t.fingerprint = trainFingerprint(c)
@@ -1053,7 +1061,7 @@ func runEpisode(ctx context.Context, c *TrainConfig, net qnet, seed uint64, eps 
 		}
 	}
 	agents := f.Agents()
-	perPort := NumFeatures
+	perPort := c.FeatureSet.Len()
 	if _, ok := net.(*accNet); ok {
 		perPort = ACCNumFeatures
 	}

@@ -240,6 +240,51 @@ func TestTrainIsDeterministic(t *testing.T) {
 	}
 }
 
+// TestTrainFlowMix: a run on the flow-mix features trains a model of that
+// set, whose file records it and whose policy runs in the simulator; its
+// weights are not the paper-set run's of the same seed.
+func TestTrainFlowMix(t *testing.T) {
+	ep := tinyEpisode(t)
+	res := map[FeatureSet]*TrainResult{}
+	for _, set := range FeatureSets() {
+		c := tinyTrain("graphcc", 1, ep)
+		c.Episodes, c.Warmup, c.Updates, c.FeatureSet = 4, 50, 5, set
+		r, err := Train(context.Background(), c)
+		if err != nil {
+			t.Fatal(err)
+		}
+		res[set] = r
+	}
+	m := res[FeaturesFlowMix].Model
+	if m.FeatureSet != FeaturesFlowMix || m.Features != FeaturesFlowMix.Len() {
+		t.Fatalf("flowmix run: a model of set %v with %d features", m.FeatureSet, m.Features)
+	}
+	if slices.Equal(m.Params, res[FeaturesPaper].Model.Params) {
+		t.Error("the flow-mix features changed nothing in training")
+	}
+	b, err := m.File(ActionTableID, nil).Marshal()
+	if err != nil {
+		t.Fatal(err)
+	}
+	file, err := Unmarshal(b, "flowmix", GraphCCExpect())
+	if err != nil {
+		t.Fatal(err)
+	}
+	back, err := file.Model()
+	if err != nil {
+		t.Fatal(err)
+	}
+	f, flows, err := ep(5)
+	if err != nil {
+		t.Fatal(err)
+	}
+	g := NewGraphCC(back, f, FeatureConfig{})
+	defer g.Inference().Close()
+	if _, err := replay.Run(replay.Config{Fabric: f, Flows: flows, Policy: g, Seed: 1}); err != nil {
+		t.Fatal(err)
+	}
+}
+
 func TestTrainConfigErrors(t *testing.T) {
 	ep := tinyEpisode(t)
 	for _, mod := range []func(*TrainConfig){
@@ -257,6 +302,8 @@ func TestTrainConfigErrors(t *testing.T) {
 		func(c *TrainConfig) { c.MaxGradNorm = math.NaN() },
 		func(c *TrainConfig) { c.WeightQ = 1.5 },
 		func(c *TrainConfig) { c.WeightQ = -0.1 },
+		func(c *TrainConfig) { c.FeatureSet = FeatureSet(7) },
+		func(c *TrainConfig) { c.Kind, c.FeatureSet = "acc", FeaturesFlowMix },
 	} {
 		c := tinyTrain("graphcc", 1, ep)
 		mod(&c)

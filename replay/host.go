@@ -4,6 +4,7 @@ import (
 	"math"
 	"slices"
 
+	"graphcc/control"
 	"graphcc/dcqcn"
 	"graphcc/topo"
 	"graphcc/trace"
@@ -180,7 +181,8 @@ func (s *Sim) sendData(p topo.PortID, fi int32) {
 	payload := min(int64(s.p.Payload), fl.size-fl.sndNxt)
 	size := payload + int64(s.p.Header)
 	i := s.alloc(fi)
-	s.pkts[i] = packet{next: -1, flow: fi, kind: kData, size: int32(size), payload: int32(payload), seq: fl.sndNxt}
+	s.pkts[i] = packet{next: -1, flow: fi, kind: kData, size: int32(size), payload: int32(payload), seq: fl.sndNxt,
+		start: control.IsFlowStart(fl.sndNxt / int64(s.p.Payload))}
 	fl.sndNxt += payload
 	s.c.SentPayload += payload
 	s.c.DataPackets++

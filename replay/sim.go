@@ -143,6 +143,7 @@ type packet struct {
 	kind    uint8
 	ce      bool
 	cnp     bool
+	start   bool // data: the first packet of its flow (control.IsFlowStart)
 }
 
 // fifo is an intrusive FIFO of packets of the slab, linked by packet.next;
@@ -310,7 +311,7 @@ type Sim struct {
 	pkts         []packet
 	freePkt      int32
 	ecn          []control.ECN     // the settings the run starts with
-	tel          control.Telemetry // its EnqHist fill as packets are enqueued
+	tel          control.Telemetry // its EnqHist and FlowStarts fill as packets are enqueued
 	loop         *control.Loop     // the control step, every interval
 	samples      []int64           // egress queue bytes of every switch port at every tick
 	sampledTicks int64             // ticks whose queues are in samples
@@ -895,9 +896,9 @@ func (s *Sim) tick() {
 	s.tel.Now = s.now
 	for i := range s.ports {
 		pt := &s.ports[i]
-		ps := &s.tel.Ports[i] // EnqHist filled by forward
+		ps := &s.tel.Ports[i]
 		ps.TxBytes, ps.MarkedBytes, ps.QueueBytes, ps.EnqDepthMax = pt.tx, pt.marked, pt.qBytes, pt.enqMax
-	}
+	} // EnqHist and FlowStarts are counted by forward
 	if err := s.loop.Step(context.Background(), &s.tel); err != nil {
 		s.err = fmt.Errorf("replay: %w", err)
 		return
@@ -905,7 +906,7 @@ func (s *Sim) tick() {
 	for i := range s.ports {
 		pt := &s.ports[i]
 		pt.tx, pt.marked, pt.enqMax = 0, 0, 0
-		s.tel.Ports[i].EnqHist = control.DepthHist{}
+		s.tel.Ports[i].EnqHist, s.tel.Ports[i].FlowStarts = control.DepthHist{}, 0
 	}
 	if s.cfg.Progress != nil {
 		s.cfg.Progress(s.now, s.done, len(s.cfg.Flows))

@@ -506,6 +506,7 @@ func (p *sumTelemetry) Decide(t *control.Telemetry, _ []control.ECN) {
 	}
 	for i, s := range t.Ports {
 		p.ports[i].TxBytes += s.TxBytes
+		p.ports[i].FlowStarts += s.FlowStarts
 		for b, n := range s.EnqHist {
 			p.ports[i].EnqHist[b] += n
 		}
@@ -528,6 +529,35 @@ func TestEnqHistCountsDataPackets(t *testing.T) {
 	}
 	if acks.TxBytes == 0 || acks.EnqPackets() != 0 {
 		t.Errorf("leaf port to the sender: %d bytes sent, %d packets counted; want ACK bytes and none counted", acks.TxBytes, acks.EnqPackets())
+	}
+}
+
+// TestFlowStartsCounted: every switch port on a flow's path counts its
+// first packet once, as a data packet among those of the depth histogram;
+// host ports and the ports that carry only ACKs count none.
+func TestFlowStartsCounted(t *testing.T) {
+	f := clos(t)
+	flows := incast(t, f, 8, 200_000)
+	flows = append(flows, trace.Flow{Src: host(t, f, "h1"), Dst: host(t, f, "h2"), PG: trace.DefaultPG, DPort: 100, Size: 5_000_000, Start: t0})
+	want := make([]int64, len(f.Ports))
+	pol := &sumTelemetry{}
+	mustRun(t, Config{Fabric: f, Flows: flows, Policy: pol, OnFinish: func(_ trace.FCT, path []topo.PortID) {
+		for _, p := range path[1:] { // path[0] is the sender's NIC
+			want[p]++
+		}
+	}})
+	var total int64
+	for p, s := range pol.ports {
+		if s.FlowStarts != want[p] {
+			t.Errorf("port %s: %d flow starts, want %d", f.PortName(topo.PortID(p)), s.FlowStarts, want[p])
+		}
+		if s.FlowStarts > s.EnqPackets() {
+			t.Errorf("port %s: %d flow starts among %d data packets", f.PortName(topo.PortID(p)), s.FlowStarts, s.EnqPackets())
+		}
+		total += s.FlowStarts
+	}
+	if total < int64(len(flows)) {
+		t.Errorf("%d flow starts in all for %d flows", total, len(flows))
 	}
 }
 

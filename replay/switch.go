@@ -13,7 +13,7 @@ func (s *Sim) forward(in topo.PortID, i int32) {
 	pk := &s.pkts[i]
 	fl := &s.flows[pk.flow]
 	pk.hop++
-	data := pk.kind == kData
+	data, start := pk.kind == kData, pk.start
 	var out topo.PortID
 	if data {
 		out = fl.fwd[pk.hop]
@@ -35,8 +35,12 @@ func (s *Sim) forward(in topo.PortID, i int32) {
 	s.checkPause(sw, in) // may grow the packet slab: pk is not used after
 
 	op := &s.ports[out]
-	if data {
-		s.tel.Ports[out].EnqHist.Add(op.qPkts) // the queue feature: data packets only
+	if data { // the queue feature and the flow mix: data packets only
+		ps := &s.tel.Ports[out]
+		ps.EnqHist.Add(op.qPkts)
+		if start {
+			ps.FlowStarts++
+		}
 	}
 	if op.qBytes > op.enqMax {
 		op.enqMax = op.qBytes

@@ -34,6 +34,8 @@ func (p *scripted) Decide(t *control.Telemetry, ecn []control.ECN) {
 			ecn[a] = control.ECN{KMin: 2000 + s.TxBytes%7000, KMax: 16_000 + s.MarkedBytes%50_000, PMax: 0.25}
 		case p.step%4 == 0 && s.EnqPackets() > 0:
 			ecn[a] = control.ECN{KMin: 8000, KMax: 64_000, PMax: 1}
+		case s.FlowStarts > 0 || s.EnqQueued() > 0:
+			ecn[a] = control.ECN{KMin: 1000 * (1 + s.FlowStarts%5), KMax: 32_000 + int64(s.QueueHigh())%10_000, PMax: 0.5}
 		} // otherwise the setting in force stays
 	}
 	p.chosen = append(p.chosen, slices.Clone(ecn))
@@ -155,8 +157,25 @@ func TestLoopTracesAgree(t *testing.T) {
 		if step > 0 {
 			want = simPolicy.chosen[step-1][port]
 		}
-		if got := strings.Join(simRows[i][11:], ","); got != fmt.Sprintf("%d,%d,%g", want.KMin, want.KMax, want.PMax) {
+		if got := strings.Join(simRows[i][11:14], ","); got != fmt.Sprintf("%d,%d,%g", want.KMin, want.KMax, want.PMax) {
 			t.Fatalf("row %d (step %d, port %d) carries %s, want the settings in force %v", i, step+1, port, got, want)
+		}
+	}
+	// The rows agree on the flow-mix columns because both loops were shown
+	// the same counts; make sure there were counts to agree on.
+	for _, col := range []string{"flow_starts", "enq_queued_packets", "queue_p90_bytes"} {
+		k := slices.Index(strings.Split(control.TraceHeader, ","), col)
+		if k < 0 {
+			t.Fatalf("the telemetry CSV has no column %s", col)
+		}
+		nonzero := 0
+		for _, r := range simRows {
+			if r[k] != "0" {
+				nonzero++
+			}
+		}
+		if nonzero == 0 {
+			t.Errorf("column %s is 0 in every row", col)
 		}
 	}
 }

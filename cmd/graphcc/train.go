@@ -28,6 +28,7 @@ type trainOpts struct {
 	scenario     string
 	scenarioFile string
 	kind         string
+	features     string
 	out          string
 	curve        string
 	reward       string
@@ -43,19 +44,23 @@ type trainOpts struct {
 	valEvery     int
 }
 
+// trainExamples are train's help examples.
+const trainExamples = `  graphcc train --out my.model --curve curve.csv                    # 200 episodes on fb60-incast
+  graphcc train --episodes 300 --seed 1 --workers 2 --validate-seeds 2001,2002 --validate-every 10 --out v.model
+  graphcc train --kind acc --scenario fail1 --out acc.model
+  graphcc train --features flowmix --episodes 30 --out mix.model   # inputs that reveal the flow mix
+  graphcc train --scenario curriculum --episodes 600 --validate-seeds 2001-2002 --out all.model  # one model for the suite
+  graphcc train --out my.model --checkpoint ck --resume ck          # continue an interrupted run`
+
 // defaultTrain is train's settings without flags.
 var defaultTrain = gnn.DefaultTrainConfig()
 
 func newTrainCmd(logger loggerFunc) *cobra.Command {
-	o := trainOpts{scenario: scenario.Default().Name, kind: "graphcc", c: gnn.DefaultTrainConfig(), reward: "convex", seed: 1, hw: defaultHW(), ckEvery: 25, valEvery: 10, objective: "port"}
+	o := trainOpts{scenario: scenario.Default().Name, kind: "graphcc", features: gnn.FeaturesPaper.String(), c: gnn.DefaultTrainConfig(), reward: "convex", seed: 1, hw: defaultHW(), ckEvery: 25, valEvery: 10, objective: "port"}
 	cmd := &cobra.Command{
-		Use: "train --out MODEL [flags]",
-		Example: `  graphcc train --out my.model --curve curve.csv                    # 200 episodes on fb60-incast
-  graphcc train --episodes 300 --seed 1 --workers 2 --validate-seeds 2001,2002 --validate-every 10 --out v.model
-  graphcc train --kind acc --scenario fail1 --out acc.model
-  graphcc train --scenario curriculum --episodes 600 --validate-seeds 2001-2002 --out mix.model  # one model for the suite
-  graphcc train --out my.model --checkpoint ck --resume ck          # continue an interrupted run`,
-		Short: "Train a GraphCC (or ACC) ECN policy by multi-agent deep Q-learning in the simulator",
+		Use:     "train --out MODEL [flags]",
+		Example: trainExamples,
+		Short:   "Train a GraphCC (or ACC) ECN policy by multi-agent deep Q-learning in the simulator",
 		Long: `train runs multi-agent double deep Q-learning on the simulator's control
 hook: rounds of episodes (one per worker, in parallel) of the --scenario,
 each with a trace drawn from the run's seed, every switch port an agent that
@@ -108,6 +113,7 @@ it needs, and writes no model.`,
 	fs.StringVar(&o.scenario, "scenario", o.scenario, "training scenario (see graphcc eval --list-scenarios); several comma-separated on one fabric, or curriculum (the suite's on the training fabric), for a curriculum: each episode one of them at random; with --scenario-file, the file's only scenario by default")
 	fs.StringVar(&o.scenarioFile, "scenario-file", "", scenarioFileHelp)
 	fs.StringVar(&o.kind, "kind", o.kind, "graphcc (the shared message-passing network) or acc (an independent network per port)")
+	fs.StringVar(&o.features, "features", o.features, "GraphCC's per-port inputs, recorded in the model file: paper (utilization, queue and marking rate at t, t-1, t-2: the shipped model's) or flowmix (those, then the start fraction, queued fraction and p90 enqueue depth at t, t-1, t-2; docs/learning.md)")
 	fs.IntVar(&o.c.Episodes, "episodes", o.c.Episodes, fmt.Sprintf("episodes to simulate: at least %d with the default --warmup (learning starts after --warmup transitions, at most %d per episode)",
 		defaultTrain.MinEpisodes(), defaultTrain.EpisodeTransitions()))
 	fs.Uint64Var(&o.seed, "seed", o.seed, "seed of the weights, the episode traces, exploration and minibatches")
@@ -284,6 +290,12 @@ func (o *trainOpts) config(fs *pflag.FlagSet) (gnn.TrainConfig, trainSource, err
 		return c, src, fmt.Errorf("--reward: %w", err)
 	}
 	c.Kind, c.Seed = o.kind, o.seed
+	if c.FeatureSet, err = gnn.ParseFeatureSet(o.features); err != nil {
+		return c, src, fmt.Errorf("--features: %w", err)
+	}
+	if c.Kind == "acc" && c.FeatureSet != gnn.FeaturesPaper {
+		return c, src, fmt.Errorf("--features %s: only --kind graphcc takes a feature set (acc has its own state)", o.features)
+	}
 	if src.cur != nil {
 		// The curriculum's fabric: every episode's, or a variant of it
 		// without the links its scenario fails.

@@ -21,7 +21,7 @@ import (
 func TestTrainThenEvaluate(t *testing.T) {
 	withTinyScenario(t)
 	dir := t.TempDir()
-	g, a := filepath.Join(dir, "g.model"), filepath.Join(dir, "a.model")
+	g, a, mix := filepath.Join(dir, "g.model"), filepath.Join(dir, "a.model"), filepath.Join(dir, "mix.model")
 	curve := filepath.Join(dir, "curve.csv")
 	small := []string{"--scenario", "tiny", "--episodes", "4", "--warmup", "20", "--updates", "3", "--workers", "2"}
 	out := run(t, append([]string{"train", "--out", g, "--curve", curve}, small...)...)
@@ -29,6 +29,10 @@ func TestTrainThenEvaluate(t *testing.T) {
 		t.Errorf("train output %q", out)
 	}
 	run(t, append([]string{"train", "--out", a, "--kind", "acc"}, small...)...)
+	run(t, append([]string{"train", "--out", mix, "--features", "flowmix"}, small...)...)
+	if f, err := gnn.Load(mix, gnn.GraphCCExpect()); err != nil || f.FeatureSet != "flowmix" || f.Features != gnn.FeaturesFlowMix.Len() {
+		t.Errorf("--features flowmix wrote a model of feature set %q, %d features (%v)", f.FeatureSet, f.Features, err)
+	}
 	csv, err := os.ReadFile(curve)
 	if err != nil {
 		t.Fatal(err)
@@ -43,8 +47,8 @@ func TestTrainThenEvaluate(t *testing.T) {
 	// 1 ms traces give about 26 transitions an episode, 50 of them pass
 	// the default warmup of 1000.
 	rep := run(t, "eval", "--scenarios", "tiny", "--seeds", "1001", "--out", filepath.Join(dir, "eval"), "--acc-episodes", "50",
-		"--policies", "static,graphcc,graphcc:"+g+",acc:"+a+",acc")
-	for _, p := range []string{"static", "graphcc", "graphcc:" + g, "acc:" + a, "acc"} {
+		"--policies", "static,graphcc,graphcc:"+g+",graphcc:"+mix+",acc:"+a+",acc")
+	for _, p := range []string{"static", "graphcc", "graphcc:" + g, "graphcc:" + mix, "acc:" + a, "acc"} {
 		if !strings.Contains(rep, "| "+p+" | ") {
 			t.Errorf("report has no row for %s:\n%s", p, rep)
 		}
@@ -88,6 +92,8 @@ func TestTrainBadFlags(t *testing.T) {
 		{[]string{"--scenario", "tiny", "--out", filepath.Join(dir, "m"), "--kmin-kb", "10"}, "--kmin-kb"},
 		{[]string{"--scenario", "tiny", "--out", filepath.Join(dir, "m"), "--window", "-5"}, "--window"},
 		{[]string{"--scenario", "tiny", "--out", filepath.Join(dir, "m"), "--objective", "fct"}, `--objective: gnn: unknown objective "fct" (want port, flows or paths)`},
+		{[]string{"--scenario", "tiny", "--out", filepath.Join(dir, "m"), "--features", "rpc"}, `--features: gnn: unknown feature set "rpc" (want paper or flowmix)`},
+		{[]string{"--scenario", "tiny", "--out", filepath.Join(dir, "m"), "--kind", "acc", "--features", "flowmix"}, "--features flowmix: only --kind graphcc takes a feature set"},
 		{[]string{"--scenario", "tiny", "--out", filepath.Join(dir, "m"), "--checkpoint", filepath.Join(dir, "c"), "--checkpoint-every", "0"}, "--checkpoint-every 0: must be at least 1"},
 		{[]string{"--scenario", "tiny", "--out", filepath.Join(dir, "m"), "--checkpoint", filepath.Join(dir, "nodir", "c")}, "--checkpoint " + filepath.Join(dir, "nodir", "c")},
 		{[]string{"--scenario", "tiny", "--out", filepath.Join(dir, "m"), "--resume", filepath.Join(dir, "none.ckpt")}, "--resume: load checkpoint: open " + filepath.Join(dir, "none.ckpt")},
