@@ -163,10 +163,11 @@ func TestActionTableID(t *testing.T) {
 // enough for every setting of the action table, and as they were when the
 // lab computed them itself (764 packets at 25 Gbps, 3054 at 100 Gbps).
 func TestMaxKMax(t *testing.T) {
-	for _, tc := range []struct{ rate, depth int64 }{{25 * topo.Gbps, 764}, {100 * topo.Gbps, 3054}} {
+	// the extended table's last action has the largest kmax of any set
+	for _, tc := range []struct{ rate, depth int64 }{{25 * topo.Gbps, 978}, {100 * topo.Gbps, 3910}} {
 		kmax := MaxKMax(tc.rate)
-		if want := Action(NumActions-1, tc.rate).KMax; kmax != want {
-			t.Errorf("rate %d: largest kmax %d, want the last action's %d", tc.rate, kmax, want)
+		if want := ActionsExtended.Setting(NumActions-1, tc.rate).KMax; kmax != want || kmax <= Action(NumActions-1, tc.rate).KMax {
+			t.Errorf("rate %d: largest kmax %d, want the extended table's last action's %d", tc.rate, kmax, want)
 		}
 		d := lab.QueueDepth(tc.rate, kmax)
 		if d*lab.FrameBytes <= kmax {
@@ -175,5 +176,99 @@ func TestMaxKMax(t *testing.T) {
 		if d != tc.depth {
 			t.Errorf("rate %d: depth %d packets, want %d", tc.rate, d, tc.depth)
 		}
+	}
+}
+
+// TestActionSets checks the extended table: its levels in the documented
+// order, every setting distinct, the paper grid's leaders and the
+// below-grid and light settings issue 23's searches found among them, and
+// the sets' names and table ids round trip.
+func TestActionSets(t *testing.T) {
+	var want [][3]float64
+	for _, kmin := range []int64{0, 2, 8, 32, 64} {
+		for _, kmax := range []int64{4, 16, 32, 64, 256, 512} {
+			if kmin > kmax {
+				continue
+			}
+			for _, p := range []float64{0.01, 0.25, 0.5, 0.75, 1.0} {
+				want = append(want, [3]float64{float64(kmin), float64(kmax), p})
+			}
+		}
+	}
+	if len(want) != NumActions {
+		t.Fatalf("extended reference table has %d entries, want %d", len(want), NumActions)
+	}
+	seen := map[control.ECN]bool{}
+	for a := range NumActions {
+		kmin, kmax, pmax := ActionsExtended.Levels(a)
+		if got := [3]float64{float64(kmin), float64(kmax), pmax}; got != want[a] {
+			t.Errorf("extended action %d = %v, want %v", a, got, want[a])
+		}
+		e := ActionsExtended.Setting(a, 50*topo.Gbps)
+		if e != (control.ECN{KMin: 2 * kmin * 1000, KMax: 2 * kmax * 1000, PMax: pmax}) || seen[e] {
+			t.Errorf("extended action %d at 50 Gbps: %v (seen before: %v)", a, e, seen[e])
+		}
+		seen[e] = true
+		if ActionsPaper.Setting(a, ActionRefRate) != Action(a, ActionRefRate) {
+			t.Errorf("paper action %d differs from Action", a)
+		}
+	}
+	for _, e := range []control.ECN{{KMin: 0, KMax: 4000, PMax: 1}, {KMin: 2000, KMax: 16000, PMax: 1}, {KMin: 2000, KMax: 32000, PMax: 0.01},
+		{KMin: 32000, KMax: 256000, PMax: 0.75}, {KMin: 64000, KMax: 512000, PMax: 0.25}} {
+		if !seen[(control.ECN{KMin: 2 * e.KMin, KMax: 2 * e.KMax, PMax: e.PMax})] {
+			t.Errorf("the extended table lacks %v", e)
+		}
+	}
+	for _, s := range ActionSets() {
+		if got, err := ParseActionSet(s.String()); err != nil || got != s {
+			t.Errorf("ParseActionSet(%s) = %v, %v", s, got, err)
+		}
+		if got, err := ActionSetOfTable(s.TableID()); err != nil || got != s {
+			t.Errorf("ActionSetOfTable(%s) = %v, %v", s.TableID(), got, err)
+		}
+	}
+	if _, err := ParseActionSet("grid"); err == nil || !strings.Contains(err.Error(), `unknown action set "grid"`) {
+		t.Errorf("ParseActionSet(grid): %v", err)
+	}
+	if _, err := ActionSetOfTable("v0"); err == nil {
+		t.Error("an unknown table has a set")
+	}
+}
+
+// TestExtendedModelFile checks that a model of the extended set records
+// its table, loads with GraphCCExpect as the extended set, and that its
+// policy writes the extended table's settings.
+func TestExtendedModelFile(t *testing.T) {
+	m := NewModel(nnNewRand(3))
+	m.ActionSet = ActionsExtended
+	b, err := m.File(m.ActionSet.TableID(), nil).Marshal()
+	if err != nil {
+		t.Fatal(err)
+	}
+	f, err := Unmarshal(b, "ext", GraphCCExpect())
+	if err != nil {
+		t.Fatal(err)
+	}
+	back, err := f.Model()
+	if err != nil || back.ActionSet != ActionsExtended || f.ActionTable != ExtendedActionTableID {
+		t.Fatalf("loaded set %v, table %q, %v", back.ActionSet, f.ActionTable, err)
+	}
+	fab, err := topo.Clos(topo.DefaultClos())
+	if err != nil {
+		t.Fatal(err)
+	}
+	g := NewGraphCC(back, fab, FeatureConfig{})
+	ecn := control.StaticSettings(fab)
+	tel := &control.Telemetry{Interval: testDt, Ports: make([]control.PortSample, len(fab.Ports))}
+	g.Decide(tel, ecn)
+	for i, p := range g.agents {
+		if want := ActionsExtended.Setting(g.actions[i], fab.Ports[p].Rate); ecn[p] != want {
+			t.Fatalf("agent %d: %v, want the extended table's %v", i, ecn[p], want)
+		}
+	}
+	// an unknown table is refused, naming both known ones
+	bad, _ := m.File("graphcc-ecn-actions/v0", nil).Marshal()
+	if _, err := Unmarshal(bad, "v0", GraphCCExpect()); err == nil || !strings.Contains(err.Error(), "extended-v1") {
+		t.Errorf("unknown table: %v", err)
 	}
 }

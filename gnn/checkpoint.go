@@ -134,7 +134,7 @@ func trainFingerprint(c *TrainConfig) map[string]string {
 		"weight_q": f(c.WeightQ), "objective": c.Objective.String(), "queue_scale": f(c.Features.withDefaults().QueueScale),
 		"reward_queue": f(c.Features.withDefaults().RewardQueue), "sim_params": string(params),
 		"validate_seeds": fmt.Sprint(c.ValidateSeeds), "validate_every": i(c.ValidateEvery),
-		"feature_set": c.FeatureSet.String(),
+		"feature_set": c.FeatureSet.String(), "action_set": c.ActionSet.String(),
 	}
 	if len(c.ValidateSets) > 0 { // absent otherwise, as in checkpoints written before sets
 		var sets []string
@@ -153,6 +153,8 @@ func laterSetting(k string) (string, bool) {
 	switch k {
 	case "feature_set":
 		return FeaturesPaper.String(), true
+	case "action_set":
+		return ActionsPaper.String(), true
 	}
 	return "", false
 }

@@ -12,11 +12,11 @@ import (
 var embeddedModel []byte
 
 // GraphCCExpect is what a GraphCC model file must hold to be used with this
-// build: the message-passing network of docs/learning.md on the current action
-// table and on one of the feature sets (FeatureSets), with that set's
-// features.
+// build: the message-passing network of docs/learning.md on one of the
+// action sets (ActionSets) and one of the feature sets (FeatureSets), with
+// that set's features.
 func GraphCCExpect() Expect {
-	return Expect{Kind: KindGraphCC, Hidden: Hidden, K: K, Actions: NumActions, ActionTable: ActionTableID, AnyFeatureSet: true}
+	return Expect{Kind: KindGraphCC, Hidden: Hidden, K: K, Actions: NumActions, AnyActionSet: true, AnyFeatureSet: true}
 }
 
 // ACCExpect is what an ACC model file must hold to be used with this build:

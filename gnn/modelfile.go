@@ -139,6 +139,9 @@ type Expect struct {
 	// own feature_set (FeatureSet.Len and LayoutID) in place of Features
 	// and FeatureLayout.
 	AnyFeatureSet bool
+	// AnyActionSet accepts a KindGraphCC file of any action table this
+	// build knows (ActionSetOfTable) in place of ActionTable.
+	AnyActionSet bool
 }
 
 // check returns an error naming the first field of h that does not fit e.
@@ -161,6 +164,13 @@ func (e Expect) check(h *Header) error {
 			return fmt.Errorf("%w: feature_set: %w", ErrMismatch, err)
 		}
 		e.Features, e.FeatureLayout = set.Len(), set.LayoutID()
+	}
+	if e.AnyActionSet && h.Kind == KindGraphCC {
+		set, err := ActionSetOfTable(h.ActionTable)
+		if err != nil {
+			return fmt.Errorf("%w: action_table: %w", ErrMismatch, err)
+		}
+		e.ActionTable = set.TableID()
 	}
 	layout := str("feature_layout", h.FeatureLayout, e.FeatureLayout)
 	if layout != nil && h.FeatureLayout == "" {
@@ -185,8 +195,9 @@ type File struct {
 }
 
 // File returns the model file of m trained on the action table actionTable
-// and on its feature set (m.FeatureSet: its name and LayoutID), with
-// metadata meta (kept, not copied).
+// (m.ActionSet.TableID() for a model of this build's tables) and on its
+// feature set (m.FeatureSet: its name and LayoutID), with metadata meta
+// (kept, not copied).
 func (m *Model) File(actionTable string, meta map[string]string) *File {
 	return &File{
 		Header: Header{Kind: KindGraphCC, Features: m.Features, Hidden: m.Hidden, K: m.K,
@@ -206,6 +217,9 @@ func (f *File) Model() (*Model, error) {
 	}
 	m := NewModelShape(Shape{Features: f.Features, Hidden: f.Hidden, K: f.K, Actions: f.Actions}, nil)
 	m.FeatureSet, _ = featureSetOfHeader(f.FeatureSet) // validate checked it
+	// A table this build does not know leaves ActionsPaper: GraphCCExpect
+	// refuses such files before a policy runs them.
+	m.ActionSet, _ = ActionSetOfTable(f.ActionTable)
 	copy(m.Params, f.Params)
 	return m, nil
 }

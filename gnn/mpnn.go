@@ -82,10 +82,14 @@ func (s Shape) NumParams() int {
 //
 // FeatureSet names the inputs a GraphCC policy computes for the model; a
 // model of that set has Features = FeatureSet.Len(). Models of other
-// shapes (tests) leave it FeaturesPaper.
+// shapes (tests) leave it FeaturesPaper. ActionSet names the settings its
+// outputs choose among.
 type Model struct {
 	Shape
-	FeatureSet    FeatureSet
+	FeatureSet FeatureSet
+	// ActionSet is the table the model's outputs index (the zero value,
+	// ActionsPaper, for models of other shapes).
+	ActionSet     ActionSet
 	Msg, Upd, Out MLP
 	Params        []float64
 }

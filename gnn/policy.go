@@ -67,7 +67,7 @@ func (g *GraphCC) Decide(t *control.Telemetry, ecn []control.ECN) {
 func (g *GraphCC) apply(ecn []control.ECN) {
 	checkLen("ECN settings", len(ecn), g.fz.ports)
 	for i, p := range g.agents {
-		ecn[p] = Action(g.actions[i], g.rates[i])
+		ecn[p] = g.m.ActionSet.Setting(g.actions[i], g.rates[i])
 	}
 }
 

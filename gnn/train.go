@@ -73,7 +73,11 @@ type TrainConfig struct {
 	// paper's); the model file records it. Kind "acc" takes only the zero
 	// value: ACC's state is its own.
 	FeatureSet FeatureSet
-	Params     replay.Params // simulated hardware (zero: replay.DefaultParams)
+	// ActionSet is the table of settings the GraphCC agents choose among
+	// (the zero value is the paper's); the model file records it. Kind
+	// "acc" takes only the zero value.
+	ActionSet ActionSet
+	Params    replay.Params // simulated hardware (zero: replay.DefaultParams)
 
 	// Progress, if set, is called after every round of episodes.
 	Progress func(EpisodeStats)
@@ -239,6 +243,10 @@ func (c *TrainConfig) check() error {
 		return fmt.Errorf("train: unknown feature set %v", c.FeatureSet)
 	case c.Kind == "acc" && c.FeatureSet != FeaturesPaper:
 		return fmt.Errorf("train: feature set %v is GraphCC's: kind acc has its own state", c.FeatureSet)
+	case !slices.Contains(ActionSets(), c.ActionSet):
+		return fmt.Errorf("train: unknown action set %v", c.ActionSet)
+	case c.Kind == "acc" && c.ActionSet != ActionsPaper:
+		return fmt.Errorf("train: action set %v: kind acc takes only the paper's", c.ActionSet)
 	}
 	if len(c.ValidateSets) > 0 && len(c.ValidateSeeds) > 0 {
 		return errors.New("train: validation seeds and validation sets: give one of them")
@@ -614,6 +622,7 @@ func (t *Trainer) init() {
 	t.vars = &variantSet{ref: t.ref}
 	if c.Kind == "graphcc" {
 		t.res.Model = NewModelSet(c.FeatureSet, initR)
+		t.res.Model.ActionSet = c.ActionSet
 		t.online = &mpnnNet{m: t.res.Model, vars: t.vars}
 	} else {
 		perPort = ACCNumFeatures

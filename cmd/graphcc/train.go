@@ -29,6 +29,7 @@ type trainOpts struct {
 	scenarioFile string
 	kind         string
 	features     string
+	actions      string
 	out          string
 	curve        string
 	reward       string
@@ -49,6 +50,7 @@ const trainExamples = `  graphcc train --out my.model --curve curve.csv         
   graphcc train --episodes 300 --seed 1 --workers 2 --validate-seeds 2001,2002 --validate-every 10 --out v.model
   graphcc train --kind acc --scenario fail1 --out acc.model
   graphcc train --features flowmix --episodes 30 --out mix.model   # inputs that reveal the flow mix
+  graphcc train --actions extended --episodes 30 --out ext.model   # settings beyond the paper's grid
   graphcc train --scenario curriculum --episodes 600 --validate-seeds 2001-2002 --out all.model  # one model for the suite
   graphcc train --out my.model --checkpoint ck --resume ck          # continue an interrupted run`
 
@@ -56,7 +58,7 @@ const trainExamples = `  graphcc train --out my.model --curve curve.csv         
 var defaultTrain = gnn.DefaultTrainConfig()
 
 func newTrainCmd(logger loggerFunc) *cobra.Command {
-	o := trainOpts{scenario: scenario.Default().Name, kind: "graphcc", features: gnn.FeaturesPaper.String(), c: gnn.DefaultTrainConfig(), reward: "convex", seed: 1, hw: defaultHW(), ckEvery: 25, valEvery: 10, objective: "port"}
+	o := trainOpts{scenario: scenario.Default().Name, kind: "graphcc", features: gnn.FeaturesPaper.String(), actions: gnn.ActionsPaper.String(), c: gnn.DefaultTrainConfig(), reward: "convex", seed: 1, hw: defaultHW(), ckEvery: 25, valEvery: 10, objective: "port"}
 	cmd := &cobra.Command{
 		Use:     "train --out MODEL [flags]",
 		Example: trainExamples,
@@ -114,6 +116,7 @@ it needs, and writes no model.`,
 	fs.StringVar(&o.scenarioFile, "scenario-file", "", scenarioFileHelp)
 	fs.StringVar(&o.kind, "kind", o.kind, "graphcc (the shared message-passing network) or acc (an independent network per port)")
 	fs.StringVar(&o.features, "features", o.features, "GraphCC's per-port inputs, recorded in the model file: paper (utilization, queue and marking rate at t, t-1, t-2: the shipped model's) or flowmix (those, then the start fraction, queued fraction and p90 enqueue depth at t, t-1, t-2; docs/learning.md)")
+	fs.StringVar(&o.actions, "actions", o.actions, "the settings GraphCC's agents choose among, recorded in the model file: paper (kmin 2-32 KB, kmax 16-256 KB: the shipped model's) or extended (kmin 0-64 KB, kmax 4-512 KB, the same 120 in number; docs/learning.md)")
 	fs.IntVar(&o.c.Episodes, "episodes", o.c.Episodes, fmt.Sprintf("episodes to simulate: at least %d with the default --warmup (learning starts after --warmup transitions, at most %d per episode)",
 		defaultTrain.MinEpisodes(), defaultTrain.EpisodeTransitions()))
 	fs.Uint64Var(&o.seed, "seed", o.seed, "seed of the weights, the episode traces, exploration and minibatches")
@@ -296,6 +299,12 @@ func (o *trainOpts) config(fs *pflag.FlagSet) (gnn.TrainConfig, trainSource, err
 	if c.Kind == "acc" && c.FeatureSet != gnn.FeaturesPaper {
 		return c, src, fmt.Errorf("--features %s: only --kind graphcc takes a feature set (acc has its own state)", o.features)
 	}
+	if c.ActionSet, err = gnn.ParseActionSet(o.actions); err != nil {
+		return c, src, fmt.Errorf("--actions: %w", err)
+	}
+	if c.Kind == "acc" && c.ActionSet != gnn.ActionsPaper {
+		return c, src, fmt.Errorf("--actions %s: only --kind graphcc takes another action set (acc's networks are the paper's)", o.actions)
+	}
 	if src.cur != nil {
 		// The curriculum's fabric: every episode's, or a variant of it
 		// without the links its scenario fails.
@@ -453,7 +462,7 @@ func (o *trainOpts) save(out io.Writer, c gnn.TrainConfig, src trainSource, res 
 	}
 	var file *gnn.File
 	if c.Kind == "graphcc" {
-		file = chosen.Model.File(gnn.ActionTableID, meta)
+		file = chosen.Model.File(chosen.Model.ActionSet.TableID(), meta)
 	} else {
 		file = gnn.MLPNetsFile(chosen.ACC, chosen.ACCPorts, gnn.ActionTableID, meta)
 	}

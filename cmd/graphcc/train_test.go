@@ -331,3 +331,32 @@ func TestTrainCurriculum(t *testing.T) {
 		}
 	}
 }
+
+// TestTrainActions trains on the extended action table: the model file
+// records it and sim runs the model with it; acc refuses it.
+func TestTrainActions(t *testing.T) {
+	withTinyScenario(t)
+	dir := t.TempDir()
+	model := filepath.Join(dir, "ext.model")
+	run(t, "train", "--scenario", "tiny", "--actions", "extended", "--episodes", "4", "--warmup", "20", "--updates", "3", "--workers", "2", "--out", model)
+	f, err := gnn.Load(model, gnn.GraphCCExpect())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if f.ActionTable != gnn.ExtendedActionTableID {
+		t.Errorf("action table %q", f.ActionTable)
+	}
+	run(t, "sim", "--policy", "graphcc:"+model, "--duration", "1ms")
+	for _, tc := range []struct {
+		args []string
+		err  string
+	}{
+		{[]string{"--actions", "huge"}, `--actions: unknown action set "huge"`},
+		{[]string{"--kind", "acc", "--actions", "extended"}, "--actions extended: only --kind graphcc"},
+	} {
+		_, _, err := execute(t, t.Context(), append([]string{"train", "--out", filepath.Join(dir, "x.model")}, tc.args...)...)
+		if err == nil || !strings.Contains(err.Error(), tc.err) {
+			t.Errorf("train %v: %v, want an error containing %q", tc.args, err, tc.err)
+		}
+	}
+}
