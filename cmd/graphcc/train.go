@@ -108,7 +108,12 @@ it needs, and writes no model.`,
 			return o.run(cmd.Context(), cmd, logger(cmd))
 		},
 	}
-	fs := cmd.Flags()
+	o.addFlags(cmd.Flags())
+	return cmd
+}
+
+// addFlags defines train's flags on fs, into o.
+func (o *trainOpts) addFlags(fs *pflag.FlagSet) {
 	fs.SortFlags = false
 	fs.StringVar(&o.out, "out", "", "write the trained model here (required)")
 	fs.StringVar(&o.curve, "curve", "", "write the training curve here as CSV, and as PNG beside it (FILE.png)")
@@ -141,7 +146,6 @@ it needs, and writes no model.`,
 	fs.IntVar(&o.valEvery, "validate-every", o.valEvery, "episodes between validations (rounded up to whole rounds), with --validate-seeds")
 	o.hw.addFlags(fs)
 	hideECNFlags(fs)
-	return cmd
 }
 
 // curvePNG is where the training curve's PNG goes: beside the CSV at path,
