@@ -1125,25 +1125,6 @@ func runEpisode(ctx context.Context, c *TrainConfig, net qnet, seed uint64, eps 
 	return out
 }
 
-// sameLinks returns an error unless f has exactly ref's links, by name and
-// in order.
-func sameLinks(f, ref *topo.Fabric) error {
-	if f == ref {
-		return nil
-	}
-	for i := range max(len(f.Links), len(ref.Links)) {
-		switch {
-		case i >= len(f.Links):
-			return fmt.Errorf("the fabric lacks link %s of the training fabric", ref.Links[i].Name)
-		case i >= len(ref.Links):
-			return fmt.Errorf("the fabric has link %s, the training fabric does not", f.Links[i].Name)
-		case f.Links[i].Name != ref.Links[i].Name:
-			return fmt.Errorf("the fabric's link %d is %s, the training fabric's %s", i, f.Links[i].Name, ref.Links[i].Name)
-		}
-	}
-	return nil
-}
-
 // learner computes minibatch updates; it owns one scratch set per worker.
 type learner struct {
 	online, target qnet

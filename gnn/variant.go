@@ -24,7 +24,7 @@ type fabricVariant struct {
 // ref's links. It fails unless f is ref with links removed: every link of
 // f a link of ref by name, with the same ends.
 func variantOf(f, ref *topo.Fabric) (*fabricVariant, error) {
-	if sameLinks(f, ref) == nil {
+	if f.SameLinks(ref) == nil {
 		return nil, nil
 	}
 	refLink := make(map[string]topo.LinkID, len(ref.Links))

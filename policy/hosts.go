@@ -18,17 +18,14 @@ import (
 // in Mbps (HPCC's preset is 300,1,4,5,50). Each must lie in the range a
 // ConnectX-class NIC accepts (control.HostParams.Validate).
 func ParseHostParams(args string) (control.HostParams, error) {
-	parts := strings.Split(args, ",")
-	if len(parts) != 5 {
-		return control.HostParams{}, fmt.Errorf("hosts' DCQCN: want 5 comma-separated numbers TIMER_US,ALPHA_US,DECREASE_US,AI_MBPS,HAI_MBPS, got %q", args)
+	v, err := parseNumbers(args, "TIMER_US,ALPHA_US,DECREASE_US,AI_MBPS,HAI_MBPS")
+	if err != nil {
+		return control.HostParams{}, fmt.Errorf("hosts' DCQCN: %w", err)
 	}
-	var v [5]float64
-	for i, p := range parts {
-		x, err := strconv.ParseFloat(strings.TrimSpace(p), 64)
-		if err != nil || math.IsNaN(x) || math.IsInf(x, 0) || x < 0 || x > 1e9 {
-			return control.HostParams{}, fmt.Errorf("hosts' DCQCN: %q is not a number in [0, 1e9]", p)
+	for _, x := range v {
+		if x < 0 || x > 1e9 {
+			return control.HostParams{}, fmt.Errorf("hosts' DCQCN: %g is not in [0, 1e9]", x)
 		}
-		v[i] = x
 	}
 	us := func(x float64) int64 { return int64(math.Round(x * float64(topo.Microsecond))) }
 	mbps := func(x float64) int64 { return int64(math.Round(x * float64(topo.Mbps))) }

@@ -327,17 +327,9 @@ func buildStatic(args string) (Factory, error) {
 // parseSetting parses KMIN_KB,KMAX_KB,PMAX, the thresholds in KB of 1000 B
 // (control.KB), into a valid setting.
 func parseSetting(args string) (control.ECN, error) {
-	parts := strings.Split(args, ",")
-	if len(parts) != 3 {
-		return control.ECN{}, fmt.Errorf("want 3 comma-separated numbers KMIN_KB,KMAX_KB,PMAX, got %q", args)
-	}
-	var v [3]float64
-	for i, p := range parts {
-		x, err := strconv.ParseFloat(strings.TrimSpace(p), 64)
-		if err != nil || math.IsNaN(x) || math.IsInf(x, 0) {
-			return control.ECN{}, fmt.Errorf("%q is not a number", p)
-		}
-		v[i] = x
+	v, err := parseNumbers(args, "KMIN_KB,KMAX_KB,PMAX")
+	if err != nil {
+		return control.ECN{}, err
 	}
 	if v[0] < 0 || v[1] < 0 || v[0] > 1e12 || v[1] > 1e12 {
 		return control.ECN{}, fmt.Errorf("thresholds kmin %g KB, kmax %g KB: want 0 to 1e12 KB", v[0], v[1])
@@ -347,6 +339,25 @@ func parseSetting(args string) (control.ECN, error) {
 		return control.ECN{}, err
 	}
 	return e, nil
+}
+
+// parseNumbers parses args, comma-separated finite numbers, as many as
+// the comma-separated names of form.
+func parseNumbers(args, form string) ([]float64, error) {
+	n := strings.Count(form, ",") + 1
+	parts := strings.Split(args, ",")
+	if len(parts) != n {
+		return nil, fmt.Errorf("want %d comma-separated numbers %s, got %q", n, form, args)
+	}
+	v := make([]float64, n)
+	for i, p := range parts {
+		x, err := strconv.ParseFloat(strings.TrimSpace(p), 64)
+		if err != nil || math.IsNaN(x) || math.IsInf(x, 0) {
+			return nil, fmt.Errorf("%q is not a number", p)
+		}
+		v[i] = x
+	}
+	return v, nil
 }
 
 // buildReactive is the reactive policy: Q_KB:CALM:BUSY, a queue threshold

@@ -45,7 +45,7 @@ func NewCurriculum(scs []Scenario) (*Curriculum, error) {
 		if err != nil {
 			return nil, fmt.Errorf("curriculum: scenario %s: %w", s.Name, err)
 		}
-		if err := sameLinks(f, ref); err != nil {
+		if err := f.SameLinks(ref); err != nil {
 			return nil, fmt.Errorf("curriculum: scenario %s is not on %s's fabric: %w", s.Name, scs[0].Name, err)
 		}
 	}
@@ -62,7 +62,7 @@ func DefaultCurriculum() *Curriculum {
 	}
 	var scs []Scenario
 	for _, s := range Suite() {
-		if f, err := s.BaseFabric(); err == nil && sameLinks(f, ref) == nil && !s.HeldOut {
+		if f, err := s.BaseFabric(); err == nil && f.SameLinks(ref) == nil && !s.HeldOut {
 			scs = append(scs, s)
 		}
 	}
@@ -98,20 +98,4 @@ func (c *Curriculum) Pick(seed uint64) Scenario {
 // for seed.
 func (c *Curriculum) Build(seed uint64) (*topo.Fabric, []trace.Flow, error) {
 	return c.Pick(seed).Build(seed)
-}
-
-// sameLinks returns an error unless f has exactly ref's links, by name and
-// in order.
-func sameLinks(f, ref *topo.Fabric) error {
-	for i := range max(len(f.Links), len(ref.Links)) {
-		switch {
-		case i >= len(f.Links):
-			return fmt.Errorf("it lacks link %s", ref.Links[i].Name)
-		case i >= len(ref.Links):
-			return fmt.Errorf("it has link %s, which is not there", f.Links[i].Name)
-		case f.Links[i].Name != ref.Links[i].Name:
-			return fmt.Errorf("its link %d is %s, not %s", i, f.Links[i].Name, ref.Links[i].Name)
-		}
-	}
-	return nil
 }

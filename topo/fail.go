@@ -151,3 +151,23 @@ func combinations(s []LinkID, k int) [][]LinkID {
 	rec(0)
 	return all
 }
+
+// SameLinks returns nil if f has exactly ref's links, by name and in
+// order (the same fabric, or one built the same way), and otherwise an
+// error naming the first difference.
+func (f *Fabric) SameLinks(ref *Fabric) error {
+	if f == ref {
+		return nil
+	}
+	for i := range max(len(f.Links), len(ref.Links)) {
+		switch {
+		case i >= len(f.Links):
+			return fmt.Errorf("it lacks link %s", ref.Links[i].Name)
+		case i >= len(ref.Links):
+			return fmt.Errorf("it has link %s, which is not there", f.Links[i].Name)
+		case f.Links[i].Name != ref.Links[i].Name:
+			return fmt.Errorf("its link %d is %s, not %s", i, f.Links[i].Name, ref.Links[i].Name)
+		}
+	}
+	return nil
+}

@@ -191,3 +191,34 @@ func TestFailRandomPinned(t *testing.T) {
 		t.Errorf("FailRandom(2, 42) failed %v, want %v", got, want)
 	}
 }
+
+func TestSameLinks(t *testing.T) {
+	f, err := Clos(DefaultClos())
+	if err != nil {
+		t.Fatal(err)
+	}
+	again, _ := Clos(DefaultClos())
+	failed, err := f.FailLinks(f.Links[len(f.Links)-1].Name)
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := DefaultClos()
+	c.Leaves++
+	bigger, _ := Clos(c)
+	for _, tc := range []struct {
+		name   string
+		g, ref *Fabric
+		err    string
+	}{
+		{"itself", f, f, ""},
+		{"built the same way", again, f, ""},
+		{"a link failed", failed, f, "it lacks link " + f.Links[len(f.Links)-1].Name},
+		{"a link more", f, failed, "it has link " + f.Links[len(f.Links)-1].Name + ", which is not there"},
+		{"another Clos", bigger, f, "its link"},
+	} {
+		err := tc.g.SameLinks(tc.ref)
+		if tc.err == "" && err != nil || tc.err != "" && (err == nil || !strings.Contains(err.Error(), tc.err)) {
+			t.Errorf("%s: %v, want %q", tc.name, err, tc.err)
+		}
+	}
+}
