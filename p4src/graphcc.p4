@@ -6,9 +6,9 @@
  * fabric), and the egress queue: ECN-capable packets (the hosts' data) to
  * the data queue, every other packet (ACKs, NACKs, CNPs) to a control queue
  * served first. Egress: per-egress-port ECN marking with the simulator's RED
- * rule, and per-egress-port telemetry counters (transmitted, ECN-marked, and
- * a histogram of the data-queue depth each ECN-capable packet met at
- * enqueue).
+ * rule, and per-egress-port telemetry counters (transmitted, ECN-marked, a
+ * histogram of the data-queue depth each ECN-capable packet met at enqueue,
+ * and the flow starts among those packets: RoCEv2 BTH PSN 0).
  *
  * Why two queues: BMv2 rate-limits an egress queue in packets per second,
  * not bytes, so in one queue a 60-byte ACK would cost as much of the link as
@@ -35,6 +35,7 @@
 
 const bit<16> ETHERTYPE_IPV4 = 0x0800;
 const bit<8>  IP_PROTO_UDP   = 17;
+const bit<16> ROCEV2_PORT    = 4791; // UDP destination port of RoCEv2
 
 // BMv2 port numbers the counter arrays cover: 0..PORT_SLOTS-1. The testbed
 // numbers a switch's ports 1..n (controller/plan.go), so n <= 63.
@@ -85,10 +86,29 @@ header udp_t {
     bit<16> checksum;
 }
 
+// The InfiniBand Base Transport Header of a RoCEv2 packet (12 bytes; the
+// layout of hostgen's gopacket layer, hostgen/bth.go).
+header bth_t {
+    bit<8>  opcode;
+    bit<1>  se;
+    bit<1>  migreq;
+    bit<2>  padCnt;
+    bit<4>  tver;
+    bit<16> pkey;
+    bit<1>  fecn;
+    bit<1>  becn;
+    bit<6>  resv6;
+    bit<24> destQP;
+    bit<1>  ackReq;
+    bit<7>  resv7;
+    bit<24> psn;
+}
+
 struct headers_t {
     ethernet_t ethernet;
     ipv4_t     ipv4;
     udp_t      udp;
+    bth_t      bth;
 }
 
 struct metadata_t {
@@ -128,6 +148,13 @@ parser GraphccParser(packet_in packet,
         packet.extract(hdr.udp);
         meta.l4_src = hdr.udp.srcPort;
         meta.l4_dst = hdr.udp.dstPort;
+        transition select(hdr.udp.dstPort) {
+            ROCEV2_PORT: parse_bth;
+            default: accept;
+        }
+    }
+    state parse_bth {
+        packet.extract(hdr.bth);
         transition accept;
     }
 }
@@ -221,12 +248,16 @@ control GraphccEgress(inout headers_t hdr,
                       inout metadata_t meta,
                       inout standard_metadata_t standard_metadata) {
     // Telemetry, indexed by egress port: packets and bytes transmitted,
-    // packets and bytes this port marked CE, and the enqueue-depth
-    // histogram of ECN-capable packets (the data queue's depth each met) at
-    // index port*DEPTH_BUCKETS + bucket (packets).
+    // packets and bytes this port marked CE, the enqueue-depth histogram of
+    // ECN-capable packets (the data queue's depth each met) at index
+    // port*DEPTH_BUCKETS + bucket (packets), and the flow starts among the
+    // packets the histogram counts: those whose BTH PSN is 0, a queue
+    // pair's first packet (control.IsFlowStart; a retransmitted PSN 0
+    // counts again, as the switch cannot tell it from a first one).
     counter(PORT_SLOTS, CounterType.packets_and_bytes) tx_port;
     counter(PORT_SLOTS, CounterType.packets_and_bytes) marked_port;
     counter(PORT_SLOTS * DEPTH_BUCKETS, CounterType.packets) enq_depth;
+    counter(PORT_SLOTS, CounterType.packets) flow_starts;
 
     // The port's RED setting. Widths: kmin, kmax are bytes in 32 bits;
     // pmax_fixed is the probability at kmax times 2^16 (0..65536, so 1.0 is
@@ -285,6 +316,9 @@ control GraphccEgress(inout headers_t hdr,
         }
         if (meta.depth_hit == 1) {
             enq_depth.count(port * DEPTH_BUCKETS + (bit<32>)meta.depth_bucket);
+            if (hdr.bth.isValid() && hdr.bth.psn == 0) {
+                flow_starts.count(port);
+            }
         }
 
         ecn_settings.apply();
@@ -340,6 +374,7 @@ control GraphccDeparser(packet_out packet, in headers_t hdr) {
         packet.emit(hdr.ethernet);
         packet.emit(hdr.ipv4);
         packet.emit(hdr.udp);
+        packet.emit(hdr.bth);
     }
 }
 

@@ -92,6 +92,10 @@ const (
 	// CounterEnqDepth counts packets per (egress port, enqueue-depth bucket)
 	// at index port*DepthBuckets + bucket.
 	CounterEnqDepth = "GraphccEgress.enq_depth"
+	// CounterFlowStarts counts, per egress port, the packets CounterEnqDepth
+	// counts whose RoCEv2 BTH PSN is 0: the flow starts of
+	// control.PortSample.FlowStarts (control.IsFlowStart).
+	CounterFlowStarts = "GraphccEgress.flow_starts"
 )
 
 // Sizes and widths in graphcc.p4.
@@ -115,4 +119,9 @@ const (
 	// QueuePacketBytes is the bytes per queued packet in the marking rule
 	// (QUEUE_PACKET_BYTES); it equals control.QueuePacketBytes.
 	QueuePacketBytes = 1048
+	// RoCEv2Port is the UDP destination port after which the parser reads a
+	// BTH (ROCEV2_PORT); it equals hostgen.RoCEv2Port.
+	RoCEv2Port = 4791
+	// PSNBits is the width of the BTH's PSN; it equals control.PSNBits.
+	PSNBits = 24
 )

@@ -47,7 +47,7 @@ func TestNamesDeclared(t *testing.T) {
 	for _, a := range []string{ActionSetPort, ActionSetGroup, ActionDrop, ActionSetECN, ActionSetDepthBucket} {
 		decl("action", a)
 	}
-	for _, c := range []string{CounterRxPort, CounterTxPort, CounterMarkedPort, CounterEnqDepth} {
+	for _, c := range []string{CounterRxPort, CounterTxPort, CounterMarkedPort, CounterEnqDepth, CounterFlowStarts} {
 		decl("counter", c)
 	}
 	for _, f := range []string{FieldDstAddr, FieldGroup, FieldMember, FieldEgressPort, FieldEnqQdepth} {
@@ -81,6 +81,9 @@ func TestSizesAgree(t *testing.T) {
 	if QueuePacketBytes != control.QueuePacketBytes {
 		t.Errorf("QueuePacketBytes %d, control.QueuePacketBytes %d", QueuePacketBytes, control.QueuePacketBytes)
 	}
+	if PSNBits != control.PSNBits {
+		t.Errorf("PSNBits %d, control.PSNBits %d", PSNBits, control.PSNBits)
+	}
 	if PMaxOne >= 1<<PMaxBits || PMaxOne < 1<<(PMaxBits-1) {
 		t.Errorf("PMaxOne %d does not need exactly %d bits", PMaxOne, PMaxBits)
 	}
@@ -89,6 +92,9 @@ func TestSizesAgree(t *testing.T) {
 		fmt.Sprintf("#define DEPTH_BUCKETS %d\n", DepthBuckets),
 		fmt.Sprintf("const bit<64> QUEUE_PACKET_BYTES = %d;", QueuePacketBytes),
 		fmt.Sprintf("pmax_fixed is the probability at kmax times 2^%d", bits.Len(PMaxOne)-1),
+		fmt.Sprintf("const bit<16> ROCEV2_PORT    = %d;", RoCEv2Port),
+		fmt.Sprintf("bit<%d> psn;", PSNBits),
+		"hdr.bth.psn == 0",
 	} {
 		if !strings.Contains(Source, want) {
 			t.Errorf("graphcc.p4 lacks %q", want)

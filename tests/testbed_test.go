@@ -246,7 +246,7 @@ func TestTestbedWholeLoop(t *testing.T) {
 		t.Fatal(err)
 	}
 	program(static)
-	pol := gnn.NewGraphCC(model, f, gnn.FeatureConfig{})
+	pol := &startCounter{Policy: gnn.NewGraphCC(model, f, gnn.FeatureConfig{}), f: f}
 	res, err := controller.RunWorkload(ctx, controller.WorkloadConfig{
 		Plan: plan, Runtime: rt, Policy: pol, Static: static, Flows: flows, Scale: scale,
 	})
@@ -261,6 +261,13 @@ func TestTestbedWholeLoop(t *testing.T) {
 	}
 	if s.Completed < len(flows)*9/10 {
 		t.Errorf("graphcc: only %d of %d flows completed", s.Completed, len(flows))
+	}
+	// Every flow's first packet (BTH PSN 0) leaves its receiver's leaf
+	// once, counted by the P4 program's flow_starts (a first packet lost
+	// and sent again counts again).
+	t.Logf("graphcc: %d flow starts counted on the ports to hosts, %d in all, for %d flows", pol.toHosts, pol.all, len(flows))
+	if pol.toHosts < int64(s.Completed*9/10) || pol.all < pol.toHosts || pol.all > pol.enq {
+		t.Errorf("flow starts: %d on the ports to hosts, %d in all among %d data packets, for %d completed flows", pol.toHosts, pol.all, pol.enq, s.Completed)
 	}
 	// The switches hold what the policy last chose (the loop ends on a
 	// write, or on a read whose settings it never changed).
@@ -291,4 +298,24 @@ func TestTestbedWholeLoop(t *testing.T) {
 		others[pp.Port], _ = p4rt.EncodeECN(static[pp.Port]) // the dead switch holds nothing to check
 	}
 	checkECN(t, "after a switch died", others, f, static)
+}
+
+// startCounter is a policy that adds up the flow starts of every port's
+// telemetry, and those of the switch ports to hosts, before its policy
+// decides.
+type startCounter struct {
+	control.Policy
+	f                 *topo.Fabric
+	toHosts, all, enq int64
+}
+
+func (c *startCounter) Decide(t *control.Telemetry, ecn []control.ECN) {
+	for p, s := range t.Ports {
+		c.all += s.FlowStarts
+		c.enq += s.EnqPackets()
+		if pt := c.f.Ports[p]; c.f.Nodes[pt.Src].Switch && !c.f.Nodes[pt.Dst].Switch {
+			c.toHosts += s.FlowStarts
+		}
+	}
+	c.Policy.Decide(t, ecn)
 }

@@ -18,6 +18,7 @@ import (
 
 	"graphcc/control"
 	"graphcc/controller/lab"
+	"graphcc/hostgen"
 	"graphcc/internal/privtest"
 	"graphcc/internal/testnetns"
 	"graphcc/namespace"
@@ -35,7 +36,8 @@ func testNetns(t *testing.T, tag string) (string, netns.NsHandle) {
 
 // graphcc.p4 on BMv2 with two ports in a namespace (veths s1-h1, s2-h2),
 // packets written and read on the host ends with packet sockets: IPv4
-// forwarding, TTL and checksum, drops, ECMP, the counters, and ECN marking
+// forwarding, TTL and checksum, drops, ECMP, the counters (flow starts
+// among them: the ECN-capable frames whose BTH PSN is 0), and ECN marking
 // against the enqueue-depth histogram.
 func TestBMv2Dataplane(t *testing.T) {
 	requireRoot(t)
@@ -110,13 +112,19 @@ func TestBMv2Dataplane(t *testing.T) {
 	h2.drain()
 	// burst sends n packets to dst and returns what h2 receives of them,
 	// and the counters before and after.
-	sent := 0
+	// Every fourth frame sent has PSN 0: a queue pair's first packet.
+	sent, psn0 := 0, int64(0)
 	burst := func(n int, dst string, ecn uint8) (got []gopacket.Packet, before, after portCounterSnap) {
 		t.Helper()
 		before = readPortCounters(t, ctx, sw, info, func(portCounterSnap) bool { return true })
+		psn0 = 0
 		for range n {
 			sent++
-			h1.send(t, frame(t, dst, 64, ecn, uint16(1000+sent)))
+			psn := uint32(sent % 4)
+			if psn == 0 {
+				psn0++
+			}
+			h1.send(t, frame(t, dst, 64, ecn, uint16(1000+sent), psn))
 		}
 		after = readPortCounters(t, ctx, sw, info, func(c portCounterSnap) bool { return c.tx[1]+c.tx[2] >= before.tx[1]+before.tx[2]+int64(n) })
 		if dst == "10.0.0.2" {
@@ -164,15 +172,24 @@ func TestBMv2Dataplane(t *testing.T) {
 	got, before, after := burst(n, "10.0.0.2", 2)
 	d2 := deeper(before, after, 2)
 	checkMarks("kmin = kmax = 1 packet", got, before, after, max(0, d2-slack), d2+slack)
+	if d := after.starts[2] - before.starts[2]; d != psn0 || psn0 == 0 || after.starts[1] != 0 {
+		t.Errorf("flow_starts[2] +%d, want the %d frames of PSN 0; flow_starts[1] %d, want 0", d, psn0, after.starts[1])
+	}
+	for i, p := range got {
+		if b, ok := p.Layer(hostgen.LayerTypeBTH).(*hostgen.BTH); !ok || len(p.Data()) != control.QueuePacketBytes || b.OpCode != hostgen.OpSendOnly {
+			t.Errorf("forwarded frame %d: %d bytes, BTH %+v: want the %d-byte frame sent, BTH and all", i, len(p.Data()), b, control.QueuePacketBytes)
+			break
+		}
+	}
 	t.Logf("%d packets, kmin = kmax = 1 packet: %d marked CE; enqueue depths %v", n, after.marked[2]-before.marked[2], after.hist[2])
 
 	// Drops: TTL would reach 0; no route. Counted in, not out.
-	h1.send(t, frame(t, "10.0.0.2", 1, 2, 999))
-	h1.send(t, frame(t, "10.0.0.99", 64, 2, 999))
+	h1.send(t, frame(t, "10.0.0.2", 1, 2, 999, 0))
+	h1.send(t, frame(t, "10.0.0.99", 64, 2, 999, 0))
 	c := readPortCounters(t, ctx, sw, info, func(c portCounterSnap) bool { return c.rx[1] >= after.rx[1]+2 })
-	if c.rx[1] != n+2 || c.tx[2] != n || c.tx[1] != 0 || c.hist[2].Count() != n {
-		t.Errorf("rx_port[1] %d (want %d), tx_port[2] %d (want %d), tx_port[1] %d (want 0), enq_depth of port 2 counts %d (want %d)",
-			c.rx[1], n+2, c.tx[2], n, c.tx[1], c.hist[2].Count(), n)
+	if c.rx[1] != n+2 || c.tx[2] != n || c.tx[1] != 0 || c.hist[2].Count() != n || c.starts[2] != psn0 {
+		t.Errorf("rx_port[1] %d (want %d), tx_port[2] %d (want %d), tx_port[1] %d (want 0), enq_depth of port 2 counts %d (want %d), flow_starts[2] %d (want %d)",
+			c.rx[1], n+2, c.tx[2], n, c.tx[1], c.hist[2].Count(), n, c.starts[2], psn0)
 	}
 
 	// Packets that are not ECN-capable (ACKs, NACKs, CNPs) are never
@@ -180,8 +197,8 @@ func TestBMv2Dataplane(t *testing.T) {
 	// histogram.
 	got, before, after = burst(n, "10.0.0.2", 0)
 	checkMarks("not ECN-capable", got, before, after, 0, 0)
-	if d, h := after.tx[2]-before.tx[2], after.hist[2].Count()-before.hist[2].Count(); d != n || h != 0 {
-		t.Errorf("not ECN-capable: tx_port[2] +%d (want %d), enq_depth of port 2 +%d (want 0)", d, n, h)
+	if d, h, s := after.tx[2]-before.tx[2], after.hist[2].Count()-before.hist[2].Count(), after.starts[2]-before.starts[2]; d != n || h != 0 || s != 0 {
+		t.Errorf("not ECN-capable: tx_port[2] +%d (want %d), enq_depth of port 2 +%d, flow_starts[2] +%d (want 0, 0: %d had PSN 0)", d, n, h, s, psn0)
 	}
 
 	// ECMP over ports 1 and 2: flows spread by their UDP ports; port 1
@@ -190,6 +207,9 @@ func TestBMv2Dataplane(t *testing.T) {
 	if d1, d2 := after.tx[1]-before.tx[1], after.tx[2]-before.tx[2]; d1 == 0 || d2 == 0 || d1+d2 != n || after.marked[1] != 0 || after.hist[2].Count() != after.tx[2]-n {
 		t.Errorf("ECMP: tx_port[1] +%d, tx_port[2] +%d (want %d, some on each), marked_port[1] %d (want 0), enq_depth of port 2 counts %d (want tx_port[2] %d less the %d not ECN-capable)",
 			d1, d2, n, after.marked[1], after.hist[2].Count(), after.tx[2], n)
+	}
+	if s := after.starts[1] + after.starts[2] - before.starts[1] - before.starts[2]; s != psn0 {
+		t.Errorf("ECMP: flow_starts +%d over both ports, want the %d frames of PSN 0", s, psn0)
 	}
 	h2.drain()
 
@@ -214,8 +234,8 @@ func TestBMv2Dataplane(t *testing.T) {
 }
 
 type portCounterSnap struct {
-	rx, tx, marked [3]int64 // packets, by BMv2 port 0..2
-	hist           [3]control.DepthHist
+	rx, tx, marked, starts [3]int64 // packets, by BMv2 port 0..2
+	hist                   [3]control.DepthHist
 }
 
 // readPortCounters reads ports 0..2's counters (wildcard reads) until done
@@ -229,7 +249,8 @@ func readPortCounters(t *testing.T, ctx context.Context, sw *Switch, info *P4Inf
 	for {
 		var err error
 		vals, err = sw.ReadCounters(ctx, vals[:0], []*p4v1.CounterEntry{
-			{CounterId: info.RxPort}, {CounterId: info.TxPort}, {CounterId: info.MarkedPort}, {CounterId: info.EnqDepth}})
+			{CounterId: info.RxPort}, {CounterId: info.TxPort}, {CounterId: info.MarkedPort}, {CounterId: info.EnqDepth},
+			{CounterId: info.FlowStarts}})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -249,6 +270,8 @@ func readPortCounters(t *testing.T, ctx context.Context, sw *Switch, info *P4Inf
 				c.tx[port] = v.Packets
 			case info.MarkedPort:
 				c.marked[port] = v.Packets
+			case info.FlowStarts:
+				c.starts[port] = v.Packets
 			case info.EnqDepth:
 				c.hist[port][v.Index%p4src.DepthBuckets] = v.Packets
 			}
@@ -277,17 +300,18 @@ func checksumOK(h []byte) bool {
 	return sum == 0xffff
 }
 
-// frame is a 1048-byte RoCEv2-like frame from 10.0.0.1 to dst with ECN
-// field ecn (2: ECT(0)).
-func frame(t *testing.T, dst string, ttl, ecn uint8, sport uint16) []byte {
+// frame is a 1048-byte RoCEv2 frame from 10.0.0.1 to dst with ECN field
+// ecn (2: ECT(0)): a SEND Only BTH of PSN psn, then zeros.
+func frame(t *testing.T, dst string, ttl, ecn uint8, sport uint16, psn uint32) []byte {
 	eth := &layers.Ethernet{SrcMAC: net.HardwareAddr{2, 0, 0, 0, 0, 1}, DstMAC: lab.FabricMAC, EthernetType: layers.EthernetTypeIPv4}
 	ip := &layers.IPv4{Version: 4, IHL: 5, TOS: ecn, TTL: ttl, Protocol: layers.IPProtocolUDP,
 		SrcIP: net.IPv4(10, 0, 0, 1), DstIP: net.ParseIP(dst)}
-	udp := &layers.UDP{SrcPort: layers.UDPPort(sport), DstPort: 4791}
+	udp := &layers.UDP{SrcPort: layers.UDPPort(sport), DstPort: hostgen.RoCEv2Port}
 	udp.SetNetworkLayerForChecksum(ip)
+	bth := &hostgen.BTH{OpCode: hostgen.OpSendOnly, PKey: 0xffff, DestQP: uint32(sport), AckReq: true, PSN: psn}
 	buf := gopacket.NewSerializeBuffer()
-	payload := make([]byte, control.QueuePacketBytes-14-20-8)
-	err := gopacket.SerializeLayers(buf, gopacket.SerializeOptions{FixLengths: true, ComputeChecksums: true}, eth, ip, udp, gopacket.Payload(payload))
+	payload := make([]byte, control.QueuePacketBytes-14-20-8-hostgen.BTHLen)
+	err := gopacket.SerializeLayers(buf, gopacket.SerializeOptions{FixLengths: true, ComputeChecksums: true}, eth, ip, udp, bth, gopacket.Payload(payload))
 	if err != nil {
 		t.Fatal(err)
 	}

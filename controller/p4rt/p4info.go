@@ -30,7 +30,7 @@ type P4Info struct {
 	SetDepthBucket, ParamBucket             uint32
 
 	// Counters.
-	RxPort, TxPort, MarkedPort, EnqDepth uint32
+	RxPort, TxPort, MarkedPort, EnqDepth, FlowStarts uint32
 
 	names map[uint32]string // every table, action and counter id: its name
 }
@@ -129,6 +129,7 @@ func ResolveP4Info(pb *p4configv1.P4Info) (*P4Info, error) {
 	info.TxPort = r.counter(p4src.CounterTxPort, both, p4src.PortSlots)
 	info.MarkedPort = r.counter(p4src.CounterMarkedPort, both, p4src.PortSlots)
 	info.EnqDepth = r.counter(p4src.CounterEnqDepth, p4configv1.CounterSpec_PACKETS, p4src.PortSlots*p4src.DepthBuckets)
+	info.FlowStarts = r.counter(p4src.CounterFlowStarts, p4configv1.CounterSpec_PACKETS, p4src.PortSlots)
 
 	if err := errors.Join(r.errs...); err != nil {
 		return nil, fmt.Errorf("p4info: %w", err)

@@ -73,6 +73,7 @@ func TestResolveP4Info(t *testing.T) {
 	check("tx_port", info.TxPort, 0x12)
 	check("marked_port", info.MarkedPort, 0x12)
 	check("enq_depth", info.EnqDepth, 0x12)
+	check("flow_starts", info.FlowStarts, 0x12)
 	for _, id := range []uint32{info.FieldDstAddr, info.FieldGroup, info.FieldMember, info.FieldEgressPort, info.FieldEnqQdepth,
 		info.ParamPort, info.ParamGroup, info.ParamGroupSize, info.ParamKMin, info.ParamKMax, info.ParamPMax, info.ParamBucket} {
 		if id == 0 {
@@ -120,6 +121,9 @@ func TestResolveP4InfoErrors(t *testing.T) {
 		{"counter missing", func(p *p4configv1.P4Info) {
 			findCounter(p, p4src.CounterRxPort).Preamble.Name = "rx"
 		}, "counter GraphccIngress.rx_port: missing"},
+		{"flow starts missing", func(p *p4configv1.P4Info) {
+			findCounter(p, p4src.CounterFlowStarts).Preamble.Name = "starts"
+		}, "counter GraphccEgress.flow_starts: missing"},
 		{"action not in table", func(p *p4configv1.P4Info) {
 			t := findTable(p, p4src.TableECNSettings)
 			t.ActionRefs = t.ActionRefs[1:]
@@ -140,7 +144,7 @@ func TestResolveP4InfoErrors(t *testing.T) {
 	pb := proto.Clone(base).(*p4configv1.P4Info)
 	pb.Counters = nil
 	_, err := ResolveP4Info(pb)
-	for _, c := range []string{"rx_port", "tx_port", "marked_port", "enq_depth"} {
+	for _, c := range []string{"rx_port", "tx_port", "marked_port", "enq_depth", "flow_starts"} {
 		if err == nil || !strings.Contains(err.Error(), c) {
 			t.Errorf("error %v does not name %s", err, c)
 		}

@@ -14,7 +14,8 @@ import (
 // SwitchTelemetry turns one switch's counter reads into control.PortSamples:
 // the counters only grow, so it keeps the previous read and reports deltas.
 // For each port of the switch: TxBytes and MarkedBytes from the tx_port and
-// marked_port counters, EnqHist from the enq_depth histogram. For each host
+// marked_port counters, EnqHist from the enq_depth histogram, FlowStarts
+// from the flow_starts counter. For each host
 // attached to the switch, the host's NIC port gets TxBytes from the
 // switch's rx_port counter on that link (hosts do not mark; their queues
 // are not seen). QueueBytes and EnqDepthMax are -1: BMv2 cannot tell them
@@ -32,9 +33,26 @@ type SwitchTelemetry struct {
 	prev  []portCounters // by ports index
 	cur   []portCounters
 	info  *P4Info
-	index map[uint32]int       // counter id -> kind: 0 rx, 1 tx, 2 marked, 3 enq_depth
+	index map[uint32]int       // counter id -> its kind (kindRx, …)
 	byNum [p4src.PortSlots]int // BMv2 port number -> index in ports + 1, 0 if none
 }
+
+// The counter arrays a telemetry read holds, by kind: one cell per port,
+// but kindEnqDepth's DepthBuckets. portCounters.seen has bit k for the
+// one-cell kinds k < kindEnqDepth, then bit kindEnqDepth+b for bucket b.
+const (
+	kindRx = iota
+	kindTx
+	kindMarked
+	kindFlowStarts
+	kindEnqDepth
+)
+
+// The seen bits of every kind and bucket fit portCounters.seen.
+var _ = [1]struct{}{}[(kindEnqDepth+control.DepthBuckets)/33]
+
+// counterNames names the one-cell kinds' counters, for errors.
+var counterNames = [kindEnqDepth]string{p4src.CounterRxPort, p4src.CounterTxPort, p4src.CounterMarkedPort, p4src.CounterFlowStarts}
 
 type telemetryPort struct {
 	num     int64       // BMv2 port number
@@ -46,8 +64,9 @@ type telemetryPort struct {
 
 type portCounters struct {
 	rx, tx, marked int64 // bytes
+	starts         int64 // packets
 	hist           [control.DepthBuckets]int64
-	seen           uint32 // bit per counter kind, then a bit per bucket
+	seen           uint32 // bit per one-cell counter kind, then a bit per bucket
 }
 
 // NewSwitchTelemetry returns the telemetry decoder of switch sw of p. Its
@@ -64,7 +83,7 @@ func NewSwitchTelemetry(info *P4Info, p *lab.Plan, sw int, queueDepth []int64) (
 	t := &SwitchTelemetry{
 		name:  s.Name,
 		info:  info,
-		index: map[uint32]int{info.RxPort: 0, info.TxPort: 1, info.MarkedPort: 2, info.EnqDepth: 3},
+		index: map[uint32]int{info.RxPort: kindRx, info.TxPort: kindTx, info.MarkedPort: kindMarked, info.FlowStarts: kindFlowStarts, info.EnqDepth: kindEnqDepth},
 	}
 	for _, pp := range s.Ports {
 		if err := checkSlot(s, pp); err != nil {
@@ -83,9 +102,9 @@ func NewSwitchTelemetry(info *P4Info, p *lab.Plan, sw int, queueDepth []int64) (
 				tp.buckets = min(int64(control.DepthBucket(d-1))+1, control.DepthBuckets)
 			}
 		}
-		tp.want = (1<<tp.buckets-1)<<3 | 1<<1 | 1<<2
+		tp.want = (1<<tp.buckets-1)<<kindEnqDepth | 1<<kindTx | 1<<kindMarked | 1<<kindFlowStarts
 		if tp.host >= 0 {
-			tp.want |= 1 << 0
+			tp.want |= 1 << kindRx
 		}
 		t.ports = append(t.ports, tp)
 		t.byNum[pp.Num] = len(t.ports)
@@ -96,8 +115,9 @@ func NewSwitchTelemetry(info *P4Info, p *lab.Plan, sw int, queueDepth []int64) (
 }
 
 // Query returns the counter cells to read, for one Switch.ReadCounters
-// call: rx_port of each port from a host, tx_port and marked_port of each
-// port, and the port's enq_depth buckets that can count.
+// call: rx_port of each port from a host, tx_port, marked_port and
+// flow_starts of each port, and the port's enq_depth buckets that can
+// count.
 func (t *SwitchTelemetry) Query() []*p4v1.CounterEntry {
 	var q []*p4v1.CounterEntry
 	for _, tp := range t.ports {
@@ -105,7 +125,7 @@ func (t *SwitchTelemetry) Query() []*p4v1.CounterEntry {
 			q = append(q, &p4v1.CounterEntry{CounterId: t.info.RxPort, Index: &p4v1.Index{Index: tp.num}})
 		}
 	}
-	for _, id := range []uint32{t.info.TxPort, t.info.MarkedPort} {
+	for _, id := range []uint32{t.info.TxPort, t.info.MarkedPort, t.info.FlowStarts} {
 		for _, tp := range t.ports {
 			q = append(q, &p4v1.CounterEntry{CounterId: id, Index: &p4v1.Index{Index: tp.num}})
 		}
@@ -118,13 +138,14 @@ func (t *SwitchTelemetry) Query() []*p4v1.CounterEntry {
 	return q
 }
 
-// WildcardQuery returns the same counters as whole arrays: four entities
+// WildcardQuery returns the same counters as whole arrays: five entities
 // instead of one per cell, but every cell of every array (p4src.PortSlots
 // ports) comes back. Decode accepts either answer.
 func (t *SwitchTelemetry) WildcardQuery() []*p4v1.CounterEntry {
 	return []*p4v1.CounterEntry{
 		{CounterId: t.info.RxPort}, {CounterId: t.info.TxPort},
-		{CounterId: t.info.MarkedPort}, {CounterId: t.info.EnqDepth},
+		{CounterId: t.info.MarkedPort}, {CounterId: t.info.FlowStarts},
+		{CounterId: t.info.EnqDepth},
 	}
 }
 
@@ -141,7 +162,7 @@ func (t *SwitchTelemetry) Decode(dst []control.PortSample, vals []CounterValue) 
 			continue
 		}
 		num, bucket := v.Index, int64(0)
-		if kind == 3 {
+		if kind == kindEnqDepth {
 			num, bucket = v.Index/control.DepthBuckets, v.Index%control.DepthBuckets
 		}
 		if v.Index < 0 || num >= p4src.PortSlots || t.byNum[num] == 0 {
@@ -149,20 +170,18 @@ func (t *SwitchTelemetry) Decode(dst []control.PortSample, vals []CounterValue) 
 		}
 		c := &t.cur[t.byNum[num]-1]
 		switch kind {
-		case 0:
+		case kindRx:
 			c.rx = v.Bytes
-		case 1:
+		case kindTx:
 			c.tx = v.Bytes
-		case 2:
+		case kindMarked:
 			c.marked = v.Bytes
-		case 3:
+		case kindFlowStarts:
+			c.starts = v.Packets
+		case kindEnqDepth:
 			c.hist[bucket] = v.Packets
 		}
-		if kind < 3 {
-			c.seen |= 1 << kind
-		} else {
-			c.seen |= 1 << (3 + bucket)
-		}
+		c.seen |= 1 << (kind + int(bucket))
 	}
 	for i, tp := range t.ports {
 		if t.cur[i].seen&tp.want != tp.want {
@@ -176,6 +195,7 @@ func (t *SwitchTelemetry) Decode(dst []control.PortSample, vals []CounterValue) 
 			MarkedBytes: delta(c.marked, p.marked),
 			QueueBytes:  -1,
 			EnqDepthMax: -1,
+			FlowStarts:  delta(c.starts, p.starts),
 		}
 		for b := range s.EnqHist {
 			s.EnqHist[b] = delta(c.hist[b], p.hist[b])
@@ -190,14 +210,13 @@ func (t *SwitchTelemetry) Decode(dst []control.PortSample, vals []CounterValue) 
 }
 
 func (t *SwitchTelemetry) missing(seen, want uint32, num int64) string {
-	names := []string{p4src.CounterRxPort, p4src.CounterTxPort, p4src.CounterMarkedPort}
-	for k, n := range names {
+	for k, n := range counterNames {
 		if want&^seen&(1<<k) != 0 {
 			return fmt.Sprintf("no value of %s[%d]", n, num)
 		}
 	}
 	for b := range int64(control.DepthBuckets) {
-		if want&^seen&(1<<(3+b)) != 0 {
+		if want&^seen&(1<<(kindEnqDepth+b)) != 0 {
 			return fmt.Sprintf("no value of %s[%d]", p4src.CounterEnqDepth, num*control.DepthBuckets+b)
 		}
 	}

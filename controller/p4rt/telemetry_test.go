@@ -2,6 +2,7 @@ package p4rt
 
 import (
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -39,7 +40,7 @@ func TestSwitchTelemetryDecode(t *testing.T) {
 		}
 	}
 	// rx_port only on links from hosts; every bucket without queue depths
-	if q, want := tel.Query(), hosts+len(leaf.Ports)*(2+control.DepthBuckets); len(q) != want {
+	if q, want := tel.Query(), hosts+len(leaf.Ports)*(3+control.DepthBuckets); len(q) != want {
 		t.Fatalf("query of %d cells, want %d", len(q), want)
 	}
 	// Counter values as a function of the read (round), the port number and
@@ -53,6 +54,8 @@ func TestSwitchTelemetryDecode(t *testing.T) {
 				return round * i, round * i * 2000
 			case info.MarkedPort:
 				return round, round * 100 * i
+			case info.FlowStarts:
+				return round * 3 * i, 0
 			case info.EnqDepth:
 				return round * (i%24 + 1), 0
 			}
@@ -70,7 +73,7 @@ func TestSwitchTelemetryDecode(t *testing.T) {
 		for _, pp := range leaf.Ports {
 			n := int64(pp.Num)
 			s := dst[pp.Port]
-			if s.TxBytes != d*n*2000 || s.MarkedBytes != d*100*n || s.QueueBytes != -1 || s.EnqDepthMax != -1 {
+			if s.TxBytes != d*n*2000 || s.MarkedBytes != d*100*n || s.QueueBytes != -1 || s.EnqDepthMax != -1 || s.FlowStarts != d*3*n {
 				t.Errorf("round %d port %d: %+v", round, n, s)
 			}
 			for b := range s.EnqHist {
@@ -85,7 +88,7 @@ func TestSwitchTelemetryDecode(t *testing.T) {
 				}
 				continue
 			}
-			if h := dst[host]; h.TxBytes != d*n*1000 || h.MarkedBytes != 0 || h.QueueBytes != -1 || h.EnqPackets() != 0 {
+			if h := dst[host]; h.TxBytes != d*n*1000 || h.MarkedBytes != 0 || h.QueueBytes != -1 || h.EnqPackets() != 0 || h.FlowStarts != 0 {
 				t.Errorf("round %d host on port %d: %+v", round, n, h)
 			}
 		}
@@ -95,7 +98,7 @@ func TestSwitchTelemetryDecode(t *testing.T) {
 	if err := tel.Decode(dst, cells(tel, value(1))); err != nil {
 		t.Fatal(err)
 	}
-	if s := dst[leaf.Ports[0].Port]; s.TxBytes != 2000 || s.EnqHist[0] != 1 {
+	if s := dst[leaf.Ports[0].Port]; s.TxBytes != 2000 || s.EnqHist[0] != 1 || s.FlowStarts != 3*int64(leaf.Ports[0].Num) {
 		t.Errorf("after a restart: %+v", s)
 	}
 
@@ -111,6 +114,14 @@ func TestSwitchTelemetryDecode(t *testing.T) {
 	err = tel.Decode(dst, vals)
 	if err == nil || !strings.Contains(err.Error(), "switch leaf0") || !strings.Contains(err.Error(), p4src.CounterEnqDepth) {
 		t.Errorf("missing cell: %v", err)
+	}
+	vals = cells(tel, value(5))
+	vals = slices.DeleteFunc(vals, func(v CounterValue) bool {
+		return v.Counter == info.FlowStarts && v.Index == int64(leaf.Ports[1].Num)
+	})
+	err = tel.Decode(dst, vals)
+	if want := p4src.CounterFlowStarts + "[" + strconv.Itoa(int(leaf.Ports[1].Num)) + "]"; err == nil || !strings.Contains(err.Error(), want) {
+		t.Errorf("missing flow_starts cell: %v, want it to name %s", err, want)
 	}
 	if err := tel.Decode(dst, cells(tel, value(2))); err != nil {
 		t.Fatal(err)
@@ -150,14 +161,14 @@ func TestSwitchTelemetryQueueDepth(t *testing.T) {
 	}
 	want := 0
 	for _, pp := range leaf.Ports {
-		want += 2 + int(readable(pp))
+		want += 3 + int(readable(pp))
 		if !p.Fabric.Nodes[pp.Peer].Switch {
 			want++
 		}
 	}
 	q := tel.Query()
-	if len(q) != want || want != 182 {
-		t.Errorf("query of %d cells, want %d (182)", len(q), want)
+	if len(q) != want || want != 190 {
+		t.Errorf("query of %d cells, want %d (190)", len(q), want)
 	}
 	for _, c := range q {
 		if c.GetCounterId() != info.EnqDepth {
@@ -213,7 +224,7 @@ func TestSwitchTelemetryQueueDepth(t *testing.T) {
 
 	wild, _ := NewSwitchTelemetry(info, p, 0, depth)
 	vals = vals[:0]
-	for _, id := range []uint32{info.RxPort, info.TxPort, info.MarkedPort} {
+	for _, id := range []uint32{info.RxPort, info.TxPort, info.MarkedPort, info.FlowStarts} {
 		for i := range int64(p4src.PortSlots) {
 			vals = append(vals, CounterValue{Counter: id, Index: i, Packets: i, Bytes: 1000 * i})
 		}
@@ -239,7 +250,7 @@ func TestSwitchTelemetryWildcard(t *testing.T) {
 	p := mustPlan(t, smallClos())
 	tel, _ := NewSwitchTelemetry(info, p, 0, nil)
 	var vals []CounterValue
-	for _, id := range []uint32{info.RxPort, info.TxPort, info.MarkedPort} {
+	for _, id := range []uint32{info.RxPort, info.TxPort, info.MarkedPort, info.FlowStarts} {
 		for i := range int64(p4src.PortSlots) {
 			vals = append(vals, CounterValue{Counter: id, Index: i, Packets: i, Bytes: 10 * i})
 		}
@@ -253,10 +264,10 @@ func TestSwitchTelemetryWildcard(t *testing.T) {
 		t.Fatal(err)
 	}
 	pp := p.Switches[0].Ports[1]
-	if s := dst[pp.Port]; s.TxBytes != 10*int64(pp.Num) || s.EnqHist[3] != int64(pp.Num)*24+3 {
+	if s := dst[pp.Port]; s.TxBytes != 10*int64(pp.Num) || s.EnqHist[3] != int64(pp.Num)*24+3 || s.FlowStarts != int64(pp.Num) {
 		t.Errorf("port %d: %+v", pp.Num, s)
 	}
-	if n := len(tel.WildcardQuery()); n != 4 {
+	if n := len(tel.WildcardQuery()); n != 5 {
 		t.Errorf("wildcard query of %d entities", n)
 	}
 }
@@ -313,6 +324,7 @@ func TestFabricRuntime(t *testing.T) {
 	fakes[1].setCounter(info.MarkedPort, int64(pp.Num), 2, 2096)
 	fakes[1].setCounter(info.RxPort, int64(pp.Num), 4, 4192)
 	fakes[1].setCounter(info.EnqDepth, int64(pp.Num)*24+6, 10, 0)
+	fakes[1].setCounter(info.FlowStarts, int64(pp.Num), 3, 0)
 	samples := make([]control.PortSample, len(p.Fabric.Ports))
 	reads := fakes[1].readCount()
 	if err := r.ReadTelemetry(ctx, samples); err != nil {
@@ -322,7 +334,7 @@ func TestFabricRuntime(t *testing.T) {
 		t.Errorf("%d ReadRequests per switch, want 1", fakes[1].readCount()-reads)
 	}
 	s := samples[pp.Port]
-	if s.TxBytes != 10480 || s.MarkedBytes != 2096 || s.EnqHist[6] != 10 || s.EnqPackets() != 10 || s.QueueBytes != -1 {
+	if s.TxBytes != 10480 || s.MarkedBytes != 2096 || s.EnqHist[6] != 10 || s.EnqPackets() != 10 || s.QueueBytes != -1 || s.FlowStarts != 3 {
 		t.Errorf("leaf1 port %d: %+v", pp.Num, s)
 	}
 	if got, want := s.QueueFeature(), control.DepthMid(6)*control.QueuePacketBytes; got != want {
