@@ -8,7 +8,6 @@ import (
 	"io"
 	"math"
 	"slices"
-	"strconv"
 
 	"graphcc/gnn"
 	"graphcc/internal/fileio"
@@ -29,10 +28,7 @@ type Setting struct {
 
 // Spec returns the setting's policy spec, static:KMIN_KB,KMAX_KB,PMAX in
 // policy.Canonical's form.
-func (s Setting) Spec() string {
-	f := func(v float64) string { return strconv.FormatFloat(v, 'f', -1, 64) }
-	return policy.Canonical("static:" + f(s.KMinKB) + "," + f(s.KMaxKB) + "," + f(s.PMax))
-}
+func (s Setting) Spec() string { return policy.Canonical("static:" + s.args()) }
 
 // valid reports whether s is a setting the simulator takes: 0 <= kmin <=
 // kmax and pmax in [0, 1] (pmax 0 marks every packet above kmax and none
