@@ -185,9 +185,9 @@ type Sender struct {
 
 	decGrid  int64 // a decrease check time; checks at decGrid + k*DecreaseInterval, k >= 0
 	decFirst int64 // the first check after the first CNP, t0 + FirstDecreaseDelay + DecreaseInterval
-	decNext int64 // pending decrease check, meaningful while decFlag is set
-	incNext int64 // next increase timer, MaxInt64 if stopped or parked
-	done    int64 // every timer action at or before done has run
+	decNext  int64 // pending decrease check, meaningful while decFlag is set
+	incNext  int64 // next increase timer, MaxInt64 if stopped or parked
+	done     int64 // every timer action at or before done has run
 
 	stage     int
 	alphaFlag bool // a CNP arrived since the last alpha update
