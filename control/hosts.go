@@ -1,10 +1,13 @@
 package control
 
 import (
+	"context"
 	"errors"
 	"fmt"
+	"math"
 
 	"graphcc/dcqcn"
+	"graphcc/topo"
 )
 
 // HostParams is a setting of the hosts' DCQCN reaction point: the
@@ -99,4 +102,61 @@ func HostParamsOf(p Policy) (HostParams, bool) {
 		return t.HostParams()
 	}
 	return HostParams{}, false
+}
+
+// A HostDecider is a Policy that also sets the hosts' DCQCN constants every
+// control interval, host by host. Loop calls DecideHosts right after
+// Decide, with the same telemetry and the constants in force, indexed by
+// topo.PortID like the ECN settings: only the entries of the hosts' NIC
+// ports (HostPorts) matter, and DecideHosts overwrites those it wants to
+// change. The constants are per NIC port, not per host node, because the
+// NIC is what holds them and what the telemetry (t.Ports) and the agent
+// graph describe: a policy reads a host's sample and writes its constants
+// at the same index. DecidesHosts reports whether DecideHosts is to be
+// called at all, so that a wrapper of any policy can forward it. Like
+// Decide, DecideHosts must not keep t or hosts after it returns.
+type HostDecider interface {
+	Policy
+	DecidesHosts() bool
+	DecideHosts(t *Telemetry, hosts []HostParams)
+}
+
+// HostDeciderOf returns p as a HostDecider if it is one that decides.
+func HostDeciderOf(p Policy) (HostDecider, bool) {
+	if d, ok := p.(HostDecider); ok && d.DecidesHosts() {
+		return d, true
+	}
+	return nil, false
+}
+
+// A HostActuator is an Actuator that can also put the hosts' DCQCN
+// constants in force: the simulator changes its hosts' reaction points, the
+// testbed its hostgen hosts'. ApplyHosts gets every host's constants,
+// indexed by topo.PortID (only the hosts' NIC ports matter); it applies
+// those that differ from what the host holds, from the fabric's present
+// time on (dcqcn.Sender.Rebase).
+type HostActuator interface {
+	Actuator
+	ApplyHosts(ctx context.Context, hosts []HostParams) error
+}
+
+// HostPorts returns the NIC port of every host of f (topo.Fabric.HostPort),
+// in host order: the entries of a HostDecider's slice that matter.
+func HostPorts(f *topo.Fabric) []topo.PortID {
+	out := make([]topo.PortID, 0, len(f.Hosts()))
+	for _, h := range f.Hosts() {
+		out = append(out, f.HostPort(h))
+	}
+	return out
+}
+
+// HostParamsAt returns the HostParams of p, the constants of a NIC of
+// lineRate bps: the timers as they are, AI and HAI scaled back to RefRate
+// (rounded), the inverse of Apply up to its flooring.
+func HostParamsAt(p dcqcn.Params, lineRate int64) HostParams {
+	back := func(v int64) int64 { return int64(math.Round(float64(v) * float64(RefRate) / float64(lineRate))) }
+	return HostParams{
+		IncreaseInterval: p.IncreaseInterval, AlphaInterval: p.AlphaInterval,
+		DecreaseInterval: p.DecreaseInterval, AI: back(p.AI), HAI: back(p.HAI),
+	}
 }

@@ -69,3 +69,40 @@ func TestHostParamsOf(t *testing.T) {
 		}
 	}
 }
+
+func TestHostParamsAt(t *testing.T) {
+	fast := DefaultHostParams()
+	fast.IncreaseInterval, fast.AI, fast.HAI = 55*dcqcn.Microsecond, 40*dcqcn.Mbps, 400*dcqcn.Mbps
+	for _, rate := range []int64{RefRate, 4 * RefRate, 10 * dcqcn.Gbps} {
+		for _, h := range []HostParams{DefaultHostParams(), fast} {
+			if got := HostParamsAt(h.Apply(dcqcn.DefaultParams(rate), rate), rate); got != h {
+				t.Errorf("at %d bps: %+v back as %+v", rate, h, got)
+			}
+		}
+	}
+}
+
+func TestHostPortsAndDecider(t *testing.T) {
+	f := loopFabric(t)
+	ports := HostPorts(f)
+	if len(ports) != len(f.Hosts()) {
+		t.Fatalf("%d host ports for %d hosts", len(ports), len(f.Hosts()))
+	}
+	for i, p := range ports {
+		if src := f.Ports[p].Src; src != f.Hosts()[i] || f.Nodes[src].Switch {
+			t.Errorf("host port %d leaves node %d, want host %d", p, src, f.Hosts()[i])
+		}
+	}
+	for _, tc := range []struct {
+		p    Policy
+		want bool
+	}{
+		{Static{}, false},
+		{hostSetAll{decide: false}, false},
+		{hostSetAll{decide: true}, true},
+	} {
+		if _, ok := HostDeciderOf(tc.p); ok != tc.want {
+			t.Errorf("HostDeciderOf(%T %+v) = %v, want %v", tc.p, tc.p, ok, tc.want)
+		}
+	}
+}

@@ -34,6 +34,13 @@ type LoopConfig struct {
 	// Trace, if not nil, receives the telemetry CSV: TraceHeader, then one
 	// row per port per step (WriteTraceRows).
 	Trace io.Writer
+	// Hosts are the hosts' DCQCN constants in force at the start, indexed
+	// by topo.PortID (only the hosts' NIC ports matter: HostPorts); the
+	// loop keeps its own copy. They matter only with a policy that decides
+	// them (HostDeciderOf), whose actuator must then be a HostActuator. nil
+	// means the policy's own (HostParamsOf) or else DefaultHostParams on
+	// every host, what both fabrics run by default.
+	Hosts []HostParams
 	// QueueUntil, if positive, ends the queue-feature samples (QueueFeatures)
 	// after the step at that fabric time, ps; 0 samples every step.
 	QueueUntil int64
@@ -56,7 +63,15 @@ type Loop struct {
 	agents []topo.PortID
 	ecn    []ECN
 	trace  *bufio.Writer
-	until  int64
+
+	// with a HostDecider: the hosts' constants (by topo.PortID), their
+	// ports, the decider and the actuator that applies them
+	hosts     []HostParams
+	hostPorts []topo.PortID
+	decider   HostDecider
+	applyHost HostActuator
+
+	until int64
 
 	steps    int
 	settings SettingCounter
@@ -86,6 +101,9 @@ func NewLoop(c LoopConfig) (*Loop, error) {
 			return nil, fmt.Errorf("control: starting setting of %s: %w", portName(c.Fabric, p), err)
 		}
 	}
+	if err := l.initHosts(c); err != nil {
+		return nil, err
+	}
 	if c.Trace != nil {
 		l.trace = bufio.NewWriter(c.Trace)
 		if _, err := l.trace.WriteString(TraceHeader + "\n"); err != nil {
@@ -95,15 +113,52 @@ func NewLoop(c LoopConfig) (*Loop, error) {
 	return l, nil
 }
 
+// initHosts sets up the hosts' constants of a loop whose policy decides
+// them.
+func (l *Loop) initHosts(c LoopConfig) error {
+	d, ok := HostDeciderOf(c.Policy)
+	if !ok {
+		return nil
+	}
+	a, ok := c.Apply.(HostActuator)
+	if !ok {
+		return errors.New("control: the policy sets the hosts' DCQCN constants, but the fabric cannot apply them")
+	}
+	l.decider, l.applyHost, l.hostPorts = d, a, HostPorts(c.Fabric)
+	switch {
+	case c.Hosts == nil:
+		h, ok := HostParamsOf(c.Policy)
+		if !ok {
+			h = DefaultHostParams()
+		}
+		l.hosts = make([]HostParams, len(c.Fabric.Ports))
+		for _, p := range l.hostPorts {
+			l.hosts[p] = h
+		}
+	case len(c.Hosts) != len(c.Fabric.Ports):
+		return fmt.Errorf("control: %d hosts' DCQCN constants for %d ports", len(c.Hosts), len(c.Fabric.Ports))
+	default:
+		l.hosts = slices.Clone(c.Hosts)
+	}
+	for _, p := range l.hostPorts {
+		if err := l.hosts[p].Validate(); err != nil {
+			return fmt.Errorf("control: starting constants of %s: %w", portName(c.Fabric, p), err)
+		}
+	}
+	return nil
+}
+
 // Step runs one control step on t, the telemetry of the interval that ended
 // at t.Now. It writes t's trace rows with the settings that were in force
 // during that interval, records the agents' queue features, then (with a
-// policy) lets the policy choose the next interval's settings, checks every
-// agent's setting, applies them through the actuator and, once applied,
-// counts them. An invalid setting or a failed apply ends the step with an
-// error naming the port or wrapping the actuator's; the settings the loop
-// reports (ECN) are then the rejected ones, and the caller decides what the
-// fabric falls back to.
+// policy) lets the policy choose the next interval's settings (and, with a
+// HostDecider, the hosts' DCQCN constants), checks every agent's setting
+// and every host's constants, applies them through the actuator (the ECN
+// settings first) and, once applied, counts the settings. An invalid
+// setting or a failed apply ends the step with an error naming the port or
+// wrapping the actuator's; the settings the loop reports (ECN, Hosts) are
+// then the rejected ones, and the caller decides what the fabric falls back
+// to. Nothing is applied if any setting is invalid.
 func (l *Loop) Step(ctx context.Context, t *Telemetry) error {
 	if l.trace != nil {
 		WriteTraceRows(l.trace, l.f, t.Now, t.Ports, l.ecn)
@@ -118,17 +173,40 @@ func (l *Loop) Step(ctx context.Context, t *Telemetry) error {
 		return nil
 	}
 	l.policy.Decide(t, l.ecn)
-	for _, p := range l.agents {
-		if err := l.ecn[p].Validate(); err != nil {
-			return fmt.Errorf("control: step %d at %s: policy set %s: %w",
-				l.steps, topo.FormatDuration(t.Now), portName(l.f, p), err)
-		}
+	if l.decider != nil {
+		l.decider.DecideHosts(t, l.hosts)
+	}
+	if err := l.check(t.Now); err != nil {
+		return err
 	}
 	if err := l.apply.ApplyECN(ctx, l.ecn); err != nil {
 		return fmt.Errorf("control: step %d: %w", l.steps, err)
 	}
+	if l.decider != nil {
+		if err := l.applyHost.ApplyHosts(ctx, l.hosts); err != nil {
+			return fmt.Errorf("control: step %d: hosts' DCQCN: %w", l.steps, err)
+		}
+	}
 	for _, p := range l.agents {
 		l.settings.Add(l.ecn[p], l.f.Ports[p].Rate)
+	}
+	return nil
+}
+
+// check validates every agent's setting and every host's constants after
+// the policy's decision at now.
+func (l *Loop) check(now int64) error {
+	for _, p := range l.agents {
+		if err := l.ecn[p].Validate(); err != nil {
+			return fmt.Errorf("control: step %d at %s: policy set %s: %w",
+				l.steps, topo.FormatDuration(now), portName(l.f, p), err)
+		}
+	}
+	for _, p := range l.hostPorts {
+		if err := l.hosts[p].Validate(); err != nil {
+			return fmt.Errorf("control: step %d at %s: policy set the DCQCN constants of %s: %w",
+				l.steps, topo.FormatDuration(now), portName(l.f, p), err)
+		}
 	}
 	return nil
 }
@@ -149,6 +227,12 @@ func (l *Loop) Flush() error {
 // successful Step, those in force for the next interval. The slice is the
 // loop's own: read it, do not keep or change it.
 func (l *Loop) ECN() []ECN { return l.ecn }
+
+// Hosts returns the hosts' DCQCN constants the loop holds, indexed by
+// topo.PortID, with a policy that decides them (HostDeciderOf): after a
+// successful Step, those in force for the next interval; nil otherwise.
+// The slice is the loop's own: read it, do not keep or change it.
+func (l *Loop) Hosts() []HostParams { return l.hosts }
 
 // Steps returns the number of Step calls so far.
 func (l *Loop) Steps() int { return l.steps }

@@ -3,9 +3,11 @@ package control
 import (
 	"context"
 	"errors"
+	"slices"
 	"strings"
 	"testing"
 
+	"graphcc/dcqcn"
 	"graphcc/topo"
 )
 
@@ -160,3 +162,153 @@ func TestLoopStepAllocs(t *testing.T) {
 type nopActuator struct{}
 
 func (nopActuator) ApplyECN(context.Context, []ECN) error { return nil }
+
+// hostSetAll is a policy that also puts every host on one set of DCQCN
+// constants.
+type hostSetAll struct {
+	setAll
+	h      HostParams
+	decide bool
+}
+
+func (p hostSetAll) DecidesHosts() bool { return p.decide }
+
+func (p hostSetAll) DecideHosts(_ *Telemetry, hosts []HostParams) {
+	for i := range hosts {
+		hosts[i] = p.h
+	}
+}
+
+// hostApplied records the settings and the hosts' constants it was given.
+type hostApplied struct {
+	applied
+	hosts [][]HostParams
+	err   error
+}
+
+func (a *hostApplied) ApplyHosts(_ context.Context, hosts []HostParams) error {
+	if a.err != nil {
+		return a.err
+	}
+	a.hosts = append(a.hosts, slices.Clone(hosts))
+	return nil
+}
+
+func TestLoopHosts(t *testing.T) {
+	f := loopFabric(t)
+	fast := DefaultHostParams()
+	fast.IncreaseInterval = 55 * dcqcn.Microsecond
+	bad := fast
+	bad.AI = 0
+	shortHosts := make([]HostParams, 2)
+	keep := setAll{Alibaba(RefRate)}
+	tests := []struct {
+		name     string
+		policy   Policy
+		act      Actuator
+		hosts    []HostParams
+		newErr   string
+		stepErr  string
+		applies  int // ApplyHosts calls after two steps
+		wantHost HostParams
+	}{
+		{"decider applied", hostSetAll{keep, fast, true}, &hostApplied{}, nil, "", "", 2, fast},
+		{"not deciding: no host apply", hostSetAll{keep, fast, false}, &hostApplied{}, nil, "", "", 0, HostParams{}},
+		{"actuator without hosts", hostSetAll{keep, fast, true}, &applied{}, nil, "cannot apply them", "", 0, HostParams{}},
+		{"short starting constants", hostSetAll{keep, fast, true}, &hostApplied{}, shortHosts, "2 hosts' DCQCN constants for", "", 0, HostParams{}},
+		{"invalid starting constants", hostSetAll{keep, fast, true}, &hostApplied{}, make([]HostParams, len(f.Ports)), "starting constants of port", "", 0, HostParams{}},
+		{"invalid constants name the port", hostSetAll{keep, bad, true}, &hostApplied{}, nil, "", "DCQCN constants of port", 0, HostParams{}},
+		{"failed apply", hostSetAll{keep, fast, true}, &hostApplied{err: errors.New("host gone")}, nil, "", "host gone", 0, HostParams{}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			l, err := NewLoop(LoopConfig{Fabric: f, Policy: tt.policy, Apply: tt.act, Hosts: tt.hosts})
+			if (err == nil) != (tt.newErr == "") || err != nil && !strings.Contains(err.Error(), tt.newErr) {
+				t.Fatalf("NewLoop error %v, want %q", err, tt.newErr)
+			}
+			if err != nil {
+				return
+			}
+			tel := &Telemetry{Interval: 100, Ports: make([]PortSample, len(f.Ports))}
+			for k := int64(1); k <= 2 && err == nil; k++ {
+				tel.Now = 100 * k
+				err = l.Step(t.Context(), tel)
+			}
+			if (err == nil) != (tt.stepErr == "") || err != nil && !strings.Contains(err.Error(), tt.stepErr) {
+				t.Fatalf("Step error %v, want %q", err, tt.stepErr)
+			}
+			a, _ := tt.act.(*hostApplied)
+			if len(a.hosts) != tt.applies {
+				t.Fatalf("%d host applies, want %d", len(a.hosts), tt.applies)
+			}
+			if tt.applies == 0 {
+				return
+			}
+			if len(a.applied.got) != len(a.hosts) {
+				t.Errorf("%d ECN applies for %d host applies", len(a.applied.got), len(a.hosts))
+			}
+			for _, p := range HostPorts(f) {
+				if got := a.hosts[0][p]; got != tt.wantHost {
+					t.Errorf("port %d: applied %+v, want %+v", p, got, tt.wantHost)
+				}
+				if got := l.Hosts()[p]; got != tt.wantHost {
+					t.Errorf("port %d: loop holds %+v, want %+v", p, got, tt.wantHost)
+				}
+			}
+		})
+	}
+}
+
+// TestLoopHostsStart: without starting constants, a decider starts from its
+// own HostParams (HostTuner) or else from the defaults.
+func TestLoopHostsStart(t *testing.T) {
+	f := loopFabric(t)
+	own := DefaultHostParams()
+	own.AI = 20 * dcqcn.Mbps
+	for _, tc := range []struct {
+		policy Policy
+		want   HostParams
+	}{
+		{hostSetAll{setAll{Alibaba(RefRate)}, own, true}, DefaultHostParams()},
+		{tunedDecider{hostSetAll{setAll{Alibaba(RefRate)}, own, true}, own}, own},
+	} {
+		l, err := NewLoop(LoopConfig{Fabric: f, Policy: tc.policy, Apply: &hostApplied{}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, p := range HostPorts(f) {
+			if got := l.Hosts()[p]; got != tc.want {
+				t.Errorf("%T: port %d starts with %+v, want %+v", tc.policy, p, got, tc.want)
+			}
+		}
+	}
+}
+
+// tunedDecider is a HostDecider that is also a HostTuner.
+type tunedDecider struct {
+	hostSetAll
+	h HostParams
+}
+
+func (p tunedDecider) HostParams() (HostParams, bool) { return p.h, true }
+
+// TestLoopStepAllocsHosts: a step that also decides, checks and applies the
+// hosts' constants allocates nothing more.
+func TestLoopStepAllocsHosts(t *testing.T) {
+	f := loopFabric(t)
+	l, err := NewLoop(LoopConfig{Fabric: f, Policy: hostSetAll{setAll{Alibaba(RefRate)}, DefaultHostParams(), true}, Apply: nopActuator{}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	tel := &Telemetry{Interval: 100, Ports: make([]PortSample, len(f.Ports))}
+	if got := testing.AllocsPerRun(1000, func() {
+		tel.Now += 100
+		if err := l.Step(t.Context(), tel); err != nil {
+			t.Fatal(err)
+		}
+	}); got != 0 {
+		t.Errorf("Step with hosts allocates %v times per call", got)
+	}
+}
+
+func (nopActuator) ApplyHosts(context.Context, []HostParams) error { return nil }

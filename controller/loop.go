@@ -27,6 +27,16 @@ type Fabric interface {
 	SetECN(ctx context.Context, ecn []control.ECN) (int, error)
 }
 
+// Hosts puts the hosts' DCQCN constants a policy decides every interval
+// (control.HostDecider) in force on the testbed's hosts: RunWorkload's
+// hostgen hosts.
+type Hosts interface {
+	// SetDCQCN puts hosts (indexed by topo.PortID; only the hosts' NIC
+	// ports matter) in force from now on, on every host whose constants
+	// changed.
+	SetDCQCN(ctx context.Context, hosts []control.HostParams) error
+}
+
 // FabricClock gives fabric time: real time divided by the testbed's scale.
 // hostgen.Clock is one.
 type FabricClock interface {
@@ -45,6 +55,12 @@ type LoopConfig struct {
 	// Static are the settings the loop starts from and restores on every
 	// switch it can still reach when it fails.
 	Static []control.ECN
+	// Hosts, if set, applies the hosts' DCQCN constants of a policy that
+	// decides them every interval (control.HostDeciderOf), which needs it;
+	// HostStart are those the hosts start with, by topo.PortID (nil: the
+	// policy's own or the defaults, control.LoopConfig.Hosts).
+	Hosts     Hosts
+	HostStart []control.HostParams
 	// Trace, if set, receives the telemetry CSV (control.TraceHeader rows,
 	// as the simulator's --trace-out) of every step.
 	Trace io.Writer
@@ -90,8 +106,12 @@ func RunLoop(ctx context.Context, c LoopConfig) (*LoopStats, error) {
 		return nil, fmt.Errorf("control loop: %d static settings for %d ports", len(c.Static), len(c.Fabric.Ports))
 	}
 	w := &timedWriter{rt: c.Runtime}
+	var act control.Actuator = w
+	if c.Hosts != nil {
+		act = &hostWriter{timedWriter: w, hosts: c.Hosts}
+	}
 	loop, err := control.NewLoop(control.LoopConfig{
-		Fabric: c.Fabric, Policy: c.Policy, ECN: c.Static, Apply: w, Trace: c.Trace,
+		Fabric: c.Fabric, Policy: c.Policy, ECN: c.Static, Apply: act, Hosts: c.HostStart, Trace: c.Trace,
 	})
 	if err != nil {
 		return nil, fmt.Errorf("control loop: %w", err)
@@ -178,6 +198,21 @@ func (w *timedWriter) ApplyECN(ctx context.Context, ecn []control.ECN) error {
 	n, err := w.rt.SetECN(ctx, ecn)
 	w.took = time.Since(start)
 	w.written += n
+	return err
+}
+
+// hostWriter is the testbed's control.HostActuator: a timedWriter that also
+// sets the hosts' DCQCN constants, its time counted in the write's.
+type hostWriter struct {
+	*timedWriter
+	hosts Hosts
+}
+
+// ApplyHosts sets the hosts' changed constants.
+func (w *hostWriter) ApplyHosts(ctx context.Context, hosts []control.HostParams) error {
+	start := time.Now()
+	err := w.hosts.SetDCQCN(ctx, hosts)
+	w.took += time.Since(start)
 	return err
 }
 

@@ -123,7 +123,7 @@ func RunWorkload(ctx context.Context, c WorkloadConfig) (*WorkloadResult, error)
 		return nil, fmt.Errorf("workload: %w", err)
 	}
 	wall := time.Now()
-	loop, err := c.run(ctx, hosts, sched, clock, clock.At(last+c.Drain))
+	loop, err := c.run(ctx, hosts, sched, clock, clock.At(last+c.Drain), c.hostSet(hosts, clock))
 	if err != nil {
 		return nil, fmt.Errorf("workload: %w", err)
 	}
@@ -227,6 +227,53 @@ func (c *WorkloadConfig) hostConfig() func(*hostgen.HostConfig) {
 	}
 }
 
+// hostSet is the testbed's Hosts: the hostgen hosts of a workload run,
+// whose DCQCN constants a policy sets every interval.
+type hostSet struct {
+	hosts []*hostgen.Host
+	ports []topo.PortID        // each host's NIC port
+	base  []dcqcn.Params       // each host's constants at the start (its line rate's)
+	rate  []int64              // each host's line rate
+	cur   []control.HostParams // in force, by topo.PortID
+	clock *hostgen.Clock
+}
+
+// hostSet returns the Hosts of hosts on clock if c.Policy decides the
+// hosts' constants every interval (control.HostDeciderOf), else nil. The
+// hosts start with the constants of their configuration (hostConfig).
+func (c *WorkloadConfig) hostSet(hosts []*hostgen.Host, clock *hostgen.Clock) *hostSet {
+	if _, ok := control.HostDeciderOf(c.Policy); !ok {
+		return nil
+	}
+	f := c.Plan.Fabric
+	hs := &hostSet{hosts: hosts, clock: clock, cur: make([]control.HostParams, len(f.Ports))}
+	for _, h := range hosts {
+		cfg := h.Config()
+		p := f.HostPort(cfg.Node)
+		hs.ports = append(hs.ports, p)
+		hs.base = append(hs.base, cfg.DCQCN)
+		hs.rate = append(hs.rate, cfg.LineRate)
+		hs.cur[p] = control.HostParamsAt(cfg.DCQCN, cfg.LineRate)
+	}
+	return hs
+}
+
+// SetDCQCN sets the constants of every host whose constants changed, from
+// the clock's present time on (hostgen.Host.SetDCQCN).
+func (hs *hostSet) SetDCQCN(_ context.Context, hosts []control.HostParams) error {
+	for i, h := range hs.hosts {
+		p := hs.ports[i]
+		if hosts[p] == hs.cur[p] {
+			continue
+		}
+		if err := h.SetDCQCN(hosts[p].Apply(hs.base[i], hs.rate[i]), hs.clock.Now()); err != nil {
+			return err
+		}
+		hs.cur[p] = hosts[p]
+	}
+	return nil
+}
+
 // leadClock returns the run's fabric clock at scale: fabric time
 // first-lead is now, so the first flow starts lead into the run, after the
 // loop's first read.
@@ -242,7 +289,7 @@ func leadClock(first int64, scale float64) (*hostgen.Clock, error) {
 // run runs the hosts on sched and the control loop on clock until every
 // host is done, one fails, the loop fails, ctx ends or deadline passes. A
 // host's failure puts the switches back on the static settings.
-func (c *WorkloadConfig) run(ctx context.Context, hosts []*hostgen.Host, sched []hostgen.Flow, clock *hostgen.Clock, deadline time.Time) (*LoopStats, error) {
+func (c *WorkloadConfig) run(ctx context.Context, hosts []*hostgen.Host, sched []hostgen.Flow, clock *hostgen.Clock, deadline time.Time, hs *hostSet) (*LoopStats, error) {
 	runCtx, stopRun := context.WithCancel(ctx)
 	defer stopRun()
 	runCtx, cancelDeadline := context.WithDeadline(runCtx, deadline)
@@ -271,10 +318,14 @@ func (c *WorkloadConfig) run(ctx context.Context, hosts []*hostgen.Host, sched [
 		}
 		stopRun()
 	}()
-	loop, loopErr := RunLoop(runCtx, LoopConfig{
+	lc := LoopConfig{
 		Fabric: c.Plan.Fabric, Runtime: c.Runtime, Policy: c.Policy, Clock: clock, Interval: c.Interval,
 		Static: c.Static, Trace: c.Trace, OnStep: c.OnStep,
-	})
+	}
+	if hs != nil {
+		lc.Hosts, lc.HostStart = hs, slices.Clone(hs.cur)
+	}
+	loop, loopErr := RunLoop(runCtx, lc)
 	if loopErr != nil {
 		stopRun()
 	}

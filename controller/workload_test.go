@@ -46,7 +46,8 @@ func bridgeSwitches(t *testing.T, p *lab.Plan) {
 // TestRunWorkloadOverBridges runs a trace on the hosts of a real lab whose
 // switches are Linux bridges, with the control loop on a stand-in fabric:
 // every flow completes, and the FCTs and the summary are the simulator's
-// kind.
+// kind. The policy also sets the hosts' DCQCN constants every step
+// (control.HostDecider), which the hosts take while they send.
 func TestRunWorkloadOverBridges(t *testing.T) {
 	requireRoot(t)
 	p := labPlan(t, "wl", 2, 1, 2)
@@ -67,7 +68,7 @@ func TestRunWorkloadOverBridges(t *testing.T) {
 	}
 	static := control.StaticSettings(f)
 	fab := &fakeFabric{held: append([]control.ECN(nil), static...)}
-	pol := &countingPolicy{f: f}
+	pol := &hostCounting{countingPolicy{f: f}}
 	var telemetry bytes.Buffer
 	res, err := RunWorkload(t.Context(), WorkloadConfig{
 		Plan: p, Runtime: fab, Policy: pol, Static: static, Flows: flows, Scale: 200, Trace: &telemetry,

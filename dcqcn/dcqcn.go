@@ -68,8 +68,8 @@ const (
 )
 
 // Params are the reaction-point constants. One Params is shared by every
-// Sender of a NIC rate; Sender keeps a pointer to it, so it must not change
-// while flows use it.
+// Sender of a NIC; Sender keeps a pointer to it, so it may change only
+// between a Rebase of every Sender that uses it and their next call.
 type Params struct {
 	// G is the alpha EWMA gain g, in (0, 1] (EWMA_GAIN).
 	G float64
@@ -183,10 +183,11 @@ type Sender struct {
 	alpha     float64
 	alphaNext int64 // next alpha update not yet applied; MaxInt64 if none
 
-	decBase int64 // t0 + FirstDecreaseDelay; checks at decBase + k*DecreaseInterval
-	decNext int64 // pending decrease check, meaningful while decFlag is set
-	incNext int64 // next increase timer, MaxInt64 if stopped or parked
-	done    int64 // every timer action at or before done has run
+	decGrid  int64 // a decrease check time; checks at decGrid + k*DecreaseInterval, k >= 0
+	decFirst int64 // the first check after the first CNP, t0 + FirstDecreaseDelay + DecreaseInterval
+	decNext  int64 // pending decrease check, meaningful while decFlag is set
+	incNext  int64 // next increase timer, MaxInt64 if stopped or parked
+	done     int64 // every timer action at or before done has run
 
 	stage     int
 	alphaFlag bool // a CNP arrived since the last alpha update
@@ -281,9 +282,10 @@ func (s *Sender) OnCNP(now int64) {
 		s.alpha = 1
 		s.alphaFlag = false
 		s.alphaNext = now + p.AlphaInterval
-		s.decBase = now + p.FirstDecreaseDelay
+		s.decGrid = now + p.FirstDecreaseDelay + p.DecreaseInterval
+		s.decFirst = s.decGrid
 		s.decFlag = true
-		s.decNext = s.decBase + p.DecreaseInterval
+		s.decNext = s.decGrid
 		s.rate = int64(p.RateOnFirstCNP * float64(s.rate))
 		s.target = s.rate
 		if s.done < now-1 {
@@ -306,11 +308,10 @@ func (s *Sender) OnCNP(now int64) {
 // nextCheckAfter returns the first decrease check time after t.
 func (s *Sender) nextCheckAfter(t int64) int64 {
 	di := s.p.DecreaseInterval
-	first := s.decBase + di
-	if t < first {
-		return first
+	if t < s.decGrid {
+		return s.decGrid
 	}
-	return first + ((t-first)/di+1)*di
+	return s.decGrid + ((t-s.decGrid)/di+1)*di
 }
 
 // Next returns the time of the next timer action that can change the rate:
@@ -369,7 +370,7 @@ func (s *Sender) decrease(t int64) {
 	// The alpha update at t, if any, runs first unless ns-3 had scheduled
 	// the check earlier (see the package comment).
 	var decFirst bool
-	if t == s.decBase+p.DecreaseInterval {
+	if t == s.decFirst {
 		decFirst = p.AlphaInterval < p.DecreaseInterval+p.FirstDecreaseDelay
 	} else {
 		decFirst = p.DecreaseInterval > p.AlphaInterval ||
@@ -429,6 +430,32 @@ func (s *Sender) addTarget(step int64) int64 {
 func (s *Sender) fixed(step int64) bool {
 	t := s.addTarget(step)
 	return t == s.target && s.rate/2+t/2 == s.rate
+}
+
+// Rebase prepares s for a change of the Params it points to at now: it
+// runs every timer action before now (those at now an earlier Advance ran
+// stay run), applies every alpha update up to then, and anchors the
+// periodic decrease check at its next time. After Rebase(now) the caller
+// may change *p (every Sender sharing it must be rebased first) and the
+// change takes effect as a NIC's would: the timers already armed fire at
+// the times they were armed for (the increase timer, the next alpha
+// update, the next decrease check), every later period is the new one, and
+// every action from then on uses the new constants (AI and HAI at the next
+// increase step, G at the next alpha update). A parked increase timer stays
+// parked, which is exact when AI and HAI stay positive (parking then
+// depends on the rates only). Rebase does nothing before the first CNP (no
+// timer is armed) or after Stop. It is not needed, and may change alpha in
+// its last bits (it applies a pending decay sooner), when *p does not
+// change. now must not decrease from the times given to OnCNP and Advance.
+func (s *Sender) Rebase(now int64) {
+	if s.stopped || !s.started {
+		return
+	}
+	if now != math.MinInt64 {
+		s.run(now - 1)
+	}
+	s.catchUpAlpha(s.done)
+	s.decGrid = s.nextCheckAfter(s.done)
 }
 
 // Stop ends the flow (HPCC's QpComplete): every timer stops. Actions after

@@ -72,4 +72,13 @@
 //     equal and FirstDecreaseDelay > 0; otherwise the alpha update runs first.
 //
 // Times passed to OnCNP and Advance must not decrease.
+//
+// # Changing the constants
+//
+// A NIC's constants may change while its flows run (a policy that sets the
+// hosts' DCQCN every control interval): Sender.Rebase(now) on every Sender
+// of the Params, then the new Params. The timers already armed fire when
+// they were armed for; every later period, and every action from then on,
+// uses the new constants, as on a NIC whose firmware re-reads them when it
+// next arms a timer.
 package dcqcn

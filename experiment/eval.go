@@ -81,6 +81,19 @@ type scored struct {
 // (control.HostTuner): scoring a run must not change what it runs.
 func (s *scored) HostParams() (control.HostParams, bool) { return control.HostParamsOf(s.Policy) }
 
+// DecidesHosts and DecideHosts forward the wrapped policy's hosts' DCQCN
+// decisions (control.HostDecider).
+func (s *scored) DecidesHosts() bool {
+	_, ok := control.HostDeciderOf(s.Policy)
+	return ok
+}
+
+func (s *scored) DecideHosts(t *control.Telemetry, hosts []control.HostParams) {
+	if d, ok := control.HostDeciderOf(s.Policy); ok {
+		d.DecideHosts(t, hosts)
+	}
+}
+
 func (s *scored) Decide(t *control.Telemetry, ecn []control.ECN) {
 	if t.Now <= s.end {
 		for i, f := range s.score {

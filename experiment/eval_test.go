@@ -622,3 +622,37 @@ func TestEvaluateHostParams(t *testing.T) {
 		t.Errorf("mean slowdowns: without rewards %v, with %v; the constants in Params %v", plain, scored, byParams)
 	}
 }
+
+// TestEvaluateHostDecider: a policy that sets the hosts' constants every
+// interval (hostreact) decides them in an evaluation, with rewards scored
+// (the policy wrapped) or not: it runs otherwise than its starting
+// constants fixed, and the same either way.
+func TestEvaluateHostDecider(t *testing.T) {
+	calm, busy := control.DefaultHostParams(), control.DefaultHostParams()
+	busy.IncreaseInterval = 1000 * topo.Microsecond
+	low := control.ECN{KMin: 5 * control.KB, KMax: 20 * control.KB, PMax: 0.5}
+	means := func(c Config) []float64 {
+		r, err := Evaluate(context.Background(), c)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var out []float64
+		for _, pr := range r.Scenarios[0].Policies {
+			out = append(out, pr.Summary.Slowdown.Mean)
+		}
+		return out
+	}
+	c := tinyEval()
+	c.Policies = []policy.Named{
+		{Name: "fixed", New: policy.WithHosts(policy.Fixed(low), calm)},
+		{Name: "hostreact", New: policy.HostReact(low, 0.2, calm, busy)},
+	}
+	plain := means(c)
+	c.Rewards = []NamedReward{{Name: "one", New: func(*topo.Fabric) func(*control.Telemetry) float64 {
+		return func(*control.Telemetry) float64 { return 1 }
+	}}}
+	scored := means(c)
+	if plain[0] == plain[1] || !slices.Equal(plain, scored) {
+		t.Errorf("mean slowdowns: without rewards %v, with %v; want hostreact's unlike the fixed one's, and both alike", plain, scored)
+	}
+}

@@ -231,6 +231,42 @@ func NewHost(cfg HostConfig) (*Host, error) {
 	}, nil
 }
 
+// SetDCQCN puts p in force as the host's DCQCN constants from fabric time
+// now on (the host's clock's): every queue pair the host is sending is
+// rebased at now (dcqcn.Sender.Rebase: the timers already armed fire when
+// armed, later periods and every later action use p), then p replaces the
+// constants every sender reads. It is safe to call while the host runs
+// (the senders read the constants under the host's lock, which SetDCQCN
+// holds), and cheap: it allocates nothing and touches only the host's
+// active queue pairs. Before Run, p becomes the constants the host starts
+// with. p must pass dcqcn.Params.Validate and keep MinRate at most the
+// line rate.
+func (h *Host) SetDCQCN(p dcqcn.Params, now int64) error {
+	if err := p.Validate(); err != nil {
+		return fmt.Errorf("host %s: %w", h.name, err)
+	}
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	if p.MinRate > h.cfg.LineRate {
+		return fmt.Errorf("host %s: DCQCN's minimum rate %s exceeds the line rate %s",
+			h.name, topo.FormatRate(p.MinRate), topo.FormatRate(h.cfg.LineRate))
+	}
+	if h.tx != nil {
+		for _, i := range h.tx.active {
+			h.tx.flows[i].cc.Rebase(now)
+		}
+	}
+	h.dcqcn = p
+	return nil
+}
+
+// DCQCN returns the host's DCQCN constants in force.
+func (h *Host) DCQCN() dcqcn.Params {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	return h.dcqcn
+}
+
 // orDefault maps 0 to def and a negative v to 0.
 func orDefault(v, def int64) int64 {
 	switch {

@@ -72,3 +72,16 @@ type hostTuned struct {
 }
 
 func (p hostTuned) HostParams() (control.HostParams, bool) { return p.h, true }
+
+// DecidesHosts and DecideHosts forward the wrapped policy's
+// (control.HostDecider).
+func (p hostTuned) DecidesHosts() bool {
+	_, ok := control.HostDeciderOf(p.Policy)
+	return ok
+}
+
+func (p hostTuned) DecideHosts(t *control.Telemetry, hosts []control.HostParams) {
+	if d, ok := control.HostDeciderOf(p.Policy); ok {
+		d.DecideHosts(t, hosts)
+	}
+}

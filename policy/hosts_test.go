@@ -95,6 +95,7 @@ func FuzzParse(f *testing.F) {
 	for _, s := range []string{
 		"static", "static:2,32,0.01", "edge:2,32,0.01:16,64,0.5", "react:8:32,128,0.5:2,16,1",
 		"static:2,32,0.01+dcqcn:55,1,4,10,50", "ideal", "graphcc", "static+dcqcn:", "+dcqcn:1,2,3,4,5",
+		"hostreact:2,32,0.01:0.5:300,1,4,5,50:55,1,4,5,50", "hostreact:2,32,.010:1:300,1,4,5,50:55,1,4,5,50+dcqcn:1,2,3,4,5",
 	} {
 		f.Add(s)
 	}

@@ -22,7 +22,7 @@ import (
 
 // A policy spec names a policy as the CLI, scenario runs and reports do:
 // NAME or NAME:ARGS, such as static, static:10,40,0.2, edge:2,32,0.01:16,64,0.5,
-// react:8:32,128,0.5:2,16,1, sched:0=2,32,0.01:10ms=32,256,0.75, tuned:FILE,
+// react:8:32,128,0.5:2,16,1, hostreact:2,32,0.01:0.5:300,1,4,5,50:55,1,4,5,50, sched:0=2,32,0.01:10ms=32,256,0.75, tuned:FILE,
 // tuned:DIR, graphcc, graphcc:FILE, acc, acc:FILE or ideal, any but ideal
 // followed by HostsMark and the hosts' DCQCN constants.
 // Specs lists them with their usage and help. Errors of Parse do not name a
@@ -151,6 +151,9 @@ type def struct {
 	// canon, if set, writes the spec's arguments in one form (canonical);
 	// it returns arguments it cannot parse as they are.
 	canon func(args string) string
+	// setsHosts marks a policy that sets the hosts' DCQCN constants
+	// itself, every interval: it takes no HostsMark.
+	setsHosts bool
 }
 
 // defs is the registry: the ECN control policies, static and the learned
@@ -177,6 +180,15 @@ func defs(ctx context.Context, env Env, withIdeal bool) []def {
 					"whose queue feature reached Q KB and the first on the others (all of a 25 Gbps port, scaled by rate)"},
 			build:   plain(buildReactive),
 			numeric: true,
+		},
+		{
+			Spec: Spec{Name: "hostreact", Usage: "hostreact:KMIN_KB,KMAX_KB,PMAX:UTIL:TIMER_US,ALPHA_US,DECREASE_US,AI_MBPS,HAI_MBPS:TIMER_US,ALPHA_US,DECREASE_US,AI_MBPS,HAI_MBPS",
+				Help: "hostreact:2,32,0.01:0.5:300,1,4,5,50:55,1,4,5,50: a hand-written policy of the hosts' DCQCN constants, the switches on the first setting " +
+					"(of a 25 Gbps port, scaled by rate) and, every interval, each host on the second constants (as +dcqcn:) if its NIC sent at least UTIL " +
+					"of its line rate in the interval that ended and on the first otherwise; hosts start on the first"},
+			build:     plain(buildHostReact),
+			numeric:   true,
+			setsHosts: true,
 		},
 		{
 			Spec: Spec{Name: "sched", Usage: "sched:T=KMIN_KB,KMAX_KB,PMAX[:T=KMIN_KB,KMAX_KB,PMAX...]",
@@ -292,6 +304,9 @@ func lookup(spec string, defs []def) (Named, error) {
 		if withHosts {
 			if d.run != nil {
 				return Named{}, fmt.Errorf("%s: %s has no hosts' DCQCN to set", spec, name)
+			}
+			if d.setsHosts {
+				return Named{}, fmt.Errorf("%s: %s sets the hosts' DCQCN itself: drop %s…", spec, name, HostsMark)
 			}
 			hp, err := ParseHostParams(hosts)
 			if err != nil {

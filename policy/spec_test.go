@@ -24,6 +24,7 @@ func TestSplit(t *testing.T) {
 		"static:1,2,0.5,static:3,4,.5,acc":   "static:1,2,0.5|static:3,4,.5|acc",
 		"static,":                            "static|",
 		"sched:0=2,32,0.01:5ms=32,256,1,acc": "sched:0=2,32,0.01:5ms=32,256,1|acc",
+		"static,hostreact:2,32,0.01:0.5:300,1,4,5,50:55,1,4,5,50,acc": "static|hostreact:2,32,0.01:0.5:300,1,4,5,50:55,1,4,5,50|acc",
 	} {
 		if got := strings.Join(Split(in), "|"); got != want {
 			t.Errorf("Split(%q) = %q, want %q", in, got, want)
@@ -121,7 +122,7 @@ func TestParse(t *testing.T) {
 	notFixed := file("graphcc.json", `{"best_policy": "graphcc"}`)
 	badFixed := file("bad.json", `{"best_policy": "static:8,4,1"}`)
 	notJSON := file("notjson.json", `best_policy: static`)
-	forms := "forms: static[:KMIN_KB,KMAX_KB,PMAX], edge:KMIN_KB,KMAX_KB,PMAX:KMIN_KB,KMAX_KB,PMAX, react:Q_KB:KMIN_KB,KMAX_KB,PMAX:KMIN_KB,KMAX_KB,PMAX, sched:T=KMIN_KB,KMAX_KB,PMAX[:T=KMIN_KB,KMAX_KB,PMAX...], tuned:FILE|DIR, graphcc[:MODEL], acc[:MODEL]"
+	forms := "forms: static[:KMIN_KB,KMAX_KB,PMAX], edge:KMIN_KB,KMAX_KB,PMAX:KMIN_KB,KMAX_KB,PMAX, react:Q_KB:KMIN_KB,KMAX_KB,PMAX:KMIN_KB,KMAX_KB,PMAX, hostreact:KMIN_KB,KMAX_KB,PMAX:UTIL:TIMER_US,ALPHA_US,DECREASE_US,AI_MBPS,HAI_MBPS:TIMER_US,ALPHA_US,DECREASE_US,AI_MBPS,HAI_MBPS, sched:T=KMIN_KB,KMAX_KB,PMAX[:T=KMIN_KB,KMAX_KB,PMAX...], tuned:FILE|DIR, graphcc[:MODEL], acc[:MODEL]"
 	for _, tc := range []struct {
 		spec    string
 		control bool   // ParseControl, as the testbed
@@ -152,11 +153,17 @@ func TestParse(t *testing.T) {
 		{spec: "sched:0=2,16,1:5ms", err: `step 1 "5ms": want T=KMIN_KB,KMAX_KB,PMAX`},
 		{spec: "sched:0=2,16", err: `step 0 "0=2,16": want 3 comma-separated numbers`},
 		{spec: "sched:0=2,16,1:1ms=8,4,1", err: "kmax 4000 bytes is below kmin 8000 bytes"},
+		{spec: "hostreact:2,32,0.010:0.50:300,1,4,5,50:55,1,4,5,50", control: true, name: "hostreact:2,32,0.01:0.5:300,1,4,5,50:55,1,4,5,50"},
+		{spec: "hostreact:2,32,0.01:0.5:300,1,4,5,50", err: "want KMIN_KB,KMAX_KB,PMAX:UTIL:"},
+		{spec: "hostreact:2,32,0.01:1.5:300,1,4,5,50:55,1,4,5,50", err: `utilization threshold "1.5" must be a number in [0, 1]`},
+		{spec: "hostreact:2,32,0.01:0.5:300,1,4,5,50:2,1,4,5,50", err: "busy constants: host DCQCN: the rate-increase timer must exceed the decrease period"},
+		{spec: "hostreact:8,4,1:0.5:300,1,4,5,50:55,1,4,5,50", err: "switches' setting: ecn: kmax"},
+		{spec: "hostreact:2,32,0.01:0.5:300,1,4,5,50:55,1,4,5,50+dcqcn:55,1,4,5,50", err: "hostreact sets the hosts' DCQCN itself"},
 		{spec: "graphcc", name: "graphcc"},
 		{spec: "acc", control: true, name: "acc"},
 		{spec: "ideal", name: "ideal"},
-		{spec: "bogus", err: `unknown ECN policy "bogus" (have: static, edge, react, sched, tuned, graphcc, acc, ideal); ` + forms + ", ideal"},
-		{spec: "ideal", control: true, err: `unknown ECN policy "ideal" (have: static, edge, react, sched, tuned, graphcc, acc); ` + forms},
+		{spec: "bogus", err: `unknown ECN policy "bogus" (have: static, edge, react, hostreact, sched, tuned, graphcc, acc, ideal); ` + forms + ", ideal"},
+		{spec: "ideal", control: true, err: `unknown ECN policy "ideal" (have: static, edge, react, hostreact, sched, tuned, graphcc, acc); ` + forms},
 		{spec: "static:1,2", err: `static:1,2: want 3 comma-separated numbers KMIN_KB,KMAX_KB,PMAX, got "1,2" (usage: static[:KMIN_KB,KMAX_KB,PMAX])`},
 		{spec: "static:1,x,0.2", err: `"x" is not a number`},
 		{spec: "static:-1,2,0.2", err: "thresholds kmin -1 KB, kmax 2 KB: want 0 to 1e12 KB"},
@@ -221,7 +228,7 @@ func TestSpecs(t *testing.T) {
 			t.Errorf("spec %+v", s)
 		}
 	}
-	if got := strings.Join(names, ","); got != "static,edge,react,sched,tuned,graphcc,acc,ideal" {
+	if got := strings.Join(names, ","); got != "static,edge,react,hostreact,sched,tuned,graphcc,acc,ideal" {
 		t.Errorf("Specs: %s", got)
 	}
 }

@@ -310,11 +310,12 @@ type Sim struct {
 	agents       []topo.PortID
 	pkts         []packet
 	freePkt      int32
-	ecn          []control.ECN     // the settings the run starts with
-	tel          control.Telemetry // its EnqHist and FlowStarts fill as packets are enqueued
-	loop         *control.Loop     // the control step, every interval
-	samples      []int64           // egress queue bytes of every switch port at every tick
-	sampledTicks int64             // ticks whose queues are in samples
+	ecn          []control.ECN        // the settings the run starts with
+	hostParams   []control.HostParams // with a control.HostDecider: each host's constants in force, by its NIC port
+	tel          control.Telemetry    // its EnqHist and FlowStarts fill as packets are enqueued
+	loop         *control.Loop        // the control step, every interval
+	samples      []int64              // egress queue bytes of every switch port at every tick
+	sampledTicks int64                // ticks whose queues are in samples
 
 	fct      []trace.FCT
 	done     int
@@ -411,9 +412,15 @@ func New(cfg Config) (*Sim, error) {
 	}
 	s.agents = f.Agents()
 	s.tel = control.Telemetry{Interval: s.interval, Ports: make([]control.PortSample, len(f.Ports))}
+	if _, ok := control.HostDeciderOf(cfg.Policy); ok {
+		s.hostParams = make([]control.HostParams, len(f.Ports))
+		for _, p := range control.HostPorts(f) {
+			s.hostParams[p] = control.HostParamsAt(s.p.DCQCN, control.RefRate)
+		}
+	}
 	s.loop, err = control.NewLoop(control.LoopConfig{
 		Fabric: f, Policy: cfg.Policy, ECN: s.ecn, Apply: (*simActuator)(s),
-		Trace: cfg.Trace, QueueUntil: cfg.QueueUntil,
+		Hosts: s.hostParams, Trace: cfg.Trace, QueueUntil: cfg.QueueUntil,
 	})
 	if err != nil {
 		return nil, fmt.Errorf("replay: %w", err)
@@ -927,6 +934,37 @@ func (a *simActuator) ApplyECN(_ context.Context, ecn []control.ECN) error {
 	for _, p := range s.agents {
 		pt, e := &s.ports[p], ecn[p]
 		pt.kmin, pt.kmax, pt.pmax = e.KMin, e.KMax, e.PMax
+	}
+	return nil
+}
+
+// ApplyHosts puts the hosts' DCQCN constants in force from now on: for
+// every host whose constants changed, each of its queue pairs is rebased
+// (dcqcn.Sender.Rebase: every timer action before now ran with the old
+// constants, the timers already armed fire when armed) and the host's
+// Params, which its senders point to, take the new constants (the timers,
+// and AI and HAI scaled to the NIC's rate as Params.DCQCN's are). A host
+// whose constants did not change is left alone, so a policy that always
+// sets the constants a run started with runs exactly as that run. Flows'
+// pending events stay valid: Rebase changes no armed time.
+func (a *simActuator) ApplyHosts(_ context.Context, hosts []control.HostParams) error {
+	s := (*Sim)(a)
+	for _, n := range s.f.Hosts() {
+		h := &s.hosts[n]
+		if hosts[h.port] == s.hostParams[h.port] {
+			continue
+		}
+		p := s.p
+		p.DCQCN = hosts[h.port].Apply(p.DCQCN, control.RefRate)
+		cc := p.dcqcnFor(s.ports[h.port].rate)
+		if err := cc.Validate(); err != nil {
+			return fmt.Errorf("host %s: %w", s.f.Nodes[n].Name, err)
+		}
+		for _, i := range h.active {
+			s.flows[i].cc.Rebase(s.now)
+		}
+		h.cc = cc
+		s.hostParams[h.port] = hosts[h.port]
 	}
 	return nil
 }
