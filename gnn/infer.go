@@ -43,11 +43,13 @@ type inferCore struct {
 	ports  int
 	rows   int // ports rounded up to inferChunk: rows of every per-port array
 	agents []topo.PortID
+	hosts  []topo.PortID // with a host head: the host NIC ports, increasing
 
 	// Weights, one aligned block each, input-major as in Model.Params.
 	msgW1v, msgW1u, msgB1, msgW2, msgB2 []float32
 	updW1, updB1, updW2, updB2          []float32
 	outW1, outB1, outW2, outB2          []float32
+	hostW1, hostB1, hostW2, hostB2      []float32 // the host head's, nil without one
 	zeros                               []float32 // Hidden zeros: the bias of h·W1u
 
 	// The graph: ingress lists, and per round k = 1..K the ports whose h^k
@@ -88,6 +90,7 @@ type inferWorker struct {
 	an  []float32 // a^{k+1}, H per row
 	bn  []float32 // b^{k+1}, H per row
 	q   []float32 // Actions per row
+	hq  []float32 // HostActions per row
 	r   []float32 // the edge kernel's scratch: 8 rows of H
 	m   []float32 // one message, H
 }
@@ -152,6 +155,8 @@ func (c *inferCore) setGraph(g *topo.Graph) {
 	for p, ok := range g.Agent {
 		if ok {
 			c.agents = append(c.agents, topo.PortID(p))
+		} else if c.shape.HostActions > 0 {
+			c.hosts = append(c.hosts, topo.PortID(p))
 		}
 	}
 }
@@ -175,11 +180,21 @@ func (c *inferCore) setOrders() {
 		last[i] = int32(p)
 	}
 	c.sortByNode(last)
-	c.order[K] = last
-	c.qrow = make([]int32, len(last))
-	for i, p := range last {
-		j, _ := slices.BinarySearch(c.agents, topo.PortID(p))
-		c.qrow[i] = int32(j)
+	hosts := make([]int32, len(c.hosts))
+	for i, p := range c.hosts {
+		hosts[i] = int32(p)
+	}
+	c.sortByNode(hosts)
+	c.order[K] = append(last, hosts...) // the agents' positions first
+	c.qrow = make([]int32, len(c.order[K]))
+	for i, p := range c.order[K] {
+		if i < len(c.agents) {
+			j, _ := slices.BinarySearch(c.agents, topo.PortID(p))
+			c.qrow[i] = int32(j)
+			continue
+		}
+		j, _ := slices.BinarySearch(c.hosts, topo.PortID(p))
+		c.qrow[i] = int32(len(c.agents) + j)
 	}
 }
 
@@ -213,7 +228,7 @@ func (c *inferCore) allocActivations() {
 	for k := 1; k <= s.K; k++ {
 		c.a[k], c.b[k] = perPort(), perPort()
 	}
-	c.q = alignedFloat32s(len(c.agents) * s.Actions)
+	c.q = alignedFloat32s(s.QLen(len(c.agents), len(c.hosts)))
 }
 
 // allocWorkers gives each of workers workers its scratch; workers <= 0
@@ -227,15 +242,22 @@ func (c *inferCore) allocWorkers(workers int) {
 		}
 	}
 	workers = max(1, min(workers, (c.ports+inferChunk-1)/inferChunk))
-	H, A := c.shape.Hidden, c.shape.Actions
+	H, A, HA := c.shape.Hidden, c.shape.Actions, c.shape.HostActions
+	// With a host head a chunk's host rows start anywhere in it, and are
+	// computed four at a time from there: up to four more rows.
+	rows := inferChunk
+	if HA > 0 {
+		rows += 4
+	}
 	for range workers {
 		c.workers = append(c.workers, &inferWorker{
 			agg: alignedFloat32s(inferChunk * 3 * H),
-			hid: alignedFloat32s(inferChunk * H),
-			hn:  alignedFloat32s(inferChunk * H),
+			hid: alignedFloat32s(rows * H),
+			hn:  alignedFloat32s(rows * H),
 			an:  alignedFloat32s(inferChunk * H),
 			bn:  alignedFloat32s(inferChunk * H),
 			q:   alignedFloat32s(inferChunk * A),
+			hq:  alignedFloat32s(rows * HA),
 			r:   alignedFloat32s(8 * H),
 			m:   alignedFloat32s(H),
 		})
@@ -254,6 +276,11 @@ func (c *inferCore) allocWeights() {
 	c.outW1, c.outB1 = alignedFloat32s(out.In*out.Hidden), alignedFloat32s(out.Hidden)
 	c.outW2, c.outB2 = alignedFloat32s(out.Hidden*out.Out), alignedFloat32s(out.Out)
 	c.zeros = alignedFloat32s(H)
+	if s.HostActions > 0 {
+		ho := s.hostLayout()
+		c.hostW1, c.hostB1 = alignedFloat32s(ho.In*ho.Hidden), alignedFloat32s(ho.Hidden)
+		c.hostW2, c.hostB2 = alignedFloat32s(ho.Hidden*ho.Out), alignedFloat32s(ho.Out)
+	}
 }
 
 // load converts m's parameters into c's weight blocks.
@@ -283,6 +310,12 @@ func (c *inferCore) load(m *Model) {
 	conv(c.outB1, m.Out.b1(p))
 	conv(c.outW2, m.Out.w2(p))
 	conv(c.outB2, m.Out.b2(p))
+	if m.HostActions > 0 {
+		conv(c.hostW1, m.HostOut.w1(p))
+		conv(c.hostB1, m.HostOut.b1(p))
+		conv(c.hostW2, m.HostOut.w2(p))
+		conv(c.hostB2, m.HostOut.b2(p))
+	}
 }
 
 // Load re-snapshots m's parameters (after a training update, say). m must
@@ -291,12 +324,13 @@ func (inf *Inference) Load(m *Model) { inf.c.load(m) }
 
 // Greedy computes the Q values of every agent from the per-port features x
 // (ports×Features, row-major by topo.PortID, as for Model.Forward) and
-// writes into actions (one per agent, in the order of Agents) the action of
+// writes into actions (one per agent, in the order of Agents, then with a
+// host head one per host agent, in the order of Hosts) the action of
 // largest Q value, the lowest index on ties. It does not allocate.
 func (inf *Inference) Greedy(x []float64, actions []int) {
 	c := inf.c
 	checkLen("features", len(x), c.ports*c.shape.Features)
-	checkLen("actions", len(actions), len(c.agents))
+	checkLen("actions", len(actions), len(c.agents)+len(c.hosts))
 	c.x, c.actions = x, actions
 	for k := 0; k <= c.shape.K; k++ {
 		c.run(k)
@@ -305,7 +339,7 @@ func (inf *Inference) Greedy(x []float64, actions []int) {
 }
 
 // Q returns the Q values of the last Greedy (agents×Actions, rows in the
-// order of Agents). The slice is the Inference's own and is overwritten by
+// order of Agents, then hosts×HostActions in the order of Hosts). The slice is the Inference's own and is overwritten by
 // the next Greedy.
 func (inf *Inference) Q() []float32 { return inf.c.q }
 
@@ -314,6 +348,14 @@ func (inf *Inference) Q() []float32 { return inf.c.q }
 func (inf *Inference) Agents() []topo.PortID {
 	a := inf.c.agents
 	return a[:len(a):len(a)]
+}
+
+// Hosts returns the host agents (with a host head; none without) in the
+// order of their rows of Q and actions, after the agents': increasing
+// PortID among the ports without Graph.Agent.
+func (inf *Inference) Hosts() []topo.PortID {
+	h := inf.c.hosts
+	return h[:len(h):len(h)]
 }
 
 // Ports returns the number of ports (rows of Greedy's features).

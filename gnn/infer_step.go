@@ -53,12 +53,40 @@ func (c *inferCore) round(w *inferWorker, k, lo, hi int) {
 		}
 		return
 	}
-	gemm(c.asm, w.hid, H, w.hn, H, rows, H, c.outW1, H, H, c.outB1, true)
-	gemm(c.asm, w.q, A, w.hid, H, rows, H, c.outW2, A, A, c.outB2, false)
-	for r := range ord {
-		row := int(c.qrow[lo+r])
-		qr := c.q[row*A : row*A+A]
-		copy(qr, w.q[r*A:r*A+A])
+	// The switch agents' positions come first in order[K], the host
+	// agents' after them: rows below split are read out by MLP_out.
+	split := min(max(len(c.agents)-lo, 0), len(ord))
+	if split > 0 {
+		rows := (split + 3) &^ 3
+		gemm(c.asm, w.hid, H, w.hn, H, rows, H, c.outW1, H, H, c.outB1, true)
+		gemm(c.asm, w.q, A, w.hid, H, rows, H, c.outW2, A, A, c.outB2, false)
+		for r := range split {
+			row := int(c.qrow[lo+r])
+			qr := c.q[row*A : row*A+A]
+			copy(qr, w.q[r*A:r*A+A])
+			c.actions[row] = argmaxQ(c.asm, qr)
+		}
+	}
+	if split < len(ord) {
+		c.readHosts(w, lo, split, len(ord))
+	}
+}
+
+// readHosts is the host head's readout of the rows split..n-1 of the
+// chunk at position lo of order[K] (host agents): their Q values and
+// greedy host actions.
+func (c *inferCore) readHosts(w *inferWorker, lo, split, n int) {
+	H, A, HA := c.shape.Hidden, c.shape.Actions, c.shape.HostActions
+	rows := (n - split + 3) &^ 3
+	hn := w.hn[split*H:]
+	gemm(c.asm, w.hid, H, hn, H, rows, H, c.hostW1, H, H, c.hostB1, true)
+	gemm(c.asm, w.hq, HA, w.hid, H, rows, H, c.hostW2, HA, HA, c.hostB2, false)
+	base := len(c.agents) * A
+	for r := range n - split {
+		row := int(c.qrow[lo+split+r])
+		o := base + (row-len(c.agents))*HA
+		qr := c.q[o : o+HA]
+		copy(qr, w.hq[r*HA:r*HA+HA])
 		c.actions[row] = argmaxQ(c.asm, qr)
 	}
 }

@@ -75,18 +75,31 @@ type Header struct {
 	// Ports names the port of each KindACC network, in order
 	// (topo.Fabric.PortName); empty in files written before it was
 	// recorded, and for KindGraphCC, whose one network serves any port.
-	Ports  []string          `json:"ports,omitempty"`
-	Params int               `json:"params"` // number of float64 parameters
-	Meta   map[string]string `json:"meta"`   // training metadata: command line, seed, ...
+	Ports []string `json:"ports,omitempty"`
+	// HostActions is the number of outputs of a KindGraphCC model's host
+	// head (Shape.HostActions), and HostTable the identifier of the host
+	// action table they index (HostTableID); both absent in a file
+	// without a host head (every file written before host heads), which
+	// keeps its bytes.
+	HostActions int               `json:"host_actions,omitempty"`
+	HostTable   string            `json:"host_table,omitempty"`
+	Params      int               `json:"params"` // number of float64 parameters
+	Meta        map[string]string `json:"meta"`   // training metadata: command line, seed, ...
 }
 
 // paramsFor returns the number of parameters the shape in h implies.
 func (h *Header) paramsFor() (int, error) {
 	switch h.Kind {
 	case KindGraphCC:
-		s := Shape{Features: h.Features, Hidden: h.Hidden, K: h.K, Actions: h.Actions}
+		s := Shape{Features: h.Features, Hidden: h.Hidden, K: h.K, Actions: h.Actions, HostActions: h.HostActions}
 		if err := s.Validate(); err != nil {
 			return 0, err
+		}
+		if (h.HostActions > 0) != (h.HostTable != "") {
+			return 0, fmt.Errorf("host_actions %d and host_table %q: give both or neither", h.HostActions, h.HostTable)
+		}
+		if h.HostActions > 1<<8 {
+			return 0, fmt.Errorf("host_actions %d too large", h.HostActions)
 		}
 		if h.Agents != 0 || len(h.Ports) != 0 {
 			return 0, fmt.Errorf("agents %d and ports %d must be 0 for kind %q", h.Agents, len(h.Ports), h.Kind)
@@ -103,8 +116,9 @@ func (h *Header) paramsFor() (int, error) {
 			return 0, fmt.Errorf("features %d, hidden %d, actions %d and agents %d must all be at least 1",
 				h.Features, h.Hidden, h.Actions, h.Agents)
 		}
-		if h.K != 0 || h.FeatureSet != "" {
-			return 0, fmt.Errorf("k %d and feature_set %q must be 0 and empty for kind %q", h.K, h.FeatureSet, h.Kind)
+		if h.K != 0 || h.FeatureSet != "" || h.HostActions != 0 || h.HostTable != "" {
+			return 0, fmt.Errorf("k %d, feature_set %q, host_actions %d and host_table %q must be 0 and empty for kind %q",
+				h.K, h.FeatureSet, h.HostActions, h.HostTable, h.Kind)
 		}
 		if len(h.Ports) != 0 && len(h.Ports) != h.Agents {
 			return 0, fmt.Errorf("%d ports for %d agents", len(h.Ports), h.Agents)
@@ -172,6 +186,11 @@ func (e Expect) check(h *Header) error {
 		}
 		e.ActionTable = set.TableID()
 	}
+	var host error
+	if h.HostActions > 0 && (h.HostTable != HostTableID || h.HostActions != NumHostActions) {
+		host = fmt.Errorf("%w: host head of %d actions on host_table %q: this build runs %d on %q",
+			ErrMismatch, h.HostActions, h.HostTable, NumHostActions, HostTableID)
+	}
 	layout := str("feature_layout", h.FeatureLayout, e.FeatureLayout)
 	if layout != nil && h.FeatureLayout == "" {
 		layout = fmt.Errorf("%w: feature_layout is missing: the file predates the recording of its inputs' layout, so they may not be this build's (%q); retrain it", ErrMismatch, e.FeatureLayout)
@@ -185,6 +204,7 @@ func (e Expect) check(h *Header) error {
 		num("agents", h.Agents, e.Agents),
 		str("action_table", h.ActionTable, e.ActionTable),
 		layout,
+		host,
 	)
 }
 
@@ -197,14 +217,19 @@ type File struct {
 // File returns the model file of m trained on the action table actionTable
 // (m.ActionSet.TableID() for a model of this build's tables) and on its
 // feature set (m.FeatureSet: its name and LayoutID), with metadata meta
-// (kept, not copied).
+// (kept, not copied). A model with a host head records it on this build's
+// host table (HostTableID).
 func (m *Model) File(actionTable string, meta map[string]string) *File {
-	return &File{
+	f := &File{
 		Header: Header{Kind: KindGraphCC, Features: m.Features, Hidden: m.Hidden, K: m.K,
 			Actions: m.Actions, ActionTable: actionTable, FeatureLayout: m.FeatureSet.LayoutID(),
 			FeatureSet: m.FeatureSet.headerName(), Params: len(m.Params), Meta: meta},
 		Params: m.Params,
 	}
+	if m.HostActions > 0 {
+		f.HostActions, f.HostTable = m.HostActions, HostTableID
+	}
+	return f
 }
 
 // Model returns the Model that f holds (its parameters copied).
@@ -215,7 +240,7 @@ func (f *File) Model() (*Model, error) {
 	if err := f.validate(); err != nil {
 		return nil, err
 	}
-	m := NewModelShape(Shape{Features: f.Features, Hidden: f.Hidden, K: f.K, Actions: f.Actions}, nil)
+	m := NewModelShape(Shape{Features: f.Features, Hidden: f.Hidden, K: f.K, Actions: f.Actions, HostActions: f.HostActions}, nil)
 	m.FeatureSet, _ = featureSetOfHeader(f.FeatureSet) // validate checked it
 	// A table this build does not know leaves ActionsPaper: GraphCCExpect
 	// refuses such files before a policy runs them.

@@ -23,6 +23,10 @@ type Shape struct {
 	Hidden   int // width of h and of every hidden layer
 	K        int // message-passing rounds, at least 1
 	Actions  int // Q values per agent
+	// HostActions is the number of Q values per host agent (a host's NIC
+	// port) of the host head, 0 for a model without one (every model
+	// trained before host heads, the shipped one among them).
+	HostActions int
 }
 
 // DefaultShape returns GraphCC's shape: 9 features, hidden 24, K = 2, 120
@@ -42,6 +46,8 @@ func (s Shape) Validate() error {
 		return fmt.Errorf("K %d must be at least 1", s.K)
 	case s.Actions < 1:
 		return fmt.Errorf("actions %d must be at least 1", s.Actions)
+	case s.HostActions < 0:
+		return fmt.Errorf("host actions %d must not be negative", s.HostActions)
 	}
 	return nil
 }
@@ -55,10 +61,30 @@ func (s Shape) layout() (msg, upd, out MLP) {
 	return msg, upd, out
 }
 
+// hostLayout returns the host head's MLP (H→H→HostActions), after the
+// three of layout; its Out is 0 without a host head.
+func (s Shape) hostLayout() MLP {
+	_, _, out := s.layout()
+	return MLP{In: s.Hidden, Hidden: s.Hidden, Out: s.HostActions, Off: out.End()}
+}
+
 // NumParams returns the number of parameters of a Model of shape s.
 func (s Shape) NumParams() int {
+	if s.HostActions > 0 {
+		return s.hostLayout().End()
+	}
 	_, _, out := s.layout()
 	return out.End()
+}
+
+// QLen returns the number of Q values of a Model of shape s on a graph of
+// agents agents and hosts host ports: agents×Actions for the switch
+// agents, then, with a host head, hosts×HostActions for the host agents.
+func (s Shape) QLen(agents, hosts int) int {
+	if s.HostActions == 0 {
+		hosts = 0
+	}
+	return agents*s.Actions + hosts*s.HostActions
 }
 
 // Model is the GraphCC message-passing Q-network. Every port of the fabric,
@@ -91,7 +117,11 @@ type Model struct {
 	// ActionsPaper, for models of other shapes).
 	ActionSet     ActionSet
 	Msg, Upd, Out MLP
-	Params        []float64
+	// HostOut is the host head's MLP (Shape.HostActions outputs, the host
+	// action table's), read out at every host NIC port after Out's
+	// parameters; its Out is 0 without a host head.
+	HostOut MLP
+	Params  []float64
 }
 
 // NewModel returns a GraphCC model of the default shape initialised from r.
@@ -115,10 +145,14 @@ func NewModelShape(s Shape, r *rand.Rand) *Model {
 	}
 	m := &Model{Shape: s, Params: make([]float64, s.NumParams())}
 	m.Msg, m.Upd, m.Out = s.layout()
+	m.HostOut = s.hostLayout()
 	if r != nil {
 		m.Msg.Init(m.Params, r)
 		m.Upd.Init(m.Params, r)
 		m.Out.Init(m.Params, r)
+		if s.HostActions > 0 {
+			m.HostOut.Init(m.Params, r)
+		}
 	}
 	return m
 }
@@ -148,6 +182,7 @@ type Workspace struct {
 	g      *topo.Graph
 	ports  int
 	agents []topo.PortID
+	hosts  []topo.PortID // with a host head: the host NIC ports (not Graph.Agent), increasing
 
 	// active[k] (k = 1..K) lists the ports whose h^k is computed: every
 	// port for k < K, the agents for k = K. send[k] lists the ports whose
@@ -164,8 +199,8 @@ type Workspace struct {
 	argMin [][]int32   // per element of M's min half: index into Graph.In of the winning edge, -1 if none
 	argMax [][]int32   // same for the max half
 
-	ohid []float64 // MLP_out hidden activation, agents×H
-	q    []float64 // Greedy's Q values, agents×A
+	ohid []float64 // MLP_out's (then the host head's) hidden activation, (agents+hosts)×H
+	q    []float64 // Greedy's Q values, QLen
 
 	// Scratch.
 	r, msg, dr, dm, dhid []float64 // H each
@@ -188,15 +223,20 @@ func NewWorkspace(m *Model, g *topo.Graph) *Workspace {
 	for p, ok := range g.Agent {
 		if ok {
 			ws.agents = append(ws.agents, topo.PortID(p))
+		} else if s.HostActions > 0 {
+			ws.hosts = append(ws.hosts, topo.PortID(p))
 		}
 	}
 	all := make([]int32, n)
 	for p := range all {
 		all[p] = int32(p)
 	}
-	agents := make([]int32, len(ws.agents))
-	for i, p := range ws.agents {
-		agents[i] = int32(p)
+	agents := make([]int32, 0, len(ws.agents)+len(ws.hosts))
+	for _, p := range ws.agents {
+		agents = append(agents, int32(p))
+	}
+	for _, p := range ws.hosts {
+		agents = append(agents, int32(p))
 	}
 	ws.active = make([][]int32, s.K+1)
 	ws.send = make([][]int32, s.K+1)
@@ -232,8 +272,8 @@ func NewWorkspace(m *Model, g *topo.Graph) *Workspace {
 		ws.argMin = append(ws.argMin, make([]int32, n*h))
 		ws.argMax = append(ws.argMax, make([]int32, n*h))
 	}
-	ws.ohid = make([]float64, len(ws.agents)*h)
-	ws.q = make([]float64, len(ws.agents)*s.Actions)
+	ws.ohid = make([]float64, (len(ws.agents)+len(ws.hosts))*h)
+	ws.q = make([]float64, s.QLen(len(ws.agents), len(ws.hosts)))
 	ws.r, ws.msg, ws.dr, ws.dm, ws.dhid = make([]float64, h), make([]float64, h), make([]float64, h), make([]float64, h), make([]float64, h)
 	ws.dx = make([]float64, 3*h)
 	ws.da, ws.db = rows(h), rows(h)
@@ -245,6 +285,14 @@ func NewWorkspace(m *Model, g *topo.Graph) *Workspace {
 // Agents returns the agent ports in the order of the rows of Q: increasing
 // PortID among the ports with Graph.Agent set.
 func (ws *Workspace) Agents() []topo.PortID { return ws.agents[:len(ws.agents):len(ws.agents)] }
+
+// Hosts returns the host agents, the host NIC ports read out by the host
+// head, in the order of their rows of Q (after the agents'): increasing
+// PortID among the ports without Graph.Agent. Empty without a host head.
+func (ws *Workspace) Hosts() []topo.PortID { return ws.hosts[:len(ws.hosts):len(ws.hosts)] }
+
+// QLen returns the number of Q values of a Forward on ws.
+func (ws *Workspace) QLen() int { return ws.shape.QLen(len(ws.agents), len(ws.hosts)) }
 
 // Ports returns the number of ports (rows of x).
 func (ws *Workspace) Ports() int { return ws.ports }
@@ -258,12 +306,13 @@ func (m *Model) check(ws *Workspace) {
 
 // Forward computes the Q values of every agent of ws's graph from the
 // per-port features x (ports×Features, row-major by topo.PortID) into q
-// (agents×Actions, rows in the order of ws.Agents()). It keeps in ws what
-// Backward needs and does not allocate.
+// (agents×Actions, rows in the order of ws.Agents(), then with a host head
+// hosts×HostActions, rows in the order of ws.Hosts(): ws.QLen() in all).
+// It keeps in ws what Backward needs and does not allocate.
 func (m *Model) Forward(ws *Workspace, x, q []float64) {
 	m.check(ws)
 	checkLen("features", len(x), ws.ports*m.Features)
-	checkLen("Q values", len(q), len(ws.agents)*m.Actions)
+	checkLen("Q values", len(q), ws.QLen())
 	p, H, F := m.Params, m.Hidden, m.Features
 	g := ws.g
 
@@ -329,6 +378,11 @@ func (m *Model) Forward(ws *Workspace, x, q []float64) {
 		o := int(v) * H
 		m.Out.fwd(p, hK[o:o+H], ws.ohid[i*H:i*H+H], q[i*A:i*A+A])
 	}
+	nA, HA := len(ws.agents), m.HostActions
+	for j, v := range ws.hosts {
+		o, i := int(v)*H, nA+j
+		m.HostOut.fwd(p, hK[o:o+H], ws.ohid[i*H:i*H+H], q[nA*A+j*HA:nA*A+j*HA+HA])
+	}
 }
 
 // fwd is Forward without the checks.
@@ -354,13 +408,13 @@ func minMax(mn, mx []float64, imn, imx []int32, msg []float64, e int32) {
 }
 
 // Backward accumulates into grad (len(Params)) the gradient of a loss with
-// respect to the parameters, given dq (agents×Actions), the gradient of the
+// respect to the parameters, given dq (ws.QLen()), the gradient of the
 // loss with respect to the Q values of the last Forward on ws. The min and
 // max aggregations pass each element's gradient to the message that won it.
 // It does not allocate.
 func (m *Model) Backward(ws *Workspace, dq, grad []float64) {
 	m.check(ws)
-	checkLen("Q gradient", len(dq), len(ws.agents)*m.Actions)
+	checkLen("Q gradient", len(dq), ws.QLen())
 	checkLen("gradient", len(grad), len(m.Params))
 	m.backOut(ws, dq, grad)
 	mb := m.msgBack(grad)
@@ -385,6 +439,16 @@ func (m *Model) backOut(ws *Workspace, dq, grad []float64) {
 		}
 		o := int(v) * H
 		m.Out.backward(p, hK[o:o+H], ws.ohid[i*H:i*H+H], dqi, grad, ws.dx[:H], ws.dhid)
+		addTo(dhK[o:o+H], ws.dx[:H])
+	}
+	nA, HA := len(ws.agents), m.HostActions
+	for j, v := range ws.hosts {
+		dqj := dq[nA*A+j*HA : nA*A+j*HA+HA]
+		if allZero(dqj) {
+			continue
+		}
+		o, i := int(v)*H, nA+j
+		m.HostOut.backward(p, hK[o:o+H], ws.ohid[i*H:i*H+H], dqj, grad, ws.dx[:H], ws.dhid)
 		addTo(dhK[o:o+H], ws.dx[:H])
 	}
 }
@@ -528,12 +592,15 @@ func allZero(x []float64) bool {
 }
 
 // Greedy runs Forward on x and writes into actions (one per agent, in the
-// order of ws.Agents()) the action of largest Q value, the lowest index on
+// order of ws.Agents(), then with a host head one per host agent, in the
+// order of ws.Hosts()) the action of largest Q value, the lowest index on
 // ties. It does not allocate.
 func (m *Model) Greedy(ws *Workspace, x []float64, actions []int) {
-	checkLen("actions", len(actions), len(ws.agents))
+	nA := len(ws.agents)
+	checkLen("actions", len(actions), nA+len(ws.hosts))
 	m.Forward(ws, x, ws.q)
-	argmaxRows(actions, ws.q, m.Actions)
+	argmaxRows(actions[:nA], ws.q, m.Actions)
+	argmaxRows(actions[nA:], ws.q[nA*m.Actions:], m.HostActions)
 }
 
 // Q returns the Q values of the last Greedy call on ws (agents×Actions);

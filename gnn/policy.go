@@ -19,6 +19,11 @@ import (
 // the model's parameters taken by NewGraphCC, Reset and Refresh: parameters
 // changed in place (training) take effect at the next of those.
 //
+// A model with a host head (Shape.HostActions) also sets every host's DCQCN
+// constants every interval (control.HostDecider): the same step reads out
+// each host NIC port's greedy host action, and DecideHosts writes its
+// setting (HostAction). Without a host head DecidesHosts is false.
+//
 // Like every control.Policy it serves one fabric run at a time; call Reset
 // before reusing it for a new run, so that the feature history starts from
 // zeros again.
@@ -27,17 +32,18 @@ type GraphCC struct {
 	inf     *Inference
 	fz      *Featurizer
 	agents  []topo.PortID
-	rates   []int64 // per agent, bps
-	actions []int   // per agent: the action of the last Decide
+	hosts   []topo.PortID // the host agents (with a host head)
+	rates   []int64       // per agent, bps
+	actions []int         // per agent, then per host agent: the action of the last Decide
 }
 
 // NewGraphCC returns the GraphCC policy of model m on fabric f, with the
 // features of m's feature set (m.FeatureSet) normalized by c. It panics if
 // m's inputs or outputs do not match its feature set and the action table.
 func NewGraphCC(m *Model, f *topo.Fabric, c FeatureConfig) *GraphCC {
-	if m.Features != m.FeatureSet.Len() || m.Actions != NumActions {
-		panic(fmt.Sprintf("gnn: GraphCC policy needs a model of %d features (the %s set) and %d actions, got %d and %d",
-			m.FeatureSet.Len(), m.FeatureSet, NumActions, m.Features, m.Actions))
+	if m.Features != m.FeatureSet.Len() || m.Actions != NumActions || m.HostActions != 0 && m.HostActions != NumHostActions {
+		panic(fmt.Sprintf("gnn: GraphCC policy needs a model of %d features (the %s set), %d actions and 0 or %d host actions, got %d, %d and %d",
+			m.FeatureSet.Len(), m.FeatureSet, NumActions, NumHostActions, m.Features, m.Actions, m.HostActions))
 	}
 	inf := NewInference(m, f.Graph(), 0)
 	agents := inf.Agents()
@@ -45,9 +51,9 @@ func NewGraphCC(m *Model, f *topo.Fabric, c FeatureConfig) *GraphCC {
 		panic("gnn: the inference's agents are not the fabric's")
 	}
 	g := &GraphCC{
-		m: m, inf: inf, fz: NewFeaturizerSet(f, m.FeatureSet, c), agents: agents,
+		m: m, inf: inf, fz: NewFeaturizerSet(f, m.FeatureSet, c), agents: agents, hosts: inf.Hosts(),
 		rates:   make([]int64, len(agents)),
-		actions: make([]int, len(agents)),
+		actions: make([]int, len(agents)+len(inf.Hosts())),
 	}
 	for i, p := range agents {
 		g.rates[i] = f.Ports[p].Rate
@@ -71,6 +77,20 @@ func (g *GraphCC) apply(ecn []control.ECN) {
 	}
 }
 
+// DecidesHosts reports whether the model has a host head.
+func (g *GraphCC) DecidesHosts() bool { return g.m.HostActions > 0 }
+
+// DecideHosts writes into hosts (by topo.PortID) the DCQCN constants of
+// every host agent's action of the last Decide (HostAction). It does not
+// allocate.
+func (g *GraphCC) DecideHosts(_ *control.Telemetry, hosts []control.HostParams) {
+	checkLen("host settings", len(hosts), g.fz.ports)
+	acts := g.actions[len(g.agents):]
+	for j, p := range g.hosts {
+		hosts[p] = hostActionTable[acts[j]]
+	}
+}
+
 // Reset forgets the feature history, for a new run, and re-snapshots the
 // model's parameters.
 func (g *GraphCC) Reset() {
@@ -86,7 +106,16 @@ func (g *GraphCC) Refresh() { g.inf.Load(g.m) }
 // LastActions returns the action of every agent (in the order of Agents) at
 // the last Decide, all 0 before the first. The slice is the policy's own:
 // read it, do not keep it past the next Decide.
-func (g *GraphCC) LastActions() []int { return g.actions }
+func (g *GraphCC) LastActions() []int { return g.actions[:len(g.agents):len(g.agents)] }
+
+// LastHostActions returns the host action of every host agent (in the
+// order of Hosts) at the last Decide; empty without a host head. The slice
+// is the policy's own.
+func (g *GraphCC) LastHostActions() []int { return g.actions[len(g.agents):] }
+
+// Hosts returns the host agents, the host NIC ports the host head reads
+// out, in the order of LastHostActions; empty without a host head.
+func (g *GraphCC) Hosts() []topo.PortID { return g.hosts }
 
 // Agents returns the agent ports in the order of LastActions: increasing
 // topo.PortID.
@@ -112,6 +141,12 @@ const explorerStream = 0x6578706c6f7265 // "explore"
 // random action with probability Epsilon, its greedy action otherwise. It
 // computes every agent's reward (Reward with Shape and WeightQ) and hands
 // each transition to OnStep. Decide does not allocate (OnStep aside).
+//
+// With a host head the host agents explore too (each its own draw, over
+// the host table), follow the switch agents in OnStep's actions and
+// rewards, and their settings go to the hosts (control.HostDecider). Their
+// reward here is Reward on their NIC port; the trainer overwrites it
+// (TrainConfig.Hosts).
 type Explorer struct {
 	G *GraphCC
 	// Epsilon is the exploration probability in [0, 1]; the trainer sets
@@ -123,7 +158,7 @@ type Explorer struct {
 	// OnStep, if not nil, is called at every Decide but the first after a
 	// Reset with the transition the last interval completed: prev are the
 	// features (ports × the model's feature set's Len) at the previous
-	// Decide, actions the actions every agent took there, rewards what each
+	// Decide, actions the actions every agent (then every host agent) took there, rewards what each
 	// earned during the interval that followed (computed from this Decide's
 	// telemetry), and next the features now. The slices are the Explorer's
 	// own: copy what must outlive the call (ReplayBuffer.Add does).
@@ -147,8 +182,8 @@ func NewExplorer(g *GraphCC, seed uint64) *Explorer {
 		WeightQ:     DefaultWeightQ,
 		rng:         rand.New(rand.NewPCG(seed, explorerStream)),
 		prev:        make([]float64, len(g.fz.feat)),
-		prevActions: make([]int, len(g.agents)),
-		rewards:     make([]float64, len(g.agents)),
+		prevActions: make([]int, len(g.actions)),
+		rewards:     make([]float64, len(g.actions)),
 	}
 }
 
@@ -161,7 +196,9 @@ func (x *Explorer) Decide(t *control.Telemetry, ecn []control.ECN) {
 	g.fz.Observe(t)
 	feat := g.fz.Features()
 	if x.started {
-		Reward(x.rewards, g.fz, g.agents, x.Shape, x.WeightQ)
+		nA := len(g.agents)
+		Reward(x.rewards[:nA], g.fz, g.agents, x.Shape, x.WeightQ)
+		Reward(x.rewards[nA:], g.fz, g.hosts, x.Shape, x.WeightQ)
 		if x.OnStep != nil {
 			x.OnStep(x.prev, x.prevActions, x.rewards, feat)
 		}
@@ -172,7 +209,11 @@ func (x *Explorer) Decide(t *control.Telemetry, ecn []control.ECN) {
 	if x.Epsilon > 0 {
 		for i := range g.actions {
 			if x.Epsilon >= 1 || x.rng.Float64() < x.Epsilon {
-				g.actions[i] = x.rng.IntN(NumActions)
+				n := NumActions
+				if i >= len(g.agents) {
+					n = NumHostActions
+				}
+				g.actions[i] = x.rng.IntN(n)
 			}
 		}
 	}
@@ -190,12 +231,21 @@ func (x *Explorer) Reset() {
 	x.started = false
 }
 
+// DecidesHosts reports whether the model has a host head.
+func (x *Explorer) DecidesHosts() bool { return x.G.DecidesHosts() }
+
+// DecideHosts writes the host agents' settings of the last Decide into
+// hosts (GraphCC.DecideHosts).
+func (x *Explorer) DecideHosts(t *control.Telemetry, hosts []control.HostParams) {
+	x.G.DecideHosts(t, hosts)
+}
+
 // LastRewards returns the rewards of the last transition (per agent, in the
 // order of G.Agents()), all 0 before the second Decide after a Reset. The
 // slice is the Explorer's own.
 func (x *Explorer) LastRewards() []float64 { return x.rewards }
 
 var (
-	_ control.Policy = (*GraphCC)(nil)
-	_ control.Policy = (*Explorer)(nil)
+	_ control.HostDecider = (*GraphCC)(nil)
+	_ control.HostDecider = (*Explorer)(nil)
 )
