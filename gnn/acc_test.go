@@ -204,7 +204,7 @@ func TestUpdateSkipsIdleAgents(t *testing.T) {
 	learn := func(nets []*MLPNet, agents []topo.PortID, buf *ReplayBuffer) ([]float64, float64) {
 		on := newACCNet(nets, agents, nil)
 		tg := on.clone()
-		l := newLearner(on, tg, c, buf.FeatureLen(), buf.Agents())
+		l := newLearner(on, tg, c, buf.FeatureLen(), buf.Agents(), 0)
 		adam := NewAdam(len(on.params()), c.LR)
 		loss := l.update(buf, rand.New(rand.NewPCG(9, 9)), adam)
 		return on.params(), loss

@@ -135,6 +135,7 @@ func trainFingerprint(c *TrainConfig) map[string]string {
 		"reward_queue": f(c.Features.withDefaults().RewardQueue), "sim_params": string(params),
 		"validate_seeds": fmt.Sprint(c.ValidateSeeds), "validate_every": i(c.ValidateEvery),
 		"feature_set": c.FeatureSet.String(), "action_set": c.ActionSet.String(),
+		"hosts": strconv.FormatBool(c.Hosts),
 	}
 	if len(c.ValidateSets) > 0 { // absent otherwise, as in checkpoints written before sets
 		var sets []string
@@ -155,6 +156,8 @@ func laterSetting(k string) (string, bool) {
 		return FeaturesPaper.String(), true
 	case "action_set":
 		return ActionsPaper.String(), true
+	case "hosts":
+		return "false", true
 	}
 	return "", false
 }

@@ -57,6 +57,10 @@ func inferCases(t *testing.T) []inferCase {
 		{"default-K1", nnDefaultClos(t).Graph(), Shape{Features: 9, Hidden: 24, K: 1, Actions: 30}},
 		{"small-K3-H12", nnSmallClos(t).Graph(), odd},
 		{"random-K3-H12", inferRandomGraph(nnNewRand(4), 29), odd},
+		{"default-hosts", nnDefaultClos(t).Graph(), Shape{Features: 9, Hidden: 24, K: 2, Actions: NumActions, HostActions: NumHostActions}},
+		{"medium-hosts", inferMediumClos(t).Graph(), Shape{Features: 9, Hidden: 24, K: 2, Actions: NumActions, HostActions: NumHostActions}},
+		{"default-K1-hosts", nnDefaultClos(t).Graph(), Shape{Features: 9, Hidden: 24, K: 1, Actions: 30, HostActions: 5}},
+		{"small-K3-H12-hosts", nnSmallClos(t).Graph(), Shape{Features: 9, Hidden: 12, K: 3, Actions: 7, HostActions: 4}},
 	}
 }
 
@@ -94,16 +98,24 @@ func TestInferenceMatchesForward(t *testing.T) {
 					ws := NewWorkspace(m, tc.g)
 					inf := newInference(m, tc.g, workers, asm)
 					defer inf.Close()
-					if !slices.Equal(inf.Agents(), ws.Agents()) || inf.Ports() != ws.Ports() {
-						t.Fatal("agents or ports differ from the workspace's")
+					if !slices.Equal(inf.Agents(), ws.Agents()) || !slices.Equal(inf.Hosts(), ws.Hosts()) || inf.Ports() != ws.Ports() {
+						t.Fatal("agents, hosts or ports differ from the workspace's")
+					}
+					if (m.HostActions > 0) != (len(ws.Hosts()) > 0) {
+						t.Fatalf("%d host agents with %d host actions", len(ws.Hosts()), m.HostActions)
 					}
 					for trial := range 3 {
 						x := nnRandVec(nnNewRand(uint64(80+trial)), ws.Ports()*m.Features, 0, 1)
-						want := make([]float64, len(ws.Agents())*m.Actions)
+						want := make([]float64, ws.QLen())
 						m.Forward(ws, x, want)
-						actions := make([]int, len(ws.Agents()))
+						na := len(ws.Agents())
+						actions := make([]int, na+len(ws.Hosts()))
 						inf.Greedy(x, actions)
-						inferCompare(t, inf.Q(), want, actions, m.Actions)
+						split := na * m.Actions
+						inferCompare(t, inf.Q()[:split], want[:split], actions[:na], m.Actions)
+						if m.HostActions > 0 {
+							inferCompare(t, inf.Q()[split:], want[split:], actions[na:], m.HostActions)
+						}
 					}
 				})
 			}

@@ -159,12 +159,22 @@ func nnMpnnSetup(t *testing.T, f *topo.Fabric, s Shape, oneHot bool) (*Model, []
 	r := nnNewRand(23)
 	x := nnRandVec(r, len(g.Agent)*m.Features, 0, 1)
 	na := len(ws.Agents())
-	c := make([]float64, na*m.Actions)
+	c := make([]float64, ws.QLen())
+	// The switch agents' rows of Actions, then the host agents' of
+	// HostActions (with a host head).
+	rows := make([][2]int, 0, na+len(ws.Hosts()))
 	for i := range na {
+		rows = append(rows, [2]int{i * m.Actions, m.Actions})
+	}
+	for j := range ws.Hosts() {
+		rows = append(rows, [2]int{na*m.Actions + j*m.HostActions, m.HostActions})
+	}
+	for _, row := range rows {
+		o, n := row[0], row[1]
 		if oneHot { // the DQN case: one taken action per agent
-			c[i*m.Actions+r.IntN(m.Actions)] = 2*r.Float64() - 1
+			c[o+r.IntN(n)] = 2*r.Float64() - 1
 		} else {
-			copy(c[i*m.Actions:(i+1)*m.Actions], nnRandVec(r, m.Actions, -1, 1))
+			copy(c[o:o+n], nnRandVec(r, n, -1, 1))
 		}
 	}
 	q := make([]float64, len(c))
@@ -191,6 +201,10 @@ func TestMPNNGradient(t *testing.T) {
 		{"small/K3", nnSmallClos(t), Shape{Features: 9, Hidden: 10, K: 3, Actions: 5}, false, 0},
 		{"default/dense", nnDefaultClos(t), DefaultShape(), false, 40},
 		{"default/one-hot", nnDefaultClos(t), DefaultShape(), true, 40},
+		{"small/hosts", nnSmallClos(t), Shape{Features: 9, Hidden: 24, K: 2, Actions: NumActions, HostActions: NumHostActions}, false, 0},
+		{"small/hosts/one-hot", nnSmallClos(t), Shape{Features: 9, Hidden: 24, K: 2, Actions: NumActions, HostActions: NumHostActions}, true, 0},
+		{"small/hosts/K1", nnSmallClos(t), Shape{Features: 9, Hidden: 10, K: 1, Actions: 5, HostActions: 3}, false, 0},
+		{"default/hosts", nnDefaultClos(t), Shape{Features: 9, Hidden: 24, K: 2, Actions: NumActions, HostActions: NumHostActions}, true, 40},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			m, grad, loss := nnMpnnSetup(t, tc.f, tc.s, tc.oneHot)
@@ -199,7 +213,11 @@ func TestMPNNGradient(t *testing.T) {
 				r := nnNewRand(31)
 				idx = idx[:0]
 				// Random coordinates from each MLP.
-				for _, l := range []MLP{m.Msg, m.Upd, m.Out} {
+				mlps := []MLP{m.Msg, m.Upd, m.Out}
+				if m.HostActions > 0 {
+					mlps = append(mlps, m.HostOut)
+				}
+				for _, l := range mlps {
 					for range tc.coords / 3 {
 						idx = append(idx, l.Off+r.IntN(l.NumParams()))
 					}

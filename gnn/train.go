@@ -77,7 +77,17 @@ type TrainConfig struct {
 	// (the zero value is the paper's); the model file records it. Kind
 	// "acc" takes only the zero value.
 	ActionSet ActionSet
-	Params    replay.Params // simulated hardware (zero: replay.DefaultParams)
+	// Hosts trains a GraphCC model with a host head: every host NIC port
+	// is an agent too, choosing its DCQCN constants from the host action
+	// table (HostAction) every interval, epsilon-greedy like the switch
+	// agents, its transitions stored beside theirs. A host agent's reward
+	// is minus the excess slowdown of the flows it sent that finished in
+	// the interval, divided by PathRewardScale (PathObjective restricted
+	// to the flows whose path starts at its NIC port), whatever Objective
+	// rewards the switches. Kind "acc" and fabrics with failed links
+	// (Episode) are refused.
+	Hosts  bool
+	Params replay.Params // simulated hardware (zero: replay.DefaultParams)
 
 	// Progress, if set, is called after every round of episodes.
 	Progress func(EpisodeStats)
@@ -247,6 +257,8 @@ func (c *TrainConfig) check() error {
 		return fmt.Errorf("train: unknown action set %v", c.ActionSet)
 	case c.Kind == "acc" && c.ActionSet != ActionsPaper:
 		return fmt.Errorf("train: action set %v: kind acc takes only the paper's", c.ActionSet)
+	case c.Kind == "acc" && c.Hosts:
+		return errors.New("train: hosts as agents: kind acc has no host head")
 	}
 	if len(c.ValidateSets) > 0 && len(c.ValidateSeeds) > 0 {
 		return errors.New("train: validation seeds and validation sets: give one of them")
@@ -620,8 +632,16 @@ func (t *Trainer) init() {
 	perPort := c.FeatureSet.Len()
 	initR := rand.New(rand.NewPCG(c.Seed, 0x696e6974))
 	t.vars = &variantSet{ref: t.ref}
+	if c.Hosts {
+		agents = append(agents, hostAgents(t.ref)...)
+	}
 	if c.Kind == "graphcc" {
-		t.res.Model = NewModelSet(c.FeatureSet, initR)
+		shape := c.FeatureSet.Shape()
+		if c.Hosts {
+			shape.HostActions = NumHostActions
+		}
+		t.res.Model = NewModelShape(shape, initR) // NewModelSet's weights, and the host head's after them
+		t.res.Model.FeatureSet = c.FeatureSet
 		t.res.Model.ActionSet = c.ActionSet
 		t.online = &mpnnNet{m: t.res.Model, vars: t.vars}
 	} else {
@@ -634,7 +654,7 @@ func (t *Trainer) init() {
 	t.target = t.online.clone()
 	t.buf = NewReplayBufferLen(c.Buffer, len(t.ref.Ports)*perPort, len(agents))
 	t.adam = NewAdam(len(t.online.params()), c.LR)
-	t.lrn = newLearner(t.online, t.target, *c, len(t.ref.Ports)*perPort, len(agents))
+	t.lrn = newLearner(t.online, t.target, *c, len(t.ref.Ports)*perPort, len(t.ref.Agents()), len(agents)-len(t.ref.Agents()))
 	t.fingerprint = trainFingerprint(c)
 	t.bestEpisode, t.bestScore = -1, math.Inf(1)
 	if len(c.validateSets()) > 0 {
@@ -792,10 +812,11 @@ func (t *Trainer) store(outs []episodeOut) (EpisodeStats, error) {
 	var st EpisodeStats
 	var rsum float64
 	var rn, fin int
+	nA := len(t.ref.Agents()) // the switch agents: the host agents' rewards are not in MeanReward
 	for i := range outs {
 		for _, s := range outs[i].steps {
 			t.buf.AddOn(s.fabric, s.prev, s.actions, s.rewards, s.next)
-			for v, r := range s.rewards {
+			for v, r := range s.rewards[:nA] {
 				if s.actions[v] != NoAction {
 					rsum += r
 					rn++
@@ -1053,40 +1074,16 @@ func runEpisode(ctx context.Context, c *TrainConfig, net qnet, seed uint64, eps 
 		return episodeOut{err: fmt.Errorf("seed %d: %w", seed, err)}
 	}
 	out.variant = v
-	// The excess slowdown of the flows finished since the last transition:
-	// in all (FlowObjective), per port they crossed (PathObjective).
-	var excess float64
-	var portExcess []float64
-	var onFinish func(trace.FCT, []topo.PortID)
-	switch c.Objective {
-	case FlowObjective:
-		onFinish = func(r trace.FCT, _ []topo.PortID) { excess += r.Slowdown() - 1 }
-	case PathObjective:
-		portExcess = make([]float64, len(f.Ports))
-		onFinish = func(r trace.FCT, path []topo.PortID) {
-			for _, p := range path {
-				portExcess[p] += r.Slowdown() - 1
-			}
-		}
+	if v != nil && c.Hosts {
+		return episodeOut{err: fmt.Errorf("seed %d: hosts as agents on a fabric with failed links: not supported", seed)}
 	}
-	agents := f.Agents()
+	er := newEpisodeReward(c, f)
 	perPort := c.FeatureSet.Len()
 	if _, ok := net.(*accNet); ok {
 		perPort = ACCNumFeatures
 	}
 	record := func(prev []float64, actions []int, rewards []float64, next []float64) {
-		switch c.Objective {
-		case FlowObjective:
-			for i := range rewards {
-				rewards[i] = -excess / FlowRewardScale
-			}
-			excess = 0
-		case PathObjective:
-			for i, p := range agents {
-				rewards[i] = -portExcess[p] / PathRewardScale
-			}
-			clear(portExcess)
-		}
+		er.set(rewards)
 		if v != nil {
 			out.steps = append(out.steps, v.remap(perPort, len(ref.Ports), len(ref.Agents()), prev, actions, rewards, next))
 			return
@@ -1113,7 +1110,7 @@ func runEpisode(ctx context.Context, c *TrainConfig, net qnet, seed uint64, eps 
 	}
 	r, err := replay.RunContext(ctx, replay.Config{
 		Fabric: f, Flows: flows, Params: c.Params, Seed: seed, Policy: pol,
-		Interval: c.Interval, Until: trace.FirstStart(flows) + c.EpisodeTime, OnFinish: onFinish,
+		Interval: c.Interval, Until: trace.FirstStart(flows) + c.EpisodeTime, OnFinish: er.onFinish(),
 	})
 	if err != nil {
 		return episodeOut{err: err}
@@ -1125,12 +1122,102 @@ func runEpisode(ctx context.Context, c *TrainConfig, net qnet, seed uint64, eps 
 	return out
 }
 
+// hostAgents returns the host agents of f (TrainConfig.Hosts): its host
+// NIC ports, the ports without topo.Graph.Agent, in increasing PortID, as
+// a host head's workspace reads them out.
+func hostAgents(f *topo.Fabric) []topo.PortID {
+	var out []topo.PortID
+	for p, ok := range f.Graph().Agent {
+		if !ok {
+			out = append(out, topo.PortID(p))
+		}
+	}
+	return out
+}
+
+// episodeReward sets the rewards of the objectives that score the flows
+// finishing in each interval, from the excess slowdowns (slowdown - 1) of
+// the flows finished since the last transition: in all (FlowObjective),
+// per port they crossed (PathObjective), per sender's NIC port (the host
+// agents' reward, TrainConfig.Hosts).
+type episodeReward struct {
+	objective     Objective
+	agents, hosts []topo.PortID // hosts only with TrainConfig.Hosts
+	excess        float64
+	portExcess    []float64 // PathObjective's, by port
+	sentExcess    []float64 // the host agents', by the sender's NIC port
+}
+
+func newEpisodeReward(c *TrainConfig, f *topo.Fabric) *episodeReward {
+	e := &episodeReward{objective: c.Objective, agents: f.Agents()}
+	if c.Objective == PathObjective {
+		e.portExcess = make([]float64, len(f.Ports))
+	}
+	if c.Hosts {
+		e.hosts = hostAgents(f)
+		e.sentExcess = make([]float64, len(f.Ports))
+	}
+	return e
+}
+
+// onFinish returns the simulator's hook that records a finished flow, nil
+// if no reward needs it.
+func (e *episodeReward) onFinish() func(trace.FCT, []topo.PortID) {
+	if e.objective != FlowObjective && e.portExcess == nil && e.sentExcess == nil {
+		return nil
+	}
+	return func(r trace.FCT, path []topo.PortID) {
+		x := r.Slowdown() - 1
+		e.excess += x
+		if e.portExcess != nil {
+			for _, p := range path {
+				e.portExcess[p] += x
+			}
+		}
+		if e.sentExcess != nil && len(path) > 0 {
+			e.sentExcess[path[0]] += x // path[0] is the sender's NIC port
+		}
+	}
+}
+
+// set overwrites the rewards (the switch agents', then the host agents')
+// of the objectives that score flows, and starts the next interval.
+func (e *episodeReward) set(rewards []float64) {
+	switch e.objective {
+	case FlowObjective:
+		for i := range e.agents {
+			rewards[i] = -e.excess / FlowRewardScale
+		}
+	case PathObjective:
+		for i, p := range e.agents {
+			rewards[i] = -e.portExcess[p] / PathRewardScale
+		}
+		clear(e.portExcess)
+	}
+	e.excess = 0
+	for j, p := range e.hosts {
+		rewards[len(e.agents)+j] = -e.sentExcess[p] / PathRewardScale
+	}
+	clear(e.sentExcess)
+}
+
 // learner computes minibatch updates; it owns one scratch set per worker.
 type learner struct {
 	online, target qnet
 	c              *TrainConfig
 	workers        []*learnWorker
 	grad           []float64
+	agents, hosts  int // switch agents, then host agents (TrainConfig.Hosts), per transition
+}
+
+// qRow returns where agent v's Q values start in a transition's Q values
+// and how many there are: the switch agents' rows of NumActions, then the
+// host agents' of NumHostActions (the model's QLen layout).
+func (l *learner) qRow(v int) (int, int) {
+	if v < l.agents {
+		return v * NumActions, NumActions
+	}
+	return l.agents*NumActions + (v-l.agents)*NumHostActions, NumHostActions
 }
 
 type learnWorker struct {
@@ -1143,10 +1230,11 @@ type learnWorker struct {
 	loss            float64
 }
 
-func newLearner(online, target qnet, c TrainConfig, stateLen, agents int) *learner {
-	l := &learner{online: online, target: target, c: &c, grad: make([]float64, len(online.params()))}
+func newLearner(online, target qnet, c TrainConfig, stateLen, agents, hosts int) *learner {
+	l := &learner{online: online, target: target, c: &c, grad: make([]float64, len(online.params())), agents: agents, hosts: hosts}
 	for range c.Workers {
-		qa := agents * NumActions
+		qa := agents*NumActions + hosts*NumHostActions
+		agents := agents + hosts
 		l.workers = append(l.workers, &learnWorker{
 			on: online.newScratch(), onNext: online.newScratch(), tgt: target.newScratch(),
 			x: make([]float64, stateLen), xn: make([]float64, stateLen),
@@ -1160,7 +1248,9 @@ func newLearner(online, target qnet, c TrainConfig, stateLen, agents int) *learn
 
 // update does one minibatch step and returns its mean Huber loss, the mean
 // over the agents that acted (an agent whose port had failed in that
-// episode neither counts nor has a gradient).
+// episode neither counts nor has a gradient). With host agents each head
+// has its own double-DQN targets (the host agents' from the host head)
+// and the loss is summed over both, every acting agent weighing the same.
 func (l *learner) update(buf *ReplayBuffer, r *rand.Rand, adam *Adam) float64 {
 	idx := buf.Sample(r, l.c.Batch, nil)
 	agents := buf.Agents()
@@ -1194,8 +1284,8 @@ func (l *learner) update(buf *ReplayBuffer, r *rand.Rand, adam *Adam) float64 {
 					if lw.actions[v] == NoAction {
 						continue // the agent's port had failed
 					}
-					row := v * NumActions
-					best := argmax(lw.qn[row : row+NumActions])
+					row, n := l.qRow(v)
+					best := argmax(lw.qn[row : row+n])
 					y := lw.rewards[v] + l.c.Gamma*lw.qt[row+best]
 					e := lw.q[row+lw.actions[v]] - y
 					lw.loss += Huber(e)

@@ -140,7 +140,7 @@ func TestLearnerFindsKnownOptimum(t *testing.T) {
 	}
 	online := &mpnnNet{m: NewModel(r), vars: &variantSet{ref: f}}
 	target := online.clone()
-	lrn := newLearner(online, target, c, n, len(agents))
+	lrn := newLearner(online, target, c, n, len(agents), 0)
 	adam := NewAdam(len(online.params()), c.LR)
 	for u := 1; u <= 1500; u++ {
 		lrn.update(buf, r, adam)

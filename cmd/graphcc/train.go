@@ -51,6 +51,7 @@ const trainExamples = `  graphcc train --out my.model --curve curve.csv         
   graphcc train --kind acc --scenario fail1 --out acc.model
   graphcc train --features flowmix --episodes 30 --out mix.model   # inputs that reveal the flow mix
   graphcc train --actions extended --episodes 30 --out ext.model   # settings beyond the paper's grid
+  graphcc train --hosts --episodes 100 --validate-seeds 2001-2002 --out hosts.model  # the hosts' DCQCN too
   graphcc train --scenario curriculum --episodes 600 --validate-seeds 2001-2002 --out all.model  # one model for the suite
   graphcc train --out my.model --checkpoint ck --resume ck          # continue an interrupted run`
 
@@ -121,6 +122,7 @@ func (o *trainOpts) addFlags(fs *pflag.FlagSet) {
 	fs.StringVar(&o.scenarioFile, "scenario-file", "", scenarioFileHelp)
 	fs.StringVar(&o.kind, "kind", o.kind, "graphcc (the shared message-passing network) or acc (an independent network per port)")
 	fs.StringVar(&o.features, "features", o.features, "GraphCC's per-port inputs, recorded in the model file: paper (utilization, queue and marking rate at t, t-1, t-2: the shipped model's) or flowmix (those, then the start fraction, queued fraction and p90 enqueue depth at t, t-1, t-2; docs/learning.md)")
+	fs.BoolVar(&o.c.Hosts, "hosts", false, "hosts as agents: the model gets a host head that sets every host NIC's DCQCN constants each interval (16 settings, recorded in the model file), trained with the switches; a host's reward is minus the excess slowdown of the flows it sent (docs/learning.md, \"Hosts as agents\"); --kind graphcc only, not on scenarios that fail links")
 	fs.StringVar(&o.actions, "actions", o.actions, "the settings GraphCC's agents choose among, recorded in the model file: paper (kmin 2-32 KB, kmax 16-256 KB: the shipped model's) or extended (kmin 0-64 KB, kmax 4-512 KB, the same 120 in number; docs/learning.md)")
 	fs.IntVar(&o.c.Episodes, "episodes", o.c.Episodes, fmt.Sprintf("episodes to simulate: at least %d with the default --warmup (learning starts after --warmup transitions, at most %d per episode)",
 		defaultTrain.MinEpisodes(), defaultTrain.EpisodeTransitions()))
@@ -446,6 +448,9 @@ func (o *trainOpts) save(out io.Writer, c gnn.TrainConfig, src trainSource, res 
 	}
 	if c.Objective != gnn.PortObjective {
 		meta["objective"] = c.Objective.String()
+	}
+	if c.Hosts {
+		meta["hosts"] = "true"
 	}
 	if ck := c.Resume; ck != nil {
 		meta["resumed_from"] = fmt.Sprintf("%s after %d episodes", o.resume, ck.Episodes)
