@@ -10,6 +10,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -70,14 +71,16 @@ func saved(t *testing.T, ctx context.Context, c TrainConfig) (*TrainResult, [][]
 
 func TestTrainResumeIsExact(t *testing.T) {
 	for _, tt := range []struct {
-		kind string
-		set  FeatureSet
-	}{{"graphcc", FeaturesPaper}, {"acc", FeaturesPaper}, {"graphcc", FeaturesFlowMix}} {
+		kind  string
+		set   FeatureSet
+		hosts bool
+	}{{"graphcc", FeaturesPaper, false}, {"acc", FeaturesPaper, false}, {"graphcc", FeaturesFlowMix, false}, {"graphcc", FeaturesPaper, true}} {
 		kind := tt.kind
-		t.Run(kind+"/"+tt.set.String(), func(t *testing.T) {
+		t.Run(kind+"/"+tt.set.String()+"/hosts="+strconv.FormatBool(tt.hosts), func(t *testing.T) {
 			config := func() TrainConfig {
 				c := resumeTrain(t, kind)
 				c.FeatureSet = tt.set
+				c.Hosts = tt.hosts
 				return c
 			}
 			c := config()
