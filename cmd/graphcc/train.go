@@ -311,6 +311,9 @@ func (o *trainOpts) config(fs *pflag.FlagSet) (gnn.TrainConfig, trainSource, err
 	if c.Kind == "acc" && c.ActionSet != gnn.ActionsPaper {
 		return c, src, fmt.Errorf("--actions %s: only --kind graphcc takes another action set (acc's networks are the paper's)", o.actions)
 	}
+	if c.Kind == "acc" && c.Hosts {
+		return c, src, errors.New("--hosts: only --kind graphcc has a host head")
+	}
 	if src.cur != nil {
 		// The curriculum's fabric: every episode's, or a variant of it
 		// without the links its scenario fails.

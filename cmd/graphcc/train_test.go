@@ -94,6 +94,7 @@ func TestTrainBadFlags(t *testing.T) {
 		{[]string{"--scenario", "tiny", "--out", filepath.Join(dir, "m"), "--objective", "fct"}, `--objective: gnn: unknown objective "fct" (want port, flows or paths)`},
 		{[]string{"--scenario", "tiny", "--out", filepath.Join(dir, "m"), "--features", "rpc"}, `--features: gnn: unknown feature set "rpc" (want paper or flowmix)`},
 		{[]string{"--scenario", "tiny", "--out", filepath.Join(dir, "m"), "--kind", "acc", "--features", "flowmix"}, "--features flowmix: only --kind graphcc takes a feature set"},
+		{[]string{"--scenario", "tiny", "--out", filepath.Join(dir, "m"), "--kind", "acc", "--hosts"}, "--hosts: only --kind graphcc has a host head"},
 		{[]string{"--scenario", "tiny", "--out", filepath.Join(dir, "m"), "--checkpoint", filepath.Join(dir, "c"), "--checkpoint-every", "0"}, "--checkpoint-every 0: must be at least 1"},
 		{[]string{"--scenario", "tiny", "--out", filepath.Join(dir, "m"), "--checkpoint", filepath.Join(dir, "nodir", "c")}, "--checkpoint " + filepath.Join(dir, "nodir", "c")},
 		{[]string{"--scenario", "tiny", "--out", filepath.Join(dir, "m"), "--resume", filepath.Join(dir, "none.ckpt")}, "--resume: load checkpoint: open " + filepath.Join(dir, "none.ckpt")},
@@ -358,5 +359,28 @@ func TestTrainActions(t *testing.T) {
 		if err == nil || !strings.Contains(err.Error(), tc.err) {
 			t.Errorf("train %v: %v, want an error containing %q", tc.args, err, tc.err)
 		}
+	}
+}
+
+// TestTrainHosts trains a model with a host head on the tiny scenario and
+// runs it in sim, where it sets the hosts' DCQCN constants every interval.
+func TestTrainHosts(t *testing.T) {
+	withTinyScenario(t)
+	dir := t.TempDir()
+	g := filepath.Join(dir, "hosts.model")
+	out := run(t, "train", "--out", g, "--hosts", "--scenario", "tiny", "--episodes", "4", "--warmup", "20", "--updates", "3", "--workers", "2")
+	if !strings.Contains(out, "trained graphcc on tiny: 4 episodes") {
+		t.Errorf("train output %q", out)
+	}
+	f, err := gnn.Load(g, gnn.GraphCCExpect())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if f.HostActions != gnn.NumHostActions || f.HostTable != gnn.HostTableID || f.Meta["hosts"] != "true" {
+		t.Fatalf("model file: host_actions %d, host_table %q, meta %v", f.HostActions, f.HostTable, f.Meta)
+	}
+	sim := run(t, "sim", "--scenario", "tiny", "--seed", "1001", "--policy", "graphcc:"+g)
+	if !strings.Contains(sim, "completed") {
+		t.Errorf("sim output %q", sim)
 	}
 }
