@@ -494,8 +494,16 @@ func nnBigClos(b *testing.B) *topo.Fabric {
 // the agents' ECN settings. It reports the useful multiply-adds per step
 // as GFLOP/s (2 flops each).
 func nnBenchStep(b *testing.B, f *topo.Fabric, set FeatureSet) {
-	g := NewGraphCC(NewModelSet(set, nnNewRand(1)), f, FeatureConfig{})
+	nnBenchStepModel(b, f, NewModelSet(set, nnNewRand(1)))
+}
+
+// nnBenchStepModel is nnBenchStep of model m; with a host head the step
+// also reads out the host agents and writes their settings (DecideHosts).
+// GFLOP/s counts the switch readout only.
+func nnBenchStepModel(b *testing.B, f *topo.Fabric, m *Model) {
+	g := NewGraphCC(m, f, FeatureConfig{})
 	defer g.Inference().Close()
+	hosts := make([]control.HostParams, len(f.Ports))
 	tel := nnBenchTelemetry(f, 2)
 	for i := range tel.Ports {
 		tel.Ports[i].FlowStarts = int64(i) % (tel.Ports[i].EnqPackets() + 1)
@@ -504,6 +512,9 @@ func nnBenchStep(b *testing.B, f *topo.Fabric, set FeatureSet) {
 	b.ReportAllocs()
 	for b.Loop() {
 		g.Decide(tel, ecn)
+		if g.DecidesHosts() {
+			g.DecideHosts(tel, hosts)
+		}
 	}
 	gr := f.Graph()
 	b.ReportMetric(float64(len(gr.Agent)), "ports")
@@ -542,6 +553,14 @@ func nnBenchForwardF64(b *testing.B, f *topo.Fabric) {
 
 func BenchmarkStepDefault(b *testing.B) { nnBenchStep(b, nnDefaultClos(b), FeaturesPaper) }
 func BenchmarkStep10k(b *testing.B)     { nnBenchStep(b, nnBigClos(b), FeaturesPaper) }
+
+// BenchmarkStepDefaultHosts is BenchmarkStepDefault with a host head: the
+// 24 host agents read out and their settings written too.
+func BenchmarkStepDefaultHosts(b *testing.B) {
+	s := DefaultShape()
+	s.HostActions = NumHostActions
+	nnBenchStepModel(b, nnDefaultClos(b), NewModelShape(s, nnNewRand(1)))
+}
 
 // BenchmarkStepDefaultFlowMix is BenchmarkStepDefault on the flow-mix
 // features (18 per port).
