@@ -106,6 +106,12 @@ func (s Shape) QLen(agents, hosts int) int {
 // that order; Msg, Upd and Out say where. 7,728 parameters in the default
 // shape, whatever the number of features (h⁰ is padded to Hidden).
 //
+// A model with a host head (Shape.HostActions > 0) also reads out every
+// host NIC port (the ports without Graph.Agent), computing their h^K too:
+// Q^host_v = MLP_host(h^K_v), one value per host action, MLP_host
+// (H→H→HostActions, HostOut) shared by every host port and stored after
+// MLP_out (1,000 more parameters with the 16 host actions).
+//
 // FeatureSet names the inputs a GraphCC policy computes for the model; a
 // model of that set has Features = FeatureSet.Len(). Models of other
 // shapes (tests) leave it FeaturesPaper. ActionSet names the settings its

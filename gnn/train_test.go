@@ -304,6 +304,7 @@ func TestTrainConfigErrors(t *testing.T) {
 		func(c *TrainConfig) { c.WeightQ = -0.1 },
 		func(c *TrainConfig) { c.FeatureSet = FeatureSet(7) },
 		func(c *TrainConfig) { c.Kind, c.FeatureSet = "acc", FeaturesFlowMix },
+		func(c *TrainConfig) { c.Kind, c.Hosts = "acc", true },
 	} {
 		c := tinyTrain("graphcc", 1, ep)
 		mod(&c)
