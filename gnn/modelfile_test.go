@@ -283,6 +283,8 @@ func FuzzReadModel(f *testing.F) {
 	f.Add(good)
 	f.Add(acc)
 	f.Add(mix)
+	hosts, _ := NewModelShape(Shape{Features: 2, Hidden: 3, K: 1, Actions: 2, HostActions: NumHostActions}, nnNewRand(5)).File("t", nil).Marshal()
+	f.Add(hosts)
 	f.Add(good[:40])
 	f.Add([]byte(FileMagic))
 	f.Fuzz(func(t *testing.T, b []byte) {
