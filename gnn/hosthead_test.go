@@ -340,3 +340,17 @@ func TestHostReward(t *testing.T) {
 		t.Errorf("rewards %v after an interval without finished flows, want 0", r)
 	}
 }
+
+// TestTrainHostsRefusesFailedLinks: a host-head run on episodes whose
+// fabric lost a link fails, naming what is not supported.
+func TestTrainHostsRefusesFailedLinks(t *testing.T) {
+	base, failed := failFabric(t)
+	c := resumeTrain(t, "graphcc")
+	c.Hosts, c.Fabric, c.Episodes = true, base, 2
+	c.Episode = func(uint64) (*topo.Fabric, []trace.Flow, error) { return failed, nil, nil }
+	c.Warmup, c.Batch = 1, 1
+	c.EpisodeTime = 1 * topo.Millisecond
+	if _, err := Train(t.Context(), c); err == nil || !strings.Contains(err.Error(), "failed links: not supported") {
+		t.Errorf("hosts on a fabric with failed links: %v", err)
+	}
+}
