@@ -224,22 +224,28 @@ func defs(ctx context.Context, env Env, withIdeal bool) []def {
 		},
 	}
 	if withIdeal {
-		d = append(d, def{
-			Spec: Spec{Name: "ideal", Usage: "ideal", SimulatorOnly: true,
-				Help: "ideal: not an ECN policy but the fabric's ideal, every flow at its max-min fair share of the ports on its path " +
-					"at every instant, without queues (no telemetry, queue, PFC or ECN figures)"},
-			build: plain(func(args string) (Factory, error) {
-				if args != "" {
-					return nil, fmt.Errorf("ideal takes no arguments, got %q", args)
-				}
-				return func(*topo.Fabric, scenario.Scenario, uint64) (control.Policy, []control.ECN, error) {
-					return nil, nil, errors.New("ideal is not an ECN control policy")
-				}, nil
-			}),
-			run: ideal.Run,
-		})
+		d = append(d, idealDef())
 	}
 	return d
+}
+
+// idealDef is the registry's entry of ideal, which only the simulator
+// runs.
+func idealDef() def {
+	return def{
+		Spec: Spec{Name: "ideal", Usage: "ideal", SimulatorOnly: true,
+			Help: "ideal: not an ECN policy but the fabric's ideal, every flow at its max-min fair share of the ports on its path " +
+				"at every instant, without queues (no telemetry, queue, PFC or ECN figures)"},
+		build: plain(func(args string) (Factory, error) {
+			if args != "" {
+				return nil, fmt.Errorf("ideal takes no arguments, got %q", args)
+			}
+			return func(*topo.Fabric, scenario.Scenario, uint64) (control.Policy, []control.ECN, error) {
+				return nil, nil, errors.New("ideal is not an ECN control policy")
+			}, nil
+		}),
+		run: ideal.Run,
+	}
 }
 
 // plain adapts build, a policy's build without a check of each
