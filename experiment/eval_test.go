@@ -593,17 +593,7 @@ func TestEvaluateHostParams(t *testing.T) {
 	h := control.DefaultHostParams()
 	h.IncreaseInterval, h.AI = 55*topo.Microsecond, 20*topo.Mbps
 	low := control.ECN{KMin: 5 * control.KB, KMax: 20 * control.KB, PMax: 0.5}
-	means := func(c Config) []float64 {
-		r, err := Evaluate(context.Background(), c)
-		if err != nil {
-			t.Fatal(err)
-		}
-		var out []float64
-		for _, pr := range r.Scenarios[0].Policies {
-			out = append(out, pr.Summary.Slowdown.Mean)
-		}
-		return out
-	}
+	means := func(c Config) []float64 { return meanSlowdowns(t, c) }
 	c := tinyEval()
 	c.Policies = []policy.Named{
 		{Name: "low", New: policy.Fixed(low)},
@@ -631,17 +621,7 @@ func TestEvaluateHostDecider(t *testing.T) {
 	calm, busy := control.DefaultHostParams(), control.DefaultHostParams()
 	busy.IncreaseInterval = 1000 * topo.Microsecond
 	low := control.ECN{KMin: 5 * control.KB, KMax: 20 * control.KB, PMax: 0.5}
-	means := func(c Config) []float64 {
-		r, err := Evaluate(context.Background(), c)
-		if err != nil {
-			t.Fatal(err)
-		}
-		var out []float64
-		for _, pr := range r.Scenarios[0].Policies {
-			out = append(out, pr.Summary.Slowdown.Mean)
-		}
-		return out
-	}
+	means := func(c Config) []float64 { return meanSlowdowns(t, c) }
 	c := tinyEval()
 	c.Policies = []policy.Named{
 		{Name: "fixed", New: policy.WithHosts(policy.Fixed(low), calm)},
@@ -655,4 +635,19 @@ func TestEvaluateHostDecider(t *testing.T) {
 	if plain[0] == plain[1] || !slices.Equal(plain, scored) {
 		t.Errorf("mean slowdowns: without rewards %v, with %v; want hostreact's unlike the fixed one's, and both alike", plain, scored)
 	}
+}
+
+// meanSlowdowns evaluates c and returns each policy's mean slowdown on its
+// first scenario.
+func meanSlowdowns(t *testing.T, c Config) []float64 {
+	t.Helper()
+	r, err := Evaluate(context.Background(), c)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out []float64
+	for _, pr := range r.Scenarios[0].Policies {
+		out = append(out, pr.Summary.Slowdown.Mean)
+	}
+	return out
 }
