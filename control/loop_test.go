@@ -140,21 +140,30 @@ func TestLoopStep(t *testing.T) {
 
 // TestLoopStepAllocs: without a trace, a step of a policy that keeps to
 // settings already counted allocates nothing but the amortized growth of
-// the queue-feature samples.
+// the queue-feature samples, also when it decides, checks and applies the
+// hosts' constants.
 func TestLoopStepAllocs(t *testing.T) {
 	f := loopFabric(t)
-	l, err := NewLoop(LoopConfig{Fabric: f, Policy: setAll{Alibaba(RefRate)}, Apply: nopActuator{}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	tel := &Telemetry{Interval: 100, Ports: make([]PortSample, len(f.Ports))}
-	if got := testing.AllocsPerRun(1000, func() {
-		tel.Now += 100
-		if err := l.Step(t.Context(), tel); err != nil {
+	for _, tc := range []struct {
+		name   string
+		policy Policy
+	}{
+		{"switches", setAll{Alibaba(RefRate)}},
+		{"switches and hosts", hostSetAll{setAll{Alibaba(RefRate)}, DefaultHostParams(), true}},
+	} {
+		l, err := NewLoop(LoopConfig{Fabric: f, Policy: tc.policy, Apply: nopActuator{}})
+		if err != nil {
 			t.Fatal(err)
 		}
-	}); got != 0 {
-		t.Errorf("Step allocates %v times per call", got)
+		tel := &Telemetry{Interval: 100, Ports: make([]PortSample, len(f.Ports))}
+		if got := testing.AllocsPerRun(1000, func() {
+			tel.Now += 100
+			if err := l.Step(t.Context(), tel); err != nil {
+				t.Fatal(err)
+			}
+		}); got != 0 {
+			t.Errorf("%s: Step allocates %v times per call", tc.name, got)
+		}
 	}
 }
 
@@ -291,24 +300,5 @@ type tunedDecider struct {
 }
 
 func (p tunedDecider) HostParams() (HostParams, bool) { return p.h, true }
-
-// TestLoopStepAllocsHosts: a step that also decides, checks and applies the
-// hosts' constants allocates nothing more.
-func TestLoopStepAllocsHosts(t *testing.T) {
-	f := loopFabric(t)
-	l, err := NewLoop(LoopConfig{Fabric: f, Policy: hostSetAll{setAll{Alibaba(RefRate)}, DefaultHostParams(), true}, Apply: nopActuator{}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	tel := &Telemetry{Interval: 100, Ports: make([]PortSample, len(f.Ports))}
-	if got := testing.AllocsPerRun(1000, func() {
-		tel.Now += 100
-		if err := l.Step(t.Context(), tel); err != nil {
-			t.Fatal(err)
-		}
-	}); got != 0 {
-		t.Errorf("Step with hosts allocates %v times per call", got)
-	}
-}
 
 func (nopActuator) ApplyHosts(context.Context, []HostParams) error { return nil }

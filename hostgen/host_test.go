@@ -91,11 +91,10 @@ func TestHostsOverSocketPair(t *testing.T) {
 	runPair(t, f, flows, 100)
 }
 
-// runPair runs hosts 0 and 1 of f over a socket pair at scale s until
-// both are done, and checks their accounts.
-func runPair(t *testing.T, f *topo.Fabric, flows []Flow, s float64) {
+// pairHosts returns hosts 0 and 1 of f, on the socket pair's interface,
+// each the other's peer.
+func pairHosts(t *testing.T, f *topo.Fabric) []*Host {
 	t.Helper()
-	ca, cb := connPair(t)
 	ips := map[topo.NodeID]netip.Addr{0: ipA, 1: ipB}
 	hosts := make([]*Host, 2)
 	for i := range hosts {
@@ -106,6 +105,15 @@ func runPair(t *testing.T, f *topo.Fabric, flows []Flow, s float64) {
 		}
 		hosts[i] = h
 	}
+	return hosts
+}
+
+// runPair runs hosts 0 and 1 of f over a socket pair at scale s until
+// both are done, and checks their accounts.
+func runPair(t *testing.T, f *topo.Fabric, flows []Flow, s float64) {
+	t.Helper()
+	ca, cb := connPair(t)
+	hosts := pairHosts(t, f)
 	clock, err := NewClock(time.Now(), s)
 	if err != nil {
 		t.Fatal(err)

@@ -3,14 +3,12 @@ package hostgen
 import (
 	"context"
 	"net"
-	"net/netip"
 	"strings"
 	"sync"
 	"testing"
 	"time"
 
 	"graphcc/dcqcn"
-	"graphcc/topo"
 	"graphcc/trace"
 )
 
@@ -67,16 +65,7 @@ func TestSetDCQCNWhileRunning(t *testing.T) {
 		t.Fatal(err)
 	}
 	ca, cb := connPair(t)
-	ips := map[topo.NodeID]netip.Addr{0: ipA, 1: ipB}
-	hosts := make([]*Host, 2)
-	for i := range hosts {
-		h, err := NewHost(HostConfig{Node: topo.NodeID(i), Fabric: f, Iface: "pair", FabricMAC: net.HardwareAddr(macF[:]),
-			IP: ips[topo.NodeID(i)], Peers: ips})
-		if err != nil {
-			t.Fatal(err)
-		}
-		hosts[i] = h
-	}
+	hosts := pairHosts(t, f)
 	clock, err := NewClock(time.Now(), 100)
 	if err != nil {
 		t.Fatal(err)
