@@ -202,7 +202,11 @@ func MaxKMax(rate int64) int64 {
 	return kmax
 }
 
-// NearestAction returns the action whose setting on a port of the given rate
+// NearestAction returns the action of the paper's table whose setting on a
+// port of the given rate is closest to e (ActionsPaper.Nearest).
+func NearestAction(e control.ECN, rate int64) int { return ActionsPaper.Nearest(e, rate) }
+
+// Nearest returns the action of s whose setting on a port of the given rate
 // is closest to e. Thresholds are compared on a log2 scale after dividing by
 // the rate scale (the levels are powers of two), pmax linearly in units of
 // 0.25 (about one level), so that one step of any of the three counts about
@@ -211,16 +215,16 @@ func MaxKMax(rate int64) int64 {
 //	d = (log2 kmin/kmin_a)^2 + (log2 kmax/kmax_a)^2 + ((pmax-pmax_a)/0.25)^2
 //
 // Thresholds below 1 byte count as 1 byte. Ties go to the lower action.
-// NearestAction(Action(a, rate), rate) == a for every action.
-func NearestAction(e control.ECN, rate int64) int {
-	s := rateScale(rate)
+// s.Nearest(s.Setting(a, rate), rate) == a for every action.
+func (s ActionSet) Nearest(e control.ECN, rate int64) int {
+	sc := rateScale(rate)
 	lmin := math.Log2(max(float64(e.KMin), 1))
 	lmax := math.Log2(max(float64(e.KMax), 1))
 	best, bestD := 0, math.Inf(1)
 	for a := range NumActions {
-		kmin, kmax, pmax := ActionLevels(a)
-		dmin := lmin - math.Log2(max(float64(scaleKB(kmin, s)), 1))
-		dmax := lmax - math.Log2(max(float64(scaleKB(kmax, s)), 1))
+		kmin, kmax, pmax := s.Levels(a)
+		dmin := lmin - math.Log2(max(float64(scaleKB(kmin, sc)), 1))
+		dmax := lmax - math.Log2(max(float64(scaleKB(kmax, sc)), 1))
 		dp := (e.PMax - pmax) / 0.25
 		if d := dmin*dmin + dmax*dmax + dp*dp; d < bestD {
 			best, bestD = a, d

@@ -98,8 +98,45 @@ func TestActionRoundTrip(t *testing.T) {
 				if got := NearestAction(e, rate); got != a {
 					t.Errorf("NearestAction(Action(%d)) = %d", a, got)
 				}
+				for _, s := range ActionSets() {
+					if got := s.Nearest(s.Setting(a, rate), rate); got != a {
+						t.Errorf("%v: Nearest(Setting(%d)) = %d", s, a, got)
+					}
+				}
 			}
 		})
+	}
+}
+
+// TestNearestExtended maps settings graphcc tune found (docs/learning.md,
+// "Yardsticks") to the extended table, as imitation labels them.
+func TestNearestExtended(t *testing.T) {
+	g25, g100 := 25*topo.Gbps, 100*topo.Gbps
+	idx := func(kmin, kmax int64, pmax float64) int {
+		for a := range NumActions {
+			if k1, k2, p := ActionsExtended.Levels(a); k1 == kmin && k2 == kmax && p == pmax {
+				return a
+			}
+		}
+		t.Fatalf("(%d, %d, %v) is not in the extended table", kmin, kmax, pmax)
+		return -1
+	}
+	for _, c := range []struct {
+		name string
+		e    control.ECN
+		rate int64
+		want int
+	}{
+		{"fb60-incast 0,32,0.0283", control.ECN{KMin: 0, KMax: 32 * control.KB, PMax: 0.0283}, g25, idx(0, 32, 0.01)},
+		{"fb60 1.41,32,0.02", control.ECN{KMin: 1444, KMax: 32 * control.KB, PMax: 0.02}, g25, idx(2, 32, 0.01)},
+		{"websearch60 32,512,1", control.ECN{KMin: 32 * control.KB, KMax: 512 * control.KB, PMax: 1}, g25, idx(32, 512, 1)},
+		{"0,2,1 below the table", control.ECN{KMin: 0, KMax: 2 * control.KB, PMax: 1}, g25, idx(0, 4, 1)},
+		{"4x at 100G", control.ECN{KMin: 32 * control.KB, KMax: 256 * control.KB, PMax: 0.5}, g100, idx(8, 64, 0.5)},
+	} {
+		if got := ActionsExtended.Nearest(c.e, c.rate); got != c.want {
+			k1, k2, p := ActionsExtended.Levels(got)
+			t.Errorf("%s: Nearest = %d (%d,%d,%v), want %d", c.name, got, k1, k2, p, c.want)
+		}
 	}
 }
 

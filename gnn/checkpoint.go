@@ -137,6 +137,9 @@ func trainFingerprint(c *TrainConfig) map[string]string {
 		"feature_set": c.FeatureSet.String(), "action_set": c.ActionSet.String(),
 		"hosts": strconv.FormatBool(c.Hosts),
 	}
+	if c.Objective == ImitateObjective { // absent otherwise, as in checkpoints written before teachers
+		m["teacher"] = c.TeacherName
+	}
 	if len(c.ValidateSets) > 0 { // absent otherwise, as in checkpoints written before sets
 		var sets []string
 		for _, v := range c.ValidateSets {

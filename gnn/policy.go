@@ -1,6 +1,7 @@
 package gnn
 
 import (
+	"errors"
 	"fmt"
 	"math/rand/v2"
 	"slices"
@@ -169,6 +170,48 @@ type Explorer struct {
 	prevActions []int
 	rewards     []float64
 	started     bool
+
+	teacher    control.Policy // SetTeacher's
+	teacherECN []control.ECN  // the teacher's settings, by PortID
+	labels     []int          // per agent: the teacher's action of the last Decide
+}
+
+// SetTeacher makes x report to OnStep, as every switch agent's action, the
+// label teacher gives it (ImitateObjective) instead of the action it took:
+// teacher decides on the same telemetry at every Decide, from the settings
+// initial (by topo.PortID, for the fabric x's GraphCC runs on; nil means
+// control.StaticSettings of that fabric), and an agent's label is the
+// action of the model's table nearest to the setting teacher chose for its
+// port (ActionSet.Nearest). The agents still act epsilon-greedily, and
+// the teacher's settings are not applied. A model with a host head is
+// refused.
+func (x *Explorer) SetTeacher(teacher control.Policy, initial []control.ECN) error {
+	g := x.G
+	switch {
+	case g.DecidesHosts():
+		return errors.New("gnn: a teacher labels switch agents only: the model has a host head")
+	case initial != nil && len(initial) != g.fz.ports:
+		return fmt.Errorf("gnn: teacher's initial settings for %d ports, the fabric has %d", len(initial), g.fz.ports)
+	}
+	x.teacher = teacher
+	x.teacherECN = slices.Clone(initial)
+	if x.teacherECN == nil {
+		x.teacherECN = make([]control.ECN, g.fz.ports)
+		for i, p := range g.agents {
+			x.teacherECN[p] = control.Alibaba(g.rates[i])
+		}
+	}
+	x.labels = make([]int, len(g.actions))
+	return nil
+}
+
+// label has the teacher decide on t and sets every agent's label.
+func (x *Explorer) label(t *control.Telemetry) {
+	g := x.G
+	x.teacher.Decide(t, x.teacherECN)
+	for i, p := range g.agents {
+		x.labels[i] = g.m.ActionSet.Nearest(x.teacherECN[p], g.rates[i])
+	}
 }
 
 // NewExplorer returns an Explorer around g whose random choices come from
@@ -219,7 +262,12 @@ func (x *Explorer) Decide(t *control.Telemetry, ecn []control.ECN) {
 	}
 	g.apply(ecn)
 	copy(x.prev, feat)
-	copy(x.prevActions, g.actions)
+	if x.teacher != nil {
+		x.label(t)
+		copy(x.prevActions, x.labels)
+	} else {
+		copy(x.prevActions, g.actions)
+	}
 	x.started = true
 }
 

@@ -148,6 +148,16 @@ const (
 // through the agent's port, divided by PathRewardScale.
 const PathObjective Objective = FlowObjective + 1
 
+// ImitateObjective is not a reward: the switch agents learn to copy a
+// teacher (TrainConfig.Teacher), each interval's label of an agent being
+// the action of the table closest to the setting the teacher chose for its
+// port. The network's outputs are then logits of a classifier, trained by
+// softmax cross-entropy on the labels of the states the agents visited
+// (their own epsilon-greedy actions, so the states are the learner's as
+// in DAgger; a fixed teacher's labels do not depend on the states). The
+// greedy policy plays the teacher's setting of the regime it recognizes.
+const ImitateObjective Objective = PathObjective + 1
+
 // PathRewardScale divides PathObjective's rewards: a port of the training
 // scenario sees a few flows finish per interval.
 const PathRewardScale = 10
@@ -157,7 +167,7 @@ const PathRewardScale = 10
 // each, so its rewards are of the order of 1.
 const FlowRewardScale = 100
 
-// String returns "port", "flows" or "paths".
+// String returns "port", "flows", "paths" or "imitate".
 func (o Objective) String() string {
 	switch o {
 	case PortObjective:
@@ -166,6 +176,8 @@ func (o Objective) String() string {
 		return "flows"
 	case PathObjective:
 		return "paths"
+	case ImitateObjective:
+		return "imitate"
 	}
 	return fmt.Sprintf("Objective(%d)", int(o))
 }
@@ -179,6 +191,8 @@ func ParseObjective(name string) (Objective, error) {
 		return FlowObjective, nil
 	case "paths":
 		return PathObjective, nil
+	case "imitate":
+		return ImitateObjective, nil
 	}
-	return 0, fmt.Errorf("gnn: unknown objective %q (want port, flows or paths)", name)
+	return 0, fmt.Errorf("gnn: unknown objective %q (want port, flows, paths or imitate)", name)
 }

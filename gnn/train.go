@@ -89,6 +89,19 @@ type TrainConfig struct {
 	Hosts  bool
 	Params replay.Params // simulated hardware (zero: replay.DefaultParams)
 
+	// Teacher is the policy that ImitateObjective's agents learn to copy,
+	// set with that objective and only with it: for the episode of seed on
+	// fabric f, a fresh policy and the initial setting of every port
+	// (indexed by topo.PortID; nil means control.StaticSettings), as
+	// policy.Factory builds them. It decides every interval on the
+	// telemetry of the run, beside the agents, and its settings are the
+	// labels (ImitateObjective), not applied. Validation runs the learned
+	// policy alone.
+	Teacher func(f *topo.Fabric, seed uint64) (control.Policy, []control.ECN, error)
+	// TeacherName names the teacher in checkpoints (a resumed run must
+	// have the same) and model metadata, for example its policy spec.
+	TeacherName string
+
 	// Progress, if set, is called after every round of episodes.
 	Progress func(EpisodeStats)
 
@@ -245,8 +258,14 @@ func (c *TrainConfig) check() error {
 		return fmt.Errorf("train: episode time %d and interval %d must be positive", c.EpisodeTime, c.Interval)
 	case c.CheckpointEvery < 0:
 		return fmt.Errorf("train: checkpoint every %d episodes: must not be negative", c.CheckpointEvery)
-	case c.Objective != PortObjective && c.Objective != FlowObjective && c.Objective != PathObjective:
+	case c.Objective < PortObjective || c.Objective > ImitateObjective:
 		return fmt.Errorf("train: unknown objective %v", c.Objective)
+	case c.Objective == ImitateObjective && c.Teacher == nil:
+		return errors.New("train: objective imitate needs a teacher")
+	case c.Objective != ImitateObjective && c.Teacher != nil:
+		return fmt.Errorf("train: a teacher is for objective imitate, not %v", c.Objective)
+	case c.Objective == ImitateObjective && (c.Kind != "graphcc" || c.Hosts):
+		return errors.New("train: objective imitate trains GraphCC's switch agents only (not acc, not --hosts)")
 	case c.ValidateEvery < 0:
 		return fmt.Errorf("train: validate every %d episodes: must not be negative", c.ValidateEvery)
 	case !slices.Contains(FeatureSets(), c.FeatureSet):
@@ -1098,6 +1117,11 @@ func runEpisode(ctx context.Context, c *TrainConfig, net qnet, seed uint64, eps 
 	case *mpnnNet:
 		ex := NewExplorer(NewGraphCC(n.m, f, c.Features), seed^0x65787074)
 		ex.Epsilon, ex.Shape, ex.WeightQ, ex.OnStep = eps, c.Shape, c.WeightQ, record
+		if c.Teacher != nil {
+			if err := setTeacher(c, ex, f, seed); err != nil {
+				return episodeOut{err: err}
+			}
+		}
 		pol = ex
 	case *accNet:
 		acc, err := NewACCFrom(n.nets, n.ports, f, c.Features)
@@ -1120,6 +1144,19 @@ func runEpisode(ctx context.Context, c *TrainConfig, net qnet, seed uint64, eps 
 	}
 	out.finished = len(r.FCT)
 	return out
+}
+
+// setTeacher gives ex the teacher of the episode of seed on f
+// (ImitateObjective).
+func setTeacher(c *TrainConfig, ex *Explorer, f *topo.Fabric, seed uint64) error {
+	p, initial, err := c.Teacher(f, seed)
+	if err == nil {
+		err = ex.SetTeacher(p, initial)
+	}
+	if err != nil {
+		return fmt.Errorf("seed %d: teacher: %w", seed, err)
+	}
+	return nil
 }
 
 // hostAgents returns the host agents of f (TrainConfig.Hosts): its host
@@ -1272,24 +1309,18 @@ func (l *learner) update(buf *ReplayBuffer, r *rand.Rand, adam *Adam) float64 {
 			for k := w; k < len(idx); k += len(l.workers) {
 				i := idx[k]
 				buf.Features(i, lw.x)
-				buf.NextFeatures(i, lw.xn)
 				buf.Actions(i, lw.actions)
-				buf.Rewards(i, lw.rewards)
 				fab := buf.Fabric(i)
-				lw.onNext.forward(fab, lw.xn, lw.qn)
-				lw.tgt.forward(fab, lw.xn, lw.qt)
-				lw.on.forward(fab, lw.x, lw.q)
-				clear(lw.dq)
-				for v := range agents {
-					if lw.actions[v] == NoAction {
-						continue // the agent's port had failed
-					}
-					row, n := l.qRow(v)
-					best := argmax(lw.qn[row : row+n])
-					y := lw.rewards[v] + l.c.Gamma*lw.qt[row+best]
-					e := lw.q[row+lw.actions[v]] - y
-					lw.loss += Huber(e)
-					lw.dq[row+lw.actions[v]] = HuberDeriv(e) * scale
+				if l.c.Objective == ImitateObjective {
+					lw.on.forward(fab, lw.x, lw.q)
+					lw.loss += l.imitate(lw, agents, scale)
+				} else {
+					buf.Rewards(i, lw.rewards)
+					buf.NextFeatures(i, lw.xn)
+					lw.onNext.forward(fab, lw.xn, lw.qn)
+					lw.tgt.forward(fab, lw.xn, lw.qt)
+					lw.on.forward(fab, lw.x, lw.q)
+					lw.loss += l.tdError(lw, agents, scale)
 				}
 				lw.on.backward(fab, lw.dq, lw.grad)
 			}
@@ -1307,6 +1338,53 @@ func (l *learner) update(buf *ReplayBuffer, r *rand.Rand, adam *Adam) float64 {
 	ClipNorm(l.grad, l.c.MaxGradNorm)
 	adam.Step(l.online.params(), l.grad)
 	return loss * scale
+}
+
+// tdError sets lw.dq to the gradient of the Huber loss of the double-DQN
+// targets of lw's transition (lw.q, lw.qn, lw.qt forwarded) over its
+// acting agents, scaled, and returns the loss.
+func (l *learner) tdError(lw *learnWorker, agents int, scale float64) float64 {
+	clear(lw.dq)
+	var loss float64
+	for v := range agents {
+		if lw.actions[v] == NoAction {
+			continue // the agent's port had failed
+		}
+		row, n := l.qRow(v)
+		best := argmax(lw.qn[row : row+n])
+		y := lw.rewards[v] + l.c.Gamma*lw.qt[row+best]
+		e := lw.q[row+lw.actions[v]] - y
+		loss += Huber(e)
+		lw.dq[row+lw.actions[v]] = HuberDeriv(e) * scale
+	}
+	return loss
+}
+
+// imitate sets lw.dq to the gradient of the softmax cross-entropy of every
+// acting agent's outputs (lw.q forwarded) against its label, the action
+// stored (ImitateObjective), scaled, and returns the loss.
+func (l *learner) imitate(lw *learnWorker, agents int, scale float64) float64 {
+	clear(lw.dq)
+	var loss float64
+	for v := range agents {
+		if lw.actions[v] == NoAction {
+			continue
+		}
+		row, n := l.qRow(v)
+		q, dq := lw.q[row:row+n], lw.dq[row:row+n]
+		m := q[argmax(q)]
+		var z float64
+		for a, qa := range q {
+			dq[a] = math.Exp(qa - m)
+			z += dq[a]
+		}
+		for a := range dq {
+			dq[a] *= scale / z
+		}
+		dq[lw.actions[v]] -= scale
+		loss += m + math.Log(z) - q[lw.actions[v]]
+	}
+	return loss
 }
 
 func argmax(q []float64) int {

@@ -317,7 +317,7 @@ func TestTrainConfigErrors(t *testing.T) {
 }
 
 func TestParseObjective(t *testing.T) {
-	for _, o := range []Objective{PortObjective, FlowObjective, PathObjective} {
+	for _, o := range []Objective{PortObjective, FlowObjective, PathObjective, ImitateObjective} {
 		if got, err := ParseObjective(o.String()); err != nil || got != o {
 			t.Errorf("ParseObjective(%q) = %v, %v", o.String(), got, err)
 		}

@@ -17,10 +17,13 @@ import (
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 
+	"graphcc/control"
 	"graphcc/experiment"
 	"graphcc/gnn"
 	"graphcc/internal/fileio"
+	"graphcc/policy"
 	"graphcc/scenario"
+	"graphcc/topo"
 )
 
 // trainOpts are the flags of graphcc train.
@@ -35,6 +38,7 @@ type trainOpts struct {
 	reward       string
 	rewardQ      float64
 	objective    string
+	teacher      string
 	seed         uint64
 	hw           hwFlags
 	c            gnn.TrainConfig
@@ -53,6 +57,7 @@ const trainExamples = `  graphcc train --out my.model --curve curve.csv         
   graphcc train --actions extended --episodes 30 --out ext.model   # settings beyond the paper's grid
   graphcc train --hosts --episodes 100 --validate-seeds 2001-2002 --out hosts.model  # the hosts' DCQCN too
   graphcc train --scenario curriculum --episodes 600 --validate-seeds 2001-2002 --out all.model  # one model for the suite
+  graphcc train --scenario curriculum --actions extended --features flowmix --objective imitate --teacher tuned:models/tuned --out imit.model  # copy each scenario's tuned setting
   graphcc train --out my.model --checkpoint ck --resume ck          # continue an interrupted run`
 
 // defaultTrain is train's settings without flags.
@@ -130,7 +135,8 @@ func (o *trainOpts) addFlags(fs *pflag.FlagSet) {
 	fs.IntVar(&o.c.Workers, "workers", 0, "episodes simulated in parallel and goroutines per minibatch (0 = GOMAXPROCS); part of what makes a run reproducible")
 	fs.StringVar(&o.reward, "reward", o.reward, "shape of the reward's queue term: linear (1-x), convex ((1-x)^2) or concave (1-x^2)")
 	fs.Float64Var(&o.rewardQ, "reward-queue-kb", 0, "queue Q of the reward's x = min(q/Q, 1), KB at 25 Gbps (scaled by port rate); 0 = 25 KB (gnn.DefaultRewardQueueKB)")
-	fs.StringVar(&o.objective, "objective", o.objective, "what the agents are rewarded for: port (the per-port reward of docs/learning.md, shaped by --reward and --reward-queue-kb); experiments: flows (a team reward of minus the excess slowdown of the flows finishing in each interval, /100) or paths (each port minus the excess slowdown of the flows finishing in each interval that crossed it, /10)")
+	fs.StringVar(&o.objective, "objective", o.objective, "what the agents are rewarded for: port (the per-port reward of docs/learning.md, shaped by --reward and --reward-queue-kb); experiments: flows (a team reward of minus the excess slowdown of the flows finishing in each interval, /100), paths (each port minus the excess slowdown of the flows finishing in each interval that crossed it, /10), or imitate (no reward: the agents learn to copy --teacher)")
+	fs.StringVar(&o.teacher, "teacher", "", "with --objective imitate, the policy the agents learn to copy (a spec as eval --policies takes, e.g. tuned:models/tuned: on each scenario its tuned setting); every interval each switch agent's label is the action of the table nearest to the teacher's setting for its port (docs/learning.md, \"Imitating the tuned settings\")")
 	fs.Float64Var(&o.c.Gamma, "gamma", o.c.Gamma, "discount per control interval")
 	fs.Float64Var(&o.c.LR, "lr", o.c.LR, "Adam learning rate")
 	fs.IntVar(&o.c.Batch, "batch", o.c.Batch, "transitions per minibatch")
@@ -216,6 +222,9 @@ func (o *trainOpts) run(ctx context.Context, cmd *cobra.Command, log *slog.Logge
 	if err != nil {
 		return err
 	}
+	if err := o.setTeacher(ctx, &c, src, log); err != nil {
+		return err
+	}
 	saved := -1 // episodes of the last checkpoint saved
 	if o.checkpoint != "" {
 		c.CheckpointEvery = o.ckEvery
@@ -249,6 +258,42 @@ func (o *trainOpts) run(ctx context.Context, cmd *cobra.Command, log *slog.Logge
 		return err
 	}
 	return o.save(cmd.OutOrStdout(), c, src, res, time.Since(start))
+}
+
+// setTeacher sets c's teacher from --teacher, which goes with --objective
+// imitate and only with it: the policy of the spec on each episode's
+// scenario (the curriculum's pick for its seed), checked on every
+// scenario first.
+func (o *trainOpts) setTeacher(ctx context.Context, c *gnn.TrainConfig, src trainSource, log *slog.Logger) error {
+	switch imitate := c.Objective == gnn.ImitateObjective; {
+	case imitate && o.teacher == "":
+		return errors.New("--objective imitate: needs --teacher, the policy to copy")
+	case !imitate && o.teacher != "":
+		return fmt.Errorf("--teacher: only with --objective imitate (not %s)", c.Objective)
+	case !imitate:
+		return nil
+	}
+	named, err := policy.ParseControl(ctx, o.teacher, policy.Env{Log: log, Params: c.Params, Interval: c.Interval})
+	if err != nil {
+		return fmt.Errorf("--teacher: %w", err)
+	}
+	for _, sc := range src.scenarios {
+		if named.Check == nil {
+			break
+		}
+		if err := named.Check(sc); err != nil {
+			return fmt.Errorf("--teacher %s: scenario %s: %w", o.teacher, sc.Name, err)
+		}
+	}
+	c.TeacherName = named.Name
+	c.Teacher = func(f *topo.Fabric, seed uint64) (control.Policy, []control.ECN, error) {
+		sc := src.scenarios[0]
+		if src.cur != nil {
+			sc = src.cur.Pick(seed)
+		}
+		return named.New(f, sc, seed)
+	}
+	return nil
 }
 
 // checkFlags refuses, before anything runs, train's flags that are wrong
@@ -451,6 +496,9 @@ func (o *trainOpts) save(out io.Writer, c gnn.TrainConfig, src trainSource, res 
 	}
 	if c.Objective != gnn.PortObjective {
 		meta["objective"] = c.Objective.String()
+	}
+	if c.Teacher != nil {
+		meta["teacher"] = c.TeacherName
 	}
 	if c.Hosts {
 		meta["hosts"] = "true"

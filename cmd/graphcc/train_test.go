@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"math"
 	"os"
@@ -91,7 +92,7 @@ func TestTrainBadFlags(t *testing.T) {
 		{[]string{"--scenario", "tiny", "--out", filepath.Join(dir, "nodir", "m")}, "--out"},
 		{[]string{"--scenario", "tiny", "--out", filepath.Join(dir, "m"), "--kmin-kb", "10"}, "--kmin-kb"},
 		{[]string{"--scenario", "tiny", "--out", filepath.Join(dir, "m"), "--window", "-5"}, "--window"},
-		{[]string{"--scenario", "tiny", "--out", filepath.Join(dir, "m"), "--objective", "fct"}, `--objective: gnn: unknown objective "fct" (want port, flows or paths)`},
+		{[]string{"--scenario", "tiny", "--out", filepath.Join(dir, "m"), "--objective", "fct"}, `--objective: gnn: unknown objective "fct" (want port, flows, paths or imitate)`},
 		{[]string{"--scenario", "tiny", "--out", filepath.Join(dir, "m"), "--features", "rpc"}, `--features: gnn: unknown feature set "rpc" (want paper or flowmix)`},
 		{[]string{"--scenario", "tiny", "--out", filepath.Join(dir, "m"), "--kind", "acc", "--features", "flowmix"}, "--features flowmix: only --kind graphcc takes a feature set"},
 		{[]string{"--scenario", "tiny", "--out", filepath.Join(dir, "m"), "--kind", "acc", "--hosts"}, "--hosts: only --kind graphcc has a host head"},
@@ -382,5 +383,73 @@ func TestTrainHosts(t *testing.T) {
 	sim := run(t, "sim", "--scenario", "tiny", "--seed", "1001", "--policy", "graphcc:"+g)
 	if !strings.Contains(sim, "completed") {
 		t.Errorf("sim output %q", sim)
+	}
+}
+
+// TestTrainImitate trains a curriculum of two scenarios to copy their
+// tuned settings (tuned:DIR): the model records its objective and
+// teacher, and the greedy model plays the settings it was taught.
+func TestTrainImitate(t *testing.T) {
+	withTinyScenario(t)
+	dir := t.TempDir()
+	tuned := filepath.Join(dir, "tuned")
+	if err := os.Mkdir(tuned, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	for name, best := range map[string]string{"tiny": "static:0,4,1", "tiny2": "static:0,4,1"} {
+		if err := os.WriteFile(filepath.Join(tuned, name+".json"), []byte(`{"scenario": "`+name+`", "best_policy": "`+best+`"}`), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	model := filepath.Join(dir, "imit.model")
+	run(t, "train", "--scenario", "tiny,tiny2", "--actions", "extended", "--objective", "imitate", "--teacher", "tuned:"+tuned,
+		"--episodes", "4", "--warmup", "20", "--updates", "20", "--workers", "2", "--out", model)
+	f, err := gnn.Load(model, gnn.GraphCCExpect())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if f.Meta["objective"] != "imitate" || f.Meta["teacher"] != "tuned:"+tuned {
+		t.Errorf("model metadata %v", f.Meta)
+	}
+	sum := filepath.Join(dir, "sum.json")
+	run(t, "sim", "--scenario", "tiny", "--policy", "graphcc:"+model, "--summary-out", sum)
+	b, err := os.ReadFile(sum)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var s struct {
+		ECN []struct {
+			KMin      int64   `json:"kmin_bytes_per_25g"`
+			KMax      int64   `json:"kmax_bytes_per_25g"`
+			PMax      float64 `json:"pmax"`
+			PortSteps int64   `json:"port_steps"`
+		} `json:"ecn_settings"`
+	}
+	if err := json.Unmarshal(b, &s); err != nil {
+		t.Fatal(err)
+	}
+	var taught, all int64
+	for _, e := range s.ECN {
+		all += e.PortSteps
+		if e.KMin == 0 && e.KMax == 4000 && e.PMax == 1 {
+			taught += e.PortSteps
+		}
+	}
+	if all == 0 || taught < all*8/10 {
+		t.Errorf("the taught setting 0,4,1 held %d of %d port-steps: %+v", taught, all, s.ECN)
+	}
+	for _, tc := range []struct {
+		args []string
+		err  string
+	}{
+		{[]string{"--objective", "imitate"}, "--objective imitate: needs --teacher"},
+		{[]string{"--teacher", "static"}, "--teacher: only with --objective imitate (not port)"},
+		{[]string{"--objective", "imitate", "--teacher", "tuned:" + dir}, "--teacher tuned:" + dir + ": scenario tiny"},
+		{[]string{"--objective", "imitate", "--teacher", "nonsense"}, "--teacher: "},
+	} {
+		_, _, err := execute(t, t.Context(), append([]string{"train", "--scenario", "tiny", "--out", filepath.Join(dir, "x.model")}, tc.args...)...)
+		if err == nil || !strings.Contains(err.Error(), tc.err) {
+			t.Errorf("train %v: %v, want an error containing %q", tc.args, err, tc.err)
+		}
 	}
 }
