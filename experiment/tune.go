@@ -141,6 +141,12 @@ type TuneConfig struct {
 	// RunProgress, if not nil, is called after each run of a round with
 	// the round's runs done and its total; calls never overlap.
 	RunProgress func(done, total int)
+	// Prior are one-scenario tune results of some of Scenarios, made on
+	// Seeds with the same hardware (LoadPrior): a configuration they ran
+	// is not simulated again on their scenario, its score there taken
+	// from them. The winner is run again if its interval needs seeds it
+	// was not run on here, and it must score as its priors said.
+	Prior []*TuneResult
 }
 
 // Rounds returns the number of rounds Tune with c makes, the confirmation
@@ -174,6 +180,9 @@ type TuneRun struct {
 	Score float64 `json:"score"`
 	// PerScenario are the mean slowdowns of each scenario, with several.
 	PerScenario []float64 `json:"per_scenario,omitempty"`
+	// Reused counts the scenarios whose score came from a prior result
+	// (TuneConfig.Prior), not from a simulation of this search.
+	Reused int `json:"reused,omitempty"`
 	// loo are Score's values leaving out each validation seed (nil
 	// without them).
 	loo []float64
@@ -234,13 +243,19 @@ type TuneResult struct {
 	// Score is BestPolicy's mean slowdown on the validation seeds, and
 	// ScoreLo and ScoreHi its 95 % interval from the spread between seeds
 	// (absent with fewer than metrics.MinIntervalSeeds).
-	Score   float64     `json:"score"`
-	ScoreLo *float64    `json:"score_lo,omitempty"`
-	ScoreHi *float64    `json:"score_hi,omitempty"`
-	Seeds   []uint64    `json:"seeds"`
-	Confirm TuneConfirm `json:"confirm"`
+	Score   float64  `json:"score"`
+	ScoreLo *float64 `json:"score_lo,omitempty"`
+	ScoreHi *float64 `json:"score_hi,omitempty"`
+	Seeds   []uint64 `json:"seeds"`
+	// Hardware is the simulated hardware and control interval the
+	// scores were made with (the Hardware function's form); absent in
+	// results written before it was recorded.
+	Hardware string      `json:"hardware,omitempty"`
+	Confirm  TuneConfirm `json:"confirm"`
 	// Runs are every configuration run, in the order run.
 	Runs []TuneRun `json:"runs"`
+
+	source string // the file LoadPrior read it from
 }
 
 // WriteJSON writes r as indented JSON.
@@ -258,7 +273,11 @@ func Tune(ctx context.Context, c TuneConfig) (*TuneResult, error) {
 	if err := c.setDefaults(); err != nil {
 		return nil, fmt.Errorf("tune: %w", err)
 	}
-	t := &tuner{c: c, seen: map[string]bool{}}
+	prior, err := c.priorScores()
+	if err != nil {
+		return nil, fmt.Errorf("tune: %w", err)
+	}
+	t := &tuner{c: c, seen: map[string]bool{}, prior: prior}
 	grid := make([]Candidate, len(c.Grid))
 	for i, s := range c.Grid {
 		grid[i] = Candidate{Setting: s}
@@ -302,10 +321,14 @@ func (t *tuner) refine(ctx context.Context, name string, neighbours func(step fl
 
 // result is the best run with its interval, confirmed.
 func (t *tuner) result(ctx context.Context) (*TuneResult, error) {
+	if err := t.rescore(ctx); err != nil {
+		return nil, err
+	}
 	best := t.runs[t.best()]
 	res := &TuneResult{
 		BestPolicy: best.Policy, Best: best.Candidate,
 		Score: best.Score, Seeds: slices.Clone(t.c.Seeds), Runs: t.runs,
+		Hardware: Hardware(t.c.Params, t.c.Interval),
 	}
 	if len(t.c.Scenarios) == 1 {
 		res.Scenario = t.c.Scenarios[0].Name
@@ -369,9 +392,10 @@ func (c *TuneConfig) setDefaults() error {
 
 // tuner is the state of one Tune: the runs so far.
 type tuner struct {
-	c    TuneConfig
-	runs []TuneRun
-	seen map[string]bool // specs run
+	c     TuneConfig
+	runs  []TuneRun
+	seen  map[string]bool      // specs run
+	prior []map[string]float64 // per scenario, the prior scores by spec (nil: none)
 }
 
 // best returns the index of the run of lowest score, the first of ties.
@@ -403,81 +427,145 @@ func (t *tuner) leaders() []TuneRun {
 // round runs the configurations not run yet on the validation seeds and
 // records their scores.
 func (t *tuner) round(ctx context.Context, name string, cands []Candidate) error {
-	var (
-		todo []Candidate
-		pols []policy.Named
-	)
+	var todo []Candidate
 	for _, c := range cands {
-		spec := c.Spec()
-		if t.seen[spec] {
-			continue
+		if spec := c.Spec(); !t.seen[spec] {
+			t.seen[spec] = true
+			todo = append(todo, c)
 		}
-		np, err := policy.Parse(ctx, spec, policy.Env{})
-		if err != nil {
-			return fmt.Errorf("tune: %s: %w", name, err)
-		}
-		t.seen[spec] = true
-		todo = append(todo, c)
-		pols = append(pols, np)
 	}
-	// In batches: an evaluation holds every result of a configuration
-	// until its last seed has run, so memory grows with the
-	// configurations of one Evaluate (about 0.6 MB per run on
-	// fb60-incast); a trace is built again per batch, which takes
-	// milliseconds.
+	runs, err := t.score(ctx, todo, name)
+	if err != nil {
+		return fmt.Errorf("tune: %s: %w", name, err)
+	}
+	t.runs = append(t.runs, runs...)
+	if t.c.Progress != nil && len(t.runs) > 0 {
+		b := t.runs[t.best()]
+		t.c.Progress(TuneRound{Name: name, Settings: len(todo), Best: b.Policy, Score: b.Score})
+	}
+	return nil
+}
+
+// scenarioScore is a configuration's mean slowdown on one scenario, with
+// its values leaving out each validation seed (nil when it came from a
+// prior result).
+type scenarioScore struct {
+	mean float64
+	loo  []float64
+}
+
+// score returns the runs of cands in round name: each scenario's score
+// from the prior results where they have it, the others simulated, a
+// scenario at a time in batches.
+func (t *tuner) score(ctx context.Context, cands []Candidate, name string) ([]TuneRun, error) {
+	per := make([][]scenarioScore, len(cands))
+	for i := range per {
+		per[i] = make([]scenarioScore, len(t.c.Scenarios))
+	}
+	var pending [][]int // per scenario, the candidates to simulate on it
+	total := 0
+	for j := range t.c.Scenarios {
+		var idx []int
+		for i, c := range cands {
+			if v, ok := t.priorScore(j, c.Spec()); ok {
+				per[i][j].mean = v
+			} else {
+				idx = append(idx, i)
+			}
+		}
+		pending = append(pending, idx)
+		total += len(idx) * len(t.c.Seeds)
+	}
+	done := 0
+	for j, idx := range pending {
+		if err := t.simulate(ctx, j, cands, idx, per, &done, total); err != nil {
+			return nil, err
+		}
+	}
+	runs := make([]TuneRun, len(cands))
+	for i, c := range cands {
+		runs[i] = t.scoreRun(c, name, per[i])
+	}
+	return runs, nil
+}
+
+// priorScore returns the prior score of spec on scenario j, if any.
+func (t *tuner) priorScore(j int, spec string) (float64, bool) {
+	if t.prior == nil || t.prior[j] == nil {
+		return 0, false
+	}
+	v, ok := t.prior[j][policy.Canonical(spec)]
+	return v, ok
+}
+
+// simulate runs the candidates idx of cands on scenario j at the
+// validation seeds, in batches (an evaluation holds every result of a
+// configuration until its last seed has run, so memory grows with the
+// configurations of one Evaluate, about 0.6 MB per run on fb60-incast; a
+// trace is built again per batch, which takes milliseconds), and sets
+// their scores in per.
+func (t *tuner) simulate(ctx context.Context, j int, cands []Candidate, idx []int, per [][]scenarioScore, done *int, total int) error {
 	batch := t.c.Batch
 	if batch <= 0 {
 		batch = DefaultTuneBatch
 	}
 	batch = max(batch, 2*t.c.Workers)
-	done := 0
-	for from := 0; from < len(pols); from += batch {
-		to := min(from+batch, len(pols))
-		c := t.config(pols[from:to], t.c.Seeds)
+	for from := 0; from < len(idx); from += batch {
+		to := min(from+batch, len(idx))
+		pols := make([]policy.Named, 0, to-from)
+		for _, i := range idx[from:to] {
+			np, err := policy.Parse(ctx, cands[i].Spec(), policy.Env{})
+			if err != nil {
+				return err
+			}
+			pols = append(pols, np)
+		}
+		c := t.config(pols, t.c.Seeds)
+		c.Scenarios = t.c.Scenarios[j : j+1]
 		if t.c.RunProgress != nil {
-			total := len(pols) * len(t.c.Seeds) * len(t.c.Scenarios)
-			c.Progress = func(d, _ int) { t.c.RunProgress(done+d, total) }
+			base := *done
+			c.Progress = func(d, _ int) { t.c.RunProgress(base+d, total) }
 		}
 		rep, err := Evaluate(ctx, c)
 		if err != nil {
-			return fmt.Errorf("tune: %s: %w", name, err)
+			return err
 		}
-		for i := range to - from {
-			t.runs = append(t.runs, scoreRun(rep, i, todo[from+i], name))
+		for k, i := range idx[from:to] {
+			pr := rep.Scenarios[0].Policies[k]
+			per[i][j] = scenarioScore{mean: pr.Summary.Slowdown.Mean, loo: pr.slowdownLOO}
 		}
-		done += (to - from) * len(t.c.Seeds) * len(t.c.Scenarios)
-	}
-	if t.c.Progress != nil && len(t.runs) > 0 {
-		b := t.runs[t.best()]
-		t.c.Progress(TuneRound{Name: name, Settings: len(pols), Best: b.Policy, Score: b.Score})
+		*done += (to - from) * len(t.c.Seeds)
 	}
 	return nil
 }
 
-// scoreRun is the run of policy p of rep, configuration c of round name:
-// its mean slowdown, or the geometric mean over rep's scenarios of theirs,
-// with its values leaving out each seed.
-func scoreRun(rep *Report, p int, c Candidate, name string) TuneRun {
-	r := TuneRun{Policy: rep.Policies[p], Candidate: c, Round: name}
-	n := float64(len(rep.Scenarios))
+// scoreRun is the run of configuration c of round name from its score on
+// each scenario: the mean slowdown, or the geometric mean over the
+// scenarios of theirs, with its values leaving out each seed where every
+// scenario has them.
+func (t *tuner) scoreRun(c Candidate, name string, per []scenarioScore) TuneRun {
+	r := TuneRun{Policy: policy.Canonical(c.Spec()), Candidate: c, Round: name}
+	n := float64(len(per))
 	logScore := 0.0
-	loo := make([]float64, len(rep.Seeds))
-	for _, sr := range rep.Scenarios {
-		pr := sr.Policies[p]
-		logScore += math.Log(pr.Summary.Slowdown.Mean) / n
-		if len(rep.Scenarios) > 1 {
-			r.PerScenario = append(r.PerScenario, pr.Summary.Slowdown.Mean)
+	loo := make([]float64, len(t.c.Seeds))
+	for _, sc := range per {
+		logScore += math.Log(sc.mean) / n
+		if len(per) > 1 {
+			r.PerScenario = append(r.PerScenario, sc.mean)
 		}
-		if len(pr.slowdownLOO) != len(loo) {
+		if sc.loo == nil {
+			r.Reused++
+		}
+		if len(sc.loo) != len(loo) {
 			loo = nil
 		}
 		for k := range loo {
-			loo[k] += math.Log(pr.slowdownLOO[k]) / n
+			loo[k] += math.Log(sc.loo[k]) / n
 		}
 	}
 	r.Score = math.Exp(logScore)
-	if len(rep.Scenarios) == 1 {
-		r.Score = rep.Scenarios[0].Policies[p].Summary.Slowdown.Mean // exactly
+	if len(per) == 1 {
+		r.Score = per[0].mean // exactly
 	}
 	if loo != nil {
 		for k := range loo {
@@ -486,6 +574,34 @@ func scoreRun(rep *Report, p int, c Candidate, name string) TuneRun {
 		r.loo = loo
 	}
 	return r
+}
+
+// rescore runs the best configuration again on every scenario whose score
+// came from a prior result, for its interval, and checks that it scores as
+// the prior said: a prior made by another build or on other traces would
+// not.
+func (t *tuner) rescore(ctx context.Context) error {
+	b := t.best()
+	best := t.runs[b]
+	if best.Reused == 0 {
+		return nil
+	}
+	per := make([][]scenarioScore, 1)
+	per[0] = make([]scenarioScore, len(t.c.Scenarios))
+	var done int
+	for j := range t.c.Scenarios {
+		if err := t.simulate(ctx, j, []Candidate{best.Candidate}, []int{0}, per, &done, len(t.c.Scenarios)*len(t.c.Seeds)); err != nil {
+			return fmt.Errorf("tune: the winner again: %w", err)
+		}
+		if v, ok := t.priorScore(j, best.Candidate.Spec()); ok && v != per[0][j].mean {
+			return fmt.Errorf("tune: the winner %s scores %v on %s, its prior result said %v: the prior was made by another build or on other traces",
+				best.Policy, per[0][j].mean, t.c.Scenarios[j].Name, v)
+		}
+	}
+	again := t.scoreRun(best.Candidate, best.Round, per[0])
+	again.Reused = best.Reused
+	t.runs[b] = again
+	return nil
 }
 
 // config is the evaluation of pols on the scenarios at seeds.

@@ -409,3 +409,84 @@ func TestTuneScoreInterval(t *testing.T) {
 		t.Errorf("one seed: %v, interval from %v", err, res.ScoreLo)
 	}
 }
+
+// TestTunePrior searches two scenarios at once with the one-scenario
+// searches of each as priors: every grid configuration's score comes from
+// them, the winner is run again for its interval, and the result is the
+// search without priors but for the runs' Reused counts. Priors of other
+// seeds, other hardware, another scenario, one given twice, or that
+// disagree with the winner's own run are refused.
+func TestTunePrior(t *testing.T) {
+	ctx := context.Background()
+	two := func() TuneConfig {
+		c := tinyTune(2, []uint64{3001})
+		other := testfabric.TinyScenario()
+		other.Name, other.Gen.Load = "tiny30", 0.3
+		c.Scenarios = append(c.Scenarios, other)
+		c.Seeds, c.Refine = []uint64{2001, 2002, 2003}, 1
+		return c
+	}
+	var priors []*TuneResult
+	for _, sc := range two().Scenarios {
+		c := two()
+		c.Scenarios, c.Refine = []scenario.Scenario{sc}, 0
+		r, err := Tune(ctx, c)
+		if err != nil {
+			t.Fatal(err)
+		}
+		priors = append(priors, r)
+	}
+	plain, err := Tune(ctx, two())
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := two()
+	c.Prior = priors
+	reused, err := Tune(ctx, c)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if reused.BestPolicy != plain.BestPolicy || reused.Score != plain.Score || !reflect.DeepEqual(reused.ScoreLo, plain.ScoreLo) {
+		t.Errorf("with priors %s %v (%v), without %s %v (%v)", reused.BestPolicy, reused.Score, reused.ScoreLo, plain.BestPolicy, plain.Score, plain.ScoreLo)
+	}
+	if len(reused.Runs) != len(plain.Runs) {
+		t.Fatalf("%d runs with priors, %d without", len(reused.Runs), len(plain.Runs))
+	}
+	for i, r := range reused.Runs {
+		want := 0
+		if r.Round == "grid" {
+			want = 2
+		}
+		if r.Reused != want || r.Score != plain.Runs[i].Score || r.Policy != plain.Runs[i].Policy {
+			t.Errorf("run %d %s (%s): reused %d (want %d), score %v, without priors %s %v", i, r.Policy, r.Round, r.Reused, want, r.Score, plain.Runs[i].Policy, plain.Runs[i].Score)
+		}
+	}
+	if reused.Hardware == "" || reused.Hardware != Hardware(c.Params, c.Interval) {
+		t.Errorf("hardware %q", reused.Hardware)
+	}
+
+	lie := *priors[0]
+	lie.Runs = append([]TuneRun(nil), lie.Runs...)
+	lie.Runs[0].Score *= 0.01 // the winner now, on a score its run will not give
+	otherSeeds, otherHW, wrong := *priors[0], *priors[0], *priors[1]
+	otherSeeds.Seeds = []uint64{2001}
+	otherHW.Hardware = `{"params":{"pfc":false}}`
+	wrong.Scenario = "fb60"
+	for _, tc := range []struct {
+		name  string
+		prior []*TuneResult
+		err   string
+	}{
+		{"seeds", []*TuneResult{&otherSeeds}, "scored on seeds [2001], this search on [2001 2002 2003]"},
+		{"hardware", []*TuneResult{&otherHW}, "made with other simulated hardware"},
+		{"scenario", []*TuneResult{&wrong}, `a tune result of "fb60", not of one of the scenarios searched`},
+		{"twice", []*TuneResult{priors[0], priors[0]}, "scenario tiny given twice"},
+		{"disagrees", []*TuneResult{&lie, priors[1]}, "its prior result said"},
+	} {
+		c := two()
+		c.Prior = tc.prior
+		if _, err := Tune(ctx, c); err == nil || !strings.Contains(err.Error(), tc.err) {
+			t.Errorf("%s: %v, want an error containing %q", tc.name, err, tc.err)
+		}
+	}
+}

@@ -27,6 +27,7 @@ type tuneOpts struct {
 	workers      int
 	dcqcn        bool
 	roles        bool
+	reuse        string
 	out          string
 }
 
@@ -84,7 +85,8 @@ func newTuneCmd() *cobra.Command {
   graphcc tune --grid paper --refine 0 --workers 2 --out fb60.json
   graphcc tune --scenario websearch60 --seeds 2001-2005 --top 5 --out websearch60.json
   graphcc tune --grid paper --dcqcn --roles --out fb60-joint.json  # hosts' DCQCN and port roles too
-  graphcc tune --scenario all --grid paper --refine 1 --out global.json  # one setting for the whole suite`,
+  graphcc tune --scenario all --grid paper --refine 1 --out global.json  # one setting for the whole suite
+  graphcc tune --scenario all --grid paper --reuse models/tuned --out global.json  # scores the per-scenario searches made already`,
 		Short: "Find the best fixed ECN setting (and DCQCN constants) of a scenario or a suite: grid, refinement, confirmation",
 		Long:  tuneLong,
 		Args:  cobra.NoArgs,
@@ -104,6 +106,7 @@ func newTuneCmd() *cobra.Command {
 	fs.BoolVar(&o.dcqcn, "dcqcn", false, "tune the hosts' DCQCN reaction point (rate-increase timer, alpha and decrease periods, AI, HAI) jointly")
 	fs.BoolVar(&o.roles, "roles", false, "tune the switch ports facing a host and those facing a switch apart (an edge: policy)")
 	fs.IntVar(&o.workers, "workers", 0, "simulations run at once (0: one per CPU)")
+	fs.StringVar(&o.reuse, "reuse", "", "directory of one-scenario tune results (DIR/<scenario>.json, e.g. models/tuned): with several scenarios, a configuration such a file ran on the same seeds and hardware is not simulated again on its scenario; the winner is run again and must score as its files say")
 	fs.StringVar(&o.out, "out", o.out, "JSON result file")
 	return cmd
 }
@@ -159,6 +162,15 @@ func (o *tuneOpts) config(fs *pflag.FlagSet) (experiment.TuneConfig, error) {
 	c.Refine, c.Top, c.Workers = o.refine, o.top, o.workers
 	c.DCQCN, c.Roles = o.dcqcn, o.roles
 	c.Seeds, c.ConfirmSeeds = o.seeds, o.confirm
+	if o.reuse != "" {
+		var names []string
+		for _, sc := range c.Scenarios {
+			names = append(names, sc.Name)
+		}
+		if c.Prior, err = experiment.LoadPrior(o.reuse, names); err != nil {
+			return c, fmt.Errorf("--reuse: %w", err)
+		}
+	}
 	return c, nil
 }
 

@@ -61,6 +61,34 @@ func TestTuneThenSim(t *testing.T) {
 	}
 	run(t, "sim", "--scenario-file", file, "--policy", "tuned:"+out, "--seed", "1")
 
+	// --reuse: the grid is the result's, not simulated again
+	prior := filepath.Join(dir, "prior")
+	if err := os.Mkdir(prior, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(prior, "mini.json"), b, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	out2 := filepath.Join(dir, "t2.json")
+	run(t, "tune", "--scenario-file", file, "--grid", "paper", "--refine", "0", "--seeds", "2001", "--confirm-seeds", "3001-3003",
+		"--workers", "2", "--reuse", prior, "--out", out2)
+	b2, err := os.ReadFile(out2)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var res2 struct {
+		BestPolicy string `json:"best_policy"`
+		Runs       []struct {
+			Reused int `json:"reused"`
+		} `json:"runs"`
+	}
+	if err := json.Unmarshal(b2, &res2); err != nil {
+		t.Fatal(err)
+	}
+	if len(res2.Runs) != 120 || res2.Runs[0].Reused != 1 || res2.Runs[119].Reused != 1 {
+		t.Errorf("--reuse: %d runs, the first reused %d", len(res2.Runs), res2.Runs[0].Reused)
+	}
+
 	for _, tc := range []struct {
 		args []string
 		err  string
@@ -72,6 +100,8 @@ func TestTuneThenSim(t *testing.T) {
 		{[]string{"--scenario", "mini,mini"}, "--scenario mini,mini: mini given twice"},
 		{[]string{"--scenario", "mini,nope"}, "--scenario mini,nope: "},
 		{[]string{"--out", filepath.Join(dir, "nodir", "t.json")}, "--out " + filepath.Join(dir, "nodir", "t.json")},
+		{[]string{"--reuse", filepath.Join(dir, "nodir")}, "--reuse: stat " + filepath.Join(dir, "nodir") + ": no such file"},
+		{[]string{"--reuse", out}, "--reuse: " + out + ": not a directory"},
 	} {
 		_, _, err := execute(t, t.Context(), append([]string{"tune", "--scenario-file", file}, tc.args...)...)
 		if err == nil || !strings.Contains(err.Error(), tc.err) {
