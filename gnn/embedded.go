@@ -4,9 +4,12 @@ import (
 	_ "embed"
 )
 
-// embeddedModel is the shipped GraphCC model: trained by graphcc train on
-// the training scenario only (the command that made it is in docs/learning.md and
-// in the file's metadata).
+// embeddedModel is the shipped GraphCC model: since 2026-12-06 trained by
+// graphcc train --objective imitate to play, per regime, the settings
+// graphcc tune found for five scenarios of the suite (the command that
+// made it is in docs/learning.md, "The shipped model", and in the file's
+// metadata). The issue-3 model it replaced, trained by reinforcement
+// learning on the training scenario only, is testdata/issue3.model.
 //
 //go:embed models/graphcc.model
 var embeddedModel []byte
