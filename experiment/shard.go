@@ -64,7 +64,7 @@ func ParseShard(spec string, lookup func(string) (string, bool)) (Shard, error) 
 		}
 		return Shard{Index: i, Count: n}, nil
 	}
-	return Shard{}, errors.New("shard " + spec + ": no index, and neither " + strings.Join(ShardEnv[:], " nor ") +
+	return Shard{}, errors.New("no shard index, and neither " + strings.Join(ShardEnv[:], " nor ") +
 		" is set: give I/N, or run as a Slurm array task or a Kubernetes Indexed Job's pod")
 }
 
