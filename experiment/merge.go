@@ -29,7 +29,7 @@ func checkParts(parts []NamedPart, kind, build string) ([]NamedPart, error) {
 	for _, p := range parts {
 		switch {
 		case p.Kind != kind:
-			return nil, fmt.Errorf("%s: a %s part, not a %s part", p.Name, p.Kind, kind)
+			return nil, fmt.Errorf("%s: a part of kind %s, not %s", p.Name, p.Kind, kind)
 		case p.Build != build:
 			return nil, fmt.Errorf("%s: written by another graphcc build (%s), not this one (%s)", p.Name, p.Build, build)
 		case p.Fingerprint != first.Fingerprint:

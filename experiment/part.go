@@ -46,8 +46,11 @@ type Part struct {
 	Fingerprint string
 	// Tune is the search a tune-grid part is of, nil for an eval part.
 	Tune *TunePartConfig
-	// Units are the results of the shard's units, in the canonical order.
+	// Units are the results of an eval part's units, in the canonical
+	// order.
 	Units []PartUnit
+	// Runs are the grid configurations a tune-grid part ran, scored.
+	Runs []TunePartRun
 }
 
 // PartConfig records everything an evaluation's results depend on, in a
@@ -256,7 +259,8 @@ type partJSON struct {
 	Fingerprint string          `json:"fingerprint"`
 	Config      PartConfig      `json:"config"`
 	Tune        *TunePartConfig `json:"tune,omitempty"`
-	Units       []unitJSON      `json:"units"`
+	Units       []unitJSON      `json:"units,omitempty"`
+	Runs        []TunePartRun   `json:"runs,omitempty"`
 }
 
 // unitJSON is a PartUnit in a part file.
@@ -277,7 +281,7 @@ type unitJSON struct {
 // WritePart writes p as its file: one line of JSON (docs/formats.md).
 func WritePart(w io.Writer, p *Part) error {
 	pj := partJSON{Format: PartFormat, Kind: p.Kind, Graphcc: p.Build, Shard: p.Shard.Index, Shards: p.Shard.Count,
-		Fingerprint: p.Fingerprint, Config: p.Config, Tune: p.Tune, Units: make([]unitJSON, len(p.Units))}
+		Fingerprint: p.Fingerprint, Config: p.Config, Tune: p.Tune, Units: make([]unitJSON, len(p.Units)), Runs: p.Runs}
 	for i, u := range p.Units {
 		uj := unitJSON{Unit: u.Unit, Scenario: u.Scenario, Policy: u.Policy, Seed: u.Seed, Flows: u.Flows,
 			FailedLinks: u.FailedLinks, Summary: u.Summary, Rewards: jsonFloats(u.Rewards), FCT: make([][]int64, len(u.FCT))}
@@ -321,7 +325,7 @@ func ReadPart(r io.Reader, name string) (*Part, error) {
 // part checks pj and returns its Part.
 func (pj *partJSON) part() (*Part, error) {
 	p := &Part{Kind: pj.Kind, Build: pj.Graphcc, Shard: Shard{Index: pj.Shard, Count: pj.Shards},
-		Config: pj.Config, Fingerprint: pj.Fingerprint, Tune: pj.Tune}
+		Config: pj.Config, Fingerprint: pj.Fingerprint, Tune: pj.Tune, Runs: pj.Runs}
 	switch {
 	case p.Kind != PartEval && p.Kind != PartTuneGrid:
 		return nil, fmt.Errorf("kind %q: want %s or %s", p.Kind, PartEval, PartTuneGrid)
@@ -335,6 +339,15 @@ func (pj *partJSON) part() (*Part, error) {
 	}
 	if fp, err := fingerprint(&p.Config, p.Tune); err != nil || fp != p.Fingerprint {
 		return nil, fmt.Errorf("config does not match its fingerprint %s (edited or damaged)", p.Fingerprint)
+	}
+	if p.Kind == PartTuneGrid {
+		if len(pj.Units) > 0 {
+			return nil, fmt.Errorf("a %s part with units", p.Kind)
+		}
+		return p, p.checkRuns()
+	}
+	if len(pj.Runs) > 0 {
+		return nil, fmt.Errorf("a %s part with runs", p.Kind)
 	}
 	want := p.Shard.Units(p.Config.units())
 	if len(pj.Units) != len(want) {

@@ -347,6 +347,21 @@ func FuzzReadPart(f *testing.F) {
 		f.Fatal(err)
 	}
 	f.Add(good.Bytes())
+	tune := &Part{Kind: PartTuneGrid, Build: "test", Shard: Shard{0, 2}, Tune: &TunePartConfig{Grid: []Setting{{2, 16, 0.01}, {4, 32, 1}}, Top: 1, ConfirmSeeds: []uint64{3001}},
+		Config: PartConfig{Scenarios: pc.Scenarios, Policies: []PartPolicy{{Name: "static:2,16,0.01"}, {Name: "static:4,32,1"}}, Seeds: []uint64{2001, 2002, 2003},
+			Params: pc.Params, IntervalPs: pc.IntervalPs, Reference: "static:2,16,0.01"},
+		Runs: []TunePartRun{{Config: 0, Policy: "static:2,16,0.01", Score: 1.25, LOO: []float64{1.2, 1.3, 1.25}}}}
+	if tune.Fingerprint, err = fingerprint(&tune.Config, tune.Tune); err != nil {
+		f.Fatal(err)
+	}
+	var tuneFile bytes.Buffer
+	if err := WritePart(&tuneFile, tune); err != nil {
+		f.Fatal(err)
+	}
+	if _, err := ReadPart(bytes.NewReader(tuneFile.Bytes()), "t.json"); err != nil {
+		f.Fatal(err)
+	}
+	f.Add(tuneFile.Bytes())
 	f.Add([]byte(`{"format":"graphcc-part/1"}`))
 	f.Add([]byte(`{"format":"graphcc-part/1","kind":"eval","shard":0,"shards":1,"config":{"scenarios":[{"name":"a"}],"policies":[{"name":"p"}],"seeds":[1],"reference":"p"},"units":[]}`))
 	f.Add([]byte("{}"))

@@ -96,3 +96,28 @@ func readFile(t *testing.T, path string) []byte {
 	}
 	return b
 }
+
+// TestCLITuneShardMerge runs a small search in one process and its grid
+// as 3 shards, then merges them, which runs the rest of the search: the
+// merge writes the very result file tune writes. (experiment's
+// TestMergeTuneEqualsTune covers several scenarios, intervals and roles.)
+func TestCLITuneShardMerge(t *testing.T) {
+	bin := graphccBinary(t)
+	dir := t.TempDir()
+	if err := os.WriteFile(filepath.Join(dir, "mini.yaml"), []byte(miniScenarios), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	tune := []string{"tune", "--scenario-file", "mini.yaml", "--scenario", "mini", "--grid", "paper", "--refine", "1",
+		"--seeds", "2001-2002", "--confirm-seeds", "3001", "--workers", "2"}
+	mustRun(t, bin, dir, append(tune, "--out", "whole.json")...)
+	for i := range 3 {
+		mustRun(t, bin, dir, append(tune, "--shard", strconv.Itoa(i)+"/3", "--json", "part-"+strconv.Itoa(i)+".json")...)
+	}
+	out := mustRun(t, bin, dir, "merge", "part-1.json", "part-2.json", "part-0.json", "--json", "merged.json", "--workers", "2")
+	if !strings.Contains(out, "confirmation (seeds 3001)") {
+		t.Errorf("merge printed no tune summary:\n%s", out)
+	}
+	if a, b := readFile(t, filepath.Join(dir, "whole.json")), readFile(t, filepath.Join(dir, "merged.json")); !bytes.Equal(a, b) {
+		t.Errorf("the merged search's result differs from tune's")
+	}
+}

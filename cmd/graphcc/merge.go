@@ -2,8 +2,10 @@ package main
 
 import (
 	"context"
+	"fmt"
 	"log/slog"
 	"os"
+	"time"
 
 	"github.com/spf13/cobra"
 
@@ -27,6 +29,12 @@ report in --json, the very same bytes but for the machine's figures
 (wall_seconds and peak_rss_bytes of the runs' summaries, which are the
 shards' own).
 
+The parts of graphcc tune --shard I/N --json part-I.json hold the scores
+of the grid round only: merge then runs the rest of the search here (the
+refinement, DCQCN and role rounds around the grid's leaders, and the
+confirmation, with --workers simulations at once), prints tune's summary
+and writes the result tune --out writes, the same bytes, to --json.
+
 It refuses, naming the file: a file that is not a part; parts of
 different evaluations (other scenarios, policies or their inputs, seeds,
 simulator, reference, yardsticks or rewards: their configs' fingerprints
@@ -43,8 +51,9 @@ func newMergeCmd(logger loggerFunc) *cobra.Command {
 	cmd := &cobra.Command{
 		Use: "merge PART... [flags]",
 		Example: `  graphcc merge part-*.json --json all.json --out suite      # eval's report of every shard's runs
-  graphcc merge parts/part-0.json parts/part-1.json --out eval-out`,
-		Short: "Merge the parts of a sharded eval into its report",
+  graphcc merge parts/part-0.json parts/part-1.json --out eval-out
+  graphcc merge tune-part-*.json --json fb60.json --workers 2   # tune --shard's grid, then the rest of the search here`,
+		Short: "Merge the parts of a sharded eval into its report, or of a sharded tune's grid into its result",
 		Long:  mergeLong,
 		Args:  cobra.MinimumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
@@ -54,7 +63,8 @@ func newMergeCmd(logger loggerFunc) *cobra.Command {
 	fs := cmd.Flags()
 	fs.SortFlags = false
 	fs.StringVar(&o.out, "out", o.out, "directory of report.md and the figures (created if missing; its parent must exist), as eval's")
-	fs.StringVar(&o.jsonOut, "json", "", "also write the report as JSON here, as eval's --json")
+	fs.StringVar(&o.jsonOut, "json", "", "also write the report as JSON here, as eval's --json; of tune parts, the tune result (tune's --out)")
+	fs.IntVar(&o.workers, "workers", 0, "of tune parts: simulations run at once in the rounds after the grid (0: one per CPU)")
 	return cmd
 }
 
@@ -67,6 +77,12 @@ func (o *mergeOpts) run(ctx context.Context, cmd *cobra.Command, paths []string,
 	if err != nil {
 		return err
 	}
+	if o.workers < 0 {
+		return fmt.Errorf("--workers %d: must not be negative (0 = one per CPU)", o.workers)
+	}
+	if parts[0].Kind == experiment.PartTuneGrid {
+		return o.runTune(ctx, cmd, parts, build)
+	}
 	if err := checkReportOutputs(o.out, o.jsonOut); err != nil {
 		return err
 	}
@@ -76,6 +92,44 @@ func (o *mergeOpts) run(ctx context.Context, cmd *cobra.Command, paths []string,
 	}
 	log.Info("merged", "parts", len(parts), "scenarios", len(rep.Scenarios), "policies", len(rep.Policies), "seeds", len(rep.Seeds))
 	return printReport(cmd, rep, o.out, o.jsonOut, log)
+}
+
+// runTune merges the parts of a search's grid, runs the rest of the
+// search and writes its result to --json.
+func (o *mergeOpts) runTune(ctx context.Context, cmd *cobra.Command, parts []experiment.NamedPart, build string) error {
+	switch {
+	case cmd.Flags().Changed("out"):
+		return fmt.Errorf("--out: the parts of tune --shard (%s) merge into a tune result, --json", parts[0].Name)
+	case o.jsonOut == "":
+		return fmt.Errorf("--json: give the file of the tune result that the parts of tune --shard (%s) merge into", parts[0].Name)
+	}
+	if err := checkOutputs("json", o.jsonOut); err != nil {
+		return err
+	}
+	c, err := parts[0].TuneConfig()
+	if err != nil {
+		return fmt.Errorf("%s: %w", parts[0].Name, err)
+	}
+	bar := newMeter(cmd.ErrOrStderr(), "tune", "rounds", c.Rounds())
+	done := 0
+	start := time.Now()
+	res, err := experiment.MergeTune(ctx, parts, build, experiment.TuneRunOptions{Workers: o.workers, Progress: func(r experiment.TuneRound) {
+		done++
+		bar.step(done, fmt.Sprintf("%s, %d settings run; best %s, mean slowdown %.3f", r.Name, r.Settings, r.Best, r.Score))
+	}})
+	bar.done()
+	if err != nil {
+		return err
+	}
+	var wrote outputs
+	if err := wrote.write("json", o.jsonOut, res.WriteJSON); err != nil {
+		return err
+	}
+	if err := writeTuneSummary(cmd.OutOrStdout(), res, time.Since(start)); err != nil {
+		return err
+	}
+	wrote.report(cmd.ErrOrStderr())
+	return nil
 }
 
 // readParts reads the part files at paths.

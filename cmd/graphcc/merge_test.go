@@ -78,3 +78,51 @@ func TestEvalShardErrors(t *testing.T) {
 		})
 	}
 }
+
+// TestTuneShardErrors: tune's shard flags and the merge of its parts are
+// refused before anything runs, naming the flag at fault.
+func TestTuneShardErrors(t *testing.T) {
+	withTinyScenario(t)
+	dir := t.TempDir()
+	part := filepath.Join(dir, "t0.json")
+	base := []string{"tune", "--scenario", "tiny", "--grid", "paper", "--seeds", "2001", "--confirm-seeds", "3001"}
+	for _, tc := range []struct {
+		name string
+		args []string
+		want string
+	}{
+		{"no json", args(base, "--shard", "0/2"), "--shard 0/2: give --json PART.json"},
+		{"out", args(base, "--shard", "0/2", "--json", part, "--out", filepath.Join(dir, "r.json")), "--out with --shard"},
+		{"json without shard", args(base, "--json", part), "--json " + part + ": only a shard (--shard) writes a part"},
+		{"bad shard", args(base, "--shard", "2/2", "--json", part), `--shard 2/2: shard index "2"`},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			_, _, err := execute(t, context.Background(), tc.args...)
+			if err == nil || !strings.Contains(err.Error(), tc.want) {
+				t.Errorf("graphcc %s: %v, want an error containing %q", strings.Join(tc.args, " "), err, tc.want)
+			}
+			if _, err := os.Stat(part); err == nil {
+				t.Errorf("a refused shard wrote %s", part)
+			}
+		})
+	}
+	// A part of a grid of 2 shards, and the merge's flags.
+	grid := args(base, "--refine", "0", "--workers", "2")
+	run(t, args(grid, "--shard", "0/2", "--json", part)...)
+	for _, tc := range []struct {
+		name string
+		args []string
+		want string
+	}{
+		{"out", []string{"merge", part, "--out", dir, "--json", filepath.Join(dir, "r.json")}, "--out: the parts of tune --shard (" + part + ") merge into a tune result"},
+		{"no json", []string{"merge", part}, "--json: give the file of the tune result"},
+		{"missing shard", []string{"merge", part, "--json", filepath.Join(dir, "r.json")}, "shard 1 of 2 missing"},
+	} {
+		t.Run("merge "+tc.name, func(t *testing.T) {
+			_, _, err := execute(t, context.Background(), tc.args...)
+			if err == nil || !strings.Contains(err.Error(), tc.want) {
+				t.Errorf("graphcc %s: %v, want an error containing %q", strings.Join(tc.args, " "), err, tc.want)
+			}
+		})
+	}
+}
