@@ -10,14 +10,14 @@ import (
 
 // shardTune is a small search with everything its parts carry: two
 // scenarios (per-scenario scores), three validation seeds (intervals), a
-// grid with a repeated setting, refinement and port roles.
+// grid with a repeated setting, and a round of port roles after it.
 func shardTune() TuneConfig {
 	c := tinyTune(2, []uint64{3001, 3002})
 	busy := c.Scenarios[0]
 	busy.Name, busy.Gen.Load = "tiny-busy", 0.8
 	c.Scenarios = append(c.Scenarios, busy)
 	c.Grid = append(c.Grid, c.Grid[1], Setting{4, 64, 0.25})
-	c.Seeds, c.Top, c.Roles = []uint64{2001, 2002, 2003}, 2, true
+	c.Seeds, c.Refine, c.Top, c.Roles = []uint64{2001, 2002, 2003}, 0, 1, true
 	return c
 }
 
