@@ -32,19 +32,20 @@ const MaxShards = 100_000
 // from, in order: a Slurm array task's, a Kubernetes Indexed Job pod's.
 var ShardEnv = [...]string{"SLURM_ARRAY_TASK_ID", "JOB_COMPLETION_INDEX"}
 
-// ParseShard parses a shard, I/N: shard I (0 to N-1) of N. N alone takes
-// I from the engine's environment, the first of ShardEnv that is set
-// (lookup is os.LookupEnv's form), so that a job file needs no shell
-// arithmetic; a Slurm array must then count from 0 (--array=0-N-1). Its
-// errors do not name the flag; they name the variable I came from.
+// ParseShard parses a shard, I/N: shard I (0 to N-1) of N. env/N (or N
+// alone) takes I from the engine's environment, the first of ShardEnv
+// that is set (lookup is os.LookupEnv's form), so that a job file needs no
+// shell arithmetic; a Slurm array must then count from 0 (--array=0-N-1).
+// Its errors do not name the flag; they name the variable I came from.
 func ParseShard(spec string, lookup func(string) (string, bool)) (Shard, error) {
 	is, ns, hasIndex := strings.Cut(spec, "/")
 	if !hasIndex {
-		is, ns = "", spec
+		is, ns = "env", spec
 	}
+	hasIndex = strings.TrimSpace(is) != "env"
 	n, err := strconv.Atoi(strings.TrimSpace(ns))
 	if err != nil || n < 1 || n > MaxShards {
-		return Shard{}, fmt.Errorf("shard count %q: want a whole number from 1 to %d (I/N, or N with I from %s)", ns, MaxShards, strings.Join(ShardEnv[:], " or "))
+		return Shard{}, fmt.Errorf("shard count %q: want a whole number from 1 to %d (I/N, or env/N with I from %s)", ns, MaxShards, strings.Join(ShardEnv[:], " or "))
 	}
 	if hasIndex {
 		i, err := strconv.Atoi(strings.TrimSpace(is))
@@ -65,7 +66,7 @@ func ParseShard(spec string, lookup func(string) (string, bool)) (Shard, error) 
 		return Shard{Index: i, Count: n}, nil
 	}
 	return Shard{}, errors.New("no shard index, and neither " + strings.Join(ShardEnv[:], " nor ") +
-		" is set: give I/N, or run as a Slurm array task or a Kubernetes Indexed Job's pod")
+		" is set: give I/N, or run env/N as a Slurm array task or a Kubernetes Indexed Job's pod")
 }
 
 // String writes s as ParseShard reads it, I/N ("" for the whole

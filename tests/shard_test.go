@@ -37,7 +37,7 @@ func TestCLIShardMerge(t *testing.T) {
 	for i, env := range []string{"", "SLURM_ARRAY_TASK_ID=1", "JOB_COMPLETION_INDEX=2"} {
 		shard := "0/3"
 		if env != "" {
-			shard = "3"
+			shard = "env/3"
 		}
 		runEnv(t, bin, dir, env, append(eval, "--shard", shard, "--json", "part-"+strconv.Itoa(i)+".json")...)
 	}

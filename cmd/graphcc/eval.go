@@ -126,7 +126,11 @@ The default seeds, 1001 to 1010, are reserved for evaluation: graphcc
 train refuses them as validation seeds,
 and draws its episode traces from 64-bit seeds derived from its own seed,
 which meet one of them with a probability of about 1e-16. A progress
-bar of the runs is drawn on stderr when it is a terminal.`
+bar of the runs is drawn on stderr when it is a terminal.
+
+--shard I/N (env/N: I from a Slurm array's or a Kubernetes Indexed Job's
+variable) runs only shard I of the runs and writes its part to --json;
+graphcc merge of every shard's part writes this report (docs/scale-out.md).`
 }
 
 func newEvalCmd(logger loggerFunc) *cobra.Command {
@@ -173,7 +177,7 @@ func newEvalCmd(logger loggerFunc) *cobra.Command {
 	o.hw.addFlags(fs)
 	hideECNFlags(fs)
 	fs.StringVar(&o.interval, "interval", o.interval, "control interval")
-	fs.StringVar(&o.shard, "shard", "", "run only shard I of N of the runs (I/N, I from 0; or N alone, I from $SLURM_ARRAY_TASK_ID or else $JOB_COMPLETION_INDEX) and write its part to --json, for graphcc merge (docs/scale-out.md)")
+	fs.StringVar(&o.shard, "shard", "", "run only shard I of N of the runs (I/N, I from 0; or env/N, I from $SLURM_ARRAY_TASK_ID or else $JOB_COMPLETION_INDEX) and write its part to --json, for graphcc merge (docs/scale-out.md)")
 	return cmd
 }
 

@@ -18,7 +18,7 @@ func TestEvalShard(t *testing.T) {
 	whole := run(t, args(base, "--out", filepath.Join(dir, "whole"))...)
 	run(t, args(base, "--shard", "0/2", "--json", filepath.Join(dir, "p0.json"))...)
 	t.Setenv("SLURM_ARRAY_TASK_ID", "1")
-	if out := run(t, args(base, "--shard", "2", "--json", filepath.Join(dir, "p1.json"))...); out != "" {
+	if out := run(t, args(base, "--shard", "env/2", "--json", filepath.Join(dir, "p1.json"))...); out != "" {
 		t.Errorf("a shard printed %q on stdout, want nothing", out)
 	}
 	merged := run(t, "merge", filepath.Join(dir, "p1.json"), filepath.Join(dir, "p0.json"), "--out", filepath.Join(dir, "merged"))
@@ -49,10 +49,10 @@ func TestEvalShardErrors(t *testing.T) {
 		args []string
 		want string
 	}{
-		{"no index", map[string]string{"SLURM_ARRAY_TASK_ID": "", "JOB_COMPLETION_INDEX": ""}, args(base, "--shard", "3", "--json", part),
-			"--shard 3: no shard index, and neither SLURM_ARRAY_TASK_ID nor JOB_COMPLETION_INDEX is set"},
-		{"bad index variable", map[string]string{"SLURM_ARRAY_TASK_ID": "", "JOB_COMPLETION_INDEX": "x"}, args(base, "--shard", "3", "--json", part),
-			`--shard 3: shard index from JOB_COMPLETION_INDEX="x"`},
+		{"no index", map[string]string{"SLURM_ARRAY_TASK_ID": "", "JOB_COMPLETION_INDEX": ""}, args(base, "--shard", "env/3", "--json", part),
+			"--shard env/3: no shard index, and neither SLURM_ARRAY_TASK_ID nor JOB_COMPLETION_INDEX is set"},
+		{"bad index variable", map[string]string{"SLURM_ARRAY_TASK_ID": "", "JOB_COMPLETION_INDEX": "x"}, args(base, "--shard", "env/3", "--json", part),
+			`--shard env/3: shard index from JOB_COMPLETION_INDEX="x"`},
 		{"index past the shards", nil, args(base, "--shard", "3/3", "--json", part), `--shard 3/3: shard index "3"`},
 		{"no json", nil, args(base, "--shard", "0/3"), "--shard 0/3: give --json PART.json"},
 		{"out", nil, args(base, "--shard", "0/3", "--json", part, "--out", dir), "--out with --shard"},
