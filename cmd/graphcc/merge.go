@@ -69,6 +69,13 @@ func newMergeCmd(logger loggerFunc) *cobra.Command {
 }
 
 func (o *mergeOpts) run(ctx context.Context, cmd *cobra.Command, paths []string, log *slog.Logger) error {
+	var ins []string
+	for _, p := range paths {
+		ins = append(ins, "part", p)
+	}
+	if err := checkDistinct([]string{"json", o.jsonOut}, ins); err != nil {
+		return err
+	}
 	parts, err := readParts(paths)
 	if err != nil {
 		return err

@@ -60,6 +60,7 @@ func TestEvalShardErrors(t *testing.T) {
 		{"merge: no part", nil, []string{"merge"}, "requires at least 1 arg"},
 		{"merge: missing file", nil, []string{"merge", filepath.Join(dir, "none.json")}, filepath.Join(dir, "none.json")},
 		{"merge: not a part", nil, []string{"merge", notPart}, notPart + ": not a graphcc part file"},
+		{"merge: json over a part", nil, []string{"merge", notPart, "--json", notPart}, "--json " + notPart + ": it is the input part " + notPart},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			for k, v := range tc.env {
