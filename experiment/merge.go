@@ -3,47 +3,42 @@ package experiment
 import (
 	"errors"
 	"fmt"
+	"io"
 	"strings"
 
 	"graphcc/policy"
 	"graphcc/replay"
 )
 
-// NamedPart is a part and the name of its file, which Merge's errors use.
-type NamedPart struct {
-	Name string
-	*Part
-}
-
 // checkParts checks that parts are the parts of every shard of one
 // evaluation, of kind, run by build: the same kind, build, config and
 // number of shards, each shard once. It returns them in shard order.
 // Its errors name the file at fault.
-func checkParts(parts []NamedPart, kind, build string) ([]NamedPart, error) {
+func checkParts(parts []*PartReader, kind, build string) ([]*PartReader, error) {
 	if len(parts) == 0 {
 		return nil, errors.New("no part files")
 	}
 	first := parts[0]
 	n := first.Shard.Count
-	byShard := make([]NamedPart, n)
+	byShard := make([]*PartReader, n)
 	for _, p := range parts {
 		switch {
 		case p.Kind != kind:
-			return nil, fmt.Errorf("%s: a part of kind %s, not %s", p.Name, p.Kind, kind)
+			return nil, fmt.Errorf("%s: a part of kind %s, not %s", p.name, p.Kind, kind)
 		case p.Build != build:
-			return nil, fmt.Errorf("%s: written by another graphcc build (%s), not this one (%s)", p.Name, p.Build, build)
+			return nil, fmt.Errorf("%s: written by another graphcc build (%s), not this one (%s)", p.name, p.Build, build)
 		case p.Fingerprint != first.Fingerprint:
-			return nil, fmt.Errorf("%s: a part of another evaluation than %s: its %s differ", p.Name, first.Name, strings.Join(configDiff(first.Part, p.Part), ", "))
+			return nil, fmt.Errorf("%s: a part of another evaluation than %s: its %s differ", p.name, first.name, strings.Join(configDiff(first.Part, p.Part), ", "))
 		case p.Shard.Count != n:
-			return nil, fmt.Errorf("%s: shard %s, a part of %d shards, but %s is of %d", p.Name, p.Shard, p.Shard.Count, first.Name, n)
-		case byShard[p.Shard.Index].Part != nil:
-			return nil, fmt.Errorf("%s: shard %s again: %s is that shard too", p.Name, p.Shard, byShard[p.Shard.Index].Name)
+			return nil, fmt.Errorf("%s: shard %s, a part of %d shards, but %s is of %d", p.name, p.Shard, p.Shard.Count, first.name, n)
+		case byShard[p.Shard.Index] != nil:
+			return nil, fmt.Errorf("%s: shard %s again: %s is that shard too", p.name, p.Shard, byShard[p.Shard.Index].name)
 		}
 		byShard[p.Shard.Index] = p
 	}
 	var missing []string
 	for i, p := range byShard {
-		if p.Part == nil {
+		if p == nil {
 			missing = append(missing, fmt.Sprint(i))
 		}
 	}
@@ -51,7 +46,7 @@ func checkParts(parts []NamedPart, kind, build string) ([]NamedPart, error) {
 		if len(missing) > 10 {
 			missing = append(missing[:10], "…")
 		}
-		return nil, fmt.Errorf("shard %s of %d missing: no part of %d given (%d parts, the first %s)", strings.Join(missing, ", "), n, n, len(parts), first.Name)
+		return nil, fmt.Errorf("shard %s of %d missing: no part of %d given (%d parts, the first %s)", strings.Join(missing, ", "), n, n, len(parts), first.name)
 	}
 	return byShard, nil
 }
@@ -62,8 +57,11 @@ func checkParts(parts []NamedPart, kind, build string) ([]NamedPart, error) {
 // runs' summaries carry (wall_seconds and peak_rss_bytes, Report's
 // exceptions), which are the parts' own. It refuses, naming the file,
 // parts of different evaluations (config), of another number of shards,
-// of another build, a shard given twice or missing.
-func Merge(parts []NamedPart, build string) (*Report, error) {
+// of another build, a shard given twice or missing, a damaged unit. It
+// reads the parts' units in step, in the units' canonical order, and
+// merges each policy's runs on a scenario as soon as it has every seed's,
+// so that it holds about one policy's records on one scenario at a time.
+func Merge(parts []*PartReader, build string) (*Report, error) {
 	byShard, err := checkParts(parts, PartEval, build)
 	if err != nil {
 		return nil, fmt.Errorf("merge: %w", err)
@@ -76,16 +74,27 @@ func Merge(parts []NamedPart, build string) (*Report, error) {
 }
 
 // mergeUnits builds the report of the units of byShard, every shard's
-// parts of one evaluation in shard order.
-func mergeUnits(byShard []NamedPart) (*Report, error) {
+// part of one evaluation in shard order.
+func mergeUnits(byShard []*PartReader) (*Report, error) {
 	c, err := byShard[0].Config.config()
 	if err != nil {
-		return nil, fmt.Errorf("%s: %w", byShard[0].Name, err)
+		return nil, fmt.Errorf("%s: %w", byShard[0].name, err)
 	}
 	e := newEvaluation(c, Shard{Index: 0, Count: 1})
+	n := len(byShard)
+	for u := range byShard[0].Config.units() {
+		pu, err := byShard[u%n].Next()
+		if err == io.EOF {
+			err = fmt.Errorf("%s: no unit %d", byShard[u%n].name, u)
+		}
+		if err != nil {
+			return nil, err
+		}
+		e.keep(u, &replay.Result{Summary: pu.Summary, FCT: pu.FCT}, pu.Rewards, pu.Flows, pu.FailedLinks)
+	}
 	for _, p := range byShard {
-		for _, u := range p.Units {
-			e.keep(u.Unit, &replay.Result{Summary: u.Summary, FCT: u.FCT}, u.Rewards, u.Flows, u.FailedLinks)
+		if _, err := p.Next(); err != io.EOF {
+			return nil, err
 		}
 	}
 	e.rep.setGeoMeans()

@@ -7,15 +7,12 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"fmt"
-	"io"
-	"math"
 	"slices"
 
 	"graphcc/control"
 	"graphcc/metrics"
 	"graphcc/replay"
 	"graphcc/scenario"
-	"graphcc/topo"
 	"graphcc/trace"
 )
 
@@ -247,157 +244,6 @@ func EvaluatePart(ctx context.Context, c Config, s Shard) (*Part, error) {
 		p.Units = append(p.Units, e.units[u])
 	}
 	return p, nil
-}
-
-// partJSON is a Part in its file.
-type partJSON struct {
-	Format      string          `json:"format"`
-	Kind        string          `json:"kind"`
-	Graphcc     string          `json:"graphcc"`
-	Shard       int             `json:"shard"`
-	Shards      int             `json:"shards"`
-	Fingerprint string          `json:"fingerprint"`
-	Config      PartConfig      `json:"config"`
-	Tune        *TunePartConfig `json:"tune,omitempty"`
-	Units       []unitJSON      `json:"units,omitempty"`
-	Runs        []TunePartRun   `json:"runs,omitempty"`
-}
-
-// unitJSON is a PartUnit in a part file.
-type unitJSON struct {
-	Unit        int             `json:"unit"`
-	Scenario    string          `json:"scenario"`
-	Policy      string          `json:"policy"`
-	Seed        uint64          `json:"seed"`
-	Flows       int             `json:"flows"`
-	FailedLinks []string        `json:"failed_links"`
-	Summary     metrics.Summary `json:"summary"`
-	Rewards     []*float64      `json:"rewards,omitempty"` // null: NaN
-	// FCT rows: src, dst, sport, dport, size (bytes), start, fct and
-	// standalone (ps).
-	FCT [][]int64 `json:"fct"`
-}
-
-// WritePart writes p as its file: one line of JSON (docs/formats.md).
-func WritePart(w io.Writer, p *Part) error {
-	pj := partJSON{Format: PartFormat, Kind: p.Kind, Graphcc: p.Build, Shard: p.Shard.Index, Shards: p.Shard.Count,
-		Fingerprint: p.Fingerprint, Config: p.Config, Tune: p.Tune, Units: make([]unitJSON, len(p.Units)), Runs: p.Runs}
-	for i, u := range p.Units {
-		uj := unitJSON{Unit: u.Unit, Scenario: u.Scenario, Policy: u.Policy, Seed: u.Seed, Flows: u.Flows,
-			FailedLinks: u.FailedLinks, Summary: u.Summary, Rewards: jsonFloats(u.Rewards), FCT: make([][]int64, len(u.FCT))}
-		for k, r := range u.FCT {
-			uj.FCT[k] = []int64{int64(r.Src), int64(r.Dst), int64(r.SPort), int64(r.DPort), r.Size, r.Start, r.FCT, r.Standalone}
-		}
-		pj.Units[i] = uj
-	}
-	enc := json.NewEncoder(w)
-	enc.SetEscapeHTML(false)
-	return enc.Encode(pj)
-}
-
-// ReadPart reads a part file (name names it in errors) and checks it
-// whole: its format, that its config is an evaluation's and matches its
-// fingerprint, that its units are exactly its shard's, each naming the
-// scenario, policy and seed of its place, with FCT rows of 8 numbers.
-func ReadPart(r io.Reader, name string) (*Part, error) {
-	b, err := io.ReadAll(r)
-	if err != nil {
-		return nil, fmt.Errorf("%s: %w", name, err)
-	}
-	var pj partJSON
-	if err := json.Unmarshal(b, &pj); err != nil {
-		// WritePart writes the format first.
-		if !bytes.HasPrefix(b, []byte(`{"format":"`+PartFormat+`"`)) {
-			return nil, fmt.Errorf("%s: not a graphcc part file (a shard's --json of graphcc eval --shard or tune --shard)", name)
-		}
-		return nil, fmt.Errorf("%s: damaged part file: %w", name, err)
-	}
-	if pj.Format != PartFormat {
-		return nil, fmt.Errorf("%s: not a graphcc part file: format %q, want %q", name, pj.Format, PartFormat)
-	}
-	p, err := pj.part()
-	if err != nil {
-		return nil, fmt.Errorf("%s: %w", name, err)
-	}
-	return p, nil
-}
-
-// part checks pj and returns its Part.
-func (pj *partJSON) part() (*Part, error) {
-	p := &Part{Kind: pj.Kind, Build: pj.Graphcc, Shard: Shard{Index: pj.Shard, Count: pj.Shards},
-		Config: pj.Config, Fingerprint: pj.Fingerprint, Tune: pj.Tune, Runs: pj.Runs}
-	switch {
-	case p.Kind != PartEval && p.Kind != PartTuneGrid:
-		return nil, fmt.Errorf("kind %q: want %s or %s", p.Kind, PartEval, PartTuneGrid)
-	case (p.Kind == PartTuneGrid) != (p.Tune != nil):
-		return nil, fmt.Errorf("a %s part with tune %v", p.Kind, p.Tune != nil)
-	case p.Shard == (Shard{}) || p.Shard.check() != nil:
-		return nil, fmt.Errorf("shard %d of %d: want 0 <= shard < shards <= %d", pj.Shard, pj.Shards, MaxShards)
-	}
-	if err := p.Config.check(); err != nil {
-		return nil, fmt.Errorf("config: %w", err)
-	}
-	if fp, err := fingerprint(&p.Config, p.Tune); err != nil || fp != p.Fingerprint {
-		return nil, fmt.Errorf("config does not match its fingerprint %s (edited or damaged)", p.Fingerprint)
-	}
-	if p.Kind == PartTuneGrid {
-		if len(pj.Units) > 0 {
-			return nil, fmt.Errorf("a %s part with units", p.Kind)
-		}
-		return p, p.checkRuns()
-	}
-	if len(pj.Runs) > 0 {
-		return nil, fmt.Errorf("a %s part with runs", p.Kind)
-	}
-	want := p.Shard.Units(p.Config.units())
-	if len(pj.Units) != len(want) {
-		return nil, fmt.Errorf("%d units, but shard %s of its evaluation has %d", len(pj.Units), p.Shard, len(want))
-	}
-	p.Units = make([]PartUnit, len(pj.Units))
-	for i, uj := range pj.Units {
-		u, err := uj.unit(&p.Config, want[i])
-		if err != nil {
-			return nil, fmt.Errorf("unit %d: %w", uj.Unit, err)
-		}
-		p.Units[i] = u
-	}
-	return p, nil
-}
-
-// unit checks uj, which should be unit want of pc, and returns it.
-func (uj *unitJSON) unit(pc *PartConfig, want int) (PartUnit, error) {
-	sc, pol, seed := pc.unit(want)
-	switch {
-	case uj.Unit != want:
-		return PartUnit{}, fmt.Errorf("in the place of unit %d", want)
-	case uj.Scenario != sc || uj.Policy != pol || uj.Seed != seed:
-		return PartUnit{}, fmt.Errorf("runs %s on %s at seed %d, but the config's unit %d is %s on %s at seed %d",
-			uj.Policy, uj.Scenario, uj.Seed, want, pol, sc, seed)
-	case uj.Rewards != nil && len(uj.Rewards) != len(pc.Rewards):
-		return PartUnit{}, fmt.Errorf("%d rewards' scores, want %d", len(uj.Rewards), len(pc.Rewards))
-	case uj.Flows < 0 || len(uj.FCT) > uj.Flows:
-		return PartUnit{}, fmt.Errorf("%d FCT records of %d flows", len(uj.FCT), uj.Flows)
-	}
-	u := PartUnit{Unit: uj.Unit, Scenario: uj.Scenario, Policy: uj.Policy, Seed: uj.Seed, Flows: uj.Flows,
-		FailedLinks: uj.FailedLinks, Summary: uj.Summary, FCT: make([]trace.FCT, len(uj.FCT))}
-	for k, row := range uj.FCT {
-		if len(row) != 8 || row[0] != int64(int32(row[0])) || row[1] != int64(int32(row[1])) ||
-			row[2] != int64(int(row[2])) || row[3] != int64(int(row[3])) {
-			return PartUnit{}, fmt.Errorf("FCT row %d: want 8 whole numbers, src dst sport dport size start fct standalone", k)
-		}
-		u.FCT[k] = trace.FCT{Src: topo.NodeID(row[0]), Dst: topo.NodeID(row[1]), SPort: int(row[2]), DPort: int(row[3]),
-			Size: row[4], Start: row[5], FCT: row[6], Standalone: row[7]}
-	}
-	if uj.Rewards != nil {
-		u.Rewards = make([]float64, len(uj.Rewards))
-		for k, v := range uj.Rewards {
-			u.Rewards[k] = math.NaN()
-			if v != nil {
-				u.Rewards[k] = *v
-			}
-		}
-	}
-	return u, nil
 }
 
 // configDiff names the fields of a's and b's configs (with their

@@ -8,6 +8,7 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
+	"slices"
 	"strings"
 	"testing"
 
@@ -45,18 +46,48 @@ func shardEval(t testing.TB) Config {
 	return c
 }
 
-// evalParts runs every shard of c's n and returns their parts, by build
-// "test".
-func evalParts(t testing.TB, c Config, n int) []NamedPart {
+// partFile is a part and the name of its file.
+type partFile struct {
+	name string
+	*Part
+}
+
+// open writes f's file and opens it.
+func (f partFile) open(t testing.TB) *PartReader {
 	t.Helper()
-	var parts []NamedPart
+	var b bytes.Buffer
+	if err := WritePart(&b, f.Part); err != nil {
+		t.Fatal(err)
+	}
+	pr, err := OpenPart(&b, f.name)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return pr
+}
+
+// openAll opens the files of parts.
+func openAll(t testing.TB, parts ...partFile) []*PartReader {
+	t.Helper()
+	var out []*PartReader
+	for _, p := range parts {
+		out = append(out, p.open(t))
+	}
+	return out
+}
+
+// evalParts runs every shard of c's n and returns their parts, by build
+// "test", named part-I.json.
+func evalParts(t testing.TB, c Config, n int) []partFile {
+	t.Helper()
+	var parts []partFile
 	for i := range n {
 		p, err := EvaluatePart(context.Background(), c, Shard{i, n})
 		if err != nil {
 			t.Fatal(err)
 		}
 		p.Build = "test"
-		parts = append(parts, NamedPart{Name: fmt.Sprintf("part-%d.json", i), Part: p})
+		parts = append(parts, partFile{fmt.Sprintf("part-%d.json", i), p})
 	}
 	return parts
 }
@@ -110,12 +141,8 @@ func TestMergeEqualsEvaluate(t *testing.T) {
 	for _, n := range []int{1, 3, 20} {
 		t.Run(fmt.Sprint(n), func(t *testing.T) {
 			parts := evalParts(t, c, n)
-			// Through their files, in another order.
-			for i, p := range parts {
-				parts[i] = roundTrip(t, p)
-			}
-			slicesReverse(parts)
-			merged, err := Merge(parts, "test")
+			slices.Reverse(parts) // in another order
+			merged, err := Merge(openAll(t, parts...), "test")
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -129,12 +156,6 @@ func TestMergeEqualsEvaluate(t *testing.T) {
 	}
 }
 
-func slicesReverse(p []NamedPart) {
-	for i, j := 0, len(p)-1; i < j; i, j = i+1, j-1 {
-		p[i], p[j] = p[j], p[i]
-	}
-}
-
 // firstDiff shows where a and b first differ.
 func firstDiff(a, b []byte) string {
 	i := 0
@@ -143,20 +164,6 @@ func firstDiff(a, b []byte) string {
 	}
 	lo := max(0, i-200)
 	return fmt.Sprintf("at byte %d of %d/%d:\n got …%s\nwant …%s", i, len(a), len(b), a[lo:min(len(a), i+200)], b[lo:min(len(b), i+200)])
-}
-
-// roundTrip writes p's file and reads it back.
-func roundTrip(t testing.TB, p NamedPart) NamedPart {
-	t.Helper()
-	var b bytes.Buffer
-	if err := WritePart(&b, p.Part); err != nil {
-		t.Fatal(err)
-	}
-	back, err := ReadPart(bytes.NewReader(b.Bytes()), p.Name)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return NamedPart{Name: p.Name, Part: back}
 }
 
 // TestPartRoundTrip: a part read from its file is the part written, and
@@ -252,24 +259,24 @@ func TestMergeRefusals(t *testing.T) {
 	rebuilt.Build = "graphcc v9"
 	for _, tc := range []struct {
 		name  string
-		parts []NamedPart
+		parts []partFile
 		want  string
 	}{
 		{"none", nil, "no part files"},
 		{"missing", two[:1], "shard 1 of 2 missing"},
-		{"duplicated", []NamedPart{two[0], two[1], {Name: "copy.json", Part: two[1].Part}}, "copy.json: shard 1/2 again: part-1.json is that shard too"},
-		{"another N", []NamedPart{two[0], {Name: "p3.json", Part: three[1].Part}}, "p3.json: shard 1/3, a part of 3 shards, but part-0.json is of 2"},
-		{"other flags", []NamedPart{two[0], {Name: "seeds.json", Part: otherParts[1].Part}}, "seeds.json: a part of another evaluation than part-0.json: its seeds differ"},
-		{"another build", []NamedPart{two[0], {Name: "v9.json", Part: &rebuilt}}, "v9.json: written by another graphcc build (graphcc v9), not this one (test)"},
+		{"duplicated", []partFile{two[0], two[1], {"copy.json", two[1].Part}}, "copy.json: shard 1/2 again: part-1.json is that shard too"},
+		{"another N", []partFile{two[0], {"p3.json", three[1].Part}}, "p3.json: shard 1/3, a part of 3 shards, but part-0.json is of 2"},
+		{"other flags", []partFile{two[0], {"seeds.json", otherParts[1].Part}}, "seeds.json: a part of another evaluation than part-0.json: its seeds differ"},
+		{"another build", []partFile{two[0], {"v9.json", &rebuilt}}, "v9.json: written by another graphcc build (graphcc v9), not this one (test)"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			_, err := Merge(tc.parts, "test")
+			_, err := Merge(openAll(t, tc.parts...), "test")
 			if err == nil || !strings.Contains(err.Error(), tc.want) {
 				t.Errorf("Merge: %v, want an error containing %q", err, tc.want)
 			}
 		})
 	}
-	if _, err := Merge(two, "test"); err != nil {
+	if _, err := Merge(openAll(t, two...), "test"); err != nil {
 		t.Errorf("the two parts: %v", err)
 	}
 }
@@ -281,6 +288,12 @@ func TestReadPartRefusals(t *testing.T) {
 	p := evalParts(t, c, 2)[0]
 	var good bytes.Buffer
 	if err := WritePart(&good, p.Part); err != nil {
+		t.Fatal(err)
+	}
+	cut := *p.Part
+	cut.Units = cut.Units[:1]
+	var short bytes.Buffer
+	if err := WritePart(&short, &cut); err != nil {
 		t.Fatal(err)
 	}
 	edit := func(old, new string) string {
@@ -309,7 +322,11 @@ func TestReadPartRefusals(t *testing.T) {
 		{"another kind", edit(`"kind":"eval"`, `"kind":"sim"`), `f.json: kind "sim"`},
 		{"unit moved", edit(`"unit":0,`, `"unit":1,`), "f.json: unit 1: in the place of unit 0"},
 		{"unit of another policy", edit(`"policy":"static"`, `"policy":"low"`), "f.json: unit 0: runs low on tiny at seed 1, but the config's unit 0 is static"},
-		{"short FCT row", edit(`"fct":[[`, `"fct":[[1,`), "f.json: unit 0: FCT row 0: want 8 whole numbers"},
+		{"unknown field", edit(`"kind":"eval"`, `"kind":"eval","extra":1`), `f.json: unknown field "extra"`},
+		{"field twice", edit(`"kind":"eval"`, `"kind":"eval","kind":"eval"`), `f.json: field "kind" twice`},
+		{"data after it", good.String() + "{}", "f.json: damaged part file: data after its object"},
+		{"a unit short", short.String(), "f.json: 1 units, but shard 0/2 of its evaluation has 2"},
+		{"short FCT row", edit(`"fct":[[`, `"fct":[[1,`), "f.json: damaged part file: unit 0: FCT row 0: want 8 whole numbers"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			_, err := ReadPart(strings.NewReader(tc.file), "f.json")

@@ -172,18 +172,18 @@ type TuneRunOptions struct {
 // confirmation), running those rounds here: its result is the one Tune of
 // the whole search returns. It refuses parts as Merge does, naming the
 // file.
-func MergeTune(ctx context.Context, parts []NamedPart, build string, o TuneRunOptions) (*TuneResult, error) {
+func MergeTune(ctx context.Context, parts []*PartReader, build string, o TuneRunOptions) (*TuneResult, error) {
 	byShard, err := checkParts(parts, PartTuneGrid, build)
 	if err != nil {
 		return nil, fmt.Errorf("merge: %w", err)
 	}
 	c, err := byShard[0].TuneConfig()
 	if err != nil {
-		return nil, fmt.Errorf("merge: %s: %w", byShard[0].Name, err)
+		return nil, fmt.Errorf("merge: %s: %w", byShard[0].name, err)
 	}
 	c.Workers, c.Batch, c.Progress, c.RunProgress = o.Workers, o.Batch, o.Progress, o.RunProgress
 	if err := c.setDefaults(); err != nil {
-		return nil, fmt.Errorf("merge: %s: tune: %w", byShard[0].Name, err)
+		return nil, fmt.Errorf("merge: %s: tune: %w", byShard[0].name, err)
 	}
 	cands := gridConfigs(c.Grid)
 	runs := make([]TuneRun, len(cands))

@@ -22,17 +22,17 @@ func shardTune() TuneConfig {
 }
 
 // tuneParts runs every shard of c's grid of n and returns their parts, by
-// build "test", through their files.
-func tuneParts(t *testing.T, c TuneConfig, n int) []NamedPart {
+// build "test", named tune-I.json.
+func tuneParts(t *testing.T, c TuneConfig, n int) []partFile {
 	t.Helper()
-	var parts []NamedPart
+	var parts []partFile
 	for i := range n {
 		p, err := TuneGridPart(context.Background(), c, Shard{i, n})
 		if err != nil {
 			t.Fatal(err)
 		}
 		p.Build = "test"
-		parts = append(parts, roundTrip(t, NamedPart{Name: fmt.Sprintf("tune-%d.json", i), Part: p}))
+		parts = append(parts, partFile{fmt.Sprintf("tune-%d.json", i), p})
 	}
 	return parts
 }
@@ -57,7 +57,7 @@ func TestMergeTuneEqualsTune(t *testing.T) {
 		t.Run(fmt.Sprint(n), func(t *testing.T) {
 			parts := tuneParts(t, c, n)
 			var rounds []string
-			res, err := MergeTune(context.Background(), parts, "test", TuneRunOptions{Workers: 2,
+			res, err := MergeTune(context.Background(), openAll(t, parts...), "test", TuneRunOptions{Workers: 2,
 				Progress: func(r TuneRound) { rounds = append(rounds, r.Name) }})
 			if err != nil {
 				t.Fatal(err)
@@ -88,21 +88,21 @@ func TestMergeTuneRefusals(t *testing.T) {
 	evals := evalParts(t, tinyEval(), 2)
 	for _, tc := range []struct {
 		name  string
-		parts []NamedPart
+		parts []partFile
 		want  string
 	}{
 		{"missing", parts[1:], "shard 0 of 2 missing"},
-		{"another search", []NamedPart{parts[0], {Name: "top2.json", Part: others[1].Part}}, "top2.json: a part of another evaluation than tune-0.json: its tune differ"},
-		{"an eval part", []NamedPart{parts[0], evals[1]}, "part-1.json: a part of kind eval, not tune-grid"},
+		{"another search", []partFile{parts[0], {"top2.json", others[1].Part}}, "top2.json: a part of another evaluation than tune-0.json: its tune differ"},
+		{"an eval part", []partFile{parts[0], evals[1]}, "part-1.json: a part of kind eval, not tune-grid"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			_, err := MergeTune(context.Background(), tc.parts, "test", TuneRunOptions{})
+			_, err := MergeTune(context.Background(), openAll(t, tc.parts...), "test", TuneRunOptions{})
 			if err == nil || !strings.Contains(err.Error(), tc.want) {
 				t.Errorf("MergeTune: %v, want an error containing %q", err, tc.want)
 			}
 		})
 	}
-	if _, err := Merge(parts, "test"); err == nil || !strings.Contains(err.Error(), "tune-0.json: a part of kind tune-grid, not eval") {
+	if _, err := Merge(openAll(t, parts...), "test"); err == nil || !strings.Contains(err.Error(), "tune-0.json: a part of kind tune-grid, not eval") {
 		t.Errorf("Merge of tune parts: %v", err)
 	}
 }

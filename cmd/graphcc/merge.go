@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bufio"
 	"context"
 	"fmt"
 	"log/slog"
@@ -76,10 +77,11 @@ func (o *mergeOpts) run(ctx context.Context, cmd *cobra.Command, paths []string,
 	if err := checkDistinct([]string{"json", o.jsonOut}, ins); err != nil {
 		return err
 	}
-	parts, err := readParts(paths)
+	parts, closeAll, err := openParts(paths)
 	if err != nil {
 		return err
 	}
+	defer closeAll()
 	build, err := version.ID()
 	if err != nil {
 		return err
@@ -103,19 +105,19 @@ func (o *mergeOpts) run(ctx context.Context, cmd *cobra.Command, paths []string,
 
 // runTune merges the parts of a search's grid, runs the rest of the
 // search and writes its result to --json.
-func (o *mergeOpts) runTune(ctx context.Context, cmd *cobra.Command, parts []experiment.NamedPart, build string) error {
+func (o *mergeOpts) runTune(ctx context.Context, cmd *cobra.Command, parts []*experiment.PartReader, build string) error {
 	switch {
 	case cmd.Flags().Changed("out"):
-		return fmt.Errorf("--out: the parts of tune --shard (%s) merge into a tune result, --json", parts[0].Name)
+		return fmt.Errorf("--out: the parts of tune --shard (%s) merge into a tune result, --json", parts[0].Name())
 	case o.jsonOut == "":
-		return fmt.Errorf("--json: give the file of the tune result that the parts of tune --shard (%s) merge into", parts[0].Name)
+		return fmt.Errorf("--json: give the file of the tune result that the parts of tune --shard (%s) merge into", parts[0].Name())
 	}
 	if err := checkOutputs("json", o.jsonOut); err != nil {
 		return err
 	}
 	c, err := parts[0].TuneConfig()
 	if err != nil {
-		return fmt.Errorf("%s: %w", parts[0].Name, err)
+		return fmt.Errorf("%s: %w", parts[0].Name(), err)
 	}
 	bar := newMeter(cmd.ErrOrStderr(), "tune", "rounds", c.Rounds())
 	done := 0
@@ -139,20 +141,28 @@ func (o *mergeOpts) runTune(ctx context.Context, cmd *cobra.Command, parts []exp
 	return nil
 }
 
-// readParts reads the part files at paths.
-func readParts(paths []string) ([]experiment.NamedPart, error) {
-	var parts []experiment.NamedPart
+// openParts opens the part files at paths and reads their headers; the
+// merge reads their units in step. closeAll closes them.
+func openParts(paths []string) (parts []*experiment.PartReader, closeAll func(), err error) {
+	var files []*os.File
+	closeAll = func() {
+		for _, f := range files {
+			f.Close()
+		}
+	}
 	for _, path := range paths {
 		f, err := os.Open(path)
 		if err != nil {
-			return nil, err
+			closeAll()
+			return nil, nil, err
 		}
-		p, err := experiment.ReadPart(f, path)
-		f.Close()
+		files = append(files, f)
+		p, err := experiment.OpenPart(bufio.NewReaderSize(f, 1<<20), path)
 		if err != nil {
-			return nil, err
+			closeAll()
+			return nil, nil, err
 		}
-		parts = append(parts, experiment.NamedPart{Name: path, Part: p})
+		parts = append(parts, p)
 	}
-	return parts, nil
+	return parts, closeAll, nil
 }
