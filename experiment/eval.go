@@ -143,7 +143,7 @@ func Evaluate(ctx context.Context, c Config) (*Report, error) {
 	if err := c.validate(); err != nil {
 		return nil, fmt.Errorf("evaluate: %w", err)
 	}
-	e := newEvaluation(c)
+	e := newEvaluation(c, Shard{})
 	if err := e.runAll(ctx); err != nil {
 		return nil, fmt.Errorf("evaluate: %w", err)
 	}
@@ -194,17 +194,22 @@ type sharedTrace struct {
 	left  atomic.Int32
 }
 
-// evaluation is the state of one Evaluate: the runs' shared traces and
-// the results waiting to be merged. Runs are jobs numbered scenario-major,
-// then seed, then policy, so that the policies of one trace run close
-// together; results are indexed (scenario, policy, seed).
+// evaluation is the state of one Evaluate (or EvaluatePart, or Merge):
+// the runs' shared traces and the results waiting to be merged. Runs are
+// jobs numbered scenario-major, then seed, then policy, so that the
+// policies of one trace run close together; results are indexed
+// (scenario, policy, seed), the units' canonical order (unitIndex).
 type evaluation struct {
 	c                Config
 	rep              *Report
 	refIdx           int
 	yardIdx          []int // the yardsticks' indices in c.Policies
 	nsc, npol, nseed int
+	jobs             []int         // the jobs to run: all, or a shard's
 	traces           []sharedTrace // per (scenario, seed)
+	// units, for a part (EvaluatePart), receive each run's result instead
+	// of merging it; nil otherwise.
+	units []PartUnit
 	// Results of (scenario, policy) wait until every seed has run, then are
 	// merged in seed order and dropped.
 	results []*replay.Result
@@ -217,7 +222,9 @@ type evaluation struct {
 	unmerged []atomic.Int32 // per scenario, the policies not merged yet
 }
 
-func newEvaluation(c Config) *evaluation {
+// newEvaluation prepares the runs of c's units in shard s (the zero
+// Shard: all of them).
+func newEvaluation(c Config, s Shard) *evaluation {
 	nsc, npol, nseed := len(c.Scenarios), len(c.Policies), len(c.Seeds)
 	e := &evaluation{
 		c: c, rep: newReport(c), nsc: nsc, npol: npol, nseed: nseed,
@@ -232,8 +239,12 @@ func newEvaluation(c Config) *evaluation {
 	for _, y := range c.Yardsticks {
 		e.yardIdx = append(e.yardIdx, slices.Index(e.rep.Policies, y))
 	}
-	for i := range e.traces {
-		e.traces[i].left.Store(int32(npol))
+	for job := range nsc * npol * nseed {
+		si, ki, pi := e.jobUnit(job)
+		if s.Has(e.unitIndex(si, pi, ki)) {
+			e.jobs = append(e.jobs, job)
+			e.traces[si*nseed+ki].left.Add(1)
+		}
 	}
 	for i := range e.pending {
 		e.pending[i].Store(int32(nseed))
@@ -244,15 +255,28 @@ func newEvaluation(c Config) *evaluation {
 	return e
 }
 
-// runAll runs every job, c.Workers at a time, and returns the first error,
-// or the cause of ctx being done between runs.
+// jobUnit returns the scenario, seed and policy indices of job.
+func (e *evaluation) jobUnit(job int) (si, ki, pi int) {
+	si, rest := job/(e.nseed*e.npol), job%(e.nseed*e.npol)
+	return si, rest / e.npol, rest % e.npol
+}
+
+// unitIndex is the index of the run of policy pi on scenario si at seed
+// index ki in the units' canonical order: scenario-major, then policy,
+// then seed, the order of the results (and of the units of a part).
+func (e *evaluation) unitIndex(si, pi, ki int) int {
+	return (si*e.npol+pi)*e.nseed + ki
+}
+
+// runAll runs every job of e.jobs, c.Workers at a time, and returns the
+// first error, or the cause of ctx being done between runs.
 func (e *evaluation) runAll(ctx context.Context) error {
-	total := e.nsc * e.npol * e.nseed
+	total := len(e.jobs)
 	workers := e.c.Workers
 	if workers <= 0 {
 		workers = runtime.GOMAXPROCS(0)
 	}
-	workers = min(workers, total)
+	workers = min(workers, max(total, 1))
 
 	ctx, cancel := context.WithCancelCause(ctx)
 	defer cancel(nil)
@@ -274,11 +298,11 @@ func (e *evaluation) runAll(ctx context.Context) error {
 	for range workers {
 		wg.Go(func() {
 			for {
-				job := int(next.Add(1) - 1)
-				if job >= total || ctx.Err() != nil {
+				n := int(next.Add(1) - 1)
+				if n >= total || ctx.Err() != nil {
 					return
 				}
-				if err := e.run(ctx, job); err != nil {
+				if err := e.run(ctx, e.jobs[n]); err != nil {
 					fail(err)
 					return
 				}
@@ -321,8 +345,7 @@ func (e *evaluation) trace(si, ki int) (*topo.Fabric, []trace.Flow, error) {
 
 // run runs job: one policy on one trace.
 func (e *evaluation) run(ctx context.Context, job int) error {
-	si, rest := job/(e.nseed*e.npol), job%(e.nseed*e.npol)
-	ki, pi := rest/e.npol, rest%e.npol
+	si, ki, pi := e.jobUnit(job)
 	sc, seed, pol := e.c.Scenarios[si], e.c.Seeds[ki], e.c.Policies[pi]
 	f, flows, err := e.trace(si, ki)
 	if err != nil {
@@ -351,20 +374,40 @@ func (e *evaluation) run(ctx context.Context, job int) error {
 	if err != nil {
 		return fmt.Errorf("scenario %s, seed %d, policy %s: %w", sc.Name, seed, pol.Name, err)
 	}
-	at := (si*e.npol+pi)*e.nseed + ki
+	at := e.unitIndex(si, pi, ki)
+	var rewards []float64
 	if sc0 != nil {
-		e.rewards[at] = sc0.means()
+		rewards = sc0.means()
 	}
+	var failed []string
+	if e.units != nil || pi == 0 { // the report takes a trace's from its first policy's run
+		failed = failedLinks(sc, f)
+	}
+	if e.units != nil {
+		e.units[at] = PartUnit{Unit: at, Scenario: sc.Name, Policy: pol.Name, Seed: seed, Flows: len(flows),
+			FailedLinks: failed, Summary: res.Summary, FCT: res.FCT, Rewards: rewards}
+		return nil
+	}
+	e.keep(at, res, rewards, len(flows), failed)
+	return nil
+}
+
+// keep records the result of unit at (with its rewards' scores, its
+// trace's flows and failed links) and merges its policy's runs on its
+// scenario once every seed has run.
+func (e *evaluation) keep(at int, res *replay.Result, rewards []float64, flows int, failed []string) {
+	si, rest := at/(e.npol*e.nseed), at%(e.npol*e.nseed)
+	pi, ki := rest/e.nseed, rest%e.nseed
+	e.rewards[at] = rewards
 	if pi == 0 {
 		sr := &e.rep.Scenarios[si]
-		sr.Flows[ki] = len(flows)
-		sr.FailedLinks[ki] = failedLinks(sc, f)
+		sr.Flows[ki] = flows
+		sr.FailedLinks[ki] = failed
 	}
 	e.results[at] = res
 	if e.pending[si*e.npol+pi].Add(-1) == 0 {
 		e.merge(si, pi)
 	}
-	return nil
 }
 
 // scorer wraps policy in the scores of c.Rewards on fabric f, over the

@@ -278,13 +278,15 @@ func Tune(ctx context.Context, c TuneConfig) (*TuneResult, error) {
 		return nil, fmt.Errorf("tune: %w", err)
 	}
 	t := &tuner{c: c, seen: map[string]bool{}, prior: prior}
-	grid := make([]Candidate, len(c.Grid))
-	for i, s := range c.Grid {
-		grid[i] = Candidate{Setting: s}
-	}
-	if err := t.round(ctx, "grid", grid); err != nil {
+	if err := t.round(ctx, "grid", gridConfigs(c.Grid)); err != nil {
 		return nil, err
 	}
+	return t.afterGrid(ctx)
+}
+
+// afterGrid runs the rounds after the grid and returns the result.
+func (t *tuner) afterGrid(ctx context.Context) (*TuneResult, error) {
+	c := t.c
 	if err := t.refine(ctx, "refine", t.ecnNeighbours, c.Refine); err != nil {
 		return nil, err
 	}

@@ -31,6 +31,14 @@ type Named struct {
 	// Evaluate calls it for every scenario before its first run, so that
 	// a missing file fails an evaluation at once, not midway.
 	Check func(sc scenario.Scenario) error
+	// Inputs, if set, describes what the policy's runs on scenario sc
+	// depend on besides its Name and the graphcc build: the digest of the
+	// model file it loads (graphcc:FILE, acc:FILE), the best_policy of
+	// the tune result it runs (tuned:FILE, tuned:DIR), how it trains on
+	// the spot (acc). An evaluation's part files record it, so that
+	// graphcc merge refuses parts whose policies ran differently; nil for
+	// a policy its Name describes whole.
+	Inputs func(sc scenario.Scenario) (string, error)
 }
 
 // Static is the static baseline: Alibaba's thresholds on every port,

@@ -154,6 +154,9 @@ type def struct {
 	// setsHosts marks a policy that sets the hosts' DCQCN constants
 	// itself, every interval: it takes no HostsMark.
 	setsHosts bool
+	// inputs, if set, returns Named.Inputs of the spec's arguments (nil
+	// where the spec describes the policy whole).
+	inputs func(args string) func(scenario.Scenario) (string, error)
 }
 
 // defs is the registry: the ECN control policies, static and the learned
@@ -203,12 +206,14 @@ func defs(ctx context.Context, env Env, withIdeal bool) []def {
 					"(static:KMIN_KB,KMAX_KB,PMAX or edge:…, with the hosts' DCQCN constants where tune set them); " +
 					"tuned:DIR: on each scenario the best_policy of DIR/<scenario>.json, that scenario's tune result (the per-scenario tuned constant; " +
 					"on a named scenario only: eval's, sim --scenario's)"},
-			build: buildTuned,
+			build:  buildTuned,
+			inputs: tunedInputs,
 		},
 		{
 			Spec: Spec{Name: "graphcc", Usage: "graphcc[:MODEL]",
 				Help: "graphcc: the GraphCC model built into the binary; graphcc:FILE: a model trained by graphcc train"},
-			build: plain(func(args string) (Factory, error) { return GraphCC(args) }),
+			build:  plain(func(args string) (Factory, error) { return GraphCC(args) }),
+			inputs: fileInputs,
 		},
 		{
 			Spec: Spec{Name: "acc", Usage: "acc[:MODEL]",
@@ -221,6 +226,12 @@ func defs(ctx context.Context, env Env, withIdeal bool) []def {
 				}
 				return ACC(ctx, env), nil
 			}),
+			inputs: func(args string) func(scenario.Scenario) (string, error) {
+				if args != "" {
+					return fileInputs(args)
+				}
+				return accInputs(env)
+			},
 		},
 	}
 	if withIdeal {
@@ -320,7 +331,11 @@ func lookup(spec string, defs []def) (Named, error) {
 			}
 			f = WithHosts(f, hp)
 		}
-		return Named{Name: canonical(spec, defs), New: f, Run: d.run, Check: check}, nil
+		np := Named{Name: canonical(spec, defs), New: f, Run: d.run, Check: check}
+		if d.inputs != nil {
+			np.Inputs = d.inputs(args)
+		}
+		return np, nil
 	}
 	names := make([]string, len(defs))
 	usages := make([]string, len(defs))
@@ -447,25 +462,31 @@ func buildTuned(args string) (Factory, func(scenario.Scenario) error, error) {
 // policy of its best_policy (a fixed setting: parseFixed), and the scenario it was tuned on (its
 // scenario field, "" without one).
 func loadTuned(path string) (Factory, string, error) {
+	f, sc, _, err := loadTunedSpec(path)
+	return f, sc, err
+}
+
+// loadTunedSpec is loadTuned that also returns the best_policy spec.
+func loadTunedSpec(path string) (Factory, string, string, error) {
 	b, err := os.ReadFile(path)
 	if err != nil {
-		return nil, "", err
+		return nil, "", "", err
 	}
 	var r struct {
 		Scenario   string `json:"scenario"`
 		BestPolicy string `json:"best_policy"`
 	}
 	if err := json.Unmarshal(b, &r); err != nil {
-		return nil, "", fmt.Errorf("%s: not a tune result: %w", path, err)
+		return nil, "", "", fmt.Errorf("%s: not a tune result: %w", path, err)
 	}
 	if r.BestPolicy == "" {
-		return nil, "", fmt.Errorf("%s: no best_policy", path)
+		return nil, "", "", fmt.Errorf("%s: no best_policy", path)
 	}
 	f, err := parseFixed(r.BestPolicy)
 	if err != nil {
-		return nil, "", fmt.Errorf("%s: best_policy %q: %w", path, r.BestPolicy, err)
+		return nil, "", "", fmt.Errorf("%s: best_policy %q: %w", path, r.BestPolicy, err)
 	}
-	return f, r.Scenario, nil
+	return f, r.Scenario, r.BestPolicy, nil
 }
 
 // parseFixed parses a spec of fixed settings, static or edge, with the

@@ -19,6 +19,7 @@ import (
 
 	"graphcc/control"
 	"graphcc/experiment"
+	"graphcc/internal/version"
 	"graphcc/policy"
 	"graphcc/replay"
 	"graphcc/scenario"
@@ -45,6 +46,7 @@ type evalOpts struct {
 	accEps       int
 	rewards      string
 	list         bool
+	shard        string
 }
 
 // evalLong is eval's help.
@@ -124,7 +126,11 @@ The default seeds, 1001 to 1010, are reserved for evaluation: graphcc
 train refuses them as validation seeds,
 and draws its episode traces from 64-bit seeds derived from its own seed,
 which meet one of them with a probability of about 1e-16. A progress
-bar of the runs is drawn on stderr when it is a terminal.`
+bar of the runs is drawn on stderr when it is a terminal.
+
+--shard I/N (env/N: I from a Slurm array's or a Kubernetes Indexed Job's
+variable) runs only shard I of the runs and writes its part to --json;
+graphcc merge of every shard's part writes this report (docs/scale-out.md).`
 }
 
 func newEvalCmd(logger loggerFunc) *cobra.Command {
@@ -171,6 +177,7 @@ func newEvalCmd(logger loggerFunc) *cobra.Command {
 	o.hw.addFlags(fs)
 	hideECNFlags(fs)
 	fs.StringVar(&o.interval, "interval", o.interval, "control interval")
+	fs.StringVar(&o.shard, "shard", "", "run only shard I of N of the runs (I/N, I from 0; or env/N, I from $SLURM_ARRAY_TASK_ID or else $JOB_COMPLETION_INDEX) and write its part to --json, for graphcc merge (docs/scale-out.md)")
 	return cmd
 }
 
@@ -340,14 +347,11 @@ func (o *evalOpts) run(ctx context.Context, cmd *cobra.Command, log *slog.Logger
 	if err != nil {
 		return err
 	}
-	if err := checkOutDir(o.out); err != nil {
-		return err
+	if o.shard != "" || cmd.Flags().Changed("shard") {
+		return o.runShard(ctx, cmd, c, log)
 	}
-	// --json may go into --out, which is created after the run.
-	if o.jsonOut != "" && filepath.Clean(filepath.Dir(o.jsonOut)) != filepath.Clean(o.out) {
-		if err := checkOutputs("json", o.jsonOut); err != nil {
-			return err
-		}
+	if err := checkReportOutputs(o.out, o.jsonOut); err != nil {
+		return err
 	}
 	total := len(c.Scenarios) * len(c.Policies) * len(c.Seeds)
 	log.Info("evaluating", "scenarios", len(c.Scenarios), "policies", len(c.Policies), "seeds", len(c.Seeds), "runs", total)
@@ -360,7 +364,28 @@ func (o *evalOpts) run(ctx context.Context, cmd *cobra.Command, log *slog.Logger
 		return err
 	}
 	log.Info("evaluated", "wall", time.Since(start).Round(time.Millisecond))
-	written, err := o.writeReport(rep, log)
+	return printReport(cmd, rep, o.out, o.jsonOut, log)
+}
+
+// checkReportOutputs fails early when --out cannot be a directory of
+// outputs or --json a file.
+func checkReportOutputs(out, jsonOut string) error {
+	if err := checkOutDir(out); err != nil {
+		return err
+	}
+	// --json may go into --out, which is created after the run.
+	if jsonOut != "" && filepath.Clean(filepath.Dir(jsonOut)) != filepath.Clean(out) {
+		if err := checkOutputs("json", jsonOut); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// printReport writes rep as eval does, into out (and jsonOut unless ""),
+// prints its Markdown on stdout and the files written on stderr.
+func printReport(cmd *cobra.Command, rep *experiment.Report, out, jsonOut string, log *slog.Logger) error {
+	written, err := writeReport(rep, out, jsonOut, log)
 	if err != nil {
 		return err
 	}
@@ -369,25 +394,65 @@ func (o *evalOpts) run(ctx context.Context, cmd *cobra.Command, log *slog.Logger
 	}
 	var wrote outputs
 	for _, name := range written {
-		wrote.add(filepath.Join(o.out, name))
+		wrote.add(filepath.Join(out, name))
 	}
-	if o.jsonOut != "" {
-		wrote.add(o.jsonOut)
+	if jsonOut != "" {
+		wrote.add(jsonOut)
 	}
 	wrote.report(cmd.ErrOrStderr())
 	return nil
 }
 
-// writeReport writes the report and its figures into --out (and --json),
-// removes the figures an earlier eval left there of scenarios not
-// evaluated again, and returns the names of the files it wrote in --out.
-// The manifest (.graphcc-eval) lists every file eval wrote there at every
-// moment, so that a failure leaves none unlisted.
-func (o *evalOpts) writeReport(rep *experiment.Report, log *slog.Logger) ([]string, error) {
-	if err := os.MkdirAll(o.out, 0o755); err != nil {
+// runShard runs shard --shard of the evaluation c and writes its part to
+// --json.
+func (o *evalOpts) runShard(ctx context.Context, cmd *cobra.Command, c experiment.Config, log *slog.Logger) error {
+	shard, err := experiment.ParseShard(o.shard, os.LookupEnv)
+	if err != nil {
+		return fmt.Errorf("--shard %s: %w", o.shard, err)
+	}
+	switch {
+	case o.jsonOut == "":
+		return fmt.Errorf("--shard %s: give --json PART.json, the file of the shard's part (graphcc merge reads the parts)", o.shard)
+	case cmd.Flags().Changed("out"):
+		return fmt.Errorf("--out with --shard: a shard writes only its part (--json); graphcc merge --out writes the report")
+	}
+	if err := checkOutputs("json", o.jsonOut); err != nil {
+		return err
+	}
+	build, err := version.ID()
+	if err != nil {
+		return err
+	}
+	total := len(shard.Units(len(c.Scenarios) * len(c.Policies) * len(c.Seeds)))
+	log.Info("evaluating a shard", "shard", shard.String(), "runs", total)
+	bar := newMeter(cmd.ErrOrStderr(), "eval "+shard.String(), "runs", total)
+	c.Progress = func(done, _ int) { bar.step(done, "") }
+	start := time.Now()
+	part, err := experiment.EvaluatePart(ctx, c, shard)
+	bar.done()
+	if err != nil {
+		return err
+	}
+	log.Info("evaluated a shard", "shard", shard.String(), "runs", total, "wall", time.Since(start).Round(time.Millisecond))
+	part.Build = build
+	var wrote outputs
+	if err := wrote.write("json", o.jsonOut, func(w io.Writer) error { return experiment.WritePart(w, part) }); err != nil {
+		return err
+	}
+	wrote.report(cmd.ErrOrStderr())
+	return nil
+}
+
+// writeReport writes the report and its figures into out (and jsonOut
+// unless ""), removes the figures an earlier eval left there of scenarios
+// not evaluated again, and returns the names of the files it wrote in
+// out. The manifest (.graphcc-eval) lists every file eval wrote there at
+// every moment, so that a failure leaves none unlisted.
+func writeReport(rep *experiment.Report, out, jsonOut string, log *slog.Logger) ([]string, error) {
+	if err := os.MkdirAll(out, 0o755); err != nil {
 		return nil, fmt.Errorf("--out: %w", err)
 	}
-	before := readEvalManifest(o.out)
+	before := readEvalManifest(out)
 	written := []string{"report.md"}
 	for i := range rep.Scenarios {
 		written = append(written, rep.FigureFile(i))
@@ -399,17 +464,17 @@ func (o *evalOpts) writeReport(rep *experiment.Report, log *slog.Logger) ([]stri
 			planned = append(planned, n)
 		}
 	}
-	if err := writeEvalManifest(o.out, planned); err != nil {
+	if err := writeEvalManifest(out, planned); err != nil {
 		return nil, err
 	}
-	if _, err := rep.WriteFigures(o.out); err != nil {
+	if _, err := rep.WriteFigures(out); err != nil {
 		return nil, fmt.Errorf("--out: %w", err)
 	}
-	if err := writeOutput("out", filepath.Join(o.out, "report.md"), rep.WriteMarkdown); err != nil {
+	if err := writeOutput("out", filepath.Join(out, "report.md"), rep.WriteMarkdown); err != nil {
 		return nil, err
 	}
-	if o.jsonOut != "" {
-		if err := writeOutput("json", o.jsonOut, rep.WriteJSON); err != nil {
+	if jsonOut != "" {
+		if err := writeOutput("json", jsonOut, rep.WriteJSON); err != nil {
 			return nil, err
 		}
 	}
@@ -420,13 +485,13 @@ func (o *evalOpts) writeReport(rep *experiment.Report, log *slog.Logger) ([]stri
 		if slices.Contains(written, name) {
 			continue
 		}
-		if err := os.Remove(filepath.Join(o.out, name)); err == nil {
-			log.Info("removed a figure of an earlier eval", "file", filepath.Join(o.out, name))
+		if err := os.Remove(filepath.Join(out, name)); err == nil {
+			log.Info("removed a figure of an earlier eval", "file", filepath.Join(out, name))
 		} else if !errors.Is(err, fs.ErrNotExist) {
 			kept, rmErr = append(kept, name), fmt.Errorf("--out: %w", err)
 		}
 	}
-	if err := writeEvalManifest(o.out, kept); err != nil {
+	if err := writeEvalManifest(out, kept); err != nil {
 		return nil, err
 	}
 	return written, rmErr

@@ -16,12 +16,11 @@ import (
 	"log/slog"
 	"os"
 	"os/signal"
-	"runtime"
-	"runtime/debug"
-	"strings"
 	"syscall"
 
 	"github.com/spf13/cobra"
+
+	"graphcc/internal/version"
 )
 
 func main() {
@@ -81,7 +80,7 @@ load with a 16:1 incast every 1 ms, for 25 ms of arrivals.`,
 		newGenCmd(logger),
 		newSimCmd(logger),
 		newBenchCmd(logger),
-		newEvalCmd(logger), newTrainCmd(logger), newTuneCmd(),
+		newEvalCmd(logger), newMergeCmd(logger), newTrainCmd(logger), newTuneCmd(),
 		newCompareCmd(logger), newSummarizeCmd(),
 		newTestbedCmd(logger),
 		newVersionCmd(),
@@ -111,22 +110,7 @@ func newVersionCmd() *cobra.Command {
 		Short:   "Print the build's module version and Go version",
 		Args:    cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			version := "(devel)"
-			var rev []string
-			if bi, ok := debug.ReadBuildInfo(); ok {
-				if bi.Main.Version != "" {
-					version = bi.Main.Version
-				}
-				for _, s := range bi.Settings {
-					if s.Key == "vcs.revision" || s.Key == "vcs.modified" {
-						rev = append(rev, s.Key+"="+s.Value)
-					}
-				}
-			}
-			line := fmt.Sprintf("graphcc %s %s %s/%s", version, runtime.Version(), runtime.GOOS, runtime.GOARCH)
-			if len(rev) > 0 {
-				line += " " + strings.Join(rev, " ")
-			}
+			line := version.Line()
 			_, err := fmt.Fprintln(cmd.OutOrStdout(), line)
 			return err
 		},

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"os"
 	"strings"
 	"text/tabwriter"
 	"time"
@@ -12,6 +13,7 @@ import (
 	"github.com/spf13/pflag"
 
 	"graphcc/experiment"
+	"graphcc/internal/version"
 	"graphcc/scenario"
 )
 
@@ -29,6 +31,8 @@ type tuneOpts struct {
 	roles        bool
 	reuse        string
 	out          string
+	shard        string
+	jsonOut      string
 }
 
 // tuneLong is tune's help.
@@ -67,7 +71,13 @@ Neither --seeds nor --confirm-seeds may hold the evaluation seeds
 (--workers). Progress goes to stderr, a line per round; the summary to
 stdout; the result, as JSON (docs/formats.md), to --out. Its best_policy
 is a spec that sim --policy, eval --policies and testbed run --policies
-take, and tuned:FILE runs it.`
+take, and tuned:FILE runs it.
+
+--shard I/N runs only shard I of N of the grid round (every Nth distinct
+configuration of the grid, on every scenario and validation seed) and
+writes its part to --json; graphcc merge of every shard's part runs the
+rounds after the grid and the confirmation, which depend on the grid's
+scores, and writes the result tune writes (docs/scale-out.md).`
 
 func newTuneCmd() *cobra.Command {
 	o := tuneOpts{
@@ -86,7 +96,8 @@ func newTuneCmd() *cobra.Command {
   graphcc tune --scenario websearch60 --seeds 2001-2005 --top 5 --out websearch60.json
   graphcc tune --grid paper --dcqcn --roles --out fb60-joint.json  # hosts' DCQCN and port roles too
   graphcc tune --scenario all --grid paper --refine 1 --out global.json  # one setting for the whole suite
-  graphcc tune --scenario all --grid paper --reuse models/tuned --out global.json  # scores the per-scenario searches made already`,
+  graphcc tune --scenario all --grid paper --reuse models/tuned --out global.json  # scores the per-scenario searches made already
+  graphcc tune --grid paper --shard 0/4 --json part-0.json          # a quarter of the grid; graphcc merge part-*.json --json fb60.json`,
 		Short: "Find the best fixed ECN setting (and DCQCN constants) of a scenario or a suite: grid, refinement, confirmation",
 		Long:  tuneLong,
 		Args:  cobra.NoArgs,
@@ -108,6 +119,8 @@ func newTuneCmd() *cobra.Command {
 	fs.IntVar(&o.workers, "workers", 0, "simulations run at once (0: one per CPU)")
 	fs.StringVar(&o.reuse, "reuse", "", "directory of one-scenario tune results (DIR/<scenario>.json, e.g. models/tuned): with several scenarios, a configuration such a file ran on the same seeds and hardware is not simulated again on its scenario; the winner is run again and must score as its files say")
 	fs.StringVar(&o.out, "out", o.out, "JSON result file")
+	fs.StringVar(&o.shard, "shard", "", "run only shard I of N of the grid round (I/N, I from 0; or env/N, I from $SLURM_ARRAY_TASK_ID or else $JOB_COMPLETION_INDEX) and write its part to --json, for graphcc merge (docs/scale-out.md)")
+	fs.StringVar(&o.jsonOut, "json", "", "with --shard, the file of the shard's part")
 	return cmd
 }
 
@@ -179,6 +192,12 @@ func (o *tuneOpts) run(ctx context.Context, cmd *cobra.Command) error {
 	if err != nil {
 		return err
 	}
+	if o.shard != "" || cmd.Flags().Changed("shard") {
+		return o.runShard(ctx, cmd, c)
+	}
+	if o.jsonOut != "" {
+		return fmt.Errorf("--json %s: only a shard (--shard) writes a part; the result goes to --out", o.jsonOut)
+	}
 	if err := checkOutputs("out", o.out); err != nil {
 		return err
 	}
@@ -199,6 +218,45 @@ func (o *tuneOpts) run(ctx context.Context, cmd *cobra.Command) error {
 		return err
 	}
 	if err := writeTuneSummary(cmd.OutOrStdout(), res, time.Since(start)); err != nil {
+		return err
+	}
+	wrote.report(cmd.ErrOrStderr())
+	return nil
+}
+
+// runShard runs shard --shard of the grid of the search c and writes
+// its part to --json.
+func (o *tuneOpts) runShard(ctx context.Context, cmd *cobra.Command, c experiment.TuneConfig) error {
+	shard, err := experiment.ParseShard(o.shard, os.LookupEnv)
+	if err != nil {
+		return fmt.Errorf("--shard %s: %w", o.shard, err)
+	}
+	switch {
+	case o.jsonOut == "":
+		return fmt.Errorf("--shard %s: give --json PART.json, the file of the shard's part (graphcc merge reads the parts)", o.shard)
+	case cmd.Flags().Changed("out"):
+		return fmt.Errorf("--out with --shard: a shard writes only its part (--json); graphcc merge --json writes the result")
+	case o.reuse != "":
+		return fmt.Errorf("--reuse with --shard: a shard runs its part of the grid whole (reuse the priors in one process instead)")
+	}
+	if err := checkOutputs("json", o.jsonOut); err != nil {
+		return err
+	}
+	build, err := version.ID()
+	if err != nil {
+		return err
+	}
+	total := len(shard.Units(experiment.GridSize(c.Grid))) * len(c.Scenarios) * len(c.Seeds)
+	bar := newMeter(cmd.ErrOrStderr(), "tune grid "+shard.String(), "runs", total)
+	c.RunProgress = func(done, _ int) { bar.step(done, "") }
+	part, err := experiment.TuneGridPart(ctx, c, shard)
+	bar.done()
+	if err != nil {
+		return err
+	}
+	part.Build = build
+	var wrote outputs
+	if err := wrote.write("json", o.jsonOut, func(w io.Writer) error { return experiment.WritePart(w, part) }); err != nil {
 		return err
 	}
 	wrote.report(cmd.ErrOrStderr())

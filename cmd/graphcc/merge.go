@@ -1,0 +1,168 @@
+package main
+
+import (
+	"bufio"
+	"context"
+	"fmt"
+	"log/slog"
+	"os"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"graphcc/experiment"
+	"graphcc/internal/version"
+)
+
+// mergeOpts are the flags of graphcc merge.
+type mergeOpts struct {
+	out     string
+	jsonOut string
+	workers int
+}
+
+// mergeLong is merge's help.
+const mergeLong = `merge puts together the parts that the shards of a sweep wrote (graphcc
+eval --shard I/N --json part-I.json, one per shard, any engine running
+them) and writes what the sweep run in one process writes: for eval, the
+Markdown report on stdout, report.md and the figures in --out and the JSON
+report in --json, the very same bytes but for the machine's figures
+(wall_seconds and peak_rss_bytes of the runs' summaries, which are the
+shards' own).
+
+The parts of graphcc tune --shard I/N --json part-I.json hold the scores
+of the grid round only: merge then runs the rest of the search here (the
+refinement, DCQCN and role rounds around the grid's leaders, and the
+confirmation, with --workers simulations at once), prints tune's summary
+and writes the result tune --out writes, the same bytes, to --json.
+
+It refuses, naming the file: a file that is not a part; parts of
+different evaluations (other scenarios, policies or their inputs, seeds,
+simulator, reference, yardsticks or rewards: their configs' fingerprints
+differ); a part of another number of shards; a shard given twice or
+missing; a part written by another graphcc build than this one (graphcc
+version, and the executable's SHA-256 unless the build stamps a clean VCS
+revision: shards and merge must run one binary or image).
+
+docs/scale-out.md describes sharding, part files (docs/formats.md) and the
+job files of Slurm and Kubernetes.`
+
+func newMergeCmd(logger loggerFunc) *cobra.Command {
+	o := mergeOpts{out: "eval-out"}
+	cmd := &cobra.Command{
+		Use: "merge PART... [flags]",
+		Example: `  graphcc merge part-*.json --json all.json --out suite      # eval's report of every shard's runs
+  graphcc merge parts/part-0.json parts/part-1.json --out eval-out
+  graphcc merge tune-part-*.json --json fb60.json --workers 2   # tune --shard's grid, then the rest of the search here`,
+		Short: "Merge the parts of a sharded eval into its report, or of a sharded tune's grid into its result",
+		Long:  mergeLong,
+		Args:  cobra.MinimumNArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			return o.run(cmd.Context(), cmd, args, logger(cmd))
+		},
+	}
+	fs := cmd.Flags()
+	fs.SortFlags = false
+	fs.StringVar(&o.out, "out", o.out, "directory of report.md and the figures (created if missing; its parent must exist), as eval's")
+	fs.StringVar(&o.jsonOut, "json", "", "also write the report as JSON here, as eval's --json; of tune parts, the tune result (tune's --out)")
+	fs.IntVar(&o.workers, "workers", 0, "of tune parts: simulations run at once in the rounds after the grid (0: one per CPU)")
+	return cmd
+}
+
+func (o *mergeOpts) run(ctx context.Context, cmd *cobra.Command, paths []string, log *slog.Logger) error {
+	var ins []string
+	for _, p := range paths {
+		ins = append(ins, "part", p)
+	}
+	if err := checkDistinct([]string{"json", o.jsonOut}, ins); err != nil {
+		return err
+	}
+	parts, closeAll, err := openParts(paths)
+	if err != nil {
+		return err
+	}
+	defer closeAll()
+	build, err := version.ID()
+	if err != nil {
+		return err
+	}
+	if o.workers < 0 {
+		return fmt.Errorf("--workers %d: must not be negative (0 = one per CPU)", o.workers)
+	}
+	if parts[0].Kind == experiment.PartTuneGrid {
+		return o.runTune(ctx, cmd, parts, build)
+	}
+	if err := checkReportOutputs(o.out, o.jsonOut); err != nil {
+		return err
+	}
+	rep, err := experiment.Merge(parts, build)
+	if err != nil {
+		return err
+	}
+	log.Info("merged", "parts", len(parts), "scenarios", len(rep.Scenarios), "policies", len(rep.Policies), "seeds", len(rep.Seeds))
+	return printReport(cmd, rep, o.out, o.jsonOut, log)
+}
+
+// runTune merges the parts of a search's grid, runs the rest of the
+// search and writes its result to --json.
+func (o *mergeOpts) runTune(ctx context.Context, cmd *cobra.Command, parts []*experiment.PartReader, build string) error {
+	switch {
+	case cmd.Flags().Changed("out"):
+		return fmt.Errorf("--out: the parts of tune --shard (%s) merge into a tune result, --json", parts[0].Name())
+	case o.jsonOut == "":
+		return fmt.Errorf("--json: give the file of the tune result that the parts of tune --shard (%s) merge into", parts[0].Name())
+	}
+	if err := checkOutputs("json", o.jsonOut); err != nil {
+		return err
+	}
+	c, err := parts[0].TuneConfig()
+	if err != nil {
+		return fmt.Errorf("%s: %w", parts[0].Name(), err)
+	}
+	bar := newMeter(cmd.ErrOrStderr(), "tune", "rounds", c.Rounds())
+	done := 0
+	start := time.Now()
+	res, err := experiment.MergeTune(ctx, parts, build, experiment.TuneRunOptions{Workers: o.workers, Progress: func(r experiment.TuneRound) {
+		done++
+		bar.step(done, fmt.Sprintf("%s, %d settings run; best %s, mean slowdown %.3f", r.Name, r.Settings, r.Best, r.Score))
+	}})
+	bar.done()
+	if err != nil {
+		return err
+	}
+	var wrote outputs
+	if err := wrote.write("json", o.jsonOut, res.WriteJSON); err != nil {
+		return err
+	}
+	if err := writeTuneSummary(cmd.OutOrStdout(), res, time.Since(start)); err != nil {
+		return err
+	}
+	wrote.report(cmd.ErrOrStderr())
+	return nil
+}
+
+// openParts opens the part files at paths and reads their headers; the
+// merge reads their units in step. closeAll closes them.
+func openParts(paths []string) (parts []*experiment.PartReader, closeAll func(), err error) {
+	var files []*os.File
+	closeAll = func() {
+		for _, f := range files {
+			f.Close()
+		}
+	}
+	for _, path := range paths {
+		f, err := os.Open(path)
+		if err != nil {
+			closeAll()
+			return nil, nil, err
+		}
+		files = append(files, f)
+		p, err := experiment.OpenPart(bufio.NewReaderSize(f, 1<<20), path)
+		if err != nil {
+			closeAll()
+			return nil, nil, err
+		}
+		parts = append(parts, p)
+	}
+	return parts, closeAll, nil
+}

@@ -1,0 +1,81 @@
+package policy
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"runtime"
+
+	"graphcc/scenario"
+)
+
+// fileInputs is Named.Inputs of a policy that loads the file at path (a
+// model file), "sha256:HEX" of its bytes; nil for "" (the model built
+// into the binary, which the build identifies).
+func fileInputs(path string) func(scenario.Scenario) (string, error) {
+	if path == "" {
+		return nil
+	}
+	return func(scenario.Scenario) (string, error) { return FileDigest(path) }
+}
+
+// FileDigest returns "sha256:HEX", the SHA-256 of the file at path.
+func FileDigest(path string) (string, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return "", err
+	}
+	defer f.Close()
+	h := sha256.New()
+	if _, err := io.Copy(h, f); err != nil {
+		return "", fmt.Errorf("%s: %w", path, err)
+	}
+	return "sha256:" + hex.EncodeToString(h.Sum(nil)), nil
+}
+
+// accInputs is Named.Inputs of acc trained on the spot: its episodes and
+// the trainer's parallelism, GOMAXPROCS, on which its floating-point
+// summation order, and so its agents, depend (gnn.TrainConfig.Workers).
+// The simulator it trains in is the evaluation's, recorded apart.
+func accInputs(env Env) func(scenario.Scenario) (string, error) {
+	episodes := env.ACCEpisodes
+	if episodes == 0 {
+		episodes = DefaultACCEpisodes
+	}
+	return func(scenario.Scenario) (string, error) {
+		return fmt.Sprintf("trained on the scenario: %d episodes, GOMAXPROCS %d", episodes, runtime.GOMAXPROCS(0)), nil
+	}
+}
+
+// tunedInputs is Named.Inputs of tuned:FILE and tuned:DIR: the
+// best_policy each scenario runs, which is all of the result file that a
+// run depends on.
+func tunedInputs(args string) func(scenario.Scenario) (string, error) {
+	return func(sc scenario.Scenario) (string, error) {
+		path := args
+		if st, err := os.Stat(args); err == nil && st.IsDir() {
+			if filepath.Base(sc.Name) != sc.Name || sc.Name == "." || sc.Name == ".." || sc.Name == "" {
+				return "", fmt.Errorf("tuned:%s: scenario %q cannot name a file in it", args, sc.Name)
+			}
+			path = filepath.Join(args, sc.Name+TunedExt)
+		}
+		best, err := tunedBest(path)
+		if err != nil {
+			return "", err
+		}
+		return "best_policy " + Canonical(best), nil
+	}
+}
+
+// tunedBest returns the best_policy of the tune result file at path.
+func tunedBest(path string) (string, error) {
+	_, _, best, err := loadTunedSpec(path)
+	if errors.Is(err, os.ErrNotExist) {
+		return "", fmt.Errorf("tune result %s: %w", path, err)
+	}
+	return best, err
+}
