@@ -450,10 +450,11 @@ func (t *tuner) round(ctx context.Context, name string, cands []Candidate) error
 
 // scenarioScore is a configuration's mean slowdown on one scenario, with
 // its values leaving out each validation seed (nil when it came from a
-// prior result).
+// prior result, or with too few seeds for intervals).
 type scenarioScore struct {
-	mean float64
-	loo  []float64
+	mean  float64
+	loo   []float64
+	prior bool // from a prior result
 }
 
 // score returns the runs of cands in round name: each scenario's score
@@ -470,7 +471,7 @@ func (t *tuner) score(ctx context.Context, cands []Candidate, name string) ([]Tu
 		var idx []int
 		for i, c := range cands {
 			if v, ok := t.priorScore(j, c.Spec()); ok {
-				per[i][j].mean = v
+				per[i][j] = scenarioScore{mean: v, prior: true}
 			} else {
 				idx = append(idx, i)
 			}
@@ -555,7 +556,7 @@ func (t *tuner) scoreRun(c Candidate, name string, per []scenarioScore) TuneRun 
 		if len(per) > 1 {
 			r.PerScenario = append(r.PerScenario, sc.mean)
 		}
-		if sc.loo == nil {
+		if sc.prior {
 			r.Reused++
 		}
 		if len(sc.loo) != len(loo) {
