@@ -89,12 +89,9 @@ func TestSlurmSweep(t *testing.T) {
 		if _, stderr, code := graphcc(t, bin, dir, args...); code != 0 {
 			t.Fatalf("graphcc eval (single process) exited %d: %s", code, stderr)
 		}
-		singleWall := time.Since(start)
+		t.Logf("the sweep took %v in one process", time.Since(start).Round(time.Millisecond))
 		out := filepath.Join(dir, "sweep")
-		start = time.Now()
 		submitSweep(ctx, t, c, bin, out, 2)
-		t.Logf("the sweep took %v in one process, %v as 2 shards and a merge on the local Slurm (%d CPUs)",
-			singleWall.Round(time.Millisecond), time.Since(start).Round(time.Millisecond), c.CPUs)
 		sameJSON(t, single+".json", filepath.Join(out, "all.json"))
 		sameFiles(t, single, filepath.Join(out, "report"))
 	})
@@ -126,6 +123,7 @@ func submitSweep(ctx context.Context, t *testing.T, c *slurmtest.Cluster, graphc
 	if err != nil {
 		t.Fatal(err)
 	}
+	start := time.Now()
 	cmd := c.Command(ctx, script, sweepFlags...)
 	cmd.Env = append(cmd.Env, "GRAPHCC="+graphcc, fmt.Sprintf("SHARDS=%d", shards), "CPUS=1",
 		"TIME=00:05:00", "MERGE_TIME=00:05:00", "OUT="+out)
@@ -161,6 +159,8 @@ func submitSweep(ctx context.Context, t *testing.T, c *slurmtest.Cluster, graphc
 	if t.Failed() {
 		t.FailNow()
 	}
+	t.Logf("%d shards and the merge ran on the local Slurm (%d CPUs) in %v from submission to the merge's end",
+		shards, c.CPUs, time.Since(start).Round(time.Millisecond))
 }
 
 // stderrOf returns what a failed command printed on stderr.

@@ -76,9 +76,11 @@ func Start(ctx context.Context, tb testing.TB) *Cluster {
 		}
 		os.RemoveAll(c.Dir)
 	})
+	begin := time.Now()
 	if err := c.start(ctx); err != nil {
 		tb.Fatalf("start the test Slurm cluster in %s: %v", c.Dir, err)
 	}
+	tb.Logf("slurmtest: a one-node Slurm cluster of %d CPUs in %s, its node idle %v after the start", c.CPUs, c.Dir, time.Since(begin).Round(time.Millisecond))
 	return c
 }
 
