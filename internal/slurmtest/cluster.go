@@ -86,13 +86,18 @@ func Start(ctx context.Context, tb testing.TB) *Cluster {
 
 // newCluster makes the cluster's directory and writes its configuration
 // and MUNGE key.
-func newCluster() (*Cluster, error) {
+func newCluster() (c *Cluster, err error) {
 	// Not tb.TempDir: a Unix socket's path has at most 107 bytes, and a
 	// test's name is in the path of its TempDir.
 	dir, err := os.MkdirTemp("", "slurmtest")
 	if err != nil {
 		return nil, err
 	}
+	defer func() {
+		if err != nil {
+			os.RemoveAll(dir)
+		}
+	}()
 	u, err := user.Current()
 	if err != nil {
 		return nil, fmt.Errorf("the current user: %w", err)
@@ -102,27 +107,27 @@ func newCluster() (*Cluster, error) {
 		return nil, err
 	}
 	cfg := Config{Dir: dir, CtldPort: ports[0], SlurmdPort: ports[1], CPUs: runtime.NumCPU(), User: u.Username}
-	c := &Cluster{Dir: dir, Conf: cfg.confPath(), CPUs: cfg.CPUs}
+	c = &Cluster{Dir: dir, Conf: cfg.confPath(), CPUs: cfg.CPUs}
 	c.env = append(cleanEnv(os.Environ()), "SLURM_CONF="+c.Conf, MarkerEnv+"="+dir)
 	// The MUNGE socket's directory must be searchable by everyone; Slurm's
 	// spool, state and log directories are made by their daemons.
 	if err := os.Chmod(dir, 0o755); err != nil {
-		return c, err
+		return nil, err
 	}
 	for _, d := range []string{cfg.mungeDir(), cfg.logDir()} {
 		if err := os.Mkdir(d, 0o755); err != nil {
-			return c, err
+			return nil, err
 		}
 	}
 	key := make([]byte, 128)
 	if _, err := rand.Read(key); err != nil {
-		return c, fmt.Errorf("MUNGE key: %w", err)
+		return nil, fmt.Errorf("MUNGE key: %w", err)
 	}
 	if err := os.WriteFile(filepath.Join(cfg.mungeDir(), "munge.key"), key, 0o600); err != nil {
-		return c, err
+		return nil, err
 	}
 	if err := os.WriteFile(c.Conf, []byte(cfg.SlurmConf()), 0o644); err != nil {
-		return c, err
+		return nil, err
 	}
 	return c, nil
 }
@@ -183,8 +188,10 @@ func (c *Cluster) startDaemon(name string, args ...string) error {
 	cmd := exec.Command(name, args...)
 	cmd.Env = c.env
 	cmd.Stdout, cmd.Stderr = out, out
-	// Its own process group: a ^C to the test is the test's to handle.
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	// Its own process group: a ^C to the test is the test's to handle. If
+	// the test process dies without stopping the cluster (a test binary's
+	// timeout), the daemons are told to end too.
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGTERM}
 	if err := cmd.Start(); err != nil {
 		return fmt.Errorf("start %s: %w", name, err)
 	}
