@@ -10,6 +10,7 @@ import (
 	"path/filepath"
 	"reflect"
 	"sort"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -51,9 +52,11 @@ esac
 // submits sweeps to it with the shipped deploy/slurm/submit.sh: first with
 // a stand-in for graphcc that records how each job ran it, then, if the
 // built graphcc has eval --shard, the real sweep, whose merged report and
-// JSON must equal the single-process eval's.
+// JSON must equal the single-process eval's. It logs the wall times of
+// both (GRAPHCC_SLURM_SWEEP, below, times a bigger sweep).
 func TestSlurmSweep(t *testing.T) {
-	ctx, cancel := context.WithTimeout(context.Background(), 4*time.Minute)
+	flags, shards, limit := sweepSettings(t)
+	ctx, cancel := context.WithTimeout(context.Background(), limit)
 	defer cancel()
 	bin := graphccBinary(t)
 	c := slurmtest.Start(ctx, t)
@@ -65,7 +68,7 @@ func TestSlurmSweep(t *testing.T) {
 			t.Fatal(err)
 		}
 		out := filepath.Join(dir, "sweep")
-		submitSweep(ctx, t, c, fake, out, 3)
+		submitSweep(ctx, t, c, fake, out, 3, sweepFlags)
 		var want strings.Builder
 		for i := range 3 {
 			fmt.Fprintf(&want, "task=%d\nargs=eval --workers 1 %s --shard env/3 --json %s\n",
@@ -85,16 +88,42 @@ func TestSlurmSweep(t *testing.T) {
 		dir := t.TempDir()
 		single := filepath.Join(dir, "single")
 		start := time.Now()
-		args := append(append([]string{"eval"}, sweepFlags...), "--json", single+".json", "--out", single)
+		args := append(append([]string{"eval"}, flags...), "--json", single+".json", "--out", single)
 		if _, stderr, code := graphcc(t, bin, dir, args...); code != 0 {
 			t.Fatalf("graphcc eval (single process) exited %d: %s", code, stderr)
 		}
 		t.Logf("the sweep took %v in one process", time.Since(start).Round(time.Millisecond))
-		out := filepath.Join(dir, "sweep")
-		submitSweep(ctx, t, c, bin, out, 2)
-		sameJSON(t, single+".json", filepath.Join(out, "all.json"))
-		sameFiles(t, single, filepath.Join(out, "report"))
+		for _, n := range shards {
+			out := filepath.Join(dir, fmt.Sprintf("sweep-%d", n))
+			submitSweep(ctx, t, c, bin, out, n, flags)
+			sameJSON(t, single+".json", filepath.Join(out, "all.json"))
+			sameFiles(t, single, filepath.Join(out, "report"))
+		}
 	})
+}
+
+// sweepSettings returns the real sweep's eval flags, its shard counts and
+// the test's time limit: sweepFlags in 2 shards within 4 minutes, unless
+// GRAPHCC_SLURM_SWEEP gives other eval flags (split on spaces; then the
+// limit is an hour) and GRAPHCC_SLURM_SHARDS other counts (such as "2 4"),
+// to time a bigger sweep as docs/scale-out.md did.
+func sweepSettings(t *testing.T) ([]string, []int, time.Duration) {
+	flags, limit := sweepFlags, 4*time.Minute
+	if v := os.Getenv("GRAPHCC_SLURM_SWEEP"); v != "" {
+		flags, limit = strings.Fields(v), time.Hour
+	}
+	shards := []int{2}
+	if v := os.Getenv("GRAPHCC_SLURM_SHARDS"); v != "" {
+		shards = nil
+		for _, f := range strings.Fields(v) {
+			n, err := strconv.Atoi(f)
+			if err != nil || n < 1 {
+				t.Fatalf("GRAPHCC_SLURM_SHARDS=%q: want shard counts of at least 1", v)
+			}
+			shards = append(shards, n)
+		}
+	}
+	return flags, shards, limit
 }
 
 // requireShardFlags skips t unless bin has eval --shard and merge: the
@@ -113,18 +142,18 @@ func requireShardFlags(t *testing.T, bin string) {
 	}
 }
 
-// submitSweep submits the sweep of sweepFlags as deploy/slurm/submit.sh
-// does, in shards shards of one CPU each, running graphcc, into out, and
-// waits for the array and the merge job; it fails t, with the jobs' logs,
-// unless all of them completed.
-func submitSweep(ctx context.Context, t *testing.T, c *slurmtest.Cluster, graphcc, out string, shards int) {
+// submitSweep submits the sweep of the eval flags with deploy/slurm/submit.sh,
+// in shards shards of one CPU each, running graphcc, into out, and waits
+// for the array and the merge job; it fails t, with the jobs' logs, unless
+// all of them completed.
+func submitSweep(ctx context.Context, t *testing.T, c *slurmtest.Cluster, graphcc, out string, shards int, flags []string) {
 	t.Helper()
 	script, err := filepath.Abs("../deploy/slurm/submit.sh")
 	if err != nil {
 		t.Fatal(err)
 	}
 	start := time.Now()
-	cmd := c.Command(ctx, script, sweepFlags...)
+	cmd := c.Command(ctx, script, flags...)
 	cmd.Env = append(cmd.Env, "GRAPHCC="+graphcc, fmt.Sprintf("SHARDS=%d", shards), "CPUS=1",
 		"TIME=00:05:00", "MERGE_TIME=00:05:00", "OUT="+out)
 	stdout, err := cmd.Output()
