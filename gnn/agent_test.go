@@ -9,7 +9,9 @@ import (
 	"testing"
 
 	"graphcc/control"
+	"graphcc/replay"
 	"graphcc/topo"
+	"graphcc/workload"
 )
 
 // agentFailedClos is the default Clos without leaf0-spine1.
@@ -346,5 +348,44 @@ func TestNewSwitchViewErrors(t *testing.T) {
 	}
 	if _, err := NewPerSwitch(NewModel(nnNewRand(1)), multi, FeatureConfig{}); err == nil {
 		t.Error("per-switch policy on a two-link host's fabric: no error")
+	}
+}
+
+// TestPerSwitchSimulator: in the simulator the per-switch policy with
+// ideal delivery gives the central policy's flow completion times record
+// for record, with the shipped model on the default Clos and with a failed
+// link.
+func TestPerSwitchSimulator(t *testing.T) {
+	m, err := EmbeddedModel()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, f := range []*topo.Fabric{nnDefaultClos(t), agentFailedClos(t)} {
+		gen := workload.DefaultGen()
+		gen.Duration = 2 * topo.Millisecond
+		flows, err := workload.Generate(f, gen)
+		if err != nil {
+			t.Fatal(err)
+		}
+		ps, err := NewPerSwitch(m, f, FeatureConfig{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		ps.Shuffle(1)
+		var res [2]*replay.Result
+		for i, p := range []control.Policy{NewGraphCC(m, f, FeatureConfig{}), ps} {
+			if res[i], err = replay.Run(replay.Config{Fabric: f, Flows: flows, Policy: p, Seed: 1}); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if len(res[0].FCT) == 0 || !slices.Equal(res[0].FCT, res[1].FCT) {
+			t.Errorf("%d links: %d central FCT records, %d per-switch, or they differ", len(f.Links), len(res[0].FCT), len(res[1].FCT))
+		}
+		if len(res[0].Summary.ECNSettings) < 2 || !slices.Equal(res[0].Summary.ECNSettings, res[1].Summary.ECNSettings) {
+			t.Errorf("%d links: settings used %v central, %v per-switch", len(f.Links), res[0].Summary.ECNSettings, res[1].Summary.ECNSettings)
+		}
+		if ps.Messages() == 0 || ps.Messages()%int64(ps.MessagesPerStep()) != 0 {
+			t.Errorf("%d messages, not a whole number of steps of %d", ps.Messages(), ps.MessagesPerStep())
+		}
 	}
 }
