@@ -93,11 +93,13 @@ type Agent struct {
 	hostIn   []int32       // per host: the row of the switch's port to it, B_i of the host's port
 	received []bool        // per remote port: its message of the current round arrived
 	nRecv    int
-	next     int // the next round to compute, 1..K; K+1 when done
+	next     int    // the next round to compute, 1..K; K+1 when done
+	step     uint32 // the step in progress: Begin calls since NewAgent or Reset, less 1
+	begun    bool   // Begin has been called since NewAgent or Reset
 
 	h       [][]float32 // h[k], k = 0..K-1: rows×H (own and host rows)
 	a, b    []float32   // this round's receiver and sender parts, rows×H
-	hin     []float32   // the received states, rows×H (remote rows)
+	hin     [][]float32 // per round k-1: the last states received, rows×H (remote rows)
 	agg     []float32   // rows×3H
 	hid, hn []float32   // rows×H
 	r, m    []float32   // the edge kernel's scratch
@@ -185,7 +187,11 @@ func (ag *Agent) alloc() {
 	for k := range ag.h {
 		ag.h[k] = per()
 	}
-	ag.a, ag.b, ag.hin, ag.hid, ag.hn = per(), per(), per(), per(), per()
+	ag.a, ag.b, ag.hid, ag.hn = per(), per(), per(), per()
+	ag.hin = make([][]float32, s.K)
+	for k := range ag.hin {
+		ag.hin[k] = per()
+	}
 	ag.agg = alignedFloat32s(ag.rows * 3 * H)
 	ag.r, ag.m = alignedFloat32s(8*H), alignedFloat32s(H)
 	nh := 0

@@ -39,7 +39,17 @@ func (ag *Agent) Begin(x []float64) {
 	ag.next = 1
 	clear(ag.received)
 	ag.nRecv = 0
+	if ag.begun {
+		ag.step++
+	}
+	ag.begun = true
 }
+
+// Step returns the control step in progress, counted from 0 at the first
+// Begin after NewAgent or Reset (it wraps at 2^32): the step a message
+// carries on the wire (agentmsg.Message.Step). Receive takes no step: the
+// transport drops a message of another step before it.
+func (ag *Agent) Step() uint32 { return ag.step }
 
 // row returns the row of the i-th local port: an egress port for i <
 // Ports(), a host's NIC port after.
@@ -99,7 +109,7 @@ func (ag *Agent) Receive(k int, from topo.PortID, h []float32) error {
 	}
 	H := ag.w.shape.Hidden
 	row := ag.remOff + j
-	copy(ag.hin[row*H:row*H+len(h)], h)
+	copy(ag.hin[k-1][row*H:row*H+len(h)], h)
 	ag.received[j] = true
 	ag.nRecv++
 	return nil
@@ -120,11 +130,32 @@ func (ag *Agent) Round(k int) error {
 	if m := ag.Missing(); m > 0 {
 		return fmt.Errorf("agent of switch %d: round %d lacks %d of its %d messages", ag.view.Switch, k, m, len(ag.remote))
 	}
+	ag.round(k)
+	return nil
+}
+
+// RoundFallback is Round for a round whose deadline has passed: each
+// message of round k that did not arrive is replaced by the last one
+// received from the same port in round k of an earlier step (zeros if none
+// ever came), and the round is computed. It returns the number of messages
+// replaced; with none it is Round. Results with a replaced message are
+// not the central step's. It fails only on a round that is not the next.
+func (ag *Agent) RoundFallback(k int) (int, error) {
+	if k != ag.next {
+		return 0, fmt.Errorf("agent of switch %d: round %d computed at round %d", ag.view.Switch, k, ag.next)
+	}
+	m := ag.Missing()
+	ag.round(k)
+	return m, nil
+}
+
+// round computes round k (Round) from the states in hin.
+func (ag *Agent) round(k int) {
 	c, s := ag.w, ag.w.shape
 	H := s.Hidden
 	if n := len(ag.remote); n > 0 {
 		o := ag.remOff * H
-		gemm(c.asm, ag.b[o:], H, ag.hin[o:], H, align4(n), ag.msgLen(k), c.msgW1u, H, H, c.zeros, false)
+		gemm(c.asm, ag.b[o:], H, ag.hin[k-1][o:], H, align4(n), ag.msgLen(k), c.msgW1u, H, H, c.zeros, false)
 	}
 	hp := ag.h[k-1]
 	for i := range ag.nOwn {
@@ -153,7 +184,6 @@ func (ag *Agent) Round(k int) error {
 	ag.next++
 	clear(ag.received)
 	ag.nRecv = 0
-	return nil
 }
 
 // aggregate sets row r of agg to [h_v, min, max] of the messages from the
@@ -228,12 +258,17 @@ func (ag *Agent) Ports() int { return ag.nOwn }
 // own.
 func (ag *Agent) Hosts() []topo.PortID { return ag.hosts[:len(ag.hosts):len(ag.hosts)] }
 
-// Reset forgets the feature history, for a new run.
+// Reset forgets the feature history and the messages received, for a new
+// run.
 func (ag *Agent) Reset() {
 	ag.fz.Reset()
+	for _, h := range ag.hin {
+		clear(h)
+	}
 	ag.next = 1
 	clear(ag.received)
 	ag.nRecv = 0
+	ag.step, ag.begun = 0, false
 }
 
 // Load re-snapshots m's parameters; m must have the agent's shape.

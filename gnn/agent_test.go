@@ -389,3 +389,172 @@ func TestPerSwitchSimulator(t *testing.T) {
 		}
 	}
 }
+
+// BenchmarkPerSwitchDefault is BenchmarkStepDefault run as one agent per
+// switch with ideal delivery: every agent's step and the exchange, in one
+// goroutine.
+func BenchmarkPerSwitchDefault(b *testing.B) {
+	f := nnDefaultClos(b)
+	ps, err := NewPerSwitch(NewModel(nnNewRand(1)), f, FeatureConfig{})
+	if err != nil {
+		b.Fatal(err)
+	}
+	tel := nnBenchTelemetry(f, 2)
+	ecn := control.StaticSettings(f)
+	b.ReportAllocs()
+	for b.Loop() {
+		ps.Decide(tel, ecn)
+	}
+	b.ReportMetric(float64(ps.MessagesPerStep()), "messages/step")
+}
+
+// BenchmarkAgentLeafDefault is one leaf's agent's share of a step on the
+// default Clos (6 host ports, 2 spine ports): Observe, the K rounds with
+// its messages already received, the readout.
+func BenchmarkAgentLeafDefault(b *testing.B) {
+	f := nnDefaultClos(b)
+	leaf0, _ := f.NodeByName("leaf0")
+	v, err := NewSwitchView(f, leaf0)
+	if err != nil {
+		b.Fatal(err)
+	}
+	ag := NewAgent(NewModel(nnNewRand(1)), v, FeatureConfig{})
+	full := nnBenchTelemetry(f, 2)
+	tel := &control.Telemetry{Interval: full.Interval}
+	for _, vp := range v.Ports {
+		tel.Ports = append(tel.Ports, full.Ports[vp.Port])
+	}
+	for _, p := range ag.Hosts() {
+		tel.Ports = append(tel.Ports, full.Ports[p])
+	}
+	h := make([]float32, Hidden)
+	b.ReportAllocs()
+	for b.Loop() {
+		ag.Observe(tel)
+		for k := 1; k <= ag.w.shape.K; k++ {
+			for _, p := range ag.remote {
+				if err := ag.Receive(k, p, h[:ag.msgLen(k)]); err != nil {
+					b.Fatal(err)
+				}
+			}
+			if err := ag.Round(k); err != nil {
+				b.Fatal(err)
+			}
+		}
+	}
+}
+
+// TestAgentFallback: a round computed past its deadline without a
+// neighbour's message (RoundFallback) computes exactly as if that
+// neighbour had sent again its message of the same round of the previous
+// step, or zeros before it ever sent one, and counts the message replaced.
+func TestAgentFallback(t *testing.T) {
+	f := nnDefaultClos(t)
+	m := inferModel(DefaultShape(), 3)
+	ps, err := newPerSwitch(m, f, FeatureConfig{}, haveAVX2FMA())
+	if err != nil {
+		t.Fatal(err)
+	}
+	leaf, _ := f.NodeByName("leaf0")
+	li := int(ps.byNode[leaf])
+	r := nnNewRand(9)
+	var xs [2][]float64
+	var msgs [2]map[[2]int][]float32 // per step: (round, remote index) -> what leaf0 receives
+	for s := range xs {
+		xs[s] = agentFeatures(r, len(f.Ports)*m.Features)
+		msgs[s] = map[[2]int][]float32{}
+		agentBegin(ps, xs[s], m.Features)
+		for k := 1; k <= m.K; k++ {
+			for _, ag := range ps.agents {
+				for i := range ag.Sends() {
+					from, to, h := ag.Message(k, i)
+					if to == leaf {
+						j, _ := slices.BinarySearch(ps.agents[li].remote, from)
+						msgs[s][[2]int{k, j}] = slices.Clone(h)
+					}
+				}
+			}
+			ps.exchange(k)
+		}
+	}
+	local := func(x []float64) []float64 {
+		var l []float64
+		for _, p := range ps.local[li] {
+			l = append(l, x[int(p)*m.Features:int(p+1)*m.Features]...)
+		}
+		return l
+	}
+	view := ps.agents[li].view
+	remote := ps.agents[li].remote
+	// step runs one step of ag on xs[s]; drop names the remote index whose
+	// messages do not arrive, and with subst set they come from step sub's.
+	step := func(ag *Agent, s, drop, sub int, subst bool) int {
+		ag.Begin(local(xs[s]))
+		replaced := 0
+		for k := 1; k <= m.K; k++ {
+			for j, p := range remote {
+				h := msgs[s][[2]int{k, j}]
+				switch {
+				case j == drop && !subst:
+					continue
+				case j == drop && sub < 0:
+					h = make([]float32, len(h))
+				case j == drop:
+					h = msgs[sub][[2]int{k, j}]
+				}
+				if err := ag.Receive(k, p, h); err != nil {
+					t.Fatal(err)
+				}
+			}
+			n, err := ag.RoundFallback(k)
+			if err != nil {
+				t.Fatal(err)
+			}
+			replaced += n
+		}
+		return replaced
+	}
+	late, resent := newAgent(m, view, FeatureConfig{}, haveAVX2FMA()), newAgent(m, view, FeatureConfig{}, haveAVX2FMA())
+	step(late, 0, -1, 0, false)
+	step(resent, 0, -1, 0, false)
+	if n := step(late, 1, 0, 0, false); n != m.K {
+		t.Errorf("%d messages replaced, want %d", n, m.K)
+	}
+	if n := step(resent, 1, 0, 0, true); n != 0 {
+		t.Errorf("%d messages replaced with every message there", n)
+	}
+	if !sameBits(late.Q(), resent.Q()) {
+		t.Error("a late message is not replaced by the previous step's")
+	}
+	if sameBits(late.Q(), ps.agents[li].Q()) {
+		t.Error("the fallback's Q values are the on-time step's: the test shows nothing")
+	}
+	fresh, zeros := newAgent(m, view, FeatureConfig{}, haveAVX2FMA()), newAgent(m, view, FeatureConfig{}, haveAVX2FMA())
+	step(fresh, 1, 0, 0, false)
+	step(zeros, 1, 0, -1, true)
+	if !sameBits(fresh.Q(), zeros.Q()) {
+		t.Error("a message never received is not replaced by zeros")
+	}
+}
+
+// TestAgentStep: the step counts Begins from 0, and Reset starts it again.
+func TestAgentStep(t *testing.T) {
+	f := nnSmallClos(t)
+	v, err := NewSwitchView(f, f.Switches()[0])
+	if err != nil {
+		t.Fatal(err)
+	}
+	ag := NewAgent(NewModel(nnNewRand(1)), v, FeatureConfig{})
+	x := make([]float64, (ag.Ports()+len(ag.Hosts()))*NumFeatures)
+	for want := range uint32(3) {
+		ag.Begin(x)
+		if ag.Step() != want {
+			t.Errorf("step %d after %d Begins", ag.Step(), want+1)
+		}
+	}
+	ag.Reset()
+	ag.Begin(x)
+	if ag.Step() != 0 {
+		t.Errorf("step %d after Reset and Begin", ag.Step())
+	}
+}

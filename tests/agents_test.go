@@ -131,6 +131,9 @@ func wireStep(t *testing.T, agents map[topo.NodeID]*wireAgent, step uint32, tel 
 			wa.tel.Ports[j] = tel.Ports[p]
 		}
 		wa.ag.Observe(&wa.tel)
+		if wa.ag.Step() != step {
+			t.Fatalf("agent of switch %d at step %d, want %d", wa.ag.View().Switch, wa.ag.Step(), step)
+		}
 	}
 	var eth layers.Ethernet
 	var msg agentmsg.Message
