@@ -70,9 +70,10 @@ func NewSwitchView(f *topo.Fabric, n topo.NodeID) (SwitchView, error) {
 // agents: their only ingress port is the switch's port to them). It reads
 // only its own telemetry and learns its neighbours' states from messages.
 //
-// A step is Observe (or Begin), then for each round k = 1..K: Messages of
-// round k to send, Receive of one message per ingress port from a switch
-// (in any order), and Round(k). Every array is computed by the same
+// A step is Observe (or Begin), then for each round k = 1..K: Message
+// for each message of round k to send, Receive of one message per ingress
+// port from a switch (in any order), and Round(k) (RoundFallback past a
+// deadline). Every array is computed by the same
 // float32 kernels as Inference, over the same rows in the same order
 // (incoming messages are stored by their sending port, not in arrival
 // order), so the union of the agents' results is Inference's bit for bit.
@@ -109,10 +110,34 @@ type Agent struct {
 }
 
 // NewAgent returns the agent of the switch view v running model m, with
-// features of m's feature set normalized by c. It panics if m's shape is
-// not valid.
-func NewAgent(m *Model, v SwitchView, c FeatureConfig) *Agent {
-	return newAgent(m, v, c, haveAVX2FMA())
+// features of m's feature set normalized by c. It fails on a view whose
+// ports are not in increasing PortID or have a non-positive rate, and on
+// a model whose inputs are not its feature set's; it panics if m's shape
+// is not valid.
+func NewAgent(m *Model, v SwitchView, c FeatureConfig) (*Agent, error) {
+	if err := v.check(); err != nil {
+		return nil, err
+	}
+	if m.Features != m.FeatureSet.Len() {
+		return nil, fmt.Errorf("agent of switch %d: the model has %d inputs, its feature set %s %d", v.Switch, m.Features, m.FeatureSet, m.FeatureSet.Len())
+	}
+	return newAgent(m, v, c, haveAVX2FMA()), nil
+}
+
+// check reports whether v's ports increase and have positive rates.
+func (v SwitchView) check() error {
+	if len(v.Ports) == 0 {
+		return fmt.Errorf("switch view %d: no ports", v.Switch)
+	}
+	for i, p := range v.Ports {
+		switch {
+		case p.Rate <= 0:
+			return fmt.Errorf("switch view %d: port %d has rate %d", v.Switch, p.Port, p.Rate)
+		case i > 0 && p.Port <= v.Ports[i-1].Port:
+			return fmt.Errorf("switch view %d: port %d after port %d, want increasing PortIDs", v.Switch, p.Port, v.Ports[i-1].Port)
+		}
+	}
+	return nil
 }
 
 // newAgent is NewAgent with the kernels chosen by asm, as newInference.

@@ -291,7 +291,7 @@ func TestAgentReceiveErrors(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	ag := NewAgent(NewModel(nnNewRand(1)), v, FeatureConfig{})
+	ag := mustAgent(t, NewModel(nnNewRand(1)), v)
 	ag.Begin(make([]float64, (ag.Ports()+len(ag.Hosts()))*NumFeatures))
 	var fromSpine, fromHost topo.PortID = -1, ag.Hosts()[0]
 	for _, vp := range v.Ports {
@@ -418,7 +418,7 @@ func BenchmarkAgentLeafDefault(b *testing.B) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	ag := NewAgent(NewModel(nnNewRand(1)), v, FeatureConfig{})
+	ag := mustAgent(b, NewModel(nnNewRand(1)), v)
 	full := nnBenchTelemetry(f, 2)
 	tel := &control.Telemetry{Interval: full.Interval}
 	for _, vp := range v.Ports {
@@ -544,7 +544,7 @@ func TestAgentStep(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	ag := NewAgent(NewModel(nnNewRand(1)), v, FeatureConfig{})
+	ag := mustAgent(t, NewModel(nnNewRand(1)), v)
 	x := make([]float64, (ag.Ports()+len(ag.Hosts()))*NumFeatures)
 	for want := range uint32(3) {
 		ag.Begin(x)
@@ -556,5 +556,46 @@ func TestAgentStep(t *testing.T) {
 	ag.Begin(x)
 	if ag.Step() != 0 {
 		t.Errorf("step %d after Reset and Begin", ag.Step())
+	}
+}
+
+// mustAgent is NewAgent of m on v with the default feature config.
+func mustAgent(tb testing.TB, m *Model, v SwitchView) *Agent {
+	tb.Helper()
+	ag, err := NewAgent(m, v, FeatureConfig{})
+	if err != nil {
+		tb.Fatal(err)
+	}
+	return ag
+}
+
+// TestNewAgentErrors: a view without ports, with ports out of order or a
+// non-positive rate, and a model whose inputs are not its feature set's
+// are refused.
+func TestNewAgentErrors(t *testing.T) {
+	f := nnDefaultClos(t)
+	v, err := NewSwitchView(f, f.Switches()[0])
+	if err != nil {
+		t.Fatal(err)
+	}
+	swapped := SwitchView{Switch: v.Switch, Ports: slices.Clone(v.Ports)}
+	swapped.Ports[0], swapped.Ports[1] = swapped.Ports[1], swapped.Ports[0]
+	zero := SwitchView{Switch: v.Switch, Ports: slices.Clone(v.Ports)}
+	zero.Ports[2].Rate = 0
+	odd := NewModelShape(Shape{Features: 7, Hidden: 24, K: 2, Actions: NumActions}, nnNewRand(1))
+	for _, tc := range []struct {
+		name string
+		m    *Model
+		v    SwitchView
+		want string
+	}{
+		{"empty", NewModel(nnNewRand(1)), SwitchView{Switch: 3}, "no ports"},
+		{"order", NewModel(nnNewRand(1)), swapped, "want increasing PortIDs"},
+		{"rate", NewModel(nnNewRand(1)), zero, "has rate 0"},
+		{"inputs", odd, v, "the model has 7 inputs, its feature set paper 9"},
+	} {
+		if _, err := NewAgent(tc.m, tc.v, FeatureConfig{}); err == nil || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("%s: %v, want %q", tc.name, err, tc.want)
+		}
 	}
 }

@@ -110,7 +110,11 @@ func wireAgents(t *testing.T, m *gnn.Model, f *topo.Fabric) map[topo.NodeID]*wir
 		if err != nil {
 			t.Fatal(err)
 		}
-		wa := &wireAgent{ag: gnn.NewAgent(m, v, gnn.FeatureConfig{})}
+		ag, err := gnn.NewAgent(m, v, gnn.FeatureConfig{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		wa := &wireAgent{ag: ag}
 		for _, vp := range v.Ports {
 			wa.rows = append(wa.rows, vp.Port)
 		}
