@@ -154,6 +154,19 @@ func NewFeaturizer(f *topo.Fabric, c FeatureConfig) *Featurizer {
 // NewFeaturizerSet returns a Featurizer of feature set set for the ports of
 // f.
 func NewFeaturizerSet(f *topo.Fabric, set FeatureSet, c FeatureConfig) *Featurizer {
+	rates := make([]int64, len(f.Ports))
+	for i, p := range f.Ports {
+		rates[i] = p.Rate
+	}
+	return NewPortFeaturizer(rates, set, c)
+}
+
+// NewPortFeaturizer returns a Featurizer of feature set set for ports of
+// the given rates (bps), row i of its Features being the port of rates[i]:
+// a subset of a fabric's ports, such as one switch's (Agent). Each port's
+// features depend on its own samples and rate only, so they are those a
+// Featurizer of the whole fabric computes for the same port.
+func NewPortFeaturizer(rates []int64, set FeatureSet, c FeatureConfig) *Featurizer {
 	if !slices.Contains(FeatureSets(), set) {
 		panic(fmt.Sprintf("gnn: featurizer of an unknown feature set, %v", set))
 	}
@@ -161,7 +174,7 @@ func NewFeaturizerSet(f *topo.Fabric, set FeatureSet, c FeatureConfig) *Featuriz
 	if !(c.QueueScale > 0) || !(c.RewardQueue > 0) || math.IsInf(c.QueueScale, 0) || math.IsInf(c.RewardQueue, 0) {
 		panic(fmt.Sprintf("gnn: feature config %+v: scales must be positive and finite", c))
 	}
-	n, w := len(f.Ports), set.Len()
+	n, w := len(rates), set.Len()
 	z := &Featurizer{
 		c:      c,
 		set:    set,
@@ -175,9 +188,9 @@ func NewFeaturizerSet(f *topo.Fabric, set FeatureSet, c FeatureConfig) *Featuriz
 		rawU:   make([]float64, n),
 		ecn:    make([]float64, n*FeatureSteps*3),
 	}
-	for i, p := range f.Ports {
-		s := rateScale(p.Rate)
-		z.rate[i] = p.Rate
+	for i, r := range rates {
+		s := rateScale(r)
+		z.rate[i] = r
 		z.qScale[i] = c.QueueScale * s
 		z.rScale[i] = c.RewardQueue * s
 	}

@@ -514,3 +514,37 @@ func TestEvalListScenarios(t *testing.T) {
 		t.Errorf("--list-scenarios wrote --out: %v", err)
 	}
 }
+
+// sim --agents per-switch: the shipped model run as one agent per switch
+// writes the very FCT file the central step writes; other policies and
+// values are refused.
+func TestSimAgents(t *testing.T) {
+	dir := t.TempDir()
+	a, b := filepath.Join(dir, "a.fct"), filepath.Join(dir, "b.fct")
+	run(t, args(append([]string{"sim"}, tiny...), "--policy", "graphcc", "--fct-out", a)...)
+	run(t, args(append([]string{"sim"}, tiny...), "--policy", "graphcc", "--agents", "per-switch", "--fct-out", b)...)
+	fa, err := os.ReadFile(a)
+	if err != nil {
+		t.Fatal(err)
+	}
+	fb, err := os.ReadFile(b)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(fa) == 0 || !bytes.Equal(fa, fb) {
+		t.Errorf("per-switch FCTs (%d bytes) differ from central (%d bytes)", len(fb), len(fa))
+	}
+	for _, tc := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"--agents", "per-switch"}, "--agents per-switch with --policy static: per-switch agents run a graphcc policy"},
+		{[]string{"--agents", "per-switch", "--policy", "ideal"}, "--agents per-switch: --policy ideal runs no agents"},
+		{[]string{"--agents", "all", "--policy", "graphcc"}, `unknown agents "all"`},
+	} {
+		_, _, err := execute(t, context.Background(), args(append([]string{"sim"}, tiny...), tc.args...)...)
+		if err == nil || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("sim %v: error %v, want %q", tc.args, err, tc.want)
+		}
+	}
+}

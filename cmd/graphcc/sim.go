@@ -34,6 +34,7 @@ type simOpts struct {
 	summaryOut   string
 	traceOut     string
 	policy       string
+	agents       string
 	interval     string
 	until        string
 	hw           hwFlags
@@ -207,12 +208,13 @@ func (h *hwFlags) params() (replay.Params, error) {
 }
 
 func newSimCmd(logger loggerFunc) *cobra.Command {
-	o := simOpts{sc: defaultScenario(), hw: defaultHW(), policy: "static",
+	o := simOpts{sc: defaultScenario(), hw: defaultHW(), policy: "static", agents: policy.AgentsCentral,
 		interval: topo.FormatDuration(control.DefaultInterval), until: "0"}
 	cmd := &cobra.Command{
 		Use: "sim [flags]",
 		Example: `  graphcc sim                                   # the training scenario under static DCQCN
   graphcc sim --policy graphcc --fct-out graphcc.fct --summary-out s.json
+  graphcc sim --policy graphcc --agents per-switch   # one agent per switch: the same FCTs
   graphcc sim --topo topology.txt --flows flow.txt --policy static:2,32,0.01
   graphcc sim --scenario fail1 --seed 1001 --policy acc   # trains ACC on fail1 first
   graphcc sim --policy ideal                    # the fabric's fair share, no queues
@@ -262,6 +264,7 @@ Policies (--policy; --ecn is its old name):
 	if err := fs.MarkDeprecated("ecn", "use --policy"); err != nil {
 		panic(err)
 	}
+	fs.StringVar(&o.agents, "agents", o.agents, "how a graphcc policy's step runs: central (one computation) or per-switch (one agent per switch exchanging hidden-state messages, delivered within the step; the same decisions, see docs/agents.md)")
 	o.hw.addFlags(fs)
 	fs.StringVar(&o.interval, "interval", o.interval, "control and telemetry interval")
 	fs.StringVar(&o.until, "until", o.until, "stop this long after the first flow starts; 0 = when every flow has finished")
@@ -404,6 +407,9 @@ func (o *simOpts) control(ctx context.Context, fs *pflag.FlagSet, r simRun, env 
 	}
 	if np.Run != nil {
 		o.runFn = np.Run
+		if o.agents != policy.AgentsCentral {
+			return nil, nil, fmt.Errorf("--agents %s: %s %s runs no agents", o.agents, flag, o.policy)
+		}
 		if ecn != nil {
 			return nil, nil, fmt.Errorf("%s %s has no ECN thresholds: drop --kmin-kb, --kmax-kb and --pmax", flag, o.policy)
 		}
@@ -415,6 +421,12 @@ func (o *simOpts) control(ctx context.Context, fs *pflag.FlagSet, r simRun, env 
 	pol, polECN, err := np.New(r.f, r.sc, o.sc.seed)
 	if err != nil {
 		return nil, nil, fmt.Errorf("%s %s: %w", flag, o.policy, err)
+	}
+	if pol, err = policy.WithAgents(pol, r.f, o.agents); err != nil {
+		return nil, nil, fmt.Errorf("--agents %s with %s %s: %w", o.agents, flag, o.policy, err)
+	}
+	if ps, ok := pol.(interface{ MessagesPerStep() int }); ok && env.Log != nil {
+		env.Log.Info("per-switch agents", "switches", len(r.f.Switches()), "messages_per_step", ps.MessagesPerStep())
 	}
 	if _, ok := control.HostParamsOf(pol); ok {
 		for _, n := range []string{"dcqcn-rp-timer", "dcqcn-ai-mbps", "dcqcn-hai-mbps"} {
