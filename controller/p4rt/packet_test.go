@@ -232,3 +232,31 @@ func TestPacketsBesideReadsAndWrites(t *testing.T) {
 		t.Errorf("stats %+v", st)
 	}
 }
+
+// Whatever metadata a PacketIn carries, decoding it neither panics nor
+// yields a port beyond 9 bits; one without a readable ingress_port is
+// counted malformed.
+func FuzzPacketIn(f *testing.F) {
+	info := testP4Info(f)
+	f.Add(info.MetaIngressPort, []byte{1}, []byte("frame"))
+	f.Add(info.MetaIngressPort, []byte{0, 0, 1, 0xff}, []byte{})
+	f.Add(info.MetaIngressPort, []byte{2, 0}, []byte{0x88})
+	f.Add(uint32(99), []byte{1}, []byte("x"))
+	f.Fuzz(func(t *testing.T, id uint32, value, payload []byte) {
+		s := &Switch{names: info, pkts: make(chan PacketIn, 1)}
+		s.packetIn(&p4v1.PacketIn{Payload: payload, Metadata: []*p4v1.PacketMetadata{{MetadataId: id, Value: value}}})
+		st := s.PacketStats()
+		if st.Received+st.Malformed != 1 {
+			t.Fatalf("stats %+v after one PacketIn", st)
+		}
+		if st.Received == 1 {
+			p := <-s.pkts
+			if p.Port >= 1<<9 || !bytes.Equal(p.Payload, payload) {
+				t.Fatalf("PacketIn %+v from value %x", p, value)
+			}
+			if v, err := DecodeUint(value, 9); id != info.MetaIngressPort || err != nil || uint32(v) != p.Port {
+				t.Fatalf("accepted id %d value %x as port %d", id, value, p.Port)
+			}
+		}
+	})
+}
