@@ -18,6 +18,15 @@
  * queues per port (--priority-queues 2), rate-limited to the port's scaled
  * rate in 1048-byte packets (data) and in 60-byte ones (control).
  *
+ * The in-band channel: frames of EtherType ETHERTYPE_GRAPHCC (0x88B5) carry
+ * the per-switch agents' messages. A P4Runtime PacketOut enters on CPU_PORT
+ * behind a packet_out header naming its egress port; a PacketOut of that
+ * EtherType leaves that port unmodified in the control queue, and any other
+ * PacketOut is dropped. A frame of that EtherType arriving on a data port
+ * goes to CPU_PORT behind a packet_in header naming its ingress port: a
+ * PacketIn. Neither is counted in rx_port or in the egress telemetry, and
+ * neither is ECN-marked: the features see data traffic only.
+ *
  * Everything the controller programs or reads is a table entry or an
  * indirect counter: BMv2's P4Runtime server (PI) does not serve register
  * reads or writes (p4lang/PI issue 376). The per-port ECN settings are the
@@ -36,6 +45,12 @@
 const bit<16> ETHERTYPE_IPV4 = 0x0800;
 const bit<8>  IP_PROTO_UDP   = 17;
 const bit<16> ROCEV2_PORT    = 4791; // UDP destination port of RoCEv2
+
+// The in-band channel's EtherType (an IEEE local experimental one) and the
+// BMv2 port of the P4Runtime server (simple_switch_grpc --cpu-port): its
+// PacketOuts enter there, and frames sent there become PacketIns.
+const bit<16> ETHERTYPE_GRAPHCC = 0x88B5;
+#define CPU_PORT 255
 
 // BMv2 port numbers the counter arrays cover: 0..PORT_SLOTS-1. The testbed
 // numbers a switch's ports 1..n (controller/plan.go), so n <= 63.
@@ -56,6 +71,22 @@ const bit<64> QUEUE_PACKET_BYTES = 1048;
 // ECN-capable.
 const bit<3> DATA_QUEUE    = 0;
 const bit<3> CONTROL_QUEUE = 1;
+
+// Before a PacketOut's frame: the port to send it out of. PI reads the
+// fields' widths from the P4Info (packet_out's metadata) and packs them, in
+// order, into the bytes in front of the frame; the header is whole bytes.
+@controller_header("packet_out")
+header packet_out_t {
+    bit<9> egress_port;
+    bit<7> pad;
+}
+
+// Before a PacketIn's frame: the port it arrived on.
+@controller_header("packet_in")
+header packet_in_t {
+    bit<9> ingress_port;
+    bit<7> pad;
+}
 
 header ethernet_t {
     bit<48> dstAddr;
@@ -105,7 +136,9 @@ header bth_t {
 }
 
 struct headers_t {
-    ethernet_t ethernet;
+    packet_out_t packet_out;
+    packet_in_t  packet_in;
+    ethernet_t   ethernet;
     ipv4_t     ipv4;
     udp_t      udp;
     bth_t      bth;
@@ -130,6 +163,16 @@ parser GraphccParser(packet_in packet,
                      inout metadata_t meta,
                      inout standard_metadata_t standard_metadata) {
     state start {
+        transition select(standard_metadata.ingress_port) {
+            CPU_PORT: parse_packet_out;
+            default: parse_ethernet;
+        }
+    }
+    state parse_packet_out {
+        packet.extract(hdr.packet_out);
+        transition parse_ethernet;
+    }
+    state parse_ethernet {
         packet.extract(hdr.ethernet);
         transition select(hdr.ethernet.etherType) {
             ETHERTYPE_IPV4: parse_ipv4;
@@ -217,6 +260,29 @@ control GraphccIngress(inout headers_t hdr,
     }
 
     apply {
+        if (hdr.packet_out.isValid()) {
+            // A PacketOut: an in-band message leaves its port unmodified,
+            // ahead of the data; anything else the controller sends, or a
+            // message for a port beyond the data ports, is dropped.
+            if (hdr.ethernet.etherType != ETHERTYPE_GRAPHCC ||
+                hdr.packet_out.egress_port >= PORT_SLOTS) {
+                drop();
+            } else {
+                standard_metadata.egress_spec = hdr.packet_out.egress_port;
+                standard_metadata.priority = CONTROL_QUEUE;
+            }
+            hdr.packet_out.setInvalid();
+            return;
+        }
+        if (hdr.ethernet.etherType == ETHERTYPE_GRAPHCC) {
+            // A neighbour's message: to the agent, as a PacketIn.
+            hdr.packet_in.setValid();
+            hdr.packet_in.ingress_port = standard_metadata.ingress_port;
+            hdr.packet_in.pad = 0;
+            standard_metadata.egress_spec = CPU_PORT;
+            standard_metadata.priority = CONTROL_QUEUE;
+            return;
+        }
         if (standard_metadata.ingress_port < PORT_SLOTS) {
             rx_port.count((bit<32>)standard_metadata.ingress_port);
         }
@@ -305,7 +371,10 @@ control GraphccEgress(inout headers_t hdr,
     }
 
     apply {
-        if (standard_metadata.egress_port >= PORT_SLOTS) {
+        if (standard_metadata.egress_port >= PORT_SLOTS ||
+            hdr.ethernet.etherType == ETHERTYPE_GRAPHCC) {
+            // Beyond the counted ports (the CPU port), or an in-band
+            // message: not data, neither counted nor marked.
             return;
         }
         bit<32> port = (bit<32>)standard_metadata.egress_port;
@@ -371,6 +440,7 @@ control GraphccComputeChecksum(inout headers_t hdr, inout metadata_t meta) {
 
 control GraphccDeparser(packet_out packet, in headers_t hdr) {
     apply {
+        packet.emit(hdr.packet_in);
         packet.emit(hdr.ethernet);
         packet.emit(hdr.ipv4);
         packet.emit(hdr.udp);

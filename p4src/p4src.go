@@ -96,6 +96,19 @@ const (
 	// counts whose RoCEv2 BTH PSN is 0: the flow starts of
 	// control.PortSample.FlowStarts (control.IsFlowStart).
 	CounterFlowStarts = "GraphccEgress.flow_starts"
+
+	// PacketOutHeader is the controller_packet_metadata of a PacketOut: the
+	// packet_out header BMv2's P4Runtime server puts before the frame.
+	PacketOutHeader = "packet_out"
+	// MetaEgressPort is PacketOutHeader's port to send the frame out of,
+	// PortBits wide.
+	MetaEgressPort = "egress_port"
+	// PacketInHeader is the controller_packet_metadata of a PacketIn: the
+	// packet_in header the pipeline puts before the frame.
+	PacketInHeader = "packet_in"
+	// MetaIngressPort is PacketInHeader's port the frame arrived on,
+	// PortBits wide.
+	MetaIngressPort = "ingress_port"
 )
 
 // Sizes and widths in graphcc.p4.
@@ -124,4 +137,12 @@ const (
 	RoCEv2Port = 4791
 	// PSNBits is the width of the BTH's PSN; it equals control.PSNBits.
 	PSNBits = 24
+	// EtherTypeInband is the EtherType of the in-band channel's frames
+	// (ETHERTYPE_GRAPHCC): a PacketOut of it leaves the port its packet_out
+	// header names in the control queue; one arriving on a data port becomes
+	// a PacketIn. Neither is counted nor marked.
+	EtherTypeInband = 0x88B5
+	// CPUPort is the BMv2 port of the P4Runtime server (CPU_PORT): the lab
+	// starts simple_switch_grpc with --cpu-port CPUPort.
+	CPUPort = 255
 )

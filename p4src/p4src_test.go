@@ -95,6 +95,10 @@ func TestSizesAgree(t *testing.T) {
 		fmt.Sprintf("const bit<16> ROCEV2_PORT    = %d;", RoCEv2Port),
 		fmt.Sprintf("bit<%d> psn;", PSNBits),
 		"hdr.bth.psn == 0",
+		fmt.Sprintf("const bit<16> ETHERTYPE_GRAPHCC = 0x%04X;", EtherTypeInband),
+		fmt.Sprintf("#define CPU_PORT %d\n", CPUPort),
+		fmt.Sprintf("@controller_header(%q)\nheader packet_out_t {\n    bit<%d> %s;", PacketOutHeader, PortBits, MetaEgressPort),
+		fmt.Sprintf("@controller_header(%q)\nheader packet_in_t {\n    bit<%d> %s;", PacketInHeader, PortBits, MetaIngressPort),
 	} {
 		if !strings.Contains(Source, want) {
 			t.Errorf("graphcc.p4 lacks %q", want)

@@ -11,6 +11,7 @@ import (
 	"graphcc/agentmsg"
 	"graphcc/control"
 	"graphcc/gnn"
+	"graphcc/p4src"
 	"graphcc/replay"
 	"graphcc/topo"
 	"graphcc/workload"
@@ -183,4 +184,12 @@ func wireFrame(t *testing.T, step uint32, k int, from topo.PortID, h []float32) 
 		t.Fatal(err)
 	}
 	return slices.Clone(buf.Bytes())
+}
+
+// TestInbandEtherType: the agents' messages (agentmsg) travel on the
+// EtherType the switch program hands to its controller (p4src).
+func TestInbandEtherType(t *testing.T) {
+	if uint16(agentmsg.EtherType) != p4src.EtherTypeInband {
+		t.Errorf("agentmsg.EtherType %#x, the P4 program's in-band EtherType %#x", uint16(agentmsg.EtherType), p4src.EtherTypeInband)
+	}
 }

@@ -20,6 +20,7 @@ import (
 	"graphcc/control"
 	"graphcc/hostgen"
 	"graphcc/namespace"
+	"graphcc/p4src"
 )
 
 // BMv2 process defaults.
@@ -83,9 +84,12 @@ func QueueDepth(rate, maxKMax int64) int64 {
 const PriorityQueues = 2
 
 // targetArgs returns simple_switch_grpc's target options (after "--"): its
-// gRPC address and the queues per port graphcc.p4 needs.
+// gRPC address, the queues per port graphcc.p4 needs, and its CPU port
+// (p4src.CPUPort), where P4Runtime PacketOuts enter the pipeline and
+// frames sent to it leave as PacketIns: the in-band channel's.
 func targetArgs(grpcAddr string) []string {
-	return []string{"--", "--grpc-server-addr", grpcAddr, "--priority-queues", strconv.Itoa(PriorityQueues)}
+	return []string{"--", "--grpc-server-addr", grpcAddr, "--priority-queues", strconv.Itoa(PriorityQueues),
+		"--cpu-port", strconv.Itoa(p4src.CPUPort)}
 }
 
 // switchArgs returns the command line of sw's simple_switch_grpc: its

@@ -101,7 +101,7 @@ func fakeSwitch(dir string, args []string) int {
 			r.NoP4 = true
 		case a == "--grpc-server-addr" && target:
 			r.GRPC = next()
-		case a == "--priority-queues" && target:
+		case (a == "--priority-queues" || a == "--cpu-port") && target:
 			_, err = strconv.Atoi(next())
 		default:
 			return fail("unexpected argument %q", a)

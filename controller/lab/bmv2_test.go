@@ -57,7 +57,7 @@ func TestSwitchArgs(t *testing.T) {
 	sw := &SwitchState{DeviceID: 3, GRPCAddr: GRPCAddr, ThriftPort: ThriftPort,
 		Ports: []PortState{{Num: 1, Iface: "p1"}, {Num: 2, Iface: "p2"}}}
 	got := strings.Join(switchArgs(sw, ""), " ")
-	want := "--device-id 3 -i 1@p1 -i 2@p2 --thrift-port 9090 --no-p4 -- --grpc-server-addr 127.0.0.1:9559 --priority-queues 2"
+	want := "--device-id 3 -i 1@p1 -i 2@p2 --thrift-port 9090 --no-p4 -- --grpc-server-addr 127.0.0.1:9559 --priority-queues 2 --cpu-port 255"
 	if got != want {
 		t.Errorf("args\n%s\nwant\n%s", got, want)
 	}

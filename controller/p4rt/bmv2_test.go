@@ -60,8 +60,10 @@ func startBMv2P4RT(tb testing.TB, ctx context.Context, name string, device uint6
 	for i, ifc := range ifaces {
 		args = append(args, "-i", fmt.Sprintf("%d@%s", i+1, ifc))
 	}
-	// the lab's target options: its gRPC address and queues per port
-	args = append(args, "--", "--grpc-server-addr", grpcAddr, "--priority-queues", fmt.Sprint(lab.PriorityQueues))
+	// the lab's target options: its gRPC address, queues per port and CPU
+	// port
+	args = append(args, "--", "--grpc-server-addr", grpcAddr, "--priority-queues", fmt.Sprint(lab.PriorityQueues),
+		"--cpu-port", fmt.Sprint(p4src.CPUPort))
 	cmd := exec.Command(bin, args...)
 	var out bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &out

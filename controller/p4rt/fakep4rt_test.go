@@ -42,9 +42,11 @@ type fakeP4RT struct {
 	entries   map[uint32]map[string]*p4v1.TableEntry // table -> key -> entry
 	counters  map[uint32]map[int64]*p4v1.CounterData
 	writes    []*p4v1.WriteRequest
-	reads     int   // ReadRequests received
-	failWrite error // returned by the next Write, then cleared
-	failRead  error // returned by the next Read, then cleared
+	reads     int               // ReadRequests received
+	failWrite error             // returned by the next Write, then cleared
+	failRead  error             // returned by the next Read, then cleared
+	outs      []*p4v1.PacketOut // PacketOuts accepted
+	echo      bool              // answer each accepted PacketOut with a PacketIn
 }
 
 type fakeStream struct {
@@ -137,6 +139,10 @@ func (f *fakeP4RT) StreamChannel(ss p4v1.P4Runtime_StreamChannelServer) error {
 		}
 		if err != nil {
 			return err
+		}
+		if p := m.GetPacket(); p != nil {
+			f.packetOut(st, p)
+			continue
 		}
 		a := m.GetArbitration()
 		if a == nil {
@@ -546,4 +552,95 @@ func (f *fakeP4RT) setFailures(write, read error) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	f.failWrite, f.failRead = write, read
+}
+
+// packetOut checks a PacketOut as PI does (from the primary, a pipeline
+// set, every packet_out metadata field once and fitting its width) and
+// answers a bad one with a StreamError; with echo set it sends the payload
+// back as a PacketIn whose ingress_port is the egress_port (a port looped
+// back to itself).
+func (f *fakeP4RT) packetOut(st *fakeStream, p *p4v1.PacketOut) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	fail := func(code codes.Code, msg string) {
+		st.send(&p4v1.StreamMessageResponse{Update: &p4v1.StreamMessageResponse_Error{Error: &p4v1.StreamError{
+			CanonicalCode: int32(code), Message: msg,
+			Details: &p4v1.StreamError_PacketOut{PacketOut: &p4v1.PacketOutError{PacketOut: p}},
+		}}})
+	}
+	if st != f.primary || f.info == nil {
+		fail(codes.PermissionDenied, "not primary or no pipeline")
+		return
+	}
+	var port []byte
+	for _, h := range f.info.GetControllerPacketMetadata() {
+		if h.GetPreamble().GetName() != "packet_out" {
+			continue
+		}
+		for _, want := range h.GetMetadata() {
+			n := 0
+			for _, m := range p.GetMetadata() {
+				if m.GetMetadataId() == want.GetId() {
+					n++
+					if err := fits(m.GetValue(), want.GetBitwidth()); err != nil {
+						fail(codes.InvalidArgument, fmt.Sprintf("metadata %s: %v", want.GetName(), err))
+						return
+					}
+					if want.GetName() == "egress_port" {
+						port = m.GetValue()
+					}
+				}
+			}
+			if n != 1 {
+				fail(codes.InvalidArgument, fmt.Sprintf("metadata %s given %d times", want.GetName(), n))
+				return
+			}
+		}
+	}
+	f.outs = append(f.outs, p)
+	if f.echo {
+		f.sendPacketIn(p.GetPayload(), &p4v1.PacketMetadata{MetadataId: f.metaID("packet_in", "ingress_port"), Value: port})
+	}
+}
+
+// sendPacketIn sends a PacketIn to the primary; f.mu is held.
+func (f *fakeP4RT) sendPacketIn(payload []byte, meta ...*p4v1.PacketMetadata) {
+	if f.primary != nil {
+		f.primary.send(&p4v1.StreamMessageResponse{Update: &p4v1.StreamMessageResponse_Packet{
+			Packet: &p4v1.PacketIn{Payload: payload, Metadata: meta},
+		}})
+	}
+}
+
+func (f *fakeP4RT) injectPacketIn(payload []byte, meta ...*p4v1.PacketMetadata) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.sendPacketIn(payload, meta...)
+}
+
+func (f *fakeP4RT) packetOuts() []*p4v1.PacketOut {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return slices.Clone(f.outs)
+}
+
+func (f *fakeP4RT) setEcho(on bool) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.echo = on
+}
+
+// metaID returns the id of a controller packet metadata field; f.mu is
+// held.
+func (f *fakeP4RT) metaID(header, name string) uint32 {
+	for _, h := range f.info.GetControllerPacketMetadata() {
+		if h.GetPreamble().GetName() == header {
+			for _, m := range h.GetMetadata() {
+				if m.GetName() == name {
+					return m.GetId()
+				}
+			}
+		}
+	}
+	return 0
 }

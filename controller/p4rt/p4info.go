@@ -32,7 +32,13 @@ type P4Info struct {
 	// Counters.
 	RxPort, TxPort, MarkedPort, EnqDepth, FlowStarts uint32
 
-	names map[uint32]string // every table, action and counter id: its name
+	// The in-band channel: the controller packet metadata headers and the
+	// port fields of PacketOut and PacketIn.
+	PacketOut, MetaEgressPort uint32
+	PacketIn, MetaIngressPort uint32
+
+	outPad []uint32          // packet_out's other metadata, sent as 0
+	names  map[uint32]string // every table, action and counter id: its name
 }
 
 // ReadP4InfoFile reads and resolves a P4Info file, text or binary.
@@ -130,6 +136,17 @@ func ResolveP4Info(pb *p4configv1.P4Info) (*P4Info, error) {
 	info.MarkedPort = r.counter(p4src.CounterMarkedPort, both, p4src.PortSlots)
 	info.EnqDepth = r.counter(p4src.CounterEnqDepth, p4configv1.CounterSpec_PACKETS, p4src.PortSlots*p4src.DepthBuckets)
 	info.FlowStarts = r.counter(p4src.CounterFlowStarts, p4configv1.CounterSpec_PACKETS, p4src.PortSlots)
+
+	var m *p4configv1.ControllerPacketMetadata
+	m, info.PacketOut = r.packetHeader(p4src.PacketOutHeader)
+	info.MetaEgressPort = r.packetMeta(m, p4src.MetaEgressPort, p4src.PortBits)
+	for _, x := range m.GetMetadata() {
+		if x.GetId() != info.MetaEgressPort {
+			info.outPad = append(info.outPad, x.GetId())
+		}
+	}
+	m, info.PacketIn = r.packetHeader(p4src.PacketInHeader)
+	info.MetaIngressPort = r.packetMeta(m, p4src.MetaIngressPort, p4src.PortBits)
 
 	if err := errors.Join(r.errs...); err != nil {
 		return nil, fmt.Errorf("p4info: %w", err)
@@ -262,5 +279,39 @@ func (r *resolver) counter(name string, unit p4configv1.CounterSpec_Unit, size i
 		return c.GetPreamble().GetId()
 	}
 	r.fail("counter %s: missing", name)
+	return 0
+}
+
+func (r *resolver) packetHeader(name string) (*p4configv1.ControllerPacketMetadata, uint32) {
+	for _, m := range r.pb.GetControllerPacketMetadata() {
+		if m.GetPreamble().GetName() == name {
+			if m.GetPreamble().GetId() == 0 {
+				r.fail("controller packet metadata %s: id 0", name)
+			}
+			return m, m.GetPreamble().GetId()
+		}
+	}
+	r.fail("controller packet metadata %s: missing", name)
+	return nil, 0
+}
+
+func (r *resolver) packetMeta(m *p4configv1.ControllerPacketMetadata, name string, bits int32) uint32 {
+	if m == nil {
+		return 0
+	}
+	header := m.GetPreamble().GetName()
+	for _, f := range m.GetMetadata() {
+		if f.GetName() != name {
+			continue
+		}
+		if f.GetBitwidth() != bits {
+			r.fail("controller packet metadata %s: %s is %d-bit, want %d-bit", header, name, f.GetBitwidth(), bits)
+		}
+		if f.GetId() == 0 {
+			r.fail("controller packet metadata %s: %s: id 0", header, name)
+		}
+		return f.GetId()
+	}
+	r.fail("controller packet metadata %s: %s: missing", header, name)
 	return 0
 }

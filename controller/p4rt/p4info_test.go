@@ -74,6 +74,11 @@ func TestResolveP4Info(t *testing.T) {
 	check("marked_port", info.MarkedPort, 0x12)
 	check("enq_depth", info.EnqDepth, 0x12)
 	check("flow_starts", info.FlowStarts, 0x12)
+	check("packet_out", info.PacketOut, 0x04)
+	check("packet_in", info.PacketIn, 0x04)
+	if info.MetaEgressPort == 0 || info.MetaIngressPort == 0 || len(info.outPad) != 1 {
+		t.Errorf("packet metadata: egress_port %d, ingress_port %d, padding %v", info.MetaEgressPort, info.MetaIngressPort, info.outPad)
+	}
 	for _, id := range []uint32{info.FieldDstAddr, info.FieldGroup, info.FieldMember, info.FieldEgressPort, info.FieldEnqQdepth,
 		info.ParamPort, info.ParamGroup, info.ParamGroupSize, info.ParamKMin, info.ParamKMax, info.ParamPMax, info.ParamBucket} {
 		if id == 0 {
@@ -124,6 +129,15 @@ func TestResolveP4InfoErrors(t *testing.T) {
 		{"flow starts missing", func(p *p4configv1.P4Info) {
 			findCounter(p, p4src.CounterFlowStarts).Preamble.Name = "starts"
 		}, "counter GraphccEgress.flow_starts: missing"},
+		{"packet_out missing", func(p *p4configv1.P4Info) {
+			findPacketHeader(p, p4src.PacketOutHeader).Preamble.Name = "to_switch"
+		}, "controller packet metadata packet_out: missing"},
+		{"ingress_port width", func(p *p4configv1.P4Info) {
+			findPacketHeader(p, p4src.PacketInHeader).Metadata[0].Bitwidth = 16
+		}, "controller packet metadata packet_in: ingress_port is 16-bit"},
+		{"egress_port renamed", func(p *p4configv1.P4Info) {
+			findPacketHeader(p, p4src.PacketOutHeader).Metadata[0].Name = "port"
+		}, "controller packet metadata packet_out: egress_port: missing"},
 		{"action not in table", func(p *p4configv1.P4Info) {
 			t := findTable(p, p4src.TableECNSettings)
 			t.ActionRefs = t.ActionRefs[1:]
@@ -200,4 +214,13 @@ func FuzzParseP4Info(f *testing.F) {
 			t.Fatalf("text round trip changed the P4Info:\n%s\n%s", text, text2)
 		}
 	})
+}
+
+func findPacketHeader(p *p4configv1.P4Info, name string) *p4configv1.ControllerPacketMetadata {
+	for _, m := range p.GetControllerPacketMetadata() {
+		if m.GetPreamble().GetName() == name {
+			return m
+		}
+	}
+	panic("no controller packet metadata " + name)
 }

@@ -43,10 +43,13 @@ type Switch struct {
 	stop   context.CancelFunc // ends the stream
 	arb    chan *p4v1.MasterArbitrationUpdate
 	done   chan struct{} // closed when the stream goroutine has returned
+	sendMu chan struct{} // one token: held while sending on the stream
+	pkts   chan PacketIn // PacketIns received, at most PacketInQueue
+	stats  packetCounters
 
 	mu      sync.Mutex
 	err     error   // why the stream ended; nil while it runs
-	names   *P4Info // for error messages, set by SetPipeline
+	names   *P4Info // set by SetPipeline or UseP4Info
 	primary bool    // the last arbitration update made this client primary
 	closed  bool
 }
@@ -80,6 +83,8 @@ func Dial(ctx context.Context, name, target string, deviceID, electionID uint64,
 		rt:       p4v1.NewP4RuntimeClient(conn),
 		arb:      make(chan *p4v1.MasterArbitrationUpdate, 1),
 		done:     make(chan struct{}),
+		sendMu:   make(chan struct{}, 1),
+		pkts:     make(chan PacketIn, PacketInQueue),
 	}
 	// The stream outlives ctx (which only bounds Dial): Close ends it.
 	sctx, stop := context.WithCancel(context.WithoutCancel(ctx))
@@ -136,9 +141,13 @@ func (s *Switch) receive(ctx context.Context) error {
 			default:
 			}
 			s.arb <- u.Arbitration
+		case *p4v1.StreamMessageResponse_Packet:
+			s.packetIn(u.Packet)
+		case *p4v1.StreamMessageResponse_Error:
+			s.streamError(u.Error)
 		}
-		// Other messages (packet-ins, digests, stream errors about
-		// packet-outs) concern nothing graphcc sends.
+		// Other messages (digests, idle timeouts) concern nothing graphcc
+		// asks for.
 	}
 }
 
@@ -199,7 +208,14 @@ func (s *Switch) Close() error {
 	s.closed = true
 	s.mu.Unlock()
 	if s.stream != nil {
-		s.stream.CloseSend()
+		// CloseSend must not run beside a Send; if a SendPacket is under
+		// way, ending the stream (stop) ends it instead.
+		select {
+		case s.sendMu <- struct{}{}:
+			s.stream.CloseSend()
+			<-s.sendMu
+		default:
+		}
 	}
 	s.stop()
 	t := time.NewTimer(CloseTimeout)
