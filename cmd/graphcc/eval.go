@@ -403,23 +403,32 @@ func printReport(cmd *cobra.Command, rep *experiment.Report, out, jsonOut string
 	return nil
 }
 
+// shardFlags checks the flags of a shard (eval's or tune's): --shard
+// (I/N or env/N), the part's --json, and no --out (mergeOut says what the
+// merge's --out or --json writes instead); it returns the shard and the
+// build a part records.
+func shardFlags(cmd *cobra.Command, spec, jsonOut, mergeOut string) (experiment.Shard, string, error) {
+	shard, err := experiment.ParseShard(spec, os.LookupEnv)
+	if err != nil {
+		return shard, "", fmt.Errorf("--shard %s: %w", spec, err)
+	}
+	switch {
+	case jsonOut == "":
+		return shard, "", fmt.Errorf("--shard %s: give --json PART.json, the file of the shard's part (graphcc merge reads the parts)", spec)
+	case cmd.Flags().Changed("out"):
+		return shard, "", fmt.Errorf("--out with --shard: a shard writes only its part (--json); graphcc merge %s", mergeOut)
+	}
+	if err := checkOutputs("json", jsonOut); err != nil {
+		return shard, "", err
+	}
+	build, err := version.ID()
+	return shard, build, err
+}
+
 // runShard runs shard --shard of the evaluation c and writes its part to
 // --json.
 func (o *evalOpts) runShard(ctx context.Context, cmd *cobra.Command, c experiment.Config, log *slog.Logger) error {
-	shard, err := experiment.ParseShard(o.shard, os.LookupEnv)
-	if err != nil {
-		return fmt.Errorf("--shard %s: %w", o.shard, err)
-	}
-	switch {
-	case o.jsonOut == "":
-		return fmt.Errorf("--shard %s: give --json PART.json, the file of the shard's part (graphcc merge reads the parts)", o.shard)
-	case cmd.Flags().Changed("out"):
-		return fmt.Errorf("--out with --shard: a shard writes only its part (--json); graphcc merge --out writes the report")
-	}
-	if err := checkOutputs("json", o.jsonOut); err != nil {
-		return err
-	}
-	build, err := version.ID()
+	shard, build, err := shardFlags(cmd, o.shard, o.jsonOut, "--out writes the report")
 	if err != nil {
 		return err
 	}

@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"io"
-	"os"
 	"strings"
 	"text/tabwriter"
 	"time"
@@ -13,7 +12,6 @@ import (
 	"github.com/spf13/pflag"
 
 	"graphcc/experiment"
-	"graphcc/internal/version"
 	"graphcc/scenario"
 )
 
@@ -227,22 +225,10 @@ func (o *tuneOpts) run(ctx context.Context, cmd *cobra.Command) error {
 // runShard runs shard --shard of the grid of the search c and writes
 // its part to --json.
 func (o *tuneOpts) runShard(ctx context.Context, cmd *cobra.Command, c experiment.TuneConfig) error {
-	shard, err := experiment.ParseShard(o.shard, os.LookupEnv)
-	if err != nil {
-		return fmt.Errorf("--shard %s: %w", o.shard, err)
-	}
-	switch {
-	case o.jsonOut == "":
-		return fmt.Errorf("--shard %s: give --json PART.json, the file of the shard's part (graphcc merge reads the parts)", o.shard)
-	case cmd.Flags().Changed("out"):
-		return fmt.Errorf("--out with --shard: a shard writes only its part (--json); graphcc merge --json writes the result")
-	case o.reuse != "":
+	if o.reuse != "" {
 		return fmt.Errorf("--reuse with --shard: a shard runs its part of the grid whole (reuse the priors in one process instead)")
 	}
-	if err := checkOutputs("json", o.jsonOut); err != nil {
-		return err
-	}
-	build, err := version.ID()
+	shard, build, err := shardFlags(cmd, o.shard, o.jsonOut, "--json writes the result")
 	if err != nil {
 		return err
 	}

@@ -34,24 +34,17 @@ func testNetns(t *testing.T, tag string) (string, netns.NsHandle) {
 	return testnetns.New(t, "gcct", tag)
 }
 
-// graphcc.p4 on BMv2 with two ports in a namespace (veths s1-h1, s2-h2),
-// packets written and read on the host ends with packet sockets: IPv4
-// forwarding, TTL and checksum, drops, ECMP, the counters (flow starts
-// among them: the ECN-capable frames whose BTH PSN is 0), and ECN marking
-// against the enqueue-depth histogram.
-func TestBMv2Dataplane(t *testing.T) {
-	requireRoot(t)
-	requireBinaryP4RT(t, "simple_switch_grpc")
-	ctx := testCtx(t)
-	info := testP4Info(t)
-	_, ns := testNetns(t, "dp")
-	// No IPv6 on the new links: the kernel's own frames would count too.
+// switchNetns returns a fresh namespace (testNetns) for BMv2 switches
+// cabled by veths: no IPv6 on new links (the kernel's own frames would
+// count too), and the loopback up (the switches serve P4Runtime on it).
+func switchNetns(t *testing.T, tag string) netns.NsHandle {
+	t.Helper()
+	_, ns := testNetns(t, tag)
 	if err := namespace.Do(ns, func() error {
 		return os.WriteFile("/proc/sys/net/ipv6/conf/default/disable_ipv6", []byte("1"), 0)
 	}); err != nil {
 		t.Fatal(err)
 	}
-	// The switch serves P4Runtime on the namespace's loopback.
 	h, err := netlink.NewHandleAt(ns)
 	if err != nil {
 		t.Fatal(err)
@@ -64,6 +57,20 @@ func TestBMv2Dataplane(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	return ns
+}
+
+// graphcc.p4 on BMv2 with two ports in a namespace (veths s1-h1, s2-h2),
+// packets written and read on the host ends with packet sockets: IPv4
+// forwarding, TTL and checksum, drops, ECMP, the counters (flow starts
+// among them: the ECN-capable frames whose BTH PSN is 0), and ECN marking
+// against the enqueue-depth histogram.
+func TestBMv2Dataplane(t *testing.T) {
+	requireRoot(t)
+	requireBinaryP4RT(t, "simple_switch_grpc")
+	ctx := testCtx(t)
+	info := testP4Info(t)
+	ns := switchNetns(t, "dp")
 	tmp := fmt.Sprintf("gcd%d", os.Getpid()%100000)
 	for i := 1; i <= 2; i++ {
 		if err := lab.CreateVeth(lab.Veth{Name: fmt.Sprintf("s%d", i), NS: ns}, lab.Veth{Name: fmt.Sprintf("h%d", i), NS: ns}, tmp); err != nil {

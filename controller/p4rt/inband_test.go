@@ -13,7 +13,6 @@ import (
 	"time"
 
 	p4v1 "github.com/p4lang/p4runtime/go/p4/v1"
-	"github.com/vishvananda/netlink"
 	"github.com/vishvananda/netns"
 
 	"graphcc/controller/lab"
@@ -41,25 +40,7 @@ type inbandLab struct {
 func newInbandLab(t *testing.T, ctx context.Context) *inbandLab {
 	requireRoot(t)
 	requireBinaryP4RT(t, "simple_switch_grpc")
-	_, ns := testNetns(t, "ib")
-	// No IPv6 on the new links: the kernel's own frames would count too.
-	if err := namespace.Do(ns, func() error {
-		return os.WriteFile("/proc/sys/net/ipv6/conf/default/disable_ipv6", []byte("1"), 0)
-	}); err != nil {
-		t.Fatal(err)
-	}
-	h, err := netlink.NewHandleAt(ns)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer h.Close()
-	lo, err := h.LinkByName("lo")
-	if err == nil {
-		err = h.LinkSetUp(lo)
-	}
-	if err != nil {
-		t.Fatal(err)
-	}
+	ns := switchNetns(t, "ib")
 	tmp := fmt.Sprintf("gci%d", os.Getpid()%100000)
 	for _, pair := range [][2]string{{"ab", "ba"}, {"ah", "ha"}} {
 		if err := lab.CreateVeth(lab.Veth{Name: pair[0], NS: ns}, lab.Veth{Name: pair[1], NS: ns}, tmp); err != nil {
