@@ -19,8 +19,9 @@ import (
 )
 
 // TrainConfig is one training run of multi-agent deep Q-learning on the
-// simulator's control hook. DefaultTrainConfig gives the settings of the
-// shipped model; the zero value of a field means its default.
+// simulator's control hook, or of imitation (ImitateObjective).
+// DefaultTrainConfig gives the paper's settings (the issue-3 model's); the
+// zero value of a field means its default.
 type TrainConfig struct {
 	// Kind is "graphcc" (the shared message-passing network) or "acc" (one
 	// independent network per port).
@@ -163,8 +164,10 @@ func (c *TrainConfig) validateSets() []ValidateSet {
 	return []ValidateSet{{Episode: c.Episode, Seeds: c.ValidateSeeds}}
 }
 
-// DefaultTrainConfig returns the training settings of the shipped model.
-// Episode must still be set.
+// DefaultTrainConfig returns the paper's training settings, those of the
+// issue-3 model (docs/learning.md, "The issue-3 model"; the shipped model
+// changes Objective, Teacher, FeatureSet and ActionSet). Episode must
+// still be set.
 func DefaultTrainConfig() TrainConfig {
 	return TrainConfig{
 		Kind: "graphcc", Episodes: 200, EpisodeTime: 25 * topo.Millisecond,
