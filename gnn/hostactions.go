@@ -2,6 +2,7 @@ package gnn
 
 import (
 	"fmt"
+	"math"
 
 	"graphcc/control"
 	"graphcc/dcqcn"
@@ -71,3 +72,38 @@ var hostActionTable = func() [NumHostActions]control.HostParams {
 
 // Replay buffers store host actions as uint8 too.
 var _ = [1]struct{}{}[(NumHostActions-1)>>8]
+
+// NearestHostAction returns the host action whose constants are nearest to
+// h: the least sum, over the five constants, of the squared natural log of
+// the ratio of h's value to the action's (a log-scale distance, so that a
+// timer twice too long is as far as one half as long, whatever its unit).
+// AI and HAI are compared as HostParams holds them and the table lists
+// them, at control.RefRate: each NIC scales both alike (HostParams.Apply).
+// A constant below 1 counts as 1. Ties (within 1e-9) go to the lower action, and
+// NearestHostAction(HostAction(a)) is a for every action a. It does not
+// allocate.
+func NearestHostAction(h control.HostParams) int {
+	v := hostLogs(h)
+	best, bestD := 0, math.Inf(1)
+	for a := range hostActionTable {
+		w := hostLogs(hostActionTable[a])
+		var d float64
+		for i := range v {
+			d += (v[i] - w[i]) * (v[i] - w[i])
+		}
+		if d < bestD-tieEps {
+			best, bestD = a, d
+		}
+	}
+	return best
+}
+
+// tieEps is how much nearer an action must be than a lower one to win
+// (NearestHostAction): distances equal but for rounding are ties.
+const tieEps = 1e-9
+
+// hostLogs returns the natural logs of h's five constants, each at least 1.
+func hostLogs(h control.HostParams) [5]float64 {
+	l := func(x int64) float64 { return math.Log(float64(max(x, 1))) }
+	return [5]float64{l(h.IncreaseInterval), l(h.AlphaInterval), l(h.DecreaseInterval), l(h.AI), l(h.HAI)}
+}

@@ -134,7 +134,8 @@ func TestTrainImitates(t *testing.T) {
 }
 
 // TestImitateConfigErrors: a teacher goes with ImitateObjective, and that
-// objective with a teacher, GraphCC, and no host head.
+// objective with a teacher and GraphCC (with or without a host head:
+// TestTrainImitatesHosts).
 func TestImitateConfigErrors(t *testing.T) {
 	ep := tinyEpisode(t)
 	teacher := func(*topo.Fabric, uint64) (control.Policy, []control.ECN, error) { return control.Static{}, nil, nil }
@@ -145,8 +146,7 @@ func TestImitateConfigErrors(t *testing.T) {
 	}{
 		{"no teacher", func(c *TrainConfig) { c.Objective = ImitateObjective }, "needs a teacher"},
 		{"teacher without imitate", func(c *TrainConfig) { c.Teacher = teacher }, "a teacher is for objective imitate"},
-		{"acc", func(c *TrainConfig) { c.Kind, c.Objective, c.Teacher = "acc", ImitateObjective, teacher }, "switch agents only"},
-		{"hosts", func(c *TrainConfig) { c.Hosts, c.Objective, c.Teacher = true, ImitateObjective, teacher }, "switch agents only"},
+		{"acc", func(c *TrainConfig) { c.Kind, c.Objective, c.Teacher = "acc", ImitateObjective, teacher }, "GraphCC's agents only (not acc)"},
 	} {
 		cfg := tinyTrain("graphcc", 1, ep)
 		c.mod(&cfg)

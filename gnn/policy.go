@@ -1,7 +1,6 @@
 package gnn
 
 import (
-	"errors"
 	"fmt"
 	"math/rand/v2"
 	"slices"
@@ -171,26 +170,29 @@ type Explorer struct {
 	rewards     []float64
 	started     bool
 
-	teacher    control.Policy // SetTeacher's
-	teacherECN []control.ECN  // the teacher's settings, by PortID
-	labels     []int          // per agent: the teacher's action of the last Decide
+	teacher      control.Policy       // SetTeacher's
+	teacherECN   []control.ECN        // the teacher's settings, by PortID
+	teacherHosts []control.HostParams // the teacher's host constants, by PortID (with a host head)
+	hostDecider  control.HostDecider  // the teacher, if it decides the hosts' constants
+	labels       []int                // per agent, then per host agent: the teacher's action of the last Decide
 }
 
-// SetTeacher makes x report to OnStep, as every switch agent's action, the
+// SetTeacher makes x report to OnStep, as every agent's action, the
 // label teacher gives it (ImitateObjective) instead of the action it took:
 // teacher decides on the same telemetry at every Decide, from the settings
 // initial (by topo.PortID, for the fabric x's GraphCC runs on; nil means
-// control.StaticSettings of that fabric), and an agent's label is the
-// action of the model's table nearest to the setting teacher chose for its
-// port (ActionSet.Nearest). The agents still act epsilon-greedily, and
-// the teacher's settings are not applied. A model with a host head is
-// refused.
+// control.StaticSettings of that fabric), and a switch agent's label is
+// the action of the model's table nearest to the setting teacher chose for
+// its port (ActionSet.Nearest). With a host head, a host agent's label is
+// the host action nearest to the constants teacher gives its NIC
+// (NearestHostAction): those its DecideHosts writes every interval if it
+// decides the hosts' (control.HostDeciderOf), starting from its fixed
+// constants (control.HostParamsOf) or else HPCC's preset; else its fixed
+// constants; else HPCC's preset (host action 0). The agents still act
+// epsilon-greedily, and the teacher's settings are not applied.
 func (x *Explorer) SetTeacher(teacher control.Policy, initial []control.ECN) error {
 	g := x.G
-	switch {
-	case g.DecidesHosts():
-		return errors.New("gnn: a teacher labels switch agents only: the model has a host head")
-	case initial != nil && len(initial) != g.fz.ports:
+	if initial != nil && len(initial) != g.fz.ports {
 		return fmt.Errorf("gnn: teacher's initial settings for %d ports, the fabric has %d", len(initial), g.fz.ports)
 	}
 	x.teacher = teacher
@@ -202,6 +204,19 @@ func (x *Explorer) SetTeacher(teacher control.Policy, initial []control.ECN) err
 		}
 	}
 	x.labels = make([]int, len(g.actions))
+	x.teacherHosts, x.hostDecider = nil, nil
+	if g.DecidesHosts() {
+		h, ok := control.HostParamsOf(teacher)
+		if !ok {
+			h = control.DefaultHostParams()
+		}
+		x.teacherHosts = make([]control.HostParams, g.fz.ports)
+		for _, p := range g.hosts {
+			x.teacherHosts[p] = h
+		}
+		x.hostDecider, _ = control.HostDeciderOf(teacher)
+		x.labelHosts(nil)
+	}
 	return nil
 }
 
@@ -211,6 +226,21 @@ func (x *Explorer) label(t *control.Telemetry) {
 	x.teacher.Decide(t, x.teacherECN)
 	for i, p := range g.agents {
 		x.labels[i] = g.m.ActionSet.Nearest(x.teacherECN[p], g.rates[i])
+	}
+	if x.teacherHosts != nil {
+		x.labelHosts(t)
+	}
+}
+
+// labelHosts has a teacher that decides the hosts' constants decide them
+// on t (if t is not nil) and sets every host agent's label.
+func (x *Explorer) labelHosts(t *control.Telemetry) {
+	g := x.G
+	if t != nil && x.hostDecider != nil {
+		x.hostDecider.DecideHosts(t, x.teacherHosts)
+	}
+	for j, p := range g.hosts {
+		x.labels[len(g.agents)+j] = NearestHostAction(x.teacherHosts[p])
 	}
 }
 

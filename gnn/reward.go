@@ -151,7 +151,9 @@ const PathObjective Objective = FlowObjective + 1
 // ImitateObjective is not a reward: the switch agents learn to copy a
 // teacher (TrainConfig.Teacher), each interval's label of an agent being
 // the action of the table closest to the setting the teacher chose for its
-// port. The network's outputs are then logits of a classifier, trained by
+// port (and, with a host head, a host agent's the host action nearest to
+// the teacher's DCQCN constants for its NIC, Explorer.SetTeacher). The
+// network's outputs are then logits of a classifier, trained by
 // softmax cross-entropy on the labels of the states the agents visited
 // (their own epsilon-greedy actions, so the states are the learner's as
 // in DAgger; a fixed teacher's labels do not depend on the states). The

@@ -85,8 +85,10 @@ type TrainConfig struct {
 	// is minus the excess slowdown of the flows it sent that finished in
 	// the interval, divided by PathRewardScale (PathObjective restricted
 	// to the flows whose path starts at its NIC port), whatever Objective
-	// rewards the switches. Kind "acc" and fabrics with failed links
-	// (Episode) are refused.
+	// rewards the switches (with ImitateObjective no reward is used: a
+	// host agent learns the host action nearest to the teacher's constants
+	// for its NIC, Explorer.SetTeacher). Kind "acc" and fabrics with failed
+	// links (Episode) are refused.
 	Hosts  bool
 	Params replay.Params // simulated hardware (zero: replay.DefaultParams)
 
@@ -96,8 +98,9 @@ type TrainConfig struct {
 	// (indexed by topo.PortID; nil means control.StaticSettings), as
 	// policy.Factory builds them. It decides every interval on the
 	// telemetry of the run, beside the agents, and its settings are the
-	// labels (ImitateObjective), not applied. Validation runs the learned
-	// policy alone.
+	// labels (ImitateObjective), not applied; with Hosts, so are its
+	// hosts' constants (control.HostDecider, control.HostTuner; else HPCC's
+	// preset). Validation runs the learned policy alone.
 	Teacher func(f *topo.Fabric, seed uint64) (control.Policy, []control.ECN, error)
 	// TeacherName names the teacher in checkpoints (a resumed run must
 	// have the same) and model metadata, for example its policy spec.
@@ -267,8 +270,8 @@ func (c *TrainConfig) check() error {
 		return errors.New("train: objective imitate needs a teacher")
 	case c.Objective != ImitateObjective && c.Teacher != nil:
 		return fmt.Errorf("train: a teacher is for objective imitate, not %v", c.Objective)
-	case c.Objective == ImitateObjective && (c.Kind != "graphcc" || c.Hosts):
-		return errors.New("train: objective imitate trains GraphCC's switch agents only (not acc, not --hosts)")
+	case c.Objective == ImitateObjective && c.Kind != "graphcc":
+		return errors.New("train: objective imitate trains GraphCC's agents only (not acc)")
 	case c.ValidateEvery < 0:
 		return fmt.Errorf("train: validate every %d episodes: must not be negative", c.ValidateEvery)
 	case !slices.Contains(FeatureSets(), c.FeatureSet):

@@ -58,6 +58,7 @@ const trainExamples = `  graphcc train --out my.model --curve curve.csv         
   graphcc train --hosts --episodes 100 --validate-seeds 2001-2002 --out hosts.model  # the hosts' DCQCN too
   graphcc train --scenario curriculum --episodes 600 --validate-seeds 2001-2002 --out all.model  # one model for the suite
   graphcc train --scenario curriculum --actions extended --features flowmix --objective imitate --teacher tuned:models/tuned --out imit.model  # copy each scenario's tuned setting
+  graphcc train --scenario fb60-incast --hosts --actions extended --objective imitate --teacher 'static:2,32,0.01+dcqcn:55,55,2,20,25' --out joint.model  # the hosts' constants too
   graphcc train --out my.model --checkpoint ck --resume ck          # continue an interrupted run`
 
 // defaultTrain is train's settings without flags.
@@ -136,7 +137,7 @@ func (o *trainOpts) addFlags(fs *pflag.FlagSet) {
 	fs.StringVar(&o.reward, "reward", o.reward, "shape of the reward's queue term: linear (1-x), convex ((1-x)^2) or concave (1-x^2)")
 	fs.Float64Var(&o.rewardQ, "reward-queue-kb", 0, "queue Q of the reward's x = min(q/Q, 1), KB at 25 Gbps (scaled by port rate); 0 = 25 KB (gnn.DefaultRewardQueueKB)")
 	fs.StringVar(&o.objective, "objective", o.objective, "what the agents are rewarded for: port (the per-port reward of docs/learning.md, shaped by --reward and --reward-queue-kb); experiments: flows (a team reward of minus the excess slowdown of the flows finishing in each interval, /100), paths (each port minus the excess slowdown of the flows finishing in each interval that crossed it, /10), or imitate (no reward: the agents learn to copy --teacher)")
-	fs.StringVar(&o.teacher, "teacher", "", "with --objective imitate, the policy the agents learn to copy (a spec as eval --policies takes, e.g. tuned:models/tuned: on each scenario its tuned setting); every interval each switch agent's label is the action of the table nearest to the teacher's setting for its port (docs/learning.md, \"Imitating the tuned settings\")")
+	fs.StringVar(&o.teacher, "teacher", "", "with --objective imitate, the policy the agents learn to copy (a spec as eval --policies takes, e.g. tuned:models/tuned: on each scenario its tuned setting); every interval each switch agent's label is the action of the table nearest to the teacher's setting for its port, and with --hosts each host agent's the host action nearest to the teacher's DCQCN constants for its NIC (a +dcqcn: spec's, e.g. a joint tune's tuned:FILE; else HPCC's preset) (docs/learning.md, \"Imitating the tuned settings\")")
 	fs.Float64Var(&o.c.Gamma, "gamma", o.c.Gamma, "discount per control interval")
 	fs.Float64Var(&o.c.LR, "lr", o.c.LR, "Adam learning rate")
 	fs.IntVar(&o.c.Batch, "batch", o.c.Batch, "transitions per minibatch")

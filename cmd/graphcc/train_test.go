@@ -13,7 +13,9 @@ import (
 	"strings"
 	"testing"
 
+	"graphcc/control"
 	"graphcc/gnn"
+	"graphcc/replay"
 )
 
 // TestTrainThenEvaluate trains GraphCC and ACC briefly on the tiny scenario,
@@ -446,10 +448,80 @@ func TestTrainImitate(t *testing.T) {
 		{[]string{"--teacher", "static"}, "--teacher: only with --objective imitate (not port)"},
 		{[]string{"--objective", "imitate", "--teacher", "tuned:" + dir}, "--teacher tuned:" + dir + ": scenario tiny"},
 		{[]string{"--objective", "imitate", "--teacher", "nonsense"}, "--teacher: "},
+		{[]string{"--kind", "acc", "--objective", "imitate", "--teacher", "static"}, "objective imitate trains GraphCC's agents only (not acc)"},
 	} {
 		_, _, err := execute(t, t.Context(), append([]string{"train", "--scenario", "tiny", "--out", filepath.Join(dir, "x.model")}, tc.args...)...)
 		if err == nil || !strings.Contains(err.Error(), tc.err) {
 			t.Errorf("train %v: %v, want an error containing %q", tc.args, err, tc.err)
+		}
+	}
+}
+
+// TestTrainImitateHosts trains a host-head model to copy a teacher of the
+// switches' setting and the hosts' DCQCN constants (the best joint
+// constant, host action 15): the model file has a host head, sim runs it,
+// and its greedy policy gives the hosts the teacher's constants. The sim
+// summary does not report the hosts' constants, so the policy is run
+// directly on the tiny scenario for that.
+func TestTrainImitateHosts(t *testing.T) {
+	withTinyScenario(t)
+	dir := t.TempDir()
+	model := filepath.Join(dir, "joint.model")
+	teacher := "static:2,32,0.01+dcqcn:55,55,2,20,25"
+	run(t, "train", "--scenario", "tiny", "--hosts", "--objective", "imitate", "--teacher", teacher,
+		"--episodes", "4", "--warmup", "20", "--updates", "20", "--workers", "2", "--out", model)
+	f, err := gnn.Load(model, gnn.GraphCCExpect())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if f.HostActions != gnn.NumHostActions || f.Meta["hosts"] != "true" || f.Meta["teacher"] != teacher {
+		t.Fatalf("model file: host_actions %d, meta %v", f.HostActions, f.Meta)
+	}
+	if sim := run(t, "sim", "--scenario", "tiny", "--seed", "1001", "--policy", "graphcc:"+model); !strings.Contains(sim, "completed") {
+		t.Errorf("sim output %q", sim)
+	}
+	m, err := f.Model()
+	if err != nil {
+		t.Fatal(err)
+	}
+	sc, err := scenarioLookup("tiny")
+	if err != nil {
+		t.Fatal(err)
+	}
+	fab, flows, err := sc.Build(1001)
+	if err != nil {
+		t.Fatal(err)
+	}
+	p := &hostCount{g: gnn.NewGraphCC(m, fab, gnn.FeatureConfig{}), want: gnn.HostAction(15)}
+	defer p.g.Inference().Close()
+	if _, err := replay.Run(replay.Config{Fabric: fab, Flows: flows, Policy: p}); err != nil {
+		t.Fatal(err)
+	}
+	t.Logf("the teacher's host constants on %d of %d host-steps", p.right, p.all)
+	if p.all == 0 || p.right < p.all*8/10 {
+		t.Errorf("the teacher's host constants on %d of %d host-steps, want 80 %%", p.right, p.all)
+	}
+}
+
+// hostCount runs g and counts the host-steps where it gives a host's NIC
+// the constants want.
+type hostCount struct {
+	g          *gnn.GraphCC
+	want       control.HostParams
+	hosts      []control.HostParams
+	right, all int
+}
+
+func (h *hostCount) Decide(t *control.Telemetry, ecn []control.ECN) {
+	h.g.Decide(t, ecn)
+	if h.hosts == nil {
+		h.hosts = make([]control.HostParams, len(ecn))
+	}
+	h.g.DecideHosts(t, h.hosts)
+	for _, p := range h.g.Hosts() {
+		h.all++
+		if h.hosts[p] == h.want {
+			h.right++
 		}
 	}
 }
