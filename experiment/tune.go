@@ -186,6 +186,9 @@ type TuneRun struct {
 	// loo are Score's values leaving out each validation seed (nil
 	// without them).
 	loo []float64
+	// per are its scores on each scenario, nil for runs not scored by
+	// this search (a merge's grid).
+	per []scenarioScore
 }
 
 // TuneRatio is a ratio of mean slowdowns on the confirmation seeds, with
@@ -566,6 +569,7 @@ func (t *tuner) scoreRun(c Candidate, name string, per []scenarioScore) TuneRun 
 			loo[k] += math.Log(sc.loo[k]) / n
 		}
 	}
+	r.per = per
 	r.Score = math.Exp(logScore)
 	if len(per) == 1 {
 		r.Score = per[0].mean // exactly
@@ -589,14 +593,19 @@ func (t *tuner) rescore(ctx context.Context) error {
 	if best.Reused == 0 {
 		return nil
 	}
-	per := make([][]scenarioScore, 1)
-	per[0] = make([]scenarioScore, len(t.c.Scenarios))
+	per := [][]scenarioScore{slices.Clone(best.per)}
+	var reused []int
+	for j, sc := range per[0] {
+		if sc.prior {
+			reused = append(reused, j)
+		}
+	}
 	var done int
-	for j := range t.c.Scenarios {
-		if err := t.simulate(ctx, j, []Candidate{best.Candidate}, []int{0}, per, &done, len(t.c.Scenarios)*len(t.c.Seeds)); err != nil {
+	for _, j := range reused {
+		if err := t.simulate(ctx, j, []Candidate{best.Candidate}, []int{0}, per, &done, len(reused)*len(t.c.Seeds)); err != nil {
 			return fmt.Errorf("tune: the winner again: %w", err)
 		}
-		if v, ok := t.priorScore(j, best.Candidate.Spec()); ok && v != per[0][j].mean {
+		if v, _ := t.priorScore(j, best.Candidate.Spec()); v != per[0][j].mean {
 			return fmt.Errorf("tune: the winner %s scores %v on %s, its prior result said %v: the prior was made by another build or on other traces",
 				best.Policy, per[0][j].mean, t.c.Scenarios[j].Name, v)
 		}
