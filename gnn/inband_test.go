@@ -20,8 +20,10 @@ type inBandCheck struct {
 	*InBand
 	central *GraphCC
 	want    []control.ECN
+	wantH   []control.HostParams
 	steps   int
 	diff    int // port-steps whose committed setting differs
+	hostSet int // host-steps whose constants were committed
 }
 
 func (c *inBandCheck) Start(net replay.Net, t *control.Telemetry) bool {
@@ -37,6 +39,16 @@ func (c *inBandCheck) Settings(ecn []control.ECN, hosts []control.HostParams) {
 			c.diff++
 		}
 	}
+	if hosts == nil {
+		return
+	}
+	c.central.DecideHosts(nil, c.wantH)
+	for _, p := range c.central.Hosts() {
+		c.hostSet++
+		if hosts[p] != c.wantH[p] {
+			c.diff++
+		}
+	}
 }
 
 // inBandRun runs 2 ms of the default traffic on f under the shipped
@@ -48,6 +60,12 @@ func inBandRun(t *testing.T, f *topo.Fabric, cfg InBandConfig, loss float64) (*r
 	if err != nil {
 		t.Fatal(err)
 	}
+	return inBandRunModel(t, m, f, cfg, loss)
+}
+
+// inBandRunModel is inBandRun with model m.
+func inBandRunModel(t *testing.T, m *Model, f *topo.Fabric, cfg InBandConfig, loss float64) (*replay.Result, *inBandCheck) {
+	t.Helper()
 	gen := workload.DefaultGen()
 	gen.Duration = 2 * topo.Millisecond
 	flows, err := workload.Generate(f, gen)
@@ -58,7 +76,8 @@ func inBandRun(t *testing.T, f *topo.Fabric, cfg InBandConfig, loss float64) (*r
 	if err != nil {
 		t.Fatal(err)
 	}
-	c := &inBandCheck{InBand: ib, central: NewGraphCC(m, f, FeatureConfig{}), want: control.StaticSettings(f)}
+	c := &inBandCheck{InBand: ib, central: NewGraphCC(m, f, FeatureConfig{}), want: control.StaticSettings(f),
+		wantH: make([]control.HostParams, len(f.Ports))}
 	res, err := replay.Run(replay.Config{Fabric: f, Flows: flows, Policy: c, Seed: 1, MessageLoss: loss})
 	if err != nil {
 		t.Fatal(err)
@@ -83,19 +102,31 @@ func switchEdges(f *topo.Fabric) int {
 // TestInBandMatchesCentral: with messages as packets, no loss and the
 // default deadline, every step's settings are the central policy's on the
 // same telemetry (the shadow's count and an independent check agree), on
-// the default Clos and with a failed link; every step sends K × the live
-// directed switch-to-switch links' messages, none late.
+// the default Clos and with a failed link, with the shipped model and
+// with a host head (the hosts' constants too); every step sends K × the
+// live directed switch-to-switch links' messages, none late.
 func TestInBandMatchesCentral(t *testing.T) {
+	shipped, err := EmbeddedModel()
+	if err != nil {
+		t.Fatal(err)
+	}
+	hostModel := NewModelShape(hostShape(), nnNewRand(21))
+	nnPerturbBiases(hostModel, 22)
 	for _, tc := range []struct {
 		name  string
+		m     *Model
 		f     *topo.Fabric
 		edges int
 	}{
-		{"default", nnDefaultClos(t), 16},
-		{"leaf0-spine1 failed", agentFailedClos(t), 14},
+		{"default", shipped, nnDefaultClos(t), 16},
+		{"leaf0-spine1 failed", shipped, agentFailedClos(t), 14},
+		{"host head", hostModel, nnDefaultClos(t), 16},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			res, c := inBandRun(t, tc.f, InBandConfig{}, 0)
+			res, c := inBandRunModel(t, tc.m, tc.f, InBandConfig{}, 0)
+			if tc.m.HostActions > 0 && c.hostSet == 0 {
+				t.Error("no host constants committed")
+			}
 			a := res.Summary.AgentStats
 			if a == nil {
 				t.Fatal("no agent stats in the summary")
