@@ -38,6 +38,11 @@ type InBandConfig struct {
 	// (control.StaticSettings), until a step in which every message came
 	// in time. 0 means DefaultMisses; a negative value never reverts.
 	Misses int
+	// Compute is the fabric time an agent takes to compute a round (the
+	// last round's readout included), ps; 0, the default, computes
+	// instantly. A round's computation begins when its messages are all
+	// in or at its deadline; a message that arrives during it is late.
+	Compute int64
 }
 
 // InBand is the GraphCC policy run as one agent per switch whose messages
@@ -88,7 +93,9 @@ type msgSlot struct {
 // agentRun is an agent's progress in the step and its record of misses.
 type agentRun struct {
 	start  int64 // when its current round began
+	ready  int64 // while busy: when its computation of the round ends
 	missed bool  // a message of this step was late
+	busy   bool  // computing its current round
 	streak int   // consecutive steps with a message late
 	done   bool
 }
@@ -97,8 +104,9 @@ type agentRun struct {
 // features normalized by c, exchanging messages as packets as cfg says.
 // It fails as NewPerSwitch and on a negative deadline.
 func NewInBand(m *Model, f *topo.Fabric, c FeatureConfig, cfg InBandConfig) (*InBand, error) {
-	if cfg.Deadline < 0 {
-		return nil, fmt.Errorf("per-switch agents: round deadline %s must not be negative", topo.FormatDuration(cfg.Deadline))
+	if cfg.Deadline < 0 || cfg.Compute < 0 {
+		return nil, fmt.Errorf("per-switch agents: round deadline %s and compute time %s must not be negative",
+			topo.FormatDuration(cfg.Deadline), topo.FormatDuration(cfg.Compute))
 	}
 	if cfg.Deadline == 0 {
 		cfg.Deadline = DefaultRoundDeadline
@@ -178,7 +186,7 @@ func (ib *InBand) Start(net replay.Net, t *control.Telemetry) bool {
 	ib.pending = len(ib.agents)
 	for a := range ib.agents {
 		r := &ib.agents[a]
-		r.start, r.missed, r.done = ib.t0, false, false
+		r.start, r.missed, r.done, r.busy = ib.t0, false, false, false
 		ib.send(net, a, 1)
 	}
 	for a := range ib.agents {
@@ -201,23 +209,30 @@ func (ib *InBand) Arrive(net replay.Net, tag int32, step uint32) bool {
 	ib.slots[tag].arrived = true
 	a := ib.to[l]
 	ag := ib.ps.agents[a]
-	if ib.agents[a].done || ag.next != k {
-		return false // a later round's, kept for it; or a past round's, late
+	if r := &ib.agents[a]; r.done || r.busy || ag.next != k {
+		return false // a later round's, kept for it; or a round's begun without it, late
 	}
 	ib.receive(a, k, l)
 	if ag.Missing() == 0 {
-		ib.advance(net, int(a), false)
+		ib.begin(net, int(a))
 	}
+	ib.arm(net)
 	return ib.pending == 0
 }
 
-// Wake enforces the round deadlines that have passed (replay.InBand).
+// Wake ends the computations due and enforces the round deadlines that
+// have passed (replay.InBand).
 func (ib *InBand) Wake(net replay.Net) bool {
 	now := net.Now()
-	for ib.pending > 0 && ib.due <= ib.ps.m.K && now >= ib.t0+int64(ib.due)*ib.cfg.Deadline {
+	for a := range ib.agents {
+		if r := &ib.agents[a]; r.busy && r.ready <= now {
+			ib.complete(net, a)
+		}
+	}
+	for ib.pending > 0 && ib.due <= ib.ps.m.K && now >= ib.deadline(ib.due) {
 		for a, ag := range ib.ps.agents {
-			if !ib.agents[a].done && ag.next == ib.due {
-				ib.advance(net, a, true)
+			if r := &ib.agents[a]; !r.done && !r.busy && ag.next == ib.due {
+				ib.begin(net, a)
 			}
 		}
 		ib.due++
@@ -226,10 +241,26 @@ func (ib *InBand) Wake(net replay.Net) bool {
 	return ib.pending == 0
 }
 
-// arm asks for a wake-up at the next deadline while an agent waits.
+// deadline returns the time by which round k's computation begins.
+func (ib *InBand) deadline(k int) int64 { return ib.t0 + int64(k)*ib.cfg.Deadline }
+
+// arm asks for a wake-up at the next deadline or end of a computation
+// while an agent has not decided.
 func (ib *InBand) arm(net replay.Net) {
-	if ib.pending > 0 && ib.due <= ib.ps.m.K {
-		net.WakeAt(ib.t0 + int64(ib.due)*ib.cfg.Deadline)
+	if ib.pending == 0 {
+		return
+	}
+	at := int64(-1)
+	if ib.due <= ib.ps.m.K {
+		at = ib.deadline(ib.due)
+	}
+	for a := range ib.agents {
+		if r := &ib.agents[a]; r.busy && (at < 0 || r.ready < at) {
+			at = r.ready
+		}
+	}
+	if at >= 0 {
+		net.WakeAt(at)
 	}
 }
 
@@ -250,7 +281,8 @@ func (ib *InBand) send(net replay.Net, a, k int) {
 }
 
 // enter hands agent a the messages of round k that arrived before it
-// reached the round, and computes the round if none is missing.
+// reached the round, and begins the round if none is missing or its
+// deadline has passed.
 func (ib *InBand) enter(net replay.Net, a, k int) {
 	ag := ib.ps.agents[a]
 	base := (k - 1) * len(ib.from)
@@ -259,8 +291,8 @@ func (ib *InBand) enter(net replay.Net, a, k int) {
 			ib.receive(int32(a), k, l)
 		}
 	}
-	if ag.Missing() == 0 {
-		ib.advance(net, a, false)
+	if ag.Missing() == 0 || net.Now() >= ib.deadline(k) {
+		ib.begin(net, a)
 	}
 }
 
@@ -273,21 +305,33 @@ func (ib *InBand) receive(a int32, k int, l int32) {
 	}
 }
 
-// advance computes agent a's current round (past its deadline with
-// fallback set, without the missing messages), then sends the next
-// round's messages and enters it, or after round K decides.
-func (ib *InBand) advance(net replay.Net, a int, fallback bool) {
+// begin begins agent a's computation of its current round with the
+// messages it has, counting the missing ones late, and ends it at once
+// without a compute time.
+func (ib *InBand) begin(net replay.Net, a int) {
 	ag, r := ib.ps.agents[a], &ib.agents[a]
-	k := ag.next
-	late, err := ag.RoundFallback(k)
-	if err != nil {
-		panic("gnn: in-band round: " + err.Error())
-	}
-	if late > 0 {
+	if late := ag.Missing(); late > 0 {
 		ib.stats.LateMessages += int64(late)
 		ib.stats.FallbackRounds++
 		r.missed = true
 	}
+	if ib.cfg.Compute == 0 {
+		ib.complete(net, a)
+		return
+	}
+	r.busy, r.ready = true, net.Now()+ib.cfg.Compute
+}
+
+// complete ends agent a's computation of its current round (the missing
+// messages replaced, Agent.RoundFallback), then sends the next round's
+// messages and enters it, or after round K decides.
+func (ib *InBand) complete(net replay.Net, a int) {
+	ag, r := ib.ps.agents[a], &ib.agents[a]
+	k := ag.next
+	if _, err := ag.RoundFallback(k); err != nil {
+		panic("gnn: in-band round: " + err.Error())
+	}
+	r.busy = false
 	now := net.Now()
 	ib.roundPS = append(ib.roundPS, now-r.start)
 	r.start = now

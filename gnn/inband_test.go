@@ -211,6 +211,41 @@ func TestInBandLate(t *testing.T) {
 	}
 }
 
+// TestInBandCompute: with a compute time each round ends that long after
+// it begins, so the decisions come K × (a link's delay + the compute
+// time) after the tick, still central's; a compute time past the second
+// round's deadline makes every round-2 message late.
+func TestInBandCompute(t *testing.T) {
+	f := nnDefaultClos(t)
+	for _, tc := range []struct {
+		name     string
+		cfg      InBandConfig
+		lateOf2  bool // every round-2 message late, no round-1 one
+		minDelay float64
+	}{
+		{"3 µs", InBandConfig{Compute: 3 * topo.Microsecond}, false, 2 * (1 + 3)},
+		{"3 µs past a 2 µs deadline", InBandConfig{Compute: 3 * topo.Microsecond, Deadline: 2 * topo.Microsecond}, true, 1 + 3 + 3},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			res, c := inBandRun(t, f, tc.cfg, 0)
+			a := *res.Summary.AgentStats
+			agents := int64(len(c.ps.agents))
+			if a.DecisionUSMean < tc.minDelay || a.DecisionUSP99 > tc.minDelay+0.5 || a.RoundUSMean < 3 {
+				t.Errorf("decision delay mean %.3f p99 %.3f µs, round %.3f µs; want from %.3f", a.DecisionUSMean, a.DecisionUSP99, a.RoundUSMean, tc.minDelay)
+			}
+			if !tc.lateOf2 {
+				if a.LateMessages != 0 || a.DecisionMismatches != 0 || c.diff != 0 {
+					t.Errorf("late %d, mismatches %d (check %d), want none", a.LateMessages, a.DecisionMismatches, c.diff)
+				}
+				return
+			}
+			if a.LateMessages != a.Messages/2 || a.FallbackRounds != a.Steps*agents {
+				t.Errorf("%d of %d messages late, %d fallback rounds in %d steps; want round 2's, every agent's", a.LateMessages, a.Messages, a.FallbackRounds, a.Steps)
+			}
+		})
+	}
+}
+
 // TestInBandDeterministicFCT: the FCT file of a lossy run is the same
 // bytes twice over, and differs from the loss-free run's.
 func TestInBandDeterministicFCT(t *testing.T) {

@@ -64,7 +64,9 @@ func TestCLISimAgents(t *testing.T) {
 	}{
 		{[]string{"--agent-loss", "0.1"}, "--agent-loss needs --agents per-switch"},
 		{[]string{"--agents", "per-switch-ideal", "--agent-deadline", "5us"}, "--agent-deadline needs --agents per-switch"},
-		{[]string{"--agents", "per-switch", "--agent-deadline", "50us"}, "--agent-deadline 50us: 2 rounds of it must end within --interval 100us"},
+		{[]string{"--agents", "per-switch", "--agent-deadline", "50us"}, "--agent-deadline 50us, --agent-compute 0: 2 rounds of their sum must end within --interval 100us"},
+		{[]string{"--agents", "per-switch", "--agent-deadline", "40us", "--agent-compute", "10us"}, "2 rounds of their sum must end within"},
+		{[]string{"--agents", "per-switch", "--agent-compute", "-1us"}, "--agent-compute -1us"},
 		{[]string{"--agents", "per-switch", "--agent-loss", "1"}, "--agent-loss 1: must be in [0, 1)"},
 		{[]string{"--agents", "per-switch", "--agent-misses", "-1"}, "--agent-misses -1: must not be negative"},
 	} {

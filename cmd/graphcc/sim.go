@@ -49,12 +49,13 @@ type simOpts struct {
 // (--agents per-switch).
 type agentFlags struct {
 	deadline string
+	compute  string
 	misses   int
 	loss     float64
 }
 
 // agentFlagNames are the flags that only --agents per-switch takes.
-var agentFlagNames = []string{"agent-deadline", "agent-misses", "agent-loss"}
+var agentFlagNames = []string{"agent-deadline", "agent-compute", "agent-misses", "agent-loss"}
 
 // config checks the agent flags against the control interval and returns
 // the agents' configuration.
@@ -71,6 +72,10 @@ func (a agentFlags) config(fs *pflag.FlagSet, agents string) (gnn.InBandConfig, 
 	if err != nil {
 		return gnn.InBandConfig{}, err
 	}
+	c, err := parseDurationFlag("agent-compute", a.compute, true)
+	if err != nil {
+		return gnn.InBandConfig{}, err
+	}
 	if a.misses < 0 {
 		return gnn.InBandConfig{}, fmt.Errorf("--agent-misses %d: must not be negative (0 never reverts to the static settings)", a.misses)
 	}
@@ -81,7 +86,7 @@ func (a agentFlags) config(fs *pflag.FlagSet, agents string) (gnn.InBandConfig, 
 	if misses == 0 {
 		misses = -1
 	}
-	return gnn.InBandConfig{Deadline: d, Misses: misses}, nil
+	return gnn.InBandConfig{Deadline: d, Compute: c, Misses: misses}, nil
 }
 
 // hwFlags override the simulated hardware: ECN thresholds, PFC, the window
@@ -250,7 +255,7 @@ func (h *hwFlags) params() (replay.Params, error) {
 
 func newSimCmd(logger loggerFunc) *cobra.Command {
 	o := simOpts{sc: defaultScenario(), hw: defaultHW(), policy: "static", agents: policy.AgentsCentral,
-		agentFlags: agentFlags{deadline: topo.FormatDuration(gnn.DefaultRoundDeadline), misses: gnn.DefaultMisses},
+		agentFlags: agentFlags{deadline: topo.FormatDuration(gnn.DefaultRoundDeadline), compute: "0", misses: gnn.DefaultMisses},
 		interval:   topo.FormatDuration(control.DefaultInterval), until: "0"}
 	cmd := &cobra.Command{
 		Use: "sim [flags]",
@@ -310,6 +315,7 @@ Policies (--policy; --ecn is its old name):
 	}
 	fs.StringVar(&o.agents, "agents", o.agents, "how a graphcc policy's step runs: central (one computation), per-switch (one agent per switch; hidden-state messages are packets on the links, in the priority queue, so settings take effect a few µs after the tick) or per-switch-ideal (messages delivered within the step: central's decisions at central's time); see docs/agents.md")
 	fs.StringVar(&o.agentFlags.deadline, "agent-deadline", o.agentFlags.deadline, "with --agents per-switch: each round's deadline, from the tick (round k by k × this); K × it must be under --interval")
+	fs.StringVar(&o.agentFlags.compute, "agent-compute", o.agentFlags.compute, "with --agents per-switch: fabric time an agent takes to compute a round; 0 computes instantly")
 	fs.IntVar(&o.agentFlags.misses, "agent-misses", o.agentFlags.misses, "with --agents per-switch: consecutive steps with a late message after which an agent puts its ports at the static settings until its messages return; 0 never")
 	fs.Float64Var(&o.agentFlags.loss, "agent-loss", 0, "with --agents per-switch: probability that an agent message is lost, drawn from the run's seed")
 	o.hw.addFlags(fs)
@@ -478,8 +484,9 @@ func (o *simOpts) control(ctx context.Context, fs *pflag.FlagSet, r simRun, env 
 		return nil, nil, fmt.Errorf("--agents %s with %s %s: %w", o.agents, flag, o.policy, err)
 	}
 	if ib, ok := pol.(*gnn.InBand); ok {
-		if c, k := ib.Config(), int64(ib.Rounds()); c.Deadline > (env.Interval-1)/k {
-			return nil, nil, fmt.Errorf("--agent-deadline %s: %d rounds of it must end within --interval %s", o.agentFlags.deadline, k, o.interval)
+		if c, k := ib.Config(), int64(ib.Rounds()); c.Deadline+c.Compute > (env.Interval-1)/k {
+			return nil, nil, fmt.Errorf("--agent-deadline %s, --agent-compute %s: %d rounds of their sum must end within --interval %s",
+				o.agentFlags.deadline, o.agentFlags.compute, k, o.interval)
 		}
 	}
 	if ps, ok := pol.(interface{ MessagesPerStep() int }); ok && env.Log != nil {
