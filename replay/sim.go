@@ -37,7 +37,8 @@ type Config struct {
 	ECN []control.ECN
 	// Policy, if not nil, is called every Interval with the telemetry of the
 	// interval and may change the ECN settings; the change takes effect at
-	// the next dequeue.
+	// the next dequeue. A policy that is an InBand runs its step over
+	// fabric time instead, its agents' messages packets on the links.
 	Policy control.Policy
 	// Interval is the control interval Δt in picoseconds; 0 means
 	// DefaultInterval.
