@@ -75,8 +75,9 @@ type InBand struct {
 	t0      int64  // the step's tick
 	step    uint32 // the step, from 0
 	started bool
-	due     int // the next round deadline to enforce, 1..K; K+1 when none
-	pending int // agents that have not decided this step
+	due     int   // the next round deadline to enforce, 1..K; K+1 when none
+	armed   int64 // the time of the wake-up asked for and not yet had, or -1
+	pending int   // agents that have not decided this step
 
 	stats    metrics.AgentStats
 	roundPS  []int64 // per agent-round: its latency, ps
@@ -192,7 +193,7 @@ func (ib *InBand) Start(net replay.Net, t *control.Telemetry) bool {
 	for a := range ib.agents {
 		ib.enter(net, a, 1)
 	}
-	ib.due = 1
+	ib.due, ib.armed = 1, -1
 	ib.arm(net)
 	return ib.pending == 0
 }
@@ -224,6 +225,7 @@ func (ib *InBand) Arrive(net replay.Net, tag int32, step uint32) bool {
 // have passed (replay.InBand).
 func (ib *InBand) Wake(net replay.Net) bool {
 	now := net.Now()
+	ib.armed = -1
 	for a := range ib.agents {
 		if r := &ib.agents[a]; r.busy && r.ready <= now {
 			ib.complete(net, a)
@@ -259,8 +261,9 @@ func (ib *InBand) arm(net replay.Net) {
 			at = r.ready
 		}
 	}
-	if at >= 0 {
+	if at >= 0 && at != ib.armed {
 		net.WakeAt(at)
+		ib.armed = at
 	}
 }
 
