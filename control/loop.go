@@ -160,6 +160,23 @@ func (l *Loop) initHosts(c LoopConfig) error {
 // then the rejected ones, and the caller decides what the fabric falls back
 // to. Nothing is applied if any setting is invalid.
 func (l *Loop) Step(ctx context.Context, t *Telemetry) error {
+	l.Observe(t)
+	if l.policy == nil {
+		return nil
+	}
+	l.policy.Decide(t, l.ecn)
+	if l.decider != nil {
+		l.decider.DecideHosts(t, l.hosts)
+	}
+	return l.commit(ctx, t.Now)
+}
+
+// Observe is the first half of Step, for a fabric whose policy decides
+// over fabric time rather than within the step (the simulator's per-switch
+// agents exchanging messages as packets): it writes t's trace rows with
+// the settings in force, records the agents' queue features and counts the
+// step. Commit is the second half.
+func (l *Loop) Observe(t *Telemetry) {
 	if l.trace != nil {
 		WriteTraceRows(l.trace, l.f, t.Now, t.Ports, l.ecn)
 	}
@@ -169,14 +186,23 @@ func (l *Loop) Step(ctx context.Context, t *Telemetry) error {
 		}
 	}
 	l.steps++
+}
+
+// Commit is the second half of Step after Observe, at fabric time now: it
+// lets write put the policy's decision into the loop's settings (ecn by
+// topo.PortID; hosts, with a HostDecider, else nil), then checks, applies
+// and counts them as Step does. The loop must have a policy.
+func (l *Loop) Commit(ctx context.Context, now int64, write func(ecn []ECN, hosts []HostParams)) error {
 	if l.policy == nil {
-		return nil
+		return errors.New("control: commit on a loop without a policy")
 	}
-	l.policy.Decide(t, l.ecn)
-	if l.decider != nil {
-		l.decider.DecideHosts(t, l.hosts)
-	}
-	if err := l.check(t.Now); err != nil {
+	write(l.ecn, l.hosts)
+	return l.commit(ctx, now)
+}
+
+// commit checks, applies and counts the settings the policy wrote.
+func (l *Loop) commit(ctx context.Context, now int64) error {
+	if err := l.check(now); err != nil {
 		return err
 	}
 	if err := l.apply.ApplyECN(ctx, l.ecn); err != nil {

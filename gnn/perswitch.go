@@ -85,16 +85,8 @@ func (ps *PerSwitch) Shuffle(seed uint64) {
 // Decide runs one step of every agent on its switch's share of t and
 // writes every agent port's setting into ecn.
 func (ps *PerSwitch) Decide(t *control.Telemetry, ecn []control.ECN) {
-	checkLen("telemetry ports", len(t.Ports), ps.ports)
 	checkLen("ECN settings", len(ecn), ps.ports)
-	for i, ag := range ps.agents {
-		lt := &ps.tels[i]
-		lt.Now, lt.Interval = t.Now, t.Interval
-		for j, p := range ps.local[i] {
-			lt.Ports[j] = t.Ports[p]
-		}
-		ag.Observe(lt)
-	}
+	ps.observe(t)
 	for k := 1; k <= ps.m.K; k++ {
 		ps.exchange(k)
 	}
@@ -103,6 +95,19 @@ func (ps *PerSwitch) Decide(t *control.Telemetry, ecn []control.ECN) {
 		for j, p := range ag.view.Ports {
 			ecn[p.Port] = ps.m.ActionSet.Setting(acts[j], p.Rate)
 		}
+	}
+}
+
+// observe has every agent observe its switch's share of t.
+func (ps *PerSwitch) observe(t *control.Telemetry) {
+	checkLen("telemetry ports", len(t.Ports), ps.ports)
+	for i, ag := range ps.agents {
+		lt := &ps.tels[i]
+		lt.Now, lt.Interval = t.Now, t.Interval
+		for j, p := range ps.local[i] {
+			lt.Ports[j] = t.Ports[p]
+		}
+		ag.Observe(lt)
 	}
 }
 

@@ -206,6 +206,9 @@ type Summary struct {
 	// port-steps at it, the most used first. A policy that adapts spreads
 	// its port-steps over several.
 	ECNSettings []control.SettingUse `json:"ecn_settings,omitempty"`
+	// AgentStats, with per-switch agents exchanging messages as packets
+	// (and only then), are their counts; their keys join the summary's.
+	*AgentStats
 }
 
 // Summarize fills the FCT-derived fields of a Summary from the completed
@@ -311,7 +314,10 @@ func (s Summary) writeTable(w io.Writer, instant bool) error {
 	kv("simulated time", ff(s.SimSeconds)+" s")
 	kv("wall time", ff(s.WallSeconds)+" s")
 	kv("peak rss", fmt.Sprintf("%.1f MiB", float64(s.PeakRSSBytes)/(1<<20)))
-	return tw.Flush()
+	if err := tw.Flush(); err != nil || s.AgentStats == nil {
+		return err
+	}
+	return s.AgentStats.writeTable(w)
 }
 
 // ff formats a float for tables: 3 decimals.

@@ -144,23 +144,28 @@ func cloneNets(nets []*gnn.MLPNet) []*gnn.MLPNet {
 
 // The ways a GraphCC policy's step can run (sim --agents).
 const (
-	AgentsCentral   = "central"    // one computation over the whole fabric (gnn.GraphCC)
-	AgentsPerSwitch = "per-switch" // one agent per switch exchanging messages, ideal delivery (gnn.PerSwitch)
+	AgentsCentral   = "central"          // one computation over the whole fabric (gnn.GraphCC)
+	AgentsPerSwitch = "per-switch"       // one agent per switch, messages as packets on the simulator's links (gnn.InBand)
+	AgentsIdeal     = "per-switch-ideal" // one agent per switch, messages delivered within the step (gnn.PerSwitch)
 )
 
 // WithAgents returns p run as agents says: p itself for AgentsCentral,
-// and for AgentsPerSwitch the per-switch decomposition of p, which must be
-// a GraphCC policy (gnn.GraphCC) on f. Any other value is an error.
-func WithAgents(p control.Policy, f *topo.Fabric, agents string) (control.Policy, error) {
-	switch agents {
-	case AgentsCentral:
+// and for AgentsPerSwitch (with cfg) or AgentsIdeal the per-switch
+// decomposition of p, which must be a GraphCC policy (gnn.GraphCC) on f.
+// Any other value is an error.
+func WithAgents(p control.Policy, f *topo.Fabric, agents string, cfg gnn.InBandConfig) (control.Policy, error) {
+	if agents == AgentsCentral {
 		return p, nil
-	case AgentsPerSwitch:
-		g, ok := p.(*gnn.GraphCC)
-		if !ok {
-			return nil, fmt.Errorf("per-switch agents run a graphcc policy, not %T", p)
-		}
+	}
+	if agents != AgentsPerSwitch && agents != AgentsIdeal {
+		return nil, fmt.Errorf("unknown agents %q (want %s, %s or %s)", agents, AgentsCentral, AgentsPerSwitch, AgentsIdeal)
+	}
+	g, ok := p.(*gnn.GraphCC)
+	if !ok {
+		return nil, fmt.Errorf("per-switch agents run a graphcc policy, not %T", p)
+	}
+	if agents == AgentsIdeal {
 		return gnn.NewPerSwitch(g.Model(), f, g.Featurizer().Config())
 	}
-	return nil, fmt.Errorf("unknown agents %q (want %s or %s)", agents, AgentsCentral, AgentsPerSwitch)
+	return gnn.NewInBand(g.Model(), f, g.Featurizer().Config(), cfg)
 }

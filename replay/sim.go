@@ -37,7 +37,8 @@ type Config struct {
 	ECN []control.ECN
 	// Policy, if not nil, is called every Interval with the telemetry of the
 	// interval and may change the ECN settings; the change takes effect at
-	// the next dequeue.
+	// the next dequeue. A policy that is an InBand runs its step over
+	// fabric time instead, its agents' messages packets on the links.
 	Policy control.Policy
 	// Interval is the control interval Δt in picoseconds; 0 means
 	// DefaultInterval.
@@ -60,6 +61,10 @@ type Config struct {
 	// Progress, if not nil, is called every interval with the simulated time
 	// and the flows finished so far.
 	Progress func(now int64, completed, total int)
+	// MessageLoss is the probability that a per-switch agent's message
+	// (with an InBand policy) is lost on its link, drawn per message from
+	// a source seeded with Seed; 0 loses none. Only with an InBand policy.
+	MessageLoss float64
 	// OnFinish, if not nil, is called with the record of every flow as it
 	// finishes, before the control interval it finishes in ends, and the
 	// ports its data crossed, from its sender's NIC to the last switch's
@@ -79,6 +84,7 @@ type Counters struct {
 	DeliverPayload int64 // payload bytes accepted in order by receivers
 	Retransmits    int64 // NACKs that made a sender go back
 	Timeouts       int64 // loss timeouts that made a sender go back (PFC off only)
+	MessagesLost   int64 // agent messages lost (Config.MessageLoss)
 }
 
 // Result is what a run produced.
@@ -128,6 +134,7 @@ const (
 	kNack
 	kPause
 	kResume
+	kMsg // a per-switch agent's message (InBand): hop holds its tag, seq its step
 )
 
 // packet is a slot of the packet slab; next links it into exactly one queue
@@ -317,6 +324,13 @@ type Sim struct {
 	samples      []int64              // egress queue bytes of every switch port at every tick
 	sampledTicks int64                // ticks whose queues are in samples
 
+	// with an InBand policy: the agents, the loop's commit, whether a step
+	// is in progress, and the message loss source
+	inband  InBand
+	ibWrite func([]control.ECN, []control.HostParams)
+	ibBusy  bool
+	msgRng  *rand.Rand
+
 	fct      []trace.FCT
 	done     int
 	c        Counters
@@ -331,12 +345,14 @@ type Sim struct {
 	nPorts int32
 }
 
-// Event sources: ports, links, the arrivals, the clock, then flow slots.
+// Event sources: ports, links, the arrivals, the clock, the agents' timer
+// (InBand), then flow slots.
 func (s *Sim) portSrc(p topo.PortID) int32 { return int32(p) }
 func (s *Sim) linkSrc(p topo.PortID) int32 { return s.nPorts + int32(p) }
 func (s *Sim) arrivalSrc() int32           { return 2 * s.nPorts }
 func (s *Sim) tickSrc() int32              { return 2*s.nPorts + 1 }
-func (s *Sim) flowSrc(slot int32) int32    { return 2*s.nPorts + 2 + slot }
+func (s *Sim) agentSrc() int32             { return 2*s.nPorts + 2 }
+func (s *Sim) flowSrc(slot int32) int32    { return 2*s.nPorts + 3 + slot }
 
 // EffectiveParams checks that cfg has a fabric and returns the hardware
 // constants a run of cfg uses: cfg.Params, or DefaultParams for the zero
@@ -426,7 +442,10 @@ func New(cfg Config) (*Sim, error) {
 		return nil, fmt.Errorf("replay: %w", err)
 	}
 
-	s.q.init(int(2*s.nPorts+2), int(s.nPorts))
+	if err := s.initInBand(); err != nil {
+		return nil, err
+	}
+	s.q.init(int(2*s.nPorts+3), int(s.nPorts))
 	if len(s.order) > 0 {
 		s.firstAt = cfg.Flows[s.order[0]].Start
 		s.now = s.firstAt
@@ -699,8 +718,10 @@ func (s *Sim) Step() bool {
 		s.arrivals()
 	case src == s.tickSrc():
 		s.tick()
+	case src == s.agentSrc():
+		s.agentWake()
 	default:
-		s.flowTimer(src - 2*s.nPorts - 2)
+		s.flowTimer(src - 2*s.nPorts - 3)
 	}
 	return true
 }
@@ -730,6 +751,11 @@ func (s *Sim) Result() (*Result, error) {
 	sum.WallSeconds = time.Since(s.wall).Seconds()
 	sum.PeakRSSBytes = metrics.PeakRSS()
 	sum.ECNSettings = s.loop.Settings()
+	if s.inband != nil {
+		a := s.inband.AgentStats()
+		a.Lost = s.c.MessagesLost
+		sum.AgentStats = &a
+	}
 	return &Result{Summary: sum, FCT: s.fct, Counters: s.c, End: s.now, Warnings: slices.Clone(s.warnings)}, nil
 }
 
@@ -836,7 +862,9 @@ func (s *Sim) transmit(p topo.PortID, i int32) {
 		s.q.schedule(s.linkSrc(p), arrive)
 	}
 	pt.wire.push(i, arrive)
-	pt.tx += size
+	if s.pkts[i].kind != kMsg { // the agents' messages are uncounted, as on the testbed
+		pt.tx += size
+	}
 }
 
 // wake makes sure a busy port p gets an event when its serialization ends.
@@ -855,6 +883,9 @@ func (s *Sim) deliver(p topo.PortID) {
 		s.q.schedule(s.linkSrc(p), pt.wire.next())
 	}
 	switch s.pkts[i].kind {
+	case kMsg:
+		s.msgArrive(i)
+		return
 	case kPause, kResume:
 		// A PFC frame from p's destination... arrives at p's destination;
 		// it controls the port that sends back to the frame's sender.
@@ -906,7 +937,12 @@ func (s *Sim) tick() {
 		ps := &s.tel.Ports[i]
 		ps.TxBytes, ps.MarkedBytes, ps.QueueBytes, ps.EnqDepthMax = pt.tx, pt.marked, pt.qBytes, pt.enqMax
 	} // EnqHist and FlowStarts are counted by forward
-	if err := s.loop.Step(context.Background(), &s.tel); err != nil {
+	if s.inband != nil {
+		s.loop.Observe(&s.tel)
+		if s.inbandTick(); s.err != nil {
+			return
+		}
+	} else if err := s.loop.Step(context.Background(), &s.tel); err != nil {
 		s.err = fmt.Errorf("replay: %w", err)
 		return
 	}

@@ -522,7 +522,7 @@ func TestSimAgents(t *testing.T) {
 	dir := t.TempDir()
 	a, b := filepath.Join(dir, "a.fct"), filepath.Join(dir, "b.fct")
 	run(t, args(append([]string{"sim"}, tiny...), "--policy", "graphcc", "--fct-out", a)...)
-	run(t, args(append([]string{"sim"}, tiny...), "--policy", "graphcc", "--agents", "per-switch", "--fct-out", b)...)
+	run(t, args(append([]string{"sim"}, tiny...), "--policy", "graphcc", "--agents", "per-switch-ideal", "--fct-out", b)...)
 	fa, err := os.ReadFile(a)
 	if err != nil {
 		t.Fatal(err)

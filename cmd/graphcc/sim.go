@@ -15,6 +15,7 @@ import (
 	"github.com/spf13/pflag"
 
 	"graphcc/control"
+	"graphcc/gnn"
 	"graphcc/internal/fileio"
 	"graphcc/policy"
 	"graphcc/replay"
@@ -35,12 +36,57 @@ type simOpts struct {
 	traceOut     string
 	policy       string
 	agents       string
+	agentFlags   agentFlags
 	interval     string
 	until        string
 	hw           hwFlags
 
 	// runFn, set by config for --policy ideal, runs instead of the simulator.
 	runFn func(context.Context, replay.Config) (*replay.Result, error)
+}
+
+// agentFlags configure the per-switch agents whose messages are packets
+// (--agents per-switch).
+type agentFlags struct {
+	deadline string
+	compute  string
+	misses   int
+	loss     float64
+}
+
+// agentFlagNames are the flags that only --agents per-switch takes.
+var agentFlagNames = []string{"agent-deadline", "agent-compute", "agent-misses", "agent-loss"}
+
+// config checks the agent flags against the control interval and returns
+// the agents' configuration.
+func (a agentFlags) config(fs *pflag.FlagSet, agents string) (gnn.InBandConfig, error) {
+	if agents != policy.AgentsPerSwitch {
+		for _, n := range agentFlagNames {
+			if fs.Changed(n) {
+				return gnn.InBandConfig{}, fmt.Errorf("--%s needs --agents %s", n, policy.AgentsPerSwitch)
+			}
+		}
+		return gnn.InBandConfig{}, nil
+	}
+	d, err := parseDurationFlag("agent-deadline", a.deadline, false)
+	if err != nil {
+		return gnn.InBandConfig{}, err
+	}
+	c, err := parseDurationFlag("agent-compute", a.compute, true)
+	if err != nil {
+		return gnn.InBandConfig{}, err
+	}
+	if a.misses < 0 {
+		return gnn.InBandConfig{}, fmt.Errorf("--agent-misses %d: must not be negative (0 never reverts to the static settings)", a.misses)
+	}
+	if !(a.loss >= 0 && a.loss < 1) {
+		return gnn.InBandConfig{}, fmt.Errorf("--agent-loss %g: must be in [0, 1)", a.loss)
+	}
+	misses := a.misses
+	if misses == 0 {
+		misses = -1
+	}
+	return gnn.InBandConfig{Deadline: d, Compute: c, Misses: misses}, nil
 }
 
 // hwFlags override the simulated hardware: ECN thresholds, PFC, the window
@@ -209,12 +255,15 @@ func (h *hwFlags) params() (replay.Params, error) {
 
 func newSimCmd(logger loggerFunc) *cobra.Command {
 	o := simOpts{sc: defaultScenario(), hw: defaultHW(), policy: "static", agents: policy.AgentsCentral,
-		interval: topo.FormatDuration(control.DefaultInterval), until: "0"}
+		agentFlags: agentFlags{deadline: topo.FormatDuration(gnn.DefaultRoundDeadline), compute: "0", misses: gnn.DefaultMisses},
+		interval:   topo.FormatDuration(control.DefaultInterval), until: "0"}
 	cmd := &cobra.Command{
 		Use: "sim [flags]",
 		Example: `  graphcc sim                                   # the training scenario under static DCQCN
   graphcc sim --policy graphcc --fct-out graphcc.fct --summary-out s.json
-  graphcc sim --policy graphcc --agents per-switch   # one agent per switch: the same FCTs
+  graphcc sim --policy graphcc --agents per-switch   # one agent per switch, messages as packets
+  graphcc sim --policy graphcc --agents per-switch --agent-loss 0.01 --summary-out s.json
+  graphcc sim --policy graphcc --agents per-switch-ideal   # messages within the step: central's FCTs
   graphcc sim --topo topology.txt --flows flow.txt --policy static:2,32,0.01
   graphcc sim --scenario fail1 --seed 1001 --policy acc   # trains ACC on fail1 first
   graphcc sim --policy ideal                    # the fabric's fair share, no queues
@@ -264,7 +313,11 @@ Policies (--policy; --ecn is its old name):
 	if err := fs.MarkDeprecated("ecn", "use --policy"); err != nil {
 		panic(err)
 	}
-	fs.StringVar(&o.agents, "agents", o.agents, "how a graphcc policy's step runs: central (one computation) or per-switch (one agent per switch exchanging hidden-state messages, delivered within the step; the same decisions, see docs/agents.md)")
+	fs.StringVar(&o.agents, "agents", o.agents, "how a graphcc policy's step runs: central (one computation), per-switch (one agent per switch; hidden-state messages are packets on the links, in the priority queue, so settings take effect a few µs after the tick) or per-switch-ideal (messages delivered within the step: central's decisions at central's time); see docs/agents.md")
+	fs.StringVar(&o.agentFlags.deadline, "agent-deadline", o.agentFlags.deadline, "with --agents per-switch: each round's deadline, from the tick (round k by k × this); K × it must be under --interval")
+	fs.StringVar(&o.agentFlags.compute, "agent-compute", o.agentFlags.compute, "with --agents per-switch: fabric time an agent takes to compute a round; 0 computes instantly")
+	fs.IntVar(&o.agentFlags.misses, "agent-misses", o.agentFlags.misses, "with --agents per-switch: consecutive steps with a late message after which an agent puts its ports at the static settings until its messages return; 0 never")
+	fs.Float64Var(&o.agentFlags.loss, "agent-loss", 0, "with --agents per-switch: probability that an agent message is lost, drawn from the run's seed")
 	o.hw.addFlags(fs)
 	fs.StringVar(&o.interval, "interval", o.interval, "control and telemetry interval")
 	fs.StringVar(&o.until, "until", o.until, "stop this long after the first flow starts; 0 = when every flow has finished")
@@ -331,7 +384,8 @@ func (o *simOpts) config(ctx context.Context, fs *pflag.FlagSet, log *slog.Logge
 	if err != nil {
 		return cfg, "", err
 	}
-	cfg = replay.Config{Fabric: r.f, Flows: r.flows, Params: params, Seed: o.sc.seed, ECN: ecn, Policy: pol, Interval: interval}
+	cfg = replay.Config{Fabric: r.f, Flows: r.flows, Params: params, Seed: o.sc.seed, ECN: ecn, Policy: pol, Interval: interval,
+		MessageLoss: o.agentFlags.loss}
 	flows := r.flows
 	if r.window > 0 && len(flows) > 0 && trace.FirstStart(flows) <= math.MaxInt64-r.window {
 		cfg.QueueUntil = trace.FirstStart(flows) + r.window
@@ -401,6 +455,10 @@ func (o *simOpts) control(ctx context.Context, fs *pflag.FlagSet, r simRun, env 
 	if err != nil {
 		return nil, nil, err
 	}
+	ac, err := o.agentFlags.config(fs, o.agents)
+	if err != nil {
+		return nil, nil, err
+	}
 	np, err := policy.Parse(ctx, o.policy, env)
 	if err != nil {
 		return nil, nil, fmt.Errorf("%s %s: %w", flag, o.policy, err)
@@ -422,8 +480,14 @@ func (o *simOpts) control(ctx context.Context, fs *pflag.FlagSet, r simRun, env 
 	if err != nil {
 		return nil, nil, fmt.Errorf("%s %s: %w", flag, o.policy, err)
 	}
-	if pol, err = policy.WithAgents(pol, r.f, o.agents); err != nil {
+	if pol, err = policy.WithAgents(pol, r.f, o.agents, ac); err != nil {
 		return nil, nil, fmt.Errorf("--agents %s with %s %s: %w", o.agents, flag, o.policy, err)
+	}
+	if ib, ok := pol.(*gnn.InBand); ok {
+		if c, k := ib.Config(), int64(ib.Rounds()); c.Deadline+c.Compute > (env.Interval-1)/k {
+			return nil, nil, fmt.Errorf("--agent-deadline %s, --agent-compute %s: %d rounds of their sum must end within --interval %s",
+				o.agentFlags.deadline, o.agentFlags.compute, k, o.interval)
+		}
 	}
 	if ps, ok := pol.(interface{ MessagesPerStep() int }); ok && env.Log != nil {
 		env.Log.Info("per-switch agents", "switches", len(r.f.Switches()), "messages_per_step", ps.MessagesPerStep())
