@@ -43,7 +43,7 @@ func (s Shape) Validate() error {
 	case s.Hidden < s.Features:
 		return fmt.Errorf("hidden %d must be at least the %d features", s.Hidden, s.Features)
 	case s.K < 1:
-		return fmt.Errorf("K %d must be at least 1", s.K)
+		return fmt.Errorf("rounds (K) %d must be at least 1", s.K)
 	case s.Actions < 1:
 		return fmt.Errorf("actions %d must be at least 1", s.Actions)
 	case s.HostActions < 0:
