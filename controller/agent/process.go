@@ -151,7 +151,7 @@ func (p *Processes) takeOver(ctx context.Context, i int) error {
 	if err := sw.Write(ctx, p4rt.Updates(p4v1.Update_MODIFY, entries)...); err != nil {
 		return err
 	}
-	p.c.Log.Info("switch back on the static settings", "switch", sw.Name(), "entries", len(entries))
+	p.c.Log.Warn("switch back on the static settings", "switch", sw.Name(), "entries", len(entries))
 	return nil
 }
 
