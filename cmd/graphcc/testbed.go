@@ -379,7 +379,6 @@ type testbedRun struct {
 	simulated []metrics.Summary // --compare-sim's runs
 	wrote     outputs
 	// for --agents per-switch
-	lab  *lab.Lab
 	rt   *p4rt.Fabric
 	info *p4rt.P4Info
 	log  *slog.Logger
@@ -443,7 +442,7 @@ func (o *testbedRunOpts) run(ctx context.Context, cmd *cobra.Command, log *slog.
 		return err
 	}
 	defer closeAll()
-	r.lab, r.rt, r.info, r.log = lb, rt, info, log
+	r.rt, r.info, r.log = rt, info, log
 	fmt.Fprintf(r.out, "# lab %s: %d switches, %d hosts, scale %d; %d flows: %s\n\n",
 		plan.Lab, len(plan.Switches), len(plan.Hosts), spec.Scale, len(flows), r.sc.Description)
 	w := controller.WorkloadConfig{Plan: plan, Runtime: rt, Flows: flows, Scale: float64(spec.Scale), Interval: r.interval, Drain: drain}

@@ -141,7 +141,6 @@ type agentsRun struct {
 	errs     map[string]error
 	stats    *controller.LoopStats
 	mu       sync.Mutex
-	steps    int
 	roundOut time.Duration
 	// kill, if set, names the switch whose agent fails after killAfter
 	// steps.
