@@ -46,8 +46,12 @@ type AgentStats struct {
 	// setting the agent's model chose differs from the central step's on
 	// the same counter reads.
 	Mismatches int64
-	Round      []time.Duration // every round of every agent: from its first send to its computation
-	Exchange   []time.Duration // every step of every agent: its K rounds
+	// Round holds every round of every agent: from the end of its
+	// features (round 1) or of its previous round until it computes the
+	// round; ByRound[k-1] the rounds k alone.
+	Round    []time.Duration
+	ByRound  [][]time.Duration
+	Exchange []time.Duration // every step of every agent: its K rounds
 }
 
 // TimedFabric is a Fabric whose reads carry their own time: RunLoop takes

@@ -98,8 +98,12 @@ type TestbedSummary struct {
 	AgentStaticPorts   int64   `json:"agent_static_port_steps,omitempty"`
 	AgentRoundMsMean   float64 `json:"agent_round_ms_mean,omitempty"`
 	AgentRoundMsP99    float64 `json:"agent_round_ms_p99,omitempty"`
-	AgentRoundsMsMean  float64 `json:"agent_exchange_ms_mean,omitempty"`
-	AgentRoundsMsP99   float64 `json:"agent_exchange_ms_p99,omitempty"`
+	// …ByRound[k-1]: round k's alone (round 1 includes waiting for the
+	// slowest neighbour's counter read).
+	AgentRoundMsMeanByRound []float64 `json:"agent_round_ms_mean_by_round,omitempty"`
+	AgentRoundMsP99ByRound  []float64 `json:"agent_round_ms_p99_by_round,omitempty"`
+	AgentRoundsMsMean       float64   `json:"agent_exchange_ms_mean,omitempty"`
+	AgentRoundsMsP99        float64   `json:"agent_exchange_ms_p99,omitempty"`
 }
 
 // WriteTable writes the summary as the simulator's (metrics.Summary's
@@ -422,6 +426,10 @@ func (s *TestbedSummary) addAgents(a AgentStats) {
 	s.StaleMessages, s.AgentStaticPorts = a.Stale, a.StaticPort
 	s.AgentRoundMsMean, s.AgentRoundMsP99 = msMean(a.Round), msPercentile(a.Round, 0.99)
 	s.AgentRoundsMsMean, s.AgentRoundsMsP99 = msMean(a.Exchange), msPercentile(a.Exchange, 0.99)
+	for _, r := range a.ByRound {
+		s.AgentRoundMsMeanByRound = append(s.AgentRoundMsMeanByRound, msMean(r))
+		s.AgentRoundMsP99ByRound = append(s.AgentRoundMsP99ByRound, msPercentile(r, 0.99))
+	}
 }
 
 // stopAgents stops agents after a failed Start, keeping only its error.

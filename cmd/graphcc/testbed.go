@@ -594,9 +594,13 @@ func (r *testbedRun) one(ctx context.Context, name string, w controller.Workload
 	fmt.Fprintf(r.out, "control steps %d (%d late), step %.2f ms mean, %.2f ms p99 (read %.2f, decide %.3f, write %.2f), %d ECN entries written; %d flows incomplete\n\n",
 		s.ControlSteps, s.LateSteps, s.StepMsMean, s.StepMsP99, s.ReadMsMean, s.DecideMsMean, s.WriteMsMean, s.ECNWrites, s.Incomplete)
 	if s.Agents == controller.AgentsPerSwitch {
-		fmt.Fprintf(r.out, "agents per switch: %d processes (%d ended early), %d steps, %d messages (%d bytes), %d late, %d stale; round %.2f ms mean, %.2f ms p99; K rounds %.2f ms mean, %.2f ms p99; %d decision mismatches; %d port-steps on the static fallback\n\n",
+		fmt.Fprintf(r.out, "agents per switch: %d processes (%d ended early), %d steps, %d messages (%d bytes), %d late, %d stale; round %.2f ms mean, %.2f ms p99; K rounds %.2f ms mean, %.2f ms p99; %d decision mismatches; %d port-steps on the static fallback\n",
 			s.AgentProcesses, s.AgentFailures, s.AgentSteps, s.AgentMessages, s.AgentMessageBytes, *s.LateMessages, s.StaleMessages,
 			s.AgentRoundMsMean, s.AgentRoundMsP99, s.AgentRoundsMsMean, s.AgentRoundsMsP99, *s.DecisionMismatches, s.AgentStaticPorts)
+		for k, m := range s.AgentRoundMsMeanByRound {
+			fmt.Fprintf(r.out, "round %d: %.2f ms mean, %.2f ms p99\n", k+1, m, s.AgentRoundMsP99ByRound[k])
+		}
+		fmt.Fprintln(r.out)
 	}
 	if o.compareSim {
 		np := r.policies[len(r.simulated)]

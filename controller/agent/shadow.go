@@ -213,8 +213,12 @@ func (s *Shadow) Stats() controller.AgentStats {
 				st.StaticPort += int64(len(r.Chosen))
 			}
 			var all time.Duration
-			for _, ns := range r.RoundNS {
+			for k, ns := range r.RoundNS {
 				st.Round = append(st.Round, time.Duration(ns))
+				for len(st.ByRound) <= k {
+					st.ByRound = append(st.ByRound, nil)
+				}
+				st.ByRound[k] = append(st.ByRound[k], time.Duration(ns))
 				all += time.Duration(ns)
 			}
 			st.Exchange = append(st.Exchange, all)
