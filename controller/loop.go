@@ -166,6 +166,9 @@ func (r *loopRun) run(ctx context.Context) error {
 		read := time.Now()
 		now := c.Clock.Now()
 		r.tel.Now, r.tel.Interval = now, max(now-last, 1)
+		if tf, ok := c.Runtime.(TimedFabric); ok {
+			r.tel.Now, r.tel.Interval = tf.ReadTime()
+		}
 		last = now
 		r.w.took = 0
 		if err := r.loop.Step(ctx, r.tel); err != nil {

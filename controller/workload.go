@@ -48,6 +48,10 @@ type WorkloadConfig struct {
 	Trace io.Writer
 	// OnStep is the control loop's LoopConfig.OnStep.
 	OnStep func(t *control.Telemetry, ecn []control.ECN)
+	// Agents, if set, runs Policy's step as one agent per switch (the
+	// agents read and write the switches; the loop shadows them on
+	// Agents' Fabric, and Runtime is not used during the run).
+	Agents Agents
 }
 
 // WorkloadResult is what RunWorkload measured.
@@ -79,6 +83,27 @@ type TestbedSummary struct {
 	ECNWrites     int     `json:"ecn_entries_written"`
 	Incomplete    int     `json:"incomplete"`
 	Retransmitted int64   `json:"retransmitted_bytes"`
+	// Agents is how the step ran: AgentsCentral or AgentsPerSwitch; the
+	// keys after it are the per-switch agents' (AgentStats), absent from a
+	// central run's JSON.
+	Agents             string  `json:"agents"`
+	AgentProcesses     int     `json:"agent_processes,omitempty"`
+	AgentFailures      int     `json:"agent_failures,omitempty"`
+	AgentSteps         int64   `json:"agent_steps,omitempty"`
+	AgentMessages      int64   `json:"agent_messages,omitempty"`
+	AgentMessageBytes  int64   `json:"agent_message_bytes,omitempty"`
+	DecisionMismatches *int64  `json:"decision_mismatches,omitempty"`
+	LateMessages       *int64  `json:"late_messages,omitempty"`
+	StaleMessages      int64   `json:"stale_messages,omitempty"`
+	AgentStaticPorts   int64   `json:"agent_static_port_steps,omitempty"`
+	AgentRoundMsMean   float64 `json:"agent_round_ms_mean,omitempty"`
+	AgentRoundMsP99    float64 `json:"agent_round_ms_p99,omitempty"`
+	// …ByRound[k-1]: round k's alone (round 1 includes waiting for the
+	// slowest neighbour's counter read).
+	AgentRoundMsMeanByRound []float64 `json:"agent_round_ms_mean_by_round,omitempty"`
+	AgentRoundMsP99ByRound  []float64 `json:"agent_round_ms_p99_by_round,omitempty"`
+	AgentRoundsMsMean       float64   `json:"agent_exchange_ms_mean,omitempty"`
+	AgentRoundsMsP99        float64   `json:"agent_exchange_ms_p99,omitempty"`
 }
 
 // WriteTable writes the summary as the simulator's (metrics.Summary's
@@ -123,7 +148,19 @@ func RunWorkload(ctx context.Context, c WorkloadConfig) (*WorkloadResult, error)
 		return nil, fmt.Errorf("workload: %w", err)
 	}
 	wall := time.Now()
-	loop, err := c.run(ctx, hosts, sched, clock, clock.At(last+c.Drain), c.hostSet(hosts, clock))
+	rt := c.Runtime
+	if c.Agents != nil {
+		if rt, err = c.Agents.Start(ctx, clock, clock.Now(), c.Interval); err != nil {
+			return nil, fmt.Errorf("workload: agents: %w", errors.Join(err, stopAgents(c.Agents)))
+		}
+	}
+	loop, err := c.run(ctx, rt, hosts, sched, clock, clock.At(last+c.Drain), c.hostSet(hosts, clock))
+	var agents AgentStats
+	if c.Agents != nil {
+		var aerr error
+		agents, aerr = c.Agents.Stop()
+		err = errors.Join(err, aerr)
+	}
 	if err != nil {
 		return nil, fmt.Errorf("workload: %w", err)
 	}
@@ -139,6 +176,10 @@ func RunWorkload(ctx context.Context, c WorkloadConfig) (*WorkloadResult, error)
 	s.PeakRSSBytes = metrics.PeakRSS()
 	s.Scale = c.Scale
 	s.addLoop(loop, c.Interval)
+	s.Agents = AgentsCentral
+	if c.Agents != nil {
+		s.addAgents(agents)
+	}
 	res.Summary = s
 	return res, nil
 }
@@ -289,7 +330,7 @@ func leadClock(first int64, scale float64) (*hostgen.Clock, error) {
 // run runs the hosts on sched and the control loop on clock until every
 // host is done, one fails, the loop fails, ctx ends or deadline passes. A
 // host's failure puts the switches back on the static settings.
-func (c *WorkloadConfig) run(ctx context.Context, hosts []*hostgen.Host, sched []hostgen.Flow, clock *hostgen.Clock, deadline time.Time, hs *hostSet) (*LoopStats, error) {
+func (c *WorkloadConfig) run(ctx context.Context, rt Fabric, hosts []*hostgen.Host, sched []hostgen.Flow, clock *hostgen.Clock, deadline time.Time, hs *hostSet) (*LoopStats, error) {
 	runCtx, stopRun := context.WithCancel(ctx)
 	defer stopRun()
 	runCtx, cancelDeadline := context.WithDeadline(runCtx, deadline)
@@ -319,7 +360,7 @@ func (c *WorkloadConfig) run(ctx context.Context, hosts []*hostgen.Host, sched [
 		stopRun()
 	}()
 	lc := LoopConfig{
-		Fabric: c.Plan.Fabric, Runtime: c.Runtime, Policy: c.Policy, Clock: clock, Interval: c.Interval,
+		Fabric: c.Plan.Fabric, Runtime: rt, Policy: c.Policy, Clock: clock, Interval: c.Interval,
 		Static: c.Static, Trace: c.Trace, OnStep: c.OnStep,
 	}
 	if hs != nil {
@@ -334,7 +375,7 @@ func (c *WorkloadConfig) run(ctx context.Context, hosts []*hostgen.Host, sched [
 		// The loop took the host's end of the run for a normal one: put
 		// the switches back on the static settings, as after a switch
 		// failure.
-		loopErr = restoreStatic(ctx, c.Runtime, c.Static, 0)
+		loopErr = restoreStatic(ctx, rt, c.Static, 0)
 	}
 	if err := errors.Join(append([]error{loopErr}, hostErr...)...); err != nil {
 		return nil, err
@@ -374,6 +415,27 @@ func (s *TestbedSummary) addLoop(loop *LoopStats, interval int64) {
 		s.QueueFeatureMean, s.QueueFeatureP99 = metrics.MeanP99(loop.Queue)
 		s.QueueSeconds = float64(loop.Steps) * float64(interval) / float64(topo.Second) // the fabric time the steps span
 	}
+}
+
+// addAgents fills in the per-switch agents' figures.
+func (s *TestbedSummary) addAgents(a AgentStats) {
+	s.Agents = AgentsPerSwitch
+	s.AgentProcesses, s.AgentFailures, s.AgentSteps = a.Processes, a.Failed, a.Steps
+	s.AgentMessages, s.AgentMessageBytes = a.Messages, a.Bytes
+	s.DecisionMismatches, s.LateMessages = &a.Mismatches, &a.Late
+	s.StaleMessages, s.AgentStaticPorts = a.Stale, a.StaticPort
+	s.AgentRoundMsMean, s.AgentRoundMsP99 = msMean(a.Round), msPercentile(a.Round, 0.99)
+	s.AgentRoundsMsMean, s.AgentRoundsMsP99 = msMean(a.Exchange), msPercentile(a.Exchange, 0.99)
+	for _, r := range a.ByRound {
+		s.AgentRoundMsMeanByRound = append(s.AgentRoundMsMeanByRound, msMean(r))
+		s.AgentRoundMsP99ByRound = append(s.AgentRoundMsP99ByRound, msPercentile(r, 0.99))
+	}
+}
+
+// stopAgents stops agents after a failed Start, keeping only its error.
+func stopAgents(a Agents) error {
+	_, err := a.Stop()
+	return err
 }
 
 func msMean(d []time.Duration) float64 {

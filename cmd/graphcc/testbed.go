@@ -19,6 +19,7 @@ import (
 
 	"graphcc/control"
 	"graphcc/controller"
+	"graphcc/controller/agent"
 	"graphcc/controller/lab"
 	"graphcc/controller/p4rt"
 	"graphcc/experiment"
@@ -80,7 +81,8 @@ P4 program is built into the binary (make p4 recompiles it; --p4-json and
   graphcc testbed status
   graphcc testbed down`,
 	}
-	cmd.AddCommand(newTestbedUpCmd(logger), newTestbedRunCmd(logger), newTestbedDownCmd(logger), newTestbedStatusCmd())
+	cmd.AddCommand(newTestbedUpCmd(logger), newTestbedRunCmd(logger), newTestbedDownCmd(logger), newTestbedStatusCmd(),
+		newTestbedAgentCmd(logger))
 	return cmd
 }
 
@@ -265,15 +267,21 @@ type testbedRunOpts struct {
 	flowsFile  string
 	noDelays   bool
 	compareSim bool
+	// --agents and its flags
+	agents            string
+	agentRoundTimeout time.Duration
+	agentMissLimit    int
 }
 
 func newTestbedRunCmd(logger loggerFunc) *cobra.Command {
-	o := testbedRunOpts{sc: defaultScenario(), policies: []string{"static"}, interval: topo.FormatDuration(control.DefaultInterval), drain: "20ms"}
+	o := testbedRunOpts{sc: defaultScenario(), policies: []string{"static"}, interval: topo.FormatDuration(control.DefaultInterval), drain: "20ms",
+		agents: controller.AgentsCentral, agentMissLimit: agent.DefaultMissLimit}
 	o.sc.duration = topo.FormatDuration(defaultTestbedDuration)
 	cmd := &cobra.Command{
 		Use: "run [flags]",
 		Example: `  sudo graphcc testbed run --policies static,graphcc --compare-sim --summary-out s.json
-  sudo graphcc testbed run --lab small --duration 2ms   # a small lab fits its incast to its hosts`,
+  sudo graphcc testbed run --lab small --duration 2ms   # a small lab fits its incast to its hosts
+  sudo graphcc testbed run --policies graphcc --agents per-switch   # one agent process per switch, messages in-band`,
 		Short: "Run a workload on a live lab under one or more ECN policies and print FCT slowdowns",
 		Long: `run drives a workload from the simulator's generator (the same CDFs, loads and
 incasts, in fabric time) on the lab's hosts under each policy of --policies in
@@ -315,6 +323,9 @@ Policies (--policies, comma-separated or repeated; --ecn is its old name):
 	fs.StringVar(&o.interval, "interval", o.interval, "control interval, fabric time")
 	fs.StringVar(&o.drain, "drain", o.drain, "stop this long (fabric time) after the last flow starts, finished or not")
 	fs.BoolVar(&o.compareSim, "compare-sim", false, "also run every policy on the same fabric and trace in the simulator, serving ACKs first as the testbed's switches do (--ack-high-prio), and print its figures beside the testbed's")
+	fs.StringVar(&o.agents, "agents", o.agents, "how a graphcc policy's step runs: central (this process reads, decides and writes every switch) or per-switch (one agent process per switch, hidden states exchanged in-band, the central step run as a shadow that counts decision_mismatches; docs/agents.md)")
+	fs.DurationVar(&o.agentRoundTimeout, "agent-round-timeout", 0, "with --agents per-switch: round k of a step ends k times this (real time) after the step is due, and the neighbours' messages missing then are replaced by the fallback (0: a quarter of the real control interval over K)")
+	fs.IntVar(&o.agentMissLimit, "agent-miss-limit", o.agentMissLimit, "with --agents per-switch: steps in a row with a message late after which an agent holds its ports on the static settings")
 	fs.BoolVar(&o.noDelays, "no-link-delays", false, "do not emulate the links' propagation delays at the hosts (by default a host handles each frame one path delay after it arrives)")
 	fs.StringVar(&o.summaryOut, "summary-out", "", "write the summary here as JSON")
 	fs.StringVar(&o.fctOut, "fct-out", "", "write the completed flows' FCT records here (HPCC fct.txt)")
@@ -367,6 +378,10 @@ type testbedRun struct {
 	interval  int64
 	simulated []metrics.Summary // --compare-sim's runs
 	wrote     outputs
+	// for --agents per-switch
+	rt   *p4rt.Fabric
+	info *p4rt.P4Info
+	log  *slog.Logger
 }
 
 func (o *testbedRunOpts) run(ctx context.Context, cmd *cobra.Command, log *slog.Logger) error {
@@ -383,6 +398,14 @@ func (o *testbedRunOpts) run(ctx context.Context, cmd *cobra.Command, log *slog.
 	}
 	if r.interval, err = parseIntervalFlag(o.interval); err != nil {
 		return err
+	}
+	switch {
+	case o.agents != controller.AgentsCentral && o.agents != controller.AgentsPerSwitch:
+		return fmt.Errorf("--agents %q: want %s or %s", o.agents, controller.AgentsCentral, controller.AgentsPerSwitch)
+	case o.agentMissLimit < 1:
+		return fmt.Errorf("--agent-miss-limit %d: must be at least 1", o.agentMissLimit)
+	case o.agentRoundTimeout < 0:
+		return fmt.Errorf("--agent-round-timeout %v: must not be negative", o.agentRoundTimeout)
 	}
 	drain, err := parseDurationFlag("drain", o.drain, false)
 	if err != nil {
@@ -419,6 +442,7 @@ func (o *testbedRunOpts) run(ctx context.Context, cmd *cobra.Command, log *slog.
 		return err
 	}
 	defer closeAll()
+	r.rt, r.info, r.log = rt, info, log
 	fmt.Fprintf(r.out, "# lab %s: %d switches, %d hosts, scale %d; %d flows: %s\n\n",
 		plan.Lab, len(plan.Switches), len(plan.Hosts), spec.Scale, len(flows), r.sc.Description)
 	w := controller.WorkloadConfig{Plan: plan, Runtime: rt, Flows: flows, Scale: float64(spec.Scale), Interval: r.interval, Drain: drain}
@@ -528,6 +552,13 @@ func (r *testbedRun) one(ctx context.Context, name string, w controller.Workload
 	o := r.o
 	last := controller.NewStepRecorder(r.dir, name, w.Plan.Fabric)
 	w.OnStep = last.Record
+	if o.agents == controller.AgentsPerSwitch {
+		a, err := r.perSwitchAgents(w.Policy, w.Static, w.Plan, r.rt, r.info, r.log)
+		if err != nil {
+			return nil, fmt.Errorf("policy %s: %w", name, err)
+		}
+		w.Agents = a
+	}
 	var res *controller.WorkloadResult
 	runIt := func(trace io.Writer) error {
 		w.Trace = trace
@@ -562,6 +593,15 @@ func (r *testbedRun) one(ctx context.Context, name string, w controller.Workload
 	s := res.Summary
 	fmt.Fprintf(r.out, "control steps %d (%d late), step %.2f ms mean, %.2f ms p99 (read %.2f, decide %.3f, write %.2f), %d ECN entries written; %d flows incomplete\n\n",
 		s.ControlSteps, s.LateSteps, s.StepMsMean, s.StepMsP99, s.ReadMsMean, s.DecideMsMean, s.WriteMsMean, s.ECNWrites, s.Incomplete)
+	if s.Agents == controller.AgentsPerSwitch {
+		fmt.Fprintf(r.out, "agents per switch: %d processes (%d ended early), %d steps, %d messages (%d bytes), %d late, %d stale; round %.2f ms mean, %.2f ms p99; K rounds %.2f ms mean, %.2f ms p99; %d decision mismatches; %d port-steps on the static fallback\n",
+			s.AgentProcesses, s.AgentFailures, s.AgentSteps, s.AgentMessages, s.AgentMessageBytes, *s.LateMessages, s.StaleMessages,
+			s.AgentRoundMsMean, s.AgentRoundMsP99, s.AgentRoundsMsMean, s.AgentRoundsMsP99, *s.DecisionMismatches, s.AgentStaticPorts)
+		for k, m := range s.AgentRoundMsMeanByRound {
+			fmt.Fprintf(r.out, "round %d: %.2f ms mean, %.2f ms p99\n", k+1, m, s.AgentRoundMsP99ByRound[k])
+		}
+		fmt.Fprintln(r.out)
+	}
 	if o.compareSim {
 		np := r.policies[len(r.simulated)]
 		sim, err := experiment.SimulateLikeTestbed(ctx, np, w.Plan.Fabric, r.sc, w.Flows, r.interval, o.sc.seed)

@@ -1,0 +1,232 @@
+package agent
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"time"
+
+	"github.com/google/gopacket"
+	"github.com/google/gopacket/layers"
+
+	"graphcc/agentmsg"
+	"graphcc/control"
+	"graphcc/controller"
+	"graphcc/gnn"
+	"graphcc/topo"
+)
+
+// Switch is what an agent needs of its own switch: its counters, its ECN
+// entries and its in-band channel. The testbed's is a P4Runtime client
+// (DialSwitch); tests use fakes.
+type Switch interface {
+	// Name names the switch in errors.
+	Name() string
+	// ReadTelemetry writes the interval's samples of the switch's egress
+	// ports and of its hosts' NIC ports into dst (indexed by topo.PortID,
+	// the fabric's every port; other entries are left alone).
+	ReadTelemetry(ctx context.Context, dst []control.PortSample) error
+	// SetECN writes the settings of the switch's ports (ecn by
+	// topo.PortID) that changed and returns how many it wrote.
+	SetECN(ctx context.Context, ecn []control.ECN) (int, error)
+	// Send sends frame out of egress port out.
+	Send(ctx context.Context, out topo.PortID, frame []byte) error
+	// Receive returns the next in-band frame and the link it came in on,
+	// named by the neighbour's egress port (the message's sending port,
+	// if it is honest). It returns an error once the switch is gone.
+	Receive(ctx context.Context) (from topo.PortID, frame []byte, err error)
+}
+
+// Config configures Run, one switch's agent.
+type Config struct {
+	Fabric   *topo.Fabric
+	Switch   topo.NodeID
+	Model    *gnn.Model
+	Features gnn.FeatureConfig
+	// Static are the settings (by topo.PortID) the agent puts its ports
+	// on after MissLimit steps in a row with a neighbour's message late.
+	Static []control.ECN
+	Clock  controller.FabricClock
+	// Step j is due at fabric time Epoch + (j+1)×Interval; its telemetry
+	// closes the interval [Epoch + j×Interval, Epoch + (j+1)×Interval] as
+	// the features see it (the nominal interval, which the shadow uses
+	// too).
+	Epoch, Interval int64
+	// RoundTimeout sets the rounds' deadlines: round k of a step ends
+	// k×RoundTimeout of real time after the step is due, and the messages
+	// missing then are replaced (gnn.Agent.RoundFallback). 0: a quarter of
+	// the interval over K.
+	RoundTimeout time.Duration
+	// MissLimit is the steps in a row with a message late after which the
+	// agent holds its ports on Static (until a step with every message on
+	// time); 0: DefaultMissLimit.
+	MissLimit int
+	// Steps bounds the steps run (0: until ctx ends).
+	Steps int
+	Log   *slog.Logger
+}
+
+// DefaultMissLimit is Config.MissLimit's default.
+const DefaultMissLimit = 3
+
+// Report is what an agent tells the controller after each step: the raw
+// samples it read (so the controller can run the central step on exactly
+// these), its model's choice, what it applied and how its rounds went.
+type Report struct {
+	Switch   string               `json:"switch"`
+	Step     uint32               `json:"step"`
+	Now      int64                `json:"now_ps"`
+	Interval int64                `json:"interval_ps"`
+	Ports    []topo.PortID        `json:"ports"`   // the rows of Samples: the egress ports, then the hosts' NIC ports
+	Samples  []control.PortSample `json:"samples"` // as read, by Ports
+	// Chosen are the model's settings of the switch's egress ports (the
+	// first rows of Ports); Static says the agent applied the static
+	// settings instead.
+	Chosen  []control.ECN `json:"chosen"`
+	Static  bool          `json:"static,omitempty"`
+	Written int           `json:"written"` // ECN entries written
+	Sent    int           `json:"sent"`    // messages sent
+	Bytes   int           `json:"bytes"`   // their frames' bytes
+	Late    int           `json:"late"`    // messages missing at their round's deadline
+	Stale   int           `json:"stale"`   // messages that came after their round
+	RoundNS []int64       `json:"round_ns"`
+}
+
+// inMsg is a decoded message from a neighbour.
+type inMsg struct {
+	step  uint32
+	round int
+	from  topo.PortID
+	h     []float32
+}
+
+// agentRun is one Run.
+type agentRun struct {
+	c      Config
+	sw     Switch
+	ag     *gnn.Agent
+	name   string
+	rows   []topo.PortID // telemetry rows: egress ports, then hosts
+	full   []control.PortSample
+	tel    control.Telemetry
+	ecn    []control.ECN // the settings to apply, by PortID
+	in     chan inMsg
+	rerr   chan error // the receiver's end
+	buf    []inMsg    // messages of a later round or step
+	streak int        // steps in a row with a late message
+	static bool
+	ser    gopacket.SerializeBuffer
+}
+
+// Run runs switch c.Switch's agent on sw until ctx ends (then it returns
+// nil) or c.Steps are done, calling report after every step. It fails,
+// naming the switch, when the switch does (a read, a write, a send or the
+// in-band stream) or report does.
+func Run(ctx context.Context, c Config, sw Switch, report func(*Report) error) error {
+	r, err := newRun(c, sw)
+	if err != nil {
+		return err
+	}
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	go r.receive(ctx)
+	// The first read starts the counters' first interval.
+	if err := sw.ReadTelemetry(ctx, r.full); err != nil {
+		return r.fail(ctx, fmt.Errorf("first telemetry read: %w", err))
+	}
+	timer := time.NewTimer(0)
+	defer timer.Stop()
+	for j := 0; c.Steps == 0 || j < c.Steps; j++ {
+		now := c.Epoch + int64(j+1)*c.Interval
+		timer.Reset(time.Until(c.Clock.At(now)))
+		select {
+		case <-ctx.Done():
+			return nil
+		case <-timer.C:
+		}
+		rep, err := r.step(ctx, uint32(j), now)
+		if err != nil {
+			return r.fail(ctx, fmt.Errorf("step %d: %w", j, err))
+		}
+		if err := report(rep); err != nil {
+			return fmt.Errorf("agent of %s: report of step %d: %w", r.name, j, err)
+		}
+	}
+	return nil
+}
+
+// fail returns err naming the switch, or nil if ctx has ended (a read cut
+// short by the end of the run is not a failure).
+func (r *agentRun) fail(ctx context.Context, err error) error {
+	if ctx.Err() != nil {
+		return nil
+	}
+	return fmt.Errorf("agent of %s: %w", r.name, err)
+}
+
+func newRun(c Config, sw Switch) (*agentRun, error) {
+	f := c.Fabric
+	if c.Interval <= 0 {
+		return nil, fmt.Errorf("agent: interval %d ps is not positive", c.Interval)
+	}
+	if len(c.Static) != len(f.Ports) {
+		return nil, fmt.Errorf("agent: %d static settings for %d ports", len(c.Static), len(f.Ports))
+	}
+	if c.Model.HostActions > 0 {
+		return nil, errors.New("agent: the model has a host head: the testbed's agents set switch ports only")
+	}
+	v, err := gnn.NewSwitchView(f, c.Switch)
+	if err != nil {
+		return nil, fmt.Errorf("agent: %w", err)
+	}
+	ag, err := gnn.NewAgent(c.Model, v, c.Features)
+	if err != nil {
+		return nil, fmt.Errorf("agent: %w", err)
+	}
+	if c.MissLimit == 0 {
+		c.MissLimit = DefaultMissLimit
+	}
+	if c.RoundTimeout == 0 {
+		c.RoundTimeout = c.Clock.Real(c.Interval) / time.Duration(4*c.Model.K)
+	}
+	if c.Log == nil {
+		c.Log = slog.New(slog.DiscardHandler)
+	}
+	r := &agentRun{c: c, sw: sw, ag: ag, name: sw.Name(), full: make([]control.PortSample, len(f.Ports)),
+		ecn: append([]control.ECN(nil), c.Static...), in: make(chan inMsg, 256), rerr: make(chan error, 1),
+		ser: gopacket.NewSerializeBuffer()}
+	for _, p := range v.Ports {
+		r.rows = append(r.rows, p.Port)
+	}
+	r.rows = append(r.rows, ag.Hosts()...)
+	r.tel.Ports = make([]control.PortSample, len(r.rows))
+	return r, nil
+}
+
+// receive decodes the switch's in-band frames into r.in until ctx ends or
+// the switch fails (then its error goes to r.rerr).
+func (r *agentRun) receive(ctx context.Context) {
+	var eth layers.Ethernet
+	var msg agentmsg.Message
+	p := gopacket.NewDecodingLayerParser(layers.LayerTypeEthernet, &eth, &msg)
+	p.IgnoreUnsupported = true
+	decoded := make([]gopacket.LayerType, 0, 2)
+	for {
+		link, frame, err := r.sw.Receive(ctx)
+		if err != nil {
+			r.rerr <- err
+			return
+		}
+		if err := p.DecodeLayers(frame, &decoded); err != nil || len(decoded) != 2 || topo.PortID(msg.Port) != link {
+			r.c.Log.Warn("dropped an in-band frame", "switch", r.name, "link", link, "error", err)
+			continue
+		}
+		m := inMsg{step: msg.Step, round: int(msg.Round), from: link, h: append([]float32(nil), msg.Vector...)}
+		select {
+		case r.in <- m:
+		case <-ctx.Done():
+			return
+		}
+	}
+}

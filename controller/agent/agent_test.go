@@ -1,0 +1,346 @@
+package agent
+
+import (
+	"context"
+	"fmt"
+	"math/rand/v2"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"graphcc/control"
+	"graphcc/controller"
+	"graphcc/gnn"
+	"graphcc/hostgen"
+	"graphcc/topo"
+)
+
+// fakeNet is a fabric of fake switches for the agents: telemetry drawn
+// from a PCG per switch and read, in-band frames handed to the
+// neighbour's inbox, ECN writes recorded.
+type fakeNet struct {
+	f   *topo.Fabric
+	sws map[topo.NodeID]*fakeSwitch
+}
+
+type fakeSwitch struct {
+	net   *fakeNet
+	node  topo.NodeID
+	rng   *rand.Rand
+	reads int
+	inbox chan fakeFrame
+	dead  chan struct{}
+	once  sync.Once
+
+	mu  sync.Mutex
+	ecn []control.ECN
+}
+
+type fakeFrame struct {
+	from  topo.PortID
+	frame []byte
+}
+
+func newFakeNet(f *topo.Fabric) *fakeNet {
+	n := &fakeNet{f: f, sws: map[topo.NodeID]*fakeSwitch{}}
+	for _, s := range f.Switches() {
+		n.sws[s] = &fakeSwitch{net: n, node: s, rng: rand.New(rand.NewPCG(uint64(s), 7)),
+			inbox: make(chan fakeFrame, 4096), dead: make(chan struct{}), ecn: make([]control.ECN, len(f.Ports))}
+	}
+	return n
+}
+
+func (s *fakeSwitch) Name() string { return s.net.f.Nodes[s.node].Name }
+
+// kill makes the switch fail every call from now on.
+func (s *fakeSwitch) kill() { s.once.Do(func() { close(s.dead) }) }
+
+func (s *fakeSwitch) alive() error {
+	select {
+	case <-s.dead:
+		return fmt.Errorf("switch %s: connection lost", s.Name())
+	default:
+		return nil
+	}
+}
+
+func (s *fakeSwitch) ReadTelemetry(_ context.Context, dst []control.PortSample) error {
+	if err := s.alive(); err != nil {
+		return err
+	}
+	s.reads++
+	f := s.net.f
+	for _, p := range f.Out(s.node) {
+		smp := control.PortSample{TxBytes: s.rng.Int64N(400_000), QueueBytes: -1, EnqDepthMax: -1, FlowStarts: s.rng.Int64N(4)}
+		smp.MarkedBytes = s.rng.Int64N(smp.TxBytes + 1)
+		for range s.rng.IntN(50) {
+			smp.EnqHist.Add(s.rng.Int64N(200))
+		}
+		dst[p] = smp
+		if !f.Nodes[f.Ports[p].Dst].Switch {
+			dst[p.Reverse()] = control.PortSample{TxBytes: s.rng.Int64N(400_000), QueueBytes: -1, EnqDepthMax: -1}
+		}
+	}
+	return nil
+}
+
+func (s *fakeSwitch) SetECN(_ context.Context, ecn []control.ECN) (int, error) {
+	if err := s.alive(); err != nil {
+		return 0, err
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	n := 0
+	for _, p := range s.net.f.Out(s.node) {
+		if s.ecn[p] != ecn[p] {
+			s.ecn[p] = ecn[p]
+			n++
+		}
+	}
+	return n, nil
+}
+
+func (s *fakeSwitch) held(p topo.PortID) control.ECN {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.ecn[p]
+}
+
+func (s *fakeSwitch) Send(_ context.Context, out topo.PortID, frame []byte) error {
+	if err := s.alive(); err != nil {
+		return err
+	}
+	peer := s.net.sws[s.net.f.Ports[out].Dst]
+	select {
+	case peer.inbox <- fakeFrame{from: out, frame: frame}:
+	default: // a full inbox drops, as a link would
+	}
+	return nil
+}
+
+func (s *fakeSwitch) Receive(ctx context.Context) (topo.PortID, []byte, error) {
+	select {
+	case fr := <-s.inbox:
+		return fr.from, fr.frame, nil
+	case <-s.dead:
+		return -1, nil, s.alive()
+	case <-ctx.Done():
+		return -1, nil, ctx.Err()
+	}
+}
+
+// agentsRun is a run of every switch's agent on a fakeNet, their reports
+// to a Shadow, and the central GraphCC on it through controller.RunLoop.
+type agentsRun struct {
+	f        *topo.Fabric
+	m        *gnn.Model
+	net      *fakeNet
+	shadow   *Shadow
+	reports  map[string][]*Report
+	errs     map[string]error
+	stats    *controller.LoopStats
+	mu       sync.Mutex
+	roundOut time.Duration
+	// kill, if set, names the switch whose agent fails after killAfter
+	// steps.
+	kill      string
+	killAfter int
+}
+
+// run runs steps steps, the interval real each.
+func (a *agentsRun) run(t *testing.T, steps int, real time.Duration) {
+	t.Helper()
+	const interval = 100 * topo.Microsecond
+	clock, err := hostgen.NewClock(time.Now(), float64(real)/float64(interval/topo.Nanosecond))
+	if err != nil {
+		t.Fatal(err)
+	}
+	a.net = newFakeNet(a.f)
+	sws := a.f.Switches()
+	a.shadow = NewShadow(a.f, len(sws))
+	a.reports, a.errs = map[string][]*Report{}, map[string]error{}
+	ctx, cancel := context.WithCancel(t.Context())
+	defer cancel()
+	epoch := clock.Now()
+	var wg sync.WaitGroup
+	for i, n := range sws {
+		sw := a.net.sws[n]
+		c := Config{Fabric: a.f, Switch: n, Model: a.m, Static: control.StaticSettings(a.f), Clock: clock,
+			Epoch: epoch, Interval: interval, RoundTimeout: a.roundOut, Steps: steps}
+		wg.Go(func() {
+			defer a.shadow.End(i)
+			err := Run(ctx, c, sw, func(r *Report) error {
+				a.mu.Lock()
+				a.reports[sw.Name()] = append(a.reports[sw.Name()], r)
+				a.mu.Unlock()
+				if sw.Name() == a.kill && int(r.Step)+1 == a.killAfter {
+					sw.kill()
+				}
+				return a.shadow.Add(i, r)
+			})
+			a.mu.Lock()
+			a.errs[sw.Name()] = err
+			a.mu.Unlock()
+		})
+	}
+	loopCtx, stop := context.WithCancel(ctx)
+	done := 0
+	st, err := controller.RunLoop(loopCtx, controller.LoopConfig{
+		Fabric: a.f, Runtime: a.shadow, Policy: gnn.NewGraphCC(a.m, a.f, gnn.FeatureConfig{}), Clock: clock,
+		Interval: interval, Static: control.StaticSettings(a.f),
+		OnStep: func(*control.Telemetry, []control.ECN) {
+			if done++; done == steps {
+				stop()
+			}
+		},
+	})
+	stop()
+	if err != nil {
+		t.Fatal(err)
+	}
+	a.stats = st
+	wg.Wait()
+}
+
+func embedded(t *testing.T) *gnn.Model {
+	m, err := gnn.EmbeddedModel()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return m
+}
+
+// Every agent on its fake switch, messages through the fakes: the shadow
+// central step decides exactly as the agents on every port of every step,
+// every message is on time, and each step sends K × the directed
+// switch-switch links.
+func TestAgentsMatchShadow(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		fail []string
+	}{
+		{"default Clos", nil},
+		{"leaf0-spine1 failed", []string{"leaf0-spine1"}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			f := defaultClos(t, tc.fail)
+			a := &agentsRun{f: f, m: embedded(t), roundOut: 5 * time.Second}
+			const steps = 12
+			a.run(t, steps, 20*time.Millisecond)
+			for name, err := range a.errs {
+				if err != nil {
+					t.Errorf("agent of %s: %v", name, err)
+				}
+			}
+			st := a.shadow.Stats()
+			links := 0
+			for _, p := range f.Agents() {
+				if f.Nodes[f.Ports[p].Dst].Switch {
+					links++
+				}
+			}
+			if want := int64(a.m.K * links * steps); st.Messages != want {
+				t.Errorf("%d messages, want K %d × %d directed links × %d steps = %d", st.Messages, a.m.K, links, steps, want)
+			}
+			if st.Mismatches != 0 || st.Late != 0 || st.Stale != 0 || st.StaticPort != 0 {
+				t.Errorf("mismatches %d, late %d, stale %d, static port-steps %d: want all 0", st.Mismatches, st.Late, st.Stale, st.StaticPort)
+			}
+			if a.stats.Steps != steps || st.Steps != int64(steps*len(f.Switches())) {
+				t.Errorf("loop steps %d, agent steps %d; want %d and %d", a.stats.Steps, st.Steps, steps, steps*len(f.Switches()))
+			}
+			checkSettingsUsed(t, a)
+		})
+	}
+}
+
+// checkSettingsUsed checks that the agents chose more than one setting
+// (so that the comparison with the shadow can fail).
+func checkSettingsUsed(t *testing.T, a *agentsRun) {
+	t.Helper()
+	seen := map[control.ECN]bool{}
+	for _, rs := range a.reports {
+		for _, r := range rs {
+			for _, e := range r.Chosen {
+				seen[e] = true
+			}
+		}
+	}
+	if len(seen) < 2 {
+		t.Errorf("the agents chose %d distinct settings over the run: the comparison shows little", len(seen))
+	}
+}
+
+func defaultClos(t *testing.T, fail []string) *topo.Fabric {
+	t.Helper()
+	f, err := topo.Clos(topo.DefaultClos())
+	if err == nil && len(fail) > 0 {
+		f, err = f.FailLinks(fail...)
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+	return f
+}
+
+func node(t *testing.T, f *topo.Fabric, name string) topo.NodeID {
+	t.Helper()
+	n, ok := f.NodeByName(name)
+	if !ok {
+		t.Fatalf("no node %s", name)
+	}
+	return n
+}
+
+// A switch that fails mid-run: its agent ends with an error naming it; the
+// spines, whose messages from it are late from then on, compute with the
+// fallback and after MissLimit steps hold their ports on the static
+// settings; the other leaves, which miss nothing, keep their model's
+// settings.
+func TestAgentKilled(t *testing.T) {
+	f := defaultClos(t, nil)
+	a := &agentsRun{f: f, m: embedded(t), roundOut: 20 * time.Millisecond, kill: "leaf1", killAfter: 3}
+	const steps = 10
+	a.run(t, steps, 80*time.Millisecond)
+	if err := a.errs["leaf1"]; err == nil || !strings.Contains(err.Error(), "leaf1") {
+		t.Errorf("leaf1's agent ended with %v, want an error naming leaf1", err)
+	}
+	if n := len(a.reports["leaf1"]); n != a.killAfter {
+		t.Errorf("leaf1 reported %d steps, want %d", n, a.killAfter)
+	}
+	st := a.shadow.Stats()
+	if st.Late < int64(a.m.K*2*(steps-a.killAfter)) {
+		t.Errorf("%d late messages, want at least K × 2 spines × %d steps", st.Late, steps-a.killAfter)
+	}
+	for _, name := range []string{"spine0", "spine1"} {
+		rs := a.reports[name]
+		if len(rs) != steps {
+			t.Fatalf("%s reported %d steps, want %d", name, len(rs), steps)
+		}
+		for j, r := range rs {
+			want := j >= a.killAfter+DefaultMissLimit-1
+			if r.Static != want {
+				t.Errorf("%s step %d: static %v, want %v", name, j, r.Static, want)
+			}
+		}
+		sw := a.net.sws[node(t, f, name)]
+		for _, p := range f.Out(node(t, f, name)) {
+			if got, want := sw.held(p), control.StaticSettings(f)[p]; got != want {
+				t.Errorf("%s port %d holds %+v at the end, want the static %+v", name, p, got, want)
+			}
+		}
+	}
+	for _, name := range []string{"leaf0", "leaf2", "leaf3"} {
+		for j, r := range a.reports[name] {
+			if r.Static {
+				t.Errorf("%s step %d: on the static settings, but it missed no message", name, j)
+			}
+		}
+		if len(a.reports[name]) != steps {
+			t.Errorf("%s reported %d steps, want %d", name, len(a.reports[name]), steps)
+		}
+	}
+	if a.stats.Steps != steps {
+		t.Errorf("the shadow ran %d steps, want %d", a.stats.Steps, steps)
+	}
+}

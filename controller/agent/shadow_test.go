@@ -1,0 +1,158 @@
+package agent
+
+import (
+	"context"
+	"encoding/json"
+	"strings"
+	"testing"
+	"time"
+
+	"graphcc/control"
+	"graphcc/topo"
+)
+
+// shadowReport is a report of switch n of f at step j: every sample's
+// TxBytes is 1000·(j+1)+port, every chosen setting static's.
+func shadowReport(f *topo.Fabric, n topo.NodeID, j uint32) *Report {
+	r := &Report{Switch: f.Nodes[n].Name, Step: j, Now: int64(j+1) * 100, Interval: 100}
+	static := control.StaticSettings(f)
+	for _, p := range f.Out(n) {
+		r.Ports = append(r.Ports, p)
+		r.Chosen = append(r.Chosen, static[p])
+	}
+	for _, p := range r.Ports[:len(r.Chosen)] {
+		if !f.Nodes[f.Ports[p].Dst].Switch {
+			r.Ports = append(r.Ports, p.Reverse())
+		}
+	}
+	for _, p := range r.Ports {
+		r.Samples = append(r.Samples, control.PortSample{TxBytes: 1000*int64(j+1) + int64(p)})
+	}
+	r.Written, r.Sent = 1, 2
+	return r
+}
+
+// The shadow's reads assemble every agent's samples of a step, wait for
+// the slowest agent, read zeros for an agent that ended, count the
+// settings that differ from the agents' choices once per read, and
+// refuse reports that do not fit.
+func TestShadow(t *testing.T) {
+	f := defaultClos(t, nil)
+	sws := f.Switches()
+	s := NewShadow(f, len(sws))
+	dst := make([]control.PortSample, len(f.Ports))
+	ctx := t.Context()
+	if err := s.ReadTelemetry(ctx, dst); err != nil { // the first read opens the interval
+		t.Fatal(err)
+	}
+	for i, n := range sws[1:] {
+		if err := s.Add(i+1, shadowReport(f, n, 0)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	short, cancel := context.WithTimeout(ctx, 20*time.Millisecond)
+	defer cancel()
+	if err := s.ReadTelemetry(short, dst); err == nil {
+		t.Fatal("read a step with an agent's report missing")
+	}
+	s.End(0) // switch 0's agent ends without reporting
+	if err := s.ReadTelemetry(ctx, dst); err != nil {
+		t.Fatal(err)
+	}
+	for _, p := range f.Out(sws[0]) {
+		if dst[p].TxBytes != 0 {
+			t.Errorf("port %d of the ended agent reads %d", p, dst[p].TxBytes)
+		}
+	}
+	for _, p := range f.Out(sws[1]) {
+		if dst[p].TxBytes != 1000+int64(p) {
+			t.Errorf("port %d reads %d, want %d", p, dst[p].TxBytes, 1000+int64(p))
+		}
+	}
+	if now, iv := s.ReadTime(); now != 100 || iv != 100 {
+		t.Errorf("read time %d, %d; want 100, 100", now, iv)
+	}
+	ecn := control.StaticSettings(f)
+	p := f.Out(sws[1])[0]
+	ecn[p].KMin++
+	written, err := s.SetECN(ctx, ecn)
+	if err != nil || written != len(sws)-1 {
+		t.Errorf("SetECN: %d, %v; want %d written", written, err, len(sws)-1)
+	}
+	if _, err := s.SetECN(ctx, ecn); err != nil { // a restore: not compared
+		t.Fatal(err)
+	}
+	st := s.Stats()
+	if st.Mismatches != 1 || st.Steps != int64(len(sws)-1) || st.Messages != 2*int64(len(sws)-1) {
+		t.Errorf("stats %+v: want 1 mismatch, %d steps, %d messages", st, len(sws)-1, 2*(len(sws)-1))
+	}
+
+	for _, tc := range []struct {
+		name string
+		edit func(*Report)
+		want string
+	}{
+		{"a step skipped", func(r *Report) { r.Step = 2 }, "report of step 2 after 1 steps"},
+		{"samples short", func(r *Report) { r.Samples = r.Samples[1:] }, "samples"},
+		{"a port outside", func(r *Report) { r.Ports[0] = topo.PortID(len(f.Ports)) }, "not in the fabric"},
+	} {
+		r := shadowReport(f, sws[1], 1)
+		tc.edit(r)
+		if err := s.Add(1, r); err == nil || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("%s: %v, want an error with %q", tc.name, err, tc.want)
+		}
+	}
+}
+
+// Feed takes JSON lines, names the first malformed one, and ends the
+// agent at the end of its stream.
+func TestShadowFeed(t *testing.T) {
+	f := defaultClos(t, nil)
+	n := f.Switches()[0]
+	var b strings.Builder
+	for j := range uint32(2) {
+		line, err := json.Marshal(shadowReport(f, n, j))
+		if err != nil {
+			t.Fatal(err)
+		}
+		b.Write(line)
+		b.WriteByte('\n')
+	}
+	s := NewShadow(f, 1)
+	if err := s.Feed(0, strings.NewReader(b.String()+"{not json\n")); err == nil || !strings.Contains(err.Error(), "line 3") {
+		t.Errorf("Feed: %v, want an error naming line 3", err)
+	}
+	if st := s.Stats(); st.Steps != 2 || !s.ended[0] {
+		t.Errorf("%d steps, ended %v; want 2, true", st.Steps, s.ended[0])
+	}
+}
+
+// FuzzShadowFeed feeds arbitrary report streams: Feed must not panic, and
+// every report it keeps must fit the fabric.
+func FuzzShadowFeed(f *testing.F) {
+	fab, err := topo.Clos(topo.DefaultClos())
+	if err != nil {
+		f.Fatal(err)
+	}
+	line, err := json.Marshal(shadowReport(fab, fab.Switches()[0], 0))
+	if err != nil {
+		f.Fatal(err)
+	}
+	f.Add(string(line) + "\n")
+	f.Add(`{"step":0,"ports":[-1],"samples":[{}]}` + "\n")
+	f.Add(`{"step":0,"ports":[1,2],"samples":[{}],"chosen":[{},{},{}]}`)
+	f.Fuzz(func(t *testing.T, in string) {
+		s := NewShadow(fab, 1)
+		s.Feed(0, strings.NewReader(in))
+		for _, r := range s.reports[0] {
+			if len(r.Samples) != len(r.Ports) || len(r.Chosen) > len(r.Ports) {
+				t.Fatalf("kept a report of %d ports, %d samples, %d settings", len(r.Ports), len(r.Samples), len(r.Chosen))
+			}
+			for _, p := range r.Ports {
+				if p < 0 || int(p) >= len(fab.Ports) {
+					t.Fatalf("kept port %d", p)
+				}
+			}
+		}
+	})
+}

@@ -1,0 +1,162 @@
+package agent
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	"github.com/google/gopacket"
+	"github.com/google/gopacket/layers"
+
+	"graphcc/agentmsg"
+	"graphcc/control"
+	"graphcc/controller/lab"
+	"graphcc/topo"
+)
+
+// broadcast is an in-band frame's destination: the neighbour's pipeline
+// takes it by its EtherType alone.
+var broadcast = []byte{0xff, 0xff, 0xff, 0xff, 0xff, 0xff}
+
+// step runs step j, due at fabric time now: read, K rounds, readout,
+// write.
+func (r *agentRun) step(ctx context.Context, j uint32, now int64) (*Report, error) {
+	if err := r.sw.ReadTelemetry(ctx, r.full); err != nil {
+		return nil, err
+	}
+	rep := &Report{Switch: r.name, Step: j, Now: now, Interval: r.c.Interval, Ports: r.rows,
+		Samples: make([]control.PortSample, len(r.rows))}
+	for i, p := range r.rows {
+		r.tel.Ports[i] = r.full[p]
+		rep.Samples[i] = r.full[p]
+	}
+	r.tel.Now, r.tel.Interval = now, r.c.Interval
+	r.ag.Observe(&r.tel)
+	if r.ag.Step() != j {
+		return nil, fmt.Errorf("the model is at step %d", r.ag.Step())
+	}
+	start, due := time.Now(), r.c.Clock.At(now)
+	for k := 1; k <= r.c.Model.K; k++ {
+		if err := r.round(ctx, j, k, due.Add(time.Duration(k)*r.c.RoundTimeout), rep); err != nil {
+			return nil, err
+		}
+		rep.RoundNS = append(rep.RoundNS, time.Since(start).Nanoseconds())
+		start = time.Now()
+	}
+	r.decide(rep)
+	n, err := r.sw.SetECN(ctx, r.ecn)
+	rep.Written = n
+	return rep, err
+}
+
+// round sends round k's messages of step j, takes the neighbours' until
+// all are in or the round's deadline (real time: every agent's round k of
+// a step ends at the same instant, so a late neighbour does not make its
+// own neighbours late), and computes the round.
+func (r *agentRun) round(ctx context.Context, j uint32, k int, until time.Time, rep *Report) error {
+	for i := range r.ag.Sends() {
+		from, _, h := r.ag.Message(k, i)
+		frame, err := r.frame(j, k, from, h)
+		if err != nil {
+			return err
+		}
+		if err := r.sw.Send(ctx, from, frame); err != nil {
+			return err
+		}
+		rep.Sent++
+		rep.Bytes += len(frame)
+	}
+	// Messages that came early, for this round.
+	keep := r.buf[:0]
+	for _, m := range r.buf {
+		switch {
+		case m.step == j && m.round == k:
+			r.take(m, rep)
+		case m.step > j || m.step == j && m.round > k:
+			keep = append(keep, m)
+		default:
+			rep.Stale++
+		}
+	}
+	r.buf = keep
+	deadline := time.NewTimer(time.Until(until))
+	defer deadline.Stop()
+	for r.ag.Missing() > 0 {
+		select {
+		case m := <-r.in:
+			switch {
+			case m.step == j && m.round == k:
+				r.take(m, rep)
+			case m.step > j || m.step == j && m.round > k:
+				r.buf = append(r.buf, m)
+			default:
+				rep.Stale++
+			}
+		case err := <-r.rerr:
+			return err
+		case <-deadline.C:
+			n, err := r.ag.RoundFallback(k)
+			rep.Late += n
+			return err
+		case <-ctx.Done():
+			return ctx.Err()
+		}
+	}
+	return r.ag.Round(k)
+}
+
+// take hands message m to the model; one it refuses (a second copy, a
+// wrong length) is counted stale and logged.
+func (r *agentRun) take(m inMsg, rep *Report) {
+	if err := r.ag.Receive(m.round, m.from, m.h); err != nil {
+		rep.Stale++
+		r.c.Log.Warn("refused a message", "switch", r.name, "error", err)
+	}
+}
+
+// frame returns the Ethernet frame of the message of round k of step j
+// from port from with state h.
+func (r *agentRun) frame(j uint32, k int, from topo.PortID, h []float32) ([]byte, error) {
+	eth := &layers.Ethernet{SrcMAC: lab.FabricMAC, DstMAC: broadcast, EthernetType: agentmsg.EtherType}
+	msg := &agentmsg.Message{Version: agentmsg.Version, Round: uint8(k), Step: j, Port: uint32(from), Vector: h}
+	if err := gopacket.SerializeLayers(r.ser, gopacket.SerializeOptions{}, eth, msg); err != nil {
+		return nil, fmt.Errorf("message of port %d: %w", from, err)
+	}
+	return append([]byte(nil), r.ser.Bytes()...), nil
+}
+
+// decide turns the model's actions into the settings of the switch's
+// ports, recorded in rep, and sets what to apply: those, or the static
+// settings once MissLimit steps in a row had a message late.
+func (r *agentRun) decide(rep *Report) {
+	m := r.c.Model
+	acts := r.ag.Actions()
+	view := r.ag.View()
+	rep.Chosen = make([]control.ECN, len(view.Ports))
+	for i, p := range view.Ports {
+		rep.Chosen[i] = m.ActionSet.Setting(acts[i], p.Rate)
+	}
+	if rep.Late > 0 {
+		r.streak++
+	} else {
+		r.streak = 0
+	}
+	static := r.streak >= r.c.MissLimit
+	if static != r.static {
+		if static {
+			r.c.Log.Warn("a neighbour's messages are late: holding the ports on the static settings",
+				"switch", r.name, "step", rep.Step, "steps_late", r.streak)
+		} else {
+			r.c.Log.Info("every message on time again: back to the model's settings", "switch", r.name, "step", rep.Step)
+		}
+		r.static = static
+	}
+	rep.Static = static
+	for i, p := range view.Ports {
+		if static {
+			r.ecn[p.Port] = r.c.Static[p.Port]
+		} else {
+			r.ecn[p.Port] = rep.Chosen[i]
+		}
+	}
+}

@@ -1,0 +1,66 @@
+package controller
+
+import (
+	"context"
+	"time"
+)
+
+// The testbed's per-switch agents (docs/agents.md): a process per switch
+// runs that switch's share of the GraphCC step and exchanges hidden states
+// with its neighbours in-band. The control loop then reads no switch
+// itself: it runs the central step as a shadow of the agents' reports.
+
+// The ways a testbed run computes a GraphCC policy's step
+// (TestbedSummary.Agents).
+const (
+	AgentsCentral   = "central"    // the controller reads, decides and writes every switch
+	AgentsPerSwitch = "per-switch" // one agent process per switch; the controller shadows them
+)
+
+// Agents runs the per-switch agents of one workload run (package
+// controller/agent). RunWorkload starts them once its fabric clock runs,
+// drives the control loop on the Fabric Start returns (the shadow: its
+// reads are the agents' reports, its writes compare the central decisions
+// with the agents'), and stops them when the run ends.
+type Agents interface {
+	// Start starts the agents on clock, their step j due at fabric time
+	// epoch + (j+1)×interval, and returns the Fabric the control loop
+	// drives in place of the switches.
+	Start(ctx context.Context, clock FabricClock, epoch, interval int64) (Fabric, error)
+	// Stop ends the agents (those still running) and returns what they
+	// did. It is called once, after the loop has returned.
+	Stop() (AgentStats, error)
+}
+
+// AgentStats is what the per-switch agents of a run did.
+type AgentStats struct {
+	Processes  int   // agent processes started
+	Failed     int   // agents that ended before Stop (their switches went back to the static settings)
+	Steps      int64 // agent steps reported, over every agent
+	Messages   int64 // in-band messages sent (PacketOuts)
+	Bytes      int64 // their frames' bytes, Ethernet header on
+	Late       int64 // messages missing at their round's deadline (the round used the fallback)
+	Stale      int64 // messages that arrived after their round was computed (dropped)
+	StaticPort int64 // port-steps an agent held its ports on the static settings (a neighbour missing too long)
+	// Mismatches counts the ports, over the steps the shadow ran, whose
+	// setting the agent's model chose differs from the central step's on
+	// the same counter reads.
+	Mismatches int64
+	// Round holds every round of every agent: from the end of its
+	// features (round 1) or of its previous round until it computes the
+	// round; ByRound[k-1] the rounds k alone.
+	Round    []time.Duration
+	ByRound  [][]time.Duration
+	Exchange []time.Duration // every step of every agent: its K rounds
+}
+
+// TimedFabric is a Fabric whose reads carry their own time: RunLoop takes
+// the interval's end and length from ReadTime after each read rather than
+// from its clock. The agents' shadow is one: every agent computes its
+// features over the nominal interval, and the shadow must too.
+type TimedFabric interface {
+	Fabric
+	// ReadTime returns the fabric time of the last read and the interval
+	// it closed, ps.
+	ReadTime() (now, interval int64)
+}
