@@ -119,7 +119,9 @@ func TestRunLoop(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if st.Steps < 5 || st.Steps != pol.steps || len(st.Step) != st.Steps {
+	// ctx may end inside the last step, after its decision and before its
+	// write: that step is not counted, though the policy ran.
+	if st.Steps < 5 || pol.steps != st.Steps && pol.steps != st.Steps+1 || len(st.Step) != st.Steps {
 		t.Fatalf("%d steps, policy called %d times, %d step times", st.Steps, pol.steps, len(st.Step))
 	}
 	// every step's telemetry is that step's read (the first read only
@@ -140,7 +142,7 @@ func TestRunLoop(t *testing.T) {
 		t.Errorf("settings count %d port-steps in %d steps of %d agents", portSteps, st.Steps, len(f.Agents()))
 	}
 	rows := strings.Count(trace.String(), "\n")
-	if want := 1 + st.Steps*len(f.Ports); rows != want {
+	if want := 1 + pol.steps*len(f.Ports); rows != want { // a cut step's interval was read: it is traced
 		t.Errorf("trace has %d lines, want %d", rows, want)
 	}
 	if !strings.HasPrefix(trace.String(), control.TraceHeader+"\n") {
