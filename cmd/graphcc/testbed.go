@@ -390,22 +390,11 @@ func (o *testbedRunOpts) run(ctx context.Context, cmd *cobra.Command, log *slog.
 		return err
 	}
 	r := &testbedRun{o: o, out: cmd.OutOrStdout(), several: len(specs) > 1}
-	for _, s := range specs {
-		if err := checkOutputs("summary-out", policyPath(o.summaryOut, s, r.several), "fct-out", policyPath(o.fctOut, s, r.several),
-			"trace-out", policyPath(o.traceOut, s, r.several)); err != nil {
-			return err
-		}
+	if err := o.checkFlags(specs, r.several); err != nil {
+		return err
 	}
 	if r.interval, err = parseIntervalFlag(o.interval); err != nil {
 		return err
-	}
-	switch {
-	case o.agents != controller.AgentsCentral && o.agents != controller.AgentsPerSwitch:
-		return fmt.Errorf("--agents %q: want %s or %s", o.agents, controller.AgentsCentral, controller.AgentsPerSwitch)
-	case o.agentMissLimit < 1:
-		return fmt.Errorf("--agent-miss-limit %d: must be at least 1", o.agentMissLimit)
-	case o.agentRoundTimeout < 0:
-		return fmt.Errorf("--agent-round-timeout %v: must not be negative", o.agentRoundTimeout)
 	}
 	drain, err := parseDurationFlag("drain", o.drain, false)
 	if err != nil {
@@ -469,6 +458,26 @@ func (o *testbedRunOpts) run(ctx context.Context, cmd *cobra.Command, log *slog.
 			names[i], testbed[i] = r.policies[i].Name, res.Summary.Summary
 		}
 		return experiment.WriteTestbedComparison(r.out, names, testbed, r.simulated)
+	}
+	return nil
+}
+
+// checkFlags checks every output file of every policy of specs (several:
+// one file per policy) and the --agents flags.
+func (o *testbedRunOpts) checkFlags(specs []string, several bool) error {
+	for _, s := range specs {
+		if err := checkOutputs("summary-out", policyPath(o.summaryOut, s, several), "fct-out", policyPath(o.fctOut, s, several),
+			"trace-out", policyPath(o.traceOut, s, several)); err != nil {
+			return err
+		}
+	}
+	switch {
+	case o.agents != controller.AgentsCentral && o.agents != controller.AgentsPerSwitch:
+		return fmt.Errorf("--agents %q: want %s or %s", o.agents, controller.AgentsCentral, controller.AgentsPerSwitch)
+	case o.agentMissLimit < 1:
+		return fmt.Errorf("--agent-miss-limit %d: must be at least 1", o.agentMissLimit)
+	case o.agentRoundTimeout < 0:
+		return fmt.Errorf("--agent-round-timeout %v: must not be negative", o.agentRoundTimeout)
 	}
 	return nil
 }
