@@ -158,11 +158,8 @@ func Run(ctx context.Context, c Config, sw Switch, report func(*Report) error) e
 	defer timer.Stop()
 	for j := 0; c.Steps == 0 || j < c.Steps; j++ {
 		now := c.Epoch + int64(j+1)*c.Interval
-		timer.Reset(time.Until(c.Clock.At(now)))
-		select {
-		case <-ctx.Done():
+		if !sleepUntil(ctx, timer, c.Clock.At(now)) {
 			return nil
-		case <-timer.C:
 		}
 		rep, err := r.step(ctx, uint32(j), now)
 		if err != nil {
