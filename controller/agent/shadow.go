@@ -252,16 +252,17 @@ func (s *Shadow) addTiming(st *controller.AgentStats) {
 	for _, rs := range s.reports {
 		for _, r := range rs {
 			for _, m := range r.In {
+				st.Handoff = append(st.Handoff, time.Duration(m.NS))
 				if at, ok := sent[msgKey{r.Step, m.Round, m.Port}]; ok {
 					st.OneWay = append(st.OneWay, time.Duration(m.At-at))
+					if m.Round < 1 || m.Round > len(r.RoundNS) {
+						continue // not a round the report ran
+					}
 					for len(st.OneWayByRound) < m.Round {
 						st.OneWayByRound = append(st.OneWayByRound, nil)
 					}
-					if m.Round > 0 {
-						st.OneWayByRound[m.Round-1] = append(st.OneWayByRound[m.Round-1], time.Duration(m.At-at))
-					}
+					st.OneWayByRound[m.Round-1] = append(st.OneWayByRound[m.Round-1], time.Duration(m.At-at))
 				}
-				st.Handoff = append(st.Handoff, time.Duration(m.NS))
 			}
 		}
 	}
