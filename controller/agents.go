@@ -52,6 +52,17 @@ type AgentStats struct {
 	Round    []time.Duration
 	ByRound  [][]time.Duration
 	Exchange []time.Duration // every step of every agent: its K rounds
+	// Where a round's time goes, over every step of every agent: how late
+	// the step began after it was due (Start) and its telemetry read
+	// (Read); over every message: its send call (Send), from the send's
+	// start to the neighbour's client receiving it from its switch
+	// (OneWay: both switches' pipelines, the link, gRPC both ways), and
+	// from then until the neighbour's round took it (Handoff: the
+	// client's channel, the agent's scheduling, or the neighbour still in
+	// its previous round).
+	Start, Read           []time.Duration
+	Send, OneWay, Handoff []time.Duration
+	OneWayByRound         [][]time.Duration // OneWay of the rounds k alone, at k-1
 }
 
 // TimedFabric is a Fabric whose reads carry their own time: RunLoop takes

@@ -104,6 +104,15 @@ type TestbedSummary struct {
 	AgentRoundMsP99ByRound  []float64 `json:"agent_round_ms_p99_by_round,omitempty"`
 	AgentRoundsMsMean       float64   `json:"agent_exchange_ms_mean,omitempty"`
 	AgentRoundsMsP99        float64   `json:"agent_exchange_ms_p99,omitempty"`
+	// Where the rounds' time goes (AgentStats: Start, Read, Send, OneWay,
+	// Handoff), mean and p99.
+	AgentStartMs   [2]float64 `json:"agent_start_late_ms,omitzero"`
+	AgentReadMs    [2]float64 `json:"agent_read_ms,omitzero"`
+	AgentSendMs    [2]float64 `json:"agent_send_ms,omitzero"`
+	AgentOneWayMs  [2]float64 `json:"agent_oneway_ms,omitzero"`
+	AgentHandoffMs [2]float64 `json:"agent_handoff_ms,omitzero"`
+	// AgentOneWayMsByRound[k-1]: AgentOneWayMs of round k's messages.
+	AgentOneWayMsByRound [][2]float64 `json:"agent_oneway_ms_by_round,omitempty"`
 }
 
 // WriteTable writes the summary as the simulator's (metrics.Summary's
@@ -429,6 +438,15 @@ func (s *TestbedSummary) addAgents(a AgentStats) {
 	for _, r := range a.ByRound {
 		s.AgentRoundMsMeanByRound = append(s.AgentRoundMsMeanByRound, msMean(r))
 		s.AgentRoundMsP99ByRound = append(s.AgentRoundMsP99ByRound, msPercentile(r, 0.99))
+	}
+	for _, f := range []struct {
+		dst *[2]float64
+		ds  []time.Duration
+	}{{&s.AgentStartMs, a.Start}, {&s.AgentReadMs, a.Read}, {&s.AgentSendMs, a.Send}, {&s.AgentOneWayMs, a.OneWay}, {&s.AgentHandoffMs, a.Handoff}} {
+		*f.dst = [2]float64{msMean(f.ds), msPercentile(f.ds, 0.99)}
+	}
+	for _, r := range a.OneWayByRound {
+		s.AgentOneWayMsByRound = append(s.AgentOneWayMsByRound, [2]float64{msMean(r), msPercentile(r, 0.99)})
 	}
 }
 

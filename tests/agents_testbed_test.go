@@ -94,6 +94,12 @@ func TestTestbedAgents(t *testing.T) {
 		}
 		t.Logf("%d steps per agent; round %.2f ms mean, %.2f ms p99; K rounds %.2f ms mean, %.2f ms p99",
 			s.AgentSteps/4, s.AgentRoundMsMean, s.AgentRoundMsP99, s.AgentRoundsMsMean, s.AgentRoundsMsP99)
+		t.Logf("where it goes (ms mean, p99): step start late %.2f, %.2f; counter read %.2f, %.2f; a send %.3f, %.3f; send -> neighbour's client %.2f, %.2f (by round %v); client -> its round %.2f, %.2f",
+			s.AgentStartMs[0], s.AgentStartMs[1], s.AgentReadMs[0], s.AgentReadMs[1], s.AgentSendMs[0], s.AgentSendMs[1],
+			s.AgentOneWayMs[0], s.AgentOneWayMs[1], s.AgentOneWayMsByRound, s.AgentHandoffMs[0], s.AgentHandoffMs[1])
+		if len(s.AgentOneWayMsByRound) != 2 || s.AgentOneWayMs[0] <= 0 || s.AgentReadMs[0] <= 0 {
+			t.Errorf("no breakdown of the rounds: one-way %v by round %v, read %v", s.AgentOneWayMs, s.AgentOneWayMsByRound, s.AgentReadMs)
+		}
 	})
 
 	t.Run("kill", func(t *testing.T) {

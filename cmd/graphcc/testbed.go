@@ -607,8 +607,15 @@ func (r *testbedRun) one(ctx context.Context, name string, w controller.Workload
 			s.AgentProcesses, s.AgentFailures, s.AgentSteps, s.AgentMessages, s.AgentMessageBytes, *s.LateMessages, s.StaleMessages,
 			s.AgentRoundMsMean, s.AgentRoundMsP99, s.AgentRoundsMsMean, s.AgentRoundsMsP99, *s.DecisionMismatches, s.AgentStaticPorts)
 		for k, m := range s.AgentRoundMsMeanByRound {
-			fmt.Fprintf(r.out, "round %d: %.2f ms mean, %.2f ms p99\n", k+1, m, s.AgentRoundMsP99ByRound[k])
+			fmt.Fprintf(r.out, "round %d: %.2f ms mean, %.2f ms p99", k+1, m, s.AgentRoundMsP99ByRound[k])
+			if k < len(s.AgentOneWayMsByRound) {
+				fmt.Fprintf(r.out, "; its messages send -> neighbour's client %.2f ms mean, %.2f ms p99", s.AgentOneWayMsByRound[k][0], s.AgentOneWayMsByRound[k][1])
+			}
+			fmt.Fprintln(r.out)
 		}
+		fmt.Fprintf(r.out, "where it goes (ms mean/p99): step start late %.2f/%.2f, counter read %.2f/%.2f; per message: send %.3f/%.3f, send -> neighbour's client %.2f/%.2f, client -> its round %.2f/%.2f\n",
+			s.AgentStartMs[0], s.AgentStartMs[1], s.AgentReadMs[0], s.AgentReadMs[1], s.AgentSendMs[0], s.AgentSendMs[1],
+			s.AgentOneWayMs[0], s.AgentOneWayMs[1], s.AgentHandoffMs[0], s.AgentHandoffMs[1])
 		fmt.Fprintln(r.out)
 	}
 	if o.compareSim {

@@ -32,10 +32,11 @@ type Switch interface {
 	SetECN(ctx context.Context, ecn []control.ECN) (int, error)
 	// Send sends frame out of egress port out.
 	Send(ctx context.Context, out topo.PortID, frame []byte) error
-	// Receive returns the next in-band frame and the link it came in on,
+	// Receive returns the next in-band frame, the link it came in on,
 	// named by the neighbour's egress port (the message's sending port,
-	// if it is honest). It returns an error once the switch is gone.
-	Receive(ctx context.Context) (from topo.PortID, frame []byte, err error)
+	// if it is honest), and when the client received it from the switch.
+	// It returns an error once the switch is gone.
+	Receive(ctx context.Context) (from topo.PortID, frame []byte, at time.Time, err error)
 }
 
 // Config configures Run, one switch's agent.
@@ -91,6 +92,23 @@ type Report struct {
 	Late    int           `json:"late"`    // messages missing at their round's deadline
 	Stale   int           `json:"stale"`   // messages that came after their round
 	RoundNS []int64       `json:"round_ns"`
+	// Where the step's time went. Times "at" are Unix ns, comparable
+	// across the agents of a run (one machine's clock).
+	StartNS int64     `json:"start_ns"` // how long after it was due the step began
+	ReadNS  int64     `json:"read_ns"`  // the telemetry read
+	Out     []MsgTime `json:"out,omitempty"`
+	In      []MsgTime `json:"in,omitempty"`
+}
+
+// MsgTime times one message of a step. In Report.Out: Port sent it, At is
+// when the send began, NS how long the send took. In Report.In: Port is
+// the neighbour's port that sent it, At when the agent's client received it
+// from the switch, NS how long after that its round took it.
+type MsgTime struct {
+	Round int         `json:"round"`
+	Port  topo.PortID `json:"port"`
+	At    int64       `json:"at_unix_ns"`
+	NS    int64       `json:"ns"`
 }
 
 // inMsg is a decoded message from a neighbour.
@@ -99,6 +117,7 @@ type inMsg struct {
 	round int
 	from  topo.PortID
 	h     []float32
+	at    time.Time // received from the switch
 }
 
 // agentRun is one Run.
@@ -139,11 +158,8 @@ func Run(ctx context.Context, c Config, sw Switch, report func(*Report) error) e
 	defer timer.Stop()
 	for j := 0; c.Steps == 0 || j < c.Steps; j++ {
 		now := c.Epoch + int64(j+1)*c.Interval
-		timer.Reset(time.Until(c.Clock.At(now)))
-		select {
-		case <-ctx.Done():
+		if !sleepUntil(ctx, timer, c.Clock.At(now)) {
 			return nil
-		case <-timer.C:
 		}
 		rep, err := r.step(ctx, uint32(j), now)
 		if err != nil {
@@ -213,7 +229,7 @@ func (r *agentRun) receive(ctx context.Context) {
 	p.IgnoreUnsupported = true
 	decoded := make([]gopacket.LayerType, 0, 2)
 	for {
-		link, frame, err := r.sw.Receive(ctx)
+		link, frame, at, err := r.sw.Receive(ctx)
 		if err != nil {
 			r.rerr <- err
 			return
@@ -222,7 +238,7 @@ func (r *agentRun) receive(ctx context.Context) {
 			r.c.Log.Warn("dropped an in-band frame", "switch", r.name, "link", link, "error", err)
 			continue
 		}
-		m := inMsg{step: msg.Step, round: int(msg.Round), from: link, h: append([]float32(nil), msg.Vector...)}
+		m := inMsg{step: msg.Step, round: int(msg.Round), from: link, h: append([]float32(nil), msg.Vector...), at: at}
 		select {
 		case r.in <- m:
 		case <-ctx.Done():

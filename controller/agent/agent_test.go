@@ -119,14 +119,14 @@ func (s *fakeSwitch) Send(_ context.Context, out topo.PortID, frame []byte) erro
 	return nil
 }
 
-func (s *fakeSwitch) Receive(ctx context.Context) (topo.PortID, []byte, error) {
+func (s *fakeSwitch) Receive(ctx context.Context) (topo.PortID, []byte, time.Time, error) {
 	select {
 	case fr := <-s.inbox:
-		return fr.from, fr.frame, nil
+		return fr.from, fr.frame, time.Now(), nil
 	case <-s.dead:
-		return -1, nil, s.alive()
+		return -1, nil, time.Time{}, s.alive()
 	case <-ctx.Done():
-		return -1, nil, ctx.Err()
+		return -1, nil, time.Time{}, ctx.Err()
 	}
 }
 

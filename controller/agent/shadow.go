@@ -224,7 +224,48 @@ func (s *Shadow) Stats() controller.AgentStats {
 			st.Exchange = append(st.Exchange, all)
 		}
 	}
+	s.addTiming(&st)
 	return st
+}
+
+// msgKey names a message of a run: its step, round and sending port.
+type msgKey struct {
+	step  uint32
+	round int
+	port  topo.PortID
+}
+
+// addTiming adds the reports' breakdown of the rounds' time to st, pairing
+// each message's send with its receipt. s.mu is held.
+func (s *Shadow) addTiming(st *controller.AgentStats) {
+	sent := map[msgKey]int64{}
+	for _, rs := range s.reports {
+		for _, r := range rs {
+			st.Start = append(st.Start, time.Duration(r.StartNS))
+			st.Read = append(st.Read, time.Duration(r.ReadNS))
+			for _, m := range r.Out {
+				sent[msgKey{r.Step, m.Round, m.Port}] = m.At
+				st.Send = append(st.Send, time.Duration(m.NS))
+			}
+		}
+	}
+	for _, rs := range s.reports {
+		for _, r := range rs {
+			for _, m := range r.In {
+				st.Handoff = append(st.Handoff, time.Duration(m.NS))
+				if at, ok := sent[msgKey{r.Step, m.Round, m.Port}]; ok {
+					st.OneWay = append(st.OneWay, time.Duration(m.At-at))
+					if m.Round < 1 || m.Round > len(r.RoundNS) {
+						continue // not a round the report ran
+					}
+					for len(st.OneWayByRound) < m.Round {
+						st.OneWayByRound = append(st.OneWayByRound, nil)
+					}
+					st.OneWayByRound[m.Round-1] = append(st.OneWayByRound[m.Round-1], time.Duration(m.At-at))
+				}
+			}
+		}
+	}
 }
 
 var _ controller.TimedFabric = (*Shadow)(nil)

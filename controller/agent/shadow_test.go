@@ -3,6 +3,7 @@ package agent
 import (
 	"context"
 	"encoding/json"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -155,4 +156,47 @@ func FuzzShadowFeed(f *testing.F) {
 			}
 		}
 	})
+}
+
+// Stats pairs each message's send with its receipt by step, round and
+// sending port: the one-way times are the receipts' minus the sends'
+// (overall and by round), a receipt with no send is in the handoffs alone,
+// and a round the receiving report did not run is left out of the rounds.
+func TestShadowTiming(t *testing.T) {
+	f := defaultClos(t, nil)
+	sws := f.Switches()
+	s := NewShadow(f, 2)
+	a, b := shadowReport(f, sws[0], 0), shadowReport(f, sws[1], 0)
+	pa := f.Out(sws[0])[0]
+	a.StartNS, a.ReadNS, b.StartNS, b.ReadNS = 1, 2, 3, 4
+	a.RoundNS, b.RoundNS = []int64{10, 10}, []int64{10, 10}
+	a.Out = []MsgTime{{Round: 1, Port: pa, At: 1000, NS: 5}, {Round: 2, Port: pa, At: 5000, NS: 6}, {Round: 3, Port: pa, At: 8000, NS: 7}}
+	b.In = []MsgTime{
+		{Round: 1, Port: pa, At: 1700, NS: 30},
+		{Round: 2, Port: pa, At: 5200, NS: 40},
+		{Round: 3, Port: pa, At: 9000, NS: 50},           // a round b did not run
+		{Round: 1, Port: pa.Reverse(), At: 9000, NS: 60}, // never sent
+	}
+	for i, r := range []*Report{a, b} {
+		if err := s.Add(i, r); err != nil {
+			t.Fatal(err)
+		}
+	}
+	st := s.Stats()
+	want := func(name string, got []time.Duration, w ...time.Duration) {
+		t.Helper()
+		if !slices.Equal(got, w) {
+			t.Errorf("%s %v, want %v", name, got, w)
+		}
+	}
+	want("start", st.Start, 1, 3)
+	want("read", st.Read, 2, 4)
+	want("send", st.Send, 5, 6, 7)
+	want("one-way", st.OneWay, 700, 200, 1000)
+	want("handoff", st.Handoff, 30, 40, 50, 60)
+	if len(st.OneWayByRound) != 2 {
+		t.Fatalf("one-way by round %v, want 2 rounds", st.OneWayByRound)
+	}
+	want("round 1", st.OneWayByRound[0], 700)
+	want("round 2", st.OneWayByRound[1], 200)
 }

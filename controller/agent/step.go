@@ -21,11 +21,14 @@ var broadcast = []byte{0xff, 0xff, 0xff, 0xff, 0xff, 0xff}
 // step runs step j, due at fabric time now: read, K rounds, readout,
 // write.
 func (r *agentRun) step(ctx context.Context, j uint32, now int64) (*Report, error) {
+	due := r.c.Clock.At(now)
+	begin := time.Now()
 	if err := r.sw.ReadTelemetry(ctx, r.full); err != nil {
 		return nil, err
 	}
 	rep := &Report{Switch: r.name, Step: j, Now: now, Interval: r.c.Interval, Ports: r.rows,
-		Samples: make([]control.PortSample, len(r.rows))}
+		Samples: make([]control.PortSample, len(r.rows)),
+		StartNS: begin.Sub(due).Nanoseconds(), ReadNS: time.Since(begin).Nanoseconds()}
 	for i, p := range r.rows {
 		r.tel.Ports[i] = r.full[p]
 		rep.Samples[i] = r.full[p]
@@ -35,7 +38,7 @@ func (r *agentRun) step(ctx context.Context, j uint32, now int64) (*Report, erro
 	if r.ag.Step() != j {
 		return nil, fmt.Errorf("the model is at step %d", r.ag.Step())
 	}
-	start, due := time.Now(), r.c.Clock.At(now)
+	start := time.Now()
 	for k := 1; k <= r.c.Model.K; k++ {
 		if err := r.round(ctx, j, k, due.Add(time.Duration(k)*r.c.RoundTimeout), rep); err != nil {
 			return nil, err
@@ -60,9 +63,11 @@ func (r *agentRun) round(ctx context.Context, j uint32, k int, until time.Time, 
 		if err != nil {
 			return err
 		}
+		at := time.Now()
 		if err := r.sw.Send(ctx, from, frame); err != nil {
 			return err
 		}
+		rep.Out = append(rep.Out, MsgTime{Round: k, Port: from, At: at.UnixNano(), NS: time.Since(at).Nanoseconds()})
 		rep.Sent++
 		rep.Bytes += len(frame)
 	}
@@ -108,6 +113,7 @@ func (r *agentRun) round(ctx context.Context, j uint32, k int, until time.Time, 
 // take hands message m to the model; one it refuses (a second copy, a
 // wrong length) is counted stale and logged.
 func (r *agentRun) take(m inMsg, rep *Report) {
+	rep.In = append(rep.In, MsgTime{Round: m.round, Port: m.from, At: m.at.UnixNano(), NS: time.Since(m.at).Nanoseconds()})
 	if err := r.ag.Receive(m.round, m.from, m.h); err != nil {
 		rep.Stale++
 		r.c.Log.Warn("refused a message", "switch", r.name, "error", err)

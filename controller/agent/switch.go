@@ -3,6 +3,7 @@ package agent
 import (
 	"context"
 	"fmt"
+	"time"
 
 	p4v1 "github.com/p4lang/p4runtime/go/p4/v1"
 	"google.golang.org/grpc"
@@ -112,17 +113,17 @@ func (s *P4Switch) Send(ctx context.Context, out topo.PortID, frame []byte) erro
 	return s.sw.SendPacket(ctx, num, frame)
 }
 
-// Receive returns the next PacketIn and the link it came in on, named by
-// the neighbour's egress port; a PacketIn on a port without a link is
-// skipped.
-func (s *P4Switch) Receive(ctx context.Context) (topo.PortID, []byte, error) {
+// Receive returns the next PacketIn, the link it came in on, named by the
+// neighbour's egress port, and when the stream received it; a PacketIn on
+// a port without a link is skipped.
+func (s *P4Switch) Receive(ctx context.Context) (topo.PortID, []byte, time.Time, error) {
 	for {
 		p, err := s.sw.ReceivePacket(ctx)
 		if err != nil {
-			return -1, nil, err
+			return -1, nil, time.Time{}, err
 		}
 		if int(p.Port) < len(s.in) && s.in[p.Port] >= 0 {
-			return s.in[p.Port], p.Payload, nil
+			return s.in[p.Port], p.Payload, p.At, nil
 		}
 	}
 }

@@ -32,6 +32,7 @@ type inbandLab struct {
 	ns           netns.NsHandle
 	a, b         *Switch
 	thriftA      int
+	thriftB      int
 	ha           *psock
 	info         *P4Info
 	aToB, bFromA uint32 // the cable's BMv2 ports on A and on B
@@ -49,7 +50,7 @@ func newInbandLab(t *testing.T, ctx context.Context) *inbandLab {
 	}
 	l := &inbandLab{ns: ns, info: testP4Info(t), aToB: 1, bFromA: 1}
 	l.a, l.thriftA = startBMv2P4RT(t, ctx, "inbandA", 1, ns, "ab", "ah")
-	l.b, _ = startBMv2P4RT(t, ctx, "inbandB", 2, ns, "ba")
+	l.b, l.thriftB = startBMv2P4RT(t, ctx, "inbandB", 2, ns, "ba")
 	for _, sw := range []*Switch{l.a, l.b} {
 		if err := sw.SetPipeline(ctx, l.info, p4src.BMv2JSON); err != nil {
 			t.Fatal(err)

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"sync"
 	"sync/atomic"
+	"time"
 
 	p4v1 "github.com/p4lang/p4runtime/go/p4/v1"
 	"google.golang.org/grpc/codes"
@@ -23,6 +24,9 @@ const PacketInQueue = 1024
 type PacketIn struct {
 	Port    uint32 // the BMv2 port it arrived on (packet_in's ingress_port)
 	Payload []byte // the frame, from its Ethernet header on
+	// At is when the stream goroutine received it: what follows (a
+	// channel, the reader's scheduling) is the client's own delay.
+	At time.Time
 }
 
 // PacketStats counts a Switch's in-band traffic.
@@ -158,7 +162,7 @@ func (s *Switch) packetIn(p *p4v1.PacketIn) {
 		return
 	}
 	select {
-	case s.pkts <- PacketIn{Port: uint32(port), Payload: p.GetPayload()}:
+	case s.pkts <- PacketIn{Port: uint32(port), Payload: p.GetPayload(), At: time.Now()}:
 		s.stats.received.Add(1)
 	default:
 		s.stats.dropped.Add(1)

@@ -234,8 +234,8 @@ func TestPacketsBesideReadsAndWrites(t *testing.T) {
 }
 
 // Whatever metadata a PacketIn carries, decoding it neither panics nor
-// yields a port beyond 9 bits; one without a readable ingress_port is
-// counted malformed.
+// yields a port beyond 9 bits, and one it queues carries the time it was
+// received; one without a readable ingress_port is counted malformed.
 func FuzzPacketIn(f *testing.F) {
 	info := testP4Info(f)
 	f.Add(info.MetaIngressPort, []byte{1}, []byte("frame"))
@@ -244,6 +244,7 @@ func FuzzPacketIn(f *testing.F) {
 	f.Add(uint32(99), []byte{1}, []byte("x"))
 	f.Fuzz(func(t *testing.T, id uint32, value, payload []byte) {
 		s := &Switch{names: info, pkts: make(chan PacketIn, 1)}
+		before := time.Now()
 		s.packetIn(&p4v1.PacketIn{Payload: payload, Metadata: []*p4v1.PacketMetadata{{MetadataId: id, Value: value}}})
 		st := s.PacketStats()
 		if st.Received+st.Malformed != 1 {
@@ -251,7 +252,7 @@ func FuzzPacketIn(f *testing.F) {
 		}
 		if st.Received == 1 {
 			p := <-s.pkts
-			if p.Port >= 1<<9 || !bytes.Equal(p.Payload, payload) {
+			if p.Port >= 1<<9 || !bytes.Equal(p.Payload, payload) || p.At.Before(before) || p.At.After(time.Now()) {
 				t.Fatalf("PacketIn %+v from value %x", p, value)
 			}
 			if v, err := DecodeUint(value, 9); id != info.MetaIngressPort || err != nil || uint32(v) != p.Port {
