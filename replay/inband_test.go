@@ -58,12 +58,7 @@ func (e *echoAgents) AgentStats() metrics.AgentStats { return metrics.AgentStats
 // priority queue; its bytes are not counted in the port's telemetry.
 func TestInBandTransport(t *testing.T) {
 	f := clos(t)
-	var ports []topo.PortID
-	for i, p := range f.Ports {
-		if f.Nodes[p.Src].Switch && f.Nodes[p.Dst].Switch {
-			ports = append(ports, topo.PortID(i))
-		}
-	}
+	ports := switchPorts(f)
 	flows := genFlows(t, f, 3, 2*topo.Millisecond)
 	for _, tc := range []struct {
 		name    string
@@ -110,12 +105,7 @@ func TestInBandTransport(t *testing.T) {
 // messages every step as without.
 func TestInBandUncounted(t *testing.T) {
 	f := clos(t)
-	var ports []topo.PortID
-	for i, p := range f.Ports {
-		if f.Nodes[p.Src].Switch && f.Nodes[p.Dst].Switch {
-			ports = append(ports, topo.PortID(i))
-		}
-	}
+	ports := switchPorts(f)
 	flows := genFlows(t, f, 3, topo.Millisecond)
 	var tx [2]int64
 	for i, pol := range []control.Policy{control.Static{}, &echoAgents{ports: ports, size: 1000}} {
@@ -160,4 +150,15 @@ func TestInBandConfigErrors(t *testing.T) {
 			t.Errorf("%s: error %v, want %q", tc.name, err, tc.want)
 		}
 	}
+}
+
+// switchPorts returns f's ports from a switch to a switch, in id order.
+func switchPorts(f *topo.Fabric) []topo.PortID {
+	var ports []topo.PortID
+	for i, p := range f.Ports {
+		if f.Nodes[p.Src].Switch && f.Nodes[p.Dst].Switch {
+			ports = append(ports, topo.PortID(i))
+		}
+	}
+	return ports
 }
