@@ -534,14 +534,10 @@ func (c *Config) validate() error {
 	case len(c.Seeds) == 0:
 		return errors.New("no seeds")
 	}
-	seen := map[string]bool{}
-	for _, s := range c.Scenarios {
-		if seen[s.Name] {
-			return fmt.Errorf("scenario %q given twice", s.Name)
-		}
-		seen[s.Name] = true
+	if name, ok := repeated(c.Scenarios, func(s scenario.Scenario) string { return s.Name }); ok {
+		return fmt.Errorf("scenario %q given twice", name)
 	}
-	clear(seen)
+	seen := map[string]bool{}
 	for _, p := range c.Policies {
 		switch {
 		case p.New == nil && p.Run == nil:
@@ -557,14 +553,25 @@ func (c *Config) validate() error {
 	if err := c.validateYardsticks(seen); err != nil {
 		return err
 	}
-	seeds := map[uint64]bool{}
-	for _, s := range c.Seeds {
-		if seeds[s] {
-			return fmt.Errorf("seed %d given twice", s)
-		}
-		seeds[s] = true
+	if seed, ok := repeated(c.Seeds, func(s uint64) uint64 { return s }); ok {
+		return fmt.Errorf("seed %d given twice", seed)
 	}
 	return nil
+}
+
+// repeated returns the first key of items, by key, that an earlier item
+// has too, and whether there is one.
+func repeated[T any, K comparable](items []T, key func(T) K) (K, bool) {
+	seen := make(map[K]bool, len(items))
+	for _, it := range items {
+		k := key(it)
+		if seen[k] {
+			return k, true
+		}
+		seen[k] = true
+	}
+	var zero K
+	return zero, false
 }
 
 // validateYardsticks checks that every yardstick is one of the policies

@@ -245,6 +245,8 @@ func TestEvaluateErrors(t *testing.T) {
 		{func(c *Config) { c.Reference = "acc" }, `reference policy "acc" is not one of the policies (static, low)`},
 		{func(c *Config) { c.Policies[1].Name = "static" }, `policy "static" given twice`},
 		{func(c *Config) { c.Seeds = []uint64{1, 1} }, "seed 1 given twice"},
+		{func(c *Config) { c.Seeds = []uint64{1, 2, 3, 2} }, "seed 2 given twice"},
+		{func(c *Config) { c.Scenarios = append(c.Scenarios, c.Scenarios[0]) }, `scenario "tiny" given twice`},
 		{func(c *Config) { c.Scenarios[0].Gen.Load = 2 }, "scenario tiny"},
 		{func(c *Config) {
 			c.Policies[1].New = func(*topo.Fabric, scenario.Scenario, uint64) (control.Policy, []control.ECN, error) {

@@ -178,14 +178,10 @@ func (pc *PartConfig) check() error {
 		len(pc.Scenarios)*len(pc.Policies) > maxPartUnits || pc.units() > maxPartUnits:
 		return fmt.Errorf("more than %d units", maxPartUnits)
 	}
-	names := map[string]bool{}
-	for _, s := range pc.Scenarios {
-		if names[s.Name] {
-			return fmt.Errorf("scenario %q given twice", s.Name)
-		}
-		names[s.Name] = true
+	if name, ok := repeated(pc.Scenarios, func(s scenario.Record) string { return s.Name }); ok {
+		return fmt.Errorf("scenario %q given twice", name)
 	}
-	clear(names)
+	names := map[string]bool{}
 	for _, p := range pc.Policies {
 		switch {
 		case names[p.Name]:
@@ -203,12 +199,8 @@ func (pc *PartConfig) check() error {
 			return fmt.Errorf("yardstick %q: not one of the policies, or given twice", y)
 		}
 	}
-	seeds := map[uint64]bool{}
-	for _, s := range pc.Seeds {
-		if seeds[s] {
-			return fmt.Errorf("seed %d given twice", s)
-		}
-		seeds[s] = true
+	if seed, ok := repeated(pc.Seeds, func(s uint64) uint64 { return s }); ok {
+		return fmt.Errorf("seed %d given twice", seed)
 	}
 	return nil
 }

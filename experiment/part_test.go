@@ -318,6 +318,7 @@ func TestReadPartRefusals(t *testing.T) {
 		{"another format", edit(`"format":"graphcc-part/1"`, `"format":"graphcc-part/2"`), `f.json: not a graphcc part file: format "graphcc-part/2"`},
 		{"truncated", good.String()[:good.Len()/2], "f.json: damaged part file"},
 		{"edited config", edit(`"seeds":[1,2]`, `"seeds":[1,5]`), "f.json: config does not match its fingerprint"},
+		{"seed twice", edit(`"seeds":[1,2]`, `"seeds":[1,1]`), "f.json: config: seed 1 given twice"},
 		{"shard out of range", edit(`"shard":0`, `"shard":2`), "f.json: shard 2 of 2"},
 		{"another kind", edit(`"kind":"eval"`, `"kind":"sim"`), `f.json: kind "sim"`},
 		{"unit moved", edit(`"unit":0,`, `"unit":1,`), "f.json: unit 1: in the place of unit 0"},
