@@ -490,3 +490,55 @@ func TestTunePrior(t *testing.T) {
 		}
 	}
 }
+
+// TestTunePriorOneScenario searches one scenario jointly with the hosts'
+// DCQCN, its own switch-only search as the prior: the grid and the
+// refinement the prior ran are not simulated again, and the result is the
+// joint search without the prior but for the runs' Reused counts.
+func TestTunePriorOneScenario(t *testing.T) {
+	ctx := context.Background()
+	joint := func() TuneConfig {
+		c := tinyTune(2, []uint64{3001})
+		c.Seeds, c.DCQCN = []uint64{2001, 2002, 2003}, true
+		return c
+	}
+	sw := joint()
+	sw.DCQCN = false
+	prior, err := Tune(ctx, sw)
+	if err != nil {
+		t.Fatal(err)
+	}
+	plain, err := Tune(ctx, joint())
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := joint()
+	c.Prior = []*TuneResult{prior}
+	reused, err := Tune(ctx, c)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if reused.BestPolicy != plain.BestPolicy || reused.Score != plain.Score || !reflect.DeepEqual(reused.ScoreLo, plain.ScoreLo) {
+		t.Errorf("with the prior %s %v (%v), without %s %v (%v)", reused.BestPolicy, reused.Score, reused.ScoreLo, plain.BestPolicy, plain.Score, plain.ScoreLo)
+	}
+	if len(reused.Runs) != len(plain.Runs) {
+		t.Fatalf("%d runs with the prior, %d without", len(reused.Runs), len(plain.Runs))
+	}
+	ran := map[string]bool{}
+	for _, r := range prior.Runs {
+		ran[r.Policy] = true
+	}
+	n := 0
+	for i, r := range reused.Runs {
+		want := 0
+		if ran[r.Policy] {
+			want, n = 1, n+1
+		}
+		if r.Reused != want || r.Score != plain.Runs[i].Score || r.Policy != plain.Runs[i].Policy {
+			t.Errorf("run %d %s (%s): reused %d (want %d), score %v, without the prior %s %v", i, r.Policy, r.Round, r.Reused, want, r.Score, plain.Runs[i].Policy, plain.Runs[i].Score)
+		}
+	}
+	if n != len(prior.Runs) || n == len(reused.Runs) {
+		t.Errorf("%d of %d runs reused; the prior ran %d", n, len(reused.Runs), len(prior.Runs))
+	}
+}

@@ -115,7 +115,7 @@ func newTuneCmd() *cobra.Command {
 	fs.BoolVar(&o.dcqcn, "dcqcn", false, "tune the hosts' DCQCN reaction point (rate-increase timer, alpha and decrease periods, AI, HAI) jointly")
 	fs.BoolVar(&o.roles, "roles", false, "tune the switch ports facing a host and those facing a switch apart (an edge: policy)")
 	fs.IntVar(&o.workers, "workers", 0, "simulations run at once (0: one per CPU)")
-	fs.StringVar(&o.reuse, "reuse", "", "directory of one-scenario tune results (DIR/<scenario>.json, e.g. models/tuned): with several scenarios, a configuration such a file ran on the same seeds and hardware is not simulated again on its scenario; the winner is run again and must score as its files say")
+	fs.StringVar(&o.reuse, "reuse", "", "directory of one-scenario tune results (DIR/<scenario>.json, e.g. models/tuned): a configuration such a file ran on the same seeds and hardware is not simulated again on its scenario (a search of several scenarios, or of one with --dcqcn or --roles from where its switch-only search ended); the winner is run again and must score as its files say")
 	fs.StringVar(&o.out, "out", o.out, "JSON result file")
 	fs.StringVar(&o.shard, "shard", "", "run only shard I of N of the grid round (I/N, I from 0; or env/N, I from $SLURM_ARRAY_TASK_ID or else $JOB_COMPLETION_INDEX) and write its part to --json, for graphcc merge (docs/scale-out.md)")
 	fs.StringVar(&o.jsonOut, "json", "", "with --shard, the file of the shard's part")
