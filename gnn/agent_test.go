@@ -190,14 +190,19 @@ func agentTelemetry(r *rand.Rand, f *topo.Fabric) *control.Telemetry {
 func TestPerSwitchMatchesGraphCC(t *testing.T) {
 	for _, fc := range agentFabrics(t)[1:3] {
 		for _, set := range FeatureSets() {
-			for _, hosts := range []bool{false, true} {
-				t.Run(fmt.Sprintf("%s/%s/hosts=%v", fc.name, set, hosts), func(t *testing.T) {
+			for _, head := range []string{"none", "grid", "profiles"} {
+				t.Run(fmt.Sprintf("%s/%s/hosts=%s", fc.name, set, head), func(t *testing.T) {
 					f := fc.f
 					m := NewModelSet(set, nnNewRand(11))
-					if hosts {
+					hosts := head != "none"
+					switch head {
+					case "grid":
 						s := set.Shape()
 						s.HostActions = NumHostActions
 						m = NewModelShape(s, nnNewRand(11))
+						m.FeatureSet = set
+					case "profiles":
+						m = profilesModel(t, set.Shape(), 11)
 						m.FeatureSet = set
 					}
 					nnPerturbBiases(m, 12)

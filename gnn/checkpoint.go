@@ -137,6 +137,9 @@ func trainFingerprint(c *TrainConfig) map[string]string {
 		"feature_set": c.FeatureSet.String(), "action_set": c.ActionSet.String(),
 		"hosts": strconv.FormatBool(c.Hosts),
 	}
+	if !c.HostTable.IsGrid() { // absent for the grid, as in checkpoints written before profiles
+		m["host_table"] = c.HostTable.Fingerprint()
+	}
 	if c.Objective == ImitateObjective { // absent otherwise, as in checkpoints written before teachers
 		m["teacher"] = c.TeacherName
 	}
@@ -161,6 +164,8 @@ func laterSetting(k string) (string, bool) {
 		return ActionsPaper.String(), true
 	case "hosts":
 		return "false", true
+	case "host_table":
+		return HostTableID, true
 	}
 	return "", false
 }

@@ -78,13 +78,20 @@ type Header struct {
 	Ports []string `json:"ports,omitempty"`
 	// HostActions is the number of outputs of a KindGraphCC model's host
 	// head (Shape.HostActions), and HostTable the identifier of the host
-	// action table they index (HostTableID); both absent in a file
-	// without a host head (every file written before host heads), which
-	// keeps its bytes.
-	HostActions int               `json:"host_actions,omitempty"`
-	HostTable   string            `json:"host_table,omitempty"`
-	Params      int               `json:"params"` // number of float64 parameters
-	Meta        map[string]string `json:"meta"`   // training metadata: command line, seed, ...
+	// action table they index (HostTableID for the grid, HostProfilesID
+	// for a table of profiles); both absent in a file without a host head
+	// (every file written before host heads), which keeps its bytes.
+	HostActions int    `json:"host_actions,omitempty"`
+	HostTable   string `json:"host_table,omitempty"`
+	// HostProfiles lists, with HostTable HostProfilesID, the DCQCN
+	// constants of every host action in order (HostTable.Profiles), each
+	// as the spec's +dcqcn: part writes them: the rate-increase timer, the
+	// alpha and decrease periods in µs, AI and HAI in Mbps at 25 Gbps;
+	// host_actions of them. Absent for the grid, so its files keep their
+	// bytes.
+	HostProfiles [][5]float64      `json:"host_profiles,omitempty"`
+	Params       int               `json:"params"` // number of float64 parameters
+	Meta         map[string]string `json:"meta"`   // training metadata: command line, seed, ...
 }
 
 // paramsFor returns the number of parameters the shape in h implies.
@@ -101,6 +108,9 @@ func (h *Header) paramsFor() (int, error) {
 		if h.HostActions > 1<<8 {
 			return 0, fmt.Errorf("host_actions %d too large", h.HostActions)
 		}
+		if _, err := hostTableOfHeader(h); err != nil {
+			return 0, err
+		}
 		if h.Agents != 0 || len(h.Ports) != 0 {
 			return 0, fmt.Errorf("agents %d and ports %d must be 0 for kind %q", h.Agents, len(h.Ports), h.Kind)
 		}
@@ -116,7 +126,7 @@ func (h *Header) paramsFor() (int, error) {
 			return 0, fmt.Errorf("features %d, hidden %d, actions %d and agents %d must all be at least 1",
 				h.Features, h.Hidden, h.Actions, h.Agents)
 		}
-		if h.K != 0 || h.FeatureSet != "" || h.HostActions != 0 || h.HostTable != "" {
+		if h.K != 0 || h.FeatureSet != "" || h.HostActions != 0 || h.HostTable != "" || h.HostProfiles != nil {
 			return 0, fmt.Errorf("k %d, feature_set %q, host_actions %d and host_table %q must be 0 and empty for kind %q",
 				h.K, h.FeatureSet, h.HostActions, h.HostTable, h.Kind)
 		}
@@ -187,9 +197,10 @@ func (e Expect) check(h *Header) error {
 		e.ActionTable = set.TableID()
 	}
 	var host error
-	if h.HostActions > 0 && (h.HostTable != HostTableID || h.HostActions != NumHostActions) {
-		host = fmt.Errorf("%w: host head of %d actions on host_table %q: this build runs %d on %q",
-			ErrMismatch, h.HostActions, h.HostTable, NumHostActions, HostTableID)
+	// A table of profiles carries itself (paramsFor checked its size).
+	if h.HostActions > 0 && h.HostTable != HostProfilesID && (h.HostTable != HostTableID || h.HostActions != NumHostActions) {
+		host = fmt.Errorf("%w: host head of %d actions on host_table %q: this build runs %d on %q, or the profiles of %q listed in the file",
+			ErrMismatch, h.HostActions, h.HostTable, NumHostActions, HostTableID, HostProfilesID)
 	}
 	layout := str("feature_layout", h.FeatureLayout, e.FeatureLayout)
 	if layout != nil && h.FeatureLayout == "" {
@@ -217,8 +228,8 @@ type File struct {
 // File returns the model file of m trained on the action table actionTable
 // (m.ActionSet.TableID() for a model of this build's tables) and on its
 // feature set (m.FeatureSet: its name and LayoutID), with metadata meta
-// (kept, not copied). A model with a host head records it on this build's
-// host table (HostTableID).
+// (kept, not copied). A model with a host head records its host table
+// (m.HostTable: the grid's id, or the profiles' id and every profile).
 func (m *Model) File(actionTable string, meta map[string]string) *File {
 	f := &File{
 		Header: Header{Kind: KindGraphCC, Features: m.Features, Hidden: m.Hidden, K: m.K,
@@ -227,7 +238,10 @@ func (m *Model) File(actionTable string, meta map[string]string) *File {
 		Params: m.Params,
 	}
 	if m.HostActions > 0 {
-		f.HostActions, f.HostTable = m.HostActions, HostTableID
+		f.HostActions, f.HostTable = m.HostActions, m.HostTable.ID()
+		for _, h := range m.HostTable.profiles {
+			f.HostProfiles = append(f.HostProfiles, hostProfileNumbers(h))
+		}
 	}
 	return f
 }
@@ -245,6 +259,7 @@ func (f *File) Model() (*Model, error) {
 	// A table this build does not know leaves ActionsPaper: GraphCCExpect
 	// refuses such files before a policy runs them.
 	m.ActionSet, _ = ActionSetOfTable(f.ActionTable)
+	m.HostTable, _ = hostTableOfHeader(&f.Header) // validate checked it
 	copy(m.Params, f.Params)
 	return m, nil
 }

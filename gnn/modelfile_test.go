@@ -285,6 +285,11 @@ func FuzzReadModel(f *testing.F) {
 	f.Add(mix)
 	hosts, _ := NewModelShape(Shape{Features: 2, Hidden: 3, K: 1, Actions: 2, HostActions: NumHostActions}, nnNewRand(5)).File("t", nil).Marshal()
 	f.Add(hosts)
+	tab, _ := NewHostTable(testProfiles())
+	pm := NewModelShape(Shape{Features: 2, Hidden: 3, K: 1, Actions: 2, HostActions: tab.Len()}, nnNewRand(6))
+	pm.HostTable = tab
+	profiles, _ := pm.File("t", nil).Marshal()
+	f.Add(profiles)
 	f.Add(good[:40])
 	f.Add([]byte(FileMagic))
 	f.Fuzz(func(t *testing.T, b []byte) {
@@ -310,8 +315,17 @@ func FuzzReadModel(f *testing.F) {
 		}
 		switch m.Kind {
 		case KindGraphCC:
-			if _, err := m.Model(); err != nil {
+			gm, err := m.Model()
+			if err != nil {
 				t.Fatal(err)
+			}
+			// A host head runs on a table of its size, which the model
+			// writes back as it was read.
+			if gm.HostActions > 0 && m.HostTable == gm.HostTable.ID() && gm.HostTable.Len() != gm.HostActions {
+				t.Fatalf("host head of %d actions on a table of %d", gm.HostActions, gm.HostTable.Len())
+			}
+			if back, err := gm.File(m.ActionTable, m.Meta).Marshal(); err != nil || m.HostTable != "" && !bytes.Contains(back, []byte(`"host_table":"`+m.HostTable+`"`)) {
+				t.Fatalf("the model's file loses its host table: %v", err)
 			}
 		case KindACC:
 			if _, _, err := m.MLPNets(); err != nil && len(m.Ports) > 0 {

@@ -127,7 +127,10 @@ type Model struct {
 	// action table's), read out at every host NIC port after Out's
 	// parameters; its Out is 0 without a host head.
 	HostOut MLP
-	Params  []float64
+	// HostTable is the host action table the host head's outputs index
+	// (the zero value, the grid, for a model without profiles).
+	HostTable HostTable
+	Params    []float64
 }
 
 // NewModel returns a GraphCC model of the default shape initialised from r.

@@ -39,9 +39,9 @@ type agentMessage struct {
 // formed (NewSwitchView) and panics as NewGraphCC on a model that does not
 // fit the action table.
 func NewPerSwitch(m *Model, f *topo.Fabric, c FeatureConfig) (*PerSwitch, error) {
-	if m.Features != m.FeatureSet.Len() || m.Actions != NumActions || m.HostActions != 0 && m.HostActions != NumHostActions {
-		panic(fmt.Sprintf("gnn: per-switch GraphCC needs a model of %d features (the %s set), %d actions and 0 or %d host actions, got %d, %d and %d",
-			m.FeatureSet.Len(), m.FeatureSet, NumActions, NumHostActions, m.Features, m.Actions, m.HostActions))
+	if m.Features != m.FeatureSet.Len() || m.Actions != NumActions || m.HostActions != 0 && m.HostActions != m.HostTable.Len() {
+		panic(fmt.Sprintf("gnn: per-switch GraphCC needs a model of %d features (the %s set), %d actions and 0 or %d host actions (its host table), got %d, %d and %d",
+			m.FeatureSet.Len(), m.FeatureSet, NumActions, m.HostTable.Len(), m.Features, m.Actions, m.HostActions))
 	}
 	return newPerSwitch(m, f, c, haveAVX2FMA())
 }
@@ -160,7 +160,7 @@ func (ps *PerSwitch) DecideHosts(_ *control.Telemetry, hosts []control.HostParam
 	for _, ag := range ps.agents {
 		acts := ag.Actions()[ag.nOwn:]
 		for j, p := range ag.Hosts() {
-			hosts[p] = hostActionTable[acts[j]]
+			hosts[p] = ps.m.HostTable.Action(acts[j])
 		}
 	}
 }

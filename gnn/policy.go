@@ -22,7 +22,7 @@ import (
 // A model with a host head (Shape.HostActions) also sets every host's DCQCN
 // constants every interval (control.HostDecider): the same step reads out
 // each host NIC port's greedy host action, and DecideHosts writes its
-// setting (HostAction). Without a host head DecidesHosts is false.
+// constants (Model.HostTable). Without a host head DecidesHosts is false.
 //
 // Like every control.Policy it serves one fabric run at a time; call Reset
 // before reusing it for a new run, so that the feature history starts from
@@ -41,9 +41,9 @@ type GraphCC struct {
 // features of m's feature set (m.FeatureSet) normalized by c. It panics if
 // m's inputs or outputs do not match its feature set and the action table.
 func NewGraphCC(m *Model, f *topo.Fabric, c FeatureConfig) *GraphCC {
-	if m.Features != m.FeatureSet.Len() || m.Actions != NumActions || m.HostActions != 0 && m.HostActions != NumHostActions {
-		panic(fmt.Sprintf("gnn: GraphCC policy needs a model of %d features (the %s set), %d actions and 0 or %d host actions, got %d, %d and %d",
-			m.FeatureSet.Len(), m.FeatureSet, NumActions, NumHostActions, m.Features, m.Actions, m.HostActions))
+	if m.Features != m.FeatureSet.Len() || m.Actions != NumActions || m.HostActions != 0 && m.HostActions != m.HostTable.Len() {
+		panic(fmt.Sprintf("gnn: GraphCC policy needs a model of %d features (the %s set), %d actions and 0 or %d host actions (its host table), got %d, %d and %d",
+			m.FeatureSet.Len(), m.FeatureSet, NumActions, m.HostTable.Len(), m.Features, m.Actions, m.HostActions))
 	}
 	inf := NewInference(m, f.Graph(), 0)
 	agents := inf.Agents()
@@ -81,13 +81,13 @@ func (g *GraphCC) apply(ecn []control.ECN) {
 func (g *GraphCC) DecidesHosts() bool { return g.m.HostActions > 0 }
 
 // DecideHosts writes into hosts (by topo.PortID) the DCQCN constants of
-// every host agent's action of the last Decide (HostAction). It does not
-// allocate.
+// every host agent's action of the last Decide in the model's host table
+// (Model.HostTable). It does not allocate.
 func (g *GraphCC) DecideHosts(_ *control.Telemetry, hosts []control.HostParams) {
 	checkLen("host settings", len(hosts), g.fz.ports)
 	acts := g.actions[len(g.agents):]
 	for j, p := range g.hosts {
-		hosts[p] = hostActionTable[acts[j]]
+		hosts[p] = g.m.HostTable.Action(acts[j])
 	}
 }
 
@@ -184,8 +184,8 @@ type Explorer struct {
 // control.StaticSettings of that fabric), and a switch agent's label is
 // the action of the model's table nearest to the setting teacher chose for
 // its port (ActionSet.Nearest). With a host head, a host agent's label is
-// the host action nearest to the constants teacher gives its NIC
-// (NearestHostAction): those its DecideHosts writes every interval if it
+// the action of the model's host table nearest to the constants teacher
+// gives its NIC (HostTable.Nearest): those its DecideHosts writes every interval if it
 // decides the hosts' (control.HostDeciderOf), starting from its fixed
 // constants (control.HostParamsOf) or else HPCC's preset; else its fixed
 // constants; else HPCC's preset (host action 0). The agents still act
@@ -240,7 +240,7 @@ func (x *Explorer) labelHosts(t *control.Telemetry) {
 		x.hostDecider.DecideHosts(t, x.teacherHosts)
 	}
 	for j, p := range g.hosts {
-		x.labels[len(g.agents)+j] = NearestHostAction(x.teacherHosts[p])
+		x.labels[len(g.agents)+j] = g.m.HostTable.Nearest(x.teacherHosts[p])
 	}
 }
 
@@ -284,7 +284,7 @@ func (x *Explorer) Decide(t *control.Telemetry, ecn []control.ECN) {
 			if x.Epsilon >= 1 || x.rng.Float64() < x.Epsilon {
 				n := NumActions
 				if i >= len(g.agents) {
-					n = NumHostActions
+					n = g.m.HostActions
 				}
 				g.actions[i] = x.rng.IntN(n)
 			}

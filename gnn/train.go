@@ -89,8 +89,12 @@ type TrainConfig struct {
 	// host agent learns the host action nearest to the teacher's constants
 	// for its NIC, Explorer.SetTeacher). Kind "acc" and fabrics with failed
 	// links (Episode) are refused.
-	Hosts  bool
-	Params replay.Params // simulated hardware (zero: replay.DefaultParams)
+	Hosts bool
+	// HostTable is the host action table of the host head with Hosts (the
+	// zero value is the grid, HostAction); the model file records it.
+	// Without Hosts it must be the grid.
+	HostTable HostTable
+	Params    replay.Params // simulated hardware (zero: replay.DefaultParams)
 
 	// Teacher is the policy that ImitateObjective's agents learn to copy,
 	// set with that objective and only with it: for the episode of seed on
@@ -284,6 +288,8 @@ func (c *TrainConfig) check() error {
 		return fmt.Errorf("train: action set %v: kind acc takes only the paper's", c.ActionSet)
 	case c.Kind == "acc" && c.Hosts:
 		return errors.New("train: hosts as agents: kind acc has no host head")
+	case !c.Hosts && !c.HostTable.IsGrid():
+		return errors.New("train: a host action table of profiles is for hosts as agents (Hosts)")
 	}
 	if len(c.ValidateSets) > 0 && len(c.ValidateSeeds) > 0 {
 		return errors.New("train: validation seeds and validation sets: give one of them")
@@ -663,11 +669,14 @@ func (t *Trainer) init() {
 	if c.Kind == "graphcc" {
 		shape := c.FeatureSet.Shape()
 		if c.Hosts {
-			shape.HostActions = NumHostActions
+			shape.HostActions = c.HostTable.Len()
 		}
 		t.res.Model = NewModelShape(shape, initR) // NewModelSet's weights, and the host head's after them
 		t.res.Model.FeatureSet = c.FeatureSet
 		t.res.Model.ActionSet = c.ActionSet
+		if c.Hosts {
+			t.res.Model.HostTable = c.HostTable
+		}
 		t.online = &mpnnNet{m: t.res.Model, vars: t.vars}
 	} else {
 		perPort = ACCNumFeatures
@@ -1255,12 +1264,13 @@ type learner struct {
 
 // qRow returns where agent v's Q values start in a transition's Q values
 // and how many there are: the switch agents' rows of NumActions, then the
-// host agents' of NumHostActions (the model's QLen layout).
+// host agents' of the host table's size (the model's QLen layout).
 func (l *learner) qRow(v int) (int, int) {
 	if v < l.agents {
 		return v * NumActions, NumActions
 	}
-	return l.agents*NumActions + (v-l.agents)*NumHostActions, NumHostActions
+	ha := l.c.HostTable.Len()
+	return l.agents*NumActions + (v-l.agents)*ha, ha
 }
 
 type learnWorker struct {
@@ -1276,7 +1286,7 @@ type learnWorker struct {
 func newLearner(online, target qnet, c TrainConfig, stateLen, agents, hosts int) *learner {
 	l := &learner{online: online, target: target, c: &c, grad: make([]float64, len(online.params())), agents: agents, hosts: hosts}
 	for range c.Workers {
-		qa := agents*NumActions + hosts*NumHostActions
+		qa := agents*NumActions + hosts*c.HostTable.Len()
 		agents := agents + hosts
 		l.workers = append(l.workers, &learnWorker{
 			on: online.newScratch(), onNext: online.newScratch(), tgt: target.newScratch(),
