@@ -33,6 +33,7 @@ type trainOpts struct {
 	kind         string
 	features     string
 	actions      string
+	hostActions  string
 	out          string
 	curve        string
 	reward       string
@@ -59,13 +60,14 @@ const trainExamples = `  graphcc train --out my.model --curve curve.csv         
   graphcc train --scenario curriculum --episodes 600 --validate-seeds 2001-2002 --out all.model  # one model for the suite
   graphcc train --scenario curriculum --actions extended --features flowmix --objective imitate --teacher tuned:models/tuned --out imit.model  # copy each scenario's tuned setting
   graphcc train --scenario fb60-incast --hosts --actions extended --objective imitate --teacher 'static:2,32,0.01+dcqcn:55,55,2,20,25' --out joint.model  # the hosts' constants too
+  graphcc train --scenario curriculum --hosts --host-actions tuned:joint --actions extended --objective imitate --teacher tuned:joint --out joint.model  # joint/: tune --dcqcn results; their DCQCN constants as the host actions
   graphcc train --out my.model --checkpoint ck --resume ck          # continue an interrupted run`
 
 // defaultTrain is train's settings without flags.
 var defaultTrain = gnn.DefaultTrainConfig()
 
 func newTrainCmd(logger loggerFunc) *cobra.Command {
-	o := trainOpts{scenario: scenario.Default().Name, kind: "graphcc", features: gnn.FeaturesPaper.String(), actions: gnn.ActionsPaper.String(), c: gnn.DefaultTrainConfig(), reward: "convex", seed: 1, hw: defaultHW(), ckEvery: 25, valEvery: 10, objective: "port"}
+	o := trainOpts{scenario: scenario.Default().Name, kind: "graphcc", features: gnn.FeaturesPaper.String(), actions: gnn.ActionsPaper.String(), hostActions: "grid", c: gnn.DefaultTrainConfig(), reward: "convex", seed: 1, hw: defaultHW(), ckEvery: 25, valEvery: 10, objective: "port"}
 	cmd := &cobra.Command{
 		Use:     "train --out MODEL [flags]",
 		Example: trainExamples,
@@ -130,6 +132,7 @@ func (o *trainOpts) addFlags(fs *pflag.FlagSet) {
 	fs.StringVar(&o.features, "features", o.features, "GraphCC's per-port inputs, recorded in the model file: paper (utilization, queue and marking rate at t, t-1, t-2: the paper's) or flowmix (those, then the start fraction, queued fraction and p90 enqueue depth at t, t-1, t-2: the shipped model's; docs/learning.md)")
 	fs.BoolVar(&o.c.Hosts, "hosts", false, "hosts as agents: the model gets a host head that sets every host NIC's DCQCN constants each interval (16 settings, recorded in the model file), trained with the switches; a host's reward is minus the excess slowdown of the flows it sent (docs/learning.md, \"Hosts as agents\"); --kind graphcc only, not on scenarios that fail links")
 	fs.StringVar(&o.actions, "actions", o.actions, "the settings GraphCC's agents choose among, recorded in the model file: paper (kmin 2-32 KB, kmax 16-256 KB: the paper's) or extended (kmin 0-64 KB, kmax 4-512 KB, the same 120 in number, the shipped model's; docs/learning.md)")
+	fs.StringVar(&o.hostActions, "host-actions", o.hostActions, "with --hosts, the DCQCN constants the host head chooses among, recorded in the model file: grid (16: timer 300,55 µs × alpha 1,55 µs × AI 5,20 Mbps × (decrease, HAI) (4 µs, 50 Mbps),(2 µs, 25 Mbps)) or tuned:DIR (tuned:FILE: one result): HPCC's preset 300,1,4,5,50, then every distinct +dcqcn: constant among the best_policy of the tune results DIR/*.json, in name order (docs/learning.md, \"Hosts as agents\")")
 	fs.IntVar(&o.c.Episodes, "episodes", o.c.Episodes, fmt.Sprintf("episodes to simulate: at least %d with the default --warmup (learning starts after --warmup transitions, at most %d per episode)",
 		defaultTrain.MinEpisodes(), defaultTrain.EpisodeTransitions()))
 	fs.Uint64Var(&o.seed, "seed", o.seed, "seed of the weights, the episode traces, exploration and minibatches")
@@ -360,6 +363,12 @@ func (o *trainOpts) config(fs *pflag.FlagSet) (gnn.TrainConfig, trainSource, err
 	if c.Kind == "acc" && c.Hosts {
 		return c, src, errors.New("--hosts: only --kind graphcc has a host head")
 	}
+	if c.HostTable, err = policy.ParseHostActions(o.hostActions); err != nil {
+		return c, src, fmt.Errorf("--host-actions: %w", err)
+	}
+	if !c.Hosts && !c.HostTable.IsGrid() {
+		return c, src, fmt.Errorf("--host-actions %s: the host action table is the host head's: give --hosts too", o.hostActions)
+	}
 	if src.cur != nil {
 		// The curriculum's fabric: every episode's, or a variant of it
 		// without the links its scenario fails.
@@ -503,6 +512,9 @@ func (o *trainOpts) save(out io.Writer, c gnn.TrainConfig, src trainSource, res 
 	}
 	if c.Hosts {
 		meta["hosts"] = "true"
+	}
+	if !c.HostTable.IsGrid() {
+		meta["host_actions"] = o.hostActions
 	}
 	if ck := c.Resume; ck != nil {
 		meta["resumed_from"] = fmt.Sprintf("%s after %d episodes", o.resume, ck.Episodes)

@@ -98,6 +98,8 @@ func TestTrainBadFlags(t *testing.T) {
 		{[]string{"--scenario", "tiny", "--out", filepath.Join(dir, "m"), "--features", "rpc"}, `--features: gnn: unknown feature set "rpc" (want paper or flowmix)`},
 		{[]string{"--scenario", "tiny", "--out", filepath.Join(dir, "m"), "--kind", "acc", "--features", "flowmix"}, "--features flowmix: only --kind graphcc takes a feature set"},
 		{[]string{"--scenario", "tiny", "--out", filepath.Join(dir, "m"), "--kind", "acc", "--hosts"}, "--hosts: only --kind graphcc has a host head"},
+		{[]string{"--scenario", "tiny", "--out", filepath.Join(dir, "m"), "--host-actions", "tuned:" + filepath.Join(dir, "none")}, "--host-actions: tune results " + filepath.Join(dir, "none")},
+		{[]string{"--scenario", "tiny", "--out", filepath.Join(dir, "m"), "--hosts", "--host-actions", "best"}, `--host-actions: "best": want grid|tuned:DIR|tuned:FILE`},
 		{[]string{"--scenario", "tiny", "--out", filepath.Join(dir, "m"), "--checkpoint", filepath.Join(dir, "c"), "--checkpoint-every", "0"}, "--checkpoint-every 0: must be at least 1"},
 		{[]string{"--scenario", "tiny", "--out", filepath.Join(dir, "m"), "--checkpoint", filepath.Join(dir, "nodir", "c")}, "--checkpoint " + filepath.Join(dir, "nodir", "c")},
 		{[]string{"--scenario", "tiny", "--out", filepath.Join(dir, "m"), "--resume", filepath.Join(dir, "none.ckpt")}, "--resume: load checkpoint: open " + filepath.Join(dir, "none.ckpt")},
@@ -493,6 +495,60 @@ func TestTrainImitateHosts(t *testing.T) {
 		t.Fatal(err)
 	}
 	p := &hostCount{g: gnn.NewGraphCC(m, fab, gnn.FeatureConfig{}), want: gnn.HostAction(15)}
+	defer p.g.Inference().Close()
+	if _, err := replay.Run(replay.Config{Fabric: fab, Flows: flows, Policy: p}); err != nil {
+		t.Fatal(err)
+	}
+	t.Logf("the teacher's host constants on %d of %d host-steps", p.right, p.all)
+	if p.all == 0 || p.right < p.all*8/10 {
+		t.Errorf("the teacher's host constants on %d of %d host-steps, want 80 %%", p.right, p.all)
+	}
+}
+
+// TestTrainHostProfiles trains a host head on the profiles of two tune
+// results (--host-actions tuned:DIR) to copy a teacher whose hosts run one
+// of them, outside the grid: the model file records the table, sim runs
+// it, and the greedy model gives the hosts the teacher's constants.
+func TestTrainHostProfiles(t *testing.T) {
+	withTinyScenario(t)
+	dir := t.TempDir()
+	tuned := filepath.Join(dir, "tuned")
+	if err := os.Mkdir(tuned, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	for name, best := range map[string]string{"a": "static:1,32,0.25+dcqcn:55,55,4,2.5,25", "b": "static:0,4,1+dcqcn:15,8,2,40,200"} {
+		if err := os.WriteFile(filepath.Join(tuned, name+".json"), []byte(`{"scenario":"`+name+`","best_policy":"`+best+`"}`), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	model := filepath.Join(dir, "profiles.model")
+	teacher := "static:2,32,0.01+dcqcn:15,8,2,40,200"
+	run(t, "train", "--scenario", "tiny", "--hosts", "--host-actions", "tuned:"+tuned, "--objective", "imitate", "--teacher", teacher,
+		"--episodes", "4", "--warmup", "20", "--updates", "20", "--workers", "2", "--out", model)
+	f, err := gnn.Load(model, gnn.GraphCCExpect())
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := [][5]float64{{300, 1, 4, 5, 50}, {55, 55, 4, 2.5, 25}, {15, 8, 2, 40, 200}}
+	if f.HostActions != 3 || f.HostTable != gnn.HostProfilesID || !slices.Equal(f.HostProfiles, want) || f.Meta["host_actions"] != "tuned:"+tuned {
+		t.Fatalf("model file: host_actions %d, host_table %q, host_profiles %v, meta %v", f.HostActions, f.HostTable, f.HostProfiles, f.Meta)
+	}
+	if sim := run(t, "sim", "--scenario", "tiny", "--seed", "1001", "--policy", "graphcc:"+model); !strings.Contains(sim, "completed") {
+		t.Errorf("sim output %q", sim)
+	}
+	m, err := f.Model()
+	if err != nil {
+		t.Fatal(err)
+	}
+	sc, err := scenarioLookup("tiny")
+	if err != nil {
+		t.Fatal(err)
+	}
+	fab, flows, err := sc.Build(1001)
+	if err != nil {
+		t.Fatal(err)
+	}
+	p := &hostCount{g: gnn.NewGraphCC(m, fab, gnn.FeatureConfig{}), want: m.HostTable.Action(2)}
 	defer p.g.Inference().Close()
 	if _, err := replay.Run(replay.Config{Fabric: fab, Flows: flows, Policy: p}); err != nil {
 		t.Fatal(err)

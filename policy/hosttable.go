@@ -1,0 +1,85 @@
+package policy
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+
+	"graphcc/control"
+	"graphcc/gnn"
+)
+
+// HostActionsUsage is the grammar of ParseHostActions, for flag help.
+const HostActionsUsage = "grid|tuned:DIR|tuned:FILE"
+
+// ParseHostActions returns the host action table spec names: "grid", the
+// 16 settings of gnn.HostAction (the zero gnn.HostTable), or "tuned:PATH",
+// the profiles of TunedHostProfiles(PATH).
+func ParseHostActions(spec string) (gnn.HostTable, error) {
+	name, path, _ := strings.Cut(spec, ":")
+	switch {
+	case spec == "grid":
+		return gnn.HostTable{}, nil
+	case name == "tuned" && path != "":
+		ps, err := TunedHostProfiles(path)
+		if err != nil {
+			return gnn.HostTable{}, err
+		}
+		t, err := gnn.NewHostTable(ps)
+		if err != nil {
+			return gnn.HostTable{}, fmt.Errorf("tuned:%s: %w", path, err)
+		}
+		return t, nil
+	}
+	return gnn.HostTable{}, fmt.Errorf("%q: want %s", spec, HostActionsUsage)
+}
+
+// TunedHostProfiles returns the host profiles of the graphcc tune results
+// at path (a result file, or a directory of them: its *.json files in
+// sorted name order): HPCC's preset first (control.DefaultHostParams, the
+// constants a fabric runs without a host head), then every distinct set
+// of hosts' DCQCN constants among the results' best_policy (the part
+// after HostsMark), in order of first appearance. A result without them
+// adds nothing. A file that is not a tune result fails, naming it, and so
+// do a directory without results and results of which none has hosts'
+// constants (a table of one profile has nothing to choose).
+func TunedHostProfiles(path string) ([]control.HostParams, error) {
+	files := []string{path}
+	if st, err := os.Stat(path); err != nil {
+		return nil, fmt.Errorf("tune results %s: %w", path, err)
+	} else if st.IsDir() {
+		files, err = filepath.Glob(filepath.Join(path, "*"+TunedExt))
+		if err != nil {
+			return nil, fmt.Errorf("tune results %s: %w", path, err)
+		}
+		slices.Sort(files)
+		if len(files) == 0 {
+			return nil, fmt.Errorf("tune results %s: no *%s file in the directory", path, TunedExt)
+		}
+	}
+	ps := []control.HostParams{control.DefaultHostParams()}
+	for _, f := range files {
+		_, _, best, err := loadTunedSpec(f)
+		if err != nil { // it names f
+			return nil, err
+		}
+		_, hosts, ok := strings.Cut(best, HostsMark)
+		if !ok {
+			continue
+		}
+		h, err := ParseHostParams(hosts)
+		if err != nil { // loadTunedSpec parsed it
+			return nil, fmt.Errorf("tune result %s: best_policy %q: %w", f, best, err)
+		}
+		if !slices.Contains(ps, h) {
+			ps = append(ps, h)
+		}
+	}
+	if len(ps) == 1 {
+		return nil, errors.New("tune results " + path + ": no best_policy sets the hosts' DCQCN constants (" + HostsMark + "…): a table of HPCC's preset alone has nothing to choose")
+	}
+	return ps, nil
+}

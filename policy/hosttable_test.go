@@ -1,0 +1,126 @@
+package policy
+
+import (
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+
+	"graphcc/control"
+	"graphcc/gnn"
+)
+
+// hostsOf parses the hosts' constants s, failing t.
+func hostsOf(t *testing.T, s string) control.HostParams {
+	t.Helper()
+	h, err := ParseHostParams(s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return h
+}
+
+// writeResults writes files (name → content) into a new directory.
+func writeResults(t *testing.T, files map[string]string) string {
+	t.Helper()
+	dir := t.TempDir()
+	for name, body := range files {
+		if err := os.WriteFile(filepath.Join(dir, name), []byte(body), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return dir
+}
+
+// result is a tune result file's content with best_policy best.
+func result(best string) string {
+	return `{"scenario": "x", "best_policy": "` + best + `", "score": 1}`
+}
+
+func TestTunedHostProfiles(t *testing.T) {
+	preset := "300,1,4,5,50"
+	good := map[string]string{
+		"websearch60.json":  result("static:32,256,0.75+dcqcn:100,55,16,5,25"),
+		"fb60.json":         result("static:1,32,0.25+dcqcn:55,55,4,2.5,25"),
+		"googlerpc60.json":  result("static:0,4,1+dcqcn:15,8,2,40,200"),
+		"alistorage60.json": result("static:1,22.6,0.25+dcqcn:55,55,2,2.5,50"),
+		"fb80.json":         result("static:2,32,0.01+dcqcn:55,55,4,2.5,25"), // fb60's again
+		"fail1.json":        result("static:2,32,0.01"),                      // no hosts' constants
+		"fb90.json":         result("static:2,32,0.01+dcqcn:300,1,4,5,50"),   // HPCC's preset again
+		"fb60.err":          "not a result, not *.json",
+	}
+	dir := writeResults(t, good)
+	for _, tc := range []struct {
+		name string
+		path string
+		want []string // the profiles, in order
+		err  string
+	}{
+		// Sorted names: alistorage60, fail1, fb60, fb80, fb90, googlerpc60, websearch60.
+		{"directory", dir, []string{preset, "55,55,2,2.5,50", "55,55,4,2.5,25", "15,8,2,40,200", "100,55,16,5,25"}, ""},
+		{"one file", filepath.Join(dir, "googlerpc60.json"), []string{preset, "15,8,2,40,200"}, ""},
+		{"missing", filepath.Join(dir, "nope"), nil, "tune results " + filepath.Join(dir, "nope")},
+		{"empty directory", t.TempDir(), nil, "no *.json file in the directory"},
+		{"no hosts' constants", filepath.Join(dir, "fail1.json"), nil, "no best_policy sets the hosts' DCQCN constants"},
+		{"only the preset", filepath.Join(dir, "fb90.json"), nil, "no best_policy sets the hosts' DCQCN constants"},
+		{"not a result", writeResults(t, map[string]string{"a.json": result("static+dcqcn:55,55,4,2.5,25"), "b.json": "[1, 2]"}), nil, "b.json: not a tune result"},
+		{"no best_policy", writeResults(t, map[string]string{"a.json": `{"scenario": "a"}`}), nil, "a.json: no best_policy"},
+		{"bad constants", writeResults(t, map[string]string{"a.json": result("static+dcqcn:0,55,4,2.5,25")}), nil, "a.json: best_policy"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			got, err := TunedHostProfiles(tc.path)
+			if tc.err != "" {
+				if err == nil || !strings.Contains(err.Error(), tc.err) {
+					t.Fatalf("error %v, want one containing %q", err, tc.err)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			var want []control.HostParams
+			for _, s := range tc.want {
+				want = append(want, hostsOf(t, s))
+			}
+			if !slices.Equal(got, want) {
+				t.Errorf("profiles %v, want %v", got, tc.want)
+			}
+		})
+	}
+}
+
+func TestParseHostActions(t *testing.T) {
+	dir := writeResults(t, map[string]string{"fb60.json": result("static:1,32,0.25+dcqcn:55,55,4,2.5,25")})
+	for _, tc := range []struct {
+		spec string
+		grid bool
+		n    int
+		err  string
+	}{
+		{"grid", true, gnn.NumHostActions, ""},
+		{"tuned:" + dir, false, 2, ""},
+		{"tuned:" + filepath.Join(dir, "fb60.json"), false, 2, ""},
+		{"tuned:", false, 0, "want grid|tuned:DIR|tuned:FILE"},
+		{"profiles", false, 0, `"profiles": want grid|tuned:DIR|tuned:FILE`},
+		{"tuned:" + filepath.Join(dir, "none"), false, 0, "no such file"},
+	} {
+		tab, err := ParseHostActions(tc.spec)
+		if tc.err != "" {
+			if err == nil || !strings.Contains(err.Error(), tc.err) {
+				t.Errorf("%s: error %v, want one containing %q", tc.spec, err, tc.err)
+			}
+			continue
+		}
+		if err != nil {
+			t.Errorf("%s: %v", tc.spec, err)
+			continue
+		}
+		if tab.IsGrid() != tc.grid || tab.Len() != tc.n {
+			t.Errorf("%s: grid %v, %d actions, want %v, %d", tc.spec, tab.IsGrid(), tab.Len(), tc.grid, tc.n)
+		}
+		if !tab.IsGrid() && tab.Action(0) != control.DefaultHostParams() {
+			t.Errorf("%s: action 0 %+v, want HPCC's preset", tc.spec, tab.Action(0))
+		}
+	}
+}
