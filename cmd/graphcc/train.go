@@ -130,7 +130,7 @@ func (o *trainOpts) addFlags(fs *pflag.FlagSet) {
 	fs.StringVar(&o.scenarioFile, "scenario-file", "", scenarioFileHelp)
 	fs.StringVar(&o.kind, "kind", o.kind, "graphcc (the shared message-passing network) or acc (an independent network per port)")
 	fs.StringVar(&o.features, "features", o.features, "GraphCC's per-port inputs, recorded in the model file: paper (utilization, queue and marking rate at t, t-1, t-2: the paper's) or flowmix (those, then the start fraction, queued fraction and p90 enqueue depth at t, t-1, t-2: the shipped model's; docs/learning.md)")
-	fs.BoolVar(&o.c.Hosts, "hosts", false, "hosts as agents: the model gets a host head that sets every host NIC's DCQCN constants each interval (16 settings, recorded in the model file), trained with the switches; a host's reward is minus the excess slowdown of the flows it sent (docs/learning.md, \"Hosts as agents\"); --kind graphcc only, not on scenarios that fail links")
+	fs.BoolVar(&o.c.Hosts, "hosts", false, "hosts as agents: the model gets a host head that sets every host NIC's DCQCN constants each interval (from --host-actions: 16 settings by default; recorded in the model file), trained with the switches; a host's reward is minus the excess slowdown of the flows it sent (docs/learning.md, \"Hosts as agents\"); --kind graphcc only, not on scenarios that fail links")
 	fs.StringVar(&o.actions, "actions", o.actions, "the settings GraphCC's agents choose among, recorded in the model file: paper (kmin 2-32 KB, kmax 16-256 KB: the paper's) or extended (kmin 0-64 KB, kmax 4-512 KB, the same 120 in number, the shipped model's; docs/learning.md)")
 	fs.StringVar(&o.hostActions, "host-actions", o.hostActions, "with --hosts, the DCQCN constants the host head chooses among, recorded in the model file: grid (16: timer 300,55 µs × alpha 1,55 µs × AI 5,20 Mbps × (decrease, HAI) (4 µs, 50 Mbps),(2 µs, 25 Mbps)) or tuned:DIR (tuned:FILE: one result): HPCC's preset 300,1,4,5,50, then every distinct +dcqcn: constant among the best_policy of the tune results DIR/*.json, in name order (docs/learning.md, \"Hosts as agents\")")
 	fs.IntVar(&o.c.Episodes, "episodes", o.c.Episodes, fmt.Sprintf("episodes to simulate: at least %d with the default --warmup (learning starts after --warmup transitions, at most %d per episode)",
@@ -557,6 +557,13 @@ func (o *trainOpts) save(out io.Writer, c gnn.TrainConfig, src trainSource, res 
 		c.Kind, src.name, c.Episodes, last.Updates, wall.Round(time.Second), last.Epsilon, last.MeanReward, last.Loss, wrote)
 	if picked != "" {
 		fmt.Fprintf(out, "the model is %s\n", picked)
+	}
+	if !c.HostTable.IsGrid() {
+		var ps []string
+		for _, h := range c.HostTable.Profiles() {
+			ps = append(ps, gnn.FormatHostProfile(h))
+		}
+		fmt.Fprintf(out, "host actions %s: %d profiles: %s\n", o.hostActions, len(ps), strings.Join(ps, "; "))
 	}
 	return nil
 }

@@ -523,8 +523,11 @@ func TestTrainHostProfiles(t *testing.T) {
 	}
 	model := filepath.Join(dir, "profiles.model")
 	teacher := "static:2,32,0.01+dcqcn:15,8,2,40,200"
-	run(t, "train", "--scenario", "tiny", "--hosts", "--host-actions", "tuned:"+tuned, "--objective", "imitate", "--teacher", teacher,
+	out := run(t, "train", "--scenario", "tiny", "--hosts", "--host-actions", "tuned:"+tuned, "--objective", "imitate", "--teacher", teacher,
 		"--episodes", "4", "--warmup", "20", "--updates", "20", "--workers", "2", "--out", model)
+	if want := "host actions tuned:" + tuned + ": 3 profiles: 300,1,4,5,50; 55,55,4,2.5,25; 15,8,2,40,200\n"; !strings.Contains(out, want) {
+		t.Errorf("train output %q lacks %q", out, want)
+	}
 	f, err := gnn.Load(model, gnn.GraphCCExpect())
 	if err != nil {
 		t.Fatal(err)
