@@ -121,6 +121,22 @@ it needs, and writes no model.`,
 	return cmd
 }
 
+// hostTable checks --hosts against --kind and returns the host action
+// table of --host-actions, which needs --hosts unless it is the grid.
+func (o *trainOpts) hostTable(c gnn.TrainConfig) (gnn.HostTable, error) {
+	if c.Kind == "acc" && c.Hosts {
+		return gnn.HostTable{}, errors.New("--hosts: only --kind graphcc has a host head")
+	}
+	t, err := policy.ParseHostActions(o.hostActions)
+	if err != nil {
+		return t, fmt.Errorf("--host-actions: %w", err)
+	}
+	if !c.Hosts && !t.IsGrid() {
+		return t, fmt.Errorf("--host-actions %s: the host action table is the host head's: give --hosts too", o.hostActions)
+	}
+	return t, nil
+}
+
 // addFlags defines train's flags on fs, into o.
 func (o *trainOpts) addFlags(fs *pflag.FlagSet) {
 	fs.SortFlags = false
@@ -360,14 +376,8 @@ func (o *trainOpts) config(fs *pflag.FlagSet) (gnn.TrainConfig, trainSource, err
 	if c.Kind == "acc" && c.ActionSet != gnn.ActionsPaper {
 		return c, src, fmt.Errorf("--actions %s: only --kind graphcc takes another action set (acc's networks are the paper's)", o.actions)
 	}
-	if c.Kind == "acc" && c.Hosts {
-		return c, src, errors.New("--hosts: only --kind graphcc has a host head")
-	}
-	if c.HostTable, err = policy.ParseHostActions(o.hostActions); err != nil {
-		return c, src, fmt.Errorf("--host-actions: %w", err)
-	}
-	if !c.Hosts && !c.HostTable.IsGrid() {
-		return c, src, fmt.Errorf("--host-actions %s: the host action table is the host head's: give --hosts too", o.hostActions)
+	if c.HostTable, err = o.hostTable(c); err != nil {
+		return c, src, err
 	}
 	if src.cur != nil {
 		// The curriculum's fabric: every episode's, or a variant of it

@@ -82,6 +82,10 @@ func TestTrainOnRandomFailures(t *testing.T) {
 func TestTrainBadFlags(t *testing.T) {
 	withTinyScenario(t)
 	dir := t.TempDir()
+	tuned := filepath.Join(t.TempDir(), "fb60.json")
+	if err := os.WriteFile(tuned, []byte(`{"scenario":"fb60","best_policy":"static+dcqcn:55,55,4,2.5,25"}`), 0o644); err != nil {
+		t.Fatal(err)
+	}
 	for _, tc := range []struct {
 		args []string
 		want string
@@ -100,6 +104,8 @@ func TestTrainBadFlags(t *testing.T) {
 		{[]string{"--scenario", "tiny", "--out", filepath.Join(dir, "m"), "--kind", "acc", "--hosts"}, "--hosts: only --kind graphcc has a host head"},
 		{[]string{"--scenario", "tiny", "--out", filepath.Join(dir, "m"), "--host-actions", "tuned:" + filepath.Join(dir, "none")}, "--host-actions: tune results " + filepath.Join(dir, "none")},
 		{[]string{"--scenario", "tiny", "--out", filepath.Join(dir, "m"), "--hosts", "--host-actions", "best"}, `--host-actions: "best": want grid|tuned:DIR|tuned:FILE`},
+		{[]string{"--scenario", "tiny", "--out", filepath.Join(dir, "m"), "--host-actions", "tuned:" + tuned}, "--host-actions tuned:" + tuned + ": the host action table is the host head's: give --hosts too"},
+		{[]string{"--scenario", "tiny", "--out", filepath.Join(dir, "m"), "--kind", "acc", "--hosts", "--host-actions", "tuned:" + tuned}, "--hosts: only --kind graphcc has a host head"},
 		{[]string{"--scenario", "tiny", "--out", filepath.Join(dir, "m"), "--checkpoint", filepath.Join(dir, "c"), "--checkpoint-every", "0"}, "--checkpoint-every 0: must be at least 1"},
 		{[]string{"--scenario", "tiny", "--out", filepath.Join(dir, "m"), "--checkpoint", filepath.Join(dir, "nodir", "c")}, "--checkpoint " + filepath.Join(dir, "nodir", "c")},
 		{[]string{"--scenario", "tiny", "--out", filepath.Join(dir, "m"), "--resume", filepath.Join(dir, "none.ckpt")}, "--resume: load checkpoint: open " + filepath.Join(dir, "none.ckpt")},
