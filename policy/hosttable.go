@@ -17,14 +17,14 @@ const HostActionsUsage = "grid|tuned:DIR|tuned:FILE"
 
 // ParseHostActions returns the host action table spec names: "grid", the
 // 16 settings of gnn.HostAction (the zero gnn.HostTable), or "tuned:PATH",
-// the profiles of TunedHostProfiles(PATH).
-func ParseHostActions(spec string) (gnn.HostTable, error) {
+// the profiles of TunedHostProfiles(PATH, scenarios).
+func ParseHostActions(spec string, scenarios []string) (gnn.HostTable, error) {
 	name, path, _ := strings.Cut(spec, ":")
 	switch {
 	case spec == "grid":
 		return gnn.HostTable{}, nil
 	case name == "tuned" && path != "":
-		ps, err := TunedHostProfiles(path)
+		ps, err := TunedHostProfiles(path, scenarios)
 		if err != nil {
 			return gnn.HostTable{}, err
 		}
@@ -38,18 +38,24 @@ func ParseHostActions(spec string) (gnn.HostTable, error) {
 }
 
 // TunedHostProfiles returns the host profiles of the graphcc tune results
-// at path (a result file, or a directory of them: its *.json files in
-// sorted name order): HPCC's preset first (control.DefaultHostParams, the
+// at path (a result file, or a directory of them: with scenarios, the
+// file NAME.json of each of them, as tuned:DIR gives each scenario its
+// own, in sorted name order, a missing one an error; without, its *.json
+// files in sorted name order): HPCC's preset first (control.DefaultHostParams, the
 // constants a fabric runs without a host head), then every distinct set
 // of hosts' DCQCN constants among the results' best_policy (the part
 // after HostsMark), in order of first appearance. A result without them
 // adds nothing. A file that is not a tune result fails, naming it, and so
 // do a directory without results and results of which none has hosts'
 // constants (a table of one profile has nothing to choose).
-func TunedHostProfiles(path string) ([]control.HostParams, error) {
+func TunedHostProfiles(path string, scenarios []string) ([]control.HostParams, error) {
 	files := []string{path}
 	if st, err := os.Stat(path); err != nil {
 		return nil, fmt.Errorf("tune results %s: %w", path, err)
+	} else if st.IsDir() && len(scenarios) > 0 {
+		if files, err = scenarioFiles(path, scenarios); err != nil {
+			return nil, err
+		}
 	} else if st.IsDir() {
 		files, err = filepath.Glob(filepath.Join(path, "*"+TunedExt))
 		if err != nil {
@@ -82,4 +88,21 @@ func TunedHostProfiles(path string) ([]control.HostParams, error) {
 		return nil, errors.New("tune results " + path + ": no best_policy sets the hosts' DCQCN constants (" + HostsMark + "…): a table of HPCC's preset alone has nothing to choose")
 	}
 	return ps, nil
+}
+
+// scenarioFiles returns dir's result file of each of scenarios, NAME.json,
+// in sorted name order, each once; a scenario without one is an error
+// naming it.
+func scenarioFiles(dir string, scenarios []string) ([]string, error) {
+	names := slices.Clone(scenarios)
+	slices.Sort(names)
+	names = slices.Compact(names)
+	files := make([]string, len(names))
+	for i, name := range names {
+		files[i] = filepath.Join(dir, name+TunedExt)
+		if _, err := os.Stat(files[i]); err != nil {
+			return nil, fmt.Errorf("tune results %s: scenario %s: %w", dir, name, err)
+		}
+	}
+	return files, nil
 }

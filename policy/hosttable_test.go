@@ -52,24 +52,27 @@ func TestTunedHostProfiles(t *testing.T) {
 	}
 	dir := writeResults(t, good)
 	for _, tc := range []struct {
-		name string
-		path string
-		want []string // the profiles, in order
-		err  string
+		name      string
+		path      string
+		scenarios []string
+		want      []string // the profiles, in order
+		err       string
 	}{
 		// Sorted names: alistorage60, fail1, fb60, fb80, fb90, googlerpc60, websearch60.
-		{"directory", dir, []string{preset, "55,55,2,2.5,50", "55,55,4,2.5,25", "15,8,2,40,200", "100,55,16,5,25"}, ""},
-		{"one file", filepath.Join(dir, "googlerpc60.json"), []string{preset, "15,8,2,40,200"}, ""},
-		{"missing", filepath.Join(dir, "nope"), nil, "tune results " + filepath.Join(dir, "nope")},
-		{"empty directory", t.TempDir(), nil, "no *.json file in the directory"},
-		{"no hosts' constants", filepath.Join(dir, "fail1.json"), nil, "no best_policy sets the hosts' DCQCN constants"},
-		{"only the preset", filepath.Join(dir, "fb90.json"), nil, "no best_policy sets the hosts' DCQCN constants"},
-		{"not a result", writeResults(t, map[string]string{"a.json": result("static+dcqcn:55,55,4,2.5,25"), "b.json": "[1, 2]"}), nil, "b.json: not a tune result"},
-		{"no best_policy", writeResults(t, map[string]string{"a.json": `{"scenario": "a"}`}), nil, "a.json: no best_policy"},
-		{"bad constants", writeResults(t, map[string]string{"a.json": result("static+dcqcn:0,55,4,2.5,25")}), nil, "a.json: best_policy"},
+		{"directory", dir, nil, []string{preset, "55,55,2,2.5,50", "55,55,4,2.5,25", "15,8,2,40,200", "100,55,16,5,25"}, ""},
+		{"the scenarios trained on", dir, []string{"websearch60", "fb60", "fail1", "fb60"}, []string{preset, "55,55,4,2.5,25", "100,55,16,5,25"}, ""},
+		{"a scenario without a result", dir, []string{"fb60", "day"}, nil, "scenario day"},
+		{"one file", filepath.Join(dir, "googlerpc60.json"), nil, []string{preset, "15,8,2,40,200"}, ""},
+		{"missing", filepath.Join(dir, "nope"), nil, nil, "tune results " + filepath.Join(dir, "nope")},
+		{"empty directory", t.TempDir(), nil, nil, "no *.json file in the directory"},
+		{"no hosts' constants", filepath.Join(dir, "fail1.json"), nil, nil, "no best_policy sets the hosts' DCQCN constants"},
+		{"only the preset", filepath.Join(dir, "fb90.json"), nil, nil, "no best_policy sets the hosts' DCQCN constants"},
+		{"not a result", writeResults(t, map[string]string{"a.json": result("static+dcqcn:55,55,4,2.5,25"), "b.json": "[1, 2]"}), nil, nil, "b.json: not a tune result"},
+		{"no best_policy", writeResults(t, map[string]string{"a.json": `{"scenario": "a"}`}), nil, nil, "a.json: no best_policy"},
+		{"bad constants", writeResults(t, map[string]string{"a.json": result("static+dcqcn:0,55,4,2.5,25")}), nil, nil, "a.json: best_policy"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			got, err := TunedHostProfiles(tc.path)
+			got, err := TunedHostProfiles(tc.path, tc.scenarios)
 			if tc.err != "" {
 				if err == nil || !strings.Contains(err.Error(), tc.err) {
 					t.Fatalf("error %v, want one containing %q", err, tc.err)
@@ -105,7 +108,7 @@ func TestParseHostActions(t *testing.T) {
 		{"profiles", false, 0, `"profiles": want grid|tuned:DIR|tuned:FILE`},
 		{"tuned:" + filepath.Join(dir, "none"), false, 0, "no such file"},
 	} {
-		tab, err := ParseHostActions(tc.spec)
+		tab, err := ParseHostActions(tc.spec, nil)
 		if tc.err != "" {
 			if err == nil || !strings.Contains(err.Error(), tc.err) {
 				t.Errorf("%s: error %v, want one containing %q", tc.spec, err, tc.err)

@@ -123,11 +123,15 @@ it needs, and writes no model.`,
 
 // hostTable checks --hosts against --kind and returns the host action
 // table of --host-actions, which needs --hosts unless it is the grid.
-func (o *trainOpts) hostTable(c gnn.TrainConfig) (gnn.HostTable, error) {
+func (o *trainOpts) hostTable(c gnn.TrainConfig, src trainSource) (gnn.HostTable, error) {
 	if c.Kind == "acc" && c.Hosts {
 		return gnn.HostTable{}, errors.New("--hosts: only --kind graphcc has a host head")
 	}
-	t, err := policy.ParseHostActions(o.hostActions)
+	var names []string
+	for _, sc := range src.scenarios {
+		names = append(names, sc.Name)
+	}
+	t, err := policy.ParseHostActions(o.hostActions, names)
 	if err != nil {
 		return t, fmt.Errorf("--host-actions: %w", err)
 	}
@@ -148,7 +152,7 @@ func (o *trainOpts) addFlags(fs *pflag.FlagSet) {
 	fs.StringVar(&o.features, "features", o.features, "GraphCC's per-port inputs, recorded in the model file: paper (utilization, queue and marking rate at t, t-1, t-2: the paper's) or flowmix (those, then the start fraction, queued fraction and p90 enqueue depth at t, t-1, t-2: the shipped model's; docs/learning.md)")
 	fs.BoolVar(&o.c.Hosts, "hosts", false, "hosts as agents: the model gets a host head that sets every host NIC's DCQCN constants each interval (from --host-actions: 16 settings by default; recorded in the model file), trained with the switches; a host's reward is minus the excess slowdown of the flows it sent (docs/learning.md, \"Hosts as agents\"); --kind graphcc only, not on scenarios that fail links")
 	fs.StringVar(&o.actions, "actions", o.actions, "the settings GraphCC's agents choose among, recorded in the model file: paper (kmin 2-32 KB, kmax 16-256 KB: the paper's) or extended (kmin 0-64 KB, kmax 4-512 KB, the same 120 in number, the shipped model's; docs/learning.md)")
-	fs.StringVar(&o.hostActions, "host-actions", o.hostActions, "with --hosts, the DCQCN constants the host head chooses among, recorded in the model file: grid (16: timer 300,55 µs × alpha 1,55 µs × AI 5,20 Mbps × (decrease, HAI) (4 µs, 50 Mbps),(2 µs, 25 Mbps)) or tuned:DIR (tuned:FILE: one result): HPCC's preset 300,1,4,5,50, then every distinct +dcqcn: constant among the best_policy of the tune results DIR/*.json, in name order (docs/learning.md, \"Hosts as agents\")")
+	fs.StringVar(&o.hostActions, "host-actions", o.hostActions, "with --hosts, the DCQCN constants the host head chooses among, recorded in the model file: grid (16: timer 300,55 µs × alpha 1,55 µs × AI 5,20 Mbps × (decrease, HAI) (4 µs, 50 Mbps),(2 µs, 25 Mbps)) or tuned:DIR (tuned:FILE: one result): HPCC's preset 300,1,4,5,50, then every distinct +dcqcn: constant among the best_policy of the tune results DIR/NAME.json of the scenarios trained on (what a tuned:DIR teacher gives them), in name order (docs/learning.md, \"Hosts as agents\")")
 	fs.IntVar(&o.c.Episodes, "episodes", o.c.Episodes, fmt.Sprintf("episodes to simulate: at least %d with the default --warmup (learning starts after --warmup transitions, at most %d per episode)",
 		defaultTrain.MinEpisodes(), defaultTrain.EpisodeTransitions()))
 	fs.Uint64Var(&o.seed, "seed", o.seed, "seed of the weights, the episode traces, exploration and minibatches")
@@ -376,7 +380,7 @@ func (o *trainOpts) config(fs *pflag.FlagSet) (gnn.TrainConfig, trainSource, err
 	if c.Kind == "acc" && c.ActionSet != gnn.ActionsPaper {
 		return c, src, fmt.Errorf("--actions %s: only --kind graphcc takes another action set (acc's networks are the paper's)", o.actions)
 	}
-	if c.HostTable, err = o.hostTable(c); err != nil {
+	if c.HostTable, err = o.hostTable(c, src); err != nil {
 		return c, src, err
 	}
 	if src.cur != nil {
