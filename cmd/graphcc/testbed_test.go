@@ -67,6 +67,9 @@ func TestTestbedUpErrors(t *testing.T) {
 		{[]string{"--leaves", "0"}, "--leaves 0"},
 		{[]string{"--p4info", filepath.Join(dir, "missing.txtpb"), "--p4-json", filepath.Join(dir, "x.json")}, "--p4info"},
 		{[]string{"--p4info", filepath.Join(dir, "missing.txtpb")}, "go together"},
+		{[]string{"--realtime", "100"}, "--realtime 100: real-time priority 100 is outside 1 to 99"},
+		{[]string{"--realtime", "-1"}, "--realtime -1"},
+		{[]string{"--realtime", "10", "--no-switches"}, "--realtime 10: with --no-switches"},
 	} {
 		_, _, err := execute(t, context.Background(), args([]string{"testbed", "up", "--dir", dir}, tc.args...)...)
 		if err == nil || !strings.Contains(err.Error(), tc.want) {
@@ -78,6 +81,30 @@ func TestTestbedUpErrors(t *testing.T) {
 		_, _, err = execute(t, context.Background(), "testbed", "up", "--dir", dir)
 		if err == nil || !strings.Contains(err.Error(), "simple_switch_grpc") {
 			t.Errorf("up without BMv2: error %v, want one naming simple_switch_grpc", err)
+		}
+	}
+}
+
+func TestCheckRealtimeFlag(t *testing.T) {
+	for _, tc := range []struct {
+		prio       int
+		noSwitches bool
+		want       string // "" for no error
+	}{
+		{0, false, ""},
+		{0, true, ""},
+		{99, true, "--no-switches"},
+		{100, false, "outside 1 to 99"},
+		{-5, false, "--realtime -5"},
+	} {
+		err := checkRealtimeFlag(tc.prio, tc.noSwitches)
+		if (tc.want == "") != (err == nil) || (err != nil && !strings.Contains(err.Error(), tc.want)) {
+			t.Errorf("checkRealtimeFlag(%d, %v) = %v, want %q", tc.prio, tc.noSwitches, err, tc.want)
+		}
+	}
+	if os.Geteuid() != 0 {
+		if err := checkRealtimeFlag(10, false); err == nil || !strings.Contains(err.Error(), "needs root") {
+			t.Errorf("checkRealtimeFlag(10) not as root = %v, want one saying it needs root", err)
 		}
 	}
 }
