@@ -9,6 +9,8 @@ import (
 	"strings"
 	"testing"
 
+	"graphcc/controller"
+	"graphcc/controller/agent"
 	"graphcc/controller/lab"
 	"graphcc/internal/privtest"
 	"graphcc/topo"
@@ -182,5 +184,38 @@ func TestTestbedFanIn(t *testing.T) {
 		case err != nil || got != tc.want:
 			t.Errorf("testbedFanIn(%d, %v, %d) = %d, %v; want %d", tc.fanIn, tc.set, tc.hosts, got, err, tc.want)
 		}
+	}
+}
+
+func TestTestbedRunAgentFlags(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		edit func(*testbedRunOpts)
+		want string // "" for no error
+	}{
+		{"defaults", func(*testbedRunOpts) {}, ""},
+		{"per-switch", func(o *testbedRunOpts) { o.agents = controller.AgentsPerSwitch }, ""},
+		{"per-switch at fifo 5", func(o *testbedRunOpts) { o.agents, o.agentRealtime = controller.AgentsPerSwitch, 5 }, ""},
+		{"realtime without agents", func(o *testbedRunOpts) { o.agentRealtime = 5 }, "--agent-realtime 5: needs --agents per-switch"},
+		{"realtime 100", func(o *testbedRunOpts) { o.agents, o.agentRealtime = controller.AgentsPerSwitch, 100 }, "--agent-realtime 100: real-time priority 100 is outside 1 to 99"},
+		{"negative realtime", func(o *testbedRunOpts) { o.agents, o.agentRealtime = controller.AgentsPerSwitch, -1 }, "--agent-realtime -1"},
+		{"unknown agents", func(o *testbedRunOpts) { o.agents = "some" }, `--agents "some"`},
+		{"miss limit", func(o *testbedRunOpts) { o.agentMissLimit = 0 }, "--agent-miss-limit 0"},
+	} {
+		o := testbedRunOpts{agents: controller.AgentsCentral, agentMissLimit: agent.DefaultMissLimit}
+		tc.edit(&o)
+		err := o.checkFlags([]string{"graphcc"}, false)
+		if (tc.want == "") != (err == nil) || (err != nil && !strings.Contains(err.Error(), tc.want)) {
+			t.Errorf("%s: %v, want %q", tc.name, err, tc.want)
+		}
+	}
+}
+
+func TestSetAgentRealtime(t *testing.T) {
+	if err := setAgentRealtime(0); err != nil {
+		t.Errorf("setAgentRealtime(0) = %v, want nil (normal scheduling)", err)
+	}
+	if err := setAgentRealtime(100); err == nil || !strings.Contains(err.Error(), "--realtime 100") {
+		t.Errorf("setAgentRealtime(100) = %v, want an error naming --realtime 100", err)
 	}
 }
