@@ -87,10 +87,6 @@ type TestbedSummary struct {
 	// (lab.Lab.SwitchSched: "fifo:10" with testbed up --realtime 10,
 	// "other" without); empty where nobody read it.
 	SwitchSched string `json:"switch_sched,omitempty"`
-	// AgentSched is the per-switch agent processes' scheduling ("fifo:5"
-	// with testbed run --agent-realtime 5, "other" without); empty in a
-	// central run.
-	AgentSched string `json:"agent_sched,omitempty"`
 	// Agents is how the step ran: AgentsCentral or AgentsPerSwitch; the
 	// keys after it are the per-switch agents' (AgentStats), absent from a
 	// central run's JSON.

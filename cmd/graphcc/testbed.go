@@ -306,7 +306,6 @@ type testbedRunOpts struct {
 	agents            string
 	agentRoundTimeout time.Duration
 	agentMissLimit    int
-	agentRealtime     int
 }
 
 func newTestbedRunCmd(logger loggerFunc) *cobra.Command {
@@ -362,7 +361,6 @@ Policies (--policies, comma-separated or repeated; --ecn is its old name):
 	fs.StringVar(&o.agents, "agents", o.agents, "how a graphcc policy's step runs: central (this process reads, decides and writes every switch) or per-switch (one agent process per switch, hidden states exchanged in-band, the central step run as a shadow that counts decision_mismatches; docs/agents.md)")
 	fs.DurationVar(&o.agentRoundTimeout, "agent-round-timeout", 0, "with --agents per-switch: round k of a step ends k times this (real time) after the step is due, and the neighbours' messages missing then are replaced by the fallback (0: a quarter of the real control interval over K)")
 	fs.IntVar(&o.agentMissLimit, "agent-miss-limit", o.agentMissLimit, "with --agents per-switch: steps in a row with a message late after which an agent holds its ports on the static settings")
-	fs.IntVar(&o.agentRealtime, "agent-realtime", 0, "with --agents per-switch: run every agent process's threads at this SCHED_FIFO priority (1-99, needs root); 0: normal scheduling (docs/testbed.md)")
 	fs.BoolVar(&o.noDelays, "no-link-delays", false, "do not emulate the links' propagation delays at the hosts (by default a host handles each frame one path delay after it arrives)")
 	fs.StringVar(&o.summaryOut, "summary-out", "", "write the summary here as JSON")
 	fs.StringVar(&o.fctOut, "fct-out", "", "write the completed flows' FCT records here (HPCC fct.txt)")
@@ -516,11 +514,6 @@ func (o *testbedRunOpts) checkFlags(specs []string, several bool) error {
 		return fmt.Errorf("--agent-miss-limit %d: must be at least 1", o.agentMissLimit)
 	case o.agentRoundTimeout < 0:
 		return fmt.Errorf("--agent-round-timeout %v: must not be negative", o.agentRoundTimeout)
-	case o.agentRealtime != 0 && o.agents != controller.AgentsPerSwitch:
-		return fmt.Errorf("--agent-realtime %d: needs --agents %s (there are no agent processes otherwise)", o.agentRealtime, controller.AgentsPerSwitch)
-	}
-	if err := lab.CheckRealtime(o.agentRealtime); err != nil {
-		return fmt.Errorf("--agent-realtime %d: %w", o.agentRealtime, err)
 	}
 	return nil
 }
@@ -632,9 +625,6 @@ func (r *testbedRun) one(ctx context.Context, name string, w controller.Workload
 		return nil, fmt.Errorf("policy %s: %w", name, err)
 	}
 	res.Summary.SwitchSched = sched
-	if o.agents == controller.AgentsPerSwitch {
-		res.Summary.AgentSched = lab.SchedName(o.agentRealtime)
-	}
 	if p := policyPath(o.fctOut, name, r.several); p != "" {
 		if err := r.wrote.write("fct-out", p, func(w io.Writer) error { return trace.WriteFCT(w, res.FCT) }); err != nil {
 			return nil, err
@@ -653,8 +643,8 @@ func (r *testbedRun) one(ctx context.Context, name string, w controller.Workload
 	fmt.Fprintf(r.out, "control steps %d (%d late), step %.2f ms mean, %.2f ms p99 (read %.2f, decide %.3f, write %.2f), %d ECN entries written; %d flows incomplete; switch threads %s\n\n",
 		s.ControlSteps, s.LateSteps, s.StepMsMean, s.StepMsP99, s.ReadMsMean, s.DecideMsMean, s.WriteMsMean, s.ECNWrites, s.Incomplete, s.SwitchSched)
 	if s.Agents == controller.AgentsPerSwitch {
-		fmt.Fprintf(r.out, "agents per switch: %d processes, threads %s (%d ended early), %d steps, %d messages (%d bytes), %d late, %d stale; round %.2f ms mean, %.2f ms p99; K rounds %.2f ms mean, %.2f ms p99; %d decision mismatches; %d port-steps on the static fallback\n",
-			s.AgentProcesses, s.AgentSched, s.AgentFailures, s.AgentSteps, s.AgentMessages, s.AgentMessageBytes, *s.LateMessages, s.StaleMessages,
+		fmt.Fprintf(r.out, "agents per switch: %d processes (%d ended early), %d steps, %d messages (%d bytes), %d late, %d stale; round %.2f ms mean, %.2f ms p99; K rounds %.2f ms mean, %.2f ms p99; %d decision mismatches; %d port-steps on the static fallback\n",
+			s.AgentProcesses, s.AgentFailures, s.AgentSteps, s.AgentMessages, s.AgentMessageBytes, *s.LateMessages, s.StaleMessages,
 			s.AgentRoundMsMean, s.AgentRoundMsP99, s.AgentRoundsMsMean, s.AgentRoundsMsP99, *s.DecisionMismatches, s.AgentStaticPorts)
 		for k, m := range s.AgentRoundMsMeanByRound {
 			fmt.Fprintf(r.out, "round %d: %.2f ms mean, %.2f ms p99", k+1, m, s.AgentRoundMsP99ByRound[k])

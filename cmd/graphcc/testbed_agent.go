@@ -51,7 +51,6 @@ type testbedAgentOpts struct {
 	missLimit    int
 	election     uint64
 	queueScale   float64
-	realtime     int
 }
 
 func newTestbedAgentCmd(logger loggerFunc) *cobra.Command {
@@ -91,7 +90,6 @@ hand.`,
 	fs.IntVar(&o.missLimit, "miss-limit", o.missLimit, "steps in a row with a message late after which the switch's ports go on the static settings")
 	fs.Uint64Var(&o.election, "election-id", o.election, "P4Runtime election id (above the controller's)")
 	fs.Float64Var(&o.queueScale, "queue-scale", 0, "the features' queue scale, bytes at the reference rate (gnn.FeatureConfig; 0: the default)")
-	fs.IntVar(&o.realtime, "realtime", 0, "run this process's threads at this SCHED_FIFO priority (1-99); 0: normal scheduling")
 	o.pipe.add(fs)
 	return cmd
 }
@@ -102,9 +100,6 @@ func (o *testbedAgentOpts) run(ctx context.Context, out io.Writer, log *slog.Log
 	}
 	if o.missLimit < 1 {
 		return fmt.Errorf("--miss-limit %d: must be at least 1", o.missLimit)
-	}
-	if err := setAgentRealtime(o.realtime); err != nil {
-		return fmt.Errorf("agent of %s: %w", o.sw, err)
 	}
 	clock, err := hostgen.NewClock(time.Unix(0, o.clockStart), o.clockScale)
 	if err != nil {
@@ -137,23 +132,6 @@ func (o *testbedAgentOpts) run(ctx context.Context, out io.Writer, log *slog.Log
 		Clock: clock, Epoch: o.epoch, Interval: o.interval, RoundTimeout: o.roundTimeout, MissLimit: o.missLimit, Log: log,
 	}
 	return agent.Run(ctx, c, sw, func(r *agent.Report) error { return enc.Encode(r) })
-}
-
-// setAgentRealtime puts every thread of this process at SCHED_FIFO
-// priority prio (--realtime), before the agent starts any work: the
-// threads the Go runtime makes later inherit it from the thread that makes
-// them. 0 leaves the process at normal scheduling.
-func setAgentRealtime(prio int) error {
-	if prio == 0 {
-		return nil
-	}
-	if err := lab.CheckRealtime(prio); err != nil {
-		return fmt.Errorf("--realtime %d: %w", prio, err)
-	}
-	if _, err := lab.SetProcessFIFO(os.Getpid(), prio); err != nil {
-		return fmt.Errorf("--realtime %d: %w", prio, err)
-	}
-	return nil
 }
 
 // loadAgentModel loads a GraphCC model file, or with path "" the one built
@@ -201,9 +179,6 @@ func (r *testbedRun) perSwitchAgents(pol control.Policy, static []control.ECN, p
 				"--round-timeout", o.agentRoundTimeout.String(), "--miss-limit", strconv.Itoa(o.agentMissLimit),
 				"--election-id", strconv.Itoa(agentElectionID),
 				"--queue-scale", strconv.FormatFloat(queueScale, 'g', -1, 64)}
-			if o.agentRealtime != 0 {
-				args = append(args, "--realtime", strconv.Itoa(o.agentRealtime))
-			}
 			if o.dir != "" {
 				args = append(args, "--dir", o.dir)
 			}

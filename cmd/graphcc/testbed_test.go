@@ -195,12 +195,9 @@ func TestTestbedRunAgentFlags(t *testing.T) {
 	}{
 		{"defaults", func(*testbedRunOpts) {}, ""},
 		{"per-switch", func(o *testbedRunOpts) { o.agents = controller.AgentsPerSwitch }, ""},
-		{"per-switch at fifo 5", func(o *testbedRunOpts) { o.agents, o.agentRealtime = controller.AgentsPerSwitch, 5 }, ""},
-		{"realtime without agents", func(o *testbedRunOpts) { o.agentRealtime = 5 }, "--agent-realtime 5: needs --agents per-switch"},
-		{"realtime 100", func(o *testbedRunOpts) { o.agents, o.agentRealtime = controller.AgentsPerSwitch, 100 }, "--agent-realtime 100: real-time priority 100 is outside 1 to 99"},
-		{"negative realtime", func(o *testbedRunOpts) { o.agents, o.agentRealtime = controller.AgentsPerSwitch, -1 }, "--agent-realtime -1"},
 		{"unknown agents", func(o *testbedRunOpts) { o.agents = "some" }, `--agents "some"`},
 		{"miss limit", func(o *testbedRunOpts) { o.agentMissLimit = 0 }, "--agent-miss-limit 0"},
+		{"negative round timeout", func(o *testbedRunOpts) { o.agentRoundTimeout = -1 }, "--agent-round-timeout"},
 	} {
 		o := testbedRunOpts{agents: controller.AgentsCentral, agentMissLimit: agent.DefaultMissLimit}
 		tc.edit(&o)
@@ -208,14 +205,5 @@ func TestTestbedRunAgentFlags(t *testing.T) {
 		if (tc.want == "") != (err == nil) || (err != nil && !strings.Contains(err.Error(), tc.want)) {
 			t.Errorf("%s: %v, want %q", tc.name, err, tc.want)
 		}
-	}
-}
-
-func TestSetAgentRealtime(t *testing.T) {
-	if err := setAgentRealtime(0); err != nil {
-		t.Errorf("setAgentRealtime(0) = %v, want nil (normal scheduling)", err)
-	}
-	if err := setAgentRealtime(100); err == nil || !strings.Contains(err.Error(), "--realtime 100") {
-		t.Errorf("setAgentRealtime(100) = %v, want an error naming --realtime 100", err)
 	}
 }

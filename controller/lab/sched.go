@@ -84,14 +84,31 @@ func ProcessSched(pid int) ([]ThreadSched, error) {
 // SetProcessFIFO puts every thread of process pid that is not there yet
 // at SCHED_FIFO priority prio (1 to MaxRealtime), and returns how many it
 // changed. Threads the process makes later inherit their creator's
-// scheduling, so one call after the process has started its threads
-// covers it; call again to catch any made in between. A thread that ends
-// meanwhile is skipped. Without CAP_SYS_NICE (root) the error wraps
-// unix.EPERM and says so.
+// scheduling; a thread made while it scans, by a creator it had not
+// changed yet, would not, so it scans again until a pass changes nothing
+// (at most maxSchedPasses passes). A thread that ends meanwhile is
+// skipped. Without CAP_SYS_NICE (root) the error wraps unix.EPERM and says
+// so.
 func SetProcessFIFO(pid, prio int) (int, error) {
 	if prio < 1 || prio > MaxRealtime {
 		return 0, fmt.Errorf("SCHED_FIFO priority %d is outside 1 to %d", prio, MaxRealtime)
 	}
+	total := 0
+	for range maxSchedPasses {
+		n, err := setFIFOPass(pid, prio)
+		total += n
+		if err != nil || n == 0 {
+			return total, err
+		}
+	}
+	return total, fmt.Errorf("process %d: threads still not at SCHED_FIFO priority %d after %d passes", pid, prio, maxSchedPasses)
+}
+
+// maxSchedPasses bounds SetProcessFIFO's scans of a process's threads.
+const maxSchedPasses = 8
+
+// setFIFOPass is one scan of SetProcessFIFO.
+func setFIFOPass(pid, prio int) (int, error) {
 	threads, err := ProcessSched(pid)
 	if err != nil {
 		return 0, err
