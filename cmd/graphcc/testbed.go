@@ -245,28 +245,38 @@ func (o *testbedUpOpts) run(ctx context.Context, cmd *cobra.Command, log *slog.L
 		return fail(err)
 	}
 	if !o.noSwitches {
-		rt, closeAll, err := p4rt.Connect(ctx, lb, plan, info, testbedElectionID)
-		if err != nil {
-			return fail(err)
-		}
-		err = rt.Program(ctx, devcfg, control.StaticSettings(f))
-		closeAll()
-		if err == nil {
-			err = lb.SetQueues(ctx) // in case the pipeline push reset them
-		}
-		if err != nil {
+		if err := o.program(ctx, lb, plan, info, devcfg); err != nil {
 			return fail(err)
 		}
 	}
 	sched := ""
 	if o.realtime > 0 {
-		if _, err := lb.ApplyRealtime(); err != nil { // threads the pipeline push made
-			return fail(fmt.Errorf("--realtime %d: %w", o.realtime, err))
-		}
 		sched = fmt.Sprintf("; switch threads at SCHED_FIFO %d", o.realtime)
 	}
 	fmt.Fprintf(cmd.OutOrStdout(), "lab %s up in %.1f s: %s; rates and times scaled by %d%s; state in %s\n",
 		plan.Lab, time.Since(start).Seconds(), o.sc.describeFabric(f), o.scale, sched, lb.Dir())
+	return nil
+}
+
+// program pushes the pipeline with the static settings to the switches of
+// a lab just up, sets their queues again (the push may reset them), and
+// puts any thread the push made at the lab's real-time priority.
+func (o *testbedUpOpts) program(ctx context.Context, lb *lab.Lab, plan *lab.Plan, info *p4rt.P4Info, devcfg []byte) error {
+	rt, closeAll, err := p4rt.Connect(ctx, lb, plan, info, testbedElectionID)
+	if err != nil {
+		return err
+	}
+	err = rt.Program(ctx, devcfg, control.StaticSettings(plan.Fabric))
+	closeAll()
+	if err != nil {
+		return err
+	}
+	if err := lb.SetQueues(ctx); err != nil {
+		return err
+	}
+	if _, err := lb.ApplyRealtime(); err != nil {
+		return fmt.Errorf("--realtime %d: %w", o.realtime, err)
+	}
 	return nil
 }
 
