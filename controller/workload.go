@@ -83,6 +83,10 @@ type TestbedSummary struct {
 	ECNWrites     int     `json:"ecn_entries_written"`
 	Incomplete    int     `json:"incomplete"`
 	Retransmitted int64   `json:"retransmitted_bytes"`
+	// SwitchSched is the switches' threads' scheduling as the run began
+	// (lab.Lab.SwitchSched: "fifo:10" with testbed up --realtime 10,
+	// "other" without); empty where nobody read it.
+	SwitchSched string `json:"switch_sched,omitempty"`
 	// Agents is how the step ran: AgentsCentral or AgentsPerSwitch; the
 	// keys after it are the per-switch agents' (AgentStats), absent from a
 	// central run's JSON.

@@ -16,6 +16,7 @@ import (
 
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
+	"golang.org/x/sys/unix"
 
 	"graphcc/control"
 	"graphcc/controller"
@@ -149,6 +150,7 @@ type testbedUpOpts struct {
 	scale      int64
 	noSwitches bool
 	switchLog  string
+	realtime   int
 }
 
 func newTestbedUpCmd(logger loggerFunc) *cobra.Command {
@@ -156,7 +158,8 @@ func newTestbedUpCmd(logger loggerFunc) *cobra.Command {
 	cmd := &cobra.Command{
 		Use: "up [flags]",
 		Example: `  sudo graphcc testbed up                          # the GraphCC Clos at the default scale
-  sudo graphcc testbed up --hosts-per-leaf 2 --scale 40000 --lab small`,
+  sudo graphcc testbed up --hosts-per-leaf 2 --scale 40000 --lab small
+  sudo graphcc testbed up --scale 40000 --realtime 10   # every switch thread at SCHED_FIFO 10 (docs/testbed.md)`,
 		Short: "Build a lab: namespaces, veth links, BMv2 switches, the P4 pipeline, forwarding and static ECN settings",
 		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
@@ -172,6 +175,7 @@ func newTestbedUpCmd(logger loggerFunc) *cobra.Command {
 	o.pipe.add(fs)
 	fs.BoolVar(&o.noSwitches, "no-switches", false, "build namespaces, links and addresses only (no BMv2)")
 	fs.StringVar(&o.switchLog, "switch-log-level", "", "BMv2 log level (trace, debug, info, warn, error) into DIR/SWITCH.log; default off (BMv2 is much slower when it logs)")
+	fs.IntVar(&o.realtime, "realtime", 0, "run every switch thread at this SCHED_FIFO priority (1-99, as chrt -f; needs root), recorded in the lab and set again by testbed run; 0: normal scheduling (docs/testbed.md)")
 	return cmd
 }
 
@@ -179,6 +183,9 @@ func (o *testbedUpOpts) run(ctx context.Context, cmd *cobra.Command, log *slog.L
 	start := time.Now()
 	if o.scale < 1 {
 		return fmt.Errorf("--scale %d: must be at least 1", o.scale)
+	}
+	if err := checkRealtimeFlag(o.realtime, o.noSwitches); err != nil {
+		return err
 	}
 	sc, f, err := o.sc.build(cmd.Flags(), log)
 	if err != nil {
@@ -217,9 +224,12 @@ func (o *testbedUpOpts) run(ctx context.Context, cmd *cobra.Command, log *slog.L
 	}
 	lb, err := lab.Up(ctx, lab.Config{
 		Plan: plan, Dir: o.dir, NoSwitches: o.noSwitches, PipelineJSON: jsonPath,
-		SwitchLogLevel: o.switchLog, Scale: o.scale, MaxKMax: gnn.MaxKMax, Logger: log,
+		SwitchLogLevel: o.switchLog, Scale: o.scale, MaxKMax: gnn.MaxKMax, Realtime: o.realtime, Logger: log,
 	})
 	if err != nil {
+		if o.realtime > 0 && errors.Is(err, unix.EPERM) {
+			err = fmt.Errorf("--realtime %d: %w", o.realtime, err)
+		}
 		return err
 	}
 	// From here a failure takes the lab down again.
@@ -235,21 +245,56 @@ func (o *testbedUpOpts) run(ctx context.Context, cmd *cobra.Command, log *slog.L
 		return fail(err)
 	}
 	if !o.noSwitches {
-		rt, closeAll, err := p4rt.Connect(ctx, lb, plan, info, testbedElectionID)
-		if err != nil {
-			return fail(err)
-		}
-		err = rt.Program(ctx, devcfg, control.StaticSettings(f))
-		closeAll()
-		if err == nil {
-			err = lb.SetQueues(ctx) // in case the pipeline push reset them
-		}
-		if err != nil {
+		if err := o.program(ctx, lb, plan, info, devcfg); err != nil {
 			return fail(err)
 		}
 	}
-	fmt.Fprintf(cmd.OutOrStdout(), "lab %s up in %.1f s: %s; rates and times scaled by %d; state in %s\n",
-		plan.Lab, time.Since(start).Seconds(), o.sc.describeFabric(f), o.scale, lb.Dir())
+	sched := ""
+	if o.realtime > 0 {
+		sched = fmt.Sprintf("; switch threads at SCHED_FIFO %d", o.realtime)
+	}
+	fmt.Fprintf(cmd.OutOrStdout(), "lab %s up in %.1f s: %s; rates and times scaled by %d%s; state in %s\n",
+		plan.Lab, time.Since(start).Seconds(), o.sc.describeFabric(f), o.scale, sched, lb.Dir())
+	return nil
+}
+
+// program pushes the pipeline with the static settings to the switches of
+// a lab just up, sets their queues again (the push may reset them), and
+// puts any thread the push made at the lab's real-time priority.
+func (o *testbedUpOpts) program(ctx context.Context, lb *lab.Lab, plan *lab.Plan, info *p4rt.P4Info, devcfg []byte) error {
+	rt, closeAll, err := p4rt.Connect(ctx, lb, plan, info, testbedElectionID)
+	if err != nil {
+		return err
+	}
+	err = rt.Program(ctx, devcfg, control.StaticSettings(plan.Fabric))
+	closeAll()
+	if err != nil {
+		return err
+	}
+	if err := lb.SetQueues(ctx); err != nil {
+		return err
+	}
+	if _, err := lb.ApplyRealtime(); err != nil {
+		return fmt.Errorf("--realtime %d: %w", o.realtime, err)
+	}
+	return nil
+}
+
+// checkRealtimeFlag checks testbed up's --realtime before anything is
+// built: a SCHED_FIFO priority needs switches and root.
+func checkRealtimeFlag(prio int, noSwitches bool) error {
+	if prio == 0 {
+		return nil
+	}
+	if err := lab.CheckRealtime(prio); err != nil {
+		return fmt.Errorf("--realtime %d: %w", prio, err)
+	}
+	if noSwitches {
+		return fmt.Errorf("--realtime %d: with --no-switches there are no switch threads to schedule", prio)
+	}
+	if os.Geteuid() != 0 {
+		return fmt.Errorf("--realtime %d: real-time scheduling needs root (CAP_SYS_NICE); run testbed up as root", prio)
+	}
 	return nil
 }
 
@@ -382,6 +427,7 @@ type testbedRun struct {
 	rt   *p4rt.Fabric
 	info *p4rt.P4Info
 	log  *slog.Logger
+	lab  *lab.Lab
 }
 
 func (o *testbedRunOpts) run(ctx context.Context, cmd *cobra.Command, log *slog.Logger) error {
@@ -410,7 +456,7 @@ func (o *testbedRunOpts) run(ctx context.Context, cmd *cobra.Command, log *slog.
 	if err := lb.CheckSwitches(); err != nil {
 		return err
 	}
-	r.dir = lb.Dir()
+	r.dir, r.lab = lb.Dir(), lb
 	info, devcfg, err := o.pipe.load()
 	if err != nil {
 		return err
@@ -568,6 +614,10 @@ func (r *testbedRun) one(ctx context.Context, name string, w controller.Workload
 		}
 		w.Agents = a
 	}
+	sched, err := r.switchSched()
+	if err != nil {
+		return nil, fmt.Errorf("policy %s: %w", name, err)
+	}
 	var res *controller.WorkloadResult
 	runIt := func(trace io.Writer) error {
 		w.Trace = trace
@@ -575,7 +625,6 @@ func (r *testbedRun) one(ctx context.Context, name string, w controller.Workload
 		res, err = controller.RunWorkload(ctx, w)
 		return err
 	}
-	var err error
 	if p := policyPath(o.traceOut, name, r.several); p != "" {
 		err = r.wrote.write("trace-out", p, runIt)
 	} else {
@@ -585,6 +634,7 @@ func (r *testbedRun) one(ctx context.Context, name string, w controller.Workload
 	if err != nil {
 		return nil, fmt.Errorf("policy %s: %w", name, err)
 	}
+	res.Summary.SwitchSched = sched
 	if p := policyPath(o.fctOut, name, r.several); p != "" {
 		if err := r.wrote.write("fct-out", p, func(w io.Writer) error { return trace.WriteFCT(w, res.FCT) }); err != nil {
 			return nil, err
@@ -600,8 +650,8 @@ func (r *testbedRun) one(ctx context.Context, name string, w controller.Workload
 		return nil, err
 	}
 	s := res.Summary
-	fmt.Fprintf(r.out, "control steps %d (%d late), step %.2f ms mean, %.2f ms p99 (read %.2f, decide %.3f, write %.2f), %d ECN entries written; %d flows incomplete\n\n",
-		s.ControlSteps, s.LateSteps, s.StepMsMean, s.StepMsP99, s.ReadMsMean, s.DecideMsMean, s.WriteMsMean, s.ECNWrites, s.Incomplete)
+	fmt.Fprintf(r.out, "control steps %d (%d late), step %.2f ms mean, %.2f ms p99 (read %.2f, decide %.3f, write %.2f), %d ECN entries written; %d flows incomplete; switch threads %s\n\n",
+		s.ControlSteps, s.LateSteps, s.StepMsMean, s.StepMsP99, s.ReadMsMean, s.DecideMsMean, s.WriteMsMean, s.ECNWrites, s.Incomplete, s.SwitchSched)
 	if s.Agents == controller.AgentsPerSwitch {
 		fmt.Fprintf(r.out, "agents per switch: %d processes (%d ended early), %d steps, %d messages (%d bytes), %d late, %d stale; round %.2f ms mean, %.2f ms p99; K rounds %.2f ms mean, %.2f ms p99; %d decision mismatches; %d port-steps on the static fallback\n",
 			s.AgentProcesses, s.AgentFailures, s.AgentSteps, s.AgentMessages, s.AgentMessageBytes, *s.LateMessages, s.StaleMessages,
@@ -627,6 +677,26 @@ func (r *testbedRun) one(ctx context.Context, name string, w controller.Workload
 		r.simulated = append(r.simulated, sim.Summary)
 	}
 	return res, nil
+}
+
+// switchSched puts the switches' threads back at the lab's real-time
+// priority (testbed up --realtime; threads made since up inherit it, so
+// this changes none unless someone else did) and names their scheduling
+// as it is now, for the summary's switch_sched.
+func (r *testbedRun) switchSched() (string, error) {
+	n, err := r.lab.ApplyRealtime()
+	if err != nil {
+		return "", fmt.Errorf("the lab's --realtime %d: %w", r.lab.State().Realtime, err)
+	}
+	if n > 0 {
+		r.log.Info("switch threads set to the lab's real-time priority again", "threads", n, "sched", lab.SchedName(r.lab.State().Realtime))
+	}
+	sched, threads, err := r.lab.SwitchSched()
+	if err != nil {
+		return "", err
+	}
+	r.log.Debug("switch threads", "sched", sched, "threads", threads)
+	return sched, nil
 }
 
 // checkACCTrainable refuses, before anything runs, a plain acc (no model

@@ -9,6 +9,8 @@ import (
 	"strings"
 	"testing"
 
+	"graphcc/controller"
+	"graphcc/controller/agent"
 	"graphcc/controller/lab"
 	"graphcc/internal/privtest"
 	"graphcc/topo"
@@ -67,6 +69,9 @@ func TestTestbedUpErrors(t *testing.T) {
 		{[]string{"--leaves", "0"}, "--leaves 0"},
 		{[]string{"--p4info", filepath.Join(dir, "missing.txtpb"), "--p4-json", filepath.Join(dir, "x.json")}, "--p4info"},
 		{[]string{"--p4info", filepath.Join(dir, "missing.txtpb")}, "go together"},
+		{[]string{"--realtime", "100"}, "--realtime 100: real-time priority 100 is outside 1 to 99"},
+		{[]string{"--realtime", "-1"}, "--realtime -1"},
+		{[]string{"--realtime", "10", "--no-switches"}, "--realtime 10: with --no-switches"},
 	} {
 		_, _, err := execute(t, context.Background(), args([]string{"testbed", "up", "--dir", dir}, tc.args...)...)
 		if err == nil || !strings.Contains(err.Error(), tc.want) {
@@ -78,6 +83,30 @@ func TestTestbedUpErrors(t *testing.T) {
 		_, _, err = execute(t, context.Background(), "testbed", "up", "--dir", dir)
 		if err == nil || !strings.Contains(err.Error(), "simple_switch_grpc") {
 			t.Errorf("up without BMv2: error %v, want one naming simple_switch_grpc", err)
+		}
+	}
+}
+
+func TestCheckRealtimeFlag(t *testing.T) {
+	for _, tc := range []struct {
+		prio       int
+		noSwitches bool
+		want       string // "" for no error
+	}{
+		{0, false, ""},
+		{0, true, ""},
+		{99, true, "--no-switches"},
+		{100, false, "outside 1 to 99"},
+		{-5, false, "--realtime -5"},
+	} {
+		err := checkRealtimeFlag(tc.prio, tc.noSwitches)
+		if (tc.want == "") != (err == nil) || (err != nil && !strings.Contains(err.Error(), tc.want)) {
+			t.Errorf("checkRealtimeFlag(%d, %v) = %v, want %q", tc.prio, tc.noSwitches, err, tc.want)
+		}
+	}
+	if os.Geteuid() != 0 {
+		if err := checkRealtimeFlag(10, false); err == nil || !strings.Contains(err.Error(), "needs root") {
+			t.Errorf("checkRealtimeFlag(10) not as root = %v, want one saying it needs root", err)
 		}
 	}
 }
@@ -154,6 +183,27 @@ func TestTestbedFanIn(t *testing.T) {
 			}
 		case err != nil || got != tc.want:
 			t.Errorf("testbedFanIn(%d, %v, %d) = %d, %v; want %d", tc.fanIn, tc.set, tc.hosts, got, err, tc.want)
+		}
+	}
+}
+
+func TestTestbedRunAgentFlags(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		edit func(*testbedRunOpts)
+		want string // "" for no error
+	}{
+		{"defaults", func(*testbedRunOpts) {}, ""},
+		{"per-switch", func(o *testbedRunOpts) { o.agents = controller.AgentsPerSwitch }, ""},
+		{"unknown agents", func(o *testbedRunOpts) { o.agents = "some" }, `--agents "some"`},
+		{"miss limit", func(o *testbedRunOpts) { o.agentMissLimit = 0 }, "--agent-miss-limit 0"},
+		{"negative round timeout", func(o *testbedRunOpts) { o.agentRoundTimeout = -1 }, "--agent-round-timeout"},
+	} {
+		o := testbedRunOpts{agents: controller.AgentsCentral, agentMissLimit: agent.DefaultMissLimit}
+		tc.edit(&o)
+		err := o.checkFlags([]string{"graphcc"}, false)
+		if (tc.want == "") != (err == nil) || (err != nil && !strings.Contains(err.Error(), tc.want)) {
+			t.Errorf("%s: %v, want %q", tc.name, err, tc.want)
 		}
 	}
 }

@@ -76,6 +76,11 @@ type Config struct {
 	// StopGrace is how long Down waits between SIGTERM and SIGKILL; 0
 	// means DefaultStopGrace. It is recorded in the state file.
 	StopGrace time.Duration
+	// Realtime, if not 0, is the SCHED_FIFO priority (1 to MaxRealtime)
+	// Up puts every thread of every switch at once they listen
+	// (ApplyRealtime); it is recorded in the state file. 0 leaves them at
+	// normal scheduling.
+	Realtime int
 	// Logger receives progress; nil means slog.Default().
 	Logger *slog.Logger
 
@@ -144,7 +149,7 @@ func Up(ctx context.Context, cfg Config) (*Lab, error) {
 		children: map[int]*child{},
 		state: &State{
 			Version: stateVersion, Lab: lab, Phase: PhaseCreating, Created: time.Now().UTC(),
-			Scale: cfg.Scale, StopGraceNS: int64(cfg.StopGrace),
+			Scale: cfg.Scale, StopGraceNS: int64(cfg.StopGrace), Realtime: cfg.Realtime,
 		},
 	}
 	if !cfg.NoSwitches {
@@ -198,6 +203,11 @@ func (c *Config) resolve() error {
 		return fmt.Errorf("lab %s: start timeout %v is negative", p.Lab, c.StartTimeout)
 	case c.StopGrace < 0 || c.StopGrace > maxStopGrace:
 		return fmt.Errorf("lab %s: stop grace %v is outside [0, %v]", p.Lab, c.StopGrace, maxStopGrace)
+	case c.Realtime != 0 && c.NoSwitches:
+		return fmt.Errorf("lab %s: a real-time priority needs switches", p.Lab)
+	}
+	if err := CheckRealtime(c.Realtime); err != nil {
+		return fmt.Errorf("lab %s: %w", p.Lab, err)
 	}
 	if len(p.Fabric.Links) > 999999 {
 		return fmt.Errorf("lab %s: %d links, at most 999999", p.Lab, len(p.Fabric.Links))

@@ -669,7 +669,9 @@ func TestLabDownMissing(t *testing.T) {
 }
 
 // TestLabRealBMv2 starts a one-switch lab with the real simple_switch_grpc
-// and checks its gRPC port accepts a connection inside its namespace.
+// and checks its gRPC port accepts a connection inside its namespace and
+// every switch thread is at normal scheduling; then a two-switch lab with
+// Realtime 10, whose every switch thread must be at SCHED_FIFO 10.
 func TestLabRealBMv2(t *testing.T) {
 	requireRoot(t)
 	requireExec(t, DefaultSwitchBinary)
@@ -692,6 +694,42 @@ func TestLabRealBMv2(t *testing.T) {
 		t.Fatal(err)
 	}
 	conn.Close()
+	checkSwitchThreads(t, l, unix.SCHED_NORMAL, 0)
+
+	rt, err := upLab(t, Config{Plan: labPlan(t, "rt", 1, 1, 1), Realtime: 10})
+	if err != nil {
+		t.Fatal(err)
+	}
+	checkSwitchThreads(t, rt, unix.SCHED_FIFO, 10)
+	if st, err := ReadState(rt.Dir()); err != nil || st.Realtime != 10 {
+		t.Errorf("state file: realtime %+v, %v; want 10", st, err)
+	}
+	if s := rt.Status(); s.Sched != "fifo:10" || s.SchedErr != nil {
+		t.Errorf("status: %q (%v), want fifo:10", s.Sched, s.SchedErr)
+	}
+	if n, err := rt.ApplyRealtime(); err != nil || n != 0 {
+		t.Errorf("ApplyRealtime again: %d threads changed, %v; want 0", n, err)
+	}
+}
+
+// checkSwitchThreads fails t unless every thread of every switch of l has
+// the scheduling policy and priority given.
+func checkSwitchThreads(t *testing.T, l *Lab, policy, prio uint32) {
+	t.Helper()
+	for _, ss := range l.State().Switches {
+		threads, err := ProcessSched(ss.PID)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(threads) < 2 {
+			t.Errorf("switch %s: %d threads; BMv2 runs several", ss.Name, len(threads))
+		}
+		for _, th := range threads {
+			if th.Policy != policy || th.Priority != prio {
+				t.Errorf("switch %s thread %d: policy %d priority %d, want %d %d", ss.Name, th.TID, th.Policy, th.Priority, policy, prio)
+			}
+		}
+	}
 }
 
 func TestRetryDump(t *testing.T) {

@@ -34,19 +34,22 @@ const (
 // resources that do not exist (Down treats them as removed), never the
 // other way round.
 type State struct {
-	Version      int           `json:"version"`
-	Lab          string        `json:"lab"`
-	Phase        string        `json:"phase"`
-	Created      time.Time     `json:"created"`
-	Scale        int64         `json:"scale"`                   // rates divided, times multiplied by it
-	SwitchBinary string        `json:"switch_binary,omitempty"` // absolute path, symlinks resolved
-	CLIBinary    string        `json:"cli_binary,omitempty"`
-	CLIJSON      string        `json:"cli_json,omitempty"` // the --json file given to the Thrift CLI
-	StopGraceNS  int64         `json:"stop_grace_ns"`      // SIGTERM to SIGKILL, nanoseconds
-	Namespaces   []string      `json:"namespaces"`         // in creation order
-	Links        []LinkState   `json:"links"`
-	Switches     []SwitchState `json:"switches"`
-	Hosts        []HostState   `json:"hosts"`
+	Version      int       `json:"version"`
+	Lab          string    `json:"lab"`
+	Phase        string    `json:"phase"`
+	Created      time.Time `json:"created"`
+	Scale        int64     `json:"scale"`                   // rates divided, times multiplied by it
+	SwitchBinary string    `json:"switch_binary,omitempty"` // absolute path, symlinks resolved
+	CLIBinary    string    `json:"cli_binary,omitempty"`
+	CLIJSON      string    `json:"cli_json,omitempty"` // the --json file given to the Thrift CLI
+	StopGraceNS  int64     `json:"stop_grace_ns"`      // SIGTERM to SIGKILL, nanoseconds
+	// Realtime is the SCHED_FIFO priority of every switch thread (1 to
+	// MaxRealtime; Config.Realtime), or 0 for normal scheduling.
+	Realtime   int           `json:"realtime,omitempty"`
+	Namespaces []string      `json:"namespaces"` // in creation order
+	Links      []LinkState   `json:"links"`
+	Switches   []SwitchState `json:"switches"`
+	Hosts      []HostState   `json:"hosts"`
 }
 
 // LinkState is one veth pair: the topo link it stands for, the temporary
@@ -152,6 +155,9 @@ func (s *State) validate() error {
 	}
 	if s.StopGraceNS < 0 || s.StopGraceNS > int64(maxStopGrace) {
 		return fmt.Errorf("stop grace %v is outside [0, %v]", time.Duration(s.StopGraceNS), maxStopGrace)
+	}
+	if err := CheckRealtime(s.Realtime); err != nil {
+		return err
 	}
 	ns := func(name string) error {
 		if !labNetns(s.Lab, name) {

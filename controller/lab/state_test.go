@@ -20,7 +20,7 @@ func sampleState() *State {
 	return &State{
 		Version: stateVersion, Lab: "gcc", Phase: PhaseUp, Created: time.Date(2025, 1, 2, 3, 4, 5, 0, time.UTC),
 		Scale: 1000, SwitchBinary: "/usr/bin/simple_switch_grpc", CLIBinary: "/usr/bin/simple_switch_CLI",
-		CLIJSON: "/run/graphcc/gcc/cli-stub.json", StopGraceNS: int64(DefaultStopGrace),
+		CLIJSON: "/run/graphcc/gcc/cli-stub.json", StopGraceNS: int64(DefaultStopGrace), Realtime: 10,
 		Namespaces: []string{"gcc-leaf0", "gcc-h0"},
 		Links: []LinkState{{Name: "h0-leaf0", Tmp: tmpLinkName("gcc", 0),
 			A: Endpoint{Netns: "gcc-h0", Iface: "eth0"}, B: Endpoint{Netns: "gcc-leaf0", Iface: "p1"}}},
@@ -68,6 +68,8 @@ func TestParseStateRejects(t *testing.T) {
 		{"phase", func(s *State) { s.Phase = "half" }},
 		{"scale", func(s *State) { s.Scale = 0 }},
 		{"grace", func(s *State) { s.StopGraceNS = int64(time.Hour) }},
+		{"realtime above 99", func(s *State) { s.Realtime = 100 }},
+		{"negative realtime", func(s *State) { s.Realtime = -1 }},
 		{"foreign namespace", func(s *State) { s.Namespaces = append(s.Namespaces, "other-h0") }},
 		{"other lab's namespace", func(s *State) { s.Namespaces = append(s.Namespaces, "gcc-x-h0") }},
 		{"bare prefix", func(s *State) { s.Namespaces = append(s.Namespaces, "gcc-") }},

@@ -64,9 +64,17 @@ func (l *Lab) Check(p *Plan) error {
 type Status struct {
 	Lab, Dir, Phase string
 	Scale           int64
-	Namespaces      []NetnsStatus
-	Switches        []SwitchStatus
-	Hosts           []HostState
+	// Realtime is the switches' recorded SCHED_FIFO priority (0: normal
+	// scheduling); Sched names what their threads have now (SwitchSched:
+	// "fifo:10", "other" or "mixed"; empty if it could not be read, with
+	// SchedErr saying why) and Threads counts them.
+	Realtime   int
+	Sched      string
+	SchedErr   error
+	Threads    int
+	Namespaces []NetnsStatus
+	Switches   []SwitchStatus
+	Hosts      []HostState
 }
 
 // NetnsStatus is one namespace of a lab and whether it exists.
@@ -86,12 +94,15 @@ type SwitchStatus struct {
 // now.
 func (l *Lab) Status() *Status {
 	st := l.state
-	s := &Status{Lab: st.Lab, Dir: l.dir, Phase: st.Phase, Scale: st.Scale, Hosts: st.Hosts}
+	s := &Status{Lab: st.Lab, Dir: l.dir, Phase: st.Phase, Scale: st.Scale, Realtime: st.Realtime, Hosts: st.Hosts}
 	for _, n := range st.Namespaces {
 		s.Namespaces = append(s.Namespaces, NetnsStatus{Name: n, Exists: NetnsExists(n)})
 	}
 	for _, ss := range st.Switches {
 		s.Switches = append(s.Switches, SwitchStatus{SwitchState: ss, Alive: processAlive(ss.PID, ss.StartTime)})
+	}
+	if len(st.Switches) > 0 {
+		s.Sched, s.Threads, s.SchedErr = l.SwitchSched()
 	}
 	return s
 }
@@ -118,6 +129,7 @@ func (s *Status) WriteText(w io.Writer) error {
 	fmt.Fprintf(tw, "lab %s (%s): %s, scale 1/%d, %d namespaces (%d missing), %d switches, %d hosts\n",
 		s.Lab, s.Dir, s.Phase, s.Scale, len(s.Namespaces), missing, len(s.Switches), len(s.Hosts))
 	if len(s.Switches) > 0 {
+		fmt.Fprintf(tw, "switch threads: %s\n", s.schedText())
 		fmt.Fprintln(tw, "switch\tdevice\tpid\trunning\tport\tiface\tpeer\tqueue pps\tdepth\tcontrol pps")
 	}
 	for _, sw := range s.Switches {
@@ -127,4 +139,23 @@ func (s *Status) WriteText(w io.Writer) error {
 		}
 	}
 	return tw.Flush()
+}
+
+// schedText describes the switches' scheduling: as recorded (--realtime)
+// and as their threads have it now.
+func (s *Status) schedText() string {
+	want := SchedName(s.Realtime)
+	now := s.Sched
+	if s.SchedErr != nil {
+		now = "unknown (" + s.SchedErr.Error() + ")"
+	}
+	note := ""
+	switch {
+	case s.SchedErr != nil || now == want:
+	case s.Realtime > 0:
+		note = "; not as recorded: testbed run sets them again"
+	default:
+		note = "; not as recorded: not set by the lab"
+	}
+	return fmt.Sprintf("%s recorded, %s now (%d threads)%s", want, now, s.Threads, note)
 }

@@ -22,8 +22,8 @@ const cliStubFile = "cli-stub.json"
 
 // startSwitches starts one switch process per switch of l's plan inside
 // its namespace, recording each before starting it and its PID after,
-// waits until every gRPC port accepts connections and sets the egress
-// queues.
+// waits until every gRPC port accepts connections, puts their threads at
+// the real-time priority if there is one, and sets the egress queues.
 func (l *Lab) startSwitches(ctx context.Context, cfg *Config, handles map[string]netns.NsHandle) error {
 	if l.state.CLIJSON == "" {
 		path := filepath.Join(l.dir, cliStubFile)
@@ -39,6 +39,11 @@ func (l *Lab) startSwitches(ctx context.Context, cfg *Config, handles map[string
 	}
 	if err := l.waitSwitches(ctx, cfg, handles); err != nil {
 		return err
+	}
+	if n, err := l.ApplyRealtime(); err != nil {
+		return err
+	} else if n > 0 {
+		l.log.Info("switch threads at real-time priority", "sched", SchedName(l.state.Realtime), "threads", n)
 	}
 	return l.setQueues(ctx, cfg)
 }
