@@ -148,8 +148,9 @@ func loadAgentModel(path string) (*gnn.Model, error) {
 }
 
 // perSwitchAgents returns the agents of a run of policy pol under
-// --agents per-switch: pol must be a GraphCC policy without a host head;
-// its model goes into the lab directory for the agent processes, which
+// --agents per-switch: pol must be a GraphCC policy (with a host head or
+// not: the leaves' agents then report their hosts' constants, which the
+// controller applies to its hostgen hosts); its model goes into the lab directory for the agent processes, which
 // dial the switches above the controller's clients rt.
 func (r *testbedRun) perSwitchAgents(pol control.Policy, static []control.ECN, plan *lab.Plan, rt *p4rt.Fabric, info *p4rt.P4Info, log *slog.Logger) (controller.Agents, error) {
 	g, ok := pol.(*gnn.GraphCC)
@@ -157,9 +158,6 @@ func (r *testbedRun) perSwitchAgents(pol control.Policy, static []control.ECN, p
 		return nil, fmt.Errorf("--agents per-switch runs a graphcc policy, not %T", pol)
 	}
 	m := g.Model()
-	if m.HostActions > 0 {
-		return nil, fmt.Errorf("--agents per-switch: the model has a host head, and the testbed's agents set switch ports only")
-	}
 	queueScale := g.Featurizer().Config().QueueScale
 	if !slices.Equal(static, control.StaticSettings(plan.Fabric)) {
 		return nil, fmt.Errorf("--agents per-switch: the policy starts from settings other than the static ones the agents fall back to")
