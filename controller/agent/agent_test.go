@@ -368,6 +368,8 @@ func checkHostsMatch(t *testing.T, a *agentsRun, steps int) {
 	if n := len(st.HostDelay); n != steps*len(leaves) || len(st.HostHop) != n {
 		t.Errorf("%d host delays, %d hops; want one per leaf-step, %d", n, len(st.HostHop), steps*len(leaves))
 	}
+	t.Logf("a leaf's readout -> its hosts' constants in force: %v mean over %d leaf-steps (report written -> in force %v)",
+		mean(st.HostDelay), len(st.HostDelay), mean(st.HostHop))
 	seen := map[control.HostParams]bool{}
 	reported := 0
 	for name, rs := range a.reports {
@@ -546,4 +548,12 @@ func TestAgentKilledHostHead(t *testing.T) {
 			}
 		}
 	})
+}
+
+func mean(ds []time.Duration) time.Duration {
+	var sum time.Duration
+	for _, d := range ds {
+		sum += d
+	}
+	return sum / time.Duration(max(len(ds), 1))
 }
