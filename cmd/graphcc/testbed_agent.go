@@ -64,8 +64,11 @@ switch (inside the switch's namespace) as its primary P4Runtime client, reads
 only its counters, exchanges hidden states with its neighbours' agents
 in-band (PacketOut on the port a message describes, PacketIn at the
 neighbour), K rounds per control step with a deadline each, and writes only
-its own ECN entries. It prints one JSON report a line per step on stdout,
-for the controller's shadow computation, and logs on stderr. It exits 0 on
+its own ECN entries. With a model with a host head a leaf's agent also
+chooses its hosts' DCQCN constants and puts them in its report, for the
+controller, which emulates the hosts, to apply. It prints one JSON report
+a line per step on stdout, for the controller's shadow computation, and
+logs on stderr. It exits 0 on
 SIGTERM or SIGINT, and non-zero naming its switch if the switch fails.
 testbed run --agents per-switch starts it; it is not meant to be run by
 hand.`,
