@@ -150,9 +150,8 @@ type agentRun struct {
 // Run runs switch c.Switch's agent on sw until ctx ends (then it returns
 // nil) or c.Steps are done, calling report after every step (with a model
 // with a host head, the report carries the switch's hosts' DCQCN
-// constants: Report.Hosts). It fails,
-// naming the switch, when the switch does (a read, a write, a send or the
-// in-band stream) or report does.
+// constants: Report.Hosts). It fails, naming the switch, when the switch
+// does (a read, a write, a send or the in-band stream) or report does.
 func Run(ctx context.Context, c Config, sw Switch, report func(*Report) error) error {
 	r, err := newRun(c, sw)
 	if err != nil {

@@ -131,11 +131,17 @@ func (p *Processes) watch(ctx context.Context, i int, cmd *exec.Cmd, out io.Read
 	p.c.Log.Error("an agent ended mid-run: its switch goes back to the static settings (its hosts to the base DCQCN constants)", "switch", name, "exit", werr)
 	hctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), StopTimeout)
 	defer cancel()
-	for _, err := range []error{p.shadow.HostsToBase(hctx, i), p.takeOver(ctx, i)} {
-		if err != nil {
-			p.c.Log.Error("could not put the switch on the static settings", "switch", name, "error", err)
+	for _, f := range []struct {
+		what string
+		err  error
+	}{
+		{"its hosts on the base DCQCN constants", p.shadow.HostsToBase(hctx, i)},
+		{"the switch on the static settings", p.takeOver(ctx, i)},
+	} {
+		if f.err != nil {
+			p.c.Log.Error("could not put "+f.what, "switch", name, "error", f.err)
 			p.mu.Lock()
-			p.errs = append(p.errs, err)
+			p.errs = append(p.errs, f.err)
 			p.mu.Unlock()
 		}
 	}
