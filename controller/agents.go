@@ -3,6 +3,8 @@ package controller
 import (
 	"context"
 	"time"
+
+	"graphcc/control"
 )
 
 // The testbed's per-switch agents (docs/agents.md): a process per switch
@@ -23,13 +25,31 @@ const (
 // reads are the agents' reports, its writes compare the central decisions
 // with the agents'), and stops them when the run ends.
 type Agents interface {
-	// Start starts the agents on clock, their step j due at fabric time
-	// epoch + (j+1)×interval, and returns the Fabric the control loop
-	// drives in place of the switches.
-	Start(ctx context.Context, clock FabricClock, epoch, interval int64) (Fabric, error)
+	// Start starts the agents as s says and returns the Fabric the control
+	// loop drives in place of the switches. With s.Hosts set, that Fabric
+	// is also the loop's Hosts: its SetDCQCN compares the central step's
+	// hosts' constants with the agents' instead of applying them.
+	Start(ctx context.Context, s AgentStart) (Fabric, error)
 	// Stop ends the agents (those still running) and returns what they
 	// did. It is called once, after the loop has returned.
 	Stop() (AgentStats, error)
+}
+
+// AgentStart is what the agents of a run start from.
+type AgentStart struct {
+	// Clock is the run's fabric clock; agent step j is due at fabric time
+	// Epoch + (j+1)×Interval.
+	Clock           FabricClock
+	Epoch, Interval int64
+	// Hosts, set when the model has a host head (the policy decides the
+	// hosts' DCQCN constants, control.HostDeciderOf), are the run's hosts:
+	// each leaf's agent reports its hosts' constants every step and the
+	// controller, which emulates the hosts' NICs, applies them through
+	// Hosts as it reads the report. HostBase are the constants the hosts
+	// start with (by topo.PortID), which the hosts of an agent on the
+	// static settings, or of an agent that ended, go back to.
+	Hosts    Hosts
+	HostBase []control.HostParams
 }
 
 // AgentStats is what the per-switch agents of a run did.
@@ -46,6 +66,15 @@ type AgentStats struct {
 	// setting the agent's model chose differs from the central step's on
 	// the same counter reads.
 	Mismatches int64
+	// HostMismatches counts the hosts, over the steps the shadow ran, whose
+	// DCQCN constants the leaf's model chose differ from the central
+	// step's (a model with a host head; 0 otherwise).
+	HostMismatches int64
+	// HostDelay holds, for every step of every leaf with hosts, the time
+	// from the leaf's readout to its hosts' constants in force at the
+	// controller (the agent's ECN write, its report, the pipe, the
+	// decoding, SetDCQCN); HostHop the part from the report's writing on.
+	HostDelay, HostHop []time.Duration
 	// Round holds every round of every agent: from the end of its
 	// features (round 1) or of its previous round until it computes the
 	// round; ByRound[k-1] the rounds k alone.

@@ -117,6 +117,16 @@ type TestbedSummary struct {
 	AgentHandoffMs [2]float64 `json:"agent_handoff_ms,omitzero"`
 	// AgentOneWayMsByRound[k-1]: AgentOneWayMs of round k's messages.
 	AgentOneWayMsByRound [][2]float64 `json:"agent_oneway_ms_by_round,omitempty"`
+
+	// With a model with a host head (absent otherwise): the hosts whose
+	// DCQCN constants a leaf's model chose differ from the central step's,
+	// over the steps (host-steps; decision_mismatches stays the switch
+	// ports'), and the mean and p99 of AgentStats.HostDelay (a leaf's
+	// readout to its hosts' constants in force at the controller) and
+	// HostHop (the report's writing to the same).
+	HostDecisionMismatches *int64     `json:"host_decision_mismatches,omitempty"`
+	AgentHostDelayMs       [2]float64 `json:"agent_host_delay_ms,omitzero"`
+	AgentHostHopMs         [2]float64 `json:"agent_host_hop_ms,omitzero"`
 }
 
 // WriteTable writes the summary as the simulator's (metrics.Summary's
@@ -161,13 +171,11 @@ func RunWorkload(ctx context.Context, c WorkloadConfig) (*WorkloadResult, error)
 		return nil, fmt.Errorf("workload: %w", err)
 	}
 	wall := time.Now()
-	rt := c.Runtime
-	if c.Agents != nil {
-		if rt, err = c.Agents.Start(ctx, clock, clock.Now(), c.Interval); err != nil {
-			return nil, fmt.Errorf("workload: agents: %w", errors.Join(err, stopAgents(c.Agents)))
-		}
+	rt, lh, err := c.startAgents(ctx, clock, c.hostSet(hosts, clock))
+	if err != nil {
+		return nil, err
 	}
-	loop, err := c.run(ctx, rt, hosts, sched, clock, clock.At(last+c.Drain), c.hostSet(hosts, clock))
+	loop, err := c.run(ctx, rt, hosts, sched, clock, clock.At(last+c.Drain), lh)
 	var agents AgentStats
 	if c.Agents != nil {
 		var aerr error
@@ -191,10 +199,49 @@ func RunWorkload(ctx context.Context, c WorkloadConfig) (*WorkloadResult, error)
 	s.addLoop(loop, c.Interval)
 	s.Agents = AgentsCentral
 	if c.Agents != nil {
-		s.addAgents(agents)
+		s.addAgents(agents, lh != nil)
 	}
 	res.Summary = s
 	return res, nil
+}
+
+// loopHosts is where the control loop applies the central step's hosts'
+// constants: the run's hosts, or with per-switch agents their shadow, which
+// compares them with the agents' (the agents' go to the hosts); Start are
+// the constants the hosts start with.
+type loopHosts struct {
+	Hosts
+	Start []control.HostParams
+}
+
+// startAgents returns the fabric and the hosts the control loop drives: the
+// switches and hs (nil if the policy does not decide the hosts), or with
+// c.Agents the agents' shadow for both, the agents started and handed hs.
+func (c *WorkloadConfig) startAgents(ctx context.Context, clock *hostgen.Clock, hs *hostSet) (Fabric, *loopHosts, error) {
+	var lh *loopHosts
+	if hs != nil {
+		lh = &loopHosts{Hosts: hs, Start: slices.Clone(hs.cur)}
+	}
+	if c.Agents == nil {
+		return c.Runtime, lh, nil
+	}
+	s := AgentStart{Clock: clock, Epoch: clock.Now(), Interval: c.Interval}
+	if hs != nil {
+		s.Hosts, s.HostBase = hs, slices.Clone(hs.cur)
+	}
+	rt, err := c.Agents.Start(ctx, s)
+	if err != nil {
+		return nil, nil, fmt.Errorf("workload: agents: %w", errors.Join(err, stopAgents(c.Agents)))
+	}
+	if hs != nil {
+		sh, ok := rt.(Hosts)
+		if !ok {
+			err := fmt.Errorf("the policy decides the hosts' DCQCN constants, but the agents' fabric %T cannot take them", rt)
+			return nil, nil, fmt.Errorf("workload: agents: %w", errors.Join(err, stopAgents(c.Agents)))
+		}
+		lh.Hosts = sh
+	}
+	return rt, lh, nil
 }
 
 // fillDefaults sets the zero Interval and Drain to their defaults and
@@ -343,7 +390,7 @@ func leadClock(first int64, scale float64) (*hostgen.Clock, error) {
 // run runs the hosts on sched and the control loop on clock until every
 // host is done, one fails, the loop fails, ctx ends or deadline passes. A
 // host's failure puts the switches back on the static settings.
-func (c *WorkloadConfig) run(ctx context.Context, rt Fabric, hosts []*hostgen.Host, sched []hostgen.Flow, clock *hostgen.Clock, deadline time.Time, hs *hostSet) (*LoopStats, error) {
+func (c *WorkloadConfig) run(ctx context.Context, rt Fabric, hosts []*hostgen.Host, sched []hostgen.Flow, clock *hostgen.Clock, deadline time.Time, lh *loopHosts) (*LoopStats, error) {
 	runCtx, stopRun := context.WithCancel(ctx)
 	defer stopRun()
 	runCtx, cancelDeadline := context.WithDeadline(runCtx, deadline)
@@ -376,8 +423,8 @@ func (c *WorkloadConfig) run(ctx context.Context, rt Fabric, hosts []*hostgen.Ho
 		Fabric: c.Plan.Fabric, Runtime: rt, Policy: c.Policy, Clock: clock, Interval: c.Interval,
 		Static: c.Static, Trace: c.Trace, OnStep: c.OnStep,
 	}
-	if hs != nil {
-		lc.Hosts, lc.HostStart = hs, slices.Clone(hs.cur)
+	if lh != nil {
+		lc.Hosts, lc.HostStart = lh.Hosts, lh.Start
 	}
 	loop, loopErr := RunLoop(runCtx, lc)
 	if loopErr != nil {
@@ -430,9 +477,15 @@ func (s *TestbedSummary) addLoop(loop *LoopStats, interval int64) {
 	}
 }
 
-// addAgents fills in the per-switch agents' figures.
-func (s *TestbedSummary) addAgents(a AgentStats) {
+// addAgents fills in the per-switch agents' figures, with hosts those of
+// a model with a host head.
+func (s *TestbedSummary) addAgents(a AgentStats, hosts bool) {
 	s.Agents = AgentsPerSwitch
+	if hosts {
+		s.HostDecisionMismatches = &a.HostMismatches
+		s.AgentHostDelayMs = [2]float64{msMean(a.HostDelay), msPercentile(a.HostDelay, 0.99)}
+		s.AgentHostHopMs = [2]float64{msMean(a.HostHop), msPercentile(a.HostHop, 0.99)}
+	}
 	s.AgentProcesses, s.AgentFailures, s.AgentSteps = a.Processes, a.Failed, a.Steps
 	s.AgentMessages, s.AgentMessageBytes = a.Messages, a.Bytes
 	s.DecisionMismatches, s.LateMessages = &a.Mismatches, &a.Late

@@ -54,9 +54,13 @@ type InBandConfig struct {
 // k+1, and after round K puts its ports' settings in force. Computing
 // takes no fabric time. A shadow central GraphCC on the same model decides
 // on the same telemetry, and every agent port's setting that differs from
-// it is counted (decision_mismatches). Decide is PerSwitch's, ideal
-// delivery within the step. No method allocates but for amortized
-// growth of the latency samples.
+// it is counted (decision_mismatches). With a host head the leaves'
+// choices of their hosts' DCQCN constants are committed with the step, an
+// agent on the static settings puts its hosts on the constants they
+// started the run with, and every host whose committed constants differ
+// from the shadow's is counted (host_decision_mismatches). Decide is
+// PerSwitch's, ideal delivery within the step. No method allocates but
+// for amortized growth of the latency samples.
 type InBand struct {
 	ps     *PerSwitch
 	shadow *GraphCC
@@ -64,6 +68,10 @@ type InBand struct {
 	static []control.ECN // by PortID
 	want   []control.ECN // the shadow's settings of the step, by PortID
 	ecn    []control.ECN // the agents' settings in force, by PortID
+	// With a host head: the shadow's hosts' constants of the step, and
+	// the hosts' constants at the run's start (set at the first commit).
+	wantH, hostBase []control.HostParams
+	baseSet         bool
 
 	link   []int32       // per PortID: its directed switch-to-switch link, or -1
 	from   []topo.PortID // per link: the sending port
@@ -79,9 +87,10 @@ type InBand struct {
 	armed   int64 // the time of the wake-up asked for and not yet had, or -1
 	pending int   // agents that have not decided this step
 
-	stats    metrics.AgentStats
-	roundPS  []int64 // per agent-round: its latency, ps
-	decidePS []int64 // per step: from the tick to the last agent's decision, ps
+	stats          metrics.AgentStats
+	hostMismatches int64
+	roundPS        []int64 // per agent-round: its latency, ps
+	decidePS       []int64 // per step: from the tick to the last agent's decision, ps
 }
 
 // msgSlot is one message of the step in flight: a copy of the sender's
@@ -96,6 +105,7 @@ type agentRun struct {
 	start  int64 // when its current round began
 	ready  int64 // while busy: when its computation of the round ends
 	missed bool  // a message of this step was late
+	static bool  // on the static settings this step
 	busy   bool  // computing its current round
 	streak int   // consecutive steps with a message late
 	done   bool
@@ -143,7 +153,10 @@ func NewInBand(m *Model, f *topo.Fabric, c FeatureConfig, cfg InBandConfig) (*In
 	for i := range ib.slots {
 		ib.slots[i].h = make([]float32, m.Hidden)
 	}
-	ib.stats = metrics.AgentStats{Agents: "per-switch", Switches: len(ps.agents)}
+	if m.HostActions > 0 {
+		ib.wantH, ib.hostBase = make([]control.HostParams, len(f.Ports)), make([]control.HostParams, len(f.Ports))
+	}
+	ib.resetStats()
 	return ib, nil
 }
 
@@ -180,6 +193,9 @@ func (ib *InBand) Start(net replay.Net, t *control.Telemetry) bool {
 	ib.t0 = net.Now()
 	ib.stats.Steps++
 	ib.shadow.Decide(t, ib.want)
+	if ib.wantH != nil {
+		ib.shadow.DecideHosts(t, ib.wantH)
+	}
 	ib.ps.observe(t)
 	for i := range ib.slots {
 		ib.slots[i].arrived = false
@@ -358,6 +374,7 @@ func (ib *InBand) decide(net replay.Net, a int) {
 		r.streak = 0
 	}
 	static := ib.cfg.Misses > 0 && r.streak >= ib.cfg.Misses
+	r.static = static
 	if static {
 		ib.stats.StaticSteps++
 	}
@@ -379,15 +396,35 @@ func (ib *InBand) decide(net replay.Net, a int) {
 }
 
 // Settings writes the agents' settings in force (replay.InBand) and, with
-// a host head, the hosts' constants the leaves chose.
+// a host head, the hosts' constants: those the leaves chose, or for a leaf
+// on the static settings those the hosts started the run with (hosts as
+// the first call finds them), counting those that differ from the
+// shadow's.
 func (ib *InBand) Settings(ecn []control.ECN, hosts []control.HostParams) {
 	for _, ag := range ib.ps.agents {
 		for _, vp := range ag.view.Ports {
 			ecn[vp.Port] = ib.ecn[vp.Port]
 		}
 	}
-	if hosts != nil {
-		ib.ps.DecideHosts(nil, hosts)
+	if hosts == nil || ib.wantH == nil {
+		return
+	}
+	if !ib.baseSet {
+		copy(ib.hostBase, hosts)
+		ib.baseSet = true
+	}
+	for a, ag := range ib.ps.agents {
+		acts := ag.Actions()[ag.nOwn:]
+		for j, p := range ag.Hosts() {
+			h := hostActionTable[acts[j]]
+			if ib.agents[a].static {
+				h = ib.hostBase[p]
+			}
+			if h != ib.wantH[p] {
+				ib.hostMismatches++
+			}
+			hosts[p] = h
+		}
 	}
 }
 
@@ -395,6 +432,10 @@ func (ib *InBand) Settings(ecn []control.ECN, hosts []control.HostParams) {
 // simulator's.
 func (ib *InBand) AgentStats() metrics.AgentStats {
 	s := ib.stats
+	if ib.wantH != nil {
+		n := ib.hostMismatches
+		s.HostDecisionMismatches = &n
+	}
 	const us = float64(topo.Microsecond)
 	m, p := metrics.MeanP99(ib.roundPS)
 	s.RoundUSMean, s.RoundUSP99 = m/us, p/us
@@ -410,9 +451,15 @@ func (ib *InBand) Reset() {
 	ib.shadow.Reset()
 	clear(ib.agents)
 	copy(ib.ecn, ib.static)
-	ib.step, ib.started, ib.pending, ib.due = 0, false, 0, 0
-	ib.stats = metrics.AgentStats{Agents: "per-switch", Switches: len(ib.agents)}
+	ib.step, ib.started, ib.pending, ib.due, ib.baseSet = 0, false, 0, 0, false
+	ib.resetStats()
 	ib.roundPS, ib.decidePS = ib.roundPS[:0], ib.decidePS[:0]
+}
+
+// resetStats zeroes the run's counts.
+func (ib *InBand) resetStats() {
+	ib.stats = metrics.AgentStats{Agents: "per-switch", Switches: len(ib.agents)}
+	ib.hostMismatches = 0
 }
 
 var _ replay.InBand = (*InBand)(nil)

@@ -18,12 +18,16 @@ import (
 // InBand's shadow.
 type inBandCheck struct {
 	*InBand
-	central *GraphCC
-	want    []control.ECN
-	wantH   []control.HostParams
-	steps   int
-	diff    int // port-steps whose committed setting differs
-	hostSet int // host-steps whose constants were committed
+	central  *GraphCC
+	want     []control.ECN
+	wantH    []control.HostParams
+	steps    int
+	diff     int // port-steps whose committed setting differs, and host-steps
+	hostSet  int // host-steps whose constants were committed
+	hostDiff int // host-steps whose committed constants differ
+	// committed are the hosts' constants each step committed (with a host
+	// head), by step then PortID.
+	committed [][]control.HostParams
 }
 
 func (c *inBandCheck) Start(net replay.Net, t *control.Telemetry) bool {
@@ -42,11 +46,13 @@ func (c *inBandCheck) Settings(ecn []control.ECN, hosts []control.HostParams) {
 	if hosts == nil {
 		return
 	}
+	c.committed = append(c.committed, slices.Clone(hosts))
 	c.central.DecideHosts(nil, c.wantH)
 	for _, p := range c.central.Hosts() {
 		c.hostSet++
 		if hosts[p] != c.wantH[p] {
 			c.diff++
+			c.hostDiff++
 		}
 	}
 }
@@ -127,6 +133,9 @@ func TestInBandMatchesCentral(t *testing.T) {
 			if tc.m.HostActions > 0 && c.hostSet == 0 {
 				t.Error("no host constants committed")
 			}
+			if h := res.Summary.AgentStats.HostDecisionMismatches; (h != nil) != (tc.m.HostActions > 0) || h != nil && *h != 0 {
+				t.Errorf("host decision mismatches %v, want 0 with a host head, absent without", h)
+			}
 			a := res.Summary.AgentStats
 			if a == nil {
 				t.Fatal("no agent stats in the summary")
@@ -206,6 +215,48 @@ func TestInBandLate(t *testing.T) {
 			again, _ := inBandRun(t, f, tc.cfg, tc.loss)
 			if !slices.Equal(res.FCT, again.FCT) || *again.Summary.AgentStats != a {
 				t.Error("a second run with the same seed differs")
+			}
+		})
+	}
+}
+
+// TestInBandHostsStatic: with a host head, a leaf on the static settings
+// (every message late past a 100 ns deadline, from the Misses-th step on)
+// puts its hosts on the constants they started with, and each host-step
+// whose constants then differ from the shadow's counts; a leaf that never
+// reverts (Misses < 0) keeps its model's choice.
+func TestInBandHostsStatic(t *testing.T) {
+	f := nnDefaultClos(t)
+	m := NewModelShape(hostShape(), nnNewRand(21))
+	nnPerturbBiases(m, 22)
+	start := control.DefaultHostParams()
+	for _, tc := range []struct {
+		name   string
+		misses int
+	}{{"static from step 3", 0}, {"never static", -1}} {
+		t.Run(tc.name, func(t *testing.T) {
+			res, c := inBandRunModel(t, m, f, InBandConfig{Deadline: 100 * topo.Nanosecond, Misses: tc.misses}, 0)
+			a := res.Summary.AgentStats
+			if len(c.committed) < 10 {
+				t.Fatalf("%d steps committed", len(c.committed))
+			}
+			hosts := control.HostPorts(f)
+			moved := 0
+			for j, h := range c.committed {
+				for _, p := range hosts {
+					if j >= DefaultMisses-1 && tc.misses == 0 && h[p] != start {
+						t.Fatalf("step %d: host port %d on %+v, want the starting %+v", j, p, h[p], start)
+					}
+					if h[p] != start {
+						moved++
+					}
+				}
+			}
+			if tc.misses < 0 && moved == 0 {
+				t.Error("no host ever left its starting constants: the test shows little")
+			}
+			if a.HostDecisionMismatches == nil || *a.HostDecisionMismatches == 0 || *a.HostDecisionMismatches != int64(c.hostDiff) {
+				t.Errorf("host decision mismatches %v, want some, as many as the check's %d", a.HostDecisionMismatches, c.hostDiff)
 			}
 		})
 	}

@@ -38,6 +38,10 @@ type AgentStats struct {
 	// from the central policy's on the same telemetry (a shadow
 	// computation).
 	DecisionMismatches int64 `json:"decision_mismatches"`
+	// HostDecisionMismatches, with a model with a host head (nil
+	// otherwise), are the host-steps whose committed DCQCN constants
+	// differ from the central policy's.
+	HostDecisionMismatches *int64 `json:"host_decision_mismatches,omitempty"`
 	// RoundUSMean and RoundUSP99 are the agent-rounds' latency, µs of
 	// fabric time: from the round's start at the agent (the step's tick,
 	// or when it computed the previous round) to when it computed it.
@@ -59,6 +63,9 @@ func (a *AgentStats) writeTable(w io.Writer) error {
 	kv("agent messages", fmt.Sprintf("%d (%d bytes, %d lost)", a.Messages, a.MessageBytes, a.Lost))
 	kv("late messages", fmt.Sprintf("%d (%d fallback rounds, %d static agent-steps)", a.LateMessages, a.FallbackRounds, a.StaticSteps))
 	kv("decision mismatches", i(a.DecisionMismatches))
+	if a.HostDecisionMismatches != nil {
+		kv("host decision mismatches", i(*a.HostDecisionMismatches))
+	}
 	kv("agent round (µs)", fmt.Sprintf("mean %s, p99 %s", ff(a.RoundUSMean), ff(a.RoundUSP99)))
 	kv("decision delay (µs)", fmt.Sprintf("mean %s, p99 %s", ff(a.DecisionUSMean), ff(a.DecisionUSP99)))
 	return tw.Flush()

@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"math/rand/v2"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -18,6 +19,7 @@ import (
 	"graphcc/controller"
 	"graphcc/controller/lab"
 	"graphcc/controller/p4rt"
+	"graphcc/gnn"
 	"graphcc/internal/privtest"
 )
 
@@ -40,10 +42,36 @@ func agentLab(t *testing.T) (bin, name, dir string) {
 	return bin, name, dir
 }
 
-// agentRunArgs are the arguments of a short per-switch run on the lab.
-func agentRunArgs(name, dir, summary string) []string {
-	return []string{"testbed", "run", "--lab", name, "--dir", dir, "--policies", "graphcc", "--agents", "per-switch",
+// agentRunArgs are the arguments of a short per-switch run on the lab of
+// policy (graphcc: the shipped model).
+func agentRunArgs(name, dir, summary string, policy ...string) []string {
+	pol := "graphcc"
+	if len(policy) > 0 {
+		pol = policy[0]
+	}
+	return []string{"testbed", "run", "--lab", name, "--dir", dir, "--policies", pol, "--agents", "per-switch",
 		"--duration", "500us", "--drain", "3ms", "--summary-out", summary}
+}
+
+// hostHeadModel writes, in a temporary directory, the shipped model with a
+// host head of weights drawn from a fixed seed (its switch policy the
+// shipped one), and returns the file's path.
+func hostHeadModel(t *testing.T) string {
+	t.Helper()
+	shipped, err := gnn.EmbeddedModel()
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := shipped.Shape
+	s.HostActions = gnn.NumHostActions
+	m := gnn.NewModelShape(s, rand.New(rand.NewPCG(24, 1)))
+	copy(m.Params, shipped.Params)
+	m.FeatureSet, m.ActionSet = shipped.FeatureSet, shipped.ActionSet
+	path := filepath.Join(t.TempDir(), "hosthead.model")
+	if err := m.File(m.ActionSet.TableID(), map[string]string{"note": "the shipped model with a random host head"}).Save(path); err != nil {
+		t.Fatal(err)
+	}
+	return path
 }
 
 // testbedSummary reads a testbed run's summary JSON.
@@ -71,7 +99,8 @@ func testbedSummary(t *testing.T, path string) controller.TestbedSummary {
 // mid-run: every flow still completes, the run counts one agent ended and
 // late messages, the spines (which miss leaf1's messages) went on the
 // static settings, and leaf1 and the spines hold the static settings at
-// the end.
+// the end. And a third run, of a model with a host head: every flow
+// completes and neither the switch ports nor the hosts mismatch.
 func TestTestbedAgents(t *testing.T) {
 	bin, name, dir := agentLab(t)
 	out := t.TempDir()
@@ -100,6 +129,26 @@ func TestTestbedAgents(t *testing.T) {
 		if len(s.AgentOneWayMsByRound) != 2 || s.AgentOneWayMs[0] <= 0 || s.AgentReadMs[0] <= 0 {
 			t.Errorf("no breakdown of the rounds: one-way %v by round %v, read %v", s.AgentOneWayMs, s.AgentOneWayMsByRound, s.AgentReadMs)
 		}
+	})
+
+	// A model with a host head: the leaves' agents choose their hosts'
+	// DCQCN constants, which this process applies; the shadow's hosts'
+	// constants are the agents' on every step.
+	t.Run("host head", func(t *testing.T) {
+		summary := filepath.Join(out, "hosthead.json")
+		mustRun(t, bin, ".", agentRunArgs(name, dir, summary, "graphcc:"+hostHeadModel(t))...)
+		s := testbedSummary(t, summary)
+		if s.Incomplete != 0 || s.Completed != s.Flows || s.AgentFailures != 0 {
+			t.Errorf("%d of %d flows completed, %d agents ended early", s.Completed, s.Flows, s.AgentFailures)
+		}
+		if s.HostDecisionMismatches == nil || *s.HostDecisionMismatches != 0 || *s.DecisionMismatches != 0 || *s.LateMessages != 0 {
+			t.Errorf("host decision mismatches %v, decision mismatches %d, late messages %d; want 0", s.HostDecisionMismatches, *s.DecisionMismatches, *s.LateMessages)
+		}
+		if s.AgentHostDelayMs[0] <= 0 || s.AgentHostHopMs[0] <= 0 || s.AgentHostHopMs[0] > s.AgentHostDelayMs[0] {
+			t.Errorf("host delay %v ms, hop %v ms: want both positive, the hop within the delay", s.AgentHostDelayMs, s.AgentHostHopMs)
+		}
+		t.Logf("host head: %d steps per agent, mean slowdown %.3f; a leaf's readout -> its hosts' constants in force %.2f ms mean, %.2f ms p99 (report written -> in force %.2f, %.2f); K rounds %.2f ms mean",
+			s.AgentSteps/4, s.Slowdown.Mean, s.AgentHostDelayMs[0], s.AgentHostDelayMs[1], s.AgentHostHopMs[0], s.AgentHostHopMs[1], s.AgentRoundsMsMean)
 	})
 
 	t.Run("kill", func(t *testing.T) {

@@ -666,6 +666,10 @@ func (r *testbedRun) one(ctx context.Context, name string, w controller.Workload
 		fmt.Fprintf(r.out, "where it goes (ms mean/p99): step start late %.2f/%.2f, counter read %.2f/%.2f; per message: send %.3f/%.3f, send -> neighbour's client %.2f/%.2f, client -> its round %.2f/%.2f\n",
 			s.AgentStartMs[0], s.AgentStartMs[1], s.AgentReadMs[0], s.AgentReadMs[1], s.AgentSendMs[0], s.AgentSendMs[1],
 			s.AgentOneWayMs[0], s.AgentOneWayMs[1], s.AgentHandoffMs[0], s.AgentHandoffMs[1])
+		if s.HostDecisionMismatches != nil {
+			fmt.Fprintf(r.out, "hosts (the leaves' choices, applied by this process): %d host decision mismatches; a leaf's readout -> its hosts' constants in force %.2f/%.2f ms mean/p99 (report written -> in force %.2f/%.2f)\n",
+				*s.HostDecisionMismatches, s.AgentHostDelayMs[0], s.AgentHostDelayMs[1], s.AgentHostHopMs[0], s.AgentHostHopMs[1])
+		}
 		fmt.Fprintln(r.out)
 	}
 	if o.compareSim {

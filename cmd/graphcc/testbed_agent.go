@@ -64,8 +64,11 @@ switch (inside the switch's namespace) as its primary P4Runtime client, reads
 only its counters, exchanges hidden states with its neighbours' agents
 in-band (PacketOut on the port a message describes, PacketIn at the
 neighbour), K rounds per control step with a deadline each, and writes only
-its own ECN entries. It prints one JSON report a line per step on stdout,
-for the controller's shadow computation, and logs on stderr. It exits 0 on
+its own ECN entries. With a model with a host head a leaf's agent also
+chooses its hosts' DCQCN constants and puts them in its report, for the
+controller, which emulates the hosts, to apply. It prints one JSON report
+a line per step on stdout, for the controller's shadow computation, and
+logs on stderr. It exits 0 on
 SIGTERM or SIGINT, and non-zero naming its switch if the switch fails.
 testbed run --agents per-switch starts it; it is not meant to be run by
 hand.`,
@@ -148,8 +151,9 @@ func loadAgentModel(path string) (*gnn.Model, error) {
 }
 
 // perSwitchAgents returns the agents of a run of policy pol under
-// --agents per-switch: pol must be a GraphCC policy without a host head;
-// its model goes into the lab directory for the agent processes, which
+// --agents per-switch: pol must be a GraphCC policy (with a host head or
+// not: the leaves' agents then report their hosts' constants, which the
+// controller applies to its hostgen hosts); its model goes into the lab directory for the agent processes, which
 // dial the switches above the controller's clients rt.
 func (r *testbedRun) perSwitchAgents(pol control.Policy, static []control.ECN, plan *lab.Plan, rt *p4rt.Fabric, info *p4rt.P4Info, log *slog.Logger) (controller.Agents, error) {
 	g, ok := pol.(*gnn.GraphCC)
@@ -157,9 +161,6 @@ func (r *testbedRun) perSwitchAgents(pol control.Policy, static []control.ECN, p
 		return nil, fmt.Errorf("--agents per-switch runs a graphcc policy, not %T", pol)
 	}
 	m := g.Model()
-	if m.HostActions > 0 {
-		return nil, fmt.Errorf("--agents per-switch: the model has a host head, and the testbed's agents set switch ports only")
-	}
 	queueScale := g.Featurizer().Config().QueueScale
 	if !slices.Equal(static, control.StaticSettings(plan.Fabric)) {
 		return nil, fmt.Errorf("--agents per-switch: the policy starts from settings other than the static ones the agents fall back to")

@@ -2,7 +2,6 @@ package agent
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"log/slog"
 	"time"
@@ -84,14 +83,24 @@ type Report struct {
 	// Chosen are the model's settings of the switch's egress ports (the
 	// first rows of Ports); Static says the agent applied the static
 	// settings instead.
-	Chosen  []control.ECN `json:"chosen"`
-	Static  bool          `json:"static,omitempty"`
-	Written int           `json:"written"` // ECN entries written
-	Sent    int           `json:"sent"`    // messages sent
-	Bytes   int           `json:"bytes"`   // their frames' bytes
-	Late    int           `json:"late"`    // messages missing at their round's deadline
-	Stale   int           `json:"stale"`   // messages that came after their round
-	RoundNS []int64       `json:"round_ns"`
+	Chosen []control.ECN `json:"chosen"`
+	Static bool          `json:"static,omitempty"`
+	// Hosts are, with a model with a host head, the DCQCN constants the
+	// model chose for the switch's hosts (those of the rows of Ports after
+	// Chosen, in order): the controller, which emulates the hosts' NICs,
+	// puts them in force as it reads the report, or with Static the run's
+	// base constants. Empty without a host head.
+	Hosts []control.HostParams `json:"hosts,omitempty"`
+	// DecidedNS is when the readout ended and ReportNS when the report was
+	// written (Unix ns), to time the hosts' hop through the controller.
+	DecidedNS int64   `json:"decided_unix_ns,omitempty"`
+	ReportNS  int64   `json:"reported_unix_ns,omitempty"`
+	Written   int     `json:"written"` // ECN entries written
+	Sent      int     `json:"sent"`    // messages sent
+	Bytes     int     `json:"bytes"`   // their frames' bytes
+	Late      int     `json:"late"`    // messages missing at their round's deadline
+	Stale     int     `json:"stale"`   // messages that came after their round
+	RoundNS   []int64 `json:"round_ns"`
 	// Where the step's time went. Times "at" are Unix ns, comparable
 	// across the agents of a run (one machine's clock).
 	StartNS int64     `json:"start_ns"` // how long after it was due the step began
@@ -139,9 +148,10 @@ type agentRun struct {
 }
 
 // Run runs switch c.Switch's agent on sw until ctx ends (then it returns
-// nil) or c.Steps are done, calling report after every step. It fails,
-// naming the switch, when the switch does (a read, a write, a send or the
-// in-band stream) or report does.
+// nil) or c.Steps are done, calling report after every step (with a model
+// with a host head, the report carries the switch's hosts' DCQCN
+// constants: Report.Hosts). It fails, naming the switch, when the switch
+// does (a read, a write, a send or the in-band stream) or report does.
 func Run(ctx context.Context, c Config, sw Switch, report func(*Report) error) error {
 	r, err := newRun(c, sw)
 	if err != nil {
@@ -165,6 +175,7 @@ func Run(ctx context.Context, c Config, sw Switch, report func(*Report) error) e
 		if err != nil {
 			return r.fail(ctx, fmt.Errorf("step %d: %w", j, err))
 		}
+		rep.ReportNS = time.Now().UnixNano()
 		if err := report(rep); err != nil {
 			return fmt.Errorf("agent of %s: report of step %d: %w", r.name, j, err)
 		}
@@ -188,9 +199,6 @@ func newRun(c Config, sw Switch) (*agentRun, error) {
 	}
 	if len(c.Static) != len(f.Ports) {
 		return nil, fmt.Errorf("agent: %d static settings for %d ports", len(c.Static), len(f.Ports))
-	}
-	if c.Model.HostActions > 0 {
-		return nil, errors.New("agent: the model has a host head: the testbed's agents set switch ports only")
 	}
 	v, err := gnn.NewSwitchView(f, c.Switch)
 	if err != nil {

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"math/rand/v2"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -130,6 +131,41 @@ func (s *fakeSwitch) Receive(ctx context.Context) (topo.PortID, []byte, time.Tim
 	}
 }
 
+// fakeHosts are the hosts of a run with a host-head model: the constants
+// in force, by PortID.
+type fakeHosts struct {
+	mu    sync.Mutex
+	cur   []control.HostParams
+	calls int
+}
+
+func (h *fakeHosts) SetDCQCN(_ context.Context, hosts []control.HostParams) error {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	copy(h.cur, hosts)
+	h.calls++
+	return nil
+}
+
+func (h *fakeHosts) get(p topo.PortID) control.HostParams {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	return h.cur[p]
+}
+
+// centralHosts is the control loop's Hosts in a run with a host head: it
+// records the central step's hosts' constants of every step and hands
+// them to the shadow to compare.
+type centralHosts struct {
+	shadow *Shadow
+	steps  [][]control.HostParams
+}
+
+func (c *centralHosts) SetDCQCN(ctx context.Context, hosts []control.HostParams) error {
+	c.steps = append(c.steps, slices.Clone(hosts))
+	return c.shadow.SetDCQCN(ctx, hosts)
+}
+
 // agentsRun is a run of every switch's agent on a fakeNet, their reports
 // to a Shadow, and the central GraphCC on it through controller.RunLoop.
 type agentsRun struct {
@@ -146,6 +182,43 @@ type agentsRun struct {
 	// steps.
 	kill      string
 	killAfter int
+	// With a host head: the hosts, the constants each leaf's hosts held
+	// right after the shadow took its report of a step (by switch, step,
+	// then in the report's host order), and the central step's.
+	hosts   *fakeHosts
+	applied map[string][][]control.HostParams
+	central *centralHosts
+}
+
+// base is the hosts' starting constants in a run with a host head.
+func base(f *topo.Fabric) []control.HostParams {
+	b := make([]control.HostParams, len(f.Ports))
+	for _, p := range control.HostPorts(f) {
+		b[p] = control.DefaultHostParams()
+	}
+	return b
+}
+
+// report records agent i's report r and hands it to the shadow; with a
+// host head it records what r's hosts then hold.
+func (a *agentsRun) report(ctx context.Context, i int, sw *fakeSwitch, r *Report) error {
+	a.mu.Lock()
+	a.reports[sw.Name()] = append(a.reports[sw.Name()], r)
+	a.mu.Unlock()
+	if sw.Name() == a.kill && int(r.Step)+1 == a.killAfter {
+		sw.kill()
+	}
+	if err := a.shadow.Add(ctx, i, r); err != nil || a.hosts == nil {
+		return err
+	}
+	held := make([]control.HostParams, 0, len(r.Hosts))
+	for _, p := range r.Ports[len(r.Chosen):] {
+		held = append(held, a.hosts.get(p))
+	}
+	a.mu.Lock()
+	a.applied[sw.Name()] = append(a.applied[sw.Name()], held)
+	a.mu.Unlock()
+	return nil
 }
 
 // run runs steps steps, the interval real each.
@@ -158,7 +231,15 @@ func (a *agentsRun) run(t *testing.T, steps int, real time.Duration) {
 	}
 	a.net = newFakeNet(a.f)
 	sws := a.f.Switches()
-	a.shadow = NewShadow(a.f, len(sws))
+	a.shadow = NewShadow(a.f, len(sws), nil, nil)
+	lc := controller.LoopConfig{Fabric: a.f, Runtime: a.shadow, Policy: gnn.NewGraphCC(a.m, a.f, gnn.FeatureConfig{}),
+		Clock: clock, Interval: interval, Static: control.StaticSettings(a.f)}
+	if a.m.HostActions > 0 {
+		a.hosts, a.applied = &fakeHosts{cur: base(a.f)}, map[string][][]control.HostParams{}
+		a.shadow = NewShadow(a.f, len(sws), a.hosts, base(a.f))
+		a.central = &centralHosts{shadow: a.shadow}
+		lc.Runtime, lc.Hosts, lc.HostStart = a.shadow, a.central, base(a.f)
+	}
 	a.reports, a.errs = map[string][]*Report{}, map[string]error{}
 	ctx, cancel := context.WithCancel(t.Context())
 	defer cancel()
@@ -169,16 +250,13 @@ func (a *agentsRun) run(t *testing.T, steps int, real time.Duration) {
 		c := Config{Fabric: a.f, Switch: n, Model: a.m, Static: control.StaticSettings(a.f), Clock: clock,
 			Epoch: epoch, Interval: interval, RoundTimeout: a.roundOut, Steps: steps}
 		wg.Go(func() {
-			defer a.shadow.End(i)
-			err := Run(ctx, c, sw, func(r *Report) error {
-				a.mu.Lock()
-				a.reports[sw.Name()] = append(a.reports[sw.Name()], r)
-				a.mu.Unlock()
-				if sw.Name() == a.kill && int(r.Step)+1 == a.killAfter {
-					sw.kill()
+			err := Run(ctx, c, sw, func(r *Report) error { return a.report(ctx, i, sw, r) })
+			a.shadow.End(i)
+			if err != nil { // as Processes does for an agent that ends mid-run
+				if herr := a.shadow.HostsToBase(ctx, i); herr != nil {
+					t.Error(herr)
 				}
-				return a.shadow.Add(i, r)
-			})
+			}
 			a.mu.Lock()
 			a.errs[sw.Name()] = err
 			a.mu.Unlock()
@@ -186,15 +264,12 @@ func (a *agentsRun) run(t *testing.T, steps int, real time.Duration) {
 	}
 	loopCtx, stop := context.WithCancel(ctx)
 	done := 0
-	st, err := controller.RunLoop(loopCtx, controller.LoopConfig{
-		Fabric: a.f, Runtime: a.shadow, Policy: gnn.NewGraphCC(a.m, a.f, gnn.FeatureConfig{}), Clock: clock,
-		Interval: interval, Static: control.StaticSettings(a.f),
-		OnStep: func(*control.Telemetry, []control.ECN) {
-			if done++; done == steps {
-				stop()
-			}
-		},
-	})
+	lc.OnStep = func(*control.Telemetry, []control.ECN) {
+		if done++; done == steps {
+			stop()
+		}
+	}
+	st, err := controller.RunLoop(loopCtx, lc)
 	stop()
 	if err != nil {
 		t.Fatal(err)
@@ -215,17 +290,25 @@ func embedded(t *testing.T) *gnn.Model {
 // central step decides exactly as the agents on every port of every step,
 // every message is on time, and each step sends K × the directed
 // switch-switch links.
+//
+// With a host head, the same holds for the hosts: no host's constants
+// differ from the central step's, and each leaf's hosts hold, once the
+// shadow has taken its report of a step, the central step's constants of
+// that step.
 func TestAgentsMatchShadow(t *testing.T) {
 	for _, tc := range []struct {
-		name string
-		fail []string
+		name  string
+		fail  []string
+		model func(*testing.T) *gnn.Model
 	}{
-		{"default Clos", nil},
-		{"leaf0-spine1 failed", []string{"leaf0-spine1"}},
+		{"default Clos", nil, embedded},
+		{"leaf0-spine1 failed", []string{"leaf0-spine1"}, embedded},
+		{"host head", nil, hostHeadModel},
+		{"host head, leaf0-spine1 failed", []string{"leaf0-spine1"}, hostHeadModel},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			f := defaultClos(t, tc.fail)
-			a := &agentsRun{f: f, m: embedded(t), roundOut: 5 * time.Second}
+			a := &agentsRun{f: f, m: tc.model(t), roundOut: 5 * time.Second}
 			const steps = 12
 			a.run(t, steps, 20*time.Millisecond)
 			for name, err := range a.errs {
@@ -250,7 +333,66 @@ func TestAgentsMatchShadow(t *testing.T) {
 				t.Errorf("loop steps %d, agent steps %d; want %d and %d", a.stats.Steps, st.Steps, steps, steps*len(f.Switches()))
 			}
 			checkSettingsUsed(t, a)
+			if a.m.HostActions > 0 {
+				checkHostsMatch(t, a, steps)
+			}
 		})
+	}
+}
+
+// hostHeadModel is a GraphCC model of the default shape with a host head,
+// its weights drawn from a fixed seed.
+func hostHeadModel(*testing.T) *gnn.Model {
+	s := gnn.DefaultShape()
+	s.HostActions = gnn.NumHostActions
+	return gnn.NewModelShape(s, rand.New(rand.NewPCG(3, 24)))
+}
+
+// checkHostsMatch checks a run with a host head without a miss: no host
+// mismatch, every leaf reports its every host every step, the hosts held
+// the central step's constants after each report, and the leaves chose
+// more than one setting of the hosts.
+func checkHostsMatch(t *testing.T, a *agentsRun, steps int) {
+	t.Helper()
+	st := a.shadow.Stats()
+	if st.HostMismatches != 0 {
+		t.Errorf("%d host mismatches, want 0", st.HostMismatches)
+	}
+	if len(a.central.steps) != steps {
+		t.Fatalf("the central step set the hosts %d times, want %d", len(a.central.steps), steps)
+	}
+	leaves := map[topo.NodeID]bool{}
+	for _, p := range control.HostPorts(a.f) {
+		leaves[a.f.Ports[p].Dst] = true
+	}
+	if n := len(st.HostDelay); n != steps*len(leaves) || len(st.HostHop) != n {
+		t.Errorf("%d host delays, %d hops; want one per leaf-step, %d", n, len(st.HostHop), steps*len(leaves))
+	}
+	t.Logf("a leaf's readout -> its hosts' constants in force: %v mean over %d leaf-steps (report written -> in force %v)",
+		mean(st.HostDelay), len(st.HostDelay), mean(st.HostHop))
+	seen := map[control.HostParams]bool{}
+	reported := 0
+	for name, rs := range a.reports {
+		for j, r := range rs {
+			rows := r.Ports[len(r.Chosen):]
+			if len(r.Hosts) != len(rows) {
+				t.Fatalf("%s step %d: %d hosts' constants for %d hosts", name, j, len(r.Hosts), len(rows))
+			}
+			for k, p := range rows {
+				want := a.central.steps[j][p]
+				if got := a.applied[name][j][k]; got != want || r.Hosts[k] != want {
+					t.Errorf("%s step %d host port %d: chose %+v, held %+v; the central step %+v", name, j, p, r.Hosts[k], got, want)
+				}
+				seen[r.Hosts[k]] = true
+				reported++
+			}
+		}
+	}
+	if reported != steps*len(a.f.Hosts()) {
+		t.Errorf("%d host-steps reported, want %d", reported, steps*len(a.f.Hosts()))
+	}
+	if len(seen) < 2 {
+		t.Errorf("the leaves chose %d distinct host settings: the comparison shows little", len(seen))
 	}
 }
 
@@ -343,4 +485,75 @@ func TestAgentKilled(t *testing.T) {
 	if a.stats.Steps != steps {
 		t.Errorf("the shadow ran %d steps, want %d", a.stats.Steps, steps)
 	}
+}
+
+// With a host head, an agent's hosts follow its ports: a leaf whose agent
+// ends has its hosts put back on the base constants (as Processes puts
+// its switch back on the static settings), and a leaf on the static
+// settings (a dead spine's messages missing MissLimit steps in a row) has
+// its hosts on the base constants, and its model's choices otherwise.
+func TestAgentKilledHostHead(t *testing.T) {
+	f := defaultClos(t, nil)
+	const steps = 10
+	t.Run("leaf1", func(t *testing.T) {
+		a := &agentsRun{f: f, m: hostHeadModel(t), roundOut: 20 * time.Millisecond, kill: "leaf1", killAfter: 3}
+		a.run(t, steps, 80*time.Millisecond)
+		if err := a.errs["leaf1"]; err == nil {
+			t.Fatal("leaf1's agent did not fail")
+		}
+		b := base(f)
+		changed := false
+		for _, p := range control.HostPorts(f) {
+			leaf := f.Nodes[f.Ports[p].Dst].Name
+			got := a.hosts.get(p)
+			if leaf == "leaf1" {
+				if got != b[p] {
+					t.Errorf("leaf1's host port %d holds %+v at the end, want the base %+v", p, got, b[p])
+				}
+				continue
+			}
+			last := a.reports[leaf][steps-1]
+			want := last.Hosts[slices.Index(last.Ports[len(last.Chosen):], p)]
+			if got != want {
+				t.Errorf("%s's host port %d holds %+v, want its leaf's last choice %+v", leaf, p, got, want)
+			}
+			changed = changed || got != b[p]
+		}
+		if !changed {
+			t.Error("no live leaf's host left the base constants: the test shows little")
+		}
+	})
+	t.Run("spine0", func(t *testing.T) {
+		a := &agentsRun{f: f, m: hostHeadModel(t), roundOut: 20 * time.Millisecond, kill: "spine0", killAfter: 3}
+		a.run(t, steps, 80*time.Millisecond)
+		b := base(f)
+		for _, leaf := range []string{"leaf0", "leaf1", "leaf2", "leaf3"} {
+			rs := a.reports[leaf]
+			if len(rs) != steps {
+				t.Fatalf("%s reported %d steps, want %d", leaf, len(rs), steps)
+			}
+			for j, r := range rs {
+				if want := j >= a.killAfter+DefaultMissLimit-1; r.Static != want {
+					t.Errorf("%s step %d: static %v, want %v", leaf, j, r.Static, want)
+				}
+				for k, p := range r.Ports[len(r.Chosen):] {
+					want := r.Hosts[k]
+					if r.Static {
+						want = b[p]
+					}
+					if got := a.applied[leaf][j][k]; got != want {
+						t.Errorf("%s step %d (static %v) host port %d: held %+v, want %+v", leaf, j, r.Static, p, got, want)
+					}
+				}
+			}
+		}
+	})
+}
+
+func mean(ds []time.Duration) time.Duration {
+	var sum time.Duration
+	for _, d := range ds {
+		sum += d
+	}
+	return sum / time.Duration(max(len(ds), 1))
 }

@@ -76,16 +76,18 @@ func ClockArgs(start time.Time, scale float64, epoch, interval int64) []string {
 		"--epoch-ps", strconv.FormatInt(epoch, 10), "--interval-ps", strconv.FormatInt(interval, 10)}
 }
 
-// Start starts every switch's agent on clock (which must have a Scale
-// method, as hostgen.Clock) and returns their shadow.
-func (p *Processes) Start(ctx context.Context, clock controller.FabricClock, epoch, interval int64) (controller.Fabric, error) {
-	sc, ok := clock.(interface{ Scale() float64 })
+// Start starts every switch's agent on s.Clock (which must have a Scale
+// method, as hostgen.Clock) and returns their shadow, which puts the
+// hosts' constants the leaves report in force through s.Hosts (a model
+// with a host head).
+func (p *Processes) Start(ctx context.Context, s controller.AgentStart) (controller.Fabric, error) {
+	sc, ok := s.Clock.(interface{ Scale() float64 })
 	if !ok {
-		return nil, fmt.Errorf("agents: clock %T has no scale", clock)
+		return nil, fmt.Errorf("agents: clock %T has no scale", s.Clock)
 	}
 	n := len(p.c.Plan.Switches)
-	p.shadow = NewShadow(p.c.Plan.Fabric, n)
-	clockArgs := ClockArgs(clock.At(0), sc.Scale(), epoch, interval)
+	p.shadow = NewShadow(p.c.Plan.Fabric, n, s.Hosts, s.HostBase)
+	clockArgs := ClockArgs(s.Clock.At(0), sc.Scale(), s.Epoch, s.Interval)
 	for i := range n {
 		prog, args := p.c.Command(i)
 		cmd := exec.Command(prog, append(args, clockArgs...)...)
@@ -112,7 +114,7 @@ func (p *Processes) Start(ctx context.Context, clock controller.FabricClock, epo
 func (p *Processes) watch(ctx context.Context, i int, cmd *exec.Cmd, out io.Reader, done chan struct{}) {
 	defer close(done)
 	name := p.c.Plan.Switches[i].Name
-	ferr := p.shadow.Feed(i, out)
+	ferr := p.shadow.Feed(ctx, i, out)
 	werr := cmd.Wait()
 	p.mu.Lock()
 	stopping := p.stopping
@@ -126,12 +128,22 @@ func (p *Processes) watch(ctx context.Context, i int, cmd *exec.Cmd, out io.Read
 	if stopping {
 		return
 	}
-	p.c.Log.Error("an agent ended mid-run: its switch goes back to the static settings", "switch", name, "exit", werr)
-	if err := p.takeOver(ctx, i); err != nil {
-		p.c.Log.Error("could not put the switch on the static settings", "switch", name, "error", err)
-		p.mu.Lock()
-		p.errs = append(p.errs, err)
-		p.mu.Unlock()
+	p.c.Log.Error("an agent ended mid-run: its switch goes back to the static settings (its hosts to the base DCQCN constants)", "switch", name, "exit", werr)
+	hctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), StopTimeout)
+	defer cancel()
+	for _, f := range []struct {
+		what string
+		err  error
+	}{
+		{"its hosts on the base DCQCN constants", p.shadow.HostsToBase(hctx, i)},
+		{"the switch on the static settings", p.takeOver(ctx, i)},
+	} {
+		if f.err != nil {
+			p.c.Log.Error("could not put "+f.what, "switch", name, "error", f.err)
+			p.mu.Lock()
+			p.errs = append(p.errs, f.err)
+			p.mu.Unlock()
+		}
 	}
 }
 

@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"slices"
 	"sync"
 	"time"
 
@@ -20,46 +21,143 @@ import (
 // from the samples they read; its SetECN compares the central step's
 // settings with the agents' choices on the same reads and counts the
 // ports that differ. RunLoop on a Shadow thus runs the central step as a
-// shadow of the agents, with its trace and statistics. Each of its
-// methods is for one goroutine (the loop's), Add and End for the agents'
+// shadow of the agents, with its trace and statistics. With a model with
+// a host head the Shadow also applies the hosts' constants each leaf's
+// agent reports, as Add takes the report, and is the loop's
+// controller.Hosts: its SetDCQCN compares the central step's hosts'
+// constants with the leaves' choices. Each of its methods is for one
+// goroutine (the loop's); Add, End and HostsToBase are for the agents'
 // readers.
 type Shadow struct {
-	f *topo.Fabric
+	f     *topo.Fabric
+	hosts controller.Hosts     // nil: no host head
+	base  []control.HostParams // the hosts' constants at the start, by PortID
 
 	mu      sync.Mutex
 	wake    chan struct{} // closed and replaced when a report or an end comes
 	reports [][]*Report   // per agent, by step
 	ended   []bool
 
-	started       bool
-	cur           int // the step of the last read, -1 before
-	pending       bool
-	now, interval int64
-	mismatches    int64
+	applied          []control.HostParams // the hosts' constants in force, by PortID
+	hostDelay, hopNS []time.Duration
+
+	started        bool
+	cur            int // the step of the last read, -1 before
+	pending        bool
+	pendingHosts   bool
+	now, interval  int64
+	mismatches     int64
+	hostMismatches int64
 }
 
-// NewShadow returns the shadow of agents agents on fabric f.
-func NewShadow(f *topo.Fabric, agents int) *Shadow {
-	return &Shadow{f: f, wake: make(chan struct{}), reports: make([][]*Report, agents), ended: make([]bool, agents), cur: -1}
+// NewShadow returns the shadow of agents agents on fabric f. With a model
+// with a host head, hosts are the run's hosts, which the leaves' choices
+// go to, and base their constants at the start (by topo.PortID), which the
+// hosts of an agent on the static settings, or ended, go back to; without
+// one, hosts is nil.
+func NewShadow(f *topo.Fabric, agents int, hosts controller.Hosts, base []control.HostParams) *Shadow {
+	s := &Shadow{f: f, wake: make(chan struct{}), reports: make([][]*Report, agents), ended: make([]bool, agents), cur: -1}
+	if hosts != nil {
+		s.hosts, s.base, s.applied = hosts, slices.Clone(base), slices.Clone(base)
+	}
+	return s
 }
 
-// Add records agent i's report; reports come in step order.
-func (s *Shadow) Add(i int, r *Report) error {
+// Add records agent i's report (reports come in step order) and, with a
+// host head, puts the hosts' constants it reports in force: the model's
+// choice, or with the report's Static the base constants.
+func (s *Shadow) Add(ctx context.Context, i int, r *Report) error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if int(r.Step) != len(s.reports[i]) {
 		return fmt.Errorf("agent %d (%s): report of step %d after %d steps", i, r.Switch, r.Step, len(s.reports[i]))
 	}
-	if len(r.Samples) != len(r.Ports) || len(r.Chosen) > len(r.Ports) {
-		return fmt.Errorf("agent %d (%s): step %d: %d samples, %d settings for %d ports", i, r.Switch, r.Step, len(r.Samples), len(r.Chosen), len(r.Ports))
-	}
-	for _, p := range r.Ports {
-		if p < 0 || int(p) >= len(s.f.Ports) {
-			return fmt.Errorf("agent %d (%s): step %d: port %d is not in the fabric", i, r.Switch, r.Step, p)
-		}
+	if err := s.check(r); err != nil {
+		return fmt.Errorf("agent %d (%s): step %d: %w", i, r.Switch, r.Step, err)
 	}
 	s.reports[i] = append(s.reports[i], r)
 	s.signal()
+	if err := s.applyHostsLocked(ctx, r); err != nil {
+		return fmt.Errorf("agent %d (%s): step %d: %w", i, r.Switch, r.Step, err)
+	}
+	return nil
+}
+
+// check refuses a report that does not fit the fabric or the model.
+func (s *Shadow) check(r *Report) error {
+	if len(r.Samples) != len(r.Ports) || len(r.Chosen) > len(r.Ports) {
+		return fmt.Errorf("%d samples, %d settings for %d ports", len(r.Samples), len(r.Chosen), len(r.Ports))
+	}
+	for _, p := range r.Ports {
+		if p < 0 || int(p) >= len(s.f.Ports) {
+			return fmt.Errorf("port %d is not in the fabric", p)
+		}
+	}
+	if len(r.Hosts) == 0 && (s.hosts == nil || len(r.Chosen) == len(r.Ports)) {
+		return nil
+	}
+	if s.hosts == nil {
+		return fmt.Errorf("%d hosts' constants, but the run's model has no host head", len(r.Hosts))
+	}
+	rows := r.Ports[len(r.Chosen):]
+	if len(r.Hosts) != len(rows) {
+		return fmt.Errorf("%d hosts' constants for %d hosts", len(r.Hosts), len(rows))
+	}
+	for k, p := range rows {
+		if s.f.Nodes[s.f.Ports[p].Src].Switch {
+			return fmt.Errorf("port %d is not a host's NIC port", p)
+		}
+		if err := r.Hosts[k].Validate(); err != nil {
+			return fmt.Errorf("port %d: %w", p, err)
+		}
+	}
+	return nil
+}
+
+// applyHostsLocked puts the hosts' constants of report r in force (the
+// model's, or with r.Static the base ones) and times the hop. s.mu is
+// held.
+func (s *Shadow) applyHostsLocked(ctx context.Context, r *Report) error {
+	if len(r.Hosts) == 0 {
+		return nil
+	}
+	for k, p := range r.Ports[len(r.Chosen):] {
+		if r.Static {
+			s.applied[p] = s.base[p]
+		} else {
+			s.applied[p] = r.Hosts[k]
+		}
+	}
+	if err := s.hosts.SetDCQCN(ctx, s.applied); err != nil {
+		return fmt.Errorf("hosts' DCQCN: %w", err)
+	}
+	now := time.Now()
+	if r.DecidedNS > 0 {
+		s.hostDelay = append(s.hostDelay, now.Sub(time.Unix(0, r.DecidedNS)))
+	}
+	if r.ReportNS > 0 {
+		s.hopNS = append(s.hopNS, now.Sub(time.Unix(0, r.ReportNS)))
+	}
+	return nil
+}
+
+// HostsToBase puts the hosts of agent i (those of its last report) back on
+// the base constants: for an agent that ended before the run did, whose
+// switch goes back to the static settings.
+func (s *Shadow) HostsToBase(ctx context.Context, i int) error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	rs := s.reports[i]
+	if s.hosts == nil || len(rs) == 0 {
+		return nil
+	}
+	r := rs[len(rs)-1]
+	for _, p := range r.Ports[len(r.Chosen):] {
+		s.applied[p] = s.base[p]
+	}
+	if err := s.hosts.SetDCQCN(ctx, s.applied); err != nil {
+		return fmt.Errorf("agent %d (%s): hosts back on the base DCQCN constants: %w", i, r.Switch, err)
+	}
 	return nil
 }
 
@@ -77,9 +175,9 @@ func (s *Shadow) signal() {
 }
 
 // Feed reads agent i's reports, one JSON object a line, from rd until it
-// ends, then calls End. It returns the first malformed line's error
-// (after which it reads on and drops the rest).
-func (s *Shadow) Feed(i int, rd io.Reader) error {
+// ends, adding each (Add), then calls End. It returns the first malformed
+// line's error or Add's (after which it reads on and drops the rest).
+func (s *Shadow) Feed(ctx context.Context, i int, rd io.Reader) error {
 	defer s.End(i)
 	sc := bufio.NewScanner(rd)
 	sc.Buffer(make([]byte, 64<<10), 16<<20)
@@ -95,7 +193,7 @@ func (s *Shadow) Feed(i int, rd io.Reader) error {
 			first = fmt.Errorf("agent %d: report line %d: %w", i, line, err)
 			continue
 		}
-		first = s.Add(i, &r)
+		first = s.Add(ctx, i, &r)
 	}
 	if err := sc.Err(); err != nil && first == nil {
 		first = fmt.Errorf("agent %d: reports: %w", i, err)
@@ -147,7 +245,7 @@ func (s *Shadow) ReadTelemetry(ctx context.Context, dst []control.PortSample) er
 	if !got {
 		return fmt.Errorf("agent shadow: step %d: every agent has ended", j)
 	}
-	s.cur, s.pending = j, true
+	s.cur, s.pending, s.pendingHosts = j, true, true
 	return nil
 }
 
@@ -196,12 +294,42 @@ func (s *Shadow) SetECN(_ context.Context, ecn []control.ECN) (int, error) {
 	return written, nil
 }
 
+// SetDCQCN (controller.Hosts) compares hosts, the central step's hosts'
+// constants of the last read, with the leaves' choices of that step, and
+// counts the hosts that differ; it applies nothing (the leaves' choices
+// went to the hosts as their reports came). Calls that follow another
+// without a read between do nothing.
+func (s *Shadow) SetDCQCN(_ context.Context, hosts []control.HostParams) error {
+	if len(hosts) != len(s.f.Ports) {
+		return fmt.Errorf("agent shadow: %d hosts' constants for %d ports", len(hosts), len(s.f.Ports))
+	}
+	if !s.pendingHosts {
+		return nil
+	}
+	s.pendingHosts = false
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	for _, rs := range s.reports {
+		if len(rs) <= s.cur {
+			continue
+		}
+		r := rs[s.cur]
+		for k, h := range r.Hosts {
+			if hosts[r.Ports[len(r.Chosen)+k]] != h {
+				s.hostMismatches++
+			}
+		}
+	}
+	return nil
+}
+
 // Stats returns the agents' figures over every report so far, and the
 // mismatches over the steps the loop ran.
 func (s *Shadow) Stats() controller.AgentStats {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	st := controller.AgentStats{Processes: len(s.reports), Mismatches: s.mismatches}
+	st := controller.AgentStats{Processes: len(s.reports), Mismatches: s.mismatches, HostMismatches: s.hostMismatches,
+		HostDelay: slices.Clone(s.hostDelay), HostHop: slices.Clone(s.hopNS)}
 	for _, rs := range s.reports {
 		for _, r := range rs {
 			st.Steps++
@@ -268,4 +396,7 @@ func (s *Shadow) addTiming(st *controller.AgentStats) {
 	}
 }
 
-var _ controller.TimedFabric = (*Shadow)(nil)
+var (
+	_ controller.TimedFabric = (*Shadow)(nil)
+	_ controller.Hosts       = (*Shadow)(nil)
+)

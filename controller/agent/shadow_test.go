@@ -40,14 +40,14 @@ func shadowReport(f *topo.Fabric, n topo.NodeID, j uint32) *Report {
 func TestShadow(t *testing.T) {
 	f := defaultClos(t, nil)
 	sws := f.Switches()
-	s := NewShadow(f, len(sws))
+	s := NewShadow(f, len(sws), nil, nil)
 	dst := make([]control.PortSample, len(f.Ports))
 	ctx := t.Context()
 	if err := s.ReadTelemetry(ctx, dst); err != nil { // the first read opens the interval
 		t.Fatal(err)
 	}
 	for i, n := range sws[1:] {
-		if err := s.Add(i+1, shadowReport(f, n, 0)); err != nil {
+		if err := s.Add(ctx, i+1, shadowReport(f, n, 0)); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -99,9 +99,119 @@ func TestShadow(t *testing.T) {
 	} {
 		r := shadowReport(f, sws[1], 1)
 		tc.edit(r)
-		if err := s.Add(1, r); err == nil || !strings.Contains(err.Error(), tc.want) {
+		if err := s.Add(ctx, 1, r); err == nil || !strings.Contains(err.Error(), tc.want) {
 			t.Errorf("%s: %v, want an error with %q", tc.name, err, tc.want)
 		}
+	}
+}
+
+// hostReport is shadowReport with a host head: the hosts' constants
+// chosen are the default ones with AI = 1 Mbps × (port+1).
+func hostReport(f *topo.Fabric, n topo.NodeID, j uint32) *Report {
+	r := shadowReport(f, n, j)
+	for _, p := range r.Ports[len(r.Chosen):] {
+		h := control.DefaultHostParams()
+		h.AI = int64(p+1) * 1_000_000
+		r.Hosts = append(r.Hosts, h)
+	}
+	return r
+}
+
+// With a host head the shadow puts a leaf's hosts on its reported
+// constants as it takes the report (on the base ones with Static, and
+// after HostsToBase), counts the hosts whose central constants differ,
+// and refuses host constants that do not fit.
+func TestShadowHosts(t *testing.T) {
+	f := defaultClos(t, nil)
+	sws := f.Switches()
+	leaf := node(t, f, "leaf0")
+	li := slices.Index(sws, leaf)
+	b := base(f)
+	hosts := &fakeHosts{cur: base(f)}
+	s := NewShadow(f, len(sws), hosts, b)
+	ctx := t.Context()
+	dst := make([]control.PortSample, len(f.Ports))
+	if err := s.ReadTelemetry(ctx, dst); err != nil {
+		t.Fatal(err)
+	}
+	var r0 *Report
+	for i, n := range sws {
+		r := hostReport(f, n, 0)
+		if n == leaf {
+			r.DecidedNS, r.ReportNS, r0 = time.Now().Add(-time.Millisecond).UnixNano(), time.Now().UnixNano(), r
+		}
+		if err := s.Add(ctx, i, r); err != nil {
+			t.Fatal(err)
+		}
+	}
+	rows := r0.Ports[len(r0.Chosen):]
+	for k, p := range rows {
+		if got := hosts.get(p); got != r0.Hosts[k] {
+			t.Errorf("host port %d holds %+v after the report, want %+v", p, got, r0.Hosts[k])
+		}
+	}
+	if err := s.ReadTelemetry(ctx, dst); err != nil {
+		t.Fatal(err)
+	}
+	central := slices.Clone(hosts.cur)
+	central[rows[0]].HAI++
+	central[rows[1]].AI++
+	for range 2 { // the second call, without a read between, compares nothing
+		if err := s.SetDCQCN(ctx, central); err != nil {
+			t.Fatal(err)
+		}
+	}
+	st := s.Stats()
+	if st.HostMismatches != 2 {
+		t.Errorf("%d host mismatches, want 2", st.HostMismatches)
+	}
+	if len(st.HostDelay) != 1 || len(st.HostHop) != 1 || st.HostDelay[0] < time.Millisecond || st.HostHop[0] > st.HostDelay[0] {
+		t.Errorf("host delays %v, hops %v: want one each, the delay at least 1 ms and above the hop", st.HostDelay, st.HostHop)
+	}
+	static := hostReport(f, leaf, 1)
+	static.Static = true
+	if err := s.Add(ctx, li, static); err != nil {
+		t.Fatal(err)
+	}
+	for _, p := range rows {
+		if got := hosts.get(p); got != b[p] {
+			t.Errorf("host port %d of a static leaf holds %+v, want the base %+v", p, got, b[p])
+		}
+	}
+	if err := s.Add(ctx, li, hostReport(f, leaf, 2)); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.HostsToBase(ctx, li); err != nil {
+		t.Fatal(err)
+	}
+	for _, p := range rows {
+		if got := hosts.get(p); got != b[p] {
+			t.Errorf("host port %d after HostsToBase holds %+v, want the base %+v", p, got, b[p])
+		}
+	}
+	if other := hostReport(f, sws[li+1], 0).Ports[len(f.Out(sws[li+1]))]; hosts.get(other) == b[other] {
+		t.Errorf("host port %d of another leaf went back to the base constants too", other)
+	}
+
+	for _, tc := range []struct {
+		name string
+		edit func(*Report)
+		want string
+	}{
+		{"a host missing", func(r *Report) { r.Hosts = r.Hosts[1:] }, "5 hosts' constants for 6 hosts"},
+		{"no hosts", func(r *Report) { r.Hosts = nil }, "0 hosts' constants for 6 hosts"},
+		{"a switch port", func(r *Report) { r.Chosen = r.Chosen[1:]; r.Hosts = append(r.Hosts, r.Hosts[0]) }, "not a host's NIC port"},
+		{"out of range", func(r *Report) { r.Hosts[2].AI = 0 }, "additive increase"},
+	} {
+		r := hostReport(f, leaf, 3)
+		tc.edit(r)
+		if err := s.Add(ctx, li, r); err == nil || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("%s: %v, want an error with %q", tc.name, err, tc.want)
+		}
+	}
+	plain := NewShadow(f, 1, nil, nil)
+	if err := plain.Add(ctx, 0, hostReport(f, leaf, 0)); err == nil || !strings.Contains(err.Error(), "no host head") {
+		t.Errorf("hosts' constants without a host head: %v, want an error", err)
 	}
 }
 
@@ -119,8 +229,8 @@ func TestShadowFeed(t *testing.T) {
 		b.Write(line)
 		b.WriteByte('\n')
 	}
-	s := NewShadow(f, 1)
-	if err := s.Feed(0, strings.NewReader(b.String()+"{not json\n")); err == nil || !strings.Contains(err.Error(), "line 3") {
+	s := NewShadow(f, 1, nil, nil)
+	if err := s.Feed(t.Context(), 0, strings.NewReader(b.String()+"{not json\n")); err == nil || !strings.Contains(err.Error(), "line 3") {
 		t.Errorf("Feed: %v, want an error naming line 3", err)
 	}
 	if st := s.Stats(); st.Steps != 2 || !s.ended[0] {
@@ -142,20 +252,46 @@ func FuzzShadowFeed(f *testing.F) {
 	f.Add(string(line) + "\n")
 	f.Add(`{"step":0,"ports":[-1],"samples":[{}]}` + "\n")
 	f.Add(`{"step":0,"ports":[1,2],"samples":[{}],"chosen":[{},{},{}]}`)
+	line, err = json.Marshal(hostReport(fab, fab.Switches()[0], 0))
+	if err != nil {
+		f.Fatal(err)
+	}
+	f.Add(string(line) + "\n")
 	f.Fuzz(func(t *testing.T, in string) {
-		s := NewShadow(fab, 1)
-		s.Feed(0, strings.NewReader(in))
-		for _, r := range s.reports[0] {
-			if len(r.Samples) != len(r.Ports) || len(r.Chosen) > len(r.Ports) {
-				t.Fatalf("kept a report of %d ports, %d samples, %d settings", len(r.Ports), len(r.Samples), len(r.Chosen))
+		for _, hosts := range []*fakeHosts{nil, {cur: base(fab)}} {
+			s := NewShadow(fab, 1, nil, nil)
+			if hosts != nil {
+				s = NewShadow(fab, 1, hosts, base(fab))
 			}
-			for _, p := range r.Ports {
-				if p < 0 || int(p) >= len(fab.Ports) {
-					t.Fatalf("kept port %d", p)
+			s.Feed(t.Context(), 0, strings.NewReader(in))
+			for _, r := range s.reports[0] {
+				checkKept(t, fab, hosts != nil, r)
+			}
+			if hosts == nil {
+				continue
+			}
+			for _, p := range control.HostPorts(fab) {
+				if err := hosts.cur[p].Validate(); err != nil {
+					t.Fatalf("host port %d put on invalid constants: %v", p, err)
 				}
 			}
 		}
 	})
+}
+
+// checkKept fails unless report r, which a shadow kept, fits fabric f.
+func checkKept(t *testing.T, f *topo.Fabric, hostHead bool, r *Report) {
+	if len(r.Samples) != len(r.Ports) || len(r.Chosen) > len(r.Ports) {
+		t.Fatalf("kept a report of %d ports, %d samples, %d settings", len(r.Ports), len(r.Samples), len(r.Chosen))
+	}
+	for _, p := range r.Ports {
+		if p < 0 || int(p) >= len(f.Ports) {
+			t.Fatalf("kept port %d", p)
+		}
+	}
+	if !hostHead && len(r.Hosts) > 0 || hostHead && len(r.Hosts) != len(r.Ports)-len(r.Chosen) {
+		t.Fatalf("kept %d hosts' constants for %d host rows (host head %v)", len(r.Hosts), len(r.Ports)-len(r.Chosen), hostHead)
+	}
 }
 
 // Stats pairs each message's send with its receipt by step, round and
@@ -165,7 +301,7 @@ func FuzzShadowFeed(f *testing.F) {
 func TestShadowTiming(t *testing.T) {
 	f := defaultClos(t, nil)
 	sws := f.Switches()
-	s := NewShadow(f, 2)
+	s := NewShadow(f, 2, nil, nil)
 	a, b := shadowReport(f, sws[0], 0), shadowReport(f, sws[1], 0)
 	pa := f.Out(sws[0])[0]
 	a.StartNS, a.ReadNS, b.StartNS, b.ReadNS = 1, 2, 3, 4
@@ -178,7 +314,7 @@ func TestShadowTiming(t *testing.T) {
 		{Round: 1, Port: pa.Reverse(), At: 9000, NS: 60}, // never sent
 	}
 	for i, r := range []*Report{a, b} {
-		if err := s.Add(i, r); err != nil {
+		if err := s.Add(t.Context(), i, r); err != nil {
 			t.Fatal(err)
 		}
 	}

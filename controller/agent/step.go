@@ -11,6 +11,7 @@ import (
 	"graphcc/agentmsg"
 	"graphcc/control"
 	"graphcc/controller/lab"
+	"graphcc/gnn"
 	"graphcc/topo"
 )
 
@@ -132,8 +133,9 @@ func (r *agentRun) frame(j uint32, k int, from topo.PortID, h []float32) ([]byte
 }
 
 // decide turns the model's actions into the settings of the switch's
-// ports, recorded in rep, and sets what to apply: those, or the static
-// settings once MissLimit steps in a row had a message late.
+// ports and, with a host head, its hosts' DCQCN constants, recorded in
+// rep, and sets what to apply: those, or the static settings once
+// MissLimit steps in a row had a message late.
 func (r *agentRun) decide(rep *Report) {
 	m := r.c.Model
 	acts := r.ag.Actions()
@@ -142,6 +144,13 @@ func (r *agentRun) decide(rep *Report) {
 	for i, p := range view.Ports {
 		rep.Chosen[i] = m.ActionSet.Setting(acts[i], p.Rate)
 	}
+	if m.HostActions > 0 {
+		rep.Hosts = make([]control.HostParams, len(r.ag.Hosts()))
+		for j := range rep.Hosts {
+			rep.Hosts[j] = gnn.HostAction(acts[len(view.Ports)+j])
+		}
+	}
+	rep.DecidedNS = time.Now().UnixNano()
 	if rep.Late > 0 {
 		r.streak++
 	} else {
