@@ -416,7 +416,7 @@ func (ib *InBand) Settings(ecn []control.ECN, hosts []control.HostParams) {
 	for a, ag := range ib.ps.agents {
 		acts := ag.Actions()[ag.nOwn:]
 		for j, p := range ag.Hosts() {
-			h := hostActionTable[acts[j]]
+			h := ib.ps.m.HostTable.Action(acts[j])
 			if ib.agents[a].static {
 				h = ib.hostBase[p]
 			}

@@ -109,7 +109,8 @@ func switchEdges(f *topo.Fabric) int {
 // default deadline, every step's settings are the central policy's on the
 // same telemetry (the shadow's count and an independent check agree), on
 // the default Clos and with a failed link, with the shipped model and
-// with a host head (the hosts' constants too); every step sends K × the
+// with a host head on the grid and on a table of profiles (the hosts'
+// constants too); every step sends K × the
 // live directed switch-to-switch links' messages, none late.
 func TestInBandMatchesCentral(t *testing.T) {
 	shipped, err := EmbeddedModel()
@@ -118,6 +119,8 @@ func TestInBandMatchesCentral(t *testing.T) {
 	}
 	hostModel := NewModelShape(hostShape(), nnNewRand(21))
 	nnPerturbBiases(hostModel, 22)
+	profiles := profilesModel(t, DefaultShape(), 23)
+	nnPerturbBiases(profiles, 24)
 	for _, tc := range []struct {
 		name  string
 		m     *Model
@@ -127,6 +130,7 @@ func TestInBandMatchesCentral(t *testing.T) {
 		{"default", shipped, nnDefaultClos(t), 16},
 		{"leaf0-spine1 failed", shipped, agentFailedClos(t), 14},
 		{"host head", hostModel, nnDefaultClos(t), 16},
+		{"host head on profiles", profiles, nnDefaultClos(t), 16},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			res, c := inBandRunModel(t, tc.m, tc.f, InBandConfig{}, 0)

@@ -305,6 +305,7 @@ func TestAgentsMatchShadow(t *testing.T) {
 		{"leaf0-spine1 failed", []string{"leaf0-spine1"}, embedded},
 		{"host head", nil, hostHeadModel},
 		{"host head, leaf0-spine1 failed", []string{"leaf0-spine1"}, hostHeadModel},
+		{"host head on profiles", nil, profilesHeadModel},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			f := defaultClos(t, tc.fail)
@@ -346,6 +347,23 @@ func hostHeadModel(*testing.T) *gnn.Model {
 	s := gnn.DefaultShape()
 	s.HostActions = gnn.NumHostActions
 	return gnn.NewModelShape(s, rand.New(rand.NewPCG(3, 24)))
+}
+
+// profilesHeadModel is a GraphCC model of the default shape with a host
+// head on a table of four profiles, one outside the grid, its weights
+// drawn from a fixed seed.
+func profilesHeadModel(t *testing.T) *gnn.Model {
+	fast := gnn.HostAction(15)
+	fast.IncreaseInterval = fast.IncreaseInterval * 15 / 55 // a 15 µs timer: not in the grid
+	tab, err := gnn.NewHostTable([]control.HostParams{control.DefaultHostParams(), gnn.HostAction(15), gnn.HostAction(5), fast})
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := gnn.DefaultShape()
+	s.HostActions = tab.Len()
+	m := gnn.NewModelShape(s, rand.New(rand.NewPCG(3, 25)))
+	m.HostTable = tab
+	return m
 }
 
 // checkHostsMatch checks a run with a host head without a miss: no host

@@ -11,7 +11,6 @@ import (
 	"graphcc/agentmsg"
 	"graphcc/control"
 	"graphcc/controller/lab"
-	"graphcc/gnn"
 	"graphcc/topo"
 )
 
@@ -147,7 +146,7 @@ func (r *agentRun) decide(rep *Report) {
 	if m.HostActions > 0 {
 		rep.Hosts = make([]control.HostParams, len(r.ag.Hosts()))
 		for j := range rep.Hosts {
-			rep.Hosts[j] = gnn.HostAction(acts[len(view.Ports)+j])
+			rep.Hosts[j] = m.HostTable.Action(acts[len(view.Ports)+j])
 		}
 	}
 	rep.DecidedNS = time.Now().UnixNano()
