@@ -485,30 +485,7 @@ func TestTrainImitateHosts(t *testing.T) {
 	if f.HostActions != gnn.NumHostActions || f.Meta["hosts"] != "true" || f.Meta["teacher"] != teacher {
 		t.Fatalf("model file: host_actions %d, meta %v", f.HostActions, f.Meta)
 	}
-	if sim := run(t, "sim", "--scenario", "tiny", "--seed", "1001", "--policy", "graphcc:"+model); !strings.Contains(sim, "completed") {
-		t.Errorf("sim output %q", sim)
-	}
-	m, err := f.Model()
-	if err != nil {
-		t.Fatal(err)
-	}
-	sc, err := scenarioLookup("tiny")
-	if err != nil {
-		t.Fatal(err)
-	}
-	fab, flows, err := sc.Build(1001)
-	if err != nil {
-		t.Fatal(err)
-	}
-	p := &hostCount{g: gnn.NewGraphCC(m, fab, gnn.FeatureConfig{}), want: gnn.HostAction(15)}
-	defer p.g.Inference().Close()
-	if _, err := replay.Run(replay.Config{Fabric: fab, Flows: flows, Policy: p}); err != nil {
-		t.Fatal(err)
-	}
-	t.Logf("the teacher's host constants on %d of %d host-steps", p.right, p.all)
-	if p.all == 0 || p.right < p.all*8/10 {
-		t.Errorf("the teacher's host constants on %d of %d host-steps, want 80 %%", p.right, p.all)
-	}
+	checkHostsCopied(t, model, f, func(*gnn.Model) control.HostParams { return gnn.HostAction(15) })
 }
 
 // TestTrainHostProfiles trains a host head on the profiles of the tune
@@ -543,6 +520,14 @@ func TestTrainHostProfiles(t *testing.T) {
 	if f.HostActions != 2 || f.HostTable != gnn.HostProfilesID || !slices.Equal(f.HostProfiles, want) || f.Meta["host_actions"] != "tuned:"+tuned {
 		t.Fatalf("model file: host_actions %d, host_table %q, host_profiles %v, meta %v", f.HostActions, f.HostTable, f.HostProfiles, f.Meta)
 	}
+	checkHostsCopied(t, model, f, func(m *gnn.Model) control.HostParams { return m.HostTable.Action(1) })
+}
+
+// checkHostsCopied checks that sim runs the model file model (f, loaded)
+// on the tiny scenario, and that its greedy policy gives the hosts' NICs
+// the constants want(model) on at least 80 % of the host-steps.
+func checkHostsCopied(t *testing.T, model string, f *gnn.File, want func(*gnn.Model) control.HostParams) {
+	t.Helper()
 	if sim := run(t, "sim", "--scenario", "tiny", "--seed", "1001", "--policy", "graphcc:"+model); !strings.Contains(sim, "completed") {
 		t.Errorf("sim output %q", sim)
 	}
@@ -558,7 +543,7 @@ func TestTrainHostProfiles(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	p := &hostCount{g: gnn.NewGraphCC(m, fab, gnn.FeatureConfig{}), want: m.HostTable.Action(1)}
+	p := &hostCount{g: gnn.NewGraphCC(m, fab, gnn.FeatureConfig{}), want: want(m)}
 	defer p.g.Inference().Close()
 	if _, err := replay.Run(replay.Config{Fabric: fab, Flows: flows, Policy: p}); err != nil {
 		t.Fatal(err)
