@@ -83,20 +83,17 @@ var _ = [1]struct{}{}[(NumHostActions-1)>>8]
 // NearestHostAction(HostAction(a)) is a for every action a. It does not
 // allocate.
 func NearestHostAction(h control.HostParams) int {
-	v := hostLogs(h)
-	best, bestD := 0, math.Inf(1)
-	for a := range hostActionTable {
-		w := hostLogs(hostActionTable[a])
-		var d float64
-		for i := range v {
-			d += (v[i] - w[i]) * (v[i] - w[i])
-		}
-		if d < bestD-tieEps {
-			best, bestD = a, d
-		}
-	}
-	return best
+	return nearestLog(hostLogs(h), hostActionLogs)
 }
+
+// hostActionLogs holds hostLogs of every host action, by action.
+var hostActionLogs = func() [][5]float64 {
+	out := make([][5]float64, NumHostActions)
+	for a := range out {
+		out[a] = hostLogs(hostActionTable[a])
+	}
+	return out
+}()
 
 // tieEps is how much nearer an action must be than a lower one to win
 // (NearestHostAction): distances equal but for rounding are ties.
