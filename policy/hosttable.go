@@ -99,7 +99,10 @@ func scenarioFiles(dir string, scenarios []string) ([]string, error) {
 	names = slices.Compact(names)
 	files := make([]string, len(names))
 	for i, name := range names {
-		files[i] = filepath.Join(dir, name+TunedExt)
+		var err error
+		if files[i], err = tunedFile(dir, name); err != nil {
+			return nil, err
+		}
 		if _, err := os.Stat(files[i]); err != nil {
 			return nil, fmt.Errorf("tune results %s: scenario %s: %w", dir, name, err)
 		}

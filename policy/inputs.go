@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"path/filepath"
 	"runtime"
 
 	"graphcc/scenario"
@@ -58,10 +57,9 @@ func tunedInputs(args string) func(scenario.Scenario) (string, error) {
 	return func(sc scenario.Scenario) (string, error) {
 		path := args
 		if st, err := os.Stat(args); err == nil && st.IsDir() {
-			if filepath.Base(sc.Name) != sc.Name || sc.Name == "." || sc.Name == ".." || sc.Name == "" {
-				return "", fmt.Errorf("tuned:%s: scenario %q cannot name a file in it", args, sc.Name)
+			if path, err = tunedFile(args, sc.Name); err != nil {
+				return "", err
 			}
-			path = filepath.Join(args, sc.Name+TunedExt)
 		}
 		best, err := tunedBest(path)
 		if err != nil {

@@ -57,10 +57,10 @@ func (d *tunedDir) load(name string) (Factory, error) {
 
 // read reads scenario name's tune result file.
 func (d *tunedDir) read(name string) (Factory, error) {
-	if filepath.Base(name) != name || name == "." || name == ".." {
-		return nil, fmt.Errorf("tuned:%s: scenario %q cannot name a file in it", d.dir, name)
+	path, err := tunedFile(d.dir, name)
+	if err != nil {
+		return nil, err
 	}
-	path := filepath.Join(d.dir, name+TunedExt)
 	f, tunedOn, err := loadTuned(path)
 	switch {
 	case errors.Is(err, fs.ErrNotExist):
@@ -87,4 +87,13 @@ func (d *tunedDir) factory(f *topo.Fabric, sc scenario.Scenario, seed uint64) (c
 func (d *tunedDir) check(sc scenario.Scenario) error {
 	_, err := d.load(sc.Name)
 	return err
+}
+
+// tunedFile returns the tune result file of scenario name in directory
+// dir, DIR/NAME.json, or an error if name cannot name a file in it.
+func tunedFile(dir, name string) (string, error) {
+	if filepath.Base(name) != name || name == "." || name == ".." || name == "" {
+		return "", fmt.Errorf("tuned:%s: scenario %q cannot name a file in it", dir, name)
+	}
+	return filepath.Join(dir, name+TunedExt), nil
 }
