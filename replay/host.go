@@ -225,6 +225,13 @@ func (s *Sim) receive(pkp *packet) {
 				fl.lastNack = fl.rcvNxt
 				s.sendAck(pk.flow, kNack, pk.ce)
 			}
+		case len(s.events) > 0:
+			// A duplicate: HPCC's receiver ignores it, but with links
+			// failing an ACK can be lost with the data it acknowledges
+			// all in; the sender's timeout resends that data, and only a
+			// fresh ACK of it (as a RoCE responder sends for a
+			// duplicate) lets the flow finish.
+			s.sendAck(pk.flow, kAck, pk.ce)
 		}
 	case kAck, kNack:
 		if fl.done {

@@ -7,9 +7,22 @@ import (
 	"graphcc/topo"
 )
 
-// A LinkEvent is a switch-switch link failing or coming back during a run
-// (Config.LinkEvents). The fabric keeps every port: a link that fails has
-// its two ports go down, and routing changes around it.
+// describeEvent names e on fabric f, e.g. "leaf0-spine1 fails at 5ms".
+func describeEvent(e topo.LinkEvent, f *topo.Fabric) string {
+	name := fmt.Sprintf("link %d", e.Link)
+	if e.Link >= 0 && int(e.Link) < len(f.Links) {
+		name = f.Links[e.Link].Name
+	}
+	verb := "fails"
+	if e.Up {
+		verb = "comes back"
+	}
+	return fmt.Sprintf("%s %s at %s", name, verb, topo.FormatDuration(e.At))
+}
+
+// The simulator runs Config.LinkEvents keeping every port of the fabric: a
+// link that fails has its two ports go down, and routing changes around
+// it.
 //
 // At a failure, the packets in both ports' queues and on their wires are
 // dropped (Counters.LinkDrops; an agent message counts as lost), the PFC
@@ -24,24 +37,6 @@ import (
 // When a link comes back, flows in progress keep their routes (as switches
 // with resilient hashing keep their flows' next hops) and flows that start
 // from then on route over it again.
-type LinkEvent struct {
-	At   int64       // fabric time, ps
-	Link topo.LinkID // a link between two switches
-	Up   bool        // false: the link fails; true: it comes back
-}
-
-// describe names e on fabric f, e.g. "leaf0-spine1 fails at 5ms".
-func (e LinkEvent) describe(f *topo.Fabric) string {
-	name := fmt.Sprintf("link %d", e.Link)
-	if e.Link >= 0 && int(e.Link) < len(f.Links) {
-		name = f.Links[e.Link].Name
-	}
-	verb := "fails"
-	if e.Up {
-		verb = "comes back"
-	}
-	return fmt.Sprintf("%s %s at %s", name, verb, topo.FormatDuration(e.At))
-}
 
 // initLinkEvents sorts and checks Config.LinkEvents and computes the
 // routing after each event, one per distinct set of links down.
@@ -55,13 +50,13 @@ func (s *Sim) initLinkEvents() error {
 	}
 	s.rto = s.p.LossRTO
 	s.events = slices.Clone(s.cfg.LinkEvents)
-	slices.SortStableFunc(s.events, func(a, b LinkEvent) int { return cmpInt64(a.At, b.At) })
+	slices.SortStableFunc(s.events, func(a, b topo.LinkEvent) int { return cmpInt64(a.At, b.At) })
 	s.evRouting = make([]*topo.Routing, len(s.events))
 	downs := make([]bool, len(s.f.Links))
 	byKey := map[string]*topo.Routing{"": s.routing}
 	for k, e := range s.events {
 		if err := s.checkLinkEvent(e, downs); err != nil {
-			return fmt.Errorf("replay: link event %s: %w", e.describe(s.f), err)
+			return fmt.Errorf("replay: link event %s: %w", describeEvent(e, s.f), err)
 		}
 		downs[e.Link] = !e.Up
 		var ids []topo.LinkID
@@ -76,7 +71,7 @@ func (s *Sim) initLinkEvents() error {
 		if !ok {
 			var err error
 			if rt, err = s.f.RoutingWithout(ids); err != nil {
-				return fmt.Errorf("replay: link event %s: %w", e.describe(s.f), err)
+				return fmt.Errorf("replay: link event %s: %w", describeEvent(e, s.f), err)
 			}
 			byKey[key] = rt
 		}
@@ -96,7 +91,7 @@ func cmpInt64(x, y int64) int {
 }
 
 // checkLinkEvent checks event e given the links down before it.
-func (s *Sim) checkLinkEvent(e LinkEvent, downs []bool) error {
+func (s *Sim) checkLinkEvent(e topo.LinkEvent, downs []bool) error {
 	switch {
 	case e.At < 0:
 		return fmt.Errorf("negative time %d ps", e.At)

@@ -28,17 +28,17 @@ func TestLinkEventsRefused(t *testing.T) {
 	noRTO.LossRTO = 0
 	for _, tc := range []struct {
 		name   string
-		events []LinkEvent
+		events []topo.LinkEvent
 		params Params
 		want   string
 	}{
-		{"unknown link", []LinkEvent{{At: t0, Link: topo.LinkID(len(f.Links))}}, Params{}, "no link"},
-		{"host link", []LinkEvent{{At: t0, Link: link(t, f, "h0-leaf0")}}, Params{}, "h0-leaf0 fails at"},
-		{"failed twice", []LinkEvent{{At: t0, Link: l01}, {At: t0 + 1, Link: l01}}, Params{}, "already down"},
-		{"up while up", []LinkEvent{{At: t0, Link: l01, Up: true}}, Params{}, "the link is up"},
-		{"disconnects", []LinkEvent{{At: t0 + 5, Link: l00}, {At: t0, Link: l01}}, Params{}, "leaf0-spine0 fails at 2000000000005ps: failing leaf0-spine0, leaf0-spine1 disconnects h0"},
-		{"negative time", []LinkEvent{{At: -1, Link: l01}}, Params{}, "negative time"},
-		{"no loss timeout", []LinkEvent{{At: t0, Link: l01}}, noRTO, "loss timeout"},
+		{"unknown link", []topo.LinkEvent{{At: t0, Link: topo.LinkID(len(f.Links))}}, Params{}, "no link"},
+		{"host link", []topo.LinkEvent{{At: t0, Link: link(t, f, "h0-leaf0")}}, Params{}, "h0-leaf0 fails at"},
+		{"failed twice", []topo.LinkEvent{{At: t0, Link: l01}, {At: t0 + 1, Link: l01}}, Params{}, "already down"},
+		{"up while up", []topo.LinkEvent{{At: t0, Link: l01, Up: true}}, Params{}, "the link is up"},
+		{"disconnects", []topo.LinkEvent{{At: t0 + 5, Link: l00}, {At: t0, Link: l01}}, Params{}, "leaf0-spine0 fails at 2000000000005ps: failing leaf0-spine0, leaf0-spine1 disconnects h0"},
+		{"negative time", []topo.LinkEvent{{At: -1, Link: l01}}, Params{}, "negative time"},
+		{"no loss timeout", []topo.LinkEvent{{At: t0, Link: l01}}, noRTO, "loss timeout"},
 	} {
 		_, err := New(Config{Fabric: f, Flows: flows, Params: tc.params, LinkEvents: tc.events})
 		if err == nil || !strings.Contains(err.Error(), tc.want) {
@@ -80,12 +80,12 @@ func TestLinkFailsMidRun(t *testing.T) {
 	for _, tc := range []struct {
 		name   string
 		pfc    bool
-		events []LinkEvent
+		events []topo.LinkEvent
 	}{
-		{"fail pfc", true, []LinkEvent{{At: first + topo.Millisecond, Link: l}}},
-		{"fail no-pfc", false, []LinkEvent{{At: first + topo.Millisecond, Link: l}}},
-		{"fail and restore pfc", true, []LinkEvent{{At: first + 2*topo.Millisecond, Link: l, Up: true}, {At: first + topo.Millisecond, Link: l}}},
-		{"fail and restore no-pfc", false, []LinkEvent{{At: first + topo.Millisecond, Link: l}, {At: first + 2*topo.Millisecond, Link: l, Up: true}}},
+		{"fail pfc", true, []topo.LinkEvent{{At: first + topo.Millisecond, Link: l}}},
+		{"fail no-pfc", false, []topo.LinkEvent{{At: first + topo.Millisecond, Link: l}}},
+		{"fail and restore pfc", true, []topo.LinkEvent{{At: first + 2*topo.Millisecond, Link: l, Up: true}, {At: first + topo.Millisecond, Link: l}}},
+		{"fail and restore no-pfc", false, []topo.LinkEvent{{At: first + topo.Millisecond, Link: l}, {At: first + 2*topo.Millisecond, Link: l, Up: true}}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			p := DefaultParams()
@@ -122,7 +122,7 @@ func TestLinkRestoreRoutesNewFlows(t *testing.T) {
 	}
 	long := trace.Flow{Src: host(t, f, "h1"), Dst: host(t, f, "h23"), PG: trace.DefaultPG, DPort: trace.DPortBackground, Size: 5_000_000, Start: t0 + 900*topo.Microsecond}
 	flows = append(flows, long)
-	events := []LinkEvent{{At: t0 + 500*topo.Microsecond, Link: l}, {At: t0 + 1500*topo.Microsecond, Link: l, Up: true}}
+	events := []topo.LinkEvent{{At: t0 + 500*topo.Microsecond, Link: l}, {At: t0 + 1500*topo.Microsecond, Link: l, Up: true}}
 	uses := make(map[int64]int) // per start: flows whose data crossed l
 	var longPath []topo.PortID
 	r := mustRun(t, Config{Fabric: f, Flows: flows, LinkEvents: events, OnFinish: func(rec trace.FCT, path []topo.PortID) {
@@ -159,7 +159,7 @@ func TestLongFlowRerouted(t *testing.T) {
 		p := DefaultParams()
 		p.PFC = pfc
 		var got []topo.PortID
-		r := runWatching(t, Config{Fabric: f, Flows: flows, Params: p, LinkEvents: []LinkEvent{{At: t0 + 500*topo.Microsecond, Link: up}},
+		r := runWatching(t, Config{Fabric: f, Flows: flows, Params: p, LinkEvents: []topo.LinkEvent{{At: t0 + 500*topo.Microsecond, Link: up}},
 			OnFinish: func(_ trace.FCT, path []topo.PortID) { got = append(got, path...) }})
 		if len(r.FCT) != 1 {
 			t.Fatalf("pfc %v: the flow did not finish", pfc)
@@ -178,7 +178,7 @@ func TestLinkEventsDeterministic(t *testing.T) {
 	f := clos(t)
 	flows := genFlows(t, f, 9, 2*topo.Millisecond)
 	l := link(t, f, "leaf1-spine0")
-	cfg := Config{Fabric: f, Flows: flows, Seed: 9, LinkEvents: []LinkEvent{{At: flows[0].Start + 700*topo.Microsecond, Link: l}, {At: flows[0].Start + 1400*topo.Microsecond, Link: l, Up: true}}}
+	cfg := Config{Fabric: f, Flows: flows, Seed: 9, LinkEvents: []topo.LinkEvent{{At: flows[0].Start + 700*topo.Microsecond, Link: l}, {At: flows[0].Start + 1400*topo.Microsecond, Link: l, Up: true}}}
 	a, b := mustRun(t, cfg), mustRun(t, cfg)
 	if !bytes.Equal(fctText(t, a), fctText(t, b)) || !reflect.DeepEqual(a.Counters, b.Counters) {
 		t.Error("two runs with the same link events differ")
@@ -189,9 +189,9 @@ func TestLinkEventsDoNotAllocate(t *testing.T) {
 	f := clos(t)
 	flows := genFlows(t, f, 5, 5*topo.Millisecond)
 	l := link(t, f, "leaf2-spine1")
-	var events []LinkEvent
+	var events []topo.LinkEvent
 	for k := int64(0); k < 250; k++ { // down and up every 20 µs
-		events = append(events, LinkEvent{At: flows[0].Start + k*20*topo.Microsecond, Link: l, Up: k%2 == 1})
+		events = append(events, topo.LinkEvent{At: flows[0].Start + k*20*topo.Microsecond, Link: l, Up: k%2 == 1})
 	}
 	s, err := New(Config{Fabric: f, Flows: flows, Seed: 5, LinkEvents: events})
 	if err != nil {
@@ -232,7 +232,7 @@ func TestAgentMessagesOnFailedLinkLost(t *testing.T) {
 	l := link(t, f, "leaf0-spine1")
 	flows := incast(t, f, 4, 2_000_000)
 	ports := []topo.PortID{topo.PortID(2 * l), topo.PortID(2*l + 1)}
-	ticks := func(events []LinkEvent) (*Result, int) {
+	ticks := func(events []topo.LinkEvent) (*Result, int) {
 		e := &fireAgents{echoAgents{ports: ports, size: 100}}
 		r := mustRun(t, Config{Fabric: f, Flows: flows, Policy: e, LinkEvents: events})
 		return r, e.left
@@ -241,8 +241,30 @@ func TestAgentMessagesOnFailedLinkLost(t *testing.T) {
 	if all.Counters.MessagesLost != 0 || arrived == 0 {
 		t.Fatalf("no events: %d lost, %d arrived", all.Counters.MessagesLost, arrived)
 	}
-	r, got := ticks([]LinkEvent{{At: t0, Link: l}})
+	r, got := ticks([]topo.LinkEvent{{At: t0, Link: l}})
 	if got != 0 || r.Counters.MessagesLost == 0 {
 		t.Errorf("link down throughout: %d messages arrived, %d lost", got, r.Counters.MessagesLost)
+	}
+}
+
+// TestLostLastAckRecovered: one-packet flows whose ACKs cross a link when
+// it fails all finish: the sender's timeout resends the data, and the
+// receiver, which has it all, acknowledges the duplicate.
+func TestLostLastAckRecovered(t *testing.T) {
+	f := clos(t)
+	l := link(t, f, "leaf0-spine1")
+	var flows []trace.Flow
+	for k := range 400 {
+		flows = append(flows, trace.Flow{Src: host(t, f, "h"+itoa(18+k%6)), Dst: host(t, f, "h"+itoa(k%6)), PG: trace.DefaultPG,
+			DPort: trace.DPortBackground, Size: 500, Start: t0 + int64(k)*20*topo.Nanosecond})
+	}
+	for _, pfc := range []bool{true, false} {
+		p := DefaultParams()
+		p.PFC = pfc
+		r := mustRun(t, Config{Fabric: f, Flows: flows, Params: p, Until: t0 + 50*topo.Millisecond,
+			LinkEvents: []topo.LinkEvent{{At: t0 + 5*topo.Microsecond, Link: l}}})
+		if len(r.FCT) != len(flows) || r.Counters.Timeouts == 0 {
+			t.Errorf("pfc %v: %d of %d flows finished, %d timeouts; want all, after a timeout", pfc, len(r.FCT), len(flows), r.Counters.Timeouts)
+		}
 	}
 }

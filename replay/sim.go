@@ -72,8 +72,11 @@ type Config struct {
 	OnFinish func(rec trace.FCT, path []topo.PortID)
 	// LinkEvents are switch-switch links failing and coming back during
 	// the run, in any order (New sorts them by time, stably). The fabric
-	// keeps every port; see LinkEvent for what an event does.
-	LinkEvents []LinkEvent
+	// keeps every port: a link that fails drops what its ports hold and
+	// the flows crossing it are rerouted; one that comes back carries the
+	// flows that start from then on (docs/simulator.md, "Links that fail
+	// and come back during a run").
+	LinkEvents []topo.LinkEvent
 }
 
 // Counters are totals of one run, for the summary and for checks.
@@ -357,7 +360,7 @@ type Sim struct {
 
 	// link events: sorted, the next one, the routing after each, and the
 	// routing new flows take
-	events    []LinkEvent
+	events    []topo.LinkEvent
 	nextEv    int
 	evRouting []*topo.Routing
 	routing   *topo.Routing

@@ -70,3 +70,11 @@ func (f *Fabric) RoutingWithout(down []LinkID) (*Routing, error) {
 	}
 	return r, nil
 }
+
+// A LinkEvent is a link between two switches failing or coming back during
+// a simulation (replay.Config.LinkEvents, whose doc says what it does).
+type LinkEvent struct {
+	At   int64  // fabric time, ps
+	Link LinkID // a link between two switches
+	Up   bool   // false: the link fails; true: it comes back
+}
