@@ -361,6 +361,10 @@ func (e *evaluation) run(ctx context.Context, job int) error {
 	} else if policy, ecn, err = pol.New(f, sc, seed); err != nil {
 		return fmt.Errorf("scenario %s, seed %d: policy %s: %w", sc.Name, seed, pol.Name, err)
 	}
+	events, err := sc.LinkEvents(f)
+	if err != nil {
+		return fmt.Errorf("seed %d: %w", seed, err)
+	}
 	until := queueUntil(flows, sc.Gen.Duration)
 	var sc0 *scored
 	if len(e.c.Rewards) > 0 && pol.Run == nil {
@@ -369,7 +373,7 @@ func (e *evaluation) run(ctx context.Context, job int) error {
 	}
 	res, err := simulate(ctx, replay.Config{
 		Fabric: f, Flows: flows, Params: e.c.Params, Seed: seed,
-		ECN: ecn, Policy: policy, Interval: e.c.Interval, QueueUntil: until,
+		ECN: ecn, Policy: policy, Interval: e.c.Interval, QueueUntil: until, LinkEvents: events,
 	})
 	if err != nil {
 		return fmt.Errorf("scenario %s, seed %d, policy %s: %w", sc.Name, seed, pol.Name, err)

@@ -37,7 +37,11 @@ func TestbedPolicyEnv(log *slog.Logger, interval int64) policy.Env {
 
 // SimulateLikeTestbed runs policy np on the testbed's fabric f, scenario
 // sc and trace flows in TestbedParams, with a policy instance of its own.
+// It refuses a scenario with link events, which the testbed does not run.
 func SimulateLikeTestbed(ctx context.Context, np policy.Named, f *topo.Fabric, sc scenario.Scenario, flows []trace.Flow, interval int64, seed uint64) (*replay.Result, error) {
+	if len(sc.Events) > 0 {
+		return nil, fmt.Errorf("scenario %s: the testbed does not run link events (links failing during a run)", sc.Name)
+	}
 	pol, polECN, err := np.New(f, sc, seed)
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", np.Name, err)

@@ -35,6 +35,10 @@ type TrainConfig struct {
 	// each transition's own fabric. ACC's agents are Fabric's switch ports,
 	// bound by name (topo.Fabric.PortName).
 	Episode func(seed uint64) (*topo.Fabric, []trace.Flow, error)
+	// Events, if not nil, returns the links that fail and come back
+	// during episode seed, on f, Episode's fabric of that seed
+	// (replay.Config.LinkEvents; scenario.Scenario.LinkEvents).
+	Events func(seed uint64, f *topo.Fabric) ([]topo.LinkEvent, error)
 	// Fabric is the fabric the agents are of (see Episode); nil means the
 	// first episode's.
 	Fabric *topo.Fabric
@@ -156,6 +160,7 @@ type TrainConfig struct {
 type ValidateSet struct {
 	Name    string
 	Episode func(seed uint64) (*topo.Fabric, []trace.Flow, error)
+	Events  func(seed uint64, f *topo.Fabric) ([]topo.LinkEvent, error) // as TrainConfig.Events
 	Seeds   []uint64
 }
 
@@ -168,7 +173,15 @@ func (c *TrainConfig) validateSets() []ValidateSet {
 	if len(c.ValidateSeeds) == 0 {
 		return nil
 	}
-	return []ValidateSet{{Episode: c.Episode, Seeds: c.ValidateSeeds}}
+	return []ValidateSet{{Episode: c.Episode, Events: c.Events, Seeds: c.ValidateSeeds}}
+}
+
+// linkEvents returns events(seed, f), or none if events is nil.
+func linkEvents(events func(uint64, *topo.Fabric) ([]topo.LinkEvent, error), seed uint64, f *topo.Fabric) ([]topo.LinkEvent, error) {
+	if events == nil {
+		return nil, nil
+	}
+	return events(seed, f)
 }
 
 // DefaultTrainConfig returns the paper's training settings, those of the
@@ -982,7 +995,7 @@ func validate(ctx context.Context, c *TrainConfig, net qnet) (float64, []float64
 			sem <- struct{}{}
 			defer func() { <-sem }()
 			j := &jobs[i]
-			j.fct, j.err = validateRun(ctx, c, net, sets[j.set].Episode, j.seed)
+			j.fct, j.err = validateRun(ctx, c, net, &sets[j.set], j.seed)
 			if j.err != nil && sets[j.set].Name != "" {
 				j.err = fmt.Errorf("%s: %w", sets[j.set].Name, j.err)
 			}
@@ -1013,10 +1026,14 @@ func validate(ctx context.Context, c *TrainConfig, net qnet) (float64, []float64
 	return math.Exp(logSum / float64(len(sets))), by, nil
 }
 
-// validateRun runs the greedy policy of net on episode's trace of seed to
+// validateRun runs the greedy policy of net on set's episode of seed to
 // its end and returns the FCT records.
-func validateRun(ctx context.Context, c *TrainConfig, net qnet, episode func(uint64) (*topo.Fabric, []trace.Flow, error), seed uint64) ([]trace.FCT, error) {
-	f, flows, err := episode(seed)
+func validateRun(ctx context.Context, c *TrainConfig, net qnet, set *ValidateSet, seed uint64) ([]trace.FCT, error) {
+	f, flows, err := set.Episode(seed)
+	if err != nil {
+		return nil, fmt.Errorf("seed %d: %w", seed, err)
+	}
+	events, err := linkEvents(set.Events, seed, f)
 	if err != nil {
 		return nil, fmt.Errorf("seed %d: %w", seed, err)
 	}
@@ -1034,7 +1051,7 @@ func validateRun(ctx context.Context, c *TrainConfig, net qnet, episode func(uin
 		pol = a
 	}
 	out, err := replay.RunContext(ctx, replay.Config{
-		Fabric: f, Flows: flows, Params: c.Params, Seed: seed, Policy: pol, Interval: c.Interval,
+		Fabric: f, Flows: flows, Params: c.Params, Seed: seed, Policy: pol, Interval: c.Interval, LinkEvents: events,
 	})
 	if err != nil {
 		return nil, fmt.Errorf("seed %d: %w", seed, err)
@@ -1103,6 +1120,10 @@ func runEpisode(ctx context.Context, c *TrainConfig, net qnet, seed uint64, eps 
 	if err != nil {
 		return episodeOut{err: err}
 	}
+	events, err := linkEvents(c.Events, seed, f)
+	if err != nil {
+		return episodeOut{err: fmt.Errorf("seed %d: %w", seed, err)}
+	}
 	v, err := variantOf(f, ref)
 	if err != nil {
 		return episodeOut{err: fmt.Errorf("seed %d: %w", seed, err)}
@@ -1149,7 +1170,7 @@ func runEpisode(ctx context.Context, c *TrainConfig, net qnet, seed uint64, eps 
 	}
 	r, err := replay.RunContext(ctx, replay.Config{
 		Fabric: f, Flows: flows, Params: c.Params, Seed: seed, Policy: pol,
-		Interval: c.Interval, Until: trace.FirstStart(flows) + c.EpisodeTime, OnFinish: er.onFinish(),
+		Interval: c.Interval, Until: trace.FirstStart(flows) + c.EpisodeTime, OnFinish: er.onFinish(), LinkEvents: events,
 	})
 	if err != nil {
 		return episodeOut{err: err}

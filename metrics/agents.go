@@ -22,7 +22,8 @@ type AgentStats struct {
 	// the vector).
 	Messages     int64 `json:"agent_messages"`
 	MessageBytes int64 `json:"agent_message_bytes"`
-	// Lost are messages dropped by the simulator's seeded message loss.
+	// Lost are messages dropped by the simulator's seeded message loss,
+	// or with a link that failed (replay.Config.LinkEvents).
 	Lost int64 `json:"agent_messages_lost"`
 	// LateMessages are messages a round went without: lost, or not in by
 	// the round's deadline (each replaced by its port's last message,

@@ -17,6 +17,9 @@ import (
 
 // arrivals starts every flow whose time has come and arms the next arrival.
 func (s *Sim) arrivals() {
+	if s.nextEv < len(s.events) && s.events[s.nextEv].At <= s.now {
+		s.linkEvents() // a flow starting at an event's time routes on its state
+	}
 	flows := s.cfg.Flows
 	for s.next < len(s.order) && flows[s.order[s.next]].Start <= s.now {
 		s.startFlow(s.order[s.next])
@@ -38,8 +41,8 @@ func (s *Sim) startFlow(id int32) {
 		id: id, src: in.Src, dst: in.Dst, size: in.Size, start: in.Start,
 		sport: s.sports[id], dport: int32(in.DPort), lastNack: -1,
 	}
-	fl.fwd = ecmpRoute(s.f, s.ecmp, fwd, fl.src, fl.dst, fl.sport, fl.dport)
-	fl.rev = ecmpRoute(s.f, s.ecmp, rev, fl.dst, fl.src, fl.dport, fl.sport)
+	fl.fwd = ecmpRoute(s.f, s.routing, s.ecmp, fwd, fl.src, fl.dst, fl.sport, fl.dport)
+	fl.rev = ecmpRoute(s.f, s.routing, s.ecmp, rev, fl.dst, fl.src, fl.dport, fl.sport)
 	h := &s.hosts[fl.src]
 	fl.cc.Reset(&h.cc, s.ports[h.port].rate)
 	fl.nextAvail = s.now
@@ -103,6 +106,9 @@ func (s *Sim) nicSend(p topo.PortID) {
 	if pt.q.head >= 0 {
 		i := pt.q.pop(s.pkts)
 		pt.qBytes -= int64(s.pkts[i].size)
+		// an ACK leaves on its flow's current route: the host's own link
+		// never fails, so its hop 0 is the same on every generation
+		s.pkts[i].gen = s.flows[s.pkts[i].flow].revGen
 		s.transmit(p, i)
 		s.nicMore(p, h)
 		return
@@ -182,7 +188,7 @@ func (s *Sim) sendData(p topo.PortID, fi int32) {
 	size := payload + int64(s.p.Header)
 	i := s.alloc(fi)
 	s.pkts[i] = packet{next: -1, flow: fi, kind: kData, size: int32(size), payload: int32(payload), seq: fl.sndNxt,
-		start: control.IsFlowStart(fl.sndNxt / int64(s.p.Payload))}
+		gen: fl.fwdGen, start: control.IsFlowStart(fl.sndNxt / int64(s.p.Payload))}
 	fl.sndNxt += payload
 	s.c.SentPayload += payload
 	s.c.DataPackets++
@@ -219,6 +225,13 @@ func (s *Sim) receive(pkp *packet) {
 				fl.lastNack = fl.rcvNxt
 				s.sendAck(pk.flow, kNack, pk.ce)
 			}
+		case len(s.events) > 0:
+			// A duplicate: HPCC's receiver ignores it, but with links
+			// failing an ACK can be lost with the data it acknowledges
+			// all in; the sender's timeout resends that data, and only a
+			// fresh ACK of it (as a RoCE responder sends for a
+			// duplicate) lets the flow finish.
+			s.sendAck(pk.flow, kAck, pk.ce)
 		}
 	case kAck, kNack:
 		if fl.done {

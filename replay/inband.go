@@ -71,6 +71,10 @@ func (n *simNet) Now() int64 { return n.now }
 // Send queues an agent message on switch port from's priority queue.
 func (n *simNet) Send(from topo.PortID, bytes int, tag int32, step uint32) {
 	s := (*Sim)(n)
+	if s.ports[from].down {
+		s.c.MessagesLost++ // on a link that failed
+		return
+	}
 	i := s.alloc(-1)
 	s.pkts[i] = packet{next: -1, flow: -1, kind: kMsg, size: int32(bytes), hop: tag, seq: int64(step)}
 	s.ports[from].ack.push(s.pkts, i)

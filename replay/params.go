@@ -78,12 +78,13 @@ type Params struct {
 	// expected sequence number, ps (HPCC's NACK interval, 500 µs).
 	NackInterval int64
 
-	// LossRTO is the retransmission timeout used only when PFC is off, ps.
-	// HPCC's NIC has none: it relies on PFC and on NACKs, which only a later
-	// packet of the same flow can trigger, so a flow whose last packets are
-	// all dropped would never finish. With PFC off, a sender that has data in
-	// flight and has seen no new ACK for LossRTO goes back to its last
-	// acknowledged byte. 0 disables it.
+	// LossRTO is the retransmission timeout used when PFC is off or links
+	// fail during the run (Config.LinkEvents), ps. HPCC's NIC has none: it
+	// relies on PFC and on NACKs, which only a later packet of the same
+	// flow can trigger, so a flow whose last packets are all dropped would
+	// never finish. Then a sender that has data in flight and has seen no
+	// new ACK for LossRTO goes back to its last acknowledged byte. 0
+	// disables it, and a run with link events refuses it.
 	LossRTO int64
 
 	// DCQCN holds the reaction-point constants for a 25 Gbps NIC. The

@@ -70,6 +70,13 @@ type Config struct {
 	// ports its data crossed, from its sender's NIC to the last switch's
 	// port to the receiver (valid only during the call).
 	OnFinish func(rec trace.FCT, path []topo.PortID)
+	// LinkEvents are switch-switch links failing and coming back during
+	// the run, in any order (New sorts them by time, stably). The fabric
+	// keeps every port: a link that fails drops what its ports hold and
+	// the flows crossing it are rerouted; one that comes back carries the
+	// flows that start from then on (docs/simulator.md, "Links that fail
+	// and come back during a run").
+	LinkEvents []topo.LinkEvent
 }
 
 // Counters are totals of one run, for the summary and for checks.
@@ -83,8 +90,11 @@ type Counters struct {
 	SentPayload    int64 // payload bytes transmitted by senders, retransmissions included
 	DeliverPayload int64 // payload bytes accepted in order by receivers
 	Retransmits    int64 // NACKs that made a sender go back
-	Timeouts       int64 // loss timeouts that made a sender go back (PFC off only)
-	MessagesLost   int64 // agent messages lost (Config.MessageLoss)
+	Timeouts       int64 // loss timeouts that made a sender go back (PFC off, or with link events)
+	MessagesLost   int64 // agent messages lost (Config.MessageLoss, or on a link that failed)
+	LinkDrops      int64 // packets dropped from the queues and wires of a link that failed (in Drops)
+	StaleDrops     int64 // packets of a rerouted flow dropped at their next switch (in Drops)
+	Reroutes       int64 // flows in progress rerouted by a link failing
 }
 
 // Result is what a run produced.
@@ -145,8 +155,9 @@ type packet struct {
 	in      topo.PortID // ingress port at the current switch (MMU accounting)
 	size    int32       // bytes on the wire
 	payload int32
-	hop     int32 // index of the port it is on in its route
-	seq     int64 // data: first payload byte; ack: next expected byte
+	hop     int32  // index of the port it is on in its route
+	seq     int64  // data: first payload byte; ack: next expected byte
+	gen     uint16 // its flow's route generation (flowState.fwdGen, revGen) when it left its host
 	kind    uint8
 	ce      bool
 	cnp     bool
@@ -232,6 +243,7 @@ type port struct {
 	dstSwitch bool
 	freeAt    int64 // end of the current serialization; busy while > now
 	paused    bool  // data class paused by PFC from dst
+	down      bool  // its link has failed (Config.LinkEvents): nothing is sent
 
 	q      fifo // data queue (at a host: the ACK queue)
 	ack    fifo // switch ports with Params.AckHighPriority: ACKs and NACKs
@@ -288,6 +300,8 @@ type flowState struct {
 	nackAt       int64
 	progress     int64         // last time sndUna advanced (or the start)
 	fwd, rev     []topo.PortID // routes of data and of ACKs, kept with the slot
+	fwdGen       uint16        // generations of fwd and rev: each reroute adds one
+	revGen       uint16
 	done         bool
 	active       bool // in its host's list of queue pairs (hostState.active)
 	cc           dcqcn.Sender
@@ -339,20 +353,28 @@ type Sim struct {
 	warnings []string
 	finished bool
 	wall     time.Time
-	rto      int64 // LossRTO when PFC is off, else 0
+	rto      int64 // LossRTO when PFC is off or links fail, else 0
 	until    int64 // Config.Until, or the end of time
 
 	nPorts int32
+
+	// link events: sorted, the next one, the routing after each, and the
+	// routing new flows take
+	events    []topo.LinkEvent
+	nextEv    int
+	evRouting []*topo.Routing
+	routing   *topo.Routing
 }
 
 // Event sources: ports, links, the arrivals, the clock, the agents' timer
-// (InBand), then flow slots.
+// (InBand), the link events, then flow slots.
 func (s *Sim) portSrc(p topo.PortID) int32 { return int32(p) }
 func (s *Sim) linkSrc(p topo.PortID) int32 { return s.nPorts + int32(p) }
 func (s *Sim) arrivalSrc() int32           { return 2 * s.nPorts }
 func (s *Sim) tickSrc() int32              { return 2*s.nPorts + 1 }
 func (s *Sim) agentSrc() int32             { return 2*s.nPorts + 2 }
-func (s *Sim) flowSrc(slot int32) int32    { return 2*s.nPorts + 3 + slot }
+func (s *Sim) linkEvSrc() int32            { return 2*s.nPorts + 3 }
+func (s *Sim) flowSrc(slot int32) int32    { return 2*s.nPorts + 4 + slot }
 
 // EffectiveParams checks that cfg has a fabric and returns the hardware
 // constants a run of cfg uses: cfg.Params, or DefaultParams for the zero
@@ -426,6 +448,9 @@ func New(cfg Config) (*Sim, error) {
 	if err := s.buildFlows(); err != nil {
 		return nil, err
 	}
+	if err := s.initLinkEvents(); err != nil {
+		return nil, err
+	}
 	s.agents = f.Agents()
 	s.tel = control.Telemetry{Interval: s.interval, Ports: make([]control.PortSample, len(f.Ports))}
 	if _, ok := control.HostDeciderOf(cfg.Policy); ok {
@@ -445,10 +470,13 @@ func New(cfg Config) (*Sim, error) {
 	if err := s.initInBand(); err != nil {
 		return nil, err
 	}
-	s.q.init(int(2*s.nPorts+3), int(s.nPorts))
+	s.q.init(int(2*s.nPorts+4), int(s.nPorts))
 	if len(s.order) > 0 {
 		s.firstAt = cfg.Flows[s.order[0]].Start
 		s.now = s.firstAt
+		if len(s.events) > 0 {
+			s.q.schedule(s.linkEvSrc(), max(s.events[0].At, s.now))
+		}
 		s.q.schedule(s.arrivalSrc(), s.firstAt)
 		s.q.schedule(s.tickSrc(), s.firstAt+s.interval)
 	}
@@ -557,6 +585,7 @@ func (s *Sim) setECN(p topo.PortID, e control.ECN) error {
 // flows take the simulator's paths.
 type Router struct {
 	f      *topo.Fabric
+	rt     *topo.Routing
 	flows  []trace.Flow
 	seeds  []uint32
 	sports []int32
@@ -571,14 +600,14 @@ func NewRouter(cfg *Config) (*Router, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &Router{f: cfg.Fabric, flows: cfg.Flows, seeds: ecmpSeeds(cfg.Fabric, cfg.ECMPSeed), sports: sports}, nil
+	return &Router{f: cfg.Fabric, rt: cfg.Fabric.Routing(), flows: cfg.Flows, seeds: ecmpSeeds(cfg.Fabric, cfg.ECMPSeed), sports: sports}, nil
 }
 
 // Route appends to r the ports of the path of flow i of the config (its
 // index in Config.Flows), from source to destination, and returns it.
 func (rt *Router) Route(r []topo.PortID, i int) []topo.PortID {
 	fl := rt.flows[i]
-	return ecmpRoute(rt.f, rt.seeds, r, fl.Src, fl.Dst, rt.sports[i], int32(fl.DPort))
+	return ecmpRoute(rt.f, rt.rt, rt.seeds, r, fl.Src, fl.Dst, rt.sports[i], int32(fl.DPort))
 }
 
 // SourcePort returns the source port of flow i of the config: HPCC numbers
@@ -679,12 +708,13 @@ func ecmpSeeds(f *topo.Fabric, perturb uint32) []uint32 {
 	return seeds
 }
 
-// ecmpRoute appends to r the ECMP path through f of a packet from src to
-// dst with the given ports, each switch hashing with its seed of seeds.
-func ecmpRoute(f *topo.Fabric, seeds []uint32, r []topo.PortID, src, dst topo.NodeID, sport, dport int32) []topo.PortID {
+// ecmpRoute appends to r the ECMP path through f, routed by rt (f's
+// routing in some state of its links), of a packet from src to dst with the
+// given ports, each switch hashing with its seed of seeds.
+func ecmpRoute(f *topo.Fabric, rt *topo.Routing, seeds []uint32, r []topo.PortID, src, dst topo.NodeID, sport, dport int32) []topo.PortID {
 	k0, k1, k2 := nodeIP(src), nodeIP(dst), uint32(sport)&0xffff|uint32(dport)<<16
 	for at := src; at != dst; {
-		hops := f.NextHops(at, dst)
+		hops := rt.NextHops(at, dst)
 		pick := hops[0]
 		if len(hops) > 1 {
 			pick = hops[ecmpHash(k0, k1, k2, seeds[at])%uint32(len(hops))]
@@ -720,8 +750,10 @@ func (s *Sim) Step() bool {
 		s.tick()
 	case src == s.agentSrc():
 		s.agentWake()
+	case src == s.linkEvSrc():
+		s.linkEvents()
 	default:
-		s.flowTimer(src - 2*s.nPorts - 3)
+		s.flowTimer(src - 2*s.nPorts - 4)
 	}
 	return true
 }

@@ -14,6 +14,12 @@ func (s *Sim) forward(in topo.PortID, i int32) {
 	fl := &s.flows[pk.flow]
 	pk.hop++
 	data, start := pk.kind == kData, pk.start
+	if len(s.events) > 0 && s.stale(pk, fl) {
+		s.c.Drops++
+		s.c.StaleDrops++
+		s.release(i)
+		return
+	}
 	var out topo.PortID
 	if data {
 		out = fl.fwd[pk.hop]
@@ -64,6 +70,9 @@ func (s *Sim) forwardAck(out topo.PortID, i int32) {
 // woken when it is free; a port left with nothing to send gets no event.
 func (s *Sim) switchSend(p topo.PortID) {
 	pt := &s.ports[p]
+	if pt.down {
+		return
+	}
 	if pt.freeAt > s.now {
 		s.wake(p)
 		return
@@ -202,6 +211,9 @@ func (s *Sim) checkResume(sw *switchState, inPort topo.PortID) {
 
 // sendPFC queues a PFC frame on switch port p, ahead of all data.
 func (s *Sim) sendPFC(p topo.PortID, kind uint8) {
+	if s.ports[p].down {
+		return // the link failed: the frame's receiver is unpaused
+	}
 	i := s.alloc(-1)
 	s.pkts[i] = packet{next: -1, flow: -1, kind: kind, size: int32(s.p.PFCSize)}
 	s.ports[p].ctl.push(s.pkts, i)

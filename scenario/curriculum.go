@@ -99,3 +99,9 @@ func (c *Curriculum) Pick(seed uint64) Scenario {
 func (c *Curriculum) Build(seed uint64) (*topo.Fabric, []trace.Flow, error) {
 	return c.Pick(seed).Build(seed)
 }
+
+// LinkEvents returns the link events of episode seed on f, its fabric
+// (Build): those of Pick(seed).
+func (c *Curriculum) LinkEvents(seed uint64, f *topo.Fabric) ([]topo.LinkEvent, error) {
+	return c.Pick(seed).LinkEvents(f)
+}

@@ -34,7 +34,15 @@ type Record struct {
 	StartPs        int64         `json:"start_ps"`
 	Incast         IncastRecord  `json:"incast"`
 	Phases         []PhaseRecord `json:"phases,omitempty"`
+	Events         []EventRecord `json:"events,omitempty"`
 	HeldOut        bool          `json:"held_out,omitempty"`
+}
+
+// EventRecord is an Event in a Record.
+type EventRecord struct {
+	AtPs int64  `json:"at_ps"`
+	Link string `json:"link"`
+	Up   bool   `json:"up,omitempty"`
 }
 
 // CDFRecord is a workload.CDF in a Record.
@@ -89,6 +97,9 @@ func NewRecord(s Scenario) (Record, error) {
 	for _, p := range s.Gen.Phases {
 		r.Phases = append(r.Phases, PhaseRecord{DurationPs: p.Duration, Workload: cdfRecord(p.Workload), Load: p.Load, Incast: IncastRecord(p.Incast)})
 	}
+	for _, e := range s.Events {
+		r.Events = append(r.Events, EventRecord{AtPs: e.At, Link: e.Link, Up: e.Up})
+	}
 	return r, nil
 }
 
@@ -138,6 +149,9 @@ func (r Record) Scenario() (Scenario, error) {
 	}
 	for _, p := range r.Phases {
 		s.Gen.Phases = append(s.Gen.Phases, workload.Phase{Duration: p.DurationPs, Workload: p.Workload.cdf(), Load: p.Load, Incast: workload.IncastConfig(p.Incast)})
+	}
+	for _, e := range r.Events {
+		s.Events = append(s.Events, Event{At: e.AtPs, Link: e.Link, Up: e.Up})
 	}
 	return s, nil
 }

@@ -17,9 +17,10 @@ func TestRecordFields(t *testing.T) {
 		typ  reflect.Type
 		want int
 	}{
-		{reflect.TypeFor[Scenario](), 9},
+		{reflect.TypeFor[Scenario](), 10},
 		{reflect.TypeFor[Scenario]().Field(7).Type, 7}, // Gen: Seed is not recorded
 		{reflect.TypeFor[PhaseRecord](), 4},
+		{reflect.TypeFor[Event](), 3},
 	} {
 		if got := tc.typ.NumField(); got != tc.want {
 			t.Errorf("%v has %d fields, Record knows %d: record the new ones (and update this test)", tc.typ, got, tc.want)
@@ -40,6 +41,7 @@ func TestRecordRoundTrip(t *testing.T) {
 	onTopo.Name, onTopo.Topology, onTopo.TopologyName, onTopo.Clos = "on-topo", fab, "t.txt", topo.ClosConfig{}
 	failing := Default()
 	failing.Name, failing.Fail, failing.FailRandom, failing.HeldOut = "failing", []string{"leaf0-spine1"}, 2, true
+	failing.Events = []Event{{At: 5 * topo.Millisecond, Link: "leaf1-spine0"}, {At: 15 * topo.Millisecond, Link: "leaf1-spine0", Up: true}}
 	for _, s := range append(Suite(), onTopo, failing) {
 		t.Run(s.Name, func(t *testing.T) {
 			r, err := NewRecord(s)

@@ -36,6 +36,10 @@ type Scenario struct {
 	// Gen is the traffic; its Seed is ignored (Build sets it). With
 	// Gen.Phases the traffic is phased: the phases one after another.
 	Gen workload.GenConfig
+	// Events are links failing and coming back during every run, in time
+	// order (see LinkEvents). The links are named on the fabric after
+	// Fail (and FailRandom, per seed).
+	Events []Event
 	// HeldOut marks a scenario kept out of every training set (graphcc
 	// train refuses it, CheckTraining): it checks a learned policy on
 	// traffic it has never seen.
@@ -172,6 +176,9 @@ func (s Scenario) Describe() string {
 	}
 	if s.FailRandom > 0 {
 		fails = append(fails, fmt.Sprintf("%d random leaf-spine link failure(s) per seed", s.FailRandom))
+	}
+	if len(s.Events) > 0 {
+		fails = append(fails, describeEvents(s.Events))
 	}
 	if len(fails) > 0 {
 		what += " (" + strings.Join(fails, ", ") + ")"

@@ -47,8 +47,14 @@ import (
 // it has none). A phase needs a duration; its workload, load and incast
 // default to the scenario's (an incast mapping's fields to the scenario's
 // incast, or DefaultIncast), and a phased scenario's duration is its
-// phases' total. A phase's fabric event is refused: not supported yet. Sizes take B, KB, MB, GB (powers of 1000) or KiB, MiB, GiB;
-// rates and times topo.ParseRate's and topo.ParseDelay's units.
+// phases' total. Links may fail and come back during the runs (Scenario.Events):
+//
+//	    events: [{at: 5ms, fail: leaf0-spine1}, {at: 15ms, restore: leaf0-spine1}]
+//
+// on a scenario, at from the start of its arrival window, or on a phase,
+// at (default 0) from the phase's start and under its duration. Sizes
+// take B, KB, MB, GB (powers of 1000) or KiB, MiB, GiB; rates and times
+// topo.ParseRate's and topo.ParseDelay's units.
 
 // Load reads the scenario file at path (see Read);
 // workload files are found relative to its directory.
@@ -213,10 +219,13 @@ func (p *scenarioParser) scenario(n *yaml.Node) (Scenario, error) {
 		baseIncast = workload.DefaultIncast()
 	}
 	s.Description = ""
+	var evs []eventAt
 	err = p.fields(n, func(key string, v *yaml.Node) error {
 		var err error
 		switch key {
 		case "base", "phases": // base first, phases last (resolvePhases)
+		case "events":
+			evs, err = p.events(v, "events", 0, 0)
 		case "name":
 			if s.Name, err = scalarString(v); err == nil {
 				err = checkScenarioName(s.Name)
@@ -245,14 +254,15 @@ func (p *scenarioParser) scenario(n *yaml.Node) (Scenario, error) {
 				err = fmt.Errorf("%d is negative", s.FailRandom)
 			}
 		default:
-			err = errors.New("unknown field (want name, description, base, workload, load, duration, incast, phases, clos, topology, fail, fail_random)")
+			err = errors.New("unknown field (want name, description, base, workload, load, duration, incast, phases, events, clos, topology, fail, fail_random)")
 		}
 		return err
 	})
 	if err != nil {
 		return Scenario{}, err
 	}
-	if err := p.resolvePhases(n, &s); err != nil {
+	phaseEvs, err := p.resolvePhases(n, &s)
+	if err != nil {
 		return Scenario{}, err
 	}
 	if !has(n, "name") {
@@ -271,13 +281,15 @@ func (p *scenarioParser) scenario(n *yaml.Node) (Scenario, error) {
 		}
 		return Scenario{}, p.errorf(n, "", fmt.Errorf("scenario %s: %w", s.Name, err))
 	}
+	if err := p.resolveEvents(n, &s, append(evs, phaseEvs...)); err != nil {
+		return Scenario{}, err
+	}
 	return s, nil
 }
 
-// errEvent refuses a phase's fabric event: the simulator routes every flow
-// once, when it starts, on a fabric fixed for the run.
-var errEvent = errors.New("fabric events (a link failing or coming back during a run) are not supported yet: " +
-	"a run's failed links are fixed when it starts (fail, fail_random); see docs/formats.md, \"Scenario files\"")
+// errEvent refuses a phase's event key: a phase's fabric events are a list,
+// events.
+var errEvent = errors.New("a phase's link events are a list: events: [{at: 2ms, fail: leaf0-spine1}, {at: 6ms, restore: leaf0-spine1}]")
 
 // has reports whether mapping n has the key k.
 func has(n *yaml.Node, k string) bool {
@@ -286,57 +298,66 @@ func has(n *yaml.Node, k string) bool {
 }
 
 // resolvePhases gives scenario s, of mapping n, the phases of n's list, if
-// it has one. A phase inherits every field but duration from the scenario
-// (after n's own fields); the phases replace a phased base's, and n may
-// not set its base's traffic fields without them.
-func (p *scenarioParser) resolvePhases(n *yaml.Node, s *Scenario) error {
+// it has one, and returns their events. A phase inherits every field but
+// duration from the scenario (after n's own fields); the phases replace a
+// phased base's, and n may not set its base's traffic fields without them.
+func (p *scenarioParser) resolvePhases(n *yaml.Node, s *Scenario) ([]eventAt, error) {
 	key, list := mapEntry(n, "phases")
 	if key == nil {
 		traffic := slices.ContainsFunc([]string{"workload", "load", "duration", "incast"}, func(k string) bool { return has(n, k) })
 		if len(s.Gen.Phases) > 0 && traffic {
-			return p.errorf(n, "phases", errors.New("the base scenario is phased, so workload, load, duration and incast are per phase: give phases (they replace the base's)"))
+			return nil, p.errorf(n, "phases", errors.New("the base scenario is phased, so workload, load, duration and incast are per phase: give phases (they replace the base's)"))
 		}
-		return nil
+		return nil, nil
 	}
 	if dk, _ := mapEntry(n, "duration"); dk != nil {
-		return p.errorf(dk, "duration", errors.New("a phased scenario lasts its phases: give each phase a duration, not the scenario"))
+		return nil, p.errorf(dk, "duration", errors.New("a phased scenario lasts its phases: give each phase a duration, not the scenario"))
 	}
 	def := workload.Phase{Workload: s.Gen.Workload, Load: s.Gen.Load, Incast: s.Gen.Incast}
-	phases, err := p.phases(list, def)
+	phases, evs, err := p.phases(list, def)
 	if err != nil {
-		return p.errorf(key, "phases", err)
+		return nil, p.errorf(key, "phases", err)
 	}
 	s.Gen.Phases = phases
 	s.Gen.Duration = workload.PhasesDuration(phases) // -1 on overflow, which Check refuses
 	s.HeldOut = false                                // the file's own traffic
-	return nil
+	return evs, nil
 }
 
-// phases parses a list of phases over def.
-func (p *scenarioParser) phases(n *yaml.Node, def workload.Phase) ([]workload.Phase, error) {
+// phases parses a list of phases over def, and their events, timed from
+// the start of the first phase.
+func (p *scenarioParser) phases(n *yaml.Node, def workload.Phase) ([]workload.Phase, []eventAt, error) {
 	if n.Kind != yaml.SequenceNode || len(n.Content) == 0 {
-		return nil, errors.New("want a list of phases, each a mapping with a duration")
+		return nil, nil, errors.New("want a list of phases, each a mapping with a duration")
 	}
 	if len(n.Content) > workload.MaxPhases {
-		return nil, fmt.Errorf("%d phases, want at most %d", len(n.Content), workload.MaxPhases)
+		return nil, nil, fmt.Errorf("%d phases, want at most %d", len(n.Content), workload.MaxPhases)
 	}
 	out := make([]workload.Phase, 0, len(n.Content))
+	var evs []eventAt
+	start := int64(0)
 	for i, e := range n.Content {
-		ph, err := p.phase(e, def)
+		ph, pe, err := p.phase(e, def, start, fmt.Sprintf("phases[%d].", i))
 		if err != nil {
-			return nil, p.errorf(e, fmt.Sprintf("[%d]", i), err)
+			return nil, nil, p.errorf(e, fmt.Sprintf("[%d]", i), err)
 		}
 		out = append(out, ph)
+		evs = append(evs, pe...)
+		start = workload.PhasesDuration(out)
+		if start < 0 {
+			start = 0 // an overflow, which Check refuses
+		}
 	}
-	return out, nil
+	return out, evs, nil
 }
 
 // phase parses one phase mapping over def: duration is required, and
 // workload, load and incast default to def's (an incast mapping's fields
-// to def's incast, or DefaultIncast if it has none).
-func (p *scenarioParser) phase(n *yaml.Node, def workload.Phase) (workload.Phase, error) {
+// to def's incast, or DefaultIncast if it has none). Its events are timed
+// from start, the phase's own start; path prefixes their paths.
+func (p *scenarioParser) phase(n *yaml.Node, def workload.Phase, start int64, path string) (workload.Phase, []eventAt, error) {
 	if n.Kind != yaml.MappingNode {
-		return def, errors.New("want a phase: a mapping of duration, workload, load, incast")
+		return def, nil, errors.New("want a phase: a mapping of duration, workload, load, incast, events")
 	}
 	ph := def
 	ph.Duration = 0
@@ -360,15 +381,25 @@ func (p *scenarioParser) phase(n *yaml.Node, def workload.Phase) (workload.Phase
 			ph.Incast, err = p.incast(v, baseIncast)
 		case "event":
 			err = errEvent
+		case "events": // once the duration is known
 		default:
-			err = errors.New("unknown field of a phase (want duration, workload, load, incast)")
+			err = errors.New("unknown field of a phase (want duration, workload, load, incast, events)")
 		}
 		return err
 	})
 	if err == nil && ph.Duration == 0 {
 		err = &posError{file: p.file, line: n.Line, path: "duration", err: errors.New("missing: every phase has a duration")}
 	}
-	return ph, err
+	if err != nil {
+		return ph, nil, err
+	}
+	var evs []eventAt
+	if k, v := mapEntry(n, "events"); k != nil {
+		if evs, err = p.events(v, path+"events", start, ph.Duration); err != nil {
+			return ph, nil, p.errorf(k, "events", err)
+		}
+	}
+	return ph, evs, nil
 }
 
 // scalarLoad parses a load, a number in (0, 1].

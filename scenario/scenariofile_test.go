@@ -3,7 +3,9 @@ package scenario
 import (
 	"os"
 	"path/filepath"
+	"reflect"
 	"regexp"
+	"slices"
 	"strings"
 	"testing"
 
@@ -178,7 +180,21 @@ func TestReadScenariosErrors(t *testing.T) {
 		{"phase load line", "scenarios:\n  - name: a\n    phases:\n      - duration: 1ms\n      - duration: 2ms\n        load: 1.3\n", "s.yaml:6: phases[1].load: 1.3 not in (0, 1]"},
 		{"phase duration missing", "scenarios:\n  - name: a\n    phases:\n      - load: 0.5\n", "s.yaml:4: phases[0].duration: missing"},
 		{"phase duration zero", "scenarios:\n  - name: a\n    phases:\n      - duration: 0ms\n", "s.yaml:4: phases[0].duration: 0ms: must be positive"},
-		{"phase event", "scenarios:\n  - name: a\n    phases:\n      - duration: 1ms\n        event: {fail: leaf0-spine1, at: 0.5ms}\n", "s.yaml:5: phases[0].event: fabric events (a link failing or coming back during a run) are not supported yet"},
+		{"phase event", "scenarios:\n  - name: a\n    phases:\n      - duration: 1ms\n        event: {fail: leaf0-spine1, at: 0.5ms}\n", "s.yaml:5: phases[0].event: a phase's link events are a list: events: ["},
+		{"events scalar", "scenarios:\n  - name: a\n    events: leaf0-spine1\n", "s.yaml:3: events: want a list of events"},
+		{"event scalar", "scenarios:\n  - name: a\n    events: [leaf0-spine1]\n", "s.yaml:3: events[0]: want an event"},
+		{"event no link", "scenarios:\n  - name: a\n    events: [{at: 1ms}]\n", "s.yaml:3: events[0]: missing fail or restore"},
+		{"event both", "scenarios:\n  - name: a\n    events: [{fail: leaf0-spine1, restore: leaf0-spine1}]\n", "s.yaml:3: events[0].restore: an event has one of fail and restore"},
+		{"event field", "scenarios:\n  - name: a\n    events: [{fail: leaf0-spine1, when: 1ms}]\n", "s.yaml:3: events[0].when: unknown field of an event"},
+		{"event time", "scenarios:\n  - name: a\n    events: [{fail: leaf0-spine1, at: soon}]\n", "s.yaml:3: events[0].at: "},
+		{"event unknown link", "scenarios:\n  - name: a\n    events:\n      - {fail: leaf0-spine9}\n", "s.yaml:4: events[0]: unknown link \"leaf0-spine9\""},
+		{"event host link", "scenarios:\n  - name: a\n    events: [{fail: h0-leaf0}]\n", "s.yaml:3: events[0]: h0-leaf0: a host's link cannot fail"},
+		{"event twice", "scenarios:\n  - name: a\n    events:\n      - {at: 2ms, fail: leaf0-spine1}\n      - {at: 1ms, fail: spine1-leaf0}\n", "s.yaml:4: events[0]: leaf0-spine1 fails while it is down"},
+		{"event restore up", "scenarios:\n  - name: a\n    events:\n      - {at: 2ms, restore: leaf0-spine1}\n", "s.yaml:4: events[0]: leaf0-spine1 comes back while it is up"},
+		{"event disconnects", "scenarios:\n  - name: a\n    events:\n      - {at: 2ms, fail: leaf0-spine1}\n      - {at: 3ms, fail: leaf0-spine0}\n", "s.yaml:5: events[1]: failing leaf0-spine1, leaf0-spine0 disconnects"},
+		{"event of a failed link", "scenarios:\n  - name: a\n    fail: [leaf0-spine1]\n    events: [{fail: leaf0-spine1}]\n", "s.yaml:4: events[0]: unknown link"},
+		{"phase event late", "scenarios:\n  - name: a\n    phases:\n      - duration: 1ms\n        events: [{at: 1ms, fail: leaf0-spine1}]\n", "s.yaml:5: phases[0].events[0].at: 1ms: want a time within the phase"},
+		{"phase events order", "scenarios:\n  - name: a\n    phases:\n      - duration: 1ms\n        events: [{fail: leaf0-spine1}]\n      - duration: 1ms\n        events: [{at: 0.5ms, fail: leaf0-spine1}]\n", "s.yaml:7: phases[1].events[0]: leaf0-spine1 fails while it is down"},
 		{"phase field", "scenarios:\n  - name: a\n    phases:\n      - {duration: 1ms, lod: 0.5}\n", "s.yaml:4: phases[0].lod: unknown field of a phase"},
 		{"phase field twice", "scenarios:\n  - name: a\n    phases:\n      - {duration: 1ms, load: 0.5, load: 0.6}\n", "phases[0].load: given twice"},
 		{"phase scalar", "scenarios:\n  - name: a\n    phases:\n      - 1ms\n", "s.yaml:4: phases[0]: want a phase"},
@@ -223,6 +239,54 @@ func TestReadScenariosLimits(t *testing.T) {
 
 // testPhasedFile has a phased scenario whose phases inherit the
 // scenario's fields, and two that start from built-in phased ones.
+// testEventsFile has link events on a scenario and on its phases.
+const testEventsFile = `scenarios:
+  - name: flap
+    phases:
+      - duration: 5ms
+        events: [{at: 2ms, fail: leaf0-spine1}]
+      - duration: 5ms
+        events:
+          - {fail: leaf1-spine0}
+          - {at: 1ms, restore: leaf0-spine1}
+    events: [{at: 12ms, restore: spine0-leaf1}]
+`
+
+func TestReadEvents(t *testing.T) {
+	got, err := Read(strings.NewReader(testEventsFile), "e.yaml", "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	ms := topo.Millisecond
+	want := []Event{{At: 2 * ms, Link: "leaf0-spine1"}, {At: 5 * ms, Link: "leaf1-spine0"}, {At: 6 * ms, Link: "leaf0-spine1", Up: true}, {At: 12 * ms, Link: "spine0-leaf1", Up: true}}
+	if !reflect.DeepEqual(got[0].Events, want) {
+		t.Fatalf("events %+v, want %+v", got[0].Events, want)
+	}
+	if d := got[0].Describe(); !strings.Contains(d, "(leaf0-spine1 fails at 2 ms, leaf1-spine0 fails at 5 ms, leaf0-spine1 comes back at 6 ms, spine0-leaf1 comes back at 12 ms)") {
+		t.Errorf("Describe: %s", d)
+	}
+	f, flows, err := got[0].Build(1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	evs, err := got[0].LinkEvents(f)
+	if err != nil {
+		t.Fatal(err)
+	}
+	l01, _ := f.LinkByName("leaf0-spine1")
+	if len(evs) != 4 || evs[0].Link != l01 || evs[0].Up || evs[0].At != got[0].ArrivalStart()+2*ms || len(flows) == 0 {
+		t.Errorf("link events %+v", evs)
+	}
+	if _, err := Default().LinkEvents(f); err != nil {
+		t.Error(err)
+	}
+	bad := got[0]
+	bad.Events = []Event{{Link: "leaf9-spine0"}}
+	if _, err := bad.LinkEvents(f); err == nil || !strings.Contains(err.Error(), "scenario flap: event leaf9-spine0 fails at 0") {
+		t.Errorf("an unknown link: error %v", err)
+	}
+}
+
 const testPhasedFile = `scenarios:
   - name: my-day
     workload: websearch
@@ -304,6 +368,8 @@ func FuzzReadScenarios(f *testing.F) {
 	f.Add(testPhasedFile)
 	f.Add("scenarios:\n  - name: p\n    phases:\n      - {duration: 1us, load: 0.1, incast: none}\n      - {duration: 2us, workload: websearch, incast: {fanin: 2, period: 1us}}\n")
 	f.Add("scenarios:\n  - name: e\n    phases:\n      - {duration: 1ms, event: {fail: leaf0-spine1}}\n")
+	f.Add(testEventsFile)
+	f.Add("scenarios:\n  - name: e\n    events: [{at: 1us, fail: leaf1-spine1}, {at: 2us, restore: leaf1-spine1}]\n")
 	f.Add("scenarios:\n  - {name: b, base: day, clos: {hosts_per_leaf: 5}}\n")
 	dir := f.TempDir()
 	if err := os.WriteFile(filepath.Join(dir, "topo.txt"), []byte(testTopology), 0o644); err != nil {
@@ -331,6 +397,16 @@ func FuzzReadScenarios(f *testing.F) {
 			}
 			if err := checkScenario(s); err != nil {
 				t.Errorf("accepted scenario %s: %v", s.Name, err)
+			}
+			f, err := s.FixedFabric()
+			if err != nil {
+				t.Fatal(err)
+			}
+			if i, err := checkEvents(f, s.Events); err != nil {
+				t.Errorf("accepted scenario %s: event %d: %v", s.Name, i, err)
+			}
+			if !slices.IsSortedFunc(s.Events, func(a, b Event) int { return cmpTime(a.At, b.At) }) {
+				t.Errorf("scenario %s: events out of order: %v", s.Name, s.Events)
 			}
 		}
 	})

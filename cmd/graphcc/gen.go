@@ -95,6 +95,9 @@ func (o *genOpts) traffic(fs *pflag.FlagSet, log *slog.Logger) (*topo.Fabric, []
 		if err != nil {
 			return nil, nil, workload.GenConfig{}, "", fmt.Errorf("--scenario %s: %w", sc.Name, err)
 		}
+		if len(sc.Events) > 0 {
+			log.Warn("the scenario's link events are not in the trace (a flow file has none): sim --flows of it runs without them; sim --scenario runs them", "scenario", sc.Name)
+		}
 		return f, flows, sc.Gen, fmt.Sprintf("scenario %s, seed %d: %s", sc.Name, o.sc.seed, sc.Describe()), nil
 	}
 	f, err := o.sc.fabric(fs, log)

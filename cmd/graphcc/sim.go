@@ -384,8 +384,12 @@ func (o *simOpts) config(ctx context.Context, fs *pflag.FlagSet, log *slog.Logge
 	if err != nil {
 		return cfg, "", err
 	}
+	events, err := r.sc.LinkEvents(r.f)
+	if err != nil {
+		return cfg, "", fmt.Errorf("--scenario %s, seed %d: %w", r.sc.Name, o.sc.seed, err)
+	}
 	cfg = replay.Config{Fabric: r.f, Flows: r.flows, Params: params, Seed: o.sc.seed, ECN: ecn, Policy: pol, Interval: interval,
-		MessageLoss: o.agentFlags.loss}
+		MessageLoss: o.agentFlags.loss, LinkEvents: events}
 	flows := r.flows
 	if r.window > 0 && len(flows) > 0 && trace.FirstStart(flows) <= math.MaxInt64-r.window {
 		cfg.QueueUntil = trace.FirstStart(flows) + r.window
@@ -571,6 +575,11 @@ func (o *simOpts) run(ctx context.Context, cmd *cobra.Command, log *slog.Logger)
 	fmt.Fprintf(out, "# %s\n\n", desc)
 	if err := res.Summary.WriteTable(out); err != nil {
 		return err
+	}
+	if n := len(cfg.LinkEvents); n > 0 {
+		c := res.Counters
+		fmt.Fprintf(out, "\nlink events: %d; flows rerouted: %d; packets dropped on failed links: %d, on old routes: %d; loss timeouts: %d\n",
+			n, c.Reroutes, c.LinkDrops, c.StaleDrops, c.Timeouts)
 	}
 	wrote.report(cmd.ErrOrStderr())
 	return nil

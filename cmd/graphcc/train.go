@@ -386,7 +386,7 @@ func (o *trainOpts) config(fs *pflag.FlagSet) (gnn.TrainConfig, trainSource, err
 	if src.cur != nil {
 		// The curriculum's fabric: every episode's, or a variant of it
 		// without the links its scenario fails.
-		c.Fabric, c.Episode = src.cur.Fabric(), src.cur.Build
+		c.Fabric, c.Episode, c.Events = src.cur.Fabric(), src.cur.Build, src.cur.LinkEvents
 	} else {
 		// The scenario's fabric before its random failures, if any: ACC
 		// has an agent per switch port of it, idle in an episode whose
@@ -397,6 +397,7 @@ func (o *trainOpts) config(fs *pflag.FlagSet) (gnn.TrainConfig, trainSource, err
 			return c, src, err
 		}
 		c.Episode = sc.Build
+		c.Events = func(_ uint64, f *topo.Fabric) ([]topo.LinkEvent, error) { return sc.LinkEvents(f) }
 	}
 	if c.Objective, err = gnn.ParseObjective(o.objective); err != nil {
 		return c, src, fmt.Errorf("--objective: %w", err)
@@ -495,7 +496,8 @@ func (o *trainOpts) validation(c *gnn.TrainConfig, src trainSource) error {
 		return nil
 	}
 	for _, sc := range src.scenarios {
-		c.ValidateSets = append(c.ValidateSets, gnn.ValidateSet{Name: sc.Name, Episode: sc.Build, Seeds: o.valSeeds})
+		c.ValidateSets = append(c.ValidateSets, gnn.ValidateSet{Name: sc.Name, Episode: sc.Build, Seeds: o.valSeeds,
+			Events: func(_ uint64, f *topo.Fabric) ([]topo.LinkEvent, error) { return sc.LinkEvents(f) }})
 	}
 	return nil
 }

@@ -36,9 +36,13 @@ import (
 // applies. The Result has the FCT records, in completion order, and their
 // Summary; its queue, PFC and ECN figures are zero, and Summary.Events and
 // Counters.Events count the rate allocations. ctx is checked every 1024
-// of them.
+// of them. It refuses link events (Config.LinkEvents): its flows keep the
+// paths they start on in a fabric that stays whole.
 func Run(ctx context.Context, cfg replay.Config) (*replay.Result, error) {
 	wall := time.Now()
+	if len(cfg.LinkEvents) > 0 {
+		return nil, errors.New("ideal: the fair-share ideal does not model links failing during a run (link events)")
+	}
 	p, err := cfg.EffectiveParams()
 	if err != nil {
 		return nil, err
