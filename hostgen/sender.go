@@ -1,6 +1,7 @@
 package hostgen
 
 import (
+	"cmp"
 	"math"
 	"net/netip"
 	"slices"
@@ -111,10 +112,7 @@ func newSender(cfg senderConfig, flows []Flow, dst func(Flow) netip.Addr, standa
 		s.flows[i] = txFlow{Flow: f, dst: dst(f), standalone: standalone(f)}
 	}
 	slices.SortStableFunc(s.flows, func(a, b txFlow) int {
-		if a.Start != b.Start {
-			return cmpInt64(a.Start, b.Start)
-		}
-		return cmpInt64(int64(a.QP), int64(b.QP))
+		return cmp.Or(cmp.Compare(a.Start, b.Start), cmp.Compare(a.QP, b.QP))
 	})
 	for i := range s.flows {
 		fl := &s.flows[i]
@@ -122,16 +120,6 @@ func newSender(cfg senderConfig, flows []Flow, dst func(Flow) netip.Addr, standa
 		s.byQP[fl.QP] = int32(i)
 	}
 	return s
-}
-
-func cmpInt64(a, b int64) int {
-	switch {
-	case a < b:
-		return -1
-	case a > b:
-		return 1
-	}
-	return 0
 }
 
 // poll starts the flows due by now, applies loss timeouts, and returns the

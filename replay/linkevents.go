@@ -1,6 +1,7 @@
 package replay
 
 import (
+	"cmp"
 	"fmt"
 	"slices"
 
@@ -50,7 +51,7 @@ func (s *Sim) initLinkEvents() error {
 	}
 	s.rto = s.p.LossRTO
 	s.events = slices.Clone(s.cfg.LinkEvents)
-	slices.SortStableFunc(s.events, func(a, b topo.LinkEvent) int { return cmpInt64(a.At, b.At) })
+	slices.SortStableFunc(s.events, func(a, b topo.LinkEvent) int { return cmp.Compare(a.At, b.At) })
 	s.evRouting = make([]*topo.Routing, len(s.events))
 	downs := make([]bool, len(s.f.Links))
 	byKey := map[string]*topo.Routing{"": s.routing}
@@ -78,16 +79,6 @@ func (s *Sim) initLinkEvents() error {
 		s.evRouting[k] = rt
 	}
 	return nil
-}
-
-func cmpInt64(x, y int64) int {
-	switch {
-	case x < y:
-		return -1
-	case x > y:
-		return 1
-	}
-	return 0
 }
 
 // checkLinkEvent checks event e given the links down before it.

@@ -1,6 +1,7 @@
 package replay
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -655,16 +656,7 @@ func (s *Sim) buildFlows() error {
 		s.order[i] = int32(i)
 	}
 	flows := s.cfg.Flows
-	slices.SortStableFunc(s.order, func(a, b int32) int {
-		x, y := flows[a].Start, flows[b].Start
-		switch {
-		case x < y:
-			return -1
-		case x > y:
-			return 1
-		}
-		return 0
-	})
+	slices.SortStableFunc(s.order, func(a, b int32) int { return cmp.Compare(flows[a].Start, flows[b].Start) })
 	return nil
 }
 

@@ -1,6 +1,7 @@
 package scenario
 
 import (
+	"cmp"
 	"errors"
 	"fmt"
 	"slices"
@@ -164,7 +165,7 @@ func (p *scenarioParser) resolveEvents(n *yaml.Node, s *Scenario, evs []eventAt)
 	if len(evs) == 0 {
 		return nil
 	}
-	slices.SortStableFunc(evs, func(a, b eventAt) int { return cmpTime(a.At, b.At) })
+	slices.SortStableFunc(evs, func(a, b eventAt) int { return cmp.Compare(a.At, b.At) })
 	s.Events = make([]Event, len(evs))
 	for i, e := range evs {
 		s.Events[i] = e.Event
@@ -177,14 +178,4 @@ func (p *scenarioParser) resolveEvents(n *yaml.Node, s *Scenario, evs []eventAt)
 		return &posError{file: p.file, line: evs[i].line, path: evs[i].path, err: err}
 	}
 	return nil
-}
-
-func cmpTime(a, b int64) int {
-	switch {
-	case a < b:
-		return -1
-	case a > b:
-		return 1
-	}
-	return 0
 }

@@ -1,6 +1,7 @@
 package scenario
 
 import (
+	"cmp"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -405,7 +406,7 @@ func FuzzReadScenarios(f *testing.F) {
 			if i, err := checkEvents(f, s.Events); err != nil {
 				t.Errorf("accepted scenario %s: event %d: %v", s.Name, i, err)
 			}
-			if !slices.IsSortedFunc(s.Events, func(a, b Event) int { return cmpTime(a.At, b.At) }) {
+			if !slices.IsSortedFunc(s.Events, func(a, b Event) int { return cmp.Compare(a.At, b.At) }) {
 				t.Errorf("scenario %s: events out of order: %v", s.Name, s.Events)
 			}
 		}
