@@ -446,12 +446,7 @@ func TestTunePrior(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if reused.BestPolicy != plain.BestPolicy || reused.Score != plain.Score || !reflect.DeepEqual(reused.ScoreLo, plain.ScoreLo) {
-		t.Errorf("with priors %s %v (%v), without %s %v (%v)", reused.BestPolicy, reused.Score, reused.ScoreLo, plain.BestPolicy, plain.Score, plain.ScoreLo)
-	}
-	if len(reused.Runs) != len(plain.Runs) {
-		t.Fatalf("%d runs with priors, %d without", len(reused.Runs), len(plain.Runs))
-	}
+	sameSearch(t, reused, plain)
 	for i, r := range reused.Runs {
 		want := 0
 		if r.Round == "grid" {
@@ -518,12 +513,7 @@ func TestTunePriorOneScenario(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if reused.BestPolicy != plain.BestPolicy || reused.Score != plain.Score || !reflect.DeepEqual(reused.ScoreLo, plain.ScoreLo) {
-		t.Errorf("with the prior %s %v (%v), without %s %v (%v)", reused.BestPolicy, reused.Score, reused.ScoreLo, plain.BestPolicy, plain.Score, plain.ScoreLo)
-	}
-	if len(reused.Runs) != len(plain.Runs) {
-		t.Fatalf("%d runs with the prior, %d without", len(reused.Runs), len(plain.Runs))
-	}
+	sameSearch(t, reused, plain)
 	ran := map[string]bool{}
 	for _, r := range prior.Runs {
 		ran[r.Policy] = true
@@ -540,5 +530,18 @@ func TestTunePriorOneScenario(t *testing.T) {
 	}
 	if n != len(prior.Runs) || n == len(reused.Runs) {
 		t.Errorf("%d of %d runs reused; the prior ran %d", n, len(reused.Runs), len(prior.Runs))
+	}
+}
+
+// sameSearch fails t unless a search with priors (reused) found what the
+// same search without them (plain) did: the best policy, its score and
+// interval, and as many runs.
+func sameSearch(t *testing.T, reused, plain *TuneResult) {
+	t.Helper()
+	if reused.BestPolicy != plain.BestPolicy || reused.Score != plain.Score || !reflect.DeepEqual(reused.ScoreLo, plain.ScoreLo) {
+		t.Errorf("with priors %s %v (%v), without %s %v (%v)", reused.BestPolicy, reused.Score, reused.ScoreLo, plain.BestPolicy, plain.Score, plain.ScoreLo)
+	}
+	if len(reused.Runs) != len(plain.Runs) {
+		t.Fatalf("%d runs with priors, %d without", len(reused.Runs), len(plain.Runs))
 	}
 }
