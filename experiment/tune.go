@@ -117,7 +117,13 @@ type TuneConfig struct {
 	// DCQCN tunes the hosts' DCQCN reaction point jointly with the ECN
 	// setting: after the refinement, a round per constant (DCQCNLadders)
 	// sets it to each of its levels on each leader, and Refine more ECN
-	// rounds follow with the leaders' DCQCN constants.
+	// rounds follow with the leaders' DCQCN constants. The rounds start
+	// from the hardware's constants (HardwareDCQCN of Params), which must
+	// lie in the ranges a NIC accepts (control.HostParams.Validate): a
+	// configuration with them is written without policy.HostsMark (its
+	// hosts run them already), every other with all five of its
+	// constants, which replace the hardware's wherever the spec runs.
+	// Without DCQCN the hosts keep the hardware's constants throughout.
 	DCQCN bool
 	// Roles tunes the switch ports facing a host and those facing a switch
 	// apart: last, Refine+1 rounds (from the step 2 again) run the
@@ -127,7 +133,9 @@ type TuneConfig struct {
 	// the seeds of the confirmation, apart from them. Neither may hold an
 	// evaluation seed (CheckTrainingSeeds). Empty: the defaults.
 	Seeds, ConfirmSeeds []uint64
-	// Params, Interval and Workers are as in Config.
+	// Params, Interval and Workers are as in Config: every configuration
+	// runs on that simulated hardware, so a result's specs reproduce its
+	// scores on the same hardware (TuneResult.Hardware records it).
 	Params   replay.Params
 	Interval int64
 	Workers  int
@@ -223,7 +231,7 @@ type TuneConfirm struct {
 	PaperGridBest string `json:"paper_grid_best,omitempty"`
 	// BestOneSetting is, when Tune tuned DCQCN or port roles, the best on
 	// the validation seeds of the runs with one ECN setting for all ports
-	// and the hosts' default DCQCN ("" otherwise).
+	// and the hardware's hosts' constants ("" otherwise).
 	BestOneSetting string `json:"best_one_setting,omitempty"`
 	// VsStatic is best_policy's mean slowdown divided by static's,
 	// VsPaperGridBest by PaperGridBest's and VsBestOneSetting by
@@ -379,6 +387,11 @@ func (c *TuneConfig) setDefaults() error {
 	for _, s := range c.Grid {
 		if !s.valid() {
 			return fmt.Errorf("grid setting %+v: want 0 <= kmin <= kmax and pmax in [0, 1]", s)
+		}
+	}
+	if c.DCQCN {
+		if err := HardwareDCQCN(c.Params).Params().Validate(); err != nil {
+			return fmt.Errorf("the hardware's hosts' constants, where the DCQCN rounds start, are not a NIC's: %w", err)
 		}
 	}
 	if err := CheckTrainingSeeds(c.Seeds); err != nil {

@@ -7,6 +7,7 @@ import (
 
 	"graphcc/control"
 	"graphcc/policy"
+	"graphcc/replay"
 	"graphcc/topo"
 )
 
@@ -20,7 +21,9 @@ type Candidate struct {
 	// ToSwitch, if set, is the setting of the switch ports facing another
 	// switch (policy.Edge).
 	ToSwitch *Setting `json:"to_switch,omitempty"`
-	// DCQCN, if set, are the hosts' DCQCN constants (nil: HPCC's preset).
+	// DCQCN, if set, are the hosts' DCQCN constants, which replace the
+	// hardware's (nil: the hardware's, TuneConfig.Params: HPCC's preset
+	// by default).
 	DCQCN *DCQCNSetting `json:"dcqcn,omitempty"`
 }
 
@@ -39,12 +42,13 @@ func (c Candidate) Spec() string {
 }
 
 // normalized returns c with a ToSwitch equal to its Setting and DCQCN
-// constants equal to the preset left out: one configuration, one spec.
-func (c Candidate) normalized() Candidate {
+// constants equal to hosts, the hardware's, left out: one configuration,
+// one spec.
+func (c Candidate) normalized(hosts DCQCNSetting) Candidate {
 	if c.ToSwitch != nil && *c.ToSwitch == c.Setting {
 		c.ToSwitch = nil
 	}
-	if c.DCQCN != nil && *c.DCQCN == DefaultDCQCNSetting() {
+	if c.DCQCN != nil && c.DCQCN.Params() == hosts.Params() {
 		c.DCQCN = nil
 	}
 	return c
@@ -67,7 +71,7 @@ func (c Candidate) switchSetting() Setting {
 }
 
 // oneSetting reports whether c is one ECN setting for all ports with the
-// hosts' preset: what the paper's agents choose from.
+// hardware's hosts' constants: what the paper's agents choose from.
 func (c Candidate) oneSetting() bool { return c.ToSwitch == nil && c.DCQCN == nil }
 
 // args writes s as KMIN_KB,KMAX_KB,PMAX.
@@ -89,8 +93,22 @@ type DCQCNSetting struct {
 
 // DefaultDCQCNSetting is HPCC's preset, control.DefaultHostParams: 300,
 // 1 and 4 µs, 5 and 50 Mbps.
-func DefaultDCQCNSetting() DCQCNSetting {
-	h := control.DefaultHostParams()
+func DefaultDCQCNSetting() DCQCNSetting { return dcqcnSettingOf(control.DefaultHostParams()) }
+
+// HardwareDCQCN returns the hosts' DCQCN constants of the simulated
+// hardware p (p.DCQCN, for a 25 Gbps NIC; the zero Params read as
+// replay.DefaultParams, as the simulator reads it): the constants a
+// search on p starts its DCQCN rounds from, and those its configurations
+// without their own (Candidate.DCQCN nil) run with.
+func HardwareDCQCN(p replay.Params) DCQCNSetting {
+	if p.Payload == 0 {
+		p = replay.DefaultParams()
+	}
+	return dcqcnSettingOf(control.HostParamsAt(p.DCQCN, control.RefRate))
+}
+
+// dcqcnSettingOf returns h in a NIC configuration's units.
+func dcqcnSettingOf(h control.HostParams) DCQCNSetting {
 	us := func(v int64) float64 { return float64(v) / float64(topo.Microsecond) }
 	mbps := func(v int64) float64 { return float64(v) / float64(topo.Mbps) }
 	return DCQCNSetting{us(h.IncreaseInterval), us(h.AlphaInterval), us(h.DecreaseInterval), mbps(h.AI), mbps(h.HAI)}
@@ -130,11 +148,13 @@ func DCQCNLadders() []DCQCNLadder {
 }
 
 // dcqcnNeighbours returns each leader with l's constant at each of its
-// levels, valid, in leader order.
+// levels, the others at the leader's constants (the hardware's if it has
+// none), valid, in leader order.
 func (t *tuner) dcqcnNeighbours(l DCQCNLadder) []Candidate {
 	var out []Candidate
+	hosts := HardwareDCQCN(t.c.Params)
 	for _, lead := range t.leaders() {
-		d := DefaultDCQCNSetting()
+		d := hosts
 		if lead.DCQCN != nil {
 			d = *lead.DCQCN
 		}
@@ -142,7 +162,7 @@ func (t *tuner) dcqcnNeighbours(l DCQCNLadder) []Candidate {
 			c := lead.Candidate
 			nd := l.set(d, v)
 			c.DCQCN = &nd
-			out = append(out, c.normalized())
+			out = append(out, c.normalized(hosts))
 		}
 	}
 	return slices.DeleteFunc(out, func(c Candidate) bool { return !c.valid() })
@@ -154,11 +174,12 @@ func (t *tuner) dcqcnNeighbours(l DCQCNLadder) []Candidate {
 // (configurations already run are skipped by round).
 func (t *tuner) ecnNeighbours(step float64) []Candidate {
 	var out []Candidate
+	hosts := HardwareDCQCN(t.c.Params)
 	for _, lead := range t.leaders() {
 		for _, s := range settingNeighbours(lead.Setting, step) {
 			c := lead.Candidate
 			c.Setting = s
-			out = append(out, c.normalized())
+			out = append(out, c.normalized(hosts))
 		}
 	}
 	return slices.DeleteFunc(out, func(c Candidate) bool { return !c.valid() })
@@ -169,17 +190,18 @@ func (t *tuner) ecnNeighbours(step float64) []Candidate {
 // the other way round.
 func (t *tuner) roleNeighbours(step float64) []Candidate {
 	var out []Candidate
+	hosts := HardwareDCQCN(t.c.Params)
 	for _, lead := range t.leaders() {
 		sw := lead.switchSetting()
 		for _, s := range settingNeighbours(lead.Setting, step) {
 			c := lead.Candidate
 			c.Setting, c.ToSwitch = s, &sw
-			out = append(out, c.normalized())
+			out = append(out, c.normalized(hosts))
 		}
 		for _, s := range settingNeighbours(sw, step) {
 			c := lead.Candidate
 			c.ToSwitch = &s
-			out = append(out, c.normalized())
+			out = append(out, c.normalized(hosts))
 		}
 	}
 	return slices.DeleteFunc(out, func(c Candidate) bool { return !c.valid() })

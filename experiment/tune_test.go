@@ -6,12 +6,15 @@ import (
 	"encoding/json"
 	"math"
 	"reflect"
+	"slices"
 	"strings"
 	"testing"
 
 	"graphcc/internal/testfabric"
 	"graphcc/policy"
+	"graphcc/replay"
 	"graphcc/scenario"
+	"graphcc/topo"
 )
 
 // tinyTune is a search on the tiny scenario (1 ms of traffic): a grid of
@@ -356,13 +359,147 @@ func TestCandidateSpec(t *testing.T) {
 		{Candidate{Setting: s, DCQCN: &preset}, "static:2,32,0.01"},
 		{Candidate{Setting: s, ToSwitch: &sw, DCQCN: &d}, "edge:2,32,0.01:16,64,0.5+dcqcn:55,1,4,10,50"},
 	} {
-		got := tc.c.normalized().Spec()
+		got := tc.c.normalized(DefaultDCQCNSetting()).Spec()
 		if got != tc.want {
 			t.Errorf("%+v: %s, want %s", tc.c, got, tc.want)
 		}
 		if np, err := policy.Parse(context.Background(), got, policy.Env{}); err != nil || np.Name != got {
 			t.Errorf("%s: %v, named %q", got, err, np.Name)
 		}
+	}
+}
+
+// TestCandidateSpecOnHardware checks that a configuration is written
+// against the hardware's hosts' constants: without +dcqcn: when it has
+// them, with all five otherwise (HPCC's preset included).
+func TestCandidateSpecOnHardware(t *testing.T) {
+	p := replay.DefaultParams()
+	p.DCQCN.IncreaseInterval, p.DCQCN.HAI = 55*topo.Microsecond, 25*topo.Mbps
+	hw := HardwareDCQCN(p)
+	if want := (DCQCNSetting{55, 1, 4, 5, 25}); hw != want {
+		t.Fatalf("HardwareDCQCN = %+v, want %+v", hw, want)
+	}
+	if got := HardwareDCQCN(replay.Params{}); got != DefaultDCQCNSetting() {
+		t.Errorf("HardwareDCQCN of the zero Params = %+v, want the preset %+v", got, DefaultDCQCNSetting())
+	}
+	s := Setting{2, 32, 0.01}
+	same, preset, other := hw, DefaultDCQCNSetting(), hw
+	other.AlphaPeriodUS = 55
+	for _, tc := range []struct {
+		c    Candidate
+		want string
+	}{
+		{Candidate{Setting: s}, "static:2,32,0.01"},
+		{Candidate{Setting: s, DCQCN: &same}, "static:2,32,0.01"},
+		{Candidate{Setting: s, DCQCN: &preset}, "static:2,32,0.01+dcqcn:300,1,4,5,50"},
+		{Candidate{Setting: s, DCQCN: &other}, "static:2,32,0.01+dcqcn:55,55,4,5,25"},
+	} {
+		if got := tc.c.normalized(hw).Spec(); got != tc.want {
+			t.Errorf("%+v on hardware %+v: %s, want %s", tc.c, hw, got, tc.want)
+		}
+	}
+}
+
+// TestTuneOnHardware tunes on hardware other than HPCC's preset (a 55 µs
+// rate-increase timer, 25 Mbps HAI): the DCQCN rounds start from the
+// hardware's constants, a configuration with them is written without
+// +dcqcn:, and every spec of the result, +dcqcn: or not, scores as
+// recorded when evaluated again on that hardware, and otherwise on the
+// preset's.
+func TestTuneOnHardware(t *testing.T) {
+	ctx := context.Background()
+	c := tinyTune(0, []uint64{3001})
+	c.Grid, c.Refine, c.DCQCN = c.Grid[:2], 0, true
+	c.Params = replay.DefaultParams()
+	c.Params.DCQCN.IncreaseInterval, c.Params.DCQCN.HAI = 55*topo.Microsecond, 25*topo.Mbps
+	hw := HardwareDCQCN(c.Params)
+	res, err := Tune(ctx, c)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Hardware != Hardware(c.Params, 0) || res.Hardware == Hardware(replay.Params{}, 0) {
+		t.Errorf("hardware %s", res.Hardware)
+	}
+	ladders := map[string]DCQCNLadder{}
+	for _, l := range DCQCNLadders() {
+		ladders["dcqcn "+l.Name] = l
+	}
+	var specs []string
+	byRound := map[string]int{}
+	before := []DCQCNSetting{hw} // the constants of the runs of earlier rounds
+	var this []DCQCNSetting
+	for i, r := range res.Runs {
+		if i > 0 && r.Round != res.Runs[i-1].Round {
+			before, this = append(before, this...), nil
+		}
+		byRound[r.Round]++
+		d := hw
+		if r.DCQCN != nil {
+			d = *r.DCQCN
+		}
+		this = append(this, d)
+		if r.DCQCN != nil && r.DCQCN.Params() == hw.Params() {
+			t.Errorf("%s (%s) has the hardware's constants written out", r.Policy, r.Round)
+		}
+		l, ok := ladders[r.Round]
+		if !ok {
+			continue
+		}
+		// a leader's constants with the round's one changed; the first
+		// round's leaders are the grid's, on the hardware's constants
+		lead := slices.IndexFunc(before, func(b DCQCNSetting) bool { return l.set(b, 0) == l.set(d, 0) })
+		if r.DCQCN == nil || lead < 0 || r.Round == "dcqcn timer" && lead != 0 {
+			t.Errorf("%s in round %s: not a leader's constants with one changed", r.Policy, r.Round)
+		}
+		if len(specs) < 2 && strings.Contains(r.Policy, policy.HostsMark) {
+			specs = append(specs, r.Policy)
+		}
+	}
+	if byRound["dcqcn timer"] == 0 || byRound["dcqcn hai"] == 0 || len(specs) == 0 {
+		t.Fatalf("rounds %v", byRound)
+	}
+	// HPCC's preset timer on this hardware is a configuration of its own
+	if !slices.ContainsFunc(res.Runs, func(r TuneRun) bool { return strings.HasSuffix(r.Policy, "+dcqcn:300,1,4,5,25") }) {
+		t.Errorf("no run of the timer at 300 µs, the hardware's other constants kept")
+	}
+	specs = append(specs, res.Runs[0].Policy, res.BestPolicy)
+	recorded := map[string]float64{}
+	for _, r := range res.Runs {
+		recorded[r.Policy] = r.Score
+	}
+	for _, spec := range specs {
+		np, err := policy.Parse(ctx, spec, policy.Env{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		rerun := func(p replay.Params) float64 {
+			rep, err := Evaluate(ctx, Config{Scenarios: c.Scenarios, Policies: []policy.Named{np}, Seeds: c.Seeds, Params: p})
+			if err != nil {
+				t.Fatal(err)
+			}
+			return rep.Scenarios[0].Policies[0].Summary.Slowdown.Mean
+		}
+		if got := rerun(c.Params); got != recorded[spec] {
+			t.Errorf("%s on the same hardware: %v, recorded %v", spec, got, recorded[spec])
+		}
+		if !strings.Contains(spec, policy.HostsMark) {
+			if got := rerun(replay.DefaultParams()); got == recorded[spec] {
+				t.Errorf("%s on HPCC's preset scores %v too: the hardware made no difference", spec, got)
+			}
+		}
+	}
+}
+
+// TestTuneRefusesHardware: a joint search cannot start from hosts'
+// constants no +dcqcn: spec can hold.
+func TestTuneRefusesHardware(t *testing.T) {
+	c := tinyTune(0, []uint64{3001})
+	c.DCQCN = true
+	c.Params = replay.DefaultParams()
+	c.Params.DCQCN.AI = 500 * topo.Kbps
+	_, err := Tune(context.Background(), c)
+	if want := "the hardware's hosts' constants, where the DCQCN rounds start, are not a NIC's: host DCQCN: additive increase 0.5 Mbps"; err == nil || !strings.Contains(err.Error(), want) {
+		t.Errorf("error %v, want one containing %q", err, want)
 	}
 }
 
@@ -414,8 +551,8 @@ func TestTuneScoreInterval(t *testing.T) {
 // searches of each as priors: every grid configuration's score comes from
 // them, the winner is run again for its interval, and the result is the
 // search without priors but for the runs' Reused counts. Priors of other
-// seeds, other hardware, another scenario, one given twice, or that
-// disagree with the winner's own run are refused.
+// seeds, other hardware (the error naming both), another scenario, one
+// given twice, or that disagree with the winner's own run are refused.
 func TestTunePrior(t *testing.T) {
 	ctx := context.Background()
 	two := func() TuneConfig {
@@ -467,19 +604,28 @@ func TestTunePrior(t *testing.T) {
 	otherSeeds.Seeds = []uint64{2001}
 	otherHW.Hardware = `{"params":{"pfc":false}}`
 	wrong.Scenario = "fb60"
+	fast := replay.DefaultParams()
+	fast.DCQCN.IncreaseInterval = 55 * topo.Microsecond
+	fastHW, old := *priors[0], *priors[0]
+	fastHW.Hardware, old.Hardware = Hardware(fast, 0), ""
 	for _, tc := range []struct {
-		name  string
-		prior []*TuneResult
-		err   string
+		name   string
+		prior  []*TuneResult
+		params replay.Params // the search's hardware
+		err    string
 	}{
-		{"seeds", []*TuneResult{&otherSeeds}, "scored on seeds [2001], this search on [2001 2002 2003]"},
-		{"hardware", []*TuneResult{&otherHW}, "made with other simulated hardware"},
-		{"scenario", []*TuneResult{&wrong}, `a tune result of "fb60", not of one of the scenarios searched`},
-		{"twice", []*TuneResult{priors[0], priors[0]}, "scenario tiny given twice"},
-		{"disagrees", []*TuneResult{&lie, priors[1]}, "its prior result said"},
+		{"seeds", []*TuneResult{&otherSeeds}, replay.Params{}, "scored on seeds [2001], this search on [2001 2002 2003]"},
+		{"hardware", []*TuneResult{&otherHW}, replay.Params{}, "made with other simulated hardware"},
+		{"other timer", []*TuneResult{&fastHW}, replay.Params{},
+			"prior scenario tiny: made with other simulated hardware (" + Hardware(fast, 0) + "), this search's is " + Hardware(replay.Params{}, 0)},
+		{"from before hardware on other hardware", []*TuneResult{&old}, fast,
+			"made with other simulated hardware (not recorded: the default), this search's is " + Hardware(fast, 0)},
+		{"scenario", []*TuneResult{&wrong}, replay.Params{}, `a tune result of "fb60", not of one of the scenarios searched`},
+		{"twice", []*TuneResult{priors[0], priors[0]}, replay.Params{}, "scenario tiny given twice"},
+		{"disagrees", []*TuneResult{&lie, priors[1]}, replay.Params{}, "its prior result said"},
 	} {
 		c := two()
-		c.Prior = tc.prior
+		c.Prior, c.Params = tc.prior, tc.params
 		if _, err := Tune(ctx, c); err == nil || !strings.Contains(err.Error(), tc.err) {
 			t.Errorf("%s: %v, want an error containing %q", tc.name, err, tc.err)
 		}

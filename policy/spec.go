@@ -203,7 +203,8 @@ func defs(ctx context.Context, env Env, withIdeal bool) []def {
 		{
 			Spec: Spec{Name: "tuned", Usage: "tuned:FILE|DIR",
 				Help: "tuned:tune.json: the best fixed setting graphcc tune found, the best_policy of its result file " +
-					"(static:KMIN_KB,KMAX_KB,PMAX or edge:…, with the hosts' DCQCN constants where tune set them); " +
+					"(static:KMIN_KB,KMAX_KB,PMAX or edge:…, with the hosts' DCQCN constants where tune set them, which replace the hardware's); " +
+					"it scores as the file records with the hardware flags the tune was given; " +
 					"tuned:DIR: on each scenario the best_policy of DIR/<scenario>.json, that scenario's tune result (the per-scenario tuned constant; " +
 					"on a named scenario only: eval's, sim --scenario's)"},
 			build:  buildTuned,

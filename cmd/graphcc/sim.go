@@ -15,6 +15,7 @@ import (
 	"github.com/spf13/pflag"
 
 	"graphcc/control"
+	"graphcc/dcqcn"
 	"graphcc/gnn"
 	"graphcc/internal/fileio"
 	"graphcc/policy"
@@ -99,6 +100,8 @@ type hwFlags struct {
 	aiMbps, haiMbps      float64
 	minRateMbps          float64
 	rpTimer              string
+	alphaPeriod          string
+	decreasePeriod       string
 	ackHighPrio          bool
 	hpccRR               bool
 	nsTiming             bool
@@ -108,14 +111,16 @@ func defaultHW() hwFlags {
 	a := control.Alibaba(control.RefRate)
 	d := replay.DefaultParams().DCQCN
 	return hwFlags{
-		kminKB:      float64(a.KMin) / control.KB,
-		kmaxKB:      float64(a.KMax) / control.KB,
-		pmax:        a.PMax,
-		g:           d.G,
-		aiMbps:      float64(d.AI) / float64(topo.Mbps),
-		haiMbps:     float64(d.HAI) / float64(topo.Mbps),
-		minRateMbps: float64(d.MinRate) / float64(topo.Mbps),
-		rpTimer:     topo.FormatDuration(d.IncreaseInterval),
+		kminKB:         float64(a.KMin) / control.KB,
+		kmaxKB:         float64(a.KMax) / control.KB,
+		pmax:           a.PMax,
+		g:              d.G,
+		aiMbps:         float64(d.AI) / float64(topo.Mbps),
+		haiMbps:        float64(d.HAI) / float64(topo.Mbps),
+		minRateMbps:    float64(d.MinRate) / float64(topo.Mbps),
+		rpTimer:        topo.FormatDuration(d.IncreaseInterval),
+		alphaPeriod:    topo.FormatDuration(d.AlphaInterval),
+		decreasePeriod: topo.FormatDuration(d.DecreaseInterval),
 	}
 }
 
@@ -133,7 +138,15 @@ func (h *hwFlags) addFlags(fs *pflag.FlagSet) {
 	fs.Float64Var(&h.aiMbps, "dcqcn-ai-mbps", h.aiMbps, "DCQCN additive increase of a 25 Gbps NIC, Mbps (scaled by NIC rate/25G)")
 	fs.Float64Var(&h.haiMbps, "dcqcn-hai-mbps", h.haiMbps, "DCQCN hyper increase of a 25 Gbps NIC, Mbps (scaled by NIC rate/25G)")
 	fs.Float64Var(&h.minRateMbps, "dcqcn-min-rate-mbps", h.minRateMbps, "DCQCN floor of a decreased rate, Mbps")
-	fs.StringVar(&h.rpTimer, "dcqcn-rp-timer", h.rpTimer, "DCQCN rate increase period (RP_TIMER); must exceed the 4us decrease check")
+	fs.StringVar(&h.rpTimer, "dcqcn-rp-timer", h.rpTimer, "DCQCN rate increase period (RP_TIMER, rpg_time_reset); must exceed --dcqcn-decrease-period")
+	fs.StringVar(&h.alphaPeriod, "dcqcn-alpha-period", h.alphaPeriod, "DCQCN alpha update period (ALPHA_RESUME_INTERVAL, dce_tcp_rtt)")
+	fs.StringVar(&h.decreasePeriod, "dcqcn-decrease-period", h.decreasePeriod, "DCQCN rate decrease check period (RATE_DECREASE_INTERVAL, rate_reduce_monitor_period)")
+}
+
+// hostSpecFlagNames are the flags of the five DCQCN constants a policy's
+// +dcqcn: spec sets (policy.HostsMark), which replaces them.
+func hostSpecFlagNames() []string {
+	return []string{"dcqcn-rp-timer", "dcqcn-alpha-period", "dcqcn-decrease-period", "dcqcn-ai-mbps", "dcqcn-hai-mbps"}
 }
 
 // refuseECNFlags fails if one of the ECN threshold flags was given to a
@@ -240,17 +253,37 @@ func (h *hwFlags) params() (replay.Params, error) {
 	if p.DCQCN.MinRate, err = mbps("dcqcn-min-rate-mbps", h.minRateMbps); err != nil {
 		return p, err
 	}
-	if p.DCQCN.IncreaseInterval, err = parseDurationFlag("dcqcn-rp-timer", h.rpTimer, false); err != nil {
+	if err := h.dcqcnPeriods(&p.DCQCN); err != nil {
 		return p, err
-	}
-	if min := p.DCQCN.DecreaseInterval + p.DCQCN.FirstDecreaseDelay; p.DCQCN.IncreaseInterval <= min {
-		return p, fmt.Errorf("--dcqcn-rp-timer %s: must exceed the decrease check interval plus its first delay (%s)",
-			h.rpTimer, topo.FormatDuration(min))
 	}
 	if err := p.Validate(); err != nil {
 		return p, fmt.Errorf("DCQCN/PFC flags: %w", err)
 	}
 	return p, nil
+}
+
+// dcqcnPeriods sets d's three periods from the flags: the alpha update
+// and decrease check periods, and the rate-increase timer, which must
+// exceed the decrease check and its first delay (dcqcn.Params.Validate).
+func (h *hwFlags) dcqcnPeriods(d *dcqcn.Params) error {
+	var err error
+	if d.AlphaInterval, err = parseDurationFlag("dcqcn-alpha-period", h.alphaPeriod, false); err != nil {
+		return err
+	}
+	if d.DecreaseInterval, err = parseDurationFlag("dcqcn-decrease-period", h.decreasePeriod, false); err != nil {
+		return err
+	}
+	if d.DecreaseInterval > math.MaxInt64/4-d.FirstDecreaseDelay {
+		return fmt.Errorf("--dcqcn-decrease-period %s: too long", h.decreasePeriod)
+	}
+	if d.IncreaseInterval, err = parseDurationFlag("dcqcn-rp-timer", h.rpTimer, false); err != nil {
+		return err
+	}
+	if min := d.DecreaseInterval + d.FirstDecreaseDelay; d.IncreaseInterval <= min {
+		return fmt.Errorf("--dcqcn-rp-timer %s: must exceed --dcqcn-decrease-period %s plus the first check's delay (%s)",
+			h.rpTimer, h.decreasePeriod, topo.FormatDuration(min))
+	}
+	return nil
 }
 
 func newSimCmd(logger loggerFunc) *cobra.Command {
@@ -496,11 +529,10 @@ func (o *simOpts) control(ctx context.Context, fs *pflag.FlagSet, r simRun, env 
 	if ps, ok := pol.(interface{ MessagesPerStep() int }); ok && env.Log != nil {
 		env.Log.Info("per-switch agents", "switches", len(r.f.Switches()), "messages_per_step", ps.MessagesPerStep())
 	}
-	if _, ok := control.HostParamsOf(pol); ok {
-		for _, n := range []string{"dcqcn-rp-timer", "dcqcn-ai-mbps", "dcqcn-hai-mbps"} {
-			if fs.Changed(n) {
-				return nil, nil, fmt.Errorf("%s %s sets the hosts' DCQCN constants: drop --%s", flag, o.policy, n)
-			}
+	if _, ok := control.HostParamsOf(pol); ok && env.Log != nil {
+		// the spec's constants replace the hardware's, as in eval and tune
+		if given := slices.DeleteFunc(hostSpecFlagNames(), func(n string) bool { return !fs.Changed(n) }); len(given) > 0 {
+			env.Log.Info("the policy's hosts' DCQCN constants replace those of the flags", "policy", o.policy, "flags", given)
 		}
 	}
 	if polECN != nil {

@@ -11,8 +11,10 @@ import (
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 
+	"graphcc/control"
 	"graphcc/experiment"
 	"graphcc/scenario"
+	"graphcc/topo"
 )
 
 // tuneOpts are the flags of graphcc tune.
@@ -31,6 +33,8 @@ type tuneOpts struct {
 	out          string
 	shard        string
 	jsonOut      string
+	hw           hwFlags
+	interval     string
 }
 
 // tuneLong is tune's help.
@@ -61,8 +65,21 @@ DECREASE_US,AI_MBPS,HAI_MBPS, within what a ConnectX NIC accepts):
      with a 95 % interval from the spread between seeds;
   6. the confirmation on other seeds (--confirm-seeds): the winner, static,
      the best of the paper's 120 and, with --dcqcn or --roles, the best of
-     one setting with the hosts' preset, with the winner's ratios to each
-     and their 95 % intervals (3 seeds or more).
+     one setting with the hosts' constants unchanged, with the winner's
+     ratios to each and their 95 % intervals (3 seeds or more).
+
+The hardware flags (--no-pfc, --window, --dcqcn-*, … and --interval, as
+sim and eval take them) describe the fabric tuned: every configuration
+runs on it, the result records it (hardware), and --reuse takes only files
+of the same hardware. Without --dcqcn the hosts keep the hardware's DCQCN
+constants: the search finds the best switch setting for those NICs. With
+--dcqcn the DCQCN rounds start from the hardware's constants: a
+configuration with them is written without +dcqcn: (its hosts run them
+already), every other with all five, which replace the hardware's. Either
+way best_policy scores as recorded when sim --policy or eval --policies
+runs it with the same hardware flags (a +dcqcn: spec's constants replace
+--dcqcn-rp-timer, --dcqcn-alpha-period, --dcqcn-decrease-period,
+--dcqcn-ai-mbps and --dcqcn-hai-mbps; the other flags still count).
 
 Neither --seeds nor --confirm-seeds may hold the evaluation seeds
 1001-1010. Every round runs its configurations × seeds in parallel
@@ -86,6 +103,8 @@ func newTuneCmd() *cobra.Command {
 		refine:   experiment.DefaultTuneRefine,
 		top:      experiment.DefaultTuneTop,
 		out:      "tune.json",
+		hw:       defaultHW(),
+		interval: topo.FormatDuration(control.DefaultInterval),
 	}
 	cmd := &cobra.Command{
 		Use: "tune [flags]",
@@ -93,6 +112,7 @@ func newTuneCmd() *cobra.Command {
   graphcc tune --grid paper --refine 0 --workers 2 --out fb60.json
   graphcc tune --scenario websearch60 --seeds 2001-2005 --top 5 --out websearch60.json
   graphcc tune --grid paper --dcqcn --roles --out fb60-joint.json  # hosts' DCQCN and port roles too
+  graphcc tune --grid paper --dcqcn-rp-timer 55us --dcqcn-hai-mbps 25 --out fb60-55us.json  # the best switch setting for these NICs
   graphcc tune --scenario all --grid paper --refine 1 --out global.json  # one setting for the whole suite
   graphcc tune --scenario all --grid paper --reuse models/tuned --out global.json  # scores the per-scenario searches made already
   graphcc tune --grid paper --shard 0/4 --json part-0.json          # a quarter of the grid; graphcc merge part-*.json --json fb60.json`,
@@ -112,13 +132,16 @@ func newTuneCmd() *cobra.Command {
 	fs.StringVar(&o.grid, "grid", o.grid, "coarse grid: paper (the 120 of the action set) or extended (265, with kmin 0 and 1 KB, kmax 2 to 8 and 512 KB)")
 	fs.IntVar(&o.refine, "refine", o.refine, "refinement rounds around the leaders")
 	fs.IntVar(&o.top, "top", o.top, "leaders refined each round")
-	fs.BoolVar(&o.dcqcn, "dcqcn", false, "tune the hosts' DCQCN reaction point (rate-increase timer, alpha and decrease periods, AI, HAI) jointly")
+	fs.BoolVar(&o.dcqcn, "dcqcn", false, "tune the hosts' DCQCN reaction point (rate-increase timer, alpha and decrease periods, AI, HAI) jointly, from the hardware's constants (--dcqcn-*)")
 	fs.BoolVar(&o.roles, "roles", false, "tune the switch ports facing a host and those facing a switch apart (an edge: policy)")
 	fs.IntVar(&o.workers, "workers", 0, "simulations run at once (0: one per CPU)")
 	fs.StringVar(&o.reuse, "reuse", "", "directory of one-scenario tune results (DIR/<scenario>.json, e.g. models/tuned): a configuration such a file ran on the same seeds and hardware is not simulated again on its scenario (a search of several scenarios, or of one with --dcqcn or --roles from where its switch-only search ended); the winner is run again and must score as its files say")
 	fs.StringVar(&o.out, "out", o.out, "JSON result file")
 	fs.StringVar(&o.shard, "shard", "", "run only shard I of N of the grid round (I/N, I from 0; or env/N, I from $SLURM_ARRAY_TASK_ID or else $JOB_COMPLETION_INDEX) and write its part to --json, for graphcc merge (docs/scale-out.md)")
 	fs.StringVar(&o.jsonOut, "json", "", "with --shard, the file of the shard's part")
+	o.hw.addFlags(fs)
+	hideECNFlags(fs)
+	fs.StringVar(&o.interval, "interval", o.interval, "control interval")
 	return cmd
 }
 
@@ -170,6 +193,9 @@ func (o *tuneOpts) config(fs *pflag.FlagSet) (experiment.TuneConfig, error) {
 	if err := experiment.CheckTrainingSeeds(o.confirm); err != nil {
 		return c, fmt.Errorf("--confirm-seeds: %w", err)
 	}
+	if err := o.hardware(fs, &c); err != nil {
+		return c, err
+	}
 	c.Refine, c.Top, c.Workers = o.refine, o.top, o.workers
 	c.DCQCN, c.Roles = o.dcqcn, o.roles
 	c.Seeds, c.ConfirmSeeds = o.seeds, o.confirm
@@ -183,6 +209,39 @@ func (o *tuneOpts) config(fs *pflag.FlagSet) (experiment.TuneConfig, error) {
 		}
 	}
 	return c, nil
+}
+
+// hardware sets c's simulated hardware and control interval from the
+// flags, refusing the ECN flags (tune searches the thresholds), a fabric
+// of c.Scenarios that cannot run the hardware, and with --dcqcn hosts'
+// constants that no +dcqcn: spec can start from.
+func (o *tuneOpts) hardware(fs *pflag.FlagSet, c *experiment.TuneConfig) error {
+	if err := refuseECNFlags(fs, "tune searches the switches' thresholds; give the hardware's other flags only"); err != nil {
+		return err
+	}
+	var err error
+	if c.Params, err = o.hw.params(); err != nil {
+		return err
+	}
+	if c.Interval, err = parseIntervalFlag(o.interval); err != nil {
+		return err
+	}
+	for _, sc := range c.Scenarios {
+		f, err := sc.BaseFabric()
+		if err != nil {
+			return fmt.Errorf("scenario %s: %w", sc.Name, err)
+		}
+		if err := o.hw.checkFabric(c.Params, f); err != nil {
+			return fmt.Errorf("%w (scenario %s)", err, sc.Name)
+		}
+	}
+	if o.dcqcn {
+		if err := experiment.HardwareDCQCN(c.Params).Params().Validate(); err != nil {
+			return fmt.Errorf("--dcqcn starts from the hosts' constants of --%s, which must be a NIC's: %w",
+				strings.Join(hostSpecFlagNames(), ", --"), err)
+		}
+	}
+	return nil
 }
 
 func (o *tuneOpts) run(ctx context.Context, cmd *cobra.Command) error {
@@ -268,7 +327,7 @@ func writeTuneSummary(w io.Writer, r *experiment.TuneResult, wall time.Duration)
 		ratio           *experiment.TuneRatio
 	}{
 		{cf.PaperGridBest, "paper_grid_best", "paper grid's best", cf.VsPaperGridBest},
-		{cf.BestOneSetting, "best_one_setting", "best of one setting, hosts' preset", cf.VsBestOneSetting},
+		{cf.BestOneSetting, "best_one_setting", "best of one setting, hosts unchanged", cf.VsBestOneSetting},
 	}
 	for _, row := range rows {
 		switch {
