@@ -378,6 +378,7 @@ func (e *evaluation) run(ctx context.Context, job int) error {
 	if err != nil {
 		return fmt.Errorf("scenario %s, seed %d, policy %s: %w", sc.Name, seed, pol.Name, err)
 	}
+	res.Summary.Phases = metrics.SlowdownByPhase(res.FCT, phasesOf(sc))
 	at := e.unitIndex(si, pi, ki)
 	var rewards []float64
 	if sc0 != nil {
@@ -433,7 +434,8 @@ func (e *evaluation) merge(si, pi int) {
 	sr := &e.rep.Scenarios[si]
 	from, to := (si*e.npol+pi)*e.nseed, (si*e.npol+pi+1)*e.nseed
 	rs := e.results[from:to]
-	sr.Policies[pi] = mergeRuns(e.c.Policies[pi].Name, rs)
+	ph := phasesOf(sr.Scenario)
+	sr.Policies[pi] = mergeRuns(e.c.Policies[pi].Name, rs, ph)
 	if len(e.c.Rewards) > 0 {
 		sr.Policies[pi].Rewards, sr.Policies[pi].PerSeedRewards = mergeRewards(e.rewards[from:to])
 	}
@@ -442,7 +444,7 @@ func (e *evaluation) merge(si, pi int) {
 		for k, r := range rs {
 			recs[k], queues[k] = r.FCT, r.Summary.QueueBytesMean
 		}
-		e.loos[si*e.npol+pi] = metrics.NewJackknife(recs, queues, e.rep.Bins)
+		e.loos[si*e.npol+pi] = metrics.NewJackknife(recs, queues, e.rep.Bins, ph)
 	}
 	clear(rs)
 	if e.unmerged[si].Add(-1) == 0 {
@@ -511,6 +513,7 @@ func setRatios(sr *ScenarioResult, ref int, loos []*metrics.Jackknife) {
 			}
 			pr.BinVsRef[b] = BinRatios{out[0], out[1], out[2]}
 		}
+		pr.PhaseVsRef = phaseRatios(pr.Summary.Phases, rp.Summary.Phases, lp, lr)
 	}
 }
 
@@ -625,8 +628,9 @@ func queueUntil(flows []trace.Flow, duration int64) int64 {
 	return trace.FirstStart(flows) + duration
 }
 
-// mergeRuns merges the runs of one policy over the seeds, in seed order.
-func mergeRuns(name string, runs []*replay.Result) PolicyResult {
+// mergeRuns merges the runs of one policy over the seeds, in seed order,
+// on a trace of phases ph (the zero Phases: not phased).
+func mergeRuns(name string, runs []*replay.Result, ph metrics.Phases) PolicyResult {
 	var recs []trace.FCT
 	flows := 0
 	per := make([]metrics.Summary, len(runs))
@@ -636,6 +640,7 @@ func mergeRuns(name string, runs []*replay.Result) PolicyResult {
 		per[i] = r.Summary
 	}
 	sum := metrics.Summarize(flows, recs, metrics.DefaultBins())
+	sum.Phases = metrics.SlowdownByPhase(recs, ph)
 	for _, r := range runs {
 		s := r.Summary
 		sum.QueueBytesMean += s.QueueBytesMean / float64(len(runs))

@@ -95,6 +95,8 @@ type (
 		PerSeedRewards [][]*float64 `json:"per_seed_rewards,omitempty"`
 		// per Report.Yardsticks; absent without yardsticks
 		VsYardsticks []yardRatioJSON `json:"vs_yardsticks,omitempty"`
+		// per phase; absent on a scenario without phases
+		Phases []phaseRatioJSON `json:"slowdown_by_phase_vs_reference,omitempty"`
 	}
 )
 
@@ -148,7 +150,11 @@ func jsonFloats(v []float64) []*float64 {
 // p99 divided by the reference's with their intervals
 // ("slowdown_by_figure_bin_vs_reference"), the per-seed summaries and, with
 // rewards, the scores under each of them ("rewards", in the order of the
-// top-level "rewards"; null where no interval was scored) and per seed.
+// top-level "rewards"; null where no interval was scored) and per seed. On
+// a phased scenario, whose summaries carry the phases' statistics
+// ("slowdown_by_phase"), each policy has per phase its mean slowdown
+// divided by the reference's with the interval, and the phase's shares of
+// the policy's flows and slowdown sum ("slowdown_by_phase_vs_reference").
 // With yardsticks (absent without): their names ("yardsticks"), per
 // yardstick and policy the geometric means of the policy's ratios to it
 // over the scenarios, its worst scenario and the scenarios where its mean
@@ -171,7 +177,7 @@ func (r *Report) WriteJSON(w io.Writer) error {
 		for pi, pr := range sr.Policies {
 			pj := policyJSON{Policy: pr.Policy, Summary: pr.Summary, SmallP99: pr.SmallP99,
 				SlowdownByBin: pr.SlowdownByBin, PerSeed: pr.PerSeed, Rewards: jsonFloats(pr.Rewards),
-				VsYardsticks: yardRatiosJSON(r.Yardsticks, pr)}
+				VsYardsticks: yardRatiosJSON(r.Yardsticks, pr), Phases: phaseRatiosJSON(pr)}
 			for _, v := range pr.PerSeedRewards {
 				pj.PerSeedRewards = append(pj.PerSeedRewards, jsonFloats(v))
 			}

@@ -82,7 +82,10 @@ func mdCell(s string) string {
 // (GeoMeanVsRef). With yardsticks, a table per yardstick follows of every
 // other policy's mean slowdown divided by the yardstick's, per scenario
 // and as geometric means, and per policy where it is above each yardstick
-// and its highest ratio to each. With ShowRewards, the tables have a column per reward
+// and its highest ratio to each. A phased scenario's table is followed by
+// one by phase: per phase its shares of the reference's flows and
+// slowdown sum, and every other policy's mean slowdown of the phase's
+// flows divided by the reference's, with its interval. With ShowRewards, the tables have a column per reward
 // with each policy's score, and the report ends, with at least three
 // policies the rewards score, with how well each reward ranks the
 // policies as their mean slowdowns do per scenario.
@@ -217,8 +220,9 @@ func (r *Report) writeIntro(b *strings.Builder) {
 	}
 }
 
-// writeScenario writes the section of scenario si: what it is, and its
-// table of policies.
+// writeScenario writes the section of scenario si: what it is, its
+// table of policies and, if it is phased, its table by phase
+// (writePhases).
 func (r *Report) writeScenario(b *strings.Builder, si int) {
 	sr := &r.Scenarios[si]
 	flows := 0
@@ -260,6 +264,7 @@ func (r *Report) writeScenario(b *strings.Builder, si int) {
 	for _, n := range notes {
 		fmt.Fprintf(b, "\n%s.\n", mdCell(n))
 	}
+	r.writePhases(b, si)
 }
 
 // writePolicyRow writes the row of policy pi in the table of scenario si.

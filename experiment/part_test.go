@@ -20,16 +20,24 @@ import (
 	"graphcc/scenario"
 	"graphcc/topo"
 	"graphcc/trace"
+	"graphcc/workload"
 )
 
 // shardEval is an evaluation with everything a report can hold: two
-// scenarios, three policies (ideal among them, which has no telemetry),
-// three seeds (intervals), rewards and a yardstick.
+// scenarios (the second phased: its report has a table by phase), three
+// policies (ideal among them, which has no telemetry), three seeds
+// (intervals), rewards and a yardstick.
 func shardEval(t testing.TB) Config {
 	t.Helper()
 	c := tinyEval()
 	other := testfabric.TinyScenario()
-	other.Name, other.Gen.Load, other.Gen.Duration = "tiny-busy", 0.8, 2*topo.Millisecond
+	other.Name = "tiny-busy-phased"
+	other.Gen.Phases = []workload.Phase{
+		{Duration: topo.Millisecond, Workload: other.Gen.Workload, Load: 0.8, Incast: other.Gen.Incast},
+		{Duration: 500 * topo.Microsecond, Workload: must(workload.Builtin("googlerpc")), Load: 0.6},
+		{Duration: 500 * topo.Microsecond, Workload: must(workload.Builtin("websearch")), Load: 0.8},
+	}
+	other.Gen.Duration = workload.PhasesDuration(other.Gen.Phases)
 	c.Scenarios = append(c.Scenarios, other)
 	ideal, err := policy.Parse(context.Background(), "ideal", policy.Env{})
 	if err != nil {
@@ -137,6 +145,10 @@ func TestMergeEqualsEvaluate(t *testing.T) {
 	want := reportFiles(t, whole)
 	if len(want) != 4 {
 		t.Fatalf("files %v, want the report, the JSON and 2 figures", len(want))
+	}
+	if ph := whole.Scenarios[1].Policies[0]; len(ph.Summary.Phases) != 3 || len(ph.PhaseVsRef) != 3 || !ph.PhaseVsRef[0].HasInterval() ||
+		!bytes.Contains(want["report.md"], []byte("### tiny-busy-phased by phase")) {
+		t.Fatalf("the phased scenario's phases: %+v, ratios %+v", ph.Summary.Phases, ph.PhaseVsRef)
 	}
 	for _, n := range []int{1, 3, 20} {
 		t.Run(fmt.Sprint(n), func(t *testing.T) {

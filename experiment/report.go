@@ -76,6 +76,10 @@ type PolicyResult struct {
 	// p99 slowdown of SlowdownByBin divided by the reference policy's in
 	// the same bin, with their intervals: what the figure plots.
 	BinVsRef []BinRatios
+	// PhaseVsRef are, on a phased scenario (nil on another), per phase
+	// the mean slowdown of the flows that start in it (Summary.Phases)
+	// divided by the reference policy's, with their intervals.
+	PhaseVsRef []metrics.Ratio
 	// meanLOO are MeanVsRef's values leaving out each seed in turn, and
 	// slowdownLOO the mean slowdown's (nil without intervals).
 	meanLOO, slowdownLOO []float64

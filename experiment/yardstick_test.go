@@ -45,7 +45,7 @@ func oneFlowPerSeed(slowdowns ...float64) [][]trace.FCT {
 func TestYardstickRatiosByHand(t *testing.T) {
 	bins := metrics.FigureBins()
 	jack := func(slowdowns ...float64) *metrics.Jackknife {
-		return metrics.NewJackknife(oneFlowPerSeed(slowdowns...), []float64{0, 0, 0}, bins)
+		return metrics.NewJackknife(oneFlowPerSeed(slowdowns...), []float64{0, 0, 0}, bins, metrics.Phases{})
 	}
 	result := func(mean float64) *PolicyResult {
 		pr := &PolicyResult{SmallP99: math.NaN()}

@@ -65,6 +65,10 @@ type Jackknife struct {
 	Throughput, Queue []float64
 	// bins holds, per figure bin, the median, p95 and p99.
 	Bins [][3][]float64
+	// PhaseMean holds, per phase of a phased trace (NewJackknife's
+	// phases), the mean slowdown of the flows that start in it; nil
+	// without phases.
+	PhaseMean [][]float64
 }
 
 // seedValue is a flow's slowdown and the seed of its run.
@@ -76,10 +80,14 @@ type seedValue struct {
 // NewJackknife computes the statistics of runs (the FCT records of each
 // seed, in seed order; queues, each run's mean queue) leaving out each seed
 // in turn, for the size bins bins (upper bounds, as SlowdownBySize takes
-// them).
-func NewJackknife(runs [][]trace.FCT, queues []float64, bins []int64) *Jackknife {
+// them) and the phases of phases (the zero Phases: none).
+func NewJackknife(runs [][]trace.FCT, queues []float64, bins []int64, phases Phases) *Jackknife {
 	seeds := len(runs)
 	l := &Jackknife{Bins: make([][3][]float64, len(bins))}
+	psum, pn := make([][]float64, len(phases.Starts)), make([][]float64, len(phases.Starts))
+	for i := range psum {
+		psum[i], pn[i] = make([]float64, seeds), make([]float64, seeds)
+	}
 	// Count first, so that each list is allocated once at its size.
 	binOf := func(size int64) int {
 		b, _ := slices.BinarySearch(bins, size)
@@ -110,6 +118,11 @@ func NewJackknife(runs [][]trace.FCT, queues []float64, bins []int64) *Jackknife
 				tput[k] += r.ThroughputGbps()
 				tn[k]++
 			}
+			if len(psum) > 0 {
+				i := phases.Index(r.Start)
+				psum[i][k] += v
+				pn[i][k]++
+			}
 			x := seedValue{v, int32(k)}
 			if r.Size <= SmallFlowBytes {
 				small = append(small, x)
@@ -121,6 +134,9 @@ func NewJackknife(runs [][]trace.FCT, queues []float64, bins []int64) *Jackknife
 	}
 	l.Mean, l.Throughput = looMeans(sum, n), looMeans(tput, tn)
 	l.Queue = looMeans(queues, slices.Repeat([]float64{1}, len(queues)))
+	for i := range psum {
+		l.PhaseMean = append(l.PhaseMean, looMeans(psum[i], pn[i]))
+	}
 	// nil where the tail is too thin for an interval
 	pct := func(vals []seedValue, q float64) []float64 {
 		if thinTail(len(vals), seeds, q) {

@@ -2,11 +2,13 @@ package metrics
 
 import (
 	"fmt"
-	"graphcc/trace"
 	"math"
 	"math/rand/v2"
 	"slices"
 	"testing"
+
+	"graphcc/topo"
+	"graphcc/trace"
 )
 
 // intervalRecs returns n random FCT records, about half of them small
@@ -24,18 +26,23 @@ func intervalRecs(r *rand.Rand, n int) []trace.FCT {
 // records of the other seeds (the percentiles exactly as SlowdownStats and
 // SlowdownBySize compute them).
 func TestLOOStats(t *testing.T) {
-	r := rand.New(rand.NewPCG(7, 7))
+	r, starts := rand.New(rand.NewPCG(7, 7)), rand.New(rand.NewPCG(7, 8))
 	bins := FigureBins()
+	// the last phase has no flows
+	ph := Phases{Origin: phasedOrigin, Starts: []int64{0, topo.Millisecond, 2500 * topo.Microsecond, 5 * topo.Millisecond}}
 	for _, sizes := range [][]int{{1, 1}, {1, 2, 3}, {99, 100, 101}, {1000, 4321, 7, 250}, {0, 5, 50}, {3000, 2500, 4000}} {
 		runs := make([][]trace.FCT, len(sizes))
 		for k, n := range sizes {
 			runs[k] = intervalRecs(r, n)
+			for i := range runs[k] { // starts over 3 ms, from a stream of their own
+				runs[k][i].Start = phasedOrigin + starts.Int64N(3*topo.Millisecond)
+			}
 		}
 		queues := make([]float64, len(runs))
 		for k := range queues {
 			queues[k] = 1000 * r.Float64()
 		}
-		l := NewJackknife(runs, queues, bins)
+		l := NewJackknife(runs, queues, bins, ph)
 		every := slices.Concat(runs...)
 		for k := range runs {
 			var recs []trace.FCT
@@ -59,6 +66,15 @@ func TestLOOStats(t *testing.T) {
 			}
 			if got := l.Queue[k]; math.Abs(got-q) > 1e-12*q {
 				t.Errorf("sizes %v without seed %d: queue %v, want %v", sizes, k, got, q)
+			}
+			if len(l.PhaseMean) != len(ph.Starts) {
+				t.Fatalf("%d phases' means, want %d", len(l.PhaseMean), len(ph.Starts))
+			}
+			for i, st := range SlowdownByPhase(recs, ph) {
+				got, want := l.PhaseMean[i][k], st.Slowdown.Mean
+				if st.Slowdown.Count == 0 && !math.IsNaN(got) || st.Slowdown.Count > 0 && math.Abs(got-want) > 1e-12*want {
+					t.Errorf("sizes %v without seed %d: phase %d mean %v, want %v (%d flows)", sizes, k, i, got, want, st.Slowdown.Count)
+				}
 			}
 			// loo is nil where the tail over every seed's n flows is too
 			// thin for an interval
@@ -100,7 +116,7 @@ func oneFlowSeeds(slowdowns ...float64) *Jackknife {
 	for k, v := range slowdowns {
 		runs[k] = []trace.FCT{{Size: 1000, Standalone: 1000, FCT: int64(1000 * v)}}
 	}
-	return NewJackknife(runs, make([]float64, len(runs)), FigureBins())
+	return NewJackknife(runs, make([]float64, len(runs)), FigureBins(), Phases{})
 }
 
 // TestJackknife checks the half-widths against a hand computation: with
@@ -149,7 +165,7 @@ func TestJackknife(t *testing.T) {
 		t.Errorf("a NaN value: half-width %v", h)
 	}
 	// Without small flows the small-flow ratio has no interval.
-	big := NewJackknife([][]trace.FCT{{{Size: 1e6, Standalone: 1, FCT: 2}}, {{Size: 1e6, Standalone: 1, FCT: 3}}, {{Size: 1e6, Standalone: 1, FCT: 4}}}, make([]float64, 3), FigureBins())
+	big := NewJackknife([][]trace.FCT{{{Size: 1e6, Standalone: 1, FCT: 2}}, {{Size: 1e6, Standalone: 1, FCT: 3}}, {{Size: 1e6, Standalone: 1, FCT: 4}}}, make([]float64, 3), FigureBins(), Phases{})
 	if big.SmallP99 != nil {
 		t.Errorf("no small flows: leave-one-out p99s %v", big.SmallP99)
 	}
@@ -189,7 +205,7 @@ func TestJackknifeCoverage(t *testing.T) {
 			return SlowdownStats(all, nil).Mean
 		}
 		noQueue := make([]float64, 5)
-		ref, same, slower := NewJackknife(runs[0], noQueue, nil), NewJackknife(runs[1], noQueue, nil), NewJackknife(runs[2], noQueue, nil)
+		ref, same, slower := NewJackknife(runs[0], noQueue, nil, Phases{}), NewJackknife(runs[1], noQueue, nil, Phases{}), NewJackknife(runs[2], noQueue, nil, Phases{})
 		v, h := mean(runs[1])/mean(runs[0]), jackknifeHalf(JackknifeRatios(same.Mean, ref.Mean))
 		if v-h <= 1 && 1 <= v+h {
 			held++
@@ -220,7 +236,7 @@ func BenchmarkLOOStats(b *testing.B) {
 	}
 	bins := FigureBins()
 	for b.Loop() {
-		NewJackknife(runs, make([]float64, len(runs)), bins)
+		NewJackknife(runs, make([]float64, len(runs)), bins, Phases{})
 	}
 }
 

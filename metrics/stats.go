@@ -206,6 +206,11 @@ type Summary struct {
 	// port-steps at it, the most used first. A policy that adapts spreads
 	// its port-steps over several.
 	ECNSettings []control.SettingUse `json:"ecn_settings,omitempty"`
+	// Phases, for a phased trace (and only then: absent from JSON
+	// otherwise), are the slowdowns of its flows by the phase they start
+	// in (SlowdownByPhase), in phase order. Summarize leaves them nil:
+	// who knows the phases fills them (graphcc sim --scenario, eval).
+	Phases []PhaseStats `json:"slowdown_by_phase,omitempty"`
 	// AgentStats, with per-switch agents exchanging messages as packets
 	// (and only then), are their counts; their keys join the summary's.
 	*AgentStats
@@ -264,7 +269,8 @@ func binLabels(s []Stats) []string {
 
 // WriteTable writes s as aligned, human-readable text tables: the
 // slowdowns overall, per size bin (a bin without flows shows "–"), of
-// incast and of background flows; the queues in KB (1000 B, the unit of
+// incast and of background flows, and of a phased trace's flows by the
+// phase they start in ("phase from 10 ms"); the queues in KB (1000 B, the unit of
 // the ECN thresholds), the instantaneous one the simulator samples and the
 // queue feature the policies see; then the counters.
 func (s Summary) WriteTable(w io.Writer) error { return s.writeTable(w, true) }
@@ -291,6 +297,9 @@ func (s Summary) writeTable(w io.Writer, instant bool) error {
 	}
 	stat("incast", s.SlowdownIncast)
 	stat("background", s.SlowdownBackground)
+	for _, ph := range s.Phases {
+		stat("phase from "+strconv.FormatFloat(ph.StartMs, 'f', -1, 64)+" ms", ph.Slowdown)
+	}
 	fmt.Fprintln(tw)
 	row("queue (KB = 1000 B)", "mean", "p99")
 	if instant {

@@ -67,6 +67,29 @@ func (s Scenario) ArrivalStart() int64 {
 	return s.Gen.Start
 }
 
+// PhaseStarts returns where the phases of s start, ps from the start of
+// its arrival window (ArrivalStart), in order, the first 0; nil if s is
+// not phased. With ArrivalStart they split its flows by the phase they
+// start in (metrics.Phases).
+func (s Scenario) PhaseStarts() []int64 {
+	if len(s.Gen.Phases) == 0 {
+		return nil
+	}
+	out := make([]int64, len(s.Gen.Phases))
+	var at int64
+	for i, p := range s.Gen.Phases {
+		out[i] = at
+		at += p.Duration // the phases' total fits (GenConfig.Check)
+	}
+	return out
+}
+
+// DescribePhase is Describe's words for one phase: "5 ms of GoogleRPC2008
+// 90 %, no incasts".
+func DescribePhase(p workload.Phase) string {
+	return spaced(topo.FormatDuration(p.Duration)) + " of " + describeTraffic(p.Workload, p.Load, p.Incast)
+}
+
 // phase is a phase of a built-in phased scenario: ms milliseconds of the
 // built-in workload at load, with the GraphCC setup's 16:1 incasts if
 // incast is set.

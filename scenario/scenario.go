@@ -156,7 +156,7 @@ func (s Scenario) Describe() string {
 	if len(g.Phases) > 0 {
 		parts := make([]string, len(g.Phases))
 		for i, p := range g.Phases {
-			parts[i] = spaced(topo.FormatDuration(p.Duration)) + " of " + describeTraffic(p.Workload, p.Load, p.Incast)
+			parts[i] = DescribePhase(p)
 		}
 		what = "in phases: " + strings.Join(parts, "; ") + "; "
 	}

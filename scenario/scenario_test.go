@@ -231,3 +231,26 @@ func TestPhasedSuite(t *testing.T) {
 		}
 	}
 }
+
+// TestPhaseStarts: a phased scenario's phases start where the previous
+// ones end, counted from its arrival window's start, and each is described
+// as Describe lists it; a scenario without phases has no starts.
+func TestPhaseStarts(t *testing.T) {
+	day, err := ByName("day")
+	if err != nil {
+		t.Fatal(err)
+	}
+	ms := topo.Millisecond
+	if got, want := day.PhaseStarts(), []int64{0, 10 * ms, 15 * ms, 25 * ms, 30 * ms}; !slices.Equal(got, want) {
+		t.Errorf("day's phases start at %v, want %v", got, want)
+	}
+	if got := DescribePhase(day.Gen.Phases[3]); got != "5 ms of GoogleRPC2008 90 %, no incasts" {
+		t.Errorf("day's RPC phase described as %q", got)
+	}
+	if d := DescribePhase(day.Gen.Phases[4]); !strings.Contains(day.Describe(), d+"; ") || !strings.Contains(d, "+ 16:1 incasts") {
+		t.Errorf("day's last phase described as %q, not as in %q", d, day.Describe())
+	}
+	if got := Default().PhaseStarts(); got != nil {
+		t.Errorf("fb60-incast has phase starts %v", got)
+	}
+}

@@ -58,9 +58,14 @@ simulation seeds, in parallel (--workers). It prints a Markdown report (first
 static (95 % CI 18.6–24.2 %)", the same for the p99 slowdown of flows up
 to 100 KB; then per scenario a table of mean and p99 slowdown, p99
 slowdown of flows up to 100 KB, the first and last relative to
---reference, mean throughput, queues in KB (1000 B) and PFC pauses; then
-every policy's mean slowdown relative to --reference per scenario and its
-geometric mean over them) and writes into --out:
+--reference, mean throughput, queues in KB (1000 B) and PFC pauses, and
+for a phased scenario (day, day-b, day-held, a scenario file's phases) a
+table by phase: per phase, counting each flow in the phase it starts in,
+its share of the flows and of --reference's slowdown sum (what dominates
+the scenario's mean) and each policy's mean slowdown of its flows relative
+to --reference's; then every policy's mean slowdown relative to
+--reference per scenario and its geometric mean over them) and writes
+into --out:
 
   report.md        the report
   <scenario>.png   FCT slowdown median, p95 and p99 per flow-size bin,

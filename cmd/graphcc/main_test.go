@@ -4,8 +4,10 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
+	"regexp"
 	"slices"
 	"strings"
 	"testing"
@@ -15,10 +17,12 @@ import (
 	"github.com/spf13/pflag"
 
 	"graphcc/control"
+	"graphcc/metrics"
 	"graphcc/replay/bench"
 	"graphcc/scenario"
 	"graphcc/topo"
 	"graphcc/trace"
+	"graphcc/workload"
 )
 
 // tiny is a scenario that simulates in well under a second: 4 hosts, one
@@ -153,6 +157,9 @@ func TestSimOutputs(t *testing.T) {
 	}
 	if m["completed"] != m["flows"] || m["flows"] == float64(0) {
 		t.Errorf("completed %v of %v flows", m["completed"], m["flows"])
+	}
+	if _, ok := m["slowdown_by_phase"]; ok || strings.Contains(out, "phase") {
+		t.Errorf("a run without phases has them: %v\n%s", m["slowdown_by_phase"], out)
 	}
 
 	file, err := os.Open(fct)
@@ -556,6 +563,68 @@ func TestGenPhasedScenario(t *testing.T) {
 	for i := range got {
 		if got[i] != want[i] {
 			t.Fatalf("flow %d: gen wrote %+v, the scenario has %+v", i, got[i], want[i])
+		}
+	}
+}
+
+// TestSimPhasedSummary: sim of a phased --scenario splits its summary's
+// flows by the phase they start in, as counting the FCT records' starts
+// does, in the table and in --summary-out.
+func TestSimPhasedSummary(t *testing.T) {
+	dir := t.TempDir()
+	file := filepath.Join(dir, "day.yaml")
+	if err := os.WriteFile(file, []byte(`scenarios:
+  - name: tiny-day
+    clos: {leaves: 2, spines: 1, hosts_per_leaf: 2}
+    incast: {fanin: 3, period: 250us}
+    phases:
+      - {duration: 500us, load: 0.3, incast: none}
+      - {duration: 300us, workload: googlerpc, load: 0.8}
+      - {duration: 200us, workload: websearch}
+`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	sum, fct := filepath.Join(dir, "s.json"), filepath.Join(dir, "fct.txt")
+	out := run(t, "sim", "--scenario-file", file, "--seed", "2001", "--summary-out", sum, "--fct-out", fct)
+	data, err := os.ReadFile(sum)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var s metrics.Summary
+	if err := json.Unmarshal(data, &s); err != nil {
+		t.Fatal(err)
+	}
+	r, err := os.Open(fct)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	recs, err := trace.ReadFCT(r, fct)
+	if err != nil {
+		t.Fatal(err)
+	}
+	bounds := []int64{0, 500 * topo.Microsecond, 800 * topo.Microsecond}
+	counts := make([]int, len(bounds))
+	for _, rec := range recs {
+		at := rec.Start - workload.DefaultStart
+		i := len(bounds) - 1
+		for at < bounds[i] && i > 0 {
+			i--
+		}
+		counts[i]++
+	}
+	if len(s.Phases) != 3 || s.Completed != len(recs) {
+		t.Fatalf("%d phases in the summary of %d flows (%d records)", len(s.Phases), s.Completed, len(recs))
+	}
+	for i, ph := range s.Phases {
+		// WebSearch's 200 us at this seed start no flow: a phase without
+		if ph.StartMs != float64(bounds[i])/float64(topo.Millisecond) || ph.Slowdown.Count != counts[i] || (counts[i] == 0) != (i == 2) {
+			t.Errorf("phase %d: %+v, want %d flows from %d ps", i, ph, counts[i], bounds[i])
+		}
+	}
+	for _, want := range []string{fmt.Sprintf(`phase from 0 ms +%d `, counts[0]), fmt.Sprintf(`phase from 0\.5 ms +%d `, counts[1]), `phase from 0\.8 ms +0 +– +– +– +–\n`} {
+		if !regexp.MustCompile(want).MatchString(out) {
+			t.Errorf("sim printed no %q:\n%s", want, out)
 		}
 	}
 }

@@ -18,6 +18,7 @@ import (
 	"graphcc/dcqcn"
 	"graphcc/gnn"
 	"graphcc/internal/fileio"
+	"graphcc/metrics"
 	"graphcc/policy"
 	"graphcc/replay"
 	"graphcc/scenario"
@@ -44,6 +45,9 @@ type simOpts struct {
 
 	// runFn, set by config for --policy ideal, runs instead of the simulator.
 	runFn func(context.Context, replay.Config) (*replay.Result, error)
+	// phases, set by config for a phased --scenario, split the summary's
+	// flows by the phase they start in.
+	phases metrics.Phases
 }
 
 // agentFlags configure the per-switch agents whose messages are packets
@@ -305,8 +309,10 @@ func newSimCmd(logger loggerFunc) *cobra.Command {
 		Short: "Simulate a scenario (default: the GraphCC training scenario) and print FCT slowdowns",
 		Long: `sim replays flows on a fabric in the packet-level simulator and prints
 the summary table: FCT slowdown (mean, p50, p95, p99) overall, per flow-size
-bin, for incast and background flows, then throughput, queues, PFC pauses,
-ECN marks, events and timing.
+bin, for incast and background flows and, on a phased --scenario, by the
+phase each flow starts in ("phase from 25 ms"; --summary-out's
+slowdown_by_phase), then throughput, queues, PFC pauses, ECN marks, events
+and timing.
 
 Without --flows the traffic is generated from the scenario flags (default:
 the GraphCC training scenario, FB_Hadoop at 60 % load with a 16:1 incast
@@ -451,6 +457,9 @@ func (o *simOpts) traffic(fs *pflag.FlagSet, log *slog.Logger) (simRun, error) {
 		}
 		r.desc = fmt.Sprintf("scenario %s, seed %d: %s; %d flows", r.sc.Name, o.sc.seed, r.sc.Describe(), len(r.flows))
 		r.window = r.sc.Gen.Duration
+		if starts := r.sc.PhaseStarts(); starts != nil {
+			o.phases = metrics.Phases{Origin: r.sc.ArrivalStart(), Starts: starts}
+		}
 		return r, nil
 	}
 	if r.sc, r.f, err = o.sc.build(fs, log); err != nil {
@@ -594,6 +603,7 @@ func (o *simOpts) run(ctx context.Context, cmd *cobra.Command, log *slog.Logger)
 	if err != nil {
 		return err
 	}
+	res.Summary.Phases = metrics.SlowdownByPhase(res.FCT, o.phases)
 	if o.fctOut != "" {
 		if err := wrote.write("fct-out", o.fctOut, func(w io.Writer) error { return trace.WriteFCT(w, res.FCT) }); err != nil {
 			return err
