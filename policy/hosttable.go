@@ -44,10 +44,11 @@ func ParseHostActions(spec string, scenarios []string) (gnn.HostTable, error) {
 // files in sorted name order): HPCC's preset first (control.DefaultHostParams, the
 // constants a fabric runs without a host head), then every distinct set
 // of hosts' DCQCN constants among the results' best_policy (the part
-// after HostsMark), in order of first appearance. A result without them
-// adds nothing. A file that is not a tune result fails, naming it, and so
-// do a directory without results and results of which none has hosts'
-// constants (a table of one profile has nothing to choose).
+// after HostsMark, or those of a sched's steps, in step order), in order
+// of first appearance. A result without them adds nothing. A file that is
+// not a tune result fails, naming it, and so do a directory without
+// results and results of which none has hosts' constants (a table of one
+// profile has nothing to choose).
 func TunedHostProfiles(path string, scenarios []string) ([]control.HostParams, error) {
 	files := []string{path}
 	if st, err := os.Stat(path); err != nil {
@@ -72,22 +73,49 @@ func TunedHostProfiles(path string, scenarios []string) ([]control.HostParams, e
 		if err != nil { // it names f
 			return nil, err
 		}
-		_, hosts, ok := strings.Cut(best, HostsMark)
-		if !ok {
-			continue
-		}
-		h, err := ParseHostParams(hosts)
+		hs, err := bestHosts(best)
 		if err != nil { // loadTunedSpec parsed it
 			return nil, fmt.Errorf("tune result %s: best_policy %q: %w", f, best, err)
 		}
-		if !slices.Contains(ps, h) {
-			ps = append(ps, h)
+		for _, h := range hs {
+			if !slices.Contains(ps, h) {
+				ps = append(ps, h)
+			}
 		}
 	}
 	if len(ps) == 1 {
-		return nil, errors.New("tune results " + path + ": no best_policy sets the hosts' DCQCN constants (" + HostsMark + "…): a table of HPCC's preset alone has nothing to choose")
+		return nil, errors.New("tune results " + path + ": no best_policy sets the hosts' DCQCN constants (" + HostsMark + "… or a sched's steps): a table of HPCC's preset alone has nothing to choose")
 	}
 	return ps, nil
+}
+
+// bestHosts returns the hosts' DCQCN constants a tune result's
+// best_policy sets: those after HostsMark, or those of a sched's steps
+// in step order; none for a policy that sets none.
+func bestHosts(best string) ([]control.HostParams, error) {
+	base, hosts, ok := strings.Cut(best, HostsMark)
+	if ok {
+		h, err := ParseHostParams(hosts)
+		if err != nil {
+			return nil, err
+		}
+		return []control.HostParams{h}, nil
+	}
+	name, args, _ := strings.Cut(base, ":")
+	if name != "sched" {
+		return nil, nil
+	}
+	steps, err := parseSched(args)
+	if err != nil {
+		return nil, err
+	}
+	var out []control.HostParams
+	for _, s := range steps {
+		if s.Hosts != (control.HostParams{}) {
+			out = append(out, s.Hosts)
+		}
+	}
+	return out, nil
 }
 
 // scenarioFiles returns dir's result file of each of scenarios, NAME.json,

@@ -70,6 +70,13 @@ func TestTunedHostProfiles(t *testing.T) {
 		{"not a result", writeResults(t, map[string]string{"a.json": result("static+dcqcn:55,55,4,2.5,25"), "b.json": "[1, 2]"}), nil, nil, "b.json: not a tune result"},
 		{"no best_policy", writeResults(t, map[string]string{"a.json": `{"scenario": "a"}`}), nil, nil, "a.json: no best_policy"},
 		{"bad constants", writeResults(t, map[string]string{"a.json": result("static+dcqcn:0,55,4,2.5,25")}), nil, nil, "a.json: best_policy"},
+		// A schedule's steps, in step order; a step without them adds nothing.
+		{"a schedule", writeResults(t, map[string]string{
+			"day.json":  result("sched:0=0.5,32,0.125:10ms=2,32,0.01/55,55,2,5,25:25ms=2,64,0.354/30,55,2,40,400:30ms=0.5,32,0.125/55,55,2,5,25"),
+			"fb60.json": result("static:1,32,0.25+dcqcn:15,8,2,40,200"),
+		}), nil, []string{preset, "55,55,2,5,25", "30,55,2,40,400", "15,8,2,40,200"}, ""},
+		{"a schedule without hosts' constants", writeResults(t, map[string]string{"day.json": result("sched:0=0.5,32,0.125:10ms=2,32,0.01")}), nil, nil,
+			"no best_policy sets the hosts' DCQCN constants"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			got, err := TunedHostProfiles(tc.path, tc.scenarios)

@@ -25,7 +25,7 @@ func TestSchedPolicy(t *testing.T) {
 	a := control.ECN{KMin: 2_000, KMax: 32_000, PMax: 0.01}
 	b := control.ECN{KMin: 32_000, KMax: 256_000, PMax: 0.75}
 	c := control.ECN{KMin: 0, KMax: 4_000, PMax: 1}
-	steps := []SchedStep{{0, a}, {5 * topo.Millisecond, b}, {12 * topo.Millisecond, c}}
+	steps := []SchedStep{{At: 0, ECN: a}, {At: 5 * topo.Millisecond, ECN: b}, {At: 12 * topo.Millisecond, ECN: c}}
 	for _, tc := range []struct {
 		name   string
 		sc     scenario.Scenario
@@ -67,9 +67,9 @@ func TestSchedPolicy(t *testing.T) {
 		want  string
 	}{
 		{nil, "sched: no steps"},
-		{[]SchedStep{{topo.Millisecond, a}}, "the first step is at 1ms, want 0"},
-		{[]SchedStep{{0, a}, {0, b}}, "step 1 at 0 is not after step 0 at 0"},
-		{[]SchedStep{{0, a}, {topo.Millisecond, control.ECN{KMin: 2, KMax: 1}}}, "step 1 at 1ms: ecn: kmax 1 bytes is below kmin 2 bytes"},
+		{[]SchedStep{{At: topo.Millisecond, ECN: a}}, "the first step is at 1ms, want 0"},
+		{[]SchedStep{{At: 0, ECN: a}, {At: 0, ECN: b}}, "step 1 at 0 is not after step 0 at 0"},
+		{[]SchedStep{{At: 0, ECN: a}, {At: topo.Millisecond, ECN: control.ECN{KMin: 2, KMax: 1}}}, "step 1 at 1ms: ecn: kmax 1 bytes is below kmin 2 bytes"},
 		{make([]SchedStep, MaxSchedSteps+1), "1001 steps"},
 	} {
 		if _, _, err := Sched(bad.steps)(f, scenario.Default(), 1); err == nil || !strings.Contains(err.Error(), bad.want) {
@@ -164,6 +164,10 @@ func FuzzParseSched(f *testing.F) {
 	for _, s := range []string{
 		"0=2,32,0.01", "0=2,32,0.01:5ms=32,256,0.75:12ms=0,4,1", "0=02,32,1e-2:1.5ms=1,2,1", "0=1,2,0.5:1ps=3,4,1",
 		"1ms=2,32,0.01", "0=2,32", "0=2,32,0.01:5ms", "0=2,32,0.01:5=1,2,1", "",
+		// with the hosts' constants
+		"0=0.5,32,0.125/55,55,2,5,25:25ms=2,64,0.354/30,55,2,40,400:30ms=0.5,32,0.125/55,55,2,5,25",
+		"0=2,32,0.01:1ms=2,32,0.01/55.0,55,2,5,2.5e1", "0=2,32,0.01/300,1,4,5,50:1ms=1,2,1", "0=2,32,0.01/",
+		"0=2,32,0.01/55,55,2,5", "0=2,32,0.01/2,55,2,5,25", "0=2,32,0.01/55,55,2,5,25/1", "0=/55,55,2,5,25",
 	} {
 		f.Add(s)
 	}

@@ -22,7 +22,8 @@ import (
 
 // A policy spec names a policy as the CLI, scenario runs and reports do:
 // NAME or NAME:ARGS, such as static, static:10,40,0.2, edge:2,32,0.01:16,64,0.5,
-// react:8:32,128,0.5:2,16,1, hostreact:2,32,0.01:0.5:300,1,4,5,50:55,1,4,5,50, sched:0=2,32,0.01:10ms=32,256,0.75, tuned:FILE,
+// react:8:32,128,0.5:2,16,1, hostreact:2,32,0.01:0.5:300,1,4,5,50:55,1,4,5,50, sched:0=2,32,0.01:10ms=32,256,0.75
+// (whose steps may carry the hosts' constants: sched:0=2,32,0.01/55,55,2,5,25:10ms=32,256,0.75/30,55,2,40,400), tuned:FILE,
 // tuned:DIR, graphcc, graphcc:FILE, acc, acc:FILE or ideal, any but ideal
 // followed by HostsMark and the hosts' DCQCN constants.
 // Specs lists them with their usage and help. Errors of Parse do not name a
@@ -87,8 +88,9 @@ func ParseControl(ctx context.Context, spec string, env Env) (Named, error) {
 // every number of the arguments (separated by ':' and ',') in strconv's
 // shortest decimal form, so that static:2,16,0.010 and static:2,16,0.01 are
 // one policy; for sched, also every time in topo.FormatDuration's form
-// (sched:0=2,32,.01:5.0ms=8,64,1 is sched:0=2,32,0.01:5ms=8,64,1); any
-// other spec as it is.
+// (sched:0=2,32,.01:5.0ms=8,64,1 is sched:0=2,32,0.01:5ms=8,64,1) and its
+// steps' hosts' constants as FormatHostParams writes them; any other spec
+// as it is.
 func Canonical(spec string) string {
 	return canonical(spec, defs(context.Background(), Env{}, true))
 }
@@ -151,9 +153,11 @@ type def struct {
 	// canon, if set, writes the spec's arguments in one form (canonical);
 	// it returns arguments it cannot parse as they are.
 	canon func(args string) string
-	// setsHosts marks a policy that sets the hosts' DCQCN constants
-	// itself, every interval: it takes no HostsMark.
-	setsHosts bool
+	// setsHosts, if set, reports whether the policy of the spec's
+	// arguments sets the hosts' DCQCN constants itself, every interval
+	// (parsed arguments only): it then takes no HostsMark, and the reason
+	// is said in lookup's error after "drop +dcqcn:…".
+	setsHosts func(args string) (bool, string)
 	// inputs, if set, returns Named.Inputs of the spec's arguments (nil
 	// where the spec describes the policy whole).
 	inputs func(args string) func(scenario.Scenario) (string, error)
@@ -191,19 +195,14 @@ func defs(ctx context.Context, env Env, withIdeal bool) []def {
 					"of its line rate in the interval that ended and on the first otherwise; hosts start on the first"},
 			build:     plain(buildHostReact),
 			numeric:   true,
-			setsHosts: true,
+			setsHosts: func(string) (bool, string) { return true, "" },
 		},
-		{
-			Spec: Spec{Name: "sched", Usage: "sched:T=KMIN_KB,KMAX_KB,PMAX[:T=KMIN_KB,KMAX_KB,PMAX...]",
-				Help: "sched:0=2,32,0.01:10ms=32,256,0.75: a time schedule of fixed settings (an oracle for phased traffic), from each time T on " +
-					"(counted from the start of the arrival window, the first at 0) that setting of a 25 Gbps port on every switch port, scaled by rate"},
-			build: plain(buildSched),
-			canon: canonicalSched,
-		},
+		schedDef(),
 		{
 			Spec: Spec{Name: "tuned", Usage: "tuned:FILE|DIR",
 				Help: "tuned:tune.json: the best fixed setting graphcc tune found, the best_policy of its result file " +
-					"(static:KMIN_KB,KMAX_KB,PMAX or edge:…, with the hosts' DCQCN constants where tune set them, which replace the hardware's); " +
+					"(static:KMIN_KB,KMAX_KB,PMAX or edge:…, with the hosts' DCQCN constants where tune set them, which replace the hardware's; " +
+					"or, in a hand-made file, a sched:… schedule); " +
 					"it scores as the file records with the hardware flags the tune was given; " +
 					"tuned:DIR: on each scenario the best_policy of DIR/<scenario>.json, that scenario's tune result (the per-scenario tuned constant; " +
 					"on a named scenario only: eval's, sim --scenario's)"},
@@ -323,8 +322,10 @@ func lookup(spec string, defs []def) (Named, error) {
 			if d.run != nil {
 				return Named{}, fmt.Errorf("%s: %s has no hosts' DCQCN to set", spec, name)
 			}
-			if d.setsHosts {
-				return Named{}, fmt.Errorf("%s: %s sets the hosts' DCQCN itself: drop %s…", spec, name, HostsMark)
+			if d.setsHosts != nil {
+				if sets, why := d.setsHosts(args); sets {
+					return Named{}, fmt.Errorf("%s: %s sets the hosts' DCQCN itself: drop %s…%s", spec, name, HostsMark, why)
+				}
 			}
 			hp, err := ParseHostParams(hosts)
 			if err != nil {
@@ -446,7 +447,9 @@ func buildEdge(args string) (Factory, error) {
 // (tunedDir), which Named.Check looks for before any run. A best_policy
 // is a fixed setting, one for all ports (static or
 // static:KMIN_KB,KMAX_KB,PMAX) or one per port role (edge:…), with the
-// hosts' DCQCN constants where tune set them (HostsMark).
+// hosts' DCQCN constants where tune set them (HostsMark), or, in a
+// hand-made file (a per-phase oracle as a yardstick or teacher), a time
+// schedule of settings, sched:…, whose steps may set the hosts' constants.
 func buildTuned(args string) (Factory, func(scenario.Scenario) error, error) {
 	if args == "" {
 		return nil, nil, errors.New("want the path of a graphcc tune result file, or of a directory of one per scenario")
@@ -460,7 +463,7 @@ func buildTuned(args string) (Factory, func(scenario.Scenario) error, error) {
 }
 
 // loadTuned reads the graphcc tune result file at path and returns the
-// policy of its best_policy (a fixed setting: parseFixed), and the scenario it was tuned on (its
+// policy of its best_policy (a fixed setting or a schedule: parseFixed), and the scenario it was tuned on (its
 // scenario field, "" without one).
 func loadTuned(path string) (Factory, string, error) {
 	f, sc, _, err := loadTunedSpec(path)
@@ -491,7 +494,8 @@ func loadTunedSpec(path string) (Factory, string, string, error) {
 }
 
 // parseFixed parses a spec of fixed settings, static or edge, with the
-// hosts' constants if it carries them.
+// hosts' constants if it carries them, or a time schedule of them, sched
+// (whose steps may set the hosts' constants instead).
 func parseFixed(spec string) (Factory, error) {
 	base, hosts, withHosts := strings.Cut(spec, HostsMark)
 	name, args, _ := strings.Cut(base, ":")
@@ -504,11 +508,18 @@ func parseFixed(spec string) (Factory, error) {
 		f, err = buildStatic(args)
 	case "edge":
 		f, err = buildEdge(args)
+	case "sched":
+		f, err = buildSched(args)
 	default:
-		return nil, errors.New("not a fixed setting (static:KMIN_KB,KMAX_KB,PMAX or edge:…, with +dcqcn:… or without)")
+		return nil, errors.New("not a fixed setting (static:KMIN_KB,KMAX_KB,PMAX or edge:…, with +dcqcn:… or without) nor a schedule of them (sched:…)")
 	}
 	if err != nil {
 		return nil, err
+	}
+	if name == "sched" && withHosts {
+		if sets, why := schedSetsHosts(args); sets {
+			return nil, fmt.Errorf("sched sets the hosts' DCQCN itself: drop %s…%s", HostsMark, why)
+		}
 	}
 	if withHosts {
 		hp, err := ParseHostParams(hosts)

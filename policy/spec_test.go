@@ -122,7 +122,7 @@ func TestParse(t *testing.T) {
 	notFixed := file("graphcc.json", `{"best_policy": "graphcc"}`)
 	badFixed := file("bad.json", `{"best_policy": "static:8,4,1"}`)
 	notJSON := file("notjson.json", `best_policy: static`)
-	forms := "forms: static[:KMIN_KB,KMAX_KB,PMAX], edge:KMIN_KB,KMAX_KB,PMAX:KMIN_KB,KMAX_KB,PMAX, react:Q_KB:KMIN_KB,KMAX_KB,PMAX:KMIN_KB,KMAX_KB,PMAX, hostreact:KMIN_KB,KMAX_KB,PMAX:UTIL:TIMER_US,ALPHA_US,DECREASE_US,AI_MBPS,HAI_MBPS:TIMER_US,ALPHA_US,DECREASE_US,AI_MBPS,HAI_MBPS, sched:T=KMIN_KB,KMAX_KB,PMAX[:T=KMIN_KB,KMAX_KB,PMAX...], tuned:FILE|DIR, graphcc[:MODEL], acc[:MODEL]"
+	forms := "forms: static[:KMIN_KB,KMAX_KB,PMAX], edge:KMIN_KB,KMAX_KB,PMAX:KMIN_KB,KMAX_KB,PMAX, react:Q_KB:KMIN_KB,KMAX_KB,PMAX:KMIN_KB,KMAX_KB,PMAX, hostreact:KMIN_KB,KMAX_KB,PMAX:UTIL:TIMER_US,ALPHA_US,DECREASE_US,AI_MBPS,HAI_MBPS:TIMER_US,ALPHA_US,DECREASE_US,AI_MBPS,HAI_MBPS, sched:T=KMIN_KB,KMAX_KB,PMAX[/TIMER_US,ALPHA_US,DECREASE_US,AI_MBPS,HAI_MBPS][:T=…], tuned:FILE|DIR, graphcc[:MODEL], acc[:MODEL]"
 	for _, tc := range []struct {
 		spec    string
 		control bool   // ParseControl, as the testbed
@@ -146,7 +146,7 @@ func TestParse(t *testing.T) {
 		{spec: "tuned", err: "want the path of a graphcc tune result file, or of a directory of one per scenario"},
 		{spec: "sched:0=2,32,0.010:5.0ms=32,256,.75", name: "sched:0=2,32,0.01:5ms=32,256,0.75"},
 		{spec: "sched:0=2,16,1", control: true, name: "sched:0=2,16,1"},
-		{spec: "sched", err: "want steps T=KMIN_KB,KMAX_KB,PMAX separated by ':', the first at 0 (usage: sched:T=KMIN_KB,KMAX_KB,PMAX[:T=KMIN_KB,KMAX_KB,PMAX...])"},
+		{spec: "sched", err: "want steps T=KMIN_KB,KMAX_KB,PMAX[/TIMER_US,ALPHA_US,DECREASE_US,AI_MBPS,HAI_MBPS] separated by ':', the first at 0 (usage: sched:T=KMIN_KB,KMAX_KB,PMAX[/TIMER_US,ALPHA_US,DECREASE_US,AI_MBPS,HAI_MBPS][:T=…])"},
 		{spec: "sched:1ms=2,16,1", err: "the first step is at 1ms, want 0"},
 		{spec: "sched:0=2,16,1:5ms=1,2,0.1:5ms=4,8,1", err: "step 2 at 5ms is not after step 1 at 5ms"},
 		{spec: "sched:0=2,16,1:5=1,2,0.1", err: `step 1 "5=1,2,0.1": time: bad delay "5": missing unit`},

@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"graphcc/control"
+	"graphcc/internal/testfabric"
 	"graphcc/scenario"
 	"graphcc/topo"
 )
@@ -136,6 +137,8 @@ func FuzzTunedDir(f *testing.F) {
 	f.Add([]byte(`{"scenario": "fb60", "best_policy": "static:2,32,0.01"}`), "../outside")
 	f.Add([]byte(`{"scenario": "x", "best_policy": "static:2,32,0.01"}`), "x")
 	f.Add([]byte(`[1, 2`), "fb60")
+	f.Add([]byte(`{"scenario": "fb60", "best_policy": "sched:0=2,32,0.01/55,55,2,5,25:1ms=0.5,4,1/30,55,2,40,400"}`), "fb60")
+	f.Add([]byte(`{"scenario": "fb60", "best_policy": "sched:0=2,32,0.01/55,55,2,5,25+dcqcn:55,55,2,5,25"}`), "fb60")
 	fab, err := topo.Clos(topo.DefaultClos())
 	if err != nil {
 		f.Fatal(err)
@@ -170,4 +173,41 @@ func FuzzTunedDir(f *testing.F) {
 			}
 		}
 	})
+}
+
+// TestTunedSched: a tune result file whose best_policy is a schedule, with
+// the hosts' constants in its steps (a hand-made per-phase teacher or
+// yardstick), runs that schedule through tuned:DIR and tuned:FILE, hosts
+// included; the same schedule with +dcqcn: beside its steps' constants is
+// refused, naming the file.
+func TestTunedSched(t *testing.T) {
+	fab := testfabric.Clos(t)
+	dir := writeResults(t, map[string]string{
+		"day.json":   `{"scenario": "day", "best_policy": "` + joint + `"}`,
+		"day-b.json": `{"scenario": "day-b", "best_policy": "` + joint + `+dcqcn:55,55,2,5,25"}`,
+	})
+	sc := scenario.Scenario{Name: "day"}
+	for _, spec := range []string{"tuned:" + dir, "tuned:" + filepath.Join(dir, "day.json")} {
+		np := must(Parse(context.Background(), spec, Env{}))
+		pol, ecn, err := np.New(fab, sc, 1)
+		if err != nil {
+			t.Fatalf("%s: %v", spec, err)
+		}
+		want, wantECN, _ := must(Parse(context.Background(), joint, Env{})).New(fab, sc, 1)
+		if !slices.Equal(ecn, wantECN) {
+			t.Errorf("%s: starts on other settings than the schedule", spec)
+		}
+		h, ok := control.HostParamsOf(pol)
+		wh, _ := control.HostParamsOf(want)
+		if _, decides := control.HostDeciderOf(pol); !ok || h != wh || !decides {
+			t.Errorf("%s: hosts start on %+v (%v), want the schedule's %+v, deciding them %v", spec, h, ok, wh, decides)
+		}
+		if in, err := np.Inputs(sc); err != nil || in != "best_policy "+joint {
+			t.Errorf("%s: inputs %q, %v", spec, in, err)
+		}
+	}
+	_, _, err := must(Parse(context.Background(), "tuned:"+dir, Env{})).New(fab, scenario.Scenario{Name: "day-b"}, 1)
+	if want := filepath.Join(dir, "day-b.json") + `: best_policy "` + joint + `+dcqcn:55,55,2,5,25": sched sets the hosts' DCQCN itself: drop +dcqcn:…`; err == nil || !strings.Contains(err.Error(), want) {
+		t.Errorf("a schedule with hosts' constants and +dcqcn: %v, want %q", err, want)
+	}
 }
