@@ -1,0 +1,129 @@
+package tests
+
+import (
+	"context"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+
+	"graphcc/gnn"
+	"graphcc/policy"
+)
+
+// teacherJointHandMade are the labels of models/teacher-joint that are
+// not copies of models/tuned-joint: what docs/learning.md ("The host-head
+// model kept") and the research log say they are.
+var teacherJointHandMade = map[string]string{
+	"alistorage60.json": "static:2,64,0.354+dcqcn:30,55,2,40,400",
+	"day.json":          "sched:0=1,16,0.0283/55,55,4,2.5,25:10ms=16,64,0.0283/100,55,16,5,25:15ms=2,64,0.354/30,55,2,40,400:25ms=0,0.5,0.707/15,8,2,80,400:30ms=8,16,0.0884/55,55,4,2.5,25",
+	"day-b.json":        "sched:0=0,0.5,0.707/15,8,2,80,400:4ms=8,16,0.0884/55,55,4,2.5,25:24ms=16,64,0.0283/100,55,16,5,25:32ms=2,64,0.354/30,55,2,40,400:34ms=1,16,0.0283/55,55,4,2.5,25",
+}
+
+// hostsCurriculum is the curriculum models/graphcc-hosts.model was
+// trained on (the Makefile's HOSTS_CURRICULUM).
+var hostsCurriculum = []string{"fb60-incast", "fb60", "websearch60", "alistorage60", "googlerpc60", "day", "day-b"}
+
+// teacherFile is the part of a tune result (or a hand-made teacher file)
+// the teacher reads, and the note a hand-made one carries.
+type teacherFile struct {
+	Scenario   string `json:"scenario"`
+	BestPolicy string `json:"best_policy"`
+	Note       string `json:"note"`
+}
+
+func readTeacherFile(t *testing.T, path string) teacherFile {
+	t.Helper()
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var f teacherFile
+	if err := json.Unmarshal(b, &f); err != nil {
+		t.Fatalf("%s: %v", path, err)
+	}
+	return f
+}
+
+// TestCommittedTeacherJoint: models/teacher-joint holds a file for every
+// scenario of models/tuned-joint, each a copy of its label but for the
+// hand-made ones, which say so in a note; every label runs as a policy.
+func TestCommittedTeacherJoint(t *testing.T) {
+	tuned, err := filepath.Glob(filepath.Join("..", "models", "tuned-joint", "*.json"))
+	if err != nil || len(tuned) == 0 {
+		t.Fatalf("no models/tuned-joint files (%v)", err)
+	}
+	for _, src := range tuned {
+		name := filepath.Base(src)
+		path := filepath.Join("..", "models", "teacher-joint", name)
+		want, got := readTeacherFile(t, src), readTeacherFile(t, path)
+		if got.Scenario != want.Scenario {
+			t.Errorf("%s: scenario %q, want %q", path, got.Scenario, want.Scenario)
+		}
+		if spec, ok := teacherJointHandMade[name]; ok {
+			if got.BestPolicy != spec || got.Note == "" {
+				t.Errorf("%s: best_policy %q with note %q, want the hand-made %q with a note", path, got.BestPolicy, got.Note, spec)
+			}
+		} else if got.BestPolicy != want.BestPolicy || got.Note != "" {
+			t.Errorf("%s: best_policy %q (note %q), want the joint tune's %q", path, got.BestPolicy, got.Note, want.BestPolicy)
+		}
+		if _, err := policy.Parse(context.Background(), "tuned:"+path, policy.Env{}); err != nil {
+			t.Errorf("tuned:%s: %v", path, err)
+		}
+	}
+	extra, _ := filepath.Glob(filepath.Join("..", "models", "teacher-joint", "*.json"))
+	if len(extra) != len(tuned) {
+		t.Errorf("models/teacher-joint has %d files, models/tuned-joint %d", len(extra), len(tuned))
+	}
+}
+
+// TestCommittedHostsModel: models/graphcc-hosts.model has a host head
+// whose profiles are its teacher's, in the order train makes them, and
+// runs in the simulator.
+func TestCommittedHostsModel(t *testing.T) {
+	path := filepath.Join("..", "models", "graphcc-hosts.model")
+	h, err := gnn.Load(path, gnn.Expect{Kind: gnn.KindGraphCC, AnyFeatureSet: true, AnyActionSet: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if h.HostTable != gnn.HostProfilesID {
+		t.Fatalf("%s: host_table %q, want %q", path, h.HostTable, gnn.HostProfilesID)
+	}
+	want, err := policy.TunedHostProfiles(filepath.Join("..", "models", "teacher-joint"), hostsCurriculum)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got, wantS []string
+	for _, p := range h.HostProfiles {
+		var s []string
+		for _, v := range p {
+			s = append(s, strconv.FormatFloat(v, 'f', -1, 64))
+		}
+		got = append(got, strings.Join(s, ","))
+	}
+	for _, p := range want {
+		wantS = append(wantS, policy.FormatHostParams(p))
+	}
+	if strings.Join(got, "; ") != strings.Join(wantS, "; ") || h.HostActions != len(want) {
+		t.Errorf("%s: %d host actions %v, want the teacher's %v", path, h.HostActions, got, wantS)
+	}
+	if c := h.Meta["curriculum"]; c != strings.Join(hostsCurriculum, ",") {
+		t.Errorf("%s: trained on %q, want %q", path, c, strings.Join(hostsCurriculum, ","))
+	}
+
+	bin := graphccBinary(t)
+	dir := t.TempDir()
+	if err := os.WriteFile(filepath.Join(dir, "mini.yaml"), []byte(miniScenarios), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	abs, err := filepath.Abs(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	out := mustRun(t, bin, dir, "sim", "--scenario-file", "mini.yaml", "--scenario", "mini", "--policy", "graphcc:"+abs)
+	if !strings.Contains(out, "slowdown") {
+		t.Errorf("sim with %s printed no summary:\n%s", path, out)
+	}
+}
