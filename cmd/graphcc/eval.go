@@ -49,9 +49,8 @@ type evalOpts struct {
 	shard        string
 }
 
-// evalLong is eval's help.
-func evalLong() string {
-	return `eval runs every policy of --policies on every scenario of --scenarios at
+// evalReportHelp is the part of eval's help that says what it writes.
+const evalReportHelp = `eval runs every policy of --policies on every scenario of --scenarios at
 every seed of --seeds, each policy on the same traces with the same
 simulation seeds, in parallel (--workers). It prints a Markdown report (first
 --reference against each other policy: "mean slowdown 21.4 % below
@@ -73,7 +72,11 @@ into --out:
                    seeds on), above the flow-size CDF
   .graphcc-eval    the files above: the next eval into --out removes
                    the figures of scenarios it does not evaluate again
+`
 
+// evalLong is eval's help.
+func evalLong() string {
+	return evalReportHelp + `
 Scenarios (` + strings.Join(scenario.Names(), ", ") + `):
 fb60-incast is the training scenario, FB_Hadoop 60 % with 16:1 incasts
 every 1 ms for 25 ms of arrivals; day, day-b and day-held are phased
