@@ -519,12 +519,9 @@ func TestHelpExamples(t *testing.T) {
 	walk(newRootCmd())
 }
 
-// TestGenPhasedScenario: gen --scenario writes the very trace of a phased
-// scenario at --seed, as eval builds it, and says how many phases it has.
-func TestGenPhasedScenario(t *testing.T) {
-	dir := t.TempDir()
-	file := filepath.Join(dir, "day.yaml")
-	if err := os.WriteFile(file, []byte(`scenarios:
+// tinyDayYAML is a scenario file of one tiny phased scenario, three
+// phases over 1 ms of arrivals on 4 hosts.
+const tinyDayYAML = `scenarios:
   - name: tiny-day
     clos: {leaves: 2, spines: 1, hosts_per_leaf: 2}
     incast: {fanin: 3, period: 250us}
@@ -532,7 +529,14 @@ func TestGenPhasedScenario(t *testing.T) {
       - {duration: 500us, load: 0.3, incast: none}
       - {duration: 300us, workload: googlerpc, load: 0.8}
       - {duration: 200us, workload: websearch}
-`), 0o644); err != nil {
+`
+
+// TestGenPhasedScenario: gen --scenario writes the very trace of a phased
+// scenario at --seed, as eval builds it, and says how many phases it has.
+func TestGenPhasedScenario(t *testing.T) {
+	dir := t.TempDir()
+	file := filepath.Join(dir, "day.yaml")
+	if err := os.WriteFile(file, []byte(tinyDayYAML), 0o644); err != nil {
 		t.Fatal(err)
 	}
 	out := filepath.Join(dir, "flow.txt")
@@ -573,15 +577,7 @@ func TestGenPhasedScenario(t *testing.T) {
 func TestSimPhasedSummary(t *testing.T) {
 	dir := t.TempDir()
 	file := filepath.Join(dir, "day.yaml")
-	if err := os.WriteFile(file, []byte(`scenarios:
-  - name: tiny-day
-    clos: {leaves: 2, spines: 1, hosts_per_leaf: 2}
-    incast: {fanin: 3, period: 250us}
-    phases:
-      - {duration: 500us, load: 0.3, incast: none}
-      - {duration: 300us, workload: googlerpc, load: 0.8}
-      - {duration: 200us, workload: websearch}
-`), 0o644); err != nil {
+	if err := os.WriteFile(file, []byte(tinyDayYAML), 0o644); err != nil {
 		t.Fatal(err)
 	}
 	sum, fct := filepath.Join(dir, "s.json"), filepath.Join(dir, "fct.txt")
