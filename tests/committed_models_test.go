@@ -32,6 +32,7 @@ type teacherFile struct {
 	Scenario   string `json:"scenario"`
 	BestPolicy string `json:"best_policy"`
 	Note       string `json:"note"`
+	CopiedFrom string `json:"copied_from"`
 }
 
 func readTeacherFile(t *testing.T, path string) teacherFile {
@@ -48,8 +49,9 @@ func readTeacherFile(t *testing.T, path string) teacherFile {
 }
 
 // TestCommittedTeacherJoint: models/teacher-joint holds a file for every
-// scenario of models/tuned-joint, each a copy of its label but for the
-// hand-made ones, which say so in a note; every label runs as a policy.
+// scenario of models/tuned-joint, each its best_policy with where it was
+// copied from but for the hand-made ones, which say so in a note; every
+// label runs as a policy.
 func TestCommittedTeacherJoint(t *testing.T) {
 	tuned, err := filepath.Glob(filepath.Join("..", "models", "tuned-joint", "*.json"))
 	if err != nil || len(tuned) == 0 {
@@ -62,12 +64,13 @@ func TestCommittedTeacherJoint(t *testing.T) {
 		if got.Scenario != want.Scenario {
 			t.Errorf("%s: scenario %q, want %q", path, got.Scenario, want.Scenario)
 		}
+		from := "models/tuned-joint/" + name
 		if spec, ok := teacherJointHandMade[name]; ok {
-			if got.BestPolicy != spec || got.Note == "" {
-				t.Errorf("%s: best_policy %q with note %q, want the hand-made %q with a note", path, got.BestPolicy, got.Note, spec)
+			if got.BestPolicy != spec || got.Note == "" || got.CopiedFrom != "" {
+				t.Errorf("%s: best_policy %q with note %q, copied from %q, want the hand-made %q with a note", path, got.BestPolicy, got.Note, got.CopiedFrom, spec)
 			}
-		} else if got.BestPolicy != want.BestPolicy || got.Note != "" {
-			t.Errorf("%s: best_policy %q (note %q), want the joint tune's %q", path, got.BestPolicy, got.Note, want.BestPolicy)
+		} else if got.BestPolicy != want.BestPolicy || got.CopiedFrom != from || got.Note != "" {
+			t.Errorf("%s: best_policy %q copied from %q (note %q), want %s's %q", path, got.BestPolicy, got.CopiedFrom, got.Note, from, want.BestPolicy)
 		}
 		if _, err := policy.Parse(context.Background(), "tuned:"+path, policy.Env{}); err != nil {
 			t.Errorf("tuned:%s: %v", path, err)
