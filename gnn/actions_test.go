@@ -309,3 +309,46 @@ func TestExtendedModelFile(t *testing.T) {
 		t.Errorf("unknown table: %v", err)
 	}
 }
+
+// TestRPCActions checks the rpc table: its id names its levels, it holds
+// every setting of the extended table but those of kmin 64 KB, and the
+// setting googlerpc60's joint tune found (marking from 0.5 KB) maps to a
+// kmax of 1 KB, where the extended table's floor is 4 KB.
+func TestRPCActions(t *testing.T) {
+	ints := func(v []int64) string {
+		s := make([]string, len(v))
+		for i, x := range v {
+			s[i] = fmt.Sprint(x)
+		}
+		return strings.Join(s, ",")
+	}
+	if want := "graphcc-ecn-actions/rpc-v1 kmin=" + ints(RPCKMinKB[:]) + "KB kmax=" + ints(RPCKMaxKB[:]) + "KB"; !strings.HasPrefix(RPCActionTableID, want+" ") {
+		t.Errorf("RPCActionTableID = %q, the levels say %q…", RPCActionTableID, want)
+	}
+	rpc := map[[3]float64]bool{}
+	for a := range NumActions {
+		kmin, kmax, p := ActionsRPC.Levels(a)
+		if kmin > kmax {
+			t.Errorf("rpc action %d: kmin %d above kmax %d", a, kmin, kmax)
+		}
+		rpc[[3]float64{float64(kmin), float64(kmax), p}] = true
+	}
+	if len(rpc) != NumActions {
+		t.Errorf("rpc table has %d distinct settings, want %d", len(rpc), NumActions)
+	}
+	for a := range NumActions {
+		kmin, kmax, p := ActionsExtended.Levels(a)
+		if kmin != 64 && !rpc[[3]float64{float64(kmin), float64(kmax), p}] {
+			t.Errorf("rpc table lacks the extended setting %d,%d,%v", kmin, kmax, p)
+		}
+	}
+	for _, tc := range []struct {
+		s    ActionSet
+		kmax int64
+	}{{ActionsExtended, 4}, {ActionsRPC, 1}} {
+		_, kmax, p := tc.s.Levels(tc.s.Nearest(control.ECN{KMin: 0, KMax: 500, PMax: 0.707}, ActionRefRate))
+		if kmax != tc.kmax || p != 0.75 {
+			t.Errorf("%s: googlerpc60's 0,0.5,0.707 maps to kmax %d KB, pmax %v; want %d KB, 0.75", tc.s, kmax, p, tc.kmax)
+		}
+	}
+}
