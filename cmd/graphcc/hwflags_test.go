@@ -142,8 +142,7 @@ func TestSimHostsSpecReplacesFlags(t *testing.T) {
 func TestTuneOnHardwareThenSim(t *testing.T) {
 	dir := t.TempDir()
 	file := filepath.Join(dir, "s.yaml")
-	if err := os.WriteFile(file, []byte("scenarios:\n  - name: mini\n    clos: {leaves: 2, spines: 1, hosts_per_leaf: 2}\n"+
-		"    duration: 1ms\n    incast: {fanin: 3, size: 64000, period: 250us}\n"), 0o644); err != nil {
+	if err := os.WriteFile(file, []byte(miniTuneScenario), 0o644); err != nil {
 		t.Fatal(err)
 	}
 	hw := []string{"--dcqcn-rp-timer", "55us"}

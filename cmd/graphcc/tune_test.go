@@ -8,13 +8,17 @@ import (
 	"testing"
 )
 
+// miniTuneScenario is a scenario file of one tiny scenario, mini (4 hosts,
+// 1 ms of arrivals, 3:1 incasts), which tune searches in seconds.
+const miniTuneScenario = "scenarios:\n  - name: mini\n    clos: {leaves: 2, spines: 1, hosts_per_leaf: 2}\n" +
+	"    duration: 1ms\n    incast: {fanin: 3, size: 64000, period: 250us}\n"
+
 // TestTuneThenSim tunes the paper's grid on a tiny scenario of a
 // scenario file, then runs the result with sim --policy tuned:FILE.
 func TestTuneThenSim(t *testing.T) {
 	dir := t.TempDir()
 	file := filepath.Join(dir, "s.yaml")
-	if err := os.WriteFile(file, []byte("scenarios:\n  - name: mini\n    clos: {leaves: 2, spines: 1, hosts_per_leaf: 2}\n"+
-		"    duration: 1ms\n    incast: {fanin: 3, size: 64000, period: 250us}\n"), 0o644); err != nil {
+	if err := os.WriteFile(file, []byte(miniTuneScenario), 0o644); err != nil {
 		t.Fatal(err)
 	}
 	out := filepath.Join(dir, "t.json")
@@ -116,8 +120,7 @@ func TestTuneThenSim(t *testing.T) {
 func TestTuneJoint(t *testing.T) {
 	dir := t.TempDir()
 	file := filepath.Join(dir, "s.yaml")
-	if err := os.WriteFile(file, []byte("scenarios:\n  - name: mini\n    clos: {leaves: 2, spines: 1, hosts_per_leaf: 2}\n"+
-		"    duration: 1ms\n    incast: {fanin: 3, size: 64000, period: 250us}\n"+
+	if err := os.WriteFile(file, []byte(miniTuneScenario+
 		"  - name: mini30\n    clos: {leaves: 2, spines: 1, hosts_per_leaf: 2}\n    duration: 1ms\n    load: 0.3\n    incast: {fanin: 3, size: 64000, period: 500us}\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
