@@ -40,10 +40,15 @@ func (s Setting) valid() bool {
 // PaperGrid returns the paper's 120 fixed settings, gnn's action table in
 // action order: kmin {2, 4, 8, 16, 32} KB, kmax {16, …, 256} KB with kmin
 // <= kmax, pmax {0.01, 0.25, 0.5, 0.75, 1}.
-func PaperGrid() []Setting {
+func PaperGrid() []Setting { return ActionGrid(gnn.ActionsPaper) }
+
+// ActionGrid returns the 120 settings of action set s in action order:
+// the settings a model of that table plays exactly, so a search on it
+// finds the best label an imitation teacher can give such a model.
+func ActionGrid(s gnn.ActionSet) []Setting {
 	out := make([]Setting, gnn.NumActions)
 	for a := range out {
-		kmin, kmax, pmax := gnn.ActionLevels(a)
+		kmin, kmax, pmax := s.Levels(a)
 		out[a] = Setting{float64(kmin), float64(kmax), pmax}
 	}
 	return out

@@ -10,6 +10,7 @@ import (
 	"strings"
 	"testing"
 
+	"graphcc/gnn"
 	"graphcc/internal/testfabric"
 	"graphcc/policy"
 	"graphcc/replay"
@@ -225,6 +226,21 @@ func TestGrids(t *testing.T) {
 		if !seen[spec] {
 			t.Errorf("extended grid lacks %s", spec)
 		}
+	}
+	if !reflect.DeepEqual(ActionGrid(gnn.ActionsPaper), paper) {
+		t.Errorf("ActionGrid(paper) is not PaperGrid")
+	}
+	for _, set := range gnn.ActionSets() {
+		g := ActionGrid(set)
+		for a, s := range g {
+			e := set.Setting(a, gnn.ActionRefRate)
+			if !s.valid() || int64(s.KMinKB*1000) != e.KMin || int64(s.KMaxKB*1000) != e.KMax || s.PMax != e.PMax {
+				t.Errorf("%s action %d: grid setting %+v, the table's %+v", set, a, s, e)
+			}
+		}
+	}
+	if s := ActionGrid(gnn.ActionsRPC)[0]; s != (Setting{0, 1, 0.01}) {
+		t.Errorf("rpc grid starts with %+v, want 0,1,0.01", s)
 	}
 	if got := levelsAround(0, 2); !reflect.DeepEqual(got, []float64{1}) {
 		t.Errorf("levelsAround(0, 2) = %v", got)

@@ -13,6 +13,7 @@ import (
 
 	"graphcc/control"
 	"graphcc/experiment"
+	"graphcc/gnn"
 	"graphcc/scenario"
 	"graphcc/topo"
 )
@@ -50,6 +51,9 @@ DECREASE_US,AI_MBPS,HAI_MBPS, within what a ConnectX NIC accepts):
   1. the grid (--grid): paper, the 120 fixed settings of the learned
      policies' action set; extended (the default), those and 145 more
      outside it: kmin 0 and 1 KB, kmax 2, 4, 8 and 512 KB (265 settings);
+     actions:SET, the 120 of train's --actions table SET (paper,
+     extended or rpc), with --refine 0 the best label an imitation
+     teacher can give a model of that table;
   2. --refine rounds around the --top configurations of lowest slowdown so
      far: each of kmin, kmax and pmax halved and doubled in the first
      round, the step's factor square-rooted each round after (2, 1.41,
@@ -129,7 +133,7 @@ func newTuneCmd() *cobra.Command {
 	fs.StringVar(&o.scenarioFile, "scenario-file", "", scenarioFileHelp)
 	fs.Var(newSeedsFlag(&o.seeds), "seeds", "validation seeds the selection scores on (not 1001-1010)")
 	fs.Var(newSeedsFlag(&o.confirm), "confirm-seeds", "seeds of the confirmation, apart from --seeds (not 1001-1010)")
-	fs.StringVar(&o.grid, "grid", o.grid, "coarse grid: paper (the 120 of the action set) or extended (265, with kmin 0 and 1 KB, kmax 2 to 8 and 512 KB)")
+	fs.StringVar(&o.grid, "grid", o.grid, "coarse grid: paper (the 120 of the action set), extended (265, with kmin 0 and 1 KB, kmax 2 to 8 and 512 KB), or actions:SET, the 120 settings of train's --actions table SET (paper, extended or rpc): labels such a model plays exactly")
 	fs.IntVar(&o.refine, "refine", o.refine, "refinement rounds around the leaders")
 	fs.IntVar(&o.top, "top", o.top, "leaders refined each round")
 	fs.BoolVar(&o.dcqcn, "dcqcn", false, "tune the hosts' DCQCN reaction point (rate-increase timer, alpha and decrease periods, AI, HAI) jointly, from the hardware's constants (--dcqcn-*)")
@@ -167,13 +171,8 @@ func (o *tuneOpts) config(fs *pflag.FlagSet) (experiment.TuneConfig, error) {
 	if err != nil {
 		return c, err
 	}
-	switch o.grid {
-	case "paper":
-		c.Grid = experiment.PaperGrid()
-	case "extended":
-		c.Grid = experiment.ExtendedGrid()
-	default:
-		return c, fmt.Errorf("--grid %s: want paper or extended", o.grid)
+	if c.Grid, err = tuneGrid(o.grid); err != nil {
+		return c, err
 	}
 	switch {
 	case o.refine < 0:
@@ -279,6 +278,25 @@ func (o *tuneOpts) run(ctx context.Context, cmd *cobra.Command) error {
 	}
 	wrote.report(cmd.ErrOrStderr())
 	return nil
+}
+
+// tuneGrid returns the coarse grid --grid names: paper, extended, or
+// actions:SET, the 120 settings of train's --actions table SET.
+func tuneGrid(name string) ([]experiment.Setting, error) {
+	switch name {
+	case "paper":
+		return experiment.PaperGrid(), nil
+	case "extended":
+		return experiment.ExtendedGrid(), nil
+	}
+	if set, ok := strings.CutPrefix(name, "actions:"); ok {
+		s, err := gnn.ParseActionSet(set)
+		if err != nil {
+			return nil, fmt.Errorf("--grid %s: %w", name, err)
+		}
+		return experiment.ActionGrid(s), nil
+	}
+	return nil, fmt.Errorf("--grid %s: want paper, extended or actions:SET (SET paper, extended or rpc)", name)
 }
 
 // runShard runs shard --shard of the grid of the search c and writes

@@ -99,7 +99,8 @@ func TestTuneThenSim(t *testing.T) {
 	}{
 		{[]string{"--seeds", "1001"}, "--seeds: 1001 is one of eval's seeds"},
 		{[]string{"--confirm-seeds", "1001-1003"}, "--confirm-seeds: 1001 is one of eval's seeds"},
-		{[]string{"--grid", "fine"}, "--grid fine: want paper or extended"},
+		{[]string{"--grid", "fine"}, "--grid fine: want paper, extended or actions:SET"},
+		{[]string{"--grid", "actions:fine"}, `--grid actions:fine: unknown action set "fine"`},
 		{[]string{"--top", "0"}, "--top 0: must be at least 1"},
 		{[]string{"--scenario", "mini,mini"}, "--scenario mini,mini: mini given twice"},
 		{[]string{"--scenario", "mini,nope"}, "--scenario mini,nope: "},
