@@ -1,7 +1,7 @@
 // Package gnn holds graphcc's learning core: the GraphCC message-passing
 // Q-network, the per-agent MLP Q-network of the ACC baseline, the Adam
 // optimizer, the Huber loss and the model file format; the action tables
-// of ECN settings (ActionSet: the paper's and the extended one; Action, and
+// of ECN settings (ActionSet: the paper's, the extended one and the rpc one; Action, and
 // MaxKMax, the deepest queue any may ask for);
 // the trainer and its training curve (WriteCurve).
 //

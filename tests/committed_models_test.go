@@ -9,6 +9,7 @@ import (
 	"strings"
 	"testing"
 
+	"graphcc/experiment"
 	"graphcc/gnn"
 	"graphcc/policy"
 )
@@ -128,5 +129,60 @@ func TestCommittedHostsModel(t *testing.T) {
 	out := mustRun(t, bin, dir, "sim", "--scenario-file", "mini.yaml", "--scenario", "mini", "--policy", "graphcc:"+abs)
 	if !strings.Contains(out, "slowdown") {
 		t.Errorf("sim with %s printed no summary:\n%s", path, out)
+	}
+}
+
+// shippedCurriculum is the curriculum of the shipped model,
+// gnn/models/graphcc.model (the Makefile's CURRICULUM).
+var shippedCurriculum = []string{"fb60-incast", "fb60", "websearch60", "alistorage60", "googlerpc60"}
+
+// TestCommittedShippedTeacher: models/tuned-rpc holds a tune result of
+// the rpc action table's grid for each scenario of the shipped model's
+// curriculum, each best_policy the run of lowest score and a setting of
+// that table, and the embedded model was taught it on that curriculum.
+func TestCommittedShippedTeacher(t *testing.T) {
+	grid := map[string]bool{}
+	for _, s := range experiment.ActionGrid(gnn.ActionsRPC) {
+		grid[s.Spec()] = true
+	}
+	for _, name := range shippedCurriculum {
+		path := filepath.Join("..", "models", "tuned-rpc", name+".json")
+		b, err := os.ReadFile(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var r experiment.TuneResult
+		if err := json.Unmarshal(b, &r); err != nil {
+			t.Fatalf("%s: %v", path, err)
+		}
+		if r.Scenario != name || !grid[r.BestPolicy] || len(r.Runs) != gnn.NumActions {
+			t.Errorf("%s: scenario %q, best_policy %q (in the rpc table: %v), %d runs", path, r.Scenario, r.BestPolicy, grid[r.BestPolicy], len(r.Runs))
+		}
+		for _, run := range r.Runs {
+			if !grid[run.Policy] || run.Score < r.Score {
+				t.Errorf("%s: run %s (score %v) outside the rpc table or below best_policy's %v", path, run.Policy, run.Score, r.Score)
+			}
+		}
+	}
+	f, err := gnn.EmbeddedFile()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if f.ActionTable != gnn.RPCActionTableID || f.Meta["teacher"] != "tuned:models/tuned-rpc" || f.Meta["curriculum"] != strings.Join(shippedCurriculum, ",") {
+		t.Errorf("the shipped model: action table %q, teacher %q, curriculum %q", f.ActionTable, f.Meta["teacher"], f.Meta["curriculum"])
+	}
+}
+
+// TestCommittedExtendedModel: models/graphcc-extended.model, the model
+// shipped before the rpc table's (docs/learning.md, "The shipped model"),
+// loads as the extended table's imitation of models/tuned.
+func TestCommittedExtendedModel(t *testing.T) {
+	path := filepath.Join("..", "models", "graphcc-extended.model")
+	f, err := gnn.Load(path, gnn.GraphCCExpect())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if f.ActionTable != gnn.ExtendedActionTableID || f.Meta["teacher"] != "tuned:models/tuned" || f.Meta["curriculum"] != strings.Join(shippedCurriculum, ",") {
+		t.Errorf("%s: action table %q, teacher %q, curriculum %q", path, f.ActionTable, f.Meta["teacher"], f.Meta["curriculum"])
 	}
 }
