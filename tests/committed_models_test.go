@@ -145,22 +145,21 @@ func TestCommittedShippedTeacher(t *testing.T) {
 	for _, s := range experiment.ActionGrid(gnn.ActionsRPC) {
 		grid[s.Spec()] = true
 	}
-	for _, name := range shippedCurriculum {
-		path := filepath.Join("..", "models", "tuned-rpc", name+".json")
-		b, err := os.ReadFile(path)
-		if err != nil {
-			t.Fatal(err)
-		}
-		var r experiment.TuneResult
-		if err := json.Unmarshal(b, &r); err != nil {
-			t.Fatalf("%s: %v", path, err)
-		}
-		if r.Scenario != name || !grid[r.BestPolicy] || len(r.Runs) != gnn.NumActions {
-			t.Errorf("%s: scenario %q, best_policy %q (in the rpc table: %v), %d runs", path, r.Scenario, r.BestPolicy, grid[r.BestPolicy], len(r.Runs))
+	dir := filepath.Join("..", "models", "tuned-rpc")
+	results, err := experiment.LoadPrior(dir, shippedCurriculum)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(results) != len(shippedCurriculum) {
+		t.Fatalf("%s: %d tune results for the %d scenarios %v", dir, len(results), len(shippedCurriculum), shippedCurriculum)
+	}
+	for _, r := range results {
+		if !grid[r.BestPolicy] || len(r.Runs) != gnn.NumActions {
+			t.Errorf("%s: best_policy %q (in the rpc table: %v), %d runs", r.Scenario, r.BestPolicy, grid[r.BestPolicy], len(r.Runs))
 		}
 		for _, run := range r.Runs {
 			if !grid[run.Policy] || run.Score < r.Score {
-				t.Errorf("%s: run %s (score %v) outside the rpc table or below best_policy's %v", path, run.Policy, run.Score, r.Score)
+				t.Errorf("%s: run %s (score %v) outside the rpc table or below best_policy's %v", r.Scenario, run.Policy, run.Score, r.Score)
 			}
 		}
 	}
