@@ -264,7 +264,7 @@ type TuneResult struct {
 	ScoreHi *float64 `json:"score_hi,omitempty"`
 	Seeds   []uint64 `json:"seeds"`
 	// Hardware is the simulated hardware and control interval the
-	// scores were made with (the Hardware function's form); absent in
+	// scores were made with (policy.Hardware's form); absent in
 	// results written before it was recorded.
 	Hardware string      `json:"hardware,omitempty"`
 	Confirm  TuneConfirm `json:"confirm"`
@@ -346,7 +346,7 @@ func (t *tuner) result(ctx context.Context) (*TuneResult, error) {
 	res := &TuneResult{
 		BestPolicy: best.Policy, Best: best.Candidate,
 		Score: best.Score, Seeds: slices.Clone(t.c.Seeds), Runs: t.runs,
-		Hardware: Hardware(t.c.Params, t.c.Interval),
+		Hardware: policy.Hardware(t.c.Params, t.c.Interval),
 	}
 	if len(t.c.Scenarios) == 1 {
 		res.Scenario = t.c.Scenarios[0].Name

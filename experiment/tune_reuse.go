@@ -9,33 +9,10 @@ import (
 	"path/filepath"
 	"slices"
 
-	"graphcc/control"
 	"graphcc/policy"
 	"graphcc/replay"
 	"graphcc/scenario"
 )
-
-// Hardware returns the canonical form of the simulated hardware and the
-// control interval a tune result's scores were made with, as
-// TuneResult.Hardware records it (zero values as Config reads them:
-// replay.DefaultParams, control.DefaultInterval): two results with the
-// same Hardware simulated the same fabric behaviour.
-func Hardware(p replay.Params, interval int64) string {
-	if p == (replay.Params{}) {
-		p = replay.DefaultParams()
-	}
-	if interval == 0 {
-		interval = control.DefaultInterval
-	}
-	b, err := json.Marshal(struct {
-		Params   replay.Params `json:"params"`
-		Interval int64         `json:"interval_ps"`
-	}{p, interval})
-	if err != nil {
-		return err.Error()
-	}
-	return string(b)
-}
 
 // LoadPrior reads the tune results of dir (DIR/<scenario>.json) for those
 // of scenarios that have one, for TuneConfig.Prior: their runs are scores
@@ -80,8 +57,8 @@ func (c *TuneConfig) priorScores() ([]map[string]float64, error) {
 	if len(c.Prior) == 0 {
 		return nil, nil
 	}
-	hw := Hardware(c.Params, c.Interval)
-	def := Hardware(replay.Params{}, 0) // the default
+	hw := policy.Hardware(c.Params, c.Interval)
+	def := policy.Hardware(replay.Params{}, 0) // the default
 	out := make([]map[string]float64, len(c.Scenarios))
 	for _, r := range c.Prior {
 		name := r.source

@@ -430,7 +430,7 @@ func TestTuneOnHardware(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if res.Hardware != Hardware(c.Params, 0) || res.Hardware == Hardware(replay.Params{}, 0) {
+	if res.Hardware != policy.Hardware(c.Params, 0) || res.Hardware == policy.Hardware(replay.Params{}, 0) {
 		t.Errorf("hardware %s", res.Hardware)
 	}
 	ladders := map[string]DCQCNLadder{}
@@ -606,7 +606,7 @@ func TestTunePrior(t *testing.T) {
 			t.Errorf("run %d %s (%s): reused %d (want %d), score %v, without priors %s %v", i, r.Policy, r.Round, r.Reused, want, r.Score, plain.Runs[i].Policy, plain.Runs[i].Score)
 		}
 	}
-	if reused.Hardware == "" || reused.Hardware != Hardware(c.Params, c.Interval) {
+	if reused.Hardware == "" || reused.Hardware != policy.Hardware(c.Params, c.Interval) {
 		t.Errorf("hardware %q", reused.Hardware)
 	}
 
@@ -620,7 +620,7 @@ func TestTunePrior(t *testing.T) {
 	fast := replay.DefaultParams()
 	fast.DCQCN.IncreaseInterval = 55 * topo.Microsecond
 	fastHW, old := *priors[0], *priors[0]
-	fastHW.Hardware, old.Hardware = Hardware(fast, 0), ""
+	fastHW.Hardware, old.Hardware = policy.Hardware(fast, 0), ""
 	for _, tc := range []struct {
 		name   string
 		prior  []*TuneResult
@@ -630,9 +630,9 @@ func TestTunePrior(t *testing.T) {
 		{"seeds", []*TuneResult{&otherSeeds}, replay.Params{}, "scored on seeds [2001], this search on [2001 2002 2003]"},
 		{"hardware", []*TuneResult{&otherHW}, replay.Params{}, "made with other simulated hardware"},
 		{"other timer", []*TuneResult{&fastHW}, replay.Params{},
-			"prior scenario tiny: made with other simulated hardware (" + Hardware(fast, 0) + "), this search's is " + Hardware(replay.Params{}, 0)},
+			"prior scenario tiny: made with other simulated hardware (" + policy.Hardware(fast, 0) + "), this search's is " + policy.Hardware(replay.Params{}, 0)},
 		{"from before hardware on other hardware", []*TuneResult{&old}, fast,
-			"made with other simulated hardware (not recorded: the default), this search's is " + Hardware(fast, 0)},
+			"made with other simulated hardware (not recorded: the default), this search's is " + policy.Hardware(fast, 0)},
 		{"scenario", []*TuneResult{&wrong}, replay.Params{}, `a tune result of "fb60", not of one of the scenarios searched`},
 		{"twice", []*TuneResult{priors[0], priors[0]}, replay.Params{}, "scenario tiny given twice"},
 		{"disagrees", []*TuneResult{&lie, priors[1]}, replay.Params{}, "its prior result said"},

@@ -69,13 +69,13 @@ func TunedHostProfiles(path string, scenarios []string) ([]control.HostParams, e
 	}
 	ps := []control.HostParams{control.DefaultHostParams()}
 	for _, f := range files {
-		_, _, best, err := loadTunedSpec(f)
+		r, err := loadTuned(f)
 		if err != nil { // it names f
 			return nil, err
 		}
-		hs, err := bestHosts(best)
-		if err != nil { // loadTunedSpec parsed it
-			return nil, fmt.Errorf("tune result %s: best_policy %q: %w", f, best, err)
+		hs, err := bestHosts(r.spec)
+		if err != nil { // loadTuned parsed it
+			return nil, fmt.Errorf("tune result %s: best_policy %q: %w", f, r.spec, err)
 		}
 		for _, h := range hs {
 			if !slices.Contains(ps, h) {

@@ -71,9 +71,9 @@ func tunedInputs(args string) func(scenario.Scenario) (string, error) {
 
 // tunedBest returns the best_policy of the tune result file at path.
 func tunedBest(path string) (string, error) {
-	_, _, best, err := loadTunedSpec(path)
+	r, err := loadTuned(path)
 	if errors.Is(err, os.ErrNotExist) {
 		return "", fmt.Errorf("tune result %s: %w", path, err)
 	}
-	return best, err
+	return r.spec, err
 }

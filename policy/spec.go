@@ -43,6 +43,12 @@ type Env struct {
 	// control.DefaultInterval): the one it will run in.
 	Params   replay.Params
 	Interval int64
+	// WarnHardware makes a tuned: policy tell Log (at warn level) when its
+	// tune result was made on simulated hardware other than Params and
+	// Interval, naming what differs: the result's score holds on its own
+	// hardware, not on this. sim, eval and train set it; the testbed,
+	// whose hardware is its own, does not.
+	WarnHardware bool
 }
 
 // DefaultACCEpisodes is how long acc without a model file trains on each
@@ -203,10 +209,10 @@ func defs(ctx context.Context, env Env, withIdeal bool) []def {
 				Help: "tuned:tune.json: the best fixed setting graphcc tune found, the best_policy of its result file " +
 					"(static:KMIN_KB,KMAX_KB,PMAX or edge:…, with the hosts' DCQCN constants where tune set them, which replace the hardware's; " +
 					"or, in a hand-made file, a sched:… schedule); " +
-					"it scores as the file records with the hardware flags the tune was given; " +
+					"it scores as the file records with the hardware flags the tune was given (sim, eval and train warn when they differ); " +
 					"tuned:DIR: on each scenario the best_policy of DIR/<scenario>.json, that scenario's tune result (the per-scenario tuned constant; " +
 					"on a named scenario only: eval's, sim --scenario's)"},
-			build:  buildTuned,
+			build:  func(args string) (Factory, func(scenario.Scenario) error, error) { return buildTuned(args, env) },
 			inputs: tunedInputs,
 		},
 		{
@@ -450,47 +456,71 @@ func buildEdge(args string) (Factory, error) {
 // hosts' DCQCN constants where tune set them (HostsMark), or, in a
 // hand-made file (a per-phase oracle as a yardstick or teacher), a time
 // schedule of settings, sched:…, whose steps may set the hosts' constants.
-func buildTuned(args string) (Factory, func(scenario.Scenario) error, error) {
+func buildTuned(args string, env Env) (Factory, func(scenario.Scenario) error, error) {
 	if args == "" {
 		return nil, nil, errors.New("want the path of a graphcc tune result file, or of a directory of one per scenario")
 	}
 	if st, err := os.Stat(args); err == nil && st.IsDir() {
-		d := &tunedDir{dir: args, byName: map[string]*tunedOnce{}}
+		d := &tunedDir{dir: args, env: env, byName: map[string]*tunedOnce{}}
 		return d.factory, d.check, nil
 	}
-	f, _, err := loadTuned(args)
-	return f, nil, err
+	r, err := loadTuned(args)
+	if err != nil {
+		return nil, nil, err
+	}
+	r.warnHardware(env, args)
+	return r.f, nil, nil
 }
 
-// loadTuned reads the graphcc tune result file at path and returns the
-// policy of its best_policy (a fixed setting or a schedule: parseFixed), and the scenario it was tuned on (its
-// scenario field, "" without one).
-func loadTuned(path string) (Factory, string, error) {
-	f, sc, _, err := loadTunedSpec(path)
-	return f, sc, err
+// tunedResult is a graphcc tune result file as tuned: reads it.
+type tunedResult struct {
+	f        Factory // the policy of its best_policy (parseFixed)
+	scenario string  // the scenario it was tuned on, "" without one
+	spec     string  // its best_policy
+	// hardware is the simulated hardware its scores were made on
+	// (Hardware's form), "" in files from before it was recorded and in
+	// hand-made ones: the default hardware.
+	hardware string
 }
 
-// loadTunedSpec is loadTuned that also returns the best_policy spec.
-func loadTunedSpec(path string) (Factory, string, string, error) {
+// loadTuned reads the graphcc tune result file at path.
+func loadTuned(path string) (tunedResult, error) {
 	b, err := os.ReadFile(path)
 	if err != nil {
-		return nil, "", "", err
+		return tunedResult{}, err
 	}
 	var r struct {
 		Scenario   string `json:"scenario"`
 		BestPolicy string `json:"best_policy"`
+		Hardware   string `json:"hardware"`
 	}
 	if err := json.Unmarshal(b, &r); err != nil {
-		return nil, "", "", fmt.Errorf("%s: not a tune result: %w", path, err)
+		return tunedResult{}, fmt.Errorf("%s: not a tune result: %w", path, err)
 	}
 	if r.BestPolicy == "" {
-		return nil, "", "", fmt.Errorf("%s: no best_policy", path)
+		return tunedResult{}, fmt.Errorf("%s: no best_policy", path)
 	}
 	f, err := parseFixed(r.BestPolicy)
 	if err != nil {
-		return nil, "", "", fmt.Errorf("%s: best_policy %q: %w", path, r.BestPolicy, err)
+		return tunedResult{}, fmt.Errorf("%s: best_policy %q: %w", path, r.BestPolicy, err)
 	}
-	return f, r.Scenario, r.BestPolicy, nil
+	return tunedResult{f: f, scenario: r.Scenario, spec: r.BestPolicy, hardware: r.Hardware}, nil
+}
+
+// warnHardware tells env.Log, if env.WarnHardware, what in the hardware
+// of env differs from that of the result read from path.
+func (r tunedResult) warnHardware(env Env, path string) {
+	if !env.WarnHardware || env.Log == nil {
+		return
+	}
+	tuned := r.hardware
+	if tuned == "" {
+		tuned = Hardware(replay.Params{}, 0)
+	}
+	if diff := hardwareDiff(tuned, Hardware(env.Params, env.Interval)); len(diff) > 0 {
+		env.Log.Warn("a tune result made on other simulated hardware (times in ps): its recorded score holds there, not here",
+			"file", path, "differs", strings.Join(diff, "; "))
+	}
 }
 
 // parseFixed parses a spec of fixed settings, static or edge, with the

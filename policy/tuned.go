@@ -23,6 +23,7 @@ const TunedExt = ".json"
 // shared by that scenario's runs; runs go concurrently.
 type tunedDir struct {
 	dir    string
+	env    Env        // for warnHardware
 	mu     sync.Mutex // guards byName
 	byName map[string]*tunedOnce
 }
@@ -61,16 +62,17 @@ func (d *tunedDir) read(name string) (Factory, error) {
 	if err != nil {
 		return nil, err
 	}
-	f, tunedOn, err := loadTuned(path)
+	r, err := loadTuned(path)
 	switch {
 	case errors.Is(err, fs.ErrNotExist):
 		return nil, fmt.Errorf("tuned:%s has no tune result for scenario %s: want %s (graphcc tune --scenario %s --out %s)", d.dir, name, path, name, path)
 	case err != nil:
 		return nil, fmt.Errorf("tuned:%s, scenario %s: %w", d.dir, name, err)
-	case tunedOn != name:
-		return nil, fmt.Errorf("tuned:%s, scenario %s: %s is the tune result of scenario %q, not of %s", d.dir, name, path, tunedOn, name)
+	case r.scenario != name:
+		return nil, fmt.Errorf("tuned:%s, scenario %s: %s is the tune result of scenario %q, not of %s", d.dir, name, path, r.scenario, name)
 	}
-	return f, nil
+	r.warnHardware(d.env, path)
+	return r.f, nil
 }
 
 // factory is tuned:DIR's Factory: the policy of sc's tune result.

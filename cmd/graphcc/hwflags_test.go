@@ -12,7 +12,7 @@ import (
 	"github.com/spf13/pflag"
 
 	"graphcc/dcqcn"
-	"graphcc/experiment"
+	"graphcc/policy"
 	"graphcc/replay"
 	"graphcc/topo"
 )
@@ -170,8 +170,8 @@ func TestTuneOnHardwareThenSim(t *testing.T) {
 	}
 	p := replay.DefaultParams()
 	p.DCQCN.IncreaseInterval = 55 * topo.Microsecond
-	if res.Hardware != experiment.Hardware(p, 0) {
-		t.Errorf("hardware %s, want %s", res.Hardware, experiment.Hardware(p, 0))
+	if res.Hardware != policy.Hardware(p, 0) {
+		t.Errorf("hardware %s, want %s", res.Hardware, policy.Hardware(p, 0))
 	}
 	type check struct {
 		spec  string
@@ -211,6 +211,20 @@ func TestTuneOnHardwareThenSim(t *testing.T) {
 			t.Errorf("sim --policy %s without %v: mean slowdown %v, as recorded with them", c.spec, hw, got)
 		}
 	}
+	// tuned:FILE warns when run on other hardware than its tune's, and
+	// names what differs.
+	for _, tc := range []struct {
+		hw   []string
+		warn bool
+	}{{hw, false}, {nil, true}} {
+		_, stderr, err := execute(t, t.Context(), args([]string{"sim", "--scenario-file", file, "--seed", "2001", "--policy", "tuned:" + out}, tc.hw...)...)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if warned := strings.Contains(stderr, "made on other simulated hardware") && strings.Contains(stderr, "params.DCQCN.IncreaseInterval 55000000, here 300000000"); warned != tc.warn {
+			t.Errorf("sim --policy tuned:%s %v: warned %v, want %v; stderr:\n%s", out, tc.hw, warned, tc.warn, stderr)
+		}
+	}
 	rep := filepath.Join(dir, "eval.json")
 	run(t, args([]string{"eval", "--scenario-file", file, "--seeds", "2001", "--policies", strings.Join(specs, ","),
 		"--out", filepath.Join(dir, "eval"), "--json", rep}, hw...)...)
@@ -247,7 +261,7 @@ func TestTuneOnHardwareThenSim(t *testing.T) {
 
 	_, _, err = execute(t, t.Context(), "tune", "--scenario-file", file, "--grid", "paper", "--refine", "0", "--seeds", "2001",
 		"--confirm-seeds", "3001", "--reuse", dir, "--out", filepath.Join(dir, "again.json"))
-	want := "prior " + out + ": made with other simulated hardware (" + experiment.Hardware(p, 0) + "), this search's is " + experiment.Hardware(replay.DefaultParams(), 0)
+	want := "prior " + out + ": made with other simulated hardware (" + policy.Hardware(p, 0) + "), this search's is " + policy.Hardware(replay.DefaultParams(), 0)
 	if err == nil || !strings.Contains(err.Error(), want) {
 		t.Errorf("--reuse of a result of other hardware: %v, want an error containing %q", err, want)
 	}

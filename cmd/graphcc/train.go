@@ -297,7 +297,7 @@ func (o *trainOpts) setTeacher(ctx context.Context, c *gnn.TrainConfig, src trai
 	case !imitate:
 		return nil
 	}
-	named, err := policy.ParseControl(ctx, o.teacher, policy.Env{Log: log, Params: c.Params, Interval: c.Interval})
+	named, err := policy.ParseControl(ctx, o.teacher, policy.Env{Log: log, Params: c.Params, Interval: c.Interval, WarnHardware: true})
 	if err != nil {
 		return fmt.Errorf("--teacher: %w", err)
 	}
