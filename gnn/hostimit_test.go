@@ -82,20 +82,24 @@ func TestTeacherHostLabels(t *testing.T) {
 		}
 		return HostAction(3)
 	}
+	preset := control.DefaultHostParams()
 	for _, tc := range []struct {
-		name    string
-		teacher control.Policy
-		want    func(p topo.PortID) int
+		name     string
+		teacher  control.Policy
+		hardware control.HostParams // the hosts' constants when the teacher gives none
+		want     func(p topo.PortID) int
 	}{
-		{"fixed", hostTeacher{Policy: control.Static{}, fixed: &h5}, func(topo.PortID) int { return 5 }},
-		{"deciding", hostTeacher{Policy: control.Static{}, fixed: &h15, perHost: odd}, func(p topo.PortID) int { return 9 - 6*int(1-p%2) }},
-		{"none", control.Static{}, func(topo.PortID) int { return 0 }},
+		{"fixed", hostTeacher{Policy: control.Static{}, fixed: &h5}, preset, func(topo.PortID) int { return 5 }},
+		{"fixed, on other hardware", hostTeacher{Policy: control.Static{}, fixed: &h5}, HostAction(7), func(topo.PortID) int { return 5 }},
+		{"deciding", hostTeacher{Policy: control.Static{}, fixed: &h15, perHost: odd}, preset, func(p topo.PortID) int { return 9 - 6*int(1-p%2) }},
+		{"none", control.Static{}, preset, func(topo.PortID) int { return 0 }},
+		{"none, on other hardware", control.Static{}, HostAction(7), func(topo.PortID) int { return 7 }},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			g := NewGraphCC(NewModelShape(hostShape(), nnNewRand(3)), f, FeatureConfig{})
 			defer g.Inference().Close()
 			ex := NewExplorer(g, 1)
-			if err := ex.SetTeacher(tc.teacher, nil); err != nil {
+			if err := ex.SetTeacher(tc.teacher, nil, tc.hardware); err != nil {
 				t.Fatal(err)
 			}
 			steps, wrong := 0, 0
@@ -182,5 +186,23 @@ func (a *hostAgreement) Decide(t *control.Telemetry, ecn []control.ECN) {
 		if act == 7 {
 			a.portRight++
 		}
+	}
+}
+
+// TestHardwareHosts: a training's fallback host labels are its simulated
+// hardware's constants, HPCC's preset by default.
+func TestHardwareHosts(t *testing.T) {
+	if got := (&TrainConfig{}).hardwareHosts(); got != control.DefaultHostParams() {
+		t.Errorf("default hardware: %+v, want HPCC's preset %+v", got, control.DefaultHostParams())
+	}
+	p := replay.DefaultParams()
+	if got := (&TrainConfig{Params: p}).hardwareHosts(); got != control.DefaultHostParams() {
+		t.Errorf("replay.DefaultParams: %+v, want HPCC's preset %+v", got, control.DefaultHostParams())
+	}
+	p.DCQCN.IncreaseInterval = 55 * topo.Microsecond
+	want := control.DefaultHostParams()
+	want.IncreaseInterval = 55 * topo.Microsecond
+	if got := (&TrainConfig{Params: p}).hardwareHosts(); got != want {
+		t.Errorf("a 55 µs timer: %+v, want %+v", got, want)
 	}
 }

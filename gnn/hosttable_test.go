@@ -257,7 +257,7 @@ func TestExplorerHostProfiles(t *testing.T) {
 	}
 	x := NewExplorer(NewGraphCC(profilesModel(t, DefaultShape(), 7), f, FeatureConfig{}), 1)
 	rpc := testProfiles()[4]
-	if err := x.SetTeacher(hostTeacher{Policy: control.Static{}, fixed: &rpc}, nil); err != nil {
+	if err := x.SetTeacher(hostTeacher{Policy: control.Static{}, fixed: &rpc}, nil, control.DefaultHostParams()); err != nil {
 		t.Fatal(err)
 	}
 	x.Epsilon = 0.5

@@ -187,10 +187,11 @@ type Explorer struct {
 // the action of the model's host table nearest to the constants teacher
 // gives its NIC (HostTable.Nearest): those its DecideHosts writes every interval if it
 // decides the hosts' (control.HostDeciderOf), starting from its fixed
-// constants (control.HostParamsOf) or else HPCC's preset; else its fixed
-// constants; else HPCC's preset (host action 0). The agents still act
-// epsilon-greedily, and the teacher's settings are not applied.
-func (x *Explorer) SetTeacher(teacher control.Policy, initial []control.ECN) error {
+// constants (control.HostParamsOf) or else hardware; else its fixed
+// constants; else hardware, the constants the simulated hardware gives
+// the hosts (HPCC's preset, host action 0, by default). The agents still
+// act epsilon-greedily, and the teacher's settings are not applied.
+func (x *Explorer) SetTeacher(teacher control.Policy, initial []control.ECN, hardware control.HostParams) error {
 	g := x.G
 	if initial != nil && len(initial) != g.fz.ports {
 		return fmt.Errorf("gnn: teacher's initial settings for %d ports, the fabric has %d", len(initial), g.fz.ports)
@@ -208,7 +209,7 @@ func (x *Explorer) SetTeacher(teacher control.Policy, initial []control.ECN) err
 	if g.DecidesHosts() {
 		h, ok := control.HostParamsOf(teacher)
 		if !ok {
-			h = control.DefaultHostParams()
+			h = hardware
 		}
 		x.teacherHosts = make([]control.HostParams, g.fz.ports)
 		for _, p := range g.hosts {

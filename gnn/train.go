@@ -1187,12 +1187,23 @@ func runEpisode(ctx context.Context, c *TrainConfig, net qnet, seed uint64, eps 
 func setTeacher(c *TrainConfig, ex *Explorer, f *topo.Fabric, seed uint64) error {
 	p, initial, err := c.Teacher(f, seed)
 	if err == nil {
-		err = ex.SetTeacher(p, initial)
+		err = ex.SetTeacher(p, initial, c.hardwareHosts())
 	}
 	if err != nil {
 		return fmt.Errorf("seed %d: teacher: %w", seed, err)
 	}
 	return nil
+}
+
+// hardwareHosts returns the DCQCN constants c's simulated hardware gives
+// the hosts (c.Params, the zero value read as replay.DefaultParams): a
+// teacher's host labels when it gives none.
+func (c *TrainConfig) hardwareHosts() control.HostParams {
+	p := c.Params
+	if p == (replay.Params{}) {
+		p = replay.DefaultParams()
+	}
+	return control.HostParamsAt(p.DCQCN, control.RefRate)
 }
 
 // hostAgents returns the host agents of f (TrainConfig.Hosts): its host

@@ -17,14 +17,14 @@ const HostActionsUsage = "grid|tuned:DIR|tuned:FILE"
 
 // ParseHostActions returns the host action table spec names: "grid", the
 // 16 settings of gnn.HostAction (the zero gnn.HostTable), or "tuned:PATH",
-// the profiles of TunedHostProfiles(PATH, scenarios).
-func ParseHostActions(spec string, scenarios []string) (gnn.HostTable, error) {
+// the profiles of TunedHostProfiles(PATH, scenarios, hardware).
+func ParseHostActions(spec string, scenarios []string, hardware control.HostParams) (gnn.HostTable, error) {
 	name, path, _ := strings.Cut(spec, ":")
 	switch {
 	case spec == "grid":
 		return gnn.HostTable{}, nil
 	case name == "tuned" && path != "":
-		ps, err := TunedHostProfiles(path, scenarios)
+		ps, err := TunedHostProfiles(path, scenarios, hardware)
 		if err != nil {
 			return gnn.HostTable{}, err
 		}
@@ -41,15 +41,17 @@ func ParseHostActions(spec string, scenarios []string) (gnn.HostTable, error) {
 // at path (a result file, or a directory of them: with scenarios, the
 // file NAME.json of each of them, as tuned:DIR gives each scenario its
 // own, in sorted name order, a missing one an error; without, its *.json
-// files in sorted name order): HPCC's preset first (control.DefaultHostParams, the
-// constants a fabric runs without a host head), then every distinct set
+// files in sorted name order): hardware first (the simulated hardware's
+// constants, which its hosts run without a host head and under a result
+// without its own: control.DefaultHostParams, HPCC's preset, by
+// default), then every distinct set
 // of hosts' DCQCN constants among the results' best_policy (the part
 // after HostsMark, or those of a sched's steps, in step order), in order
 // of first appearance. A result without them adds nothing. A file that is
 // not a tune result fails, naming it, and so do a directory without
 // results and results of which none has hosts' constants (a table of one
 // profile has nothing to choose).
-func TunedHostProfiles(path string, scenarios []string) ([]control.HostParams, error) {
+func TunedHostProfiles(path string, scenarios []string, hardware control.HostParams) ([]control.HostParams, error) {
 	files := []string{path}
 	if st, err := os.Stat(path); err != nil {
 		return nil, fmt.Errorf("tune results %s: %w", path, err)
@@ -67,7 +69,7 @@ func TunedHostProfiles(path string, scenarios []string) ([]control.HostParams, e
 			return nil, fmt.Errorf("tune results %s: no *%s file in the directory", path, TunedExt)
 		}
 	}
-	ps := []control.HostParams{control.DefaultHostParams()}
+	ps := []control.HostParams{hardware}
 	for _, f := range files {
 		r, err := loadTuned(f)
 		if err != nil { // it names f
@@ -84,7 +86,7 @@ func TunedHostProfiles(path string, scenarios []string) ([]control.HostParams, e
 		}
 	}
 	if len(ps) == 1 {
-		return nil, errors.New("tune results " + path + ": no best_policy sets the hosts' DCQCN constants (" + HostsMark + "… or a sched's steps): a table of HPCC's preset alone has nothing to choose")
+		return nil, errors.New("tune results " + path + ": no best_policy sets the hosts' DCQCN constants (" + HostsMark + "… or a sched's steps) other than the hardware's: a table of those alone has nothing to choose")
 	}
 	return ps, nil
 }

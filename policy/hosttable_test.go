@@ -77,9 +77,17 @@ func TestTunedHostProfiles(t *testing.T) {
 		}), nil, []string{preset, "55,55,2,5,25", "30,55,2,40,400", "15,8,2,40,200"}, ""},
 		{"a schedule without hosts' constants", writeResults(t, map[string]string{"day.json": result("sched:0=0.5,32,0.125:10ms=2,32,0.01")}), nil, nil,
 			"no best_policy sets the hosts' DCQCN constants"},
+		// On other hardware its constants come first, and HPCC's preset
+		// is a profile like any other.
+		{"other hardware", dir, []string{"fb90", "fb60", "websearch60"}, []string{"55,55,4,2.5,25", preset, "100,55,16,5,25"}, ""},
+		{"other hardware, only its constants", filepath.Join(dir, "fb60.json"), nil, nil, "no best_policy sets the hosts' DCQCN constants"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			got, err := TunedHostProfiles(tc.path, tc.scenarios)
+			hardware := control.DefaultHostParams()
+			if strings.HasPrefix(tc.name, "other hardware") {
+				hardware = hostsOf(t, "55,55,4,2.5,25")
+			}
+			got, err := TunedHostProfiles(tc.path, tc.scenarios, hardware)
 			if tc.err != "" {
 				if err == nil || !strings.Contains(err.Error(), tc.err) {
 					t.Fatalf("error %v, want one containing %q", err, tc.err)
@@ -115,7 +123,7 @@ func TestParseHostActions(t *testing.T) {
 		{"profiles", false, 0, `"profiles": want grid|tuned:DIR|tuned:FILE`},
 		{"tuned:" + filepath.Join(dir, "none"), false, 0, "no such file"},
 	} {
-		tab, err := ParseHostActions(tc.spec, nil)
+		tab, err := ParseHostActions(tc.spec, nil, control.DefaultHostParams())
 		if tc.err != "" {
 			if err == nil || !strings.Contains(err.Error(), tc.err) {
 				t.Errorf("%s: error %v, want one containing %q", tc.spec, err, tc.err)

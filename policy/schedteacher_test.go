@@ -66,7 +66,7 @@ func TestSchedTeacherLabels(t *testing.T) {
 				t.Fatal(err)
 			}
 			r := &nowRecorder{Explorer: gnn.NewExplorer(g, 1)}
-			if err := r.SetTeacher(teacher, initial); err != nil {
+			if err := r.SetTeacher(teacher, initial, control.DefaultHostParams()); err != nil {
 				t.Fatal(err)
 			}
 			var labels [][]int

@@ -9,6 +9,7 @@ import (
 	"strings"
 	"testing"
 
+	"graphcc/control"
 	"graphcc/experiment"
 	"graphcc/gnn"
 	"graphcc/policy"
@@ -95,7 +96,7 @@ func TestCommittedHostsModel(t *testing.T) {
 	if h.HostTable != gnn.HostProfilesID {
 		t.Fatalf("%s: host_table %q, want %q", path, h.HostTable, gnn.HostProfilesID)
 	}
-	want, err := policy.TunedHostProfiles(filepath.Join("..", "models", "teacher-joint"), hostsCurriculum)
+	want, err := policy.TunedHostProfiles(filepath.Join("..", "models", "teacher-joint"), hostsCurriculum, control.DefaultHostParams())
 	if err != nil {
 		t.Fatal(err)
 	}

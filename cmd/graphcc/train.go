@@ -131,7 +131,8 @@ func (o *trainOpts) hostTable(c gnn.TrainConfig, src trainSource) (gnn.HostTable
 	for _, sc := range src.scenarios {
 		names = append(names, sc.Name)
 	}
-	t, err := policy.ParseHostActions(o.hostActions, names)
+	// The tuned tables start from the hardware's constants (c.Params).
+	t, err := policy.ParseHostActions(o.hostActions, names, control.HostParamsAt(c.Params.DCQCN, control.RefRate))
 	if err != nil {
 		return t, fmt.Errorf("--host-actions: %w", err)
 	}
@@ -152,7 +153,7 @@ func (o *trainOpts) addFlags(fs *pflag.FlagSet) {
 	fs.StringVar(&o.features, "features", o.features, "GraphCC's per-port inputs, recorded in the model file: paper (utilization, queue and marking rate at t, t-1, t-2: the paper's) or flowmix (those, then the start fraction, queued fraction and p90 enqueue depth at t, t-1, t-2: the shipped model's; docs/learning.md)")
 	fs.BoolVar(&o.c.Hosts, "hosts", false, "hosts as agents: the model gets a host head that sets every host NIC's DCQCN constants each interval (from --host-actions: 16 settings by default; recorded in the model file), trained with the switches; a host's reward is minus the excess slowdown of the flows it sent (docs/learning.md, \"Hosts as agents\"); --kind graphcc only, not on scenarios that fail links")
 	fs.StringVar(&o.actions, "actions", o.actions, "the settings GraphCC's agents choose among, recorded in the model file: paper (kmin 2-32 KB, kmax 16-256 KB: the paper's), extended (kmin 0-64 KB, kmax 4-512 KB, the same 120 in number; docs/learning.md) or rpc (extended with a 1 KB kmax and kmin 128 KB in place of 64 KB, the shipped model's)")
-	fs.StringVar(&o.hostActions, "host-actions", o.hostActions, "with --hosts, the DCQCN constants the host head chooses among, recorded in the model file: grid (16: timer 300,55 µs × alpha 1,55 µs × AI 5,20 Mbps × (decrease, HAI) (4 µs, 50 Mbps),(2 µs, 25 Mbps)) or tuned:DIR (tuned:FILE: one result): HPCC's preset 300,1,4,5,50, then every distinct +dcqcn: constant (or sched: step's) among the best_policy of the tune results DIR/NAME.json of the scenarios trained on (what a tuned:DIR teacher gives them), in name order (docs/learning.md, \"Hosts as agents\")")
+	fs.StringVar(&o.hostActions, "host-actions", o.hostActions, "with --hosts, the DCQCN constants the host head chooses among, recorded in the model file: grid (16: timer 300,55 µs × alpha 1,55 µs × AI 5,20 Mbps × (decrease, HAI) (4 µs, 50 Mbps),(2 µs, 25 Mbps)) or tuned:DIR (tuned:FILE: one result): the hardware's constants (the --dcqcn-* flags', HPCC's preset 300,1,4,5,50 by default), then every distinct +dcqcn: constant (or sched: step's) among the best_policy of the tune results DIR/NAME.json of the scenarios trained on (what a tuned:DIR teacher gives them), in name order (docs/learning.md, \"Hosts as agents\")")
 	fs.IntVar(&o.c.Episodes, "episodes", o.c.Episodes, fmt.Sprintf("episodes to simulate: at least %d with the default --warmup (learning starts after --warmup transitions, at most %d per episode)",
 		defaultTrain.MinEpisodes(), defaultTrain.EpisodeTransitions()))
 	fs.Uint64Var(&o.seed, "seed", o.seed, "seed of the weights, the episode traces, exploration and minibatches")
@@ -160,7 +161,7 @@ func (o *trainOpts) addFlags(fs *pflag.FlagSet) {
 	fs.StringVar(&o.reward, "reward", o.reward, "shape of the reward's queue term: linear (1-x), convex ((1-x)^2) or concave (1-x^2)")
 	fs.Float64Var(&o.rewardQ, "reward-queue-kb", 0, "queue Q of the reward's x = min(q/Q, 1), KB at 25 Gbps (scaled by port rate); 0 = 25 KB (gnn.DefaultRewardQueueKB)")
 	fs.StringVar(&o.objective, "objective", o.objective, "what the agents are rewarded for: port (the per-port reward of docs/learning.md, shaped by --reward and --reward-queue-kb); experiments: flows (a team reward of minus the excess slowdown of the flows finishing in each interval, /100), paths (each port minus the excess slowdown of the flows finishing in each interval that crossed it, /10), or imitate (no reward: the agents learn to copy --teacher)")
-	fs.StringVar(&o.teacher, "teacher", "", "with --objective imitate, the policy the agents learn to copy (a spec as eval --policies takes, e.g. tuned:models/tuned: on each scenario its tuned setting); every interval each switch agent's label is the action of the table nearest to the teacher's setting for its port, and with --hosts each host agent's the host action nearest to the teacher's DCQCN constants for its NIC (a +dcqcn: spec's, e.g. a joint tune's tuned:FILE; a teacher that sets them every interval, e.g. hostreact: or a sched: whose steps set them, those it sets; else HPCC's preset) (docs/learning.md, \"Imitating the tuned settings\")")
+	fs.StringVar(&o.teacher, "teacher", "", "with --objective imitate, the policy the agents learn to copy (a spec as eval --policies takes, e.g. tuned:models/tuned: on each scenario its tuned setting); every interval each switch agent's label is the action of the table nearest to the teacher's setting for its port, and with --hosts each host agent's the host action nearest to the teacher's DCQCN constants for its NIC (a +dcqcn: spec's, e.g. a joint tune's tuned:FILE; a teacher that sets them every interval, e.g. hostreact: or a sched: whose steps set them, those it sets; else the hardware's, the --dcqcn-* flags') (docs/learning.md, \"Imitating the tuned settings\")")
 	fs.Float64Var(&o.c.Gamma, "gamma", o.c.Gamma, "discount per control interval")
 	fs.Float64Var(&o.c.LR, "lr", o.c.LR, "Adam learning rate")
 	fs.IntVar(&o.c.Batch, "batch", o.c.Batch, "transitions per minibatch")
@@ -380,9 +381,6 @@ func (o *trainOpts) config(fs *pflag.FlagSet) (gnn.TrainConfig, trainSource, err
 	if c.Kind == "acc" && c.ActionSet != gnn.ActionsPaper {
 		return c, src, fmt.Errorf("--actions %s: only --kind graphcc takes another action set (acc's networks are the paper's)", o.actions)
 	}
-	if c.HostTable, err = o.hostTable(c, src); err != nil {
-		return c, src, err
-	}
 	if src.cur != nil {
 		// The curriculum's fabric: every episode's, or a variant of it
 		// without the links its scenario fails.
@@ -410,6 +408,9 @@ func (o *trainOpts) config(fs *pflag.FlagSet) (gnn.TrainConfig, trainSource, err
 		return c, src, err
 	}
 	if c.Params, err = o.hw.params(); err != nil {
+		return c, src, err
+	}
+	if c.HostTable, err = o.hostTable(c, src); err != nil {
 		return c, src, err
 	}
 	for _, sc := range src.scenarios {

@@ -521,6 +521,13 @@ func TestTrainHostProfiles(t *testing.T) {
 		t.Fatalf("model file: host_actions %d, host_table %q, host_profiles %v, meta %v", f.HostActions, f.HostTable, f.HostProfiles, f.Meta)
 	}
 	checkHostsCopied(t, model, f, func(m *gnn.Model) control.HostParams { return m.HostTable.Action(1) })
+
+	// On other hardware the table starts from its constants.
+	out = run(t, "train", "--scenario", "tiny", "--hosts", "--host-actions", "tuned:"+tuned, "--objective", "imitate", "--teacher", teacher,
+		"--episodes", "4", "--warmup", "20", "--updates", "1", "--workers", "2", "--dcqcn-rp-timer", "55us", "--out", filepath.Join(dir, "fast.model"))
+	if want := "host actions tuned:" + tuned + ": 2 profiles: 55,1,4,5,50; 15,8,2,40,200\n"; !strings.Contains(out, want) {
+		t.Errorf("train --dcqcn-rp-timer 55us output %q lacks %q", out, want)
+	}
 }
 
 // checkHostsCopied checks that sim runs the model file model (f, loaded)
