@@ -22,7 +22,8 @@ import (
 
 // TestbedParams is the simulator that stands for the testbed: the default
 // one with ACKs served first, as the testbed's switches serve them
-// (replay.Params.AckHighPriority).
+// (replay.Params.AckHighPriority). A run whose hosts have other DCQCN
+// constants (testbed run --dcqcn-*) stands for it with those in DCQCN.
 func TestbedParams() replay.Params {
 	p := replay.DefaultParams()
 	p.AckHighPriority = true
@@ -30,15 +31,17 @@ func TestbedParams() replay.Params {
 }
 
 // TestbedPolicyEnv is how a testbed run builds its policies: ACC without
-// a model file trains in TestbedParams at the run's control interval.
-func TestbedPolicyEnv(log *slog.Logger, interval int64) policy.Env {
-	return policy.Env{Log: log, Params: TestbedParams(), Interval: interval}
+// a model file trains in p (TestbedParams, with the run's DCQCN
+// constants) at the run's control interval.
+func TestbedPolicyEnv(log *slog.Logger, p replay.Params, interval int64) policy.Env {
+	return policy.Env{Log: log, Params: p, Interval: interval}
 }
 
 // SimulateLikeTestbed runs policy np on the testbed's fabric f, scenario
-// sc and trace flows in TestbedParams, with a policy instance of its own.
-// It refuses a scenario with link events, which the testbed does not run.
-func SimulateLikeTestbed(ctx context.Context, np policy.Named, f *topo.Fabric, sc scenario.Scenario, flows []trace.Flow, interval int64, seed uint64) (*replay.Result, error) {
+// sc and trace flows in p (TestbedParams, with the run's DCQCN
+// constants), with a policy instance of its own. It refuses a scenario
+// with link events, which the testbed does not run.
+func SimulateLikeTestbed(ctx context.Context, np policy.Named, f *topo.Fabric, sc scenario.Scenario, flows []trace.Flow, p replay.Params, interval int64, seed uint64) (*replay.Result, error) {
 	if len(sc.Events) > 0 {
 		return nil, fmt.Errorf("scenario %s: the testbed does not run link events (links failing during a run)", sc.Name)
 	}
@@ -46,7 +49,7 @@ func SimulateLikeTestbed(ctx context.Context, np policy.Named, f *topo.Fabric, s
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", np.Name, err)
 	}
-	r, err := replay.RunContext(ctx, replay.Config{Fabric: f, Flows: flows, Params: TestbedParams(), Seed: seed, ECN: polECN, Policy: pol, Interval: interval})
+	r, err := replay.RunContext(ctx, replay.Config{Fabric: f, Flows: flows, Params: p, Seed: seed, ECN: polECN, Policy: pol, Interval: interval})
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", np.Name, err)
 	}

@@ -43,7 +43,7 @@ func TestCompareSim(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		r, err := SimulateLikeTestbed(context.Background(), np, f, scenario.Scenario{Name: "t"}, flows, control.DefaultInterval, 3)
+		r, err := SimulateLikeTestbed(context.Background(), np, f, scenario.Scenario{Name: "t"}, flows, TestbedParams(), control.DefaultInterval, 3)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -85,7 +85,7 @@ func TestCompareSim(t *testing.T) {
 // first) at the run's control interval.
 func TestTestbedPolicyEnv(t *testing.T) {
 	interval := 300 * topo.Microsecond
-	env := TestbedPolicyEnv(nil, interval)
+	env := TestbedPolicyEnv(nil, TestbedParams(), interval)
 	c, err := policy.ACCTrainConfig(scenario.Default(), 2, env)
 	if err != nil {
 		t.Fatal(err)

@@ -138,6 +138,12 @@ func (h *hwFlags) addFlags(fs *pflag.FlagSet) {
 	fs.BoolVar(&h.nsTiming, "ns-timing", false, "round serialization times down to whole nanoseconds, as HPCC's ns-3 does (links run up to 4.6 % above their rate); for comparing with HPCC only")
 	fs.BoolVar(&h.ackHighPrio, "ack-high-prio", false, "serve ACKs and NACKs at switches before data, outside the buffer's accounting (HPCC's switch attribute AckHighPrio, which its ACK_HIGH_PRIO key does not set; the testbed does this)")
 	fs.Int64Var(&h.window, "window", 0, "inflight payload limit per flow, bytes: 0 = the fabric's largest base-RTT BDP, -1 = no window")
+	h.addDCQCNFlags(fs)
+}
+
+// addDCQCNFlags defines the flags of the hosts' DCQCN constants on fs
+// (the testbed's hosts take these alone of the hardware flags).
+func (h *hwFlags) addDCQCNFlags(fs *pflag.FlagSet) {
 	fs.Float64Var(&h.g, "dcqcn-g", h.g, "DCQCN alpha gain g, in (0, 1]")
 	fs.Float64Var(&h.aiMbps, "dcqcn-ai-mbps", h.aiMbps, "DCQCN additive increase of a 25 Gbps NIC, Mbps (scaled by NIC rate/25G)")
 	fs.Float64Var(&h.haiMbps, "dcqcn-hai-mbps", h.haiMbps, "DCQCN hyper increase of a 25 Gbps NIC, Mbps (scaled by NIC rate/25G)")
@@ -237,10 +243,22 @@ func (h *hwFlags) params() (replay.Params, error) {
 		return p, fmt.Errorf("--window %d: want a byte count, 0 (the largest BDP) or -1 (no window)", h.window)
 	}
 	p.Window = h.window
-	if !(h.g > 0 && h.g <= 1) {
-		return p, fmt.Errorf("--dcqcn-g %v: must be in (0, 1]", h.g)
+	if err := h.dcqcn(&p.DCQCN); err != nil {
+		return p, err
 	}
-	p.DCQCN.G = h.g
+	if err := p.Validate(); err != nil {
+		return p, fmt.Errorf("DCQCN/PFC flags: %w", err)
+	}
+	return p, nil
+}
+
+// dcqcn sets d's constants from the DCQCN flags: the alpha gain, AI, HAI
+// and the minimum rate of a 25 Gbps NIC, and the three periods.
+func (h *hwFlags) dcqcn(d *dcqcn.Params) error {
+	if !(h.g > 0 && h.g <= 1) {
+		return fmt.Errorf("--dcqcn-g %v: must be in (0, 1]", h.g)
+	}
+	d.G = h.g
 	mbps := func(name string, v float64) (int64, error) {
 		if !(v >= 0) || v > math.MaxInt64/float64(topo.Mbps)/2 {
 			return 0, fmt.Errorf("--%s %v: must be a non-negative rate", name, v)
@@ -248,22 +266,16 @@ func (h *hwFlags) params() (replay.Params, error) {
 		return int64(math.Round(v * float64(topo.Mbps))), nil
 	}
 	var err error
-	if p.DCQCN.AI, err = mbps("dcqcn-ai-mbps", h.aiMbps); err != nil {
-		return p, err
+	if d.AI, err = mbps("dcqcn-ai-mbps", h.aiMbps); err != nil {
+		return err
 	}
-	if p.DCQCN.HAI, err = mbps("dcqcn-hai-mbps", h.haiMbps); err != nil {
-		return p, err
+	if d.HAI, err = mbps("dcqcn-hai-mbps", h.haiMbps); err != nil {
+		return err
 	}
-	if p.DCQCN.MinRate, err = mbps("dcqcn-min-rate-mbps", h.minRateMbps); err != nil {
-		return p, err
+	if d.MinRate, err = mbps("dcqcn-min-rate-mbps", h.minRateMbps); err != nil {
+		return err
 	}
-	if err := h.dcqcnPeriods(&p.DCQCN); err != nil {
-		return p, err
-	}
-	if err := p.Validate(); err != nil {
-		return p, fmt.Errorf("DCQCN/PFC flags: %w", err)
-	}
-	return p, nil
+	return h.dcqcnPeriods(d)
 }
 
 // dcqcnPeriods sets d's three periods from the flags: the alpha update

@@ -23,12 +23,14 @@ import (
 	"graphcc/controller/agent"
 	"graphcc/controller/lab"
 	"graphcc/controller/p4rt"
+	"graphcc/dcqcn"
 	"graphcc/experiment"
 	"graphcc/gnn"
 	"graphcc/hostgen"
 	"graphcc/internal/fileio"
 	"graphcc/metrics"
 	"graphcc/policy"
+	"graphcc/replay"
 	"graphcc/scenario"
 	"graphcc/topo"
 	"graphcc/trace"
@@ -312,6 +314,7 @@ type testbedRunOpts struct {
 	flowsFile  string
 	noDelays   bool
 	compareSim bool
+	hw         hwFlags // the hosts' DCQCN constants (--dcqcn-*) alone
 	// --agents and its flags
 	agents            string
 	agentRoundTimeout time.Duration
@@ -320,7 +323,7 @@ type testbedRunOpts struct {
 
 func newTestbedRunCmd(logger loggerFunc) *cobra.Command {
 	o := testbedRunOpts{sc: defaultScenario(), policies: []string{"static"}, interval: topo.FormatDuration(control.DefaultInterval), drain: "20ms",
-		agents: controller.AgentsCentral, agentMissLimit: agent.DefaultMissLimit}
+		agents: controller.AgentsCentral, agentMissLimit: agent.DefaultMissLimit, hw: defaultHW()}
 	o.sc.duration = topo.FormatDuration(defaultTestbedDuration)
 	cmd := &cobra.Command{
 		Use: "run [flags]",
@@ -367,6 +370,7 @@ Policies (--policies, comma-separated or repeated; --ecn is its old name):
 	fs.StringVar(&o.flowsFile, "flows", "", "replay this HPCC flow.txt instead of generating traffic (the traffic flags are then ignored)")
 	fs.StringVar(&o.interval, "interval", o.interval, "control interval, fabric time")
 	fs.StringVar(&o.drain, "drain", o.drain, "stop this long (fabric time) after the last flow starts, finished or not")
+	o.hw.addDCQCNFlags(fs)
 	fs.BoolVar(&o.compareSim, "compare-sim", false, "also run every policy on the same fabric and trace in the simulator, serving ACKs first as the testbed's switches do (--ack-high-prio), and print its figures beside the testbed's")
 	fs.StringVar(&o.agents, "agents", o.agents, "how a graphcc policy's step runs: central (this process reads, decides and writes every switch) or per-switch (one agent process per switch, hidden states exchanged in-band, the central step run as a shadow that counts decision_mismatches; docs/agents.md)")
 	fs.DurationVar(&o.agentRoundTimeout, "agent-round-timeout", 0, "with --agents per-switch: round k of a step ends k times this (real time) after the step is due, and the neighbours' messages missing then are replaced by the fallback (0: a quarter of the real control interval over K)")
@@ -421,6 +425,7 @@ type testbedRun struct {
 	policies  []policy.Named
 	sc        scenario.Scenario
 	interval  int64
+	params    replay.Params     // the simulator that stands for the testbed: TestbedParams with the hosts' DCQCN
 	simulated []metrics.Summary // --compare-sim's runs
 	wrote     outputs
 	// for --agents per-switch
@@ -442,6 +447,10 @@ func (o *testbedRunOpts) run(ctx context.Context, cmd *cobra.Command, log *slog.
 	if r.interval, err = parseIntervalFlag(o.interval); err != nil {
 		return err
 	}
+	r.params = experiment.TestbedParams()
+	if err := o.hw.dcqcn(&r.params.DCQCN); err != nil {
+		return err
+	}
 	drain, err := parseDurationFlag("drain", o.drain, false)
 	if err != nil {
 		return err
@@ -459,6 +468,9 @@ func (o *testbedRunOpts) run(ctx context.Context, cmd *cobra.Command, log *slog.
 	r.dir, r.lab = lb.Dir(), lb
 	info, devcfg, err := o.pipe.load()
 	if err != nil {
+		return err
+	}
+	if err := o.hw.checkFabric(r.params, plan.Fabric); err != nil {
 		return err
 	}
 	flows, err := o.traffic(cmd.Flags(), spec, plan.Fabric, log, r)
@@ -480,10 +492,8 @@ func (o *testbedRunOpts) run(ctx context.Context, cmd *cobra.Command, log *slog.
 	r.rt, r.info, r.log = rt, info, log
 	fmt.Fprintf(r.out, "# lab %s: %d switches, %d hosts, scale %d; %d flows: %s\n\n",
 		plan.Lab, len(plan.Switches), len(plan.Hosts), spec.Scale, len(flows), r.sc.Description)
-	w := controller.WorkloadConfig{Plan: plan, Runtime: rt, Flows: flows, Scale: float64(spec.Scale), Interval: r.interval, Drain: drain}
-	if o.noDelays {
-		w.Host = func(h *hostgen.HostConfig) { h.NoPropagationDelay = true }
-	}
+	w := controller.WorkloadConfig{Plan: plan, Runtime: rt, Flows: flows, Scale: float64(spec.Scale), Interval: r.interval, Drain: drain,
+		Host: testbedHostConfig(r.params.DCQCN, o.noDelays)}
 	results, err := controller.RunPolicies(ctx, controller.PoliciesConfig{
 		Workload: w, Policies: runs, Log: log, Run: r.one, DrainWait: lab.QueueDrainTime(lb.State(), plan.Fabric),
 		Reset: func(ctx context.Context, static []control.ECN) error {
@@ -573,10 +583,33 @@ func testbedFanIn(fanIn int, set bool, hosts int) (int, error) {
 	return most, nil
 }
 
+// testbedHostConfig returns what a testbed run applies to every host's
+// configuration: the DCQCN constants d (of a 25 Gbps NIC, as the
+// simulator's replay.Params.DCQCN: AI and HAI scaled to the host's line
+// rate) unless they are the defaults, which hostgen has already, and no
+// emulated propagation delay with noDelays; nil when neither applies.
+func testbedHostConfig(d dcqcn.Params, noDelays bool) func(*hostgen.HostConfig) {
+	dflt := d == replay.DefaultParams().DCQCN
+	if dflt && !noDelays {
+		return nil
+	}
+	hp := control.HostParamsAt(d, control.RefRate)
+	return func(h *hostgen.HostConfig) {
+		if !dflt {
+			rate := h.LineRate
+			if rate == 0 { // the rate of the host's link
+				rate = h.Fabric.Ports[h.Fabric.HostPort(h.Node)].Rate
+			}
+			h.DCQCN = hp.Apply(d, rate) // as the simulator scales d to a NIC
+		}
+		h.NoPropagationDelay = noDelays
+	}
+}
+
 // parsePolicies resolves specs (of flag) into the runs of RunPolicies,
 // keeping the policies in r.
 func (r *testbedRun) parsePolicies(ctx context.Context, flag string, specs []string, log *slog.Logger) ([]controller.PolicyRun, error) {
-	env := experiment.TestbedPolicyEnv(log, r.interval)
+	env := experiment.TestbedPolicyEnv(log, r.params, r.interval)
 	var runs []controller.PolicyRun
 	for _, s := range specs {
 		np, err := policy.ParseControl(ctx, s, env)
@@ -674,7 +707,7 @@ func (r *testbedRun) one(ctx context.Context, name string, w controller.Workload
 	}
 	if o.compareSim {
 		np := r.policies[len(r.simulated)]
-		sim, err := experiment.SimulateLikeTestbed(ctx, np, w.Plan.Fabric, r.sc, w.Flows, r.interval, o.sc.seed)
+		sim, err := experiment.SimulateLikeTestbed(ctx, np, w.Plan.Fabric, r.sc, w.Flows, r.params, r.interval, o.sc.seed)
 		if err != nil {
 			return nil, fmt.Errorf("--compare-sim: %w", err)
 		}

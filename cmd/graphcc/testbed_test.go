@@ -9,10 +9,14 @@ import (
 	"strings"
 	"testing"
 
+	"graphcc/control"
 	"graphcc/controller"
 	"graphcc/controller/agent"
 	"graphcc/controller/lab"
+	"graphcc/dcqcn"
+	"graphcc/hostgen"
 	"graphcc/internal/privtest"
+	"graphcc/replay"
 	"graphcc/topo"
 )
 
@@ -205,5 +209,46 @@ func TestTestbedRunAgentFlags(t *testing.T) {
 		if (tc.want == "") != (err == nil) || (err != nil && !strings.Contains(err.Error(), tc.want)) {
 			t.Errorf("%s: %v, want %q", tc.name, err, tc.want)
 		}
+	}
+}
+
+// TestTestbedHostConfig: testbed run gives its hosts the --dcqcn-*
+// constants as the simulator gives its NICs (AI and HAI scaled to the
+// line rate), keeps hostgen's defaults without them, and refuses a bad
+// flag before it touches a lab.
+func TestTestbedHostConfig(t *testing.T) {
+	if testbedHostConfig(replay.DefaultParams().DCQCN, false) != nil {
+		t.Error("default constants, link delays: want no host configuration")
+	}
+	f, err := topo.Clos(topo.DefaultClos())
+	if err != nil {
+		t.Fatal(err)
+	}
+	host := f.Hosts()[0]
+	rate := f.Ports[f.HostPort(host)].Rate
+	d := replay.DefaultParams().DCQCN
+	d.IncreaseInterval = 55 * topo.Microsecond
+	d.AI = 20 * topo.Mbps
+	for _, tc := range []struct {
+		name     string
+		d        dcqcn.Params
+		noDelays bool
+		want     dcqcn.Params
+	}{
+		{"no delays", replay.DefaultParams().DCQCN, true, dcqcn.Params{}},
+		{"a 55 µs timer", d, false, control.HostParamsAt(d, control.RefRate).Apply(d, rate)},
+	} {
+		hc := hostgen.HostConfig{Fabric: f, Node: host}
+		testbedHostConfig(tc.d, tc.noDelays)(&hc)
+		if hc.DCQCN != tc.want || hc.NoPropagationDelay != tc.noDelays {
+			t.Errorf("%s: DCQCN %+v, no delays %v; want %+v, %v", tc.name, hc.DCQCN, hc.NoPropagationDelay, tc.want, tc.noDelays)
+		}
+	}
+	if got := control.HostParamsAt(control.HostParamsAt(d, control.RefRate).Apply(d, rate), rate); got.IncreaseInterval != 55*topo.Microsecond || got.AI != 20*topo.Mbps {
+		t.Errorf("the host's constants at 25 Gbps: %+v", got)
+	}
+	_, _, err = execute(t, context.Background(), "testbed", "run", "--lab", "nolab", "--dir", t.TempDir(), "--dcqcn-rp-timer", "2us")
+	if err == nil || !strings.Contains(err.Error(), "--dcqcn-rp-timer 2us: must exceed --dcqcn-decrease-period") {
+		t.Errorf("testbed run --dcqcn-rp-timer 2us: %v", err)
 	}
 }
