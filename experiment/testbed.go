@@ -32,9 +32,11 @@ func TestbedParams() replay.Params {
 
 // TestbedPolicyEnv is how a testbed run builds its policies: ACC without
 // a model file trains in p (TestbedParams, with the run's DCQCN
-// constants) at the run's control interval.
+// constants) at the run's control interval, and a tuned: policy warns
+// when its tune's DCQCN constants are not p's (the testbed's other
+// hardware is its own).
 func TestbedPolicyEnv(log *slog.Logger, p replay.Params, interval int64) policy.Env {
-	return policy.Env{Log: log, Params: p, Interval: interval}
+	return policy.Env{Log: log, Params: p, Interval: interval, WarnHardware: policy.HardwareDCQCN}
 }
 
 // SimulateLikeTestbed runs policy np on the testbed's fabric f, scenario

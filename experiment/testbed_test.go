@@ -82,7 +82,8 @@ func TestCompareSim(t *testing.T) {
 
 // TestTestbedPolicyEnv checks that ACC without a model file, on the
 // testbed, trains in the simulator that stands for the testbed (ACKs
-// first) at the run's control interval.
+// first) at the run's control interval, and that a tuned: policy there
+// compares its tune's DCQCN constants alone.
 func TestTestbedPolicyEnv(t *testing.T) {
 	interval := 300 * topo.Microsecond
 	env := TestbedPolicyEnv(nil, TestbedParams(), interval)
@@ -95,5 +96,8 @@ func TestTestbedPolicyEnv(t *testing.T) {
 	}
 	if p := TestbedParams(); p != c.Params {
 		t.Errorf("ACC trains in %+v, --compare-sim runs in %+v", c.Params, p)
+	}
+	if env.WarnHardware != policy.HardwareDCQCN {
+		t.Errorf("a tuned: policy on the testbed checks %v of its tune's hardware, want the DCQCN constants alone", env.WarnHardware)
 	}
 }

@@ -22,6 +22,8 @@ func TestTunedWarnsOfOtherHardware(t *testing.T) {
 	def := Hardware(replay.Params{}, 0)
 	fast := replay.DefaultParams()
 	fast.DCQCN.IncreaseInterval = 55_000_000 // 55 µs in ps
+	acksFirst, fastAcksFirst := replay.DefaultParams(), fast
+	acksFirst.AckHighPriority, fastAcksFirst.AckHighPriority = true, true
 	dir := t.TempDir()
 	write := func(name, hardware string) string {
 		t.Helper()
@@ -44,14 +46,17 @@ func TestTunedWarnsOfOtherHardware(t *testing.T) {
 		env    Env
 		warned string // a part of the warning, or "" for none
 	}{
-		{"same hardware", "tuned:" + onDefault, Env{WarnHardware: true}, ""},
-		{"other timer", "tuned:" + onDefault, Env{WarnHardware: true, Params: fast}, "params.DCQCN.IncreaseInterval 300000000, here 55000000"},
+		{"same hardware", "tuned:" + onDefault, Env{WarnHardware: HardwareAll}, ""},
+		{"other timer", "tuned:" + onDefault, Env{WarnHardware: HardwareAll, Params: fast}, "params.DCQCN.IncreaseInterval 300000000, here 55000000"},
 		{"not asked", "tuned:" + onDefault, Env{Params: fast}, ""},
-		{"other interval", "tuned:" + onDefault, Env{WarnHardware: true, Interval: 200_000_000}, "interval_ps 100000000, here 200000000"},
-		{"not recorded: the default", "tuned:" + old, Env{WarnHardware: true}, ""},
-		{"not recorded, other here", "tuned:" + old, Env{WarnHardware: true, Params: fast}, "IncreaseInterval 300000000, here 55000000"},
-		{"tuned on fast, run on default", "tuned:" + onFast, Env{WarnHardware: true}, "IncreaseInterval 55000000, here 300000000"},
-		{"tuned on fast, run on fast", "tuned:" + onFast, Env{WarnHardware: true, Params: fast}, ""},
+		{"other interval", "tuned:" + onDefault, Env{WarnHardware: HardwareAll, Interval: 200_000_000}, "interval_ps 100000000, here 200000000"},
+		{"not recorded: the default", "tuned:" + old, Env{WarnHardware: HardwareAll}, ""},
+		{"not recorded, other here", "tuned:" + old, Env{WarnHardware: HardwareAll, Params: fast}, "IncreaseInterval 300000000, here 55000000"},
+		{"tuned on fast, run on default", "tuned:" + onFast, Env{WarnHardware: HardwareAll}, "IncreaseInterval 55000000, here 300000000"},
+		{"tuned on fast, run on fast", "tuned:" + onFast, Env{WarnHardware: HardwareAll, Params: fast}, ""},
+		// The testbed's check: the DCQCN constants alone.
+		{"DCQCN only, ACKs first", "tuned:" + onDefault, Env{WarnHardware: HardwareDCQCN, Params: acksFirst, Interval: 200_000_000}, ""},
+		{"DCQCN only, other timer", "tuned:" + onDefault, Env{WarnHardware: HardwareDCQCN, Params: fastAcksFirst}, "params.DCQCN.IncreaseInterval 300000000, here 55000000"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			var buf bytes.Buffer
@@ -60,7 +65,7 @@ func TestTunedWarnsOfOtherHardware(t *testing.T) {
 				t.Fatal(err)
 			}
 			got := buf.String()
-			if tc.warned == "" && got != "" || tc.warned != "" && (!strings.Contains(got, tc.warned) || !strings.Contains(got, "level=WARN")) {
+			if tc.warned == "" && got != "" || tc.warned != "" && (!strings.Contains(got, tc.warned) || !strings.Contains(got, "level=WARN") || strings.Contains(got, "AckHighPriority")) {
 				t.Errorf("logged %q, want a warning with %q", got, tc.warned)
 			}
 		})
@@ -68,7 +73,7 @@ func TestTunedWarnsOfOtherHardware(t *testing.T) {
 
 	// tuned:DIR warns when it reads a scenario's file, once.
 	var buf bytes.Buffer
-	np, err := Parse(context.Background(), "tuned:"+dir, Env{WarnHardware: true, Log: slog.New(slog.NewTextHandler(&buf, nil))})
+	np, err := Parse(context.Background(), "tuned:"+dir, Env{WarnHardware: HardwareAll, Log: slog.New(slog.NewTextHandler(&buf, nil))})
 	if err != nil {
 		t.Fatal(err)
 	}

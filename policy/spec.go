@@ -46,10 +46,24 @@ type Env struct {
 	// WarnHardware makes a tuned: policy tell Log (at warn level) when its
 	// tune result was made on simulated hardware other than Params and
 	// Interval, naming what differs: the result's score holds on its own
-	// hardware, not on this. sim, eval and train set it; the testbed,
-	// whose hardware is its own, does not.
-	WarnHardware bool
+	// hardware, not on this. sim, eval and train check all of it; the
+	// testbed, whose other hardware is its own, the hosts' DCQCN
+	// constants alone.
+	WarnHardware HardwareCheck
 }
+
+// HardwareCheck is what of the hardware a tuned: policy compares with
+// its tune's (Env.WarnHardware).
+type HardwareCheck int
+
+const (
+	// HardwareUnchecked compares nothing (the zero value).
+	HardwareUnchecked HardwareCheck = iota
+	// HardwareAll compares every constant and the control interval.
+	HardwareAll
+	// HardwareDCQCN compares the hosts' DCQCN constants alone.
+	HardwareDCQCN
+)
 
 // DefaultACCEpisodes is how long acc without a model file trains on each
 // scenario.
@@ -209,7 +223,7 @@ func defs(ctx context.Context, env Env, withIdeal bool) []def {
 				Help: "tuned:tune.json: the best fixed setting graphcc tune found, the best_policy of its result file " +
 					"(static:KMIN_KB,KMAX_KB,PMAX or edge:…, with the hosts' DCQCN constants where tune set them, which replace the hardware's; " +
 					"or, in a hand-made file, a sched:… schedule); " +
-					"it scores as the file records with the hardware flags the tune was given (sim, eval and train warn when they differ); " +
+					"it scores as the file records with the hardware flags the tune was given (sim, eval, train and testbed run warn when they differ); " +
 					"tuned:DIR: on each scenario the best_policy of DIR/<scenario>.json, that scenario's tune result (the per-scenario tuned constant; " +
 					"on a named scenario only: eval's, sim --scenario's)"},
 			build:  func(args string) (Factory, func(scenario.Scenario) error, error) { return buildTuned(args, env) },
@@ -510,14 +524,18 @@ func loadTuned(path string) (tunedResult, error) {
 // warnHardware tells env.Log, if env.WarnHardware, what in the hardware
 // of env differs from that of the result read from path.
 func (r tunedResult) warnHardware(env Env, path string) {
-	if !env.WarnHardware || env.Log == nil {
+	if env.WarnHardware == HardwareUnchecked || env.Log == nil {
 		return
 	}
 	tuned := r.hardware
 	if tuned == "" {
 		tuned = Hardware(replay.Params{}, 0)
 	}
-	if diff := hardwareDiff(tuned, Hardware(env.Params, env.Interval)); len(diff) > 0 {
+	diff := hardwareDiff(tuned, Hardware(env.Params, env.Interval))
+	if env.WarnHardware == HardwareDCQCN {
+		diff = slices.DeleteFunc(diff, func(d string) bool { return !strings.HasPrefix(d, "params.DCQCN.") })
+	}
+	if len(diff) > 0 {
 		env.Log.Warn("a tune result made on other simulated hardware (times in ps): its recorded score holds there, not here",
 			"file", path, "differs", strings.Join(diff, "; "))
 	}

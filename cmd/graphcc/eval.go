@@ -351,7 +351,7 @@ func (o *evalOpts) run(ctx context.Context, cmd *cobra.Command, log *slog.Logger
 	if o.accEps < 1 {
 		return fmt.Errorf("--acc-episodes %d: must be at least 1", o.accEps)
 	}
-	c, err := o.config(ctx, cmd.Flags(), policy.Env{Log: log, ACCEpisodes: o.accEps, WarnHardware: true})
+	c, err := o.config(ctx, cmd.Flags(), policy.Env{Log: log, ACCEpisodes: o.accEps, WarnHardware: policy.HardwareAll})
 	if err != nil {
 		return err
 	}

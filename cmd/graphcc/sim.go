@@ -427,7 +427,7 @@ func (o *simOpts) config(ctx context.Context, fs *pflag.FlagSet, log *slog.Logge
 		return cfg, "", err
 	}
 	// ACC trained on the spot trains in the simulator it will run in
-	pol, ecn, err := o.control(ctx, fs, r, policy.Env{Log: log, Params: params, Interval: interval, WarnHardware: true})
+	pol, ecn, err := o.control(ctx, fs, r, policy.Env{Log: log, Params: params, Interval: interval, WarnHardware: policy.HardwareAll})
 	if err != nil {
 		return cfg, "", err
 	}

@@ -298,7 +298,7 @@ func (o *trainOpts) setTeacher(ctx context.Context, c *gnn.TrainConfig, src trai
 	case !imitate:
 		return nil
 	}
-	named, err := policy.ParseControl(ctx, o.teacher, policy.Env{Log: log, Params: c.Params, Interval: c.Interval, WarnHardware: true})
+	named, err := policy.ParseControl(ctx, o.teacher, policy.Env{Log: log, Params: c.Params, Interval: c.Interval, WarnHardware: policy.HardwareAll})
 	if err != nil {
 		return fmt.Errorf("--teacher: %w", err)
 	}
