@@ -11,11 +11,10 @@ import (
 	"gonum.org/v1/plot/vg/vgimg"
 
 	"graphcc/control"
+	"graphcc/internal/testfabric"
 	"graphcc/metrics"
 	"graphcc/policy"
 	"graphcc/scenario"
-	"graphcc/topo"
-	"graphcc/workload"
 )
 
 func TestLegendLayout(t *testing.T) {
@@ -78,11 +77,7 @@ func TestFitLegend(t *testing.T) {
 // each ratio's interval but the reference's, and none once the intervals
 // are taken out.
 func TestFigureIntervals(t *testing.T) {
-	sc := scenario.Default()
-	sc.Name = "tiny"
-	sc.Clos.Leaves, sc.Clos.Spines, sc.Clos.HostsPerLeaf = 2, 1, 2
-	sc.Gen.Duration = topo.Millisecond
-	sc.Gen.Incast = workload.IncastConfig{Period: 250 * topo.Microsecond, FanIn: 3, Size: 64000}
+	sc := testfabric.TinyScenario()
 	rep, err := Evaluate(t.Context(), Config{
 		Scenarios: []scenario.Scenario{sc},
 		Policies: []policy.Named{

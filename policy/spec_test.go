@@ -10,10 +10,10 @@ import (
 
 	"graphcc/control"
 	"graphcc/gnn"
+	"graphcc/internal/testfabric"
 	"graphcc/replay"
 	"graphcc/scenario"
 	"graphcc/topo"
-	"graphcc/workload"
 )
 
 func TestSplit(t *testing.T) {
@@ -237,11 +237,7 @@ func TestSpecs(t *testing.T) {
 // policy trains it, trains in the simulator of its Env: its hardware and
 // control interval, else the defaults.
 func TestACCTrainConfig(t *testing.T) {
-	sc := scenario.Default()
-	sc.Name = "tiny"
-	sc.Clos.Leaves, sc.Clos.Spines, sc.Clos.HostsPerLeaf = 2, 1, 2
-	sc.Gen.Duration = topo.Millisecond
-	sc.Gen.Incast = workload.IncastConfig{Period: 250 * topo.Microsecond, FanIn: 3, Size: 64000}
+	sc := testfabric.TinyScenario()
 	ackFirst := replay.DefaultParams()
 	ackFirst.AckHighPriority = true
 	for _, tc := range []struct {

@@ -9,11 +9,10 @@ import (
 	"graphcc/control"
 	"graphcc/controller"
 	"graphcc/hostgen"
+	"graphcc/internal/testfabric"
 	"graphcc/policy"
 	"graphcc/replay"
-	"graphcc/scenario"
 	"graphcc/topo"
-	"graphcc/workload"
 )
 
 // hostRecorder wraps a policy that decides the hosts' DCQCN constants and
@@ -83,11 +82,7 @@ func (h *appliedHosts) SetDCQCN(_ context.Context, hosts []control.HostParams) e
 // the first step's before the change and the second's from the first
 // control instant at or after it.
 func TestSchedHostsBothFabrics(t *testing.T) {
-	sc := scenario.Default()
-	sc.Name = "tiny"
-	sc.Clos.Leaves, sc.Clos.Spines, sc.Clos.HostsPerLeaf = 2, 1, 2
-	sc.Gen.Duration = topo.Millisecond
-	sc.Gen.Incast = workload.IncastConfig{Period: 250 * topo.Microsecond, FanIn: 3, Size: 64000}
+	sc := testfabric.TinyScenario()
 	f, flows, err := sc.Build(3)
 	if err != nil {
 		t.Fatal(err)
