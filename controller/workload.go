@@ -316,10 +316,7 @@ func (c *WorkloadConfig) hostConfig() func(*hostgen.HostConfig) {
 		if host != nil {
 			host(hc)
 		}
-		rate := hc.LineRate
-		if rate == 0 {
-			rate = hc.Fabric.Ports[hc.Fabric.HostPort(hc.Node)].Rate
-		}
+		rate := hc.Rate()
 		d := hc.DCQCN
 		if d == (dcqcn.Params{}) {
 			d = dcqcn.DefaultParams(rate)

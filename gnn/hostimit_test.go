@@ -192,17 +192,17 @@ func (a *hostAgreement) Decide(t *control.Telemetry, ecn []control.ECN) {
 // TestHardwareHosts: a training's fallback host labels are its simulated
 // hardware's constants, HPCC's preset by default.
 func TestHardwareHosts(t *testing.T) {
-	if got := (&TrainConfig{}).hardwareHosts(); got != control.DefaultHostParams() {
+	if got := (&TrainConfig{}).HardwareHosts(); got != control.DefaultHostParams() {
 		t.Errorf("default hardware: %+v, want HPCC's preset %+v", got, control.DefaultHostParams())
 	}
 	p := replay.DefaultParams()
-	if got := (&TrainConfig{Params: p}).hardwareHosts(); got != control.DefaultHostParams() {
+	if got := (&TrainConfig{Params: p}).HardwareHosts(); got != control.DefaultHostParams() {
 		t.Errorf("replay.DefaultParams: %+v, want HPCC's preset %+v", got, control.DefaultHostParams())
 	}
 	p.DCQCN.IncreaseInterval = 55 * topo.Microsecond
 	want := control.DefaultHostParams()
 	want.IncreaseInterval = 55 * topo.Microsecond
-	if got := (&TrainConfig{Params: p}).hardwareHosts(); got != want {
+	if got := (&TrainConfig{Params: p}).HardwareHosts(); got != want {
 		t.Errorf("a 55 µs timer: %+v, want %+v", got, want)
 	}
 }

@@ -1187,7 +1187,7 @@ func runEpisode(ctx context.Context, c *TrainConfig, net qnet, seed uint64, eps 
 func setTeacher(c *TrainConfig, ex *Explorer, f *topo.Fabric, seed uint64) error {
 	p, initial, err := c.Teacher(f, seed)
 	if err == nil {
-		err = ex.SetTeacher(p, initial, c.hardwareHosts())
+		err = ex.SetTeacher(p, initial, c.HardwareHosts())
 	}
 	if err != nil {
 		return fmt.Errorf("seed %d: teacher: %w", seed, err)
@@ -1195,10 +1195,11 @@ func setTeacher(c *TrainConfig, ex *Explorer, f *topo.Fabric, seed uint64) error
 	return nil
 }
 
-// hardwareHosts returns the DCQCN constants c's simulated hardware gives
+// HardwareHosts returns the DCQCN constants c's simulated hardware gives
 // the hosts (c.Params, the zero value read as replay.DefaultParams): a
-// teacher's host labels when it gives none.
-func (c *TrainConfig) hardwareHosts() control.HostParams {
+// teacher's host labels when it gives none, and the first profile of a
+// tuned host table (graphcc train --host-actions tuned:…).
+func (c *TrainConfig) HardwareHosts() control.HostParams {
 	p := c.Params
 	if p == (replay.Params{}) {
 		p = replay.DefaultParams()

@@ -125,6 +125,15 @@ type HostConfig struct {
 	FinishedLeaveAtOnce bool
 }
 
+// Rate returns the host's NIC rate, bps: LineRate, or with 0 the rate of
+// the host's link in Fabric.
+func (c HostConfig) Rate() int64 {
+	if c.LineRate != 0 {
+		return c.LineRate
+	}
+	return c.Fabric.Ports[c.Fabric.HostPort(c.Node)].Rate
+}
+
 // Stats are a host's counters.
 type Stats struct {
 	// Sender.
@@ -206,9 +215,7 @@ func NewHost(cfg HostConfig) (*Host, error) {
 	case cfg.LineRate < 0:
 		return nil, fmt.Errorf("host %s: line rate %d", name, cfg.LineRate)
 	}
-	if cfg.LineRate == 0 {
-		cfg.LineRate = f.Ports[f.HostPort(cfg.Node)].Rate
-	}
+	cfg.LineRate = cfg.Rate()
 	if cfg.Window == 0 {
 		cfg.Window = f.MaxBDP()
 	}

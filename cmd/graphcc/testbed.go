@@ -596,11 +596,7 @@ func testbedHostConfig(d dcqcn.Params, noDelays bool) func(*hostgen.HostConfig) 
 	hp := control.HostParamsAt(d, control.RefRate)
 	return func(h *hostgen.HostConfig) {
 		if !dflt {
-			rate := h.LineRate
-			if rate == 0 { // the rate of the host's link
-				rate = h.Fabric.Ports[h.Fabric.HostPort(h.Node)].Rate
-			}
-			h.DCQCN = hp.Apply(d, rate) // as the simulator scales d to a NIC
+			h.DCQCN = hp.Apply(d, h.Rate()) // as the simulator scales d to a NIC
 		}
 		h.NoPropagationDelay = noDelays
 	}

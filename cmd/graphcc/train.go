@@ -132,7 +132,7 @@ func (o *trainOpts) hostTable(c gnn.TrainConfig, src trainSource) (gnn.HostTable
 		names = append(names, sc.Name)
 	}
 	// The tuned tables start from the hardware's constants (c.Params).
-	t, err := policy.ParseHostActions(o.hostActions, names, control.HostParamsAt(c.Params.DCQCN, control.RefRate))
+	t, err := policy.ParseHostActions(o.hostActions, names, c.HardwareHosts())
 	if err != nil {
 		return t, fmt.Errorf("--host-actions: %w", err)
 	}
