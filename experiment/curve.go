@@ -11,28 +11,28 @@ import (
 	"gonum.org/v1/plot/vg/draw"
 	"gonum.org/v1/plot/vg/vgimg"
 
-	"graphcc/gnn"
 	"graphcc/internal/fileio"
+	"graphcc/learn"
 )
 
 // WriteCurvePNG draws a training run's curve into the PNG file path: mean
 // reward, loss and the finished flows' mean slowdown against the episode,
 // and the validation slowdown when the run validated (graphcc train
 // --curve writes it beside the CSV).
-func WriteCurvePNG(path string, stats []gnn.EpisodeStats) error {
+func WriteCurvePNG(path string, stats []learn.EpisodeStats) error {
 	series := []struct {
 		title string
-		y     func(gnn.EpisodeStats) float64
+		y     func(learn.EpisodeStats) float64
 	}{
-		{"mean reward per agent and step", func(s gnn.EpisodeStats) float64 { return s.MeanReward }},
-		{"Huber loss", func(s gnn.EpisodeStats) float64 { return s.Loss }},
-		{"mean FCT slowdown of finished flows", func(s gnn.EpisodeStats) float64 { return s.Slowdown }},
+		{"mean reward per agent and step", func(s learn.EpisodeStats) float64 { return s.MeanReward }},
+		{"Huber loss", func(s learn.EpisodeStats) float64 { return s.Loss }},
+		{"mean FCT slowdown of finished flows", func(s learn.EpisodeStats) float64 { return s.Slowdown }},
 	}
-	if slices.ContainsFunc(stats, func(s gnn.EpisodeStats) bool { return !math.IsNaN(s.Validation) }) {
+	if slices.ContainsFunc(stats, func(s learn.EpisodeStats) bool { return !math.IsNaN(s.Validation) }) {
 		series = append(series, struct {
 			title string
-			y     func(gnn.EpisodeStats) float64
-		}{"greedy policy's mean FCT slowdown on the validation seeds", func(s gnn.EpisodeStats) float64 { return s.Validation }})
+			y     func(learn.EpisodeStats) float64
+		}{"greedy policy's mean FCT slowdown on the validation seeds", func(s learn.EpisodeStats) float64 { return s.Validation }})
 	}
 	const w, h = 7 * vg.Inch, 2.5 * vg.Inch
 	n := vg.Length(len(series))

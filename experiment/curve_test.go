@@ -7,17 +7,17 @@ import (
 	"path/filepath"
 	"testing"
 
-	"graphcc/gnn"
+	"graphcc/learn"
 )
 
 // TestWriteCurvePNG: three panels (reward, loss, slowdown), a fourth when
 // the run validated; a PNG that decodes.
 func TestWriteCurvePNG(t *testing.T) {
-	stats := []gnn.EpisodeStats{
+	stats := []learn.EpisodeStats{
 		{Episode: 1, MeanReward: 0.7, Loss: math.NaN(), Slowdown: 3, Validation: math.NaN()},
 		{Episode: 2, MeanReward: 0.72, Loss: 0.1, Slowdown: 2.9, Validation: math.NaN()},
 	}
-	height := func(stats []gnn.EpisodeStats) int {
+	height := func(stats []learn.EpisodeStats) int {
 		path := filepath.Join(t.TempDir(), "c.png")
 		if err := WriteCurvePNG(path, stats); err != nil {
 			t.Fatal(err)

@@ -58,7 +58,7 @@ type Config struct {
 // NamedReward scores runs for an evaluation under the name its reports use.
 // New builds, for the fabric of one run, a function that is called once per
 // control interval with its telemetry and returns the interval's reward (a
-// mean over the agents: gnn.RewardMeter.Score). A run's score is the mean
+// mean over the agents: learn.RewardMeter.Score). A run's score is the mean
 // over the intervals that end within its scenario's arrival window
 // (GenConfig.Duration after its first flow starts; the whole run when the
 // window is 0): what a training episode on the scenario sees.

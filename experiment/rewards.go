@@ -7,6 +7,7 @@ import (
 
 	"graphcc/control"
 	"graphcc/gnn"
+	"graphcc/learn"
 	"graphcc/topo"
 )
 
@@ -14,7 +15,7 @@ import (
 // told otherwise, as ParseRewards reads it: the one graphcc train uses by
 // default ("convex:25").
 func DefaultRewards() string {
-	return fmt.Sprintf("%s:%d", gnn.DefaultTrainConfig().Shape, gnn.DefaultRewardQueueKB)
+	return fmt.Sprintf("%s:%d", learn.DefaultConfig().Shape, gnn.DefaultRewardQueueKB)
 }
 
 // ParseRewards reads a list of training rewards to score runs with:
@@ -30,7 +31,7 @@ func ParseRewards(v string) ([]NamedReward, error) {
 	for _, spec := range strings.Split(v, ",") {
 		spec = strings.TrimSpace(spec)
 		name, qs, hasQ := strings.Cut(spec, ":")
-		shape, err := gnn.ParseRewardShape(name)
+		shape, err := learn.ParseRewardShape(name)
 		if err != nil {
 			return nil, fmt.Errorf("%s: %w", spec, err)
 		}
@@ -48,7 +49,7 @@ func ParseRewards(v string) ([]NamedReward, error) {
 		seen[n] = true
 		fc := gnn.FeatureConfig{RewardQueue: q * control.KB}
 		out = append(out, NamedReward{Name: n, New: func(f *topo.Fabric) func(*control.Telemetry) float64 {
-			return gnn.NewRewardMeter(f, fc, shape, gnn.DefaultWeightQ).Score
+			return learn.NewRewardMeter(f, fc, shape, learn.DefaultWeightQ).Score
 		}})
 	}
 	return out, nil

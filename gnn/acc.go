@@ -30,21 +30,7 @@ type ACC struct {
 	ws      []*MLPWorkspace
 	fz      *Featurizer
 	state   []float64 // ports×ACCNumFeatures
-	prev    []float64
 	actions []int
-	rewards []float64
-	started bool
-
-	// Epsilon is the per-agent probability of a random action (0 = greedy).
-	Epsilon float64
-	// Shape and WeightQ define the reward (defaults Linear, 0.7).
-	Shape   RewardShape
-	WeightQ float64
-	// OnStep, if set, receives every transition (see Explorer.OnStep); the
-	// states are ports×ACCNumFeatures of the fabric, the actions and rewards
-	// those of its switch ports (Agents).
-	OnStep func(prev []float64, actions []int, rewards []float64, next []float64)
-	rng    *rand.Rand
 }
 
 // PortNames returns the names of f's switch ports (f.Agents()), in order:
@@ -105,11 +91,7 @@ func NewACCFrom(nets []*MLPNet, ports []string, f *topo.Fabric, c FeatureConfig)
 	a := &ACC{
 		Nets: nets, ports: ports, fabric: f, agents: agents, net: net, fz: NewFeaturizer(f, c),
 		state:   make([]float64, len(f.Ports)*ACCNumFeatures),
-		prev:    make([]float64, len(f.Ports)*ACCNumFeatures),
 		actions: make([]int, len(agents)),
-		rewards: make([]float64, len(agents)),
-		Shape:   Linear, WeightQ: DefaultWeightQ,
-		rng: rand.New(rand.NewPCG(1, 0x616363)),
 	}
 	a.ws = make([]*MLPWorkspace, len(nets))
 	for i, n := range nets {
@@ -125,40 +107,59 @@ func (a *ACC) Ports() []string { return a.ports }
 // in Nets of its agent.
 func (a *ACC) AgentNets() []int { return a.net }
 
-// Seed resets the exploration random source.
-func (a *ACC) Seed(seed uint64) { a.rng = rand.New(rand.NewPCG(seed, 0x616363)) }
-
-// Agents returns the fabric's switch ports, in the order of LastActions and
-// of OnStep's actions and rewards.
+// Agents returns the fabric's switch ports, in the order of LastActions.
 func (a *ACC) Agents() []topo.PortID { return a.agents }
 
 // Reset forgets the telemetry history, for a new episode.
-func (a *ACC) Reset() {
-	a.fz.Reset()
-	a.started = false
-}
+func (a *ACC) Reset() { a.fz.Reset() }
 
 // LastActions returns the action each agent chose at the last Decide.
 func (a *ACC) LastActions() []int { return a.actions }
 
-// Decide observes the interval, lets every agent choose its port's setting
-// and reports the transition to OnStep.
+// Featurizer returns the policy's featurizer (its telemetry history is that
+// of the last Observe).
+func (a *ACC) Featurizer() *Featurizer { return a.fz }
+
+// Decide observes the interval and gives every agent's port the setting of
+// the agent's greedy action.
 func (a *ACC) Decide(t *control.Telemetry, ecn []control.ECN) {
-	a.fz.Observe(t)
-	copy(a.prev, a.state)
-	a.fz.ACCFeatures(a.state, ecn)
-	if a.started && a.OnStep != nil {
-		Reward(a.rewards, a.fz, a.agents, a.Shape, a.WeightQ)
-		a.OnStep(a.prev, a.actions, a.rewards, a.state)
+	a.Observe(t, ecn)
+	for i := range a.agents {
+		a.actions[i] = a.Greedy(i)
 	}
+	a.Act(a.actions, ecn)
+}
+
+// Observe reads the interval of t, ecn being the settings in force during
+// it (indexed by topo.PortID), into the agents' state: what Decide does
+// before choosing, for a caller that chooses otherwise (learn's exploring
+// ACC).
+func (a *ACC) Observe(t *control.Telemetry, ecn []control.ECN) {
+	a.fz.Observe(t)
+	a.fz.ACCFeatures(a.state, ecn)
+}
+
+// State returns the state of every port at the last Observe, ports ×
+// ACCNumFeatures row-major by topo.PortID. The slice is the policy's own:
+// read it, do not keep it past the next Observe.
+func (a *ACC) State() []float64 { return a.state }
+
+// Greedy returns the greedy action of agent i (of Agents) in the state of
+// the last Observe.
+func (a *ACC) Greedy(i int) int {
+	p, k := a.agents[i], a.net[i]
+	row := a.state[int(p)*ACCNumFeatures : (int(p)+1)*ACCNumFeatures]
+	var act [1]int
+	a.Nets[k].Greedy(a.ws[k], row, act[:])
+	return act[0]
+}
+
+// Act makes actions (one per agent, in the order of Agents) the agents'
+// choice, LastActions, and writes their settings into ecn.
+func (a *ACC) Act(actions []int, ecn []control.ECN) {
+	checkLen("ACC actions", len(actions), len(a.agents))
+	copy(a.actions, actions)
 	for i, p := range a.agents {
-		if a.Epsilon > 0 && a.rng.Float64() < a.Epsilon {
-			a.actions[i] = a.rng.IntN(NumActions)
-		} else {
-			row := a.state[int(p)*ACCNumFeatures : (int(p)+1)*ACCNumFeatures]
-			a.Nets[a.net[i]].Greedy(a.ws[a.net[i]], row, a.actions[i:i+1])
-		}
 		ecn[p] = Action(a.actions[i], a.fabric.Ports[p].Rate)
 	}
-	a.started = true
 }

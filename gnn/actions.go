@@ -223,10 +223,6 @@ func MaxKMax(rate int64) int64 {
 	return kmax
 }
 
-// NearestAction returns the action of the paper's table whose setting on a
-// port of the given rate is closest to e (ActionsPaper.Nearest).
-func NearestAction(e control.ECN, rate int64) int { return ActionsPaper.Nearest(e, rate) }
-
 // Nearest returns the action of s whose setting on a port of the given rate
 // is closest to e. Thresholds are compared on a log2 scale after dividing by
 // the rate scale (the levels are powers of two), pmax linearly in units of

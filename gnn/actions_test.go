@@ -95,8 +95,8 @@ func TestActionRoundTrip(t *testing.T) {
 				if e.KMin > e.KMax {
 					t.Errorf("action %d: %v has kmin > kmax", a, e)
 				}
-				if got := NearestAction(e, rate); got != a {
-					t.Errorf("NearestAction(Action(%d)) = %d", a, got)
+				if got := ActionsPaper.Nearest(e, rate); got != a {
+					t.Errorf("ActionsPaper.Nearest(Action(%d)) = %d", a, got)
 				}
 				for _, s := range ActionSets() {
 					if got := s.Nearest(s.Setting(a, rate), rate); got != a {
@@ -157,8 +157,8 @@ func TestNearestAction(t *testing.T) {
 		{"kmin above kmax levels", control.ECN{KMin: 100e3, KMax: 20e3, PMax: 0.01}, g25, 20*5 + 0},
 		{"4x at 100G", control.ECN{KMin: 16000, KMax: 128000, PMax: 0.75}, g100, 6*5 + 3},
 	} {
-		if got := NearestAction(c.e, c.rate); got != c.want {
-			t.Errorf("%s: NearestAction(%v) = %d, want %d", c.name, c.e, got, c.want)
+		if got := ActionsPaper.Nearest(c.e, c.rate); got != c.want {
+			t.Errorf("%s: ActionsPaper.Nearest(%v) = %d, want %d", c.name, c.e, got, c.want)
 		}
 	}
 }

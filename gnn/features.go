@@ -72,8 +72,8 @@ type FeatureConfig struct {
 	RewardQueue float64
 }
 
-// withDefaults returns c with its zero fields set to their defaults.
-func (c FeatureConfig) withDefaults() FeatureConfig {
+// WithDefaults returns c with its zero fields set to their defaults.
+func (c FeatureConfig) WithDefaults() FeatureConfig {
 	if c.QueueScale == 0 {
 		c.QueueScale = float64(DefaultQueueScaleKB * control.KB)
 	}
@@ -170,7 +170,7 @@ func NewPortFeaturizer(rates []int64, set FeatureSet, c FeatureConfig) *Featuriz
 	if !slices.Contains(FeatureSets(), set) {
 		panic(fmt.Sprintf("gnn: featurizer of an unknown feature set, %v", set))
 	}
-	c = c.withDefaults()
+	c = c.WithDefaults()
 	if !(c.QueueScale > 0) || !(c.RewardQueue > 0) || math.IsInf(c.QueueScale, 0) || math.IsInf(c.RewardQueue, 0) {
 		panic(fmt.Sprintf("gnn: feature config %+v: scales must be positive and finite", c))
 	}
@@ -215,6 +215,18 @@ func (z *Featurizer) Observations() int { return z.obs }
 
 // QueueScale returns the queue scale of port p in bytes.
 func (z *Featurizer) QueueScale(p topo.PortID) float64 { return z.qScale[p] }
+
+// Rate returns the rate of port p (row p of Features) in bps.
+func (z *Featurizer) Rate(p topo.PortID) int64 { return z.rate[p] }
+
+// RewardInputs returns what the training reward reads of port p (row p of
+// Features) at the last observation: its queue (control.PortSample.
+// QueueFeature) as a fraction of its reward queue (FeatureConfig.
+// RewardQueue at its rate), at most 1, and its utilization clamped to
+// [0, 1]. Both are 0 before the first observation.
+func (z *Featurizer) RewardInputs(p topo.PortID) (queue, util float64) {
+	return min(z.rawQ[p]/z.rScale[p], 1), clamp(z.rawU[p], 1)
+}
 
 // Reset forgets the history: every feature is 0 again, as before the first
 // observation.

@@ -280,15 +280,13 @@ func TestFeaturizerNoAlloc(t *testing.T) {
 	}
 	dst := make([]float64, n*ACCNumFeatures)
 	ecn := control.StaticSettings(f)
-	rw := make([]float64, len(f.Agents()))
 	for _, set := range FeatureSets() {
 		z := NewFeaturizerSet(f, set, FeatureConfig{})
 		if a := testing.AllocsPerRun(100, func() {
 			z.Observe(tel)
 			z.ACCFeatures(dst, ecn)
-			Reward(rw, z, f.Agents(), Convex, DefaultWeightQ)
 		}); a != 0 {
-			t.Errorf("%v: Observe+ACCFeatures+Reward: %v allocations", set, a)
+			t.Errorf("%v: Observe+ACCFeatures: %v allocations", set, a)
 		}
 	}
 }

@@ -2,18 +2,14 @@ package gnn
 
 import (
 	"bytes"
-	"context"
 	"errors"
 	"fmt"
-	"math/rand/v2"
 	"slices"
 	"strings"
 	"testing"
 
 	"graphcc/control"
 	"graphcc/dcqcn"
-	"graphcc/replay"
-	"graphcc/topo"
 )
 
 // hp returns the host constants TIMER_US,ALPHA_US,DECREASE_US,AI_MBPS,HAI_MBPS.
@@ -243,116 +239,6 @@ func TestGraphCCHostProfiles(t *testing.T) {
 		}()
 		NewGraphCC(m, f, FeatureConfig{})
 	}()
-}
-
-// TestExplorerHostProfiles: an exploring profiles model picks host actions
-// in its table, labels a teacher's profile with that profile's action,
-// and allocates nothing per step.
-func TestExplorerHostProfiles(t *testing.T) {
-	f := topoDefault(t)
-	tel := &control.Telemetry{Interval: testDt, Ports: make([]control.PortSample, len(f.Ports))}
-	r := rand.New(rand.NewPCG(1, 1))
-	for i := range tel.Ports {
-		tel.Ports[i] = sample(r.Float64(), r.Float64()/10, int64(r.IntN(300000)), f.Ports[i].Rate)
-	}
-	x := NewExplorer(NewGraphCC(profilesModel(t, DefaultShape(), 7), f, FeatureConfig{}), 1)
-	rpc := testProfiles()[4]
-	if err := x.SetTeacher(hostTeacher{Policy: control.Static{}, fixed: &rpc}, nil, control.DefaultHostParams()); err != nil {
-		t.Fatal(err)
-	}
-	x.Epsilon = 0.5
-	nA := len(f.Agents())
-	var seen [MaxHostProfiles + 1]bool
-	steps := 0
-	x.OnStep = func(_ []float64, labels []int, _, _ []float64) {
-		steps++
-		for _, l := range labels[nA:] {
-			if l != 4 {
-				t.Fatalf("host label %d, want profile 4", l)
-			}
-		}
-		for _, a := range x.G.LastHostActions() {
-			seen[a] = true
-		}
-	}
-	ecn, hosts := control.StaticSettings(f), make([]control.HostParams, len(f.Ports))
-	if n := testing.AllocsPerRun(50, func() { x.Decide(tel, ecn); x.DecideHosts(tel, hosts) }); n != 0 {
-		t.Errorf("Explorer.Decide and DecideHosts with profiles: %v allocations", n)
-	}
-	if n := slices.Index(seen[:], false); steps == 0 || n != 5 || slices.Contains(seen[n:], true) {
-		t.Errorf("%d steps; host actions explored %v, want all 5 and only those", steps, seen[:8])
-	}
-}
-
-// TestTrainImitatesHostProfile trains a profiles model with
-// ImitateObjective to copy a teacher whose hosts run googlerpc60's tuned
-// constants (profile 4: a 15 µs timer, 40 Mbps AI, outside the grid),
-// then checks that the greedy policy gives the hosts exactly those
-// constants on every host-step, and that the checkpoint records the table.
-func TestTrainImitatesHostProfile(t *testing.T) {
-	if testing.Short() {
-		t.Skip("trains a model")
-	}
-	ep := tinyEpisode(t)
-	f, flows, _ := ep(0)
-	rpc := testProfiles()[4]
-	if NearestHostAction(rpc) == 0 || HostAction(NearestHostAction(rpc)) == rpc {
-		t.Fatal("the teacher's constants are in the grid: the test shows nothing")
-	}
-	c := tinyTrain("graphcc", 1, ep)
-	c.Episodes, c.ActionSet, c.Objective, c.TeacherName, c.Hosts = 20, ActionsExtended, ImitateObjective, "rpc", true
-	c.HostTable = testHostTable(t)
-	var last *Checkpoint
-	c.Checkpoint, c.CheckpointEvery = func(ck *Checkpoint) error { last = ck; return nil }, 10
-	c.Teacher = func(tf *topo.Fabric, _ uint64) (control.Policy, []control.ECN, error) {
-		return hostTeacher{Policy: busyTeacher{f: tf, set: ActionsExtended, busy: 7, idle: 7}, fixed: &rpc}, nil, nil
-	}
-	res, err := Train(context.Background(), c)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if res.Model.HostActions != 5 || !slices.Equal(res.Model.HostTable.Profiles(), testProfiles()) {
-		t.Fatalf("trained model: %d host actions on %v", res.Model.HostActions, res.Model.HostTable.Profiles())
-	}
-	if got := last.Config["host_table"]; got != c.HostTable.Fingerprint() {
-		t.Errorf("checkpoint host_table %q", got)
-	}
-	grid := c
-	grid.HostTable, grid.Resume, grid.Episodes = HostTable{}, last, 30
-	if _, err := NewTrainer(grid); !errors.Is(err, ErrCheckpoint) || !strings.Contains(err.Error(), "host_table") {
-		t.Errorf("a run on the grid resumed a checkpoint on profiles: %v", err)
-	}
-	a := &hostConstants{g: NewGraphCC(res.Model, f, FeatureConfig{}), want: rpc}
-	defer a.g.Inference().Close()
-	p := replay.DefaultParams()
-	p.Window = -1
-	if _, err := replay.Run(replay.Config{Fabric: f, Flows: flows, Params: p, Policy: a, Until: 2*topo.Second + 5*topo.Millisecond}); err != nil {
-		t.Fatal(err)
-	}
-	t.Logf("the teacher's constants on %d of %d host-steps", a.right, a.steps)
-	if a.steps == 0 || a.right != a.steps {
-		t.Errorf("the teacher's constants on %d of %d host-steps, want all", a.right, a.steps)
-	}
-}
-
-// hostConstants runs g alone and counts the host-steps whose constants
-// (DecideHosts) are want.
-type hostConstants struct {
-	g            *GraphCC
-	want         control.HostParams
-	right, steps int
-}
-
-func (a *hostConstants) Decide(t *control.Telemetry, ecn []control.ECN) { a.g.Decide(t, ecn) }
-func (a *hostConstants) DecidesHosts() bool                             { return true }
-func (a *hostConstants) DecideHosts(t *control.Telemetry, hosts []control.HostParams) {
-	a.g.DecideHosts(t, hosts)
-	for _, p := range a.g.Hosts() {
-		a.steps++
-		if hosts[p] == a.want {
-			a.right++
-		}
-	}
 }
 
 // The profiles' units are the spec's: µs and Mbps at 25 Gbps.

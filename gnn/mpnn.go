@@ -620,13 +620,17 @@ func (ws *Workspace) Q() []float64 { return ws.q }
 // (len(actions) rows of n) into actions, the lowest index on ties.
 func argmaxRows(actions []int, q []float64, n int) {
 	for i := range actions {
-		row := q[i*n : i*n+n]
-		best := 0
-		for j, v := range row {
-			if v > row[best] {
-				best = j
-			}
-		}
-		actions[i] = best
+		actions[i] = argmax(q[i*n : i*n+n])
 	}
+}
+
+// argmax returns the index of the largest entry of q, the lowest on ties.
+func argmax(q []float64) int {
+	best := 0
+	for a := 1; a < len(q); a++ {
+		if q[a] > q[best] {
+			best = a
+		}
+	}
+	return best
 }

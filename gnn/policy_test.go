@@ -30,7 +30,7 @@ func (r *recorder) Decide(tel *control.Telemetry, ecn []control.ECN) {
 			r.t.Errorf("decide %d port %d: %v", r.decides, p, err)
 		}
 		rate := r.f.Ports[p].Rate
-		if Action(NearestAction(e, rate), rate) != e {
+		if Action(ActionsPaper.Nearest(e, rate), rate) != e {
 			r.t.Errorf("decide %d port %d: %v is not an action at %d bps", r.decides, p, e, rate)
 		}
 		r.written = append(r.written, e)
@@ -118,115 +118,6 @@ func TestGraphCCPolicySimulation(t *testing.T) {
 	}
 }
 
-func TestExplorer(t *testing.T) {
-	f := smallClos(t)
-	agents := f.Agents()
-
-	// Epsilon 0 is GraphCC.
-	fctG, recG := runPolicy(t, f, NewGraphCC(seededModel(1), f, FeatureConfig{}))
-	x0 := NewExplorer(NewGraphCC(seededModel(1), f, FeatureConfig{}), 5)
-	x0.Epsilon = 0
-	fct0, rec0 := runPolicy(t, f, x0)
-	if !slices.Equal(fct0, fctG) || !slices.Equal(rec0.written, recG.written) {
-		t.Error("Explorer with epsilon 0 differs from GraphCC")
-	}
-
-	// Epsilon 1 explores; OnStep sees every transition, chained.
-	var (
-		steps         int
-		lastNext      []float64
-		distinct      = map[int]bool{}
-		chainBroken   bool
-		rewardOutside bool
-	)
-	x1 := NewExplorer(NewGraphCC(seededModel(1), f, FeatureConfig{}), 5)
-	x1.Shape = Convex
-	x1.OnStep = func(prev []float64, actions []int, rewards []float64, next []float64) {
-		steps++
-		if len(prev) != len(f.Ports)*NumFeatures || len(next) != len(prev) || len(actions) != len(agents) || len(rewards) != len(agents) {
-			t.Fatalf("OnStep lengths %d %d %d %d", len(prev), len(actions), len(rewards), len(next))
-		}
-		if lastNext != nil && !slices.Equal(prev, lastNext) {
-			chainBroken = true
-		}
-		for _, r := range rewards {
-			if r < 0 || r > 1 {
-				rewardOutside = true
-			}
-		}
-		lastNext = slices.Clone(next)
-	}
-	// Record the actions each Decide chose, to check OnStep's actions.
-	var chosen [][]int
-	wrapped := policyFunc(func(tel *control.Telemetry, ecn []control.ECN) {
-		x1.Decide(tel, ecn)
-		chosen = append(chosen, slices.Clone(x1.G.LastActions()))
-		for _, a := range x1.G.LastActions() {
-			distinct[a] = true
-		}
-	})
-	_, rec1 := runPolicy(t, f, wrapped)
-	if steps != rec1.decides-1 {
-		t.Errorf("OnStep called %d times for %d decisions", steps, rec1.decides)
-	}
-	if chainBroken {
-		t.Error("a transition's prev features are not the previous transition's next")
-	}
-	if rewardOutside {
-		t.Error("a reward is outside [0, 1]")
-	}
-	// 80 uniform draws over 120 actions hit about 58 distinct ones.
-	if len(distinct) < 40 {
-		t.Errorf("epsilon 1 chose only %d distinct actions over %d agent decisions", len(distinct), rec1.decides*len(agents))
-	}
-	if slices.Equal(chosen[0], chosen[1]) {
-		t.Error("epsilon 1 chose the same actions twice in a row")
-	}
-
-	// OnStep's actions are those of the previous Decide.
-	x2 := NewExplorer(NewGraphCC(seededModel(3), f, FeatureConfig{}), 9)
-	x2.Epsilon = 0.5
-	var prevChosen, bad int
-	var pending []int
-	x2.OnStep = func(_ []float64, actions []int, _ []float64, _ []float64) {
-		if !slices.Equal(actions, pending) {
-			bad++
-		}
-		prevChosen++
-	}
-	_, rec2 := runPolicy(t, f, policyFunc(func(tel *control.Telemetry, ecn []control.ECN) {
-		x2.Decide(tel, ecn)
-		pending = slices.Clone(x2.G.LastActions())
-	}))
-	if bad > 0 || prevChosen != rec2.decides-1 {
-		t.Errorf("OnStep got other actions than the previous Decide's %d of %d times", bad, prevChosen)
-	}
-
-	// The same seed explores the same way; Reset restarts the transitions.
-	run := func(x *Explorer) []control.ECN {
-		_, r := runPolicy(t, f, x)
-		return r.written
-	}
-	xa := NewExplorer(NewGraphCC(seededModel(1), f, FeatureConfig{}), 11)
-	xb := NewExplorer(NewGraphCC(seededModel(1), f, FeatureConfig{}), 11)
-	xa.Epsilon, xb.Epsilon = 0.3, 0.3
-	if !slices.Equal(run(xa), run(xb)) {
-		t.Error("Explorers of the same seed differ")
-	}
-	n := 0
-	xa.OnStep = func(_ []float64, _ []int, _ []float64, _ []float64) { n++ }
-	xa.Reset()
-	for _, r := range xa.LastRewards() {
-		if r != 0 {
-			t.Fatal("LastRewards not cleared by Reset")
-		}
-	}
-	_, rr := runPolicy(t, f, xa)
-	if n != rr.decides-1 {
-		t.Errorf("after Reset: OnStep called %d times for %d decisions", n, rr.decides)
-	}
-}
-
 type policyFunc func(*control.Telemetry, []control.ECN)
 
 func (p policyFunc) Decide(t *control.Telemetry, ecn []control.ECN) { p(t, ecn) }
@@ -244,18 +135,6 @@ func TestPolicyNoAlloc(t *testing.T) {
 		g := NewGraphCC(model(), f, FeatureConfig{})
 		if a := testing.AllocsPerRun(50, func() { g.Decide(tel, ecn) }); a != 0 {
 			t.Errorf("%v: GraphCC.Decide: %v allocations", set, a)
-		}
-		x := NewExplorer(NewGraphCC(model(), f, FeatureConfig{}), 1)
-		x.Epsilon = 0.2
-		b := NewReplayBufferLen(64, len(f.Ports)*set.Len(), len(f.Agents()))
-		x.OnStep = func(prev []float64, actions []int, rewards []float64, next []float64) {
-			b.Add(prev, actions, rewards, next)
-		}
-		if a := testing.AllocsPerRun(50, func() { x.Decide(tel, ecn) }); a != 0 {
-			t.Errorf("%v: Explorer.Decide: %v allocations", set, a)
-		}
-		if b.Len() == 0 {
-			t.Errorf("%v: no transitions collected", set)
 		}
 	}
 }

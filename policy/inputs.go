@@ -38,7 +38,7 @@ func FileDigest(path string) (string, error) {
 
 // accInputs is Named.Inputs of acc trained on the spot: its episodes and
 // the trainer's parallelism, GOMAXPROCS, on which its floating-point
-// summation order, and so its agents, depend (gnn.TrainConfig.Workers).
+// summation order, and so its agents, depend (learn.Config.Workers).
 // The simulator it trains in is the evaluation's, recorded apart.
 func accInputs(env Env) func(scenario.Scenario) (string, error) {
 	episodes := env.ACCEpisodes

@@ -9,6 +9,7 @@ import (
 
 	"graphcc/control"
 	"graphcc/gnn"
+	"graphcc/learn"
 	"graphcc/scenario"
 	"graphcc/topo"
 )
@@ -106,7 +107,7 @@ func trainACC(ctx context.Context, env Env, sc scenario.Scenario, episodes int) 
 	if env.Log != nil {
 		env.Log.Info("training ACC", "scenario", sc.Name, "episodes", episodes, "seed", c.Seed)
 	}
-	res, err := gnn.Train(ctx, c)
+	res, err := learn.Train(ctx, c)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -118,10 +119,10 @@ func trainACC(ctx context.Context, env Env, sc scenario.Scenario, episodes int) 
 // evaluation seed), env's simulator, and an agent for every switch port of
 // the scenario's fabric before its random failures (those are drawn per
 // seed: a failed port's agent sits the episode out).
-func ACCTrainConfig(sc scenario.Scenario, episodes int, env Env) (gnn.TrainConfig, error) {
+func ACCTrainConfig(sc scenario.Scenario, episodes int, env Env) (learn.Config, error) {
 	h := fnv.New64a()
 	h.Write([]byte("acc/" + sc.Name))
-	c := gnn.DefaultTrainConfig()
+	c := learn.DefaultConfig()
 	c.Kind, c.Episodes, c.Seed, c.Episode = "acc", episodes, h.Sum64()%1000, sc.Build
 	c.Params = env.Params
 	if env.Interval > 0 {

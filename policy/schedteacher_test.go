@@ -8,13 +8,14 @@ import (
 	"graphcc/control"
 	"graphcc/gnn"
 	"graphcc/internal/testfabric"
+	"graphcc/learn"
 	"graphcc/replay"
 	"graphcc/topo"
 )
 
 // nowRecorder is a policy that records the time of every Decide.
 type nowRecorder struct {
-	*gnn.Explorer
+	*learn.Explorer
 	now []int64
 }
 
@@ -65,7 +66,7 @@ func TestSchedTeacherLabels(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			r := &nowRecorder{Explorer: gnn.NewExplorer(g, 1)}
+			r := &nowRecorder{Explorer: learn.NewExplorer(g, 1)}
 			if err := r.SetTeacher(teacher, initial, control.DefaultHostParams()); err != nil {
 				t.Fatal(err)
 			}

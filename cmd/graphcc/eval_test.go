@@ -174,7 +174,7 @@ func TestEvalBadFlags(t *testing.T) {
 		{[]string{"--interval", "0"}, "--interval 0"},
 		{[]string{"--acc-episodes", "0"}, "--acc-episodes 0: must be at least 1"},
 		{[]string{"--interval", "1ps"}, "--interval 1ps: must be at least 1us"},
-		{[]string{"--rewards", "convex:25,cubic"}, `--rewards convex:25,cubic: cubic: gnn: unknown reward shape "cubic"`},
+		{[]string{"--rewards", "convex:25,cubic"}, `--rewards convex:25,cubic: cubic: learn: unknown reward shape "cubic"`},
 		{[]string{"--rewards", "linear:0"}, `--rewards linear:0: linear:0: queue Q "0" must be a number of KB in (0, 1e9]`},
 		{[]string{"--rewards", "linear:x"}, `queue Q "x" must be`},
 		{[]string{"--rewards", "convex,convex:25"}, "--rewards convex,convex:25: convex:25 given twice"},

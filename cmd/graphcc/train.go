@@ -21,6 +21,7 @@ import (
 	"graphcc/experiment"
 	"graphcc/gnn"
 	"graphcc/internal/fileio"
+	"graphcc/learn"
 	"graphcc/policy"
 	"graphcc/scenario"
 	"graphcc/topo"
@@ -42,7 +43,7 @@ type trainOpts struct {
 	teacher      string
 	seed         uint64
 	hw           hwFlags
-	c            gnn.TrainConfig
+	c            learn.Config
 	checkpoint   string
 	ckEvery      int
 	resume       string
@@ -64,10 +65,10 @@ const trainExamples = `  graphcc train --out my.model --curve curve.csv         
   graphcc train --out my.model --checkpoint ck --resume ck          # continue an interrupted run`
 
 // defaultTrain is train's settings without flags.
-var defaultTrain = gnn.DefaultTrainConfig()
+var defaultTrain = learn.DefaultConfig()
 
 func newTrainCmd(logger loggerFunc) *cobra.Command {
-	o := trainOpts{scenario: scenario.Default().Name, kind: "graphcc", features: gnn.FeaturesPaper.String(), actions: gnn.ActionsPaper.String(), hostActions: "grid", c: gnn.DefaultTrainConfig(), reward: "convex", seed: 1, hw: defaultHW(), ckEvery: 25, valEvery: 10, objective: "port"}
+	o := trainOpts{scenario: scenario.Default().Name, kind: "graphcc", features: gnn.FeaturesPaper.String(), actions: gnn.ActionsPaper.String(), hostActions: "grid", c: learn.DefaultConfig(), reward: "convex", seed: 1, hw: defaultHW(), ckEvery: 25, valEvery: 10, objective: "port"}
 	cmd := &cobra.Command{
 		Use:     "train --out MODEL [flags]",
 		Example: trainExamples,
@@ -123,7 +124,7 @@ it needs, and writes no model.`,
 
 // hostTable checks --hosts against --kind and returns the host action
 // table of --host-actions, which needs --hosts unless it is the grid.
-func (o *trainOpts) hostTable(c gnn.TrainConfig, src trainSource) (gnn.HostTable, error) {
+func (o *trainOpts) hostTable(c learn.Config, src trainSource) (gnn.HostTable, error) {
 	if c.Kind == "acc" && c.Hosts {
 		return gnn.HostTable{}, errors.New("--hosts: only --kind graphcc has a host head")
 	}
@@ -188,7 +189,7 @@ func curvePNG(path string) string {
 }
 
 // refuseZeroSettings refuses a zero given explicitly to one of train's
-// flags whose zero gnn.TrainConfig reads as "the default", which would
+// flags whose zero learn.Config reads as "the default", which would
 // silently train with the default instead, and --eps-start 0 with --eps-end
 // 0, which the trainer also replaces by its defaults.
 func refuseZeroSettings(fs *pflag.FlagSet) error {
@@ -234,7 +235,7 @@ func checkResumeMeta(path string, got, want map[string]string) error {
 		}
 	}
 	if len(errs) > 0 {
-		return fmt.Errorf("--resume %s: %w: it belongs to another run: %w", path, gnn.ErrCheckpoint, errors.Join(errs...))
+		return fmt.Errorf("--resume %s: %w: it belongs to another run: %w", path, learn.ErrCheckpoint, errors.Join(errs...))
 	}
 	return nil
 }
@@ -253,7 +254,7 @@ func (o *trainOpts) run(ctx context.Context, cmd *cobra.Command, log *slog.Logge
 	saved := -1 // episodes of the last checkpoint saved
 	if o.checkpoint != "" {
 		c.CheckpointEvery = o.ckEvery
-		c.Checkpoint = func(ck *gnn.Checkpoint) error {
+		c.Checkpoint = func(ck *learn.Checkpoint) error {
 			if err := ck.Save(o.checkpoint); err != nil {
 				return err
 			}
@@ -263,21 +264,21 @@ func (o *trainOpts) run(ctx context.Context, cmd *cobra.Command, log *slog.Logge
 		}
 	}
 	bar := newMeter(cmd.ErrOrStderr(), "train", "episodes", c.Episodes)
-	c.Progress = func(st gnn.EpisodeStats) {
+	c.Progress = func(st learn.EpisodeStats) {
 		bar.step(st.Episode, fmt.Sprintf("epsilon %.2f, mean reward %.4f, loss %.4f", st.Epsilon, st.MeanReward, st.Loss))
 		log.Info("round", "episode", st.Episode, "epsilon", st.Epsilon, "reward", st.MeanReward, "loss", st.Loss, "updates", st.Updates)
 	}
 	start := time.Now()
-	res, err := gnn.Train(ctx, c)
+	res, err := learn.Train(ctx, c)
 	bar.done()
-	if nu := (*gnn.NoUpdatesError)(nil); errors.As(err, &nu) {
+	if nu := (*learn.NoUpdatesError)(nil); errors.As(err, &nu) {
 		return noUpdatesError(nu)
 	}
 	if err != nil {
 		if saved >= 0 && ctx.Err() != nil {
 			return fmt.Errorf("%w; the state after %d episodes is in %s: continue with the same flags and --resume %s", err, saved, o.checkpoint, o.checkpoint)
 		}
-		if c.Resume != nil && errors.Is(err, gnn.ErrCheckpoint) {
+		if c.Resume != nil && errors.Is(err, learn.ErrCheckpoint) {
 			return fmt.Errorf("--resume %s: %w", o.resume, err)
 		}
 		return err
@@ -289,8 +290,8 @@ func (o *trainOpts) run(ctx context.Context, cmd *cobra.Command, log *slog.Logge
 // imitate and only with it: the policy of the spec on each episode's
 // scenario (the curriculum's pick for its seed), checked on every
 // scenario first.
-func (o *trainOpts) setTeacher(ctx context.Context, c *gnn.TrainConfig, src trainSource, log *slog.Logger) error {
-	switch imitate := c.Objective == gnn.ImitateObjective; {
+func (o *trainOpts) setTeacher(ctx context.Context, c *learn.Config, src trainSource, log *slog.Logger) error {
+	switch imitate := c.Objective == learn.ImitateObjective; {
 	case imitate && o.teacher == "":
 		return errors.New("--objective imitate: needs --teacher, the policy to copy")
 	case !imitate && o.teacher != "":
@@ -354,7 +355,7 @@ func (o *trainOpts) checkFlags(fs *pflag.FlagSet) error {
 }
 
 // config builds the training of the flags on its scenario or curriculum.
-func (o *trainOpts) config(fs *pflag.FlagSet) (gnn.TrainConfig, trainSource, error) {
+func (o *trainOpts) config(fs *pflag.FlagSet) (learn.Config, trainSource, error) {
 	c := o.c
 	src, err := o.source(fs)
 	if err != nil {
@@ -365,7 +366,7 @@ func (o *trainOpts) config(fs *pflag.FlagSet) (gnn.TrainConfig, trainSource, err
 			return c, src, fmt.Errorf("--scenario %s: %w", o.scenario, err)
 		}
 	}
-	if c.Shape, err = gnn.ParseRewardShape(o.reward); err != nil {
+	if c.Shape, err = learn.ParseRewardShape(o.reward); err != nil {
 		return c, src, fmt.Errorf("--reward: %w", err)
 	}
 	c.Kind, c.Seed = o.kind, o.seed
@@ -397,7 +398,7 @@ func (o *trainOpts) config(fs *pflag.FlagSet) (gnn.TrainConfig, trainSource, err
 		c.Episode = sc.Build
 		c.Events = func(_ uint64, f *topo.Fabric) ([]topo.LinkEvent, error) { return sc.LinkEvents(f) }
 	}
-	if c.Objective, err = gnn.ParseObjective(o.objective); err != nil {
+	if c.Objective, err = learn.ParseObjective(o.objective); err != nil {
 		return c, src, fmt.Errorf("--objective: %w", err)
 	}
 	if !(o.rewardQ >= 0) || math.IsInf(o.rewardQ, 0) {
@@ -425,7 +426,7 @@ func (o *trainOpts) config(fs *pflag.FlagSet) (gnn.TrainConfig, trainSource, err
 	}
 	c.CheckpointMeta = checkpointMeta(src, o.scenarioFile)
 	if o.resume != "" {
-		ck, err := gnn.LoadCheckpoint(o.resume)
+		ck, err := learn.LoadCheckpoint(o.resume)
 		if err != nil {
 			return c, src, fmt.Errorf("--resume: %w", err)
 		}
@@ -481,7 +482,7 @@ func (o *trainOpts) source(fs *pflag.FlagSet) (trainSource, error) {
 // be evaluation seeds (experiment.CheckTrainingSeeds): on the scenario,
 // or on each scenario of a curriculum (a validation set each, scored by
 // the geometric mean of their mean slowdowns).
-func (o *trainOpts) validation(c *gnn.TrainConfig, src trainSource) error {
+func (o *trainOpts) validation(c *learn.Config, src trainSource) error {
 	if o.valEvery < 1 {
 		return fmt.Errorf("--validate-every %d: must be at least 1", o.valEvery)
 	}
@@ -497,7 +498,7 @@ func (o *trainOpts) validation(c *gnn.TrainConfig, src trainSource) error {
 		return nil
 	}
 	for _, sc := range src.scenarios {
-		c.ValidateSets = append(c.ValidateSets, gnn.ValidateSet{Name: sc.Name, Episode: sc.Build, Seeds: o.valSeeds,
+		c.ValidateSets = append(c.ValidateSets, learn.ValidateSet{Name: sc.Name, Episode: sc.Build, Seeds: o.valSeeds,
 			Events: func(_ uint64, f *topo.Fabric) ([]topo.LinkEvent, error) { return sc.LinkEvents(f) }})
 	}
 	return nil
@@ -505,7 +506,7 @@ func (o *trainOpts) validation(c *gnn.TrainConfig, src trainSource) error {
 
 // save writes the model of training c on sc (res, in wall time) with its
 // metadata, and the curve, and says what it wrote on out.
-func (o *trainOpts) save(out io.Writer, c gnn.TrainConfig, src trainSource, res *gnn.TrainResult, wall time.Duration) error {
+func (o *trainOpts) save(out io.Writer, c learn.Config, src trainSource, res *learn.Result, wall time.Duration) error {
 	meta := map[string]string{
 		"command":  "graphcc " + strings.Join(os.Args[1:], " "),
 		"scenario": src.name,
@@ -521,7 +522,7 @@ func (o *trainOpts) save(out io.Writer, c gnn.TrainConfig, src trainSource, res 
 	if src.cur != nil {
 		meta["curriculum"] = strings.Join(src.cur.Names(), ",")
 	}
-	if c.Objective != gnn.PortObjective {
+	if c.Objective != learn.PortObjective {
 		meta["objective"] = c.Objective.String()
 	}
 	if c.Teacher != nil {
@@ -540,7 +541,7 @@ func (o *trainOpts) save(out io.Writer, c gnn.TrainConfig, src trainSource, res 
 	if res.Best != nil {
 		chosen = res.Best
 		v := math.NaN()
-		if i := slices.IndexFunc(res.Stats, func(s gnn.EpisodeStats) bool { return s.Episode == res.BestEpisode }); i >= 0 {
+		if i := slices.IndexFunc(res.Stats, func(s learn.EpisodeStats) bool { return s.Episode == res.BestEpisode }); i >= 0 {
 			v = res.Stats[i].Validation
 		}
 		picked = fmt.Sprintf("the weights after %d episodes, mean slowdown %.4f on validation seeds %v", res.BestEpisode, v, o.valSeeds)
@@ -561,7 +562,7 @@ func (o *trainOpts) save(out io.Writer, c gnn.TrainConfig, src trainSource, res 
 	}
 	wrote := o.out
 	if o.curve != "" {
-		if err := fileio.WriteAtomic(o.curve, func(w io.Writer) error { return gnn.WriteCurve(w, res.Stats) }); err != nil {
+		if err := fileio.WriteAtomic(o.curve, func(w io.Writer) error { return learn.WriteCurve(w, res.Stats) }); err != nil {
 			return fmt.Errorf("--curve: %w", err)
 		}
 		if err := experiment.WriteCurvePNG(curvePNG(o.curve), res.Stats); err != nil {
@@ -587,7 +588,7 @@ func (o *trainOpts) save(out io.Writer, c gnn.TrainConfig, src trainSource, res 
 
 // noUpdatesError words a run without a learning update (gnn's e) in
 // train's flags.
-func noUpdatesError(e *gnn.NoUpdatesError) error {
+func noUpdatesError(e *learn.NoUpdatesError) error {
 	first, lower := fmt.Sprintf("--warmup %d", e.Warmup), "--warmup"
 	if e.Batch > e.Warmup {
 		first, lower = fmt.Sprintf("--batch %d", e.Batch), "--batch"

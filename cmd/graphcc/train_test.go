@@ -15,6 +15,7 @@ import (
 
 	"graphcc/control"
 	"graphcc/gnn"
+	"graphcc/learn"
 	"graphcc/replay"
 )
 
@@ -46,7 +47,7 @@ func TestTrainThenEvaluate(t *testing.T) {
 	if _, err := os.Stat(filepath.Join(dir, "curve.png")); err != nil {
 		t.Error(err)
 	}
-	// ACC trained on the spot must learn too (gnn.ErrNoUpdates): tiny's
+	// ACC trained on the spot must learn too (learn.ErrNoUpdates): tiny's
 	// 1 ms traces give about 26 transitions an episode, 50 of them pass
 	// the default warmup of 1000.
 	rep := run(t, "eval", "--scenarios", "tiny", "--seeds", "1001", "--out", filepath.Join(dir, "eval"), "--acc-episodes", "50",
@@ -98,7 +99,7 @@ func TestTrainBadFlags(t *testing.T) {
 		{[]string{"--scenario", "tiny", "--out", filepath.Join(dir, "nodir", "m")}, "--out"},
 		{[]string{"--scenario", "tiny", "--out", filepath.Join(dir, "m"), "--kmin-kb", "10"}, "--kmin-kb"},
 		{[]string{"--scenario", "tiny", "--out", filepath.Join(dir, "m"), "--window", "-5"}, "--window"},
-		{[]string{"--scenario", "tiny", "--out", filepath.Join(dir, "m"), "--objective", "fct"}, `--objective: gnn: unknown objective "fct" (want port, flows, paths or imitate)`},
+		{[]string{"--scenario", "tiny", "--out", filepath.Join(dir, "m"), "--objective", "fct"}, `--objective: learn: unknown objective "fct" (want port, flows, paths or imitate)`},
 		{[]string{"--scenario", "tiny", "--out", filepath.Join(dir, "m"), "--features", "rpc"}, `--features: gnn: unknown feature set "rpc" (want paper or flowmix)`},
 		{[]string{"--scenario", "tiny", "--out", filepath.Join(dir, "m"), "--kind", "acc", "--features", "flowmix"}, "--features flowmix: only --kind graphcc takes a feature set"},
 		{[]string{"--scenario", "tiny", "--out", filepath.Join(dir, "m"), "--kind", "acc", "--hosts"}, "--hosts: only --kind graphcc has a host head"},
@@ -183,7 +184,7 @@ func TestTrainCheckpointResume(t *testing.T) {
 
 	ck := filepath.Join(dir, "run.ckpt")
 	run(t, append([]string{"train", "--out", filepath.Join(dir, "first.model"), "--checkpoint", ck, "--checkpoint-every", "4"}, small...)...)
-	st, err := gnn.LoadCheckpoint(ck)
+	st, err := learn.LoadCheckpoint(ck)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -1,10 +1,12 @@
-package gnn
+package learn
 
 import (
 	"fmt"
 	"math"
 	"math/rand/v2"
 	"slices"
+
+	"graphcc/gnn"
 )
 
 // ReplayBuffer holds the most recent global transitions of a multi-agent
@@ -24,8 +26,8 @@ import (
 //
 // Features and rewards are stored as float32 to halve the memory (the
 // features are in [0, 4] and lose nothing that matters; accessors widen them
-// back to float64), actions as uint8 (NumActions < 256; 255 is NoAction). A transition takes
-// 4*(2*ports*NumFeatures + agents) + agents + 2 bytes: about 4.8 KB for the
+// back to float64), actions as uint8 (gnn.NumActions < 256; 255 is NoAction). A transition takes
+// 4*(2*ports*gnn.NumFeatures + agents) + agents + 2 bytes: about 4.8 KB for the
 // GraphCC Clos (64 ports, 48 agents), so 100 000 transitions take about
 // 480 MB. Storage is allocated once by NewReplayBuffer; Add does not
 // allocate.
@@ -44,13 +46,13 @@ type ReplayBuffer struct {
 const maxFabrics = math.MaxUint16 + 1
 
 // NewReplayBuffer returns an empty buffer of capacity transitions, each of
-// ports × NumFeatures features (the paper's set) and one action and reward
+// ports × gnn.NumFeatures features (the paper's set) and one action and reward
 // per agent.
 func NewReplayBuffer(capacity, ports, agents int) *ReplayBuffer {
 	if capacity < 1 || ports < 1 || agents < 1 {
-		panic(fmt.Sprintf("gnn: replay buffer of capacity %d for %d ports and %d agents", capacity, ports, agents))
+		panic(fmt.Sprintf("learn: replay buffer of capacity %d for %d ports and %d agents", capacity, ports, agents))
 	}
-	return NewReplayBufferLen(capacity, ports*NumFeatures, agents)
+	return NewReplayBufferLen(capacity, ports*gnn.NumFeatures, agents)
 }
 
 // NewReplayBufferLen returns an empty buffer of capacity transitions, each
@@ -58,7 +60,7 @@ func NewReplayBuffer(capacity, ports, agents int) *ReplayBuffer {
 // ACC's state) and one action and reward per agent.
 func NewReplayBufferLen(capacity, featureLen, agents int) *ReplayBuffer {
 	if capacity < 1 || featureLen < 1 || agents < 1 {
-		panic(fmt.Sprintf("gnn: replay buffer of capacity %d for %d features and %d agents", capacity, featureLen, agents))
+		panic(fmt.Sprintf("learn: replay buffer of capacity %d for %d features and %d agents", capacity, featureLen, agents))
 	}
 	fl := featureLen
 	return &ReplayBuffer{
@@ -127,7 +129,7 @@ const NoAction = -1
 const noAction = math.MaxUint8
 
 // Add stores a transition and returns its slot: features at t (len
-// FeatureLen()), the agents' actions (each in [0, NumActions), or NoAction)
+// FeatureLen()), the agents' actions (each in [0, gnn.NumActions), or NoAction)
 // and rewards (len Agents()), features at t+1. The inputs are copied.
 func (b *ReplayBuffer) Add(features []float64, actions []int, rewards []float64, next []float64) int {
 	return b.AddOn("", features, actions, rewards, next)
@@ -139,7 +141,7 @@ func (b *ReplayBuffer) AddOn(fabric string, features []float64, actions []int, r
 	k := slices.Index(b.fabrics, fabric)
 	if k < 0 {
 		if len(b.fabrics) == maxFabrics {
-			panic(fmt.Sprintf("gnn: replay buffer of more than %d fabrics", maxFabrics))
+			panic(fmt.Sprintf("learn: replay buffer of more than %d fabrics", maxFabrics))
 		}
 		k = len(b.fabrics)
 		b.fabrics = append(b.fabrics, fabric)
@@ -154,8 +156,8 @@ func (b *ReplayBuffer) AddOn(fabric string, features []float64, actions []int, r
 		switch {
 		case a == NoAction:
 			act[j] = noAction
-		case a < 0 || a >= NumActions:
-			panic(fmt.Sprintf("gnn: transition action %d of agent %d is outside [0, %d)", a, j, NumActions))
+		case a < 0 || a >= gnn.NumActions:
+			panic(fmt.Sprintf("learn: transition action %d of agent %d is outside [0, %d)", a, j, gnn.NumActions))
 		default:
 			act[j] = uint8(a)
 		}
@@ -181,7 +183,7 @@ func (b *ReplayBuffer) AddOn(fabric string, features []float64, actions []int, r
 // empty buffer.
 func (b *ReplayBuffer) Sample(r *rand.Rand, n int, dst []int) []int {
 	if b.n == 0 {
-		panic("gnn: sample from an empty replay buffer")
+		panic("learn: sample from an empty replay buffer")
 	}
 	dst = dst[:0]
 	for range n {
@@ -192,7 +194,7 @@ func (b *ReplayBuffer) Sample(r *rand.Rand, n int, dst []int) []int {
 
 func (b *ReplayBuffer) slot(i int) {
 	if i < 0 || i >= b.n {
-		panic(fmt.Sprintf("gnn: replay slot %d is outside [0, %d)", i, b.n))
+		panic(fmt.Sprintf("learn: replay slot %d is outside [0, %d)", i, b.n))
 	}
 }
 
@@ -242,4 +244,12 @@ func (b *ReplayBuffer) Rewards(i int, dst []float64) {
 	b.slot(i)
 	checkLen("rewards", len(dst), b.agents)
 	widen(dst, b.rewards[i*b.agents:(i+1)*b.agents])
+}
+
+// checkLen panics with a "learn: …" message if a length is not the one
+// wanted: a programming error, as in gnn.
+func checkLen(what string, got, want int) {
+	if got != want {
+		panic(fmt.Sprintf("learn: %s has length %d, want %d", what, got, want))
+	}
 }

@@ -1,4 +1,4 @@
-package gnn
+package learn
 
 import (
 	"bufio"
@@ -16,6 +16,7 @@ import (
 	"strconv"
 	"strings"
 
+	"graphcc/gnn"
 	"graphcc/internal/fileio"
 )
 
@@ -50,17 +51,17 @@ const (
 var ErrCheckpoint = errors.New("bad checkpoint")
 
 // Checkpoint is the whole state of a training run after a round of
-// episodes: with the same TrainConfig, Train resumed from it (TrainConfig.
+// episodes: with the same Config, Train resumed from it (Config.
 // Resume) ends with the very weights and statistics of the run that wrote
 // it had it not stopped.
 //
-// A Checkpoint that Train hands to TrainConfig.Checkpoint shares the run's
+// A Checkpoint that Train hands to Config.Checkpoint shares the run's
 // replay buffer and is valid only during that call: save it there.
 type Checkpoint struct {
-	// Config are the run's settings (every TrainConfig field that shapes
+	// Config are the run's settings (every Config field that shapes
 	// the weights), by name; Train refuses to resume under other ones.
 	Config map[string]string
-	// Meta is the caller's (TrainConfig.CheckpointMeta): the command line,
+	// Meta is the caller's (Config.CheckpointMeta): the command line,
 	// the scenario. Train does not read it.
 	Meta map[string]string
 
@@ -110,14 +111,15 @@ type bufferHeader struct {
 
 // Limits on what a checkpoint header may ask to allocate.
 const (
+	maxCheckpointHeader = 1 << 20 // the JSON header, as a model file's
 	maxCheckpointParams = 1 << 28
 	maxCheckpointRounds = 1 << 24
 	maxBufferFloats     = 1 << 34
 )
 
-// trainFingerprint returns the settings of c that shape the weights, by
+// configFingerprint returns the settings of c that shape the weights, by
 // name, for Checkpoint.Config.
-func trainFingerprint(c *TrainConfig) map[string]string {
+func configFingerprint(c *Config) map[string]string {
 	f := func(v float64) string { return strconv.FormatFloat(v, 'g', -1, 64) }
 	i := strconv.Itoa
 	params, err := json.Marshal(c.Params)
@@ -131,8 +133,8 @@ func trainFingerprint(c *TrainConfig) map[string]string {
 		"batch": i(c.Batch), "buffer": i(c.Buffer), "updates": i(c.Updates), "warmup": i(c.Warmup),
 		"target_every": i(c.TargetEvery), "eps_start": f(c.EpsStart), "eps_end": f(c.EpsEnd),
 		"eps_decay": f(c.EpsDecay), "max_grad_norm": f(c.MaxGradNorm), "reward": c.Shape.String(),
-		"weight_q": f(c.WeightQ), "objective": c.Objective.String(), "queue_scale": f(c.Features.withDefaults().QueueScale),
-		"reward_queue": f(c.Features.withDefaults().RewardQueue), "sim_params": string(params),
+		"weight_q": f(c.WeightQ), "objective": c.Objective.String(), "queue_scale": f(c.Features.WithDefaults().QueueScale),
+		"reward_queue": f(c.Features.WithDefaults().RewardQueue), "sim_params": string(params),
 		"validate_seeds": fmt.Sprint(c.ValidateSeeds), "validate_every": i(c.ValidateEvery),
 		"feature_set": c.FeatureSet.String(), "action_set": c.ActionSet.String(),
 		"hosts": strconv.FormatBool(c.Hosts),
@@ -154,18 +156,18 @@ func trainFingerprint(c *TrainConfig) map[string]string {
 }
 
 // laterSetting returns the value that a checkpoint which does not record
-// setting k had, for the settings of trainFingerprint added after
+// setting k had, for the settings of configFingerprint added after
 // checkpoints were first written.
 func laterSetting(k string) (string, bool) {
 	switch k {
 	case "feature_set":
-		return FeaturesPaper.String(), true
+		return gnn.FeaturesPaper.String(), true
 	case "action_set":
-		return ActionsPaper.String(), true
+		return gnn.ActionsPaper.String(), true
 	case "hosts":
 		return "false", true
 	case "host_table":
-		return HostTableID, true
+		return gnn.HostTableID, true
 	}
 	return "", false
 }
@@ -463,8 +465,8 @@ func readCheckpointHeader(cr *crcReader) (*checkpointHeader, error) {
 		return nil, fmt.Errorf("%w: version is %d, this build reads %d", ErrCheckpoint, v, CheckpointVersion)
 	}
 	hlen := binary.LittleEndian.Uint32(pre[4:])
-	if hlen > maxHeader {
-		return nil, fmt.Errorf("%w: header length %d is over %d", ErrCheckpoint, hlen, maxHeader)
+	if hlen > maxCheckpointHeader {
+		return nil, fmt.Errorf("%w: header length %d is over %d", ErrCheckpoint, hlen, maxCheckpointHeader)
 	}
 	hdr := make([]byte, hlen)
 	cr.full(hdr)
@@ -559,8 +561,8 @@ func (c *crcReader) checksum() error {
 // of range.
 func (d *bufferData) check(bh bufferHeader) error {
 	for i, a := range d.actions {
-		if int(a) >= NumActions && a != noAction {
-			return fmt.Errorf("%w: replay buffer slot %d holds action %d, not below %d", ErrCheckpoint, i/bh.Agents, a, NumActions)
+		if int(a) >= gnn.NumActions && a != noAction {
+			return fmt.Errorf("%w: replay buffer slot %d holds action %d, not below %d", ErrCheckpoint, i/bh.Agents, a, gnn.NumActions)
 		}
 	}
 	for i := 0; i < len(d.tags); i += 2 {
@@ -587,4 +589,28 @@ func (d *bufferData) buffer(bh bufferHeader) *ReplayBuffer {
 		}
 	}
 	return b
+}
+
+// fits checks that ck's networks and replay buffer have the shapes of
+// online and buf, the run's own.
+func (ck *Checkpoint) fits(online qnet, buf *ReplayBuffer) error {
+	b := ck.Buffer
+	n := len(online.params())
+	switch {
+	case len(ck.Online) != n || len(ck.Target) != n || len(ck.AdamM) != n || len(ck.AdamV) != n:
+		return fmt.Errorf("%w: %d parameters (target %d, Adam %d and %d), the network has %d",
+			ErrCheckpoint, len(ck.Online), len(ck.Target), len(ck.AdamM), len(ck.AdamV), n)
+	case b == nil:
+		return fmt.Errorf("%w: no replay buffer", ErrCheckpoint)
+	case b.cap != buf.cap || b.featLen != buf.featLen || b.agents != buf.agents:
+		return fmt.Errorf("%w: replay buffer of %d transitions of %d features and %d agents, the run's has %d, %d and %d",
+			ErrCheckpoint, b.cap, b.featLen, b.agents, buf.cap, buf.featLen, buf.agents)
+	case ck.Episodes > 0 && len(ck.Stats) == 0:
+		return fmt.Errorf("%w: %d episodes done but no round statistics", ErrCheckpoint, ck.Episodes)
+	case len(ck.Best) != n:
+		return fmt.Errorf("%w: %d best parameters, the network has %d", ErrCheckpoint, len(ck.Best), n)
+	case ck.BestEpisode < -1 || ck.BestEpisode > ck.Episodes:
+		return fmt.Errorf("%w: best episode %d of %d", ErrCheckpoint, ck.BestEpisode, ck.Episodes)
+	}
+	return nil
 }

@@ -1,4 +1,4 @@
-package gnn
+package learn
 
 import (
 	"bytes"
@@ -14,6 +14,7 @@ import (
 	"strings"
 	"testing"
 
+	"graphcc/gnn"
 	"graphcc/metrics"
 	"graphcc/replay"
 	"graphcc/topo"
@@ -23,14 +24,14 @@ import (
 // resumeTrain is a run short enough for tests that still learns across its
 // checkpoints: updates start after the first round, the target network is
 // refreshed at odd update counts, and the replay buffer wraps.
-func resumeTrain(t testing.TB, kind string) TrainConfig {
+func resumeTrain(t testing.TB, kind string) Config {
 	c := tinyTrain(kind, 3, tinyEpisode(t))
 	c.Episodes, c.Warmup, c.Updates, c.TargetEvery, c.Buffer = 10, 50, 5, 7, 300
 	return c
 }
 
 // trained returns the flat parameters of a result.
-func trained(r *TrainResult) []float64 {
+func trained(r *Result) []float64 {
 	if r.Model != nil {
 		return r.Model.Params
 	}
@@ -51,7 +52,7 @@ func sameStats(a, b []EpisodeStats) bool {
 }
 
 // saved runs c, keeping every checkpoint it hands out as a file's bytes.
-func saved(t *testing.T, ctx context.Context, c TrainConfig) (*TrainResult, [][]byte, error) {
+func saved(t *testing.T, ctx context.Context, c Config) (*Result, [][]byte, error) {
 	var files [][]byte
 	c.Checkpoint = func(ck *Checkpoint) error {
 		var b bytes.Buffer
@@ -72,12 +73,12 @@ func saved(t *testing.T, ctx context.Context, c TrainConfig) (*TrainResult, [][]
 func TestTrainResumeIsExact(t *testing.T) {
 	for _, tt := range []struct {
 		kind  string
-		set   FeatureSet
+		set   gnn.FeatureSet
 		hosts bool
-	}{{"graphcc", FeaturesPaper, false}, {"acc", FeaturesPaper, false}, {"graphcc", FeaturesFlowMix, false}, {"graphcc", FeaturesPaper, true}} {
+	}{{"graphcc", gnn.FeaturesPaper, false}, {"acc", gnn.FeaturesPaper, false}, {"graphcc", gnn.FeaturesFlowMix, false}, {"graphcc", gnn.FeaturesPaper, true}} {
 		kind := tt.kind
 		t.Run(kind+"/"+tt.set.String()+"/hosts="+strconv.FormatBool(tt.hosts), func(t *testing.T) {
-			config := func() TrainConfig {
+			config := func() Config {
 				c := resumeTrain(t, kind)
 				c.FeatureSet = tt.set
 				c.Hosts = tt.hosts
@@ -187,16 +188,16 @@ func TestTrainResumeRefusesOtherRuns(t *testing.T) {
 	}
 	for _, tc := range []struct {
 		name string
-		edit func(*TrainConfig)
+		edit func(*Config)
 		want []string
 	}{
-		{"gamma", func(c *TrainConfig) { c.Gamma = 0.5 }, []string{"gamma is 0.9 in the checkpoint, 0.5 in this run"}},
-		{"seed and workers", func(c *TrainConfig) { c.Seed, c.Workers = 4, 1 },
+		{"gamma", func(c *Config) { c.Gamma = 0.5 }, []string{"gamma is 0.9 in the checkpoint, 0.5 in this run"}},
+		{"seed and workers", func(c *Config) { c.Seed, c.Workers = 4, 1 },
 			[]string{"seed is 3 in the checkpoint, 4 in this run", "workers is 2 in the checkpoint, 1 in this run"}},
-		{"kind", func(c *TrainConfig) { c.Kind = "acc" }, []string{"kind is graphcc in the checkpoint, acc in this run"}},
-		{"reward queue", func(c *TrainConfig) { c.Features.RewardQueue = 12000 }, []string{"reward_queue is 25000 in the checkpoint, 12000 in this run"}},
-		{"simulator", func(c *TrainConfig) { c.Params.Window = 0 }, []string{"sim_params is"}},
-		{"feature set", func(c *TrainConfig) { c.FeatureSet = FeaturesFlowMix }, []string{"feature_set is paper in the checkpoint, flowmix in this run"}},
+		{"kind", func(c *Config) { c.Kind = "acc" }, []string{"kind is graphcc in the checkpoint, acc in this run"}},
+		{"reward queue", func(c *Config) { c.Features.RewardQueue = 12000 }, []string{"reward_queue is 25000 in the checkpoint, 12000 in this run"}},
+		{"simulator", func(c *Config) { c.Params.Window = 0 }, []string{"sim_params is"}},
+		{"feature set", func(c *Config) { c.FeatureSet = gnn.FeaturesFlowMix }, []string{"feature_set is paper in the checkpoint, flowmix in this run"}},
 	} {
 		ck, err := ReadCheckpoint(bytes.NewReader(files[0]))
 		if err != nil {
@@ -231,11 +232,11 @@ func TestTrainResumeRefusesOtherRuns(t *testing.T) {
 	// A checkpoint written before the feature set was a setting is the
 	// paper set's.
 	delete(ck.Config, "feature_set")
-	r.FeatureSet = FeaturesPaper
+	r.FeatureSet = gnn.FeaturesPaper
 	if _, err := Train(context.Background(), r); err != nil {
 		t.Errorf("resuming a checkpoint that records no feature set: %v", err)
 	}
-	r.FeatureSet = FeaturesFlowMix
+	r.FeatureSet = gnn.FeaturesFlowMix
 	if _, err := Train(context.Background(), r); err == nil || !strings.Contains(err.Error(), "feature_set is paper in the checkpoint, flowmix in this run") {
 		t.Errorf("resuming a checkpoint that records no feature set with flowmix: %v", err)
 	}
@@ -273,7 +274,7 @@ func TestCheckpointFileErrors(t *testing.T) {
 		want string
 	}{
 		{"empty", nil, "not a graphcc checkpoint file"},
-		{"a model file", []byte(FileMagic + "....."), "not a graphcc checkpoint file"},
+		{"a model file", []byte(gnn.FileMagic + "....."), "not a graphcc checkpoint file"},
 		{"version", func() []byte {
 			b := slices.Clone(good)
 			binary.LittleEndian.PutUint32(b[len(CheckpointMagic):], 9)
@@ -415,17 +416,17 @@ func hasNaN(v []float64) bool {
 // validateByHand runs the greedy GraphCC policy of params on the validation
 // seeds' episodes, as Train's validation should, and returns the mean
 // slowdown of their flows, as evaluation computes it over its seeds.
-func validateByHand(t *testing.T, c TrainConfig, params []float64) float64 {
+func validateByHand(t *testing.T, c Config, params []float64) float64 {
 	var all []trace.FCT
 	for _, seed := range c.ValidateSeeds {
 		f, flows, err := c.Episode(seed)
 		if err != nil {
 			t.Fatal(err)
 		}
-		m := NewModel(nil)
+		m := gnn.NewModel(nil)
 		copy(m.Params, params)
 		r, err := replay.Run(replay.Config{Fabric: f, Flows: flows, Params: c.Params, Seed: seed,
-			Policy: NewGraphCC(m, f, c.Features), Interval: c.Interval})
+			Policy: gnn.NewGraphCC(m, f, c.Features), Interval: c.Interval})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -522,16 +523,16 @@ func TestTrainValidation(t *testing.T) {
 	if len(end.ValidationBy) != 2 || math.Abs(end.Validation-math.Sqrt(end.ValidationBy[0]*end.ValidationBy[1])) > 1e-12*end.Validation || res.Best == nil {
 		t.Errorf("validation %g of sets %v, best %v", end.Validation, end.ValidationBy, res.Best != nil)
 	}
-	if fp := trainFingerprint(&c); fp["validate_sets"] != "a:[11] b:[12]" {
+	if fp := configFingerprint(&c); fp["validate_sets"] != "a:[11] b:[12]" {
 		t.Errorf("fingerprint of the sets %q", fp["validate_sets"])
 	}
 	for _, tc := range []struct {
-		edit func(*TrainConfig)
+		edit func(*Config)
 		err  string
 	}{
-		{func(c *TrainConfig) { c.ValidateSeeds = []uint64{1} }, "validation seeds and validation sets: give one of them"},
-		{func(c *TrainConfig) { c.ValidateSets[1].Seeds = nil }, `validation set "b" has no episodes or no seeds`},
-		{func(c *TrainConfig) { c.ValidateSets[0].Seeds = []uint64{3, 3} }, "validation seed 3 given twice"},
+		{func(c *Config) { c.ValidateSeeds = []uint64{1} }, "validation seeds and validation sets: give one of them"},
+		{func(c *Config) { c.ValidateSets[1].Seeds = nil }, `validation set "b" has no episodes or no seeds`},
+		{func(c *Config) { c.ValidateSets[0].Seeds = []uint64{3, 3} }, "validation seed 3 given twice"},
 	} {
 		bad := c
 		bad.ValidateSets = slices.Clone(c.ValidateSets)
@@ -554,15 +555,15 @@ func TestTrainValidation(t *testing.T) {
 }
 
 // fullCheckpoint is the checkpoint of a default training run once its
-// replay buffer is full: the default Clos, DefaultTrainConfig's buffer.
+// replay buffer is full: the default Clos, DefaultConfig's buffer.
 func fullCheckpoint(b *testing.B) *Checkpoint {
 	f, err := topo.Clos(topo.DefaultClos())
 	if err != nil {
 		b.Fatal(err)
 	}
 	ports, agents := len(f.Ports), len(f.Agents())
-	buf := NewReplayBuffer(DefaultTrainConfig().Buffer, ports, agents)
-	x := make([]float64, ports*NumFeatures)
+	buf := NewReplayBuffer(DefaultConfig().Buffer, ports, agents)
+	x := make([]float64, ports*gnn.NumFeatures)
 	for i := range x {
 		x[i] = float64(i%7) / 7
 	}
@@ -570,7 +571,7 @@ func fullCheckpoint(b *testing.B) *Checkpoint {
 	for range buf.Cap() {
 		buf.Add(x, acts, rw, x)
 	}
-	n := len(NewModel(nil).Params)
+	n := len(gnn.NewModel(nil).Params)
 	return &Checkpoint{Config: map[string]string{}, Episodes: 160, Stats: make([]EpisodeStats, 80),
 		Online: make([]float64, n), Target: make([]float64, n), AdamM: make([]float64, n), AdamV: make([]float64, n),
 		Buffer: buf, BestEpisode: -1}

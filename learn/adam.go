@@ -1,4 +1,4 @@
-package gnn
+package learn
 
 import (
 	"fmt"
@@ -23,7 +23,7 @@ type Adam struct {
 // the default betas, epsilon and no weight decay.
 func NewAdam(n int, lr float64) *Adam {
 	if n < 0 {
-		panic(fmt.Sprintf("gnn: Adam over %d parameters", n))
+		panic(fmt.Sprintf("learn: Adam over %d parameters", n))
 	}
 	return &Adam{LR: lr, Beta1: 0.9, Beta2: 0.999, Eps: 1e-8,
 		m: make([]float64, n), v: make([]float64, n)}

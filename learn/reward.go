@@ -1,9 +1,10 @@
-package gnn
+package learn
 
 import (
 	"fmt"
 
 	"graphcc/control"
+	"graphcc/gnn"
 	"graphcc/topo"
 )
 
@@ -49,12 +50,12 @@ func ParseRewardShape(name string) (RewardShape, error) {
 	case "concave":
 		return Concave, nil
 	}
-	return 0, fmt.Errorf("gnn: unknown reward shape %q (want linear, convex or concave)", name)
+	return 0, fmt.Errorf("learn: unknown reward shape %q (want linear, convex or concave)", name)
 }
 
 // F returns f(x) for x in [0, 1] (x is clamped to it).
 func (s RewardShape) F(x float64) float64 {
-	x = clamp(x, 1)
+	x = clamp01(x)
 	switch s {
 	case Linear:
 		return 1 - x
@@ -63,7 +64,7 @@ func (s RewardShape) F(x float64) float64 {
 	case Concave:
 		return 1 - x*x
 	}
-	panic(fmt.Sprintf("gnn: unknown reward shape %d", int(s)))
+	panic(fmt.Sprintf("learn: unknown reward shape %d", int(s)))
 }
 
 // DefaultWeightQ is the weight of the latency term in the reward (the
@@ -76,15 +77,15 @@ const DefaultWeightQ = 0.7
 //	r = weightQ*f(x) + (1-weightQ)*u,   x = min(q/Q, 1),  u clamped to [0, 1]
 //
 // where q is the port's queue (control.PortSample.QueueFeature, bytes), Q
-// the port's reward queue (FeatureConfig.RewardQueue scaled by the port's
+// the port's reward queue (gnn.FeatureConfig.RewardQueue scaled by the port's
 // rate; by default the queue scale) and u its utilization. With weightQ =
 // DefaultWeightQ this is GraphCC's r = 0.7*f(x) + 0.3*u. Before the first
 // observation every port is idle: r = weightQ. It does not allocate.
-func Reward(dst []float64, fz *Featurizer, agents []topo.PortID, shape RewardShape, weightQ float64) {
+func Reward(dst []float64, fz *gnn.Featurizer, agents []topo.PortID, shape RewardShape, weightQ float64) {
 	checkLen("rewards", len(dst), len(agents))
 	for i, p := range agents {
-		x := min(fz.rawQ[p]/fz.rScale[p], 1)
-		dst[i] = weightQ*shape.F(x) + (1-weightQ)*clamp(fz.rawU[p], 1)
+		x, u := fz.RewardInputs(p)
+		dst[i] = weightQ*shape.F(x) + (1-weightQ)*u
 	}
 }
 
@@ -94,7 +95,7 @@ func Reward(dst []float64, fz *Featurizer, agents []topo.PortID, shape RewardSha
 // EpisodeStats.MeanReward. It watches the telemetry only, so it scores any
 // policy, the static ones included, as training would have rewarded it.
 type RewardMeter struct {
-	fz      *Featurizer
+	fz      *gnn.Featurizer
 	agents  []topo.PortID
 	r       []float64
 	shape   RewardShape
@@ -104,9 +105,9 @@ type RewardMeter struct {
 // NewRewardMeter returns a meter for the agents of f with reward queue
 // c.RewardQueue (0: the default), latency term shape and its weight weightQ
 // (DefaultWeightQ for GraphCC's 0.7).
-func NewRewardMeter(f *topo.Fabric, c FeatureConfig, shape RewardShape, weightQ float64) *RewardMeter {
+func NewRewardMeter(f *topo.Fabric, c gnn.FeatureConfig, shape RewardShape, weightQ float64) *RewardMeter {
 	agents := f.Agents()
-	return &RewardMeter{fz: NewFeaturizer(f, c), agents: agents, r: make([]float64, len(agents)),
+	return &RewardMeter{fz: gnn.NewFeaturizer(f, c), agents: agents, r: make([]float64, len(agents)),
 		shape: shape, weightQ: weightQ}
 }
 
@@ -149,7 +150,7 @@ const (
 const PathObjective Objective = FlowObjective + 1
 
 // ImitateObjective is not a reward: the switch agents learn to copy a
-// teacher (TrainConfig.Teacher), each interval's label of an agent being
+// teacher (Config.Teacher), each interval's label of an agent being
 // the action of the table closest to the setting the teacher chose for its
 // port (and, with a host head, a host agent's the host action nearest to
 // the teacher's DCQCN constants for its NIC, Explorer.SetTeacher). The
@@ -196,5 +197,16 @@ func ParseObjective(name string) (Objective, error) {
 	case "imitate":
 		return ImitateObjective, nil
 	}
-	return 0, fmt.Errorf("gnn: unknown objective %q (want port, flows, paths or imitate)", name)
+	return 0, fmt.Errorf("learn: unknown objective %q (want port, flows, paths or imitate)", name)
+}
+
+// clamp01 returns v limited to [0, 1]; NaN counts as 0.
+func clamp01(v float64) float64 {
+	switch {
+	case v > 1:
+		return 1
+	case v > 0:
+		return v
+	}
+	return 0 // also NaN
 }

@@ -1,4 +1,4 @@
-package gnn
+package learn
 
 import (
 	"context"
@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"graphcc/control"
+	"graphcc/gnn"
 	"graphcc/replay"
 	"graphcc/topo"
 	"graphcc/trace"
@@ -35,8 +36,8 @@ func tinyEpisode(t testing.TB) func(uint64) (*topo.Fabric, []trace.Flow, error) 
 	}
 }
 
-func tinyTrain(kind string, seed uint64, ep func(uint64) (*topo.Fabric, []trace.Flow, error)) TrainConfig {
-	c := DefaultTrainConfig()
+func tinyTrain(kind string, seed uint64, ep func(uint64) (*topo.Fabric, []trace.Flow, error)) Config {
+	c := DefaultConfig()
 	c.Kind = kind
 	c.Episode = ep
 	c.Episodes = 60
@@ -73,8 +74,8 @@ func TestTrainFindsGoodThresholds(t *testing.T) {
 	}
 	static := meanReward(t, f, flows, port, control.Static{})
 	best, bestAction := -1.0, -1
-	for a := range NumActions {
-		if r := meanReward(t, f, flows, port, fixedAction{port, Action(a, f.Ports[port].Rate)}); r > best {
+	for a := range gnn.NumActions {
+		if r := meanReward(t, f, flows, port, fixedAction{port, gnn.Action(a, f.Ports[port].Rate)}); r > best {
 			best, bestAction = r, a
 		}
 	}
@@ -82,9 +83,9 @@ func TestTrainFindsGoodThresholds(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	got := meanReward(t, f, flows, port, NewGraphCC(res.Model, f, FeatureConfig{}))
+	got := meanReward(t, f, flows, port, gnn.NewGraphCC(res.Model, f, gnn.FeatureConfig{}))
 	t.Logf("mean reward on the congested port: trained %.3f, best fixed %.3f (%v), static %.3f",
-		got, best, Action(bestAction, f.Ports[port].Rate), static)
+		got, best, gnn.Action(bestAction, f.Ports[port].Rate), static)
 	if got < static+0.25 {
 		t.Errorf("trained policy's mean reward %.3f: want at least static + 0.25 = %.3f", got, static+0.25)
 	}
@@ -104,14 +105,14 @@ func TestLearnerFindsKnownOptimum(t *testing.T) {
 	ep := tinyEpisode(t)
 	f, _, _ := ep(0)
 	agents := f.Agents()
-	c := DefaultTrainConfig()
+	c := DefaultConfig()
 	c.Episode, c.Workers, c.Gamma, c.LR = ep, 1, 0.5, 3e-3
 	if err := c.fill(); err != nil {
 		t.Fatal(err)
 	}
 	r := rand.New(rand.NewPCG(7, 1))
 	bestFor := func(x []float64, p topo.PortID) int {
-		if x[int(p)*NumFeatures+FeatU] > 0.5 {
+		if x[int(p)*gnn.NumFeatures+gnn.FeatU] > 0.5 {
 			return 37
 		}
 		return 90
@@ -121,7 +122,7 @@ func TestLearnerFindsKnownOptimum(t *testing.T) {
 			x[i] = r.Float64()
 		}
 	}
-	n := len(f.Ports) * NumFeatures
+	n := len(f.Ports) * gnn.NumFeatures
 	x, next := make([]float64, n), make([]float64, n)
 	actions, rewards := make([]int, len(agents)), make([]float64, len(agents))
 	buf := NewReplayBuffer(4000, len(f.Ports), len(agents))
@@ -130,7 +131,7 @@ func TestLearnerFindsKnownOptimum(t *testing.T) {
 		copy(x, next)
 		state(next)
 		for i, p := range agents {
-			actions[i] = r.IntN(NumActions)
+			actions[i] = r.IntN(gnn.NumActions)
 			rewards[i] = 0
 			if actions[i] == bestFor(x, p) {
 				rewards[i] = 1
@@ -138,7 +139,7 @@ func TestLearnerFindsKnownOptimum(t *testing.T) {
 		}
 		buf.Add(x, actions, rewards, next)
 	}
-	online := &mpnnNet{m: NewModel(r), vars: &variantSet{ref: f}}
+	online := &mpnnNet{m: gnn.NewModel(r), vars: &variantSet{ref: f}}
 	target := online.clone()
 	lrn := newLearner(online, target, c, n, len(agents), 0)
 	adam := NewAdam(len(online.params()), c.LR)
@@ -148,13 +149,13 @@ func TestLearnerFindsKnownOptimum(t *testing.T) {
 			target.copyFrom(online)
 		}
 	}
-	ws := NewWorkspace(online.m, f.Graph())
+	ws := gnn.NewWorkspace(online.m, f.Graph())
 	right, total := 0, 0
 	for range 50 {
 		state(x)
 		online.m.Greedy(ws, x, actions)
 		for i, p := range agents {
-			if math.Abs(x[int(p)*NumFeatures+FeatU]-0.5) < 0.1 {
+			if math.Abs(x[int(p)*gnn.NumFeatures+gnn.FeatU]-0.5) < 0.1 {
 				continue // too near the boundary for a smooth network to call
 			}
 			if actions[i] == bestFor(x, p) {
@@ -181,7 +182,7 @@ func (p fixedAction) Decide(_ *control.Telemetry, ecn []control.ECN) { ecn[p.por
 type rewardProbe struct {
 	pol  control.Policy
 	port []topo.PortID
-	fz   *Featurizer
+	fz   *gnn.Featurizer
 	r    []float64
 	n    int
 	sum  float64
@@ -198,7 +199,7 @@ func (p *rewardProbe) Decide(t *control.Telemetry, ecn []control.ECN) {
 // meanReward returns port's mean reward over 5 ms of flows under pol.
 func meanReward(t *testing.T, f *topo.Fabric, flows []trace.Flow, port topo.PortID, pol control.Policy) float64 {
 	t.Helper()
-	pr := &rewardProbe{pol: pol, port: []topo.PortID{port}, fz: NewFeaturizer(f, FeatureConfig{}), r: make([]float64, 1)}
+	pr := &rewardProbe{pol: pol, port: []topo.PortID{port}, fz: gnn.NewFeaturizer(f, gnn.FeatureConfig{}), r: make([]float64, 1)}
 	run(t, f, flows, pr)
 	return pr.sum / float64(pr.n)
 }
@@ -245,8 +246,8 @@ func TestTrainIsDeterministic(t *testing.T) {
 // weights are not the paper-set run's of the same seed.
 func TestTrainFlowMix(t *testing.T) {
 	ep := tinyEpisode(t)
-	res := map[FeatureSet]*TrainResult{}
-	for _, set := range FeatureSets() {
+	res := map[gnn.FeatureSet]*Result{}
+	for _, set := range gnn.FeatureSets() {
 		c := tinyTrain("graphcc", 1, ep)
 		c.Episodes, c.Warmup, c.Updates, c.FeatureSet = 4, 50, 5, set
 		r, err := Train(context.Background(), c)
@@ -255,18 +256,18 @@ func TestTrainFlowMix(t *testing.T) {
 		}
 		res[set] = r
 	}
-	m := res[FeaturesFlowMix].Model
-	if m.FeatureSet != FeaturesFlowMix || m.Features != FeaturesFlowMix.Len() {
+	m := res[gnn.FeaturesFlowMix].Model
+	if m.FeatureSet != gnn.FeaturesFlowMix || m.Features != gnn.FeaturesFlowMix.Len() {
 		t.Fatalf("flowmix run: a model of set %v with %d features", m.FeatureSet, m.Features)
 	}
-	if slices.Equal(m.Params, res[FeaturesPaper].Model.Params) {
+	if slices.Equal(m.Params, res[gnn.FeaturesPaper].Model.Params) {
 		t.Error("the flow-mix features changed nothing in training")
 	}
-	b, err := m.File(ActionTableID, nil).Marshal()
+	b, err := m.File(gnn.ActionTableID, nil).Marshal()
 	if err != nil {
 		t.Fatal(err)
 	}
-	file, err := Unmarshal(b, "flowmix", GraphCCExpect())
+	file, err := gnn.Unmarshal(b, "flowmix", gnn.GraphCCExpect())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -278,7 +279,7 @@ func TestTrainFlowMix(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	g := NewGraphCC(back, f, FeatureConfig{})
+	g := gnn.NewGraphCC(back, f, gnn.FeatureConfig{})
 	defer g.Inference().Close()
 	if _, err := replay.Run(replay.Config{Fabric: f, Flows: flows, Policy: g, Seed: 1}); err != nil {
 		t.Fatal(err)
@@ -287,24 +288,24 @@ func TestTrainFlowMix(t *testing.T) {
 
 func TestTrainConfigErrors(t *testing.T) {
 	ep := tinyEpisode(t)
-	for _, mod := range []func(*TrainConfig){
-		func(c *TrainConfig) { c.Kind = "dqn" },
-		func(c *TrainConfig) { c.Episode = nil },
-		func(c *TrainConfig) { c.Gamma = 1.5 },
-		func(c *TrainConfig) { c.Batch = 10; c.Buffer = 5 },
-		func(c *TrainConfig) { c.EpsStart = 2 },
-		func(c *TrainConfig) { c.Updates = -1 },
-		func(c *TrainConfig) { c.Warmup = -5 },
-		func(c *TrainConfig) { c.TargetEvery = -1 },
-		func(c *TrainConfig) { c.EpsDecay = -0.5 },
-		func(c *TrainConfig) { c.EpsDecay = math.Inf(1) },
-		func(c *TrainConfig) { c.MaxGradNorm = -1 },
-		func(c *TrainConfig) { c.MaxGradNorm = math.NaN() },
-		func(c *TrainConfig) { c.WeightQ = 1.5 },
-		func(c *TrainConfig) { c.WeightQ = -0.1 },
-		func(c *TrainConfig) { c.FeatureSet = FeatureSet(7) },
-		func(c *TrainConfig) { c.Kind, c.FeatureSet = "acc", FeaturesFlowMix },
-		func(c *TrainConfig) { c.Kind, c.Hosts = "acc", true },
+	for _, mod := range []func(*Config){
+		func(c *Config) { c.Kind = "dqn" },
+		func(c *Config) { c.Episode = nil },
+		func(c *Config) { c.Gamma = 1.5 },
+		func(c *Config) { c.Batch = 10; c.Buffer = 5 },
+		func(c *Config) { c.EpsStart = 2 },
+		func(c *Config) { c.Updates = -1 },
+		func(c *Config) { c.Warmup = -5 },
+		func(c *Config) { c.TargetEvery = -1 },
+		func(c *Config) { c.EpsDecay = -0.5 },
+		func(c *Config) { c.EpsDecay = math.Inf(1) },
+		func(c *Config) { c.MaxGradNorm = -1 },
+		func(c *Config) { c.MaxGradNorm = math.NaN() },
+		func(c *Config) { c.WeightQ = 1.5 },
+		func(c *Config) { c.WeightQ = -0.1 },
+		func(c *Config) { c.FeatureSet = gnn.FeatureSet(7) },
+		func(c *Config) { c.Kind, c.FeatureSet = "acc", gnn.FeaturesFlowMix },
+		func(c *Config) { c.Kind, c.Hosts = "acc", true },
 	} {
 		c := tinyTrain("graphcc", 1, ep)
 		mod(&c)
@@ -461,7 +462,7 @@ func TestTrainNoUpdates(t *testing.T) {
 	if !strings.Contains(err.Error(), "train: 2 episodes gave 0 learning updates") || !strings.Contains(err.Error(), "their flows finished early") {
 		t.Errorf("error %q", err)
 	}
-	if got := DefaultTrainConfig().MinEpisodes(); got != 5 {
+	if got := DefaultConfig().MinEpisodes(); got != 5 {
 		t.Errorf("the defaults' MinEpisodes = %d, want 5 (1000 transitions, 249 per 25 ms episode)", got)
 	}
 }

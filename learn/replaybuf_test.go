@@ -1,16 +1,18 @@
-package gnn
+package learn
 
 import (
 	"math/rand/v2"
 	"slices"
 	"testing"
+
+	"graphcc/gnn"
 )
 
 // transition returns a transition of the given shape whose every number
 // derives from k; every seventh action is NoAction.
 func transition(k, ports, agents int) (feat []float64, act []int, rew []float64, next []float64) {
-	feat = make([]float64, ports*NumFeatures)
-	next = make([]float64, ports*NumFeatures)
+	feat = make([]float64, ports*gnn.NumFeatures)
+	next = make([]float64, ports*gnn.NumFeatures)
 	for i := range feat {
 		feat[i] = float64(k) + float64(i)/1024
 		next[i] = -feat[i]
@@ -18,7 +20,7 @@ func transition(k, ports, agents int) (feat []float64, act []int, rew []float64,
 	act = make([]int, agents)
 	rew = make([]float64, agents)
 	for i := range act {
-		act[i] = (k + i) % NumActions
+		act[i] = (k + i) % gnn.NumActions
 		if (k+i)%7 == 6 {
 			act[i] = NoAction
 		}
@@ -30,11 +32,11 @@ func transition(k, ports, agents int) (feat []float64, act []int, rew []float64,
 func TestReplayBufferRing(t *testing.T) {
 	const ports, agents, capacity = 3, 2, 4
 	b := NewReplayBuffer(capacity, ports, agents)
-	if b.Len() != 0 || b.Cap() != capacity || b.FeatureLen() != ports*NumFeatures || b.Agents() != agents {
+	if b.Len() != 0 || b.Cap() != capacity || b.FeatureLen() != ports*gnn.NumFeatures || b.Agents() != agents {
 		t.Fatalf("new buffer: len %d cap %d", b.Len(), b.Cap())
 	}
-	feat := make([]float64, ports*NumFeatures)
-	next := make([]float64, ports*NumFeatures)
+	feat := make([]float64, ports*gnn.NumFeatures)
+	next := make([]float64, ports*gnn.NumFeatures)
 	act := make([]int, agents)
 	rew := make([]float64, agents)
 	for k := range 10 {
@@ -101,7 +103,7 @@ func TestReplayBufferFloat32(t *testing.T) {
 	b := NewReplayBuffer(1, 1, 1)
 	feat := []float64{0, 1, 0.1, 0.25, 4, 1.5, 1e-9, 0.7, 0.3}
 	b.Add(feat, []int{119}, []float64{0.7}, feat)
-	got := make([]float64, NumFeatures)
+	got := make([]float64, gnn.NumFeatures)
 	b.Features(0, got)
 	for i := range feat {
 		if d := got[i] - feat[i]; d > 1e-7 || d < -1e-7 {
@@ -173,9 +175,9 @@ func TestReplayBufferNoAlloc(t *testing.T) {
 
 func TestReplayBufferPanics(t *testing.T) {
 	b := NewReplayBuffer(2, 1, 1)
-	feat := make([]float64, NumFeatures)
+	feat := make([]float64, gnn.NumFeatures)
 	for name, f := range map[string]func(){
-		"bad action":    func() { b.Add(feat, []int{NumActions}, []float64{0}, feat) },
+		"bad action":    func() { b.Add(feat, []int{gnn.NumActions}, []float64{0}, feat) },
 		"short feature": func() { b.Add(feat[:1], []int{0}, []float64{0}, feat) },
 		"empty slot":    func() { b.Features(0, feat) },
 		"zero capacity": func() { NewReplayBuffer(0, 1, 1) },

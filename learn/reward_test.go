@@ -1,9 +1,10 @@
-package gnn
+package learn
 
 import (
 	"testing"
 
 	"graphcc/control"
+	"graphcc/gnn"
 	"graphcc/topo"
 )
 
@@ -58,25 +59,25 @@ func TestReward(t *testing.T) {
 	tel := &control.Telemetry{Interval: testDt, Ports: make([]control.PortSample, len(f.Ports))}
 	for _, c := range []struct {
 		name           string
-		cfg            FeatureConfig
+		cfg            gnn.FeatureConfig
 		u              float64 // utilization of both ports
 		q25, q100      int64   // mean enqueue depth, bytes
 		linear, convex [2]float64
 	}{
-		{"x=0 u=0", FeatureConfig{RewardQueue: 256000}, 0, 0, 0, [2]float64{0.7, 0.7}, [2]float64{0.7, 0.7}},
-		{"x=0 u=1", FeatureConfig{RewardQueue: 256000}, 1, 0, 0, [2]float64{1, 1}, [2]float64{1, 1}},
-		{"x=0.5 u=0.5", FeatureConfig{RewardQueue: 256000}, 0.5, 128000, 512000,
+		{"x=0 u=0", gnn.FeatureConfig{RewardQueue: 256000}, 0, 0, 0, [2]float64{0.7, 0.7}, [2]float64{0.7, 0.7}},
+		{"x=0 u=1", gnn.FeatureConfig{RewardQueue: 256000}, 1, 0, 0, [2]float64{1, 1}, [2]float64{1, 1}},
+		{"x=0.5 u=0.5", gnn.FeatureConfig{RewardQueue: 256000}, 0.5, 128000, 512000,
 			[2]float64{0.7*0.5 + 0.15, 0.7*0.5 + 0.15}, [2]float64{0.7*0.25 + 0.15, 0.7*0.25 + 0.15}},
-		{"x=1 u=1", FeatureConfig{RewardQueue: 256000}, 1, 256000, 1024000, [2]float64{0.3, 0.3}, [2]float64{0.3, 0.3}},
-		{"x beyond 1, u clamped to 1", FeatureConfig{RewardQueue: 256000}, 1.4, 4 * 256000, 2 * 1024000, [2]float64{0.3, 0.3}, [2]float64{0.3, 0.3}},
+		{"x=1 u=1", gnn.FeatureConfig{RewardQueue: 256000}, 1, 256000, 1024000, [2]float64{0.3, 0.3}, [2]float64{0.3, 0.3}},
+		{"x beyond 1, u clamped to 1", gnn.FeatureConfig{RewardQueue: 256000}, 1.4, 4 * 256000, 2 * 1024000, [2]float64{0.3, 0.3}, [2]float64{0.3, 0.3}},
 		// the default Q is DefaultRewardQueueKB = 25 KB per 25G
-		{"default Q", FeatureConfig{}, 0, 12500, 50000, [2]float64{0.35, 0.35}, [2]float64{0.175, 0.175}},
+		{"default Q", gnn.FeatureConfig{}, 0, 12500, 50000, [2]float64{0.35, 0.35}, [2]float64{0.175, 0.175}},
 		// Q = 128 KB per 25G: x = 0.5 at 64 KB, and q beyond the
 		// feature clamp still counts as x = 1.
-		{"Q=128KB", FeatureConfig{RewardQueue: 128000}, 0, 64000, 100 * 512000,
+		{"Q=128KB", gnn.FeatureConfig{RewardQueue: 128000}, 0, 64000, 100 * 512000,
 			[2]float64{0.35, 0}, [2]float64{0.175, 0}},
 	} {
-		z := NewFeaturizer(f, c.cfg)
+		z := gnn.NewFeaturizer(f, c.cfg)
 		tel.Ports[down25] = sample(c.u, 0, c.q25, g25)
 		tel.Ports[up100] = sample(c.u, 0, c.q100, g100)
 		z.Observe(tel)
@@ -92,7 +93,7 @@ func TestReward(t *testing.T) {
 		}
 	}
 	// weightQ weighs the terms: 0 is throughput only, 1 latency only.
-	z := NewFeaturizer(f, FeatureConfig{RewardQueue: 256000})
+	z := gnn.NewFeaturizer(f, gnn.FeatureConfig{RewardQueue: 256000})
 	tel.Ports[down25] = sample(0.5, 0, 128000, g25)
 	z.Observe(tel)
 	dst := make([]float64, 1)
@@ -115,9 +116,9 @@ func TestRewardMeter(t *testing.T) {
 	}
 	for _, shape := range []RewardShape{Linear, Convex, Concave} {
 		for _, q := range []float64{0, 8000, 64000} {
-			c := FeatureConfig{RewardQueue: q}
+			c := gnn.FeatureConfig{RewardQueue: q}
 			m := NewRewardMeter(f, c, shape, DefaultWeightQ)
-			z := NewFeaturizer(f, c)
+			z := gnn.NewFeaturizer(f, c)
 			z.Observe(tel)
 			r := make([]float64, len(agents))
 			Reward(r, z, agents, shape, DefaultWeightQ)
@@ -134,7 +135,7 @@ func TestRewardMeter(t *testing.T) {
 		}
 	}
 	// It scores the interval it is given, not an average with earlier ones.
-	m := NewRewardMeter(f, FeatureConfig{}, Convex, DefaultWeightQ)
+	m := NewRewardMeter(f, gnn.FeatureConfig{}, Convex, DefaultWeightQ)
 	m.Score(tel)
 	idle := &control.Telemetry{Interval: testDt, Ports: make([]control.PortSample, len(f.Ports))}
 	if got := m.Score(idle); !near(got, DefaultWeightQ) {

@@ -1,4 +1,4 @@
-package gnn
+package learn
 
 import (
 	"context"
@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"graphcc/control"
+	"graphcc/gnn"
 	"graphcc/replay"
 	"graphcc/topo"
 )
@@ -19,7 +20,7 @@ func TestImitateGradient(t *testing.T) {
 	r := rand.New(rand.NewPCG(3, 4))
 	l := &learner{agents: agents}
 	lw := &learnWorker{
-		q: make([]float64, agents*NumActions), dq: make([]float64, agents*NumActions),
+		q: make([]float64, agents*gnn.NumActions), dq: make([]float64, agents*gnn.NumActions),
 		actions: []int{5, NoAction, 119},
 	}
 	for i := range lw.q {
@@ -40,7 +41,7 @@ func TestImitateGradient(t *testing.T) {
 		if math.Abs(num-grad[i]) > 1e-6 {
 			t.Errorf("output %d: gradient %.9f, central difference %.9f", i, grad[i], num)
 		}
-		if i/NumActions == 1 && grad[i] != 0 {
+		if i/gnn.NumActions == 1 && grad[i] != 0 {
 			t.Errorf("output %d of an agent without a label has gradient %v", i, grad[i])
 		}
 	}
@@ -51,7 +52,7 @@ func TestImitateGradient(t *testing.T) {
 // on the state, per port.
 type busyTeacher struct {
 	f          *topo.Fabric
-	set        ActionSet
+	set        gnn.ActionSet
 	busy, idle int // actions
 }
 
@@ -72,7 +73,7 @@ func (b busyTeacher) Decide(t *control.Telemetry, ecn []control.ECN) {
 // agreement runs g alone and counts, among busy and idle agent port-steps,
 // those where its action is the teacher's.
 type agreement struct {
-	g                                *GraphCC
+	g                                *gnn.GraphCC
 	teach                            busyTeacher
 	busyRight, busy, idleRight, idle int
 }
@@ -106,9 +107,9 @@ func TestTrainImitates(t *testing.T) {
 	}
 	ep := tinyEpisode(t)
 	f, flows, _ := ep(0)
-	teach := busyTeacher{f: f, set: ActionsExtended, busy: 7, idle: 100}
+	teach := busyTeacher{f: f, set: gnn.ActionsExtended, busy: 7, idle: 100}
 	c := tinyTrain("graphcc", 1, ep)
-	c.Episodes, c.ActionSet, c.Objective, c.TeacherName = 20, ActionsExtended, ImitateObjective, "busy"
+	c.Episodes, c.ActionSet, c.Objective, c.TeacherName = 20, gnn.ActionsExtended, ImitateObjective, "busy"
 	c.Teacher = func(tf *topo.Fabric, _ uint64) (control.Policy, []control.ECN, error) {
 		return busyTeacher{f: tf, set: teach.set, busy: teach.busy, idle: teach.idle}, nil, nil
 	}
@@ -116,7 +117,7 @@ func TestTrainImitates(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	a := &agreement{g: NewGraphCC(res.Model, f, FeatureConfig{}), teach: teach}
+	a := &agreement{g: gnn.NewGraphCC(res.Model, f, gnn.FeatureConfig{}), teach: teach}
 	defer a.g.Inference().Close()
 	p := replay.DefaultParams()
 	p.Window = -1
@@ -141,12 +142,12 @@ func TestImitateConfigErrors(t *testing.T) {
 	teacher := func(*topo.Fabric, uint64) (control.Policy, []control.ECN, error) { return control.Static{}, nil, nil }
 	for _, c := range []struct {
 		name string
-		mod  func(*TrainConfig)
+		mod  func(*Config)
 		err  string
 	}{
-		{"no teacher", func(c *TrainConfig) { c.Objective = ImitateObjective }, "needs a teacher"},
-		{"teacher without imitate", func(c *TrainConfig) { c.Teacher = teacher }, "a teacher is for objective imitate"},
-		{"acc", func(c *TrainConfig) { c.Kind, c.Objective, c.Teacher = "acc", ImitateObjective, teacher }, "GraphCC's agents only (not acc)"},
+		{"no teacher", func(c *Config) { c.Objective = ImitateObjective }, "needs a teacher"},
+		{"teacher without imitate", func(c *Config) { c.Teacher = teacher }, "a teacher is for objective imitate"},
+		{"acc", func(c *Config) { c.Kind, c.Objective, c.Teacher = "acc", ImitateObjective, teacher }, "GraphCC's agents only (not acc)"},
 	} {
 		cfg := tinyTrain("graphcc", 1, ep)
 		c.mod(&cfg)

@@ -1,4 +1,4 @@
-package gnn
+package learn
 
 import (
 	"context"
@@ -6,13 +6,14 @@ import (
 
 	"graphcc/control"
 	"graphcc/dcqcn"
+	"graphcc/gnn"
 	"graphcc/replay"
 	"graphcc/topo"
 )
 
 func TestNearestHostAction(t *testing.T) {
-	for a := range NumHostActions {
-		if got := NearestHostAction(HostAction(a)); got != a {
+	for a := range gnn.NumHostActions {
+		if got := gnn.NearestHostAction(gnn.HostAction(a)); got != a {
 			t.Errorf("NearestHostAction(HostAction(%d)) = %d", a, got)
 		}
 	}
@@ -35,12 +36,12 @@ func TestNearestHostAction(t *testing.T) {
 		// and the smallest steps (55,1,2,5,25).
 		{"zeros", control.HostParams{}, 9},
 	} {
-		if got := NearestHostAction(tc.h); got != tc.want {
+		if got := gnn.NearestHostAction(tc.h); got != tc.want {
 			t.Errorf("%s: NearestHostAction(%+v) = %d, want %d", tc.name, tc.h, got, tc.want)
 		}
 	}
 	h := control.DefaultHostParams()
-	if n := testing.AllocsPerRun(100, func() { NearestHostAction(h) }); n != 0 {
+	if n := testing.AllocsPerRun(100, func() { gnn.NearestHostAction(h) }); n != 0 {
 		t.Errorf("NearestHostAction allocates %v times", n)
 	}
 }
@@ -75,12 +76,12 @@ func (h hostTeacher) DecideHosts(_ *control.Telemetry, hosts []control.HostParam
 // constants for its NIC.
 func TestTeacherHostLabels(t *testing.T) {
 	f, flows, _ := tinyEpisode(t)(0)
-	h5, h15 := HostAction(5), HostAction(15)
+	h5, h15 := gnn.HostAction(5), gnn.HostAction(15)
 	odd := func(p topo.PortID) control.HostParams {
 		if p%2 == 1 {
-			return HostAction(9)
+			return gnn.HostAction(9)
 		}
-		return HostAction(3)
+		return gnn.HostAction(3)
 	}
 	preset := control.DefaultHostParams()
 	for _, tc := range []struct {
@@ -90,13 +91,13 @@ func TestTeacherHostLabels(t *testing.T) {
 		want     func(p topo.PortID) int
 	}{
 		{"fixed", hostTeacher{Policy: control.Static{}, fixed: &h5}, preset, func(topo.PortID) int { return 5 }},
-		{"fixed, on other hardware", hostTeacher{Policy: control.Static{}, fixed: &h5}, HostAction(7), func(topo.PortID) int { return 5 }},
+		{"fixed, on other hardware", hostTeacher{Policy: control.Static{}, fixed: &h5}, gnn.HostAction(7), func(topo.PortID) int { return 5 }},
 		{"deciding", hostTeacher{Policy: control.Static{}, fixed: &h15, perHost: odd}, preset, func(p topo.PortID) int { return 9 - 6*int(1-p%2) }},
 		{"none", control.Static{}, preset, func(topo.PortID) int { return 0 }},
-		{"none, on other hardware", control.Static{}, HostAction(7), func(topo.PortID) int { return 7 }},
+		{"none, on other hardware", control.Static{}, gnn.HostAction(7), func(topo.PortID) int { return 7 }},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			g := NewGraphCC(NewModelShape(hostShape(), nnNewRand(3)), f, FeatureConfig{})
+			g := gnn.NewGraphCC(gnn.NewModelShape(hostShape(), nnNewRand(3)), f, gnn.FeatureConfig{})
 			defer g.Inference().Close()
 			ex := NewExplorer(g, 1)
 			if err := ex.SetTeacher(tc.teacher, nil, tc.hardware); err != nil {
@@ -140,17 +141,17 @@ func TestTrainImitatesHosts(t *testing.T) {
 	}
 	ep := tinyEpisode(t)
 	f, flows, _ := ep(0)
-	best := HostAction(15)
+	best := gnn.HostAction(15)
 	c := tinyTrain("graphcc", 1, ep)
-	c.Episodes, c.ActionSet, c.Objective, c.TeacherName, c.Hosts = 20, ActionsExtended, ImitateObjective, "joint", true
+	c.Episodes, c.ActionSet, c.Objective, c.TeacherName, c.Hosts = 20, gnn.ActionsExtended, ImitateObjective, "joint", true
 	c.Teacher = func(tf *topo.Fabric, _ uint64) (control.Policy, []control.ECN, error) {
-		return hostTeacher{Policy: busyTeacher{f: tf, set: ActionsExtended, busy: 7, idle: 7}, fixed: &best}, nil, nil
+		return hostTeacher{Policy: busyTeacher{f: tf, set: gnn.ActionsExtended, busy: 7, idle: 7}, fixed: &best}, nil, nil
 	}
 	res, err := Train(context.Background(), c)
 	if err != nil {
 		t.Fatal(err)
 	}
-	a := &hostAgreement{g: NewGraphCC(res.Model, f, FeatureConfig{})}
+	a := &hostAgreement{g: gnn.NewGraphCC(res.Model, f, gnn.FeatureConfig{})}
 	defer a.g.Inference().Close()
 	p := replay.DefaultParams()
 	p.Window = -1
@@ -169,7 +170,7 @@ func TestTrainImitatesHosts(t *testing.T) {
 // hostAgreement runs g alone and counts the host-steps where it plays host
 // action 15 and the port-steps where it plays action 7.
 type hostAgreement struct {
-	g                                          *GraphCC
+	g                                          *gnn.GraphCC
 	hostRight, hostSteps, portRight, portSteps int
 }
 
@@ -192,17 +193,17 @@ func (a *hostAgreement) Decide(t *control.Telemetry, ecn []control.ECN) {
 // TestHardwareHosts: a training's fallback host labels are its simulated
 // hardware's constants, HPCC's preset by default.
 func TestHardwareHosts(t *testing.T) {
-	if got := (&TrainConfig{}).HardwareHosts(); got != control.DefaultHostParams() {
+	if got := (&Config{}).HardwareHosts(); got != control.DefaultHostParams() {
 		t.Errorf("default hardware: %+v, want HPCC's preset %+v", got, control.DefaultHostParams())
 	}
 	p := replay.DefaultParams()
-	if got := (&TrainConfig{Params: p}).HardwareHosts(); got != control.DefaultHostParams() {
+	if got := (&Config{Params: p}).HardwareHosts(); got != control.DefaultHostParams() {
 		t.Errorf("replay.DefaultParams: %+v, want HPCC's preset %+v", got, control.DefaultHostParams())
 	}
 	p.DCQCN.IncreaseInterval = 55 * topo.Microsecond
 	want := control.DefaultHostParams()
 	want.IncreaseInterval = 55 * topo.Microsecond
-	if got := (&TrainConfig{Params: p}).HardwareHosts(); got != want {
+	if got := (&Config{Params: p}).HardwareHosts(); got != want {
 		t.Errorf("a 55 µs timer: %+v, want %+v", got, want)
 	}
 }

@@ -1,4 +1,4 @@
-package gnn
+package learn
 
 import (
 	"fmt"
@@ -9,7 +9,7 @@ import (
 )
 
 // A fabricVariant is a fabric a training episode ran on other than the
-// reference (TrainConfig.Fabric): the reference with some links failed,
+// reference (Config.Fabric): the reference with some links failed,
 // as a scenario's random failures draw them per seed. Transitions are
 // stored on the reference's layout (its ports' features, its agents'
 // actions); a variant says where its own ports and agents sit there.

@@ -1,4 +1,4 @@
-package gnn
+package learn
 
 import (
 	"math"
@@ -35,7 +35,7 @@ func TestHuberLoss(t *testing.T) {
 	target := []float64{0.5, 1, 2, 0}
 	// errors -0.5, 0, 3, -2 → 0.125, 0, 2.5, 1.5; mean 1.03125.
 	d := make([]float64, 4)
-	if got := HuberLoss(d, pred, target); got != 1.03125 {
+	if got := huberLoss(d, pred, target); got != 1.03125 {
 		t.Errorf("loss %g, want 1.03125", got)
 	}
 	want := []float64{-0.125, 0, 0.25, -0.25}
@@ -44,12 +44,35 @@ func TestHuberLoss(t *testing.T) {
 			t.Errorf("d[%d] = %g, want %g", i, d[i], want[i])
 		}
 	}
-	if got := HuberLoss(nil, pred, target); got != 1.03125 {
+	if got := huberLoss(nil, pred, target); got != 1.03125 {
 		t.Errorf("loss without derivatives %g", got)
 	}
-	if HuberLoss(nil, nil, nil) != 0 {
+	if huberLoss(nil, nil, nil) != 0 {
 		t.Error("empty batch: non-zero loss")
 	}
-	nnExpectPanic(t, "Huber targets has length 3, want 4", func() { HuberLoss(nil, pred, target[:3]) })
-	nnExpectPanic(t, "Huber derivatives", func() { HuberLoss(d[:1], pred, target) })
+	nnExpectPanic(t, "Huber targets has length 3, want 4", func() { huberLoss(nil, pred, target[:3]) })
+	nnExpectPanic(t, "Huber derivatives", func() { huberLoss(d[:1], pred, target) })
+}
+
+// huberLoss returns the mean Huber loss over the pairs (pred[i], target[i])
+// and writes into dpred the derivative of that mean with respect to each
+// prediction (dpred may be nil). It panics if the lengths differ.
+func huberLoss(dpred, pred, target []float64) float64 {
+	checkLen("Huber targets", len(target), len(pred))
+	if dpred != nil {
+		checkLen("Huber derivatives", len(dpred), len(pred))
+	}
+	if len(pred) == 0 {
+		return 0
+	}
+	inv := 1 / float64(len(pred))
+	var sum float64
+	for i, p := range pred {
+		e := p - target[i]
+		sum += Huber(e)
+		if dpred != nil {
+			dpred[i] = HuberDeriv(e) * inv
+		}
+	}
+	return sum * inv
 }

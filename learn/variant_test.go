@@ -1,9 +1,10 @@
-package gnn
+package learn
 
 import (
 	"slices"
 	"testing"
 
+	"graphcc/gnn"
 	"graphcc/topo"
 )
 
@@ -21,12 +22,12 @@ func TestVariantRemap(t *testing.T) {
 	if same, err := variantOf(base, base); same != nil || err != nil {
 		t.Errorf("the reference is a variant of itself: %+v, %v", same, err)
 	}
-	acc := NewACC(base, FeatureConfig{}, nnNewRand(1))
-	on, err := NewACCFrom(acc.Nets, acc.Ports(), failed, FeatureConfig{})
+	acc := gnn.NewACC(base, gnn.FeatureConfig{}, nnNewRand(1))
+	on, err := gnn.NewACCFrom(acc.Nets, acc.Ports(), failed, gnn.FeatureConfig{})
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, w := range []int{ACCNumFeatures, NumFeatures} {
+	for _, w := range []int{gnn.ACCNumFeatures, gnn.NumFeatures} {
 		prev := make([]float64, len(failed.Ports)*w)
 		next := make([]float64, len(failed.Ports)*w)
 		for p := range failed.Ports {
@@ -38,7 +39,7 @@ func TestVariantRemap(t *testing.T) {
 		actions := make([]int, len(failed.Agents()))
 		rewards := make([]float64, len(failed.Agents()))
 		for i := range actions {
-			actions[i], rewards[i] = i%NumActions, float64(i)+0.5
+			actions[i], rewards[i] = i%gnn.NumActions, float64(i)+0.5
 		}
 		st := v.remap(w, len(base.Ports), len(base.Agents()), prev, actions, rewards, next)
 		if st.fabric != v.key {
@@ -102,29 +103,29 @@ func TestMPNNScratchOnVariant(t *testing.T) {
 	}
 	v := vars.list[1]
 	r := nnNewRand(2)
-	m := NewModel(r)
+	m := gnn.NewModel(r)
 	net := &mpnnNet{m: m, vars: vars}
 	s := net.newScratch()
 
-	x := make([]float64, len(failed.Ports)*NumFeatures)
+	x := make([]float64, len(failed.Ports)*gnn.NumFeatures)
 	for i := range x {
 		x[i] = r.Float64()
 	}
-	dq := make([]float64, len(failed.Agents())*NumActions)
+	dq := make([]float64, len(failed.Agents())*gnn.NumActions)
 	for i := range dq {
 		dq[i] = r.NormFloat64()
 	}
-	ws := NewWorkspace(m, failed.Graph())
+	ws := gnn.NewWorkspace(m, failed.Graph())
 	q := make([]float64, len(dq))
 	m.Forward(ws, x, q)
 	grad := make([]float64, len(m.Params))
 	m.Backward(ws, dq, grad)
 
-	st := v.remap(NumFeatures, len(base.Ports), len(base.Agents()), x, make([]int, len(failed.Agents())), make([]float64, len(failed.Agents())), x)
-	refQ := make([]float64, len(base.Agents())*NumActions)
+	st := v.remap(gnn.NumFeatures, len(base.Ports), len(base.Agents()), x, make([]int, len(failed.Agents())), make([]float64, len(failed.Agents())), x)
+	refQ := make([]float64, len(base.Agents())*gnn.NumActions)
 	refDQ := make([]float64, len(refQ))
 	for i, j := range v.agent {
-		copy(refDQ[int(j)*NumActions:], dq[i*NumActions:(i+1)*NumActions])
+		copy(refDQ[int(j)*gnn.NumActions:], dq[i*gnn.NumActions:(i+1)*gnn.NumActions])
 	}
 	// Twice, to reuse the workspace and the gathered buffers.
 	for range 2 {
@@ -132,7 +133,7 @@ func TestMPNNScratchOnVariant(t *testing.T) {
 		got := make([]float64, len(m.Params))
 		s.backward(1, refDQ, got)
 		for i, j := range v.agent {
-			if !slices.Equal(refQ[int(j)*NumActions:(int(j)+1)*NumActions], q[i*NumActions:(i+1)*NumActions]) {
+			if !slices.Equal(refQ[int(j)*gnn.NumActions:(int(j)+1)*gnn.NumActions], q[i*gnn.NumActions:(i+1)*gnn.NumActions]) {
 				t.Fatalf("agent %s: Q values differ from the failed fabric's", failed.PortName(failed.Agents()[i]))
 			}
 		}
@@ -141,10 +142,10 @@ func TestMPNNScratchOnVariant(t *testing.T) {
 		}
 	}
 	// The reference's own transitions pass over the reference's graph.
-	xr := make([]float64, len(base.Ports)*NumFeatures)
+	xr := make([]float64, len(base.Ports)*gnn.NumFeatures)
 	copy(xr, st.prev)
 	want := make([]float64, len(refQ))
-	m.Forward(NewWorkspace(m, base.Graph()), xr, want)
+	m.Forward(gnn.NewWorkspace(m, base.Graph()), xr, want)
 	s.forward(0, xr, refQ)
 	if !slices.Equal(refQ, want) {
 		t.Error("the reference's Q values differ")
