@@ -23,7 +23,7 @@ import (
 
 // testCtx bounds a test's P4Runtime calls so a broken client fails the test
 // instead of hanging it; no assertion depends on it.
-func testCtx(t *testing.T) context.Context {
+func testCtx(t testing.TB) context.Context {
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	t.Cleanup(cancel)
 	return ctx
