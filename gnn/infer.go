@@ -376,6 +376,5 @@ func (inf *Inference) Workers() int {
 }
 
 // Close stops the helper goroutines and waits for them to return; later
-// steps run on the caller's alone.
-// It is idempotent.
+// steps run on the caller's alone. It is idempotent.
 func (inf *Inference) Close() { inf.c.stop() }
