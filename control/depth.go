@@ -47,12 +47,9 @@ func DepthLow(b int) int64 {
 	return lo
 }
 
-// DepthMid returns the depth that stands for bucket b in DepthHist.Mean: the
-// middle of its range of integers, (DepthLow(b) + DepthLow(b+1) - 1) / 2.
-func DepthMid(b int) float64 { return depthMid[b] }
-
-// depthMid is DepthMid of every bucket, computed once: Mean runs for every
-// port at every control step.
+// depthMid is the depth that stands for each bucket b in DepthHist.Mean:
+// the middle of its range of integers, (DepthLow(b) + DepthLow(b+1) - 1) /
+// 2, computed once: Mean runs for every port at every control step.
 var depthMid = func() (m [DepthBuckets]float64) {
 	for b := range m {
 		m[b] = float64(DepthLow(b)+DepthLow(b+1)-1) / 2
@@ -73,7 +70,8 @@ func (h *DepthHist) Count() int64 {
 }
 
 // Mean returns the mean depth, in packets, with every packet of bucket b
-// counted at DepthMid(b), or 0 if h is empty.
+// counted at the middle of the bucket's range of integers, (DepthLow(b) +
+// DepthLow(b+1) - 1) / 2, or 0 if h is empty.
 func (h *DepthHist) Mean() float64 {
 	var n int64
 	var sum float64

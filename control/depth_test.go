@@ -58,10 +58,14 @@ func TestDepthHist(t *testing.T) {
 	}
 }
 
+// TestDepthMid checks the depth Mean counts each bucket's packets at: the
+// middle of the bucket's range of integers.
 func TestDepthMid(t *testing.T) {
 	for b := range DepthBuckets {
-		if want := float64(DepthLow(b)+DepthLow(b+1)-1) / 2; DepthMid(b) != want {
-			t.Errorf("DepthMid(%d) = %v, want %v", b, DepthMid(b), want)
+		var h DepthHist
+		h[b] = 3
+		if want := float64(DepthLow(b)+DepthLow(b+1)-1) / 2; h.Mean() != want {
+			t.Errorf("Mean of bucket %d alone = %v, want %v", b, h.Mean(), want)
 		}
 	}
 }

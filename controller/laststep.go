@@ -1,10 +1,7 @@
 package controller
 
 import (
-	"encoding/json"
-	"fmt"
 	"io"
-	"os"
 	"path/filepath"
 	"time"
 
@@ -37,21 +34,6 @@ type LastStepPort struct {
 	Utilization  float64     `json:"utilization"`
 	MarkingRate  float64     `json:"marking_rate"`
 	QueueFeature float64     `json:"queue_feature_bytes"`
-}
-
-// ReadLastStep reads the LastStepFile of the lab directory dir; a run that
-// never stepped leaves none (an error satisfying errors.Is(err,
-// os.ErrNotExist)).
-func ReadLastStep(dir string) (*LastStep, error) {
-	b, err := os.ReadFile(filepath.Join(dir, LastStepFile))
-	if err != nil {
-		return nil, err
-	}
-	var last LastStep
-	if err := json.Unmarshal(b, &last); err != nil {
-		return nil, fmt.Errorf("%s: %w", LastStepFile, err)
-	}
-	return &last, nil
 }
 
 // A StepRecorder keeps the last control step of a run in a lab directory's

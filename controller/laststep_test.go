@@ -1,8 +1,11 @@
 package controller
 
 import (
+	"encoding/json"
 	"errors"
+	"fmt"
 	"os"
+	"path/filepath"
 	"testing"
 
 	"graphcc/control"
@@ -16,8 +19,8 @@ func TestStepRecorder(t *testing.T) {
 		t.Fatal(err)
 	}
 	dir := t.TempDir()
-	if _, err := ReadLastStep(dir); !errors.Is(err, os.ErrNotExist) {
-		t.Fatalf("ReadLastStep before a step: %v", err)
+	if _, err := readLastStep(dir); !errors.Is(err, os.ErrNotExist) {
+		t.Fatalf("readLastStep before a step: %v", err)
 	}
 	r := NewStepRecorder(dir, "static", f)
 	r.Flush() // nothing recorded: no file
@@ -28,7 +31,7 @@ func TestStepRecorder(t *testing.T) {
 	ecn := control.StaticSettings(f)
 	r.Record(tel, ecn)
 	r.Flush()
-	last, err := ReadLastStep(dir)
+	last, err := readLastStep(dir)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -40,4 +43,19 @@ func TestStepRecorder(t *testing.T) {
 	if p.Port != agents[0] || p.KMax != ecn[agents[0]].KMax || p.Src != f.Nodes[f.Ports[agents[0]].Src].Name {
 		t.Errorf("first port %+v", p)
 	}
+}
+
+// readLastStep reads the LastStepFile of the lab directory dir, as graphcc
+// testbed status does; a run that never stepped leaves none (an error
+// satisfying errors.Is(err, os.ErrNotExist)).
+func readLastStep(dir string) (*LastStep, error) {
+	b, err := os.ReadFile(filepath.Join(dir, LastStepFile))
+	if err != nil {
+		return nil, err
+	}
+	var last LastStep
+	if err := json.Unmarshal(b, &last); err != nil {
+		return nil, fmt.Errorf("%s: %w", LastStepFile, err)
+	}
+	return &last, nil
 }

@@ -393,20 +393,20 @@ func (c *WorkloadConfig) run(ctx context.Context, rt Fabric, hosts []*hostgen.Ho
 	runCtx, cancelDeadline := context.WithDeadline(runCtx, deadline)
 	defer cancelDeadline()
 
+	// Every goroutine started here is joined by wg.Wait below, before run
+	// returns.
 	var wg sync.WaitGroup
 	hostErr := make([]error, len(hosts))
 	for i, h := range hosts {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
+		wg.Go(func() {
 			hostErr[i] = h.Run(runCtx, sched, clock)
 			if hostErr[i] != nil {
 				stopRun() // a host that failed would leave its flows unfinished until the deadline
 			}
-		}()
+		})
 	}
 	// End the run once every host is done.
-	go func() {
+	wg.Go(func() {
 		for _, h := range hosts {
 			select {
 			case <-h.Done():
@@ -415,7 +415,7 @@ func (c *WorkloadConfig) run(ctx context.Context, rt Fabric, hosts []*hostgen.Ho
 			}
 		}
 		stopRun()
-	}()
+	})
 	lc := LoopConfig{
 		Fabric: c.Plan.Fabric, Runtime: rt, Policy: c.Policy, Clock: clock, Interval: c.Interval,
 		Static: c.Static, Trace: c.Trace, OnStep: c.OnStep,

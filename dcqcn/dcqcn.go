@@ -98,6 +98,11 @@ type Params struct {
 	// ClampTarget makes every decrease set target = rate
 	// (CLAMP_TARGET_RATE).
 	ClampTarget bool
+
+	// exactSteps, if not zero, replaces exactAlphaSteps: the tests set it
+	// to math.MaxInt64, so that every alpha decay is exact. Zero, as every
+	// Params outside this package's tests has, is exactAlphaSteps.
+	exactSteps int64
 }
 
 // DefaultParams returns HPCC's dcqcn preset for a NIC of the given line rate,
@@ -166,8 +171,8 @@ var errNilParams = errors.New("dcqcn: Reset with nil Params")
 
 // exactAlphaSteps is the longest pure alpha decay done by repeated
 // multiplication, bit-identical to HPCC's per-event updates; longer decays
-// use math.Pow (a few ulps off). A variable so tests can make it unbounded.
-var exactAlphaSteps int64 = 16
+// use math.Pow (a few ulps off). Params.exactSteps overrides it in tests.
+const exactAlphaSteps = 16
 
 // Sender is the reaction-point state of one flow (one queue pair). The zero
 // value is not usable: call Reset. It holds no pointers except to its Params
@@ -248,7 +253,11 @@ func (s *Sender) alphaAt(t int64) (float64, int64) {
 		a = float64(d*a) + s.p.G
 		m--
 	}
-	if m <= exactAlphaSteps {
+	limit := int64(exactAlphaSteps)
+	if s.p.exactSteps != 0 {
+		limit = s.p.exactSteps
+	}
+	if m <= limit {
 		for ; m > 0; m-- {
 			a *= d
 		}

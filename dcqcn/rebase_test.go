@@ -1,7 +1,6 @@
 package dcqcn
 
 import (
-	"math"
 	"math/rand/v2"
 	"testing"
 )
@@ -13,21 +12,18 @@ import (
 // ones, and the two must agree bit for bit (exact alpha decay) at every
 // action, CNP and change.
 func TestRebase(t *testing.T) {
-	saved := exactAlphaSteps
-	defer func() { exactAlphaSteps = saved }()
-	exactAlphaSteps = math.MaxInt64
-	fast := DefaultParams(line25)
+	fast := exactDecay(DefaultParams(line25))
 	fast.IncreaseInterval, fast.AlphaInterval, fast.DecreaseInterval = 55*Microsecond, 2*Microsecond, 8*Microsecond
 	fast.AI, fast.HAI = 40*Mbps, 400*Mbps
-	slow := DefaultParams(line25)
+	slow := exactDecay(DefaultParams(line25))
 	slow.IncreaseInterval = 1000 * Microsecond
 	tests := []struct {
 		name string
 		sets []Params // cycled through at each change
 	}{
-		{"default and fast", []Params{DefaultParams(line25), fast}},
+		{"default and fast", []Params{exactDecay(DefaultParams(line25)), fast}},
 		{"fast and slow", []Params{fast, slow}},
-		{"unchanged", []Params{DefaultParams(line25)}},
+		{"unchanged", []Params{exactDecay(DefaultParams(line25))}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -282,9 +282,8 @@ func (e *evaluation) runAll(ctx context.Context) error {
 	defer cancel(nil)
 	var (
 		next     atomic.Int64
-		mu       sync.Mutex // guards firstErr, done and Progress calls
+		mu       sync.Mutex // guards firstErr
 		firstErr error
-		done     int
 		wg       sync.WaitGroup
 	)
 	fail := func(err error) {
@@ -294,6 +293,20 @@ func (e *evaluation) runAll(ctx context.Context) error {
 		}
 		mu.Unlock()
 		cancel(err)
+	}
+	// Progress is called from one goroutine, the reporter, under no lock
+	// of runAll's: each worker reports a finished run on finished (room
+	// for every run, so it never waits), the reporter counts them.
+	finished := make(chan struct{}, total)
+	var reporter sync.WaitGroup
+	if e.c.Progress != nil {
+		reporter.Go(func() {
+			done := 0
+			for range finished {
+				done++
+				e.c.Progress(done, total)
+			}
+		})
 	}
 	for range workers {
 		wg.Go(func() {
@@ -306,16 +319,13 @@ func (e *evaluation) runAll(ctx context.Context) error {
 					fail(err)
 					return
 				}
-				mu.Lock()
-				done++
-				if e.c.Progress != nil {
-					e.c.Progress(done, total)
-				}
-				mu.Unlock()
+				finished <- struct{}{}
 			}
 		})
 	}
 	wg.Wait()
+	close(finished)
+	reporter.Wait()
 	if firstErr != nil {
 		return firstErr
 	}

@@ -263,18 +263,23 @@ func TestEvaluateErrors(t *testing.T) {
 	}
 }
 
+// TestEvaluateCancel cancels an evaluation while its first runs are under
+// way: they stop where they are (no run finishes, the error says where
+// the simulation was interrupted). How fast they stop is not asserted:
+// that is a speed, which the race detector or a loaded machine changes.
 func TestEvaluateCancel(t *testing.T) {
 	c := tinyEval()
 	c.Scenarios = []scenario.Scenario{scenario.Default()} // about a second per run
+	var finished atomic.Int32
+	c.Progress = func(int, int) { finished.Add(1) }
 	ctx, cancel := context.WithCancel(context.Background())
 	time.AfterFunc(50*time.Millisecond, cancel)
-	start := time.Now()
 	_, err := Evaluate(ctx, c)
 	if !errors.Is(err, context.Canceled) || !strings.Contains(err.Error(), "interrupted at") {
 		t.Errorf("cancelled evaluation: %v", err)
 	}
-	if d := time.Since(start); d > 500*time.Millisecond {
-		t.Errorf("cancellation took %v", d)
+	if n := finished.Load(); n != 0 {
+		t.Errorf("%d runs finished after the cancellation 50 ms in, want 0", n)
 	}
 	// Cancelled before it starts: no run at all.
 	_, err = Evaluate(ctx, c)

@@ -75,9 +75,11 @@ type inferCore struct {
 	workers []*inferWorker
 
 	// The helper goroutines (workers 1..): wake[i-1] starts worker i on
-	// the current phase; wg waits for them.
+	// the current phase; wg waits for them to finish it; helpers waits for
+	// them to return, in stop.
 	wake     []chan struct{}
 	wg       sync.WaitGroup
+	helpers  sync.WaitGroup
 	stopOnce sync.Once
 }
 
@@ -373,6 +375,6 @@ func (inf *Inference) Workers() int {
 	return len(inf.c.wake) + 1
 }
 
-// Close stops the helper goroutines; later steps run on the caller's alone.
-// It is idempotent.
+// Close stops the helper goroutines and waits for them to return; later
+// steps run on the caller's alone. It is idempotent.
 func (inf *Inference) Close() { inf.c.stop() }

@@ -7,22 +7,24 @@ func (c *inferCore) start() {
 		ch := make(chan struct{}, 1)
 		c.wake = append(c.wake, ch)
 		w := c.workers[i]
-		go func() {
+		c.helpers.Go(func() {
 			for range ch {
 				c.work(w)
 				c.wg.Done()
 			}
-		}()
+		})
 	}
 }
 
-// stop ends the helper goroutines. It is idempotent.
+// stop ends the helper goroutines and waits for them to return. It is
+// idempotent.
 func (c *inferCore) stop() {
 	c.stopOnce.Do(func() {
 		for _, ch := range c.wake {
 			close(ch)
 		}
 		c.wake = nil
+		c.helpers.Wait()
 	})
 }
 

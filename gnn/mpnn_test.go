@@ -188,6 +188,11 @@ func nnMpnnSetup(t *testing.T, f *topo.Fabric, s Shape, oneHot bool) (*Model, []
 	return m, grad, loss
 }
 
+// TestMPNNGradient checks the MPNN's analytic gradient against finite
+// differences: at every parameter on the small fabrics, at 40 random ones
+// on the default Clos. With -short (make race, where the race detector
+// makes the differences several times slower) it checks 300 random
+// parameters of the small fabrics instead of all.
 func TestMPNNGradient(t *testing.T) {
 	for _, tc := range []struct {
 		name   string
@@ -206,6 +211,9 @@ func TestMPNNGradient(t *testing.T) {
 		{"small/hosts/K1", nnSmallClos(t), Shape{Features: 9, Hidden: 10, K: 1, Actions: 5, HostActions: 3}, false, 0},
 		{"default/hosts", nnDefaultClos(t), Shape{Features: 9, Hidden: 24, K: 2, Actions: NumActions, HostActions: NumHostActions}, true, 40},
 	} {
+		if tc.coords == 0 && testing.Short() {
+			tc.coords = 300
+		}
 		t.Run(tc.name, func(t *testing.T) {
 			m, grad, loss := nnMpnnSetup(t, tc.f, tc.s, tc.oneHot)
 			idx := nnAllIndices(len(m.Params))

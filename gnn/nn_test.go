@@ -1,6 +1,7 @@
 package gnn
 
 import (
+	"fmt"
 	"math"
 	"math/rand/v2"
 	"slices"
@@ -30,49 +31,138 @@ func nnRelErr(ana, num float64) float64 {
 // Gradient checks: five-point central differences (truncation error
 // O(h⁴)), relative error below gradTol wherever the derivative is above the
 // noise floor of the differences, gradNoise times the largest component
-// checked; below that floor, absolute error below gradTol times the floor.
-// The floor exists because float64 round-off in the loss, about 1e-16 |L| / h
-// (1e-11 here), swamps derivatives ten thousand times smaller than the
-// largest.
+// checked (analytic or numerical); below that floor, absolute error below
+// gradTol times the floor. The floor exists because float64 round-off in
+// the loss, about 1e-16 |L| / h (1e-11 here), swamps derivatives ten
+// thousand times smaller than the largest. A check whose analytic and
+// numerical derivatives are all zero fails: it would pass any gradient
+// code, since it tests nothing.
 const (
 	gradStep  = 1e-5
 	gradTol   = 1e-6
 	gradNoise = 1e-4
 )
 
-// nnCheckGrad compares grad (the analytic gradient of loss at params) with
-// finite differences at the coordinates idx and returns the largest
-// relative error among the coordinates above the noise floor.
-func nnCheckGrad(t *testing.T, params, grad []float64, idx []int, loss func() float64) float64 {
-	t.Helper()
+// gradReport is the outcome of gradCheck: the largest relative error among
+// the coordinates above the noise floor, how many were, and a message per
+// coordinate that failed (or one if the check tested nothing).
+type gradReport struct {
+	worst  float64
+	above  int
+	floor  float64
+	errors []string
+}
+
+// gradCheck compares grad (the analytic gradient of loss at params) with
+// finite differences at the coordinates idx. It leaves params as it found
+// them and calls loss once more at the end, so that state loss leaves
+// behind (activations) is that of params.
+func gradCheck(params, grad []float64, idx []int, loss func() float64) gradReport {
 	const h = gradStep
+	num := make([]float64, len(idx))
 	scale := 0.0
-	for _, i := range idx {
-		scale = max(scale, math.Abs(grad[i]))
-	}
-	worst, above := 0.0, 0
-	for _, i := range idx {
+	for k, i := range idx {
 		p := params[i]
 		at := func(d float64) float64 { params[i] = p + d; return loss() }
-		num := (8*(at(h)-at(-h)) - (at(2*h) - at(-2*h))) / (12 * h)
+		num[k] = (8*(at(h)-at(-h)) - (at(2*h) - at(-2*h))) / (12 * h)
 		params[i] = p
-		a := grad[i]
-		big := max(math.Abs(a), math.Abs(num)) >= gradNoise*scale
-		e := nnRelErr(a, num)
+		scale = max(scale, math.Abs(grad[i]), math.Abs(num[k]))
+	}
+	loss()
+	r := gradReport{floor: gradNoise * scale}
+	if scale == 0 {
+		r.errors = append(r.errors, fmt.Sprintf("the analytic and numerical derivatives are zero at all %d coordinates checked: the check tests nothing", len(idx)))
+		return r
+	}
+	for k, i := range idx {
+		a, n := grad[i], num[k]
+		big := max(math.Abs(a), math.Abs(n)) >= r.floor
+		e := nnRelErr(a, n)
 		switch {
 		case big && e > gradTol:
-			t.Errorf("d/dθ[%d]: analytic %.12g, numerical %.12g, relative error %.3g", i, a, num, e)
-		case !big && math.Abs(a-num) > gradTol*gradNoise*scale:
-			t.Errorf("d/dθ[%d]: analytic %.12g, numerical %.12g, absolute error %.3g over %.3g", i, a, num, math.Abs(a-num), gradTol*gradNoise*scale)
+			r.errors = append(r.errors, fmt.Sprintf("d/dθ[%d]: analytic %.12g, numerical %.12g, relative error %.3g", i, a, n, e))
+		case !big && math.Abs(a-n) > gradTol*r.floor:
+			r.errors = append(r.errors, fmt.Sprintf("d/dθ[%d]: analytic %.12g, numerical %.12g, absolute error %.3g over %.3g", i, a, n, math.Abs(a-n), gradTol*r.floor))
 		}
 		if big {
-			worst = max(worst, e)
-			above++
+			r.worst = max(r.worst, e)
+			r.above++
 		}
 	}
-	t.Logf("%d of %d coordinates above the noise floor %.2g", above, len(idx), gradNoise*scale)
-	loss()
-	return worst
+	return r
+}
+
+// nnCheckGrad is gradCheck failing t on every error; it returns the
+// largest relative error among the coordinates above the noise floor.
+func nnCheckGrad(t *testing.T, params, grad []float64, idx []int, loss func() float64) float64 {
+	t.Helper()
+	r := gradCheck(params, grad, idx, loss)
+	for _, e := range r.errors {
+		t.Error(e)
+	}
+	t.Logf("%d of %d coordinates above the noise floor %.2g", r.above, len(idx), r.floor)
+	return r.worst
+}
+
+// TestGradCheck checks the checker: on a function whose gradient is known,
+// the true gradient passes and every kind of wrong one fails, as does a
+// check of a loss that does not depend on the coordinates checked.
+func TestGradCheck(t *testing.T) {
+	const n = 12
+	r := nnNewRand(9)
+	a, b := nnRandVec(r, n, 0.5, 2), nnRandVec(r, n, -1, 1)
+	b[3] = 1e-7 // a derivative below the noise floor
+	params := nnRandVec(r, n, -1, 1)
+	loss := func() float64 { // Σ a_i θ_i³/3 + b_i θ_i
+		var l float64
+		for i, x := range params {
+			l += a[i]*x*x*x/3 + b[i]*x
+		}
+		return l
+	}
+	truth := func() []float64 {
+		g := make([]float64, n)
+		for i, x := range params {
+			g[i] = a[i]*x*x + b[i]
+		}
+		return g
+	}
+	// A coordinate whose true derivative is 1e-7 sits below the floor.
+	params[3] = 0
+	idx := nnAllIndices(n)
+	if rep := gradCheck(params, truth(), idx, loss); len(rep.errors) != 0 || rep.above != n-1 {
+		t.Fatalf("the true gradient: %d of %d above the floor, errors %q", rep.above, n, rep.errors)
+	}
+	wrong := map[string]func(g []float64){
+		"zero":                func(g []float64) { clear(g) },
+		"one coordinate zero": func(g []float64) { g[5] = 0 },
+		"sign":                func(g []float64) { g[7] = -g[7] },
+		"scaled": func(g []float64) {
+			for i := range g {
+				g[i] *= 1.001
+			}
+		},
+		"one part in 1e5 off":  func(g []float64) { g[2] *= 1 + 1e-5 },
+		"below the floor":      func(g []float64) { g[3] = 1e-5 },
+		"swapped coordinates":  func(g []float64) { g[0], g[1] = g[1], g[0] },
+		"one coordinate large": func(g []float64) { g[4] = 1e6 },
+	}
+	for name, spoil := range wrong {
+		g := truth()
+		spoil(g)
+		if rep := gradCheck(params, g, idx, loss); len(rep.errors) == 0 {
+			t.Errorf("%s: a wrong gradient passed the check", name)
+		}
+	}
+	constant := func() float64 { return 1 }
+	if rep := gradCheck(params, make([]float64, n), idx, constant); len(rep.errors) == 0 {
+		t.Error("a zero gradient of a constant loss passed: the check tested nothing")
+	}
+	before := slices.Clone(params)
+	gradCheck(params, truth(), idx, loss)
+	if !slices.Equal(params, before) {
+		t.Error("gradCheck changed the parameters")
+	}
 }
 
 func nnAllIndices(n int) []int {

@@ -374,11 +374,20 @@ func (h *Host) run(ctx context.Context, conn frameConn, mac [6]byte, flows []Flo
 	h.alarm = alarm
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
+	// The wake-up on ctx's end runs on a goroutine of its own: run waits
+	// for it before the waker closes (it arms the waker's timerfd by
+	// number, which a later open could reuse).
+	woken := make(chan struct{})
 	stop := context.AfterFunc(ctx, func() {
+		defer close(woken)
 		conn.SetReadDeadline(time.Unix(1, 0)) // wakes the receive loop
 		h.wake()
 	})
-	defer stop()
+	defer func() {
+		if !stop() { // started: wait for it
+			<-woken
+		}
+	}()
 	tmpl := Frame{SrcMAC: mac, DstMAC: [6]byte(h.cfg.FabricMAC), SrcIP: h.cfg.IP}
 	loops := 2
 	errc := make(chan error, 3)

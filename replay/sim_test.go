@@ -8,6 +8,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 	"testing"
 
 	"graphcc/control"
@@ -390,20 +391,30 @@ func TestParallelRunsAgree(t *testing.T) {
 	f := clos(t)
 	flows := genFlows(t, f, 3, 2*topo.Millisecond)
 	want := fctText(t, mustRun(t, Config{Fabric: f, Flows: flows, Seed: 3}))
-	got := make(chan []byte, 4)
-	for k := 0; k < 4; k++ {
-		go func() {
+	// The runs report to this goroutine: t.Fatal (in fctText) must not be
+	// called from another.
+	var got [4][]byte
+	var errs [4]error
+	var wg sync.WaitGroup
+	for k := range got {
+		wg.Go(func() {
 			r, err := Run(Config{Fabric: f, Flows: flows, Seed: 3})
 			if err != nil {
-				got <- nil
+				errs[k] = err
 				return
 			}
-			got <- fctText(t, r)
-		}()
+			var b bytes.Buffer
+			errs[k] = trace.WriteFCT(&b, r.FCT)
+			got[k] = b.Bytes()
+		})
 	}
-	for k := 0; k < 4; k++ {
-		if !bytes.Equal(<-got, want) {
-			t.Error("a concurrent run differs")
+	wg.Wait()
+	for k := range got {
+		switch {
+		case errs[k] != nil:
+			t.Errorf("concurrent run %d: %v", k, errs[k])
+		case !bytes.Equal(got[k], want):
+			t.Errorf("concurrent run %d differs", k)
 		}
 	}
 }

@@ -2,6 +2,7 @@ package tests
 
 import (
 	"bufio"
+	"errors"
 	"os"
 	"os/exec"
 	"regexp"
@@ -59,7 +60,13 @@ func codePackages(t *testing.T) map[string][]string {
 	t.Helper()
 	out, err := exec.Command("go", "list", "-f", "{{.ImportPath}}:{{join .Imports \" \"}}", "graphcc/...").Output()
 	if err != nil {
-		t.Skipf("go list: %v", err)
+		// go test runs with the go command on PATH: a failure here is a
+		// broken module, which the table check must not pass over.
+		var ee *exec.ExitError
+		if errors.As(err, &ee) {
+			t.Fatalf("go list: %v\n%s", err, ee.Stderr)
+		}
+		t.Fatalf("go list: %v", err)
 	}
 	pkgs := map[string][]string{}
 	for _, line := range strings.Split(strings.TrimSpace(string(out)), "\n") {

@@ -194,16 +194,16 @@ func linkCounters(t *testing.T, ctx context.Context, sws []*p4rt.Switch, info *p
 	var out []int64
 	for _, h := range hops {
 		from := []*p4v1.CounterEntry{}
-		from = append(from, p4rt.CounterCells(info.TxPort, int64(h.FromNum))...)
-		from = append(from, p4rt.CounterCells(info.MarkedPort, int64(h.FromNum))...)
-		from = append(from, p4rt.CounterCells(info.FlowStarts, int64(h.FromNum))...)
+		from = append(from, counterCells(info.TxPort, int64(h.FromNum))...)
+		from = append(from, counterCells(info.MarkedPort, int64(h.FromNum))...)
+		from = append(from, counterCells(info.FlowStarts, int64(h.FromNum))...)
 		for b := range int64(p4src.DepthBuckets) {
-			from = append(from, p4rt.CounterCells(info.EnqDepth, int64(h.FromNum)*p4src.DepthBuckets+b)...)
+			from = append(from, counterCells(info.EnqDepth, int64(h.FromNum)*p4src.DepthBuckets+b)...)
 		}
 		for _, q := range []struct {
 			s *p4rt.Switch
 			e []*p4v1.CounterEntry
-		}{{sws[h.From], from}, {sws[h.To], p4rt.CounterCells(info.RxPort, int64(h.ToNum))}} {
+		}{{sws[h.From], from}, {sws[h.To], counterCells(info.RxPort, int64(h.ToNum))}} {
 			vals, err := q.s.ReadCounters(ctx, nil, q.e)
 			if err != nil {
 				t.Fatal(err)
@@ -225,4 +225,14 @@ func meanP99(d []time.Duration) (mean, p99 time.Duration) {
 		sum += x
 	}
 	return sum / time.Duration(len(s)), s[(99*len(s)+99)/100-1]
+}
+
+// counterCells returns the CounterEntry entities of a ReadCounters call
+// that reads counter's cells indices.
+func counterCells(counter uint32, indices ...int64) []*p4v1.CounterEntry {
+	e := make([]*p4v1.CounterEntry, len(indices))
+	for i, x := range indices {
+		e[i] = &p4v1.CounterEntry{CounterId: counter, Index: &p4v1.Index{Index: x}}
+	}
+	return e
 }

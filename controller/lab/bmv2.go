@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"maps"
 	"math"
 	"net"
 	"os"
@@ -109,11 +110,31 @@ func switchArgs(sw *SwitchState, logLevel string) []string {
 }
 
 // child is a process this process started: a goroutine waits for it, so
-// it never lingers as a zombie, and closes done when it exits.
+// it never lingers as a zombie, and closes done when it exits. The Lab
+// that holds the child joins that goroutine in Down (waitChildren).
 type child struct {
 	cmd  *exec.Cmd
 	done chan struct{}
 	err  error // the exit status, valid after done is closed
+}
+
+// waitChildren waits, until ctx ends, for the goroutines that wait for the
+// switch processes l started (after Down has stopped the processes).
+func (l *Lab) waitChildren(ctx context.Context) error {
+	l.mu.Lock()
+	children := maps.Clone(l.children)
+	l.mu.Unlock()
+	for i, c := range children {
+		select {
+		case <-c.done:
+		case <-ctx.Done():
+			return fmt.Errorf("lab %s: wait for switch process %d: %w", l.state.Lab, c.cmd.Process.Pid, ctx.Err())
+		}
+		l.mu.Lock()
+		delete(l.children, i)
+		l.mu.Unlock()
+	}
+	return nil
 }
 
 // startInNetns starts bin with args inside namespace ns (forked from a

@@ -55,9 +55,13 @@ func DownLogger(ctx context.Context, lab, dir string, log *slog.Logger) error {
 	return down(ctx, lab, dir, log)
 }
 
-// Down removes the lab (see the package function Down).
+// Down removes the lab (see the package function Down), and waits for the
+// switch processes this process started to be reaped.
 func (l *Lab) Down(ctx context.Context) error {
-	return DownLogger(ctx, l.state.Lab, l.dir, l.base)
+	if err := DownLogger(ctx, l.state.Lab, l.dir, l.base); err != nil {
+		return err
+	}
+	return l.waitChildren(ctx)
 }
 
 // down is Down with the directory lock held (or no directory).

@@ -160,6 +160,9 @@ func Up(ctx context.Context, cfg Config) (*Lab, error) {
 		dctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), downTimeout)
 		defer cancel()
 		derr := down(dctx, lab, cfg.Dir, cfg.Logger)
+		if derr == nil {
+			derr = l.waitChildren(dctx)
+		}
 		if derr != nil {
 			derr = fmt.Errorf("lab %s: clean up after failed up: %w", lab, derr)
 		}

@@ -567,6 +567,9 @@ func TestLabSwitchFailures(t *testing.T) {
 			t.Fatal(err)
 		}
 		assertFakesStopped(t, rec)
+		if n := len(l.children); n != 0 { // Down joins the goroutines that wait for them
+			t.Errorf("%d switch processes not reaped after Down", n)
+		}
 	})
 }
 

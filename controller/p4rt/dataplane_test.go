@@ -26,18 +26,18 @@ import (
 )
 
 // requireRoot skips a test that needs root (privtest.Root).
-func requireRoot(t *testing.T) { privtest.Root(t) }
+func requireRoot(tb testing.TB) { privtest.Root(tb) }
 
 // testNetns creates a fresh named namespace for t (testnetns.New).
-func testNetns(t *testing.T, tag string) (string, netns.NsHandle) {
-	t.Helper()
-	return testnetns.New(t, "gcct", tag)
+func testNetns(tb testing.TB, tag string) (string, netns.NsHandle) {
+	tb.Helper()
+	return testnetns.New(tb, "gcct", tag)
 }
 
 // switchNetns returns a fresh namespace (testNetns) for BMv2 switches
 // cabled by veths: no IPv6 on new links (the kernel's own frames would
 // count too), and the loopback up (the switches serve P4Runtime on it).
-func switchNetns(t *testing.T, tag string) netns.NsHandle {
+func switchNetns(t testing.TB, tag string) netns.NsHandle {
 	t.Helper()
 	_, ns := testNetns(t, tag)
 	if err := namespace.Do(ns, func() error {
@@ -327,7 +327,7 @@ func frame(t *testing.T, dst string, ttl, ecn uint8, sport uint16, psn uint32) [
 
 type psock struct{ fd int }
 
-func packetSocket(t *testing.T, ns netns.NsHandle, ifname string) *psock {
+func packetSocket(t testing.TB, ns netns.NsHandle, ifname string) *psock {
 	var fd int
 	err := namespace.Do(ns, func() error {
 		ifi, err := net.InterfaceByName(ifname)

@@ -38,7 +38,7 @@ type inbandLab struct {
 	aToB, bFromA uint32 // the cable's BMv2 ports on A and on B
 }
 
-func newInbandLab(t *testing.T, ctx context.Context) *inbandLab {
+func newInbandLab(t testing.TB, ctx context.Context) *inbandLab {
 	requireRoot(t)
 	requireBinaryP4RT(t, "simple_switch_grpc")
 	ns := switchNetns(t, "ib")

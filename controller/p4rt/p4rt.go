@@ -373,19 +373,6 @@ type CounterValue struct {
 	Bytes   int64
 }
 
-// CounterCells returns CounterEntry entities reading counter's cells
-// indices, or the whole array if indices is empty (a wildcard read).
-func CounterCells(counter uint32, indices ...int64) []*p4v1.CounterEntry {
-	if len(indices) == 0 {
-		return []*p4v1.CounterEntry{{CounterId: counter}}
-	}
-	e := make([]*p4v1.CounterEntry, len(indices))
-	for i, x := range indices {
-		e[i] = &p4v1.CounterEntry{CounterId: counter, Index: &p4v1.Index{Index: x}}
-	}
-	return e
-}
-
 // ReadCounters reads counter cells, each entry a single cell or (without
 // an index) a whole array, all in one ReadRequest; it appends the values
 // to dst and returns it.

@@ -23,7 +23,7 @@ import (
 
 // testCtx bounds a test's P4Runtime calls so a broken client fails the test
 // instead of hanging it; no assertion depends on it.
-func testCtx(t *testing.T) context.Context {
+func testCtx(t testing.TB) context.Context {
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	t.Cleanup(cancel)
 	return ctx
@@ -289,7 +289,7 @@ func TestWriteErrorsNameSwitch(t *testing.T) {
 	if err := s.Write(ctx, buckets[:1]...); err == nil || !strings.Contains(err.Error(), "switch spine1: write: rpc error: code = Internal desc = disk on fire") {
 		t.Errorf("failed write: %v", err)
 	}
-	if _, err := s.ReadCounters(ctx, nil, CounterCells(info.TxPort)); err == nil || !strings.Contains(err.Error(), "switch spine1: read 1 counter entries") || status.Code(err) != codes.Unavailable {
+	if _, err := s.ReadCounters(ctx, nil, counterCells(info.TxPort)); err == nil || !strings.Contains(err.Error(), "switch spine1: read 1 counter entries") || status.Code(err) != codes.Unavailable {
 		t.Errorf("failed read: %v", err)
 	}
 	if _, err := s.ReadTable(ctx, 12345); err != nil {
@@ -314,7 +314,7 @@ func TestServerGoesAway(t *testing.T) {
 	if err := s.Write(ctx, Updates(p4v1.Update_INSERT, DepthBucketEntries(info))...); err == nil || !strings.Contains(err.Error(), "switch leaf2") {
 		t.Errorf("write after the server left: %v", err)
 	}
-	if _, err := s.ReadCounters(ctx, nil, CounterCells(info.TxPort, 1, 2)); err == nil || !strings.Contains(err.Error(), "switch leaf2") {
+	if _, err := s.ReadCounters(ctx, nil, counterCells(info.TxPort, 1, 2)); err == nil || !strings.Contains(err.Error(), "switch leaf2") {
 		t.Errorf("read after the server left: %v", err)
 	}
 	if err := s.Close(); err != nil {
@@ -337,7 +337,7 @@ func TestReadCounters(t *testing.T) {
 	f.setCounter(info.TxPort, 3, 7, 7000)
 	f.setCounter(info.EnqDepth, 3*24+5, 9, 0)
 	reads := f.readCount()
-	q := append(CounterCells(info.TxPort), CounterCells(info.EnqDepth, 3*24+5, 3*24+6)...)
+	q := append(counterCells(info.TxPort), counterCells(info.EnqDepth, 3*24+5, 3*24+6)...)
 	vals, err := s.ReadCounters(ctx, nil, q)
 	if err != nil {
 		t.Fatal(err)
@@ -358,7 +358,20 @@ func TestReadCounters(t *testing.T) {
 	if v := got[[2]int64{int64(info.EnqDepth), 77}]; v.Packets != 9 {
 		t.Errorf("enq_depth[77] = %+v", v)
 	}
-	if _, err := s.ReadCounters(ctx, nil, CounterCells(info.TxPort, 64)); status.Code(err) != codes.OutOfRange {
+	if _, err := s.ReadCounters(ctx, nil, counterCells(info.TxPort, 64)); status.Code(err) != codes.OutOfRange {
 		t.Errorf("index past the array: %v", err)
 	}
+}
+
+// counterCells returns CounterEntry entities reading counter's cells
+// indices, or the whole array if indices is empty (a wildcard read).
+func counterCells(counter uint32, indices ...int64) []*p4v1.CounterEntry {
+	if len(indices) == 0 {
+		return []*p4v1.CounterEntry{{CounterId: counter}}
+	}
+	e := make([]*p4v1.CounterEntry, len(indices))
+	for i, x := range indices {
+		e[i] = &p4v1.CounterEntry{CounterId: counter, Index: &p4v1.Index{Index: x}}
+	}
+	return e
 }

@@ -207,7 +207,7 @@ func TestPacketsBesideReadsAndWrites(t *testing.T) {
 	go func() { // the control step's reads and writes
 		defer wg.Done()
 		for i := range 20 {
-			vals, err := s.ReadCounters(ctx, nil, CounterCells(info.TxPort, 2))
+			vals, err := s.ReadCounters(ctx, nil, counterCells(info.TxPort, 2))
 			if err != nil || len(vals) != 1 || vals[0].Bytes != 7000 {
 				errs <- fmt.Errorf("read %d: %v %v", i, vals, err)
 				return
