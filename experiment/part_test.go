@@ -3,7 +3,9 @@ package experiment
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"fmt"
+	"io"
 	"math"
 	"os"
 	"path/filepath"
@@ -191,7 +193,7 @@ func TestPartRoundTrip(t *testing.T) {
 	if err := WritePart(&first, p.Part); err != nil {
 		t.Fatal(err)
 	}
-	back, err := ReadPart(bytes.NewReader(first.Bytes()), "p.json")
+	back, err := readPart(bytes.NewReader(first.Bytes()), "p.json")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -222,7 +224,7 @@ func TestPartFingerprint(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		s, err := fingerprint(&pc, nil)
+		s, err := Fingerprint(&pc, nil)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -342,7 +344,7 @@ func TestReadPartRefusals(t *testing.T) {
 		{"short FCT row", edit(`"fct":[[`, `"fct":[[1,`), "f.json: damaged part file: unit 0: FCT row 0: want 8 whole numbers"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			_, err := ReadPart(strings.NewReader(tc.file), "f.json")
+			_, err := readPart(strings.NewReader(tc.file), "f.json")
 			if err == nil || !strings.Contains(err.Error(), tc.want) {
 				t.Errorf("ReadPart: %v, want an error containing %q", err, tc.want)
 			}
@@ -369,7 +371,7 @@ func FuzzReadPart(f *testing.F) {
 			{Src: 1, Dst: 2, SPort: 10001, DPort: 200, Size: 64000, Start: 2e12 + 5, FCT: 3e7, Standalone: 2e7}},
 		Rewards: []float64{math.NaN()},
 	}}}
-	if p.Fingerprint, err = fingerprint(&pc, nil); err != nil {
+	if p.Fingerprint, err = Fingerprint(&pc, nil); err != nil {
 		f.Fatal(err)
 	}
 	var good bytes.Buffer
@@ -377,18 +379,20 @@ func FuzzReadPart(f *testing.F) {
 		f.Fatal(err)
 	}
 	f.Add(good.Bytes())
-	tune := &Part{Kind: PartTuneGrid, Build: "test", Shard: Shard{0, 2}, Tune: &TunePartConfig{Grid: []Setting{{2, 16, 0.01}, {4, 32, 1}}, Top: 1, ConfirmSeeds: []uint64{3001}},
+	// a tune-grid part's search and runs are package tune's: here only JSON
+	tune := &Part{Kind: PartTuneGrid, Build: "test", Shard: Shard{0, 2},
+		Tune: json.RawMessage(`{"grid":[{"kmin_kb":2,"kmax_kb":16,"pmax":0.01},{"kmin_kb":4,"kmax_kb":32,"pmax":1}],"refine":0,"top":1,"dcqcn":false,"roles":false,"confirm_seeds":[3001]}`),
 		Config: PartConfig{Scenarios: pc.Scenarios, Policies: []PartPolicy{{Name: "static:2,16,0.01"}, {Name: "static:4,32,1"}}, Seeds: []uint64{2001, 2002, 2003},
 			Params: pc.Params, IntervalPs: pc.IntervalPs, Reference: "static:2,16,0.01"},
-		Runs: []TunePartRun{{Config: 0, Policy: "static:2,16,0.01", Score: 1.25, LOO: []float64{1.2, 1.3, 1.25}}}}
-	if tune.Fingerprint, err = fingerprint(&tune.Config, tune.Tune); err != nil {
+		Runs: json.RawMessage(`[{"config":0,"policy":"static:2,16,0.01","score":1.25,"loo":[1.2,1.3,1.25]}]`)}
+	if tune.Fingerprint, err = Fingerprint(&tune.Config, tune.Tune); err != nil {
 		f.Fatal(err)
 	}
 	var tuneFile bytes.Buffer
 	if err := WritePart(&tuneFile, tune); err != nil {
 		f.Fatal(err)
 	}
-	if _, err := ReadPart(bytes.NewReader(tuneFile.Bytes()), "t.json"); err != nil {
+	if _, err := readPart(bytes.NewReader(tuneFile.Bytes()), "t.json"); err != nil {
 		f.Fatal(err)
 	}
 	f.Add(tuneFile.Bytes())
@@ -396,7 +400,7 @@ func FuzzReadPart(f *testing.F) {
 	f.Add([]byte(`{"format":"graphcc-part/1","kind":"eval","shard":0,"shards":1,"config":{"scenarios":[{"name":"a"}],"policies":[{"name":"p"}],"seeds":[1],"reference":"p"},"units":[]}`))
 	f.Add([]byte("{}"))
 	f.Fuzz(func(t *testing.T, b []byte) {
-		p, err := ReadPart(bytes.NewReader(b), "f.json")
+		p, err := readPart(bytes.NewReader(b), "f.json")
 		if err != nil {
 			if !strings.HasPrefix(err.Error(), "f.json: ") {
 				t.Fatalf("error %q does not name the file", err)
@@ -407,7 +411,7 @@ func FuzzReadPart(f *testing.F) {
 		if err := WritePart(&w1, p); err != nil {
 			t.Fatal(err)
 		}
-		p2, err := ReadPart(bytes.NewReader(w1.Bytes()), "f.json")
+		p2, err := readPart(bytes.NewReader(w1.Bytes()), "f.json")
 		if err != nil {
 			t.Fatalf("a part read and written does not read back: %v", err)
 		}
@@ -418,4 +422,24 @@ func FuzzReadPart(f *testing.F) {
 			t.Fatalf("round trip changed the part")
 		}
 	})
+}
+
+// readPart reads a part file whole (OpenPart, then every unit) and
+// returns its part.
+func readPart(r io.Reader, name string) (*Part, error) {
+	pr, err := OpenPart(r, name)
+	if err != nil {
+		return nil, err
+	}
+	p := *pr.Part
+	for {
+		u, err := pr.Next()
+		if err == io.EOF {
+			return &p, nil
+		}
+		if err != nil {
+			return nil, err
+		}
+		p.Units = append(p.Units, u)
+	}
 }
