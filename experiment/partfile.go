@@ -412,3 +412,17 @@ func (uj *unitJSON) unit(pc *PartConfig, want int) (PartUnit, error) {
 	}
 	return u, nil
 }
+
+// jsonFloats returns v with NaN as nil, which JSON writes as null.
+func jsonFloats(v []float64) []*float64 {
+	if v == nil {
+		return nil
+	}
+	out := make([]*float64, len(v))
+	for i := range v {
+		if !math.IsNaN(v[i]) {
+			out[i] = &v[i]
+		}
+	}
+	return out
+}

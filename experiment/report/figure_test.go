@@ -1,4 +1,4 @@
-package experiment
+package report
 
 import (
 	"bytes"
@@ -11,6 +11,7 @@ import (
 	"gonum.org/v1/plot/vg/vgimg"
 
 	"graphcc/control"
+	"graphcc/experiment"
 	"graphcc/internal/testfabric"
 	"graphcc/metrics"
 	"graphcc/policy"
@@ -78,7 +79,7 @@ func TestFitLegend(t *testing.T) {
 // are taken out.
 func TestFigureIntervals(t *testing.T) {
 	sc := testfabric.TinyScenario()
-	rep, err := Evaluate(t.Context(), Config{
+	rep, err := experiment.Evaluate(t.Context(), experiment.Config{
 		Scenarios: []scenario.Scenario{sc},
 		Policies: []policy.Named{
 			{Name: "static", New: policy.Static()},
@@ -91,7 +92,7 @@ func TestFigureIntervals(t *testing.T) {
 	}
 	png := func() ([]byte, int) {
 		t.Helper()
-		c, bars, err := drawFigure(rep, 0)
+		c, bars, err := drawFigure(view{rep}, 0)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -193,11 +194,11 @@ func TestPolicyStyle(t *testing.T) {
 // its neighbours are.
 func TestEmptyBinLeftOut(t *testing.T) {
 	nan := metrics.Ratio{Value: math.NaN()}
-	pr := PolicyResult{Policy: "low", BinVsRef: []BinRatios{
+	pr := experiment.PolicyResult{Policy: "low", BinVsRef: []experiment.BinRatios{
 		{P50: metrics.Ratio{Value: 1.5}}, {P50: nan}, {P50: metrics.Ratio{Value: 0.5, Lo: 0.4, Hi: 0.6}},
 	}}
 	p := newPanel(false)
-	span, err := addRatios(p, pr, func(b BinRatios) metrics.Ratio { return b.P50 }, false)
+	span, err := addRatios(p, pr, func(b experiment.BinRatios) metrics.Ratio { return b.P50 }, false)
 	if err != nil {
 		t.Fatal(err)
 	}
