@@ -304,6 +304,20 @@ func FuzzReadPart(f *testing.F) {
 		f.Fatal(err)
 	}
 	f.Add(good.Bytes())
+	// the whole evaluation in one part, which the fuzz test also merges
+	whole := *p
+	whole.Shard = Shard{0, 1}
+	static := p.Units[0]
+	static.Unit, static.Policy = 0, "static"
+	whole.Units = []PartUnit{static, p.Units[0]}
+	var wholeFile bytes.Buffer
+	if err := WritePart(&wholeFile, &whole); err != nil {
+		f.Fatal(err)
+	}
+	if _, err := Merge([]*PartReader{mustOpen(f, wholeFile.Bytes())}, "test"); err != nil {
+		f.Fatal(err)
+	}
+	f.Add(wholeFile.Bytes())
 	// a tune-grid part's search and runs are package tune's: here only JSON
 	tune := &Part{Kind: PartTuneGrid, Build: "test", Shard: Shard{0, 2},
 		Tune: json.RawMessage(`{"grid":[{"kmin_kb":2,"kmax_kb":16,"pmax":0.01},{"kmin_kb":4,"kmax_kb":32,"pmax":1}],"refine":0,"top":1,"dcqcn":false,"roles":false,"confirm_seeds":[3001]}`),
@@ -346,7 +360,24 @@ func FuzzReadPart(f *testing.F) {
 		if !bytes.Equal(w1.Bytes(), w2.Bytes()) {
 			t.Fatalf("round trip changed the part")
 		}
+		// a whole evaluation merges into its report, or is refused naming
+		// the file
+		if p.Kind == PartEval && p.Shard.Count == 1 {
+			if _, err := Merge([]*PartReader{mustOpen(t, w1.Bytes())}, p.Build); err != nil && !strings.Contains(err.Error(), "f.json: ") {
+				t.Fatalf("merge error %q does not name the file", err)
+			}
+		}
 	})
+}
+
+// mustOpen opens the part file b, named f.json.
+func mustOpen(t testing.TB, b []byte) *PartReader {
+	t.Helper()
+	pr, err := OpenPart(bytes.NewReader(b), "f.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	return pr
 }
 
 // readPart reads a part file whole (OpenPart, then every unit) and
