@@ -10,12 +10,8 @@ import (
 	"gonum.org/v1/plot/vg"
 	"gonum.org/v1/plot/vg/vgimg"
 
-	"graphcc/control"
 	"graphcc/experiment"
-	"graphcc/internal/testfabric"
 	"graphcc/metrics"
-	"graphcc/policy"
-	"graphcc/scenario"
 )
 
 func TestLegendLayout(t *testing.T) {
@@ -78,15 +74,9 @@ func TestFitLegend(t *testing.T) {
 // each ratio's interval but the reference's, and none once the intervals
 // are taken out.
 func TestFigureIntervals(t *testing.T) {
-	sc := testfabric.TinyScenario()
-	rep, err := experiment.Evaluate(t.Context(), experiment.Config{
-		Scenarios: []scenario.Scenario{sc},
-		Policies: []policy.Named{
-			{Name: "static", New: policy.Static()},
-			{Name: "low", New: policy.Fixed(control.ECN{KMin: 5 * control.KB, KMax: 20 * control.KB, PMax: 0.5})},
-		},
-		Seeds: []uint64{1, 2, 3},
-	})
+	c := tinyEval()
+	c.Seeds = []uint64{1, 2, 3}
+	rep, err := experiment.Evaluate(t.Context(), c)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -240,20 +240,19 @@ func Merge(ctx context.Context, parts []*experiment.PartReader, build string, o 
 	if err != nil {
 		return nil, fmt.Errorf("merge: %w", err)
 	}
-	var c Config
-	var runs []Run
-	for i, p := range byShard {
-		ps, pruns, err := readGridPart(p.Part)
+	c, err := ConfigOf(byShard[0].Part)
+	if err != nil {
+		return nil, fmt.Errorf("merge: %s: %w", byShard[0].Name(), err)
+	}
+	// The parts' searches are one (CheckParts: one fingerprint), and so
+	// are their grids.
+	cands := gridConfigs(c.Grid)
+	runs := make([]Run, len(cands))
+	for _, p := range byShard {
+		_, pruns, err := readGridPart(p.Part)
 		if err != nil {
 			return nil, fmt.Errorf("merge: %s: %w", p.Name(), err)
 		}
-		if i == 0 {
-			if c, err = ps.config(&p.Config); err != nil {
-				return nil, fmt.Errorf("merge: %s: %w", p.Name(), err)
-			}
-			runs = make([]Run, len(gridConfigs(c.Grid)))
-		}
-		cands := gridConfigs(c.Grid)
 		for _, r := range pruns {
 			runs[r.Config] = Run{Policy: r.Policy, Candidate: cands[r.Config], Round: "grid", Score: r.Score,
 				PerScenario: r.PerScenario, loo: r.LOO}
