@@ -112,9 +112,9 @@ func (c Config) Rounds() int {
 // lowest mean FCT slowdown on c.Scenarios: the grid, then rounds around
 // the leaders, scored on the validation seeds, then the winner against
 // static and the paper grid's best on the confirmation seeds, with their
-// intervals. Every round runs through experiment.Evaluate (in parallel, each trace
-// built once per batch of configurations); the result is the same
-// whatever c.Workers.
+// intervals. Every round runs through experiment.Evaluate (in parallel,
+// each trace built once per batch of configurations); the result is the
+// same whatever c.Workers.
 func Search(ctx context.Context, c Config) (*Result, error) {
 	if err := c.setDefaults(); err != nil {
 		return nil, fmt.Errorf("tune: %w", err)
@@ -355,9 +355,9 @@ func (t *tuner) priorScore(j int, spec string) (float64, bool) {
 // simulate runs the candidates idx of cands on scenario j at the
 // validation seeds, in batches (an evaluation holds every result of a
 // configuration until its last seed has run, so memory grows with the
-// configurations of one experiment.Evaluate, about 0.6 MB per run on fb60-incast; a
-// trace is built again per batch, which takes milliseconds), and sets
-// their scores in per.
+// configurations of one experiment.Evaluate, about 0.6 MB per run on
+// fb60-incast; a trace is built again per batch, which takes
+// milliseconds), and sets their scores in per.
 func (t *tuner) simulate(ctx context.Context, j int, cands []Candidate, idx []int, per [][]scenarioScore, done *int, total int) error {
 	batch := t.c.Batch
 	if batch <= 0 {
