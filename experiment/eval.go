@@ -117,6 +117,7 @@ func (s *scored) means() []float64 {
 	return out
 }
 
+// mergeRewards returns the mean over runs of each reward's score, and the
 // runs' scores.
 func mergeRewards(runs [][]float64) (mean []float64, per [][]float64) {
 	per = make([][]float64, len(runs))

@@ -10,11 +10,11 @@ import (
 	"graphcc/replay"
 )
 
-// checkParts checks that parts are the parts of every shard of one
-// evaluation, of kind, run by build: the same kind, build, config and
-// number of shards, each shard once. It returns them in shard order.
-// Its errors name the file at fault.
-func checkParts(parts []*PartReader, kind, build string) ([]*PartReader, error) {
+// CheckParts checks that parts are the parts of every shard of one
+// evaluation (or search), of kind, run by build: the same kind, build,
+// config and number of shards, each shard once. It returns them in shard
+// order. Its errors name the file at fault.
+func CheckParts(parts []*PartReader, kind, build string) ([]*PartReader, error) {
 	if len(parts) == 0 {
 		return nil, errors.New("no part files")
 	}
@@ -62,7 +62,7 @@ func checkParts(parts []*PartReader, kind, build string) ([]*PartReader, error) 
 // merges each policy's runs on a scenario as soon as it has every seed's,
 // so that it holds about one policy's records on one scenario at a time.
 func Merge(parts []*PartReader, build string) (*Report, error) {
-	byShard, err := checkParts(parts, PartEval, build)
+	byShard, err := CheckParts(parts, PartEval, build)
 	if err != nil {
 		return nil, fmt.Errorf("merge: %w", err)
 	}

@@ -23,7 +23,8 @@ const PartFormat = "graphcc-part/1"
 const (
 	// PartEval is a shard of an evaluation (EvaluatePart).
 	PartEval = "eval"
-	// PartTuneGrid is a shard of the grid round of a search (TuneGridPart).
+	// PartTuneGrid is a shard of the grid round of a search (package
+	// experiment/tune writes and reads its Tune and Runs).
 	PartTuneGrid = "tune-grid"
 )
 
@@ -39,15 +40,18 @@ type Part struct {
 	Shard  Shard
 	Config PartConfig
 	// Fingerprint is "sha256:HEX" of Config's JSON (with Tune's, for a
-	// tune-grid part): parts of the same evaluation have the same.
+	// tune-grid part): parts of the same evaluation have the same
+	// (Fingerprint).
 	Fingerprint string
-	// Tune is the search a tune-grid part is of, nil for an eval part.
-	Tune *TunePartConfig
+	// Tune is the search a tune-grid part is of, as JSON, nil for an eval
+	// part; package experiment/tune writes and reads it.
+	Tune json.RawMessage
 	// Units are the results of an eval part's units, in the canonical
 	// order.
 	Units []PartUnit
-	// Runs are the grid configurations a tune-grid part ran, scored.
-	Runs []TunePartRun
+	// Runs are the grid configurations a tune-grid part ran, scored, as
+	// JSON (package experiment/tune); nil for an eval part.
+	Runs json.RawMessage
 }
 
 // PartConfig records everything an evaluation's results depend on, in a
@@ -138,13 +142,13 @@ func newPartConfig(c Config) (PartConfig, error) {
 	return pc, nil
 }
 
-// fingerprint is "sha256:HEX" of the JSON of pc and, for a tune-grid
-// part, its search tc (nil for an eval part).
-func fingerprint(pc *PartConfig, tc *TunePartConfig) (string, error) {
+// Fingerprint returns a part's Fingerprint: "sha256:HEX" of the JSON of
+// pc and, for a tune-grid part, its search tune (nil for an eval part).
+func Fingerprint(pc *PartConfig, tune json.RawMessage) (string, error) {
 	b, err := json.Marshal(struct {
 		Config *PartConfig     `json:"config"`
-		Tune   *TunePartConfig `json:"tune,omitempty"`
-	}{pc, tc})
+		Tune   json.RawMessage `json:"tune,omitempty"`
+	}{pc, tune})
 	if err != nil {
 		return "", fmt.Errorf("config: %w", err)
 	}
@@ -216,7 +220,7 @@ func EvaluatePart(ctx context.Context, c Config, s Shard) (*Part, error) {
 	if s == (Shard{}) {
 		s = Shard{Index: 0, Count: 1}
 	}
-	if err := s.check(); err != nil {
+	if err := s.Check(); err != nil {
 		return nil, fmt.Errorf("evaluate: %w", err)
 	}
 	pc, err := newPartConfig(c)
@@ -224,7 +228,7 @@ func EvaluatePart(ctx context.Context, c Config, s Shard) (*Part, error) {
 		return nil, fmt.Errorf("evaluate: %w", err)
 	}
 	p := &Part{Kind: PartEval, Shard: s, Config: pc}
-	if p.Fingerprint, err = fingerprint(&pc, nil); err != nil {
+	if p.Fingerprint, err = Fingerprint(&pc, nil); err != nil {
 		return nil, fmt.Errorf("evaluate: %w", err)
 	}
 	e := newEvaluation(c, s)
@@ -247,8 +251,7 @@ func configDiff(a, b *Part) []string {
 		jc, _ := json.Marshal(p.Config)
 		var m map[string]json.RawMessage
 		json.Unmarshal(jc, &m)
-		jt, _ := json.Marshal(p.Tune)
-		m["tune"] = jt
+		m["tune"] = p.Tune
 		return m
 	}
 	ma, mb := fields(a), fields(b)
@@ -264,16 +267,4 @@ func configDiff(a, b *Part) []string {
 	}
 	slices.Sort(out)
 	return out
-}
-
-// TunePartConfig is the search a tune-grid part is of (TuneGridPart):
-// TuneConfig's fields besides the scenarios, the validation seeds and the
-// simulator, which its PartConfig records.
-type TunePartConfig struct {
-	Grid         []Setting `json:"grid"`
-	Refine       int       `json:"refine"`
-	Top          int       `json:"top"`
-	DCQCN        bool      `json:"dcqcn"`
-	Roles        bool      `json:"roles"`
-	ConfirmSeeds []uint64  `json:"confirm_seeds"`
 }

@@ -3,12 +3,11 @@ package experiment
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"fmt"
+	"io"
 	"math"
-	"os"
-	"path/filepath"
 	"reflect"
-	"slices"
 	"strings"
 	"testing"
 
@@ -100,74 +99,6 @@ func evalParts(t testing.TB, c Config, n int) []partFile {
 	return parts
 }
 
-// reportFiles writes what graphcc eval writes of r: the Markdown report,
-// the JSON report with the machine's figures cleared (machineFree) and
-// the figures, by name.
-func reportFiles(t *testing.T, r *Report) map[string][]byte {
-	t.Helper()
-	out := map[string][]byte{}
-	var md, js bytes.Buffer
-	if err := r.WriteMarkdown(&md); err != nil {
-		t.Fatal(err)
-	}
-	out["report.md"] = md.Bytes()
-	dir := t.TempDir()
-	names, err := r.WriteFigures(dir)
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, n := range names {
-		b, err := os.ReadFile(filepath.Join(dir, filepath.Base(n)))
-		if err != nil {
-			t.Fatal(err)
-		}
-		out[filepath.Base(n)] = b
-	}
-	if err := machineFree(r).WriteJSON(&js); err != nil {
-		t.Fatal(err)
-	}
-	out["report.json"] = js.Bytes()
-	return out
-}
-
-// TestMergeEqualsEvaluate: the parts of 1, 3 and 20 shards (more shards
-// than the 18 units: some parts are empty) merge into the very report,
-// JSON (but for the machine's figures) and figures that Evaluate writes.
-func TestMergeEqualsEvaluate(t *testing.T) {
-	if testing.Short() {
-		t.Skip("runs the evaluation 4 times")
-	}
-	c := shardEval(t)
-	whole, err := Evaluate(context.Background(), c)
-	if err != nil {
-		t.Fatal(err)
-	}
-	want := reportFiles(t, whole)
-	if len(want) != 4 {
-		t.Fatalf("files %v, want the report, the JSON and 2 figures", len(want))
-	}
-	if ph := whole.Scenarios[1].Policies[0]; len(ph.Summary.Phases) != 3 || len(ph.PhaseVsRef) != 3 || !ph.PhaseVsRef[0].HasInterval() ||
-		!bytes.Contains(want["report.md"], []byte("### tiny-busy-phased by phase")) {
-		t.Fatalf("the phased scenario's phases: %+v, ratios %+v", ph.Summary.Phases, ph.PhaseVsRef)
-	}
-	for _, n := range []int{1, 3, 20} {
-		t.Run(fmt.Sprint(n), func(t *testing.T) {
-			parts := evalParts(t, c, n)
-			slices.Reverse(parts) // in another order
-			merged, err := Merge(openAll(t, parts...), "test")
-			if err != nil {
-				t.Fatal(err)
-			}
-			got := reportFiles(t, merged)
-			for name, w := range want {
-				if !bytes.Equal(got[name], w) {
-					t.Errorf("%s differs from Evaluate's:\n%s", name, firstDiff(got[name], w))
-				}
-			}
-		})
-	}
-}
-
 // firstDiff shows where a and b first differ.
 func firstDiff(a, b []byte) string {
 	i := 0
@@ -191,7 +122,7 @@ func TestPartRoundTrip(t *testing.T) {
 	if err := WritePart(&first, p.Part); err != nil {
 		t.Fatal(err)
 	}
-	back, err := ReadPart(bytes.NewReader(first.Bytes()), "p.json")
+	back, err := readPart(bytes.NewReader(first.Bytes()), "p.json")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -222,7 +153,7 @@ func TestPartFingerprint(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		s, err := fingerprint(&pc, nil)
+		s, err := Fingerprint(&pc, nil)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -315,16 +246,12 @@ func TestReadPartRefusals(t *testing.T) {
 		}
 		return strings.Replace(s, old, new, 1)
 	}
-	var report bytes.Buffer
-	rep, err := Evaluate(context.Background(), c)
-	if err != nil {
-		t.Fatal(err)
-	}
-	rep.WriteJSON(&report)
+	// the head of eval's JSON report (package report writes it whole)
+	report := "{\n  \"reference\": \"static\",\n  \"policies\": [\n    \"static\",\n    \"low\"\n  ]\n}\n"
 	for _, tc := range []struct {
 		name, file, want string
 	}{
-		{"eval's report", report.String(), "f.json: not a graphcc part file"},
+		{"eval's report", report, "f.json: not a graphcc part file"},
 		{"not json", "hello", "f.json: not a graphcc part file"},
 		{"empty", "", "f.json: not a graphcc part file"},
 		{"another format", edit(`"format":"graphcc-part/1"`, `"format":"graphcc-part/2"`), `f.json: not a graphcc part file: format "graphcc-part/2"`},
@@ -342,7 +269,7 @@ func TestReadPartRefusals(t *testing.T) {
 		{"short FCT row", edit(`"fct":[[`, `"fct":[[1,`), "f.json: damaged part file: unit 0: FCT row 0: want 8 whole numbers"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			_, err := ReadPart(strings.NewReader(tc.file), "f.json")
+			_, err := readPart(strings.NewReader(tc.file), "f.json")
 			if err == nil || !strings.Contains(err.Error(), tc.want) {
 				t.Errorf("ReadPart: %v, want an error containing %q", err, tc.want)
 			}
@@ -369,7 +296,7 @@ func FuzzReadPart(f *testing.F) {
 			{Src: 1, Dst: 2, SPort: 10001, DPort: 200, Size: 64000, Start: 2e12 + 5, FCT: 3e7, Standalone: 2e7}},
 		Rewards: []float64{math.NaN()},
 	}}}
-	if p.Fingerprint, err = fingerprint(&pc, nil); err != nil {
+	if p.Fingerprint, err = Fingerprint(&pc, nil); err != nil {
 		f.Fatal(err)
 	}
 	var good bytes.Buffer
@@ -377,18 +304,34 @@ func FuzzReadPart(f *testing.F) {
 		f.Fatal(err)
 	}
 	f.Add(good.Bytes())
-	tune := &Part{Kind: PartTuneGrid, Build: "test", Shard: Shard{0, 2}, Tune: &TunePartConfig{Grid: []Setting{{2, 16, 0.01}, {4, 32, 1}}, Top: 1, ConfirmSeeds: []uint64{3001}},
+	// the whole evaluation in one part, which the fuzz test also merges
+	whole := *p
+	whole.Shard = Shard{0, 1}
+	static := p.Units[0]
+	static.Unit, static.Policy = 0, "static"
+	whole.Units = []PartUnit{static, p.Units[0]}
+	var wholeFile bytes.Buffer
+	if err := WritePart(&wholeFile, &whole); err != nil {
+		f.Fatal(err)
+	}
+	if _, err := Merge([]*PartReader{mustOpen(f, wholeFile.Bytes())}, "test"); err != nil {
+		f.Fatal(err)
+	}
+	f.Add(wholeFile.Bytes())
+	// a tune-grid part's search and runs are package tune's: here only JSON
+	tune := &Part{Kind: PartTuneGrid, Build: "test", Shard: Shard{0, 2},
+		Tune: json.RawMessage(`{"grid":[{"kmin_kb":2,"kmax_kb":16,"pmax":0.01},{"kmin_kb":4,"kmax_kb":32,"pmax":1}],"refine":0,"top":1,"dcqcn":false,"roles":false,"confirm_seeds":[3001]}`),
 		Config: PartConfig{Scenarios: pc.Scenarios, Policies: []PartPolicy{{Name: "static:2,16,0.01"}, {Name: "static:4,32,1"}}, Seeds: []uint64{2001, 2002, 2003},
 			Params: pc.Params, IntervalPs: pc.IntervalPs, Reference: "static:2,16,0.01"},
-		Runs: []TunePartRun{{Config: 0, Policy: "static:2,16,0.01", Score: 1.25, LOO: []float64{1.2, 1.3, 1.25}}}}
-	if tune.Fingerprint, err = fingerprint(&tune.Config, tune.Tune); err != nil {
+		Runs: json.RawMessage(`[{"config":0,"policy":"static:2,16,0.01","score":1.25,"loo":[1.2,1.3,1.25]}]`)}
+	if tune.Fingerprint, err = Fingerprint(&tune.Config, tune.Tune); err != nil {
 		f.Fatal(err)
 	}
 	var tuneFile bytes.Buffer
 	if err := WritePart(&tuneFile, tune); err != nil {
 		f.Fatal(err)
 	}
-	if _, err := ReadPart(bytes.NewReader(tuneFile.Bytes()), "t.json"); err != nil {
+	if _, err := readPart(bytes.NewReader(tuneFile.Bytes()), "t.json"); err != nil {
 		f.Fatal(err)
 	}
 	f.Add(tuneFile.Bytes())
@@ -396,7 +339,7 @@ func FuzzReadPart(f *testing.F) {
 	f.Add([]byte(`{"format":"graphcc-part/1","kind":"eval","shard":0,"shards":1,"config":{"scenarios":[{"name":"a"}],"policies":[{"name":"p"}],"seeds":[1],"reference":"p"},"units":[]}`))
 	f.Add([]byte("{}"))
 	f.Fuzz(func(t *testing.T, b []byte) {
-		p, err := ReadPart(bytes.NewReader(b), "f.json")
+		p, err := readPart(bytes.NewReader(b), "f.json")
 		if err != nil {
 			if !strings.HasPrefix(err.Error(), "f.json: ") {
 				t.Fatalf("error %q does not name the file", err)
@@ -407,7 +350,7 @@ func FuzzReadPart(f *testing.F) {
 		if err := WritePart(&w1, p); err != nil {
 			t.Fatal(err)
 		}
-		p2, err := ReadPart(bytes.NewReader(w1.Bytes()), "f.json")
+		p2, err := readPart(bytes.NewReader(w1.Bytes()), "f.json")
 		if err != nil {
 			t.Fatalf("a part read and written does not read back: %v", err)
 		}
@@ -417,5 +360,42 @@ func FuzzReadPart(f *testing.F) {
 		if !bytes.Equal(w1.Bytes(), w2.Bytes()) {
 			t.Fatalf("round trip changed the part")
 		}
+		// a whole evaluation merges into its report, or is refused naming
+		// the file
+		if p.Kind == PartEval && p.Shard.Count == 1 {
+			if _, err := Merge([]*PartReader{mustOpen(t, w1.Bytes())}, p.Build); err != nil && !strings.Contains(err.Error(), "f.json: ") {
+				t.Fatalf("merge error %q does not name the file", err)
+			}
+		}
 	})
+}
+
+// mustOpen opens the part file b, named f.json.
+func mustOpen(t testing.TB, b []byte) *PartReader {
+	t.Helper()
+	pr, err := OpenPart(bytes.NewReader(b), "f.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	return pr
+}
+
+// readPart reads a part file whole (OpenPart, then every unit) and
+// returns its part.
+func readPart(r io.Reader, name string) (*Part, error) {
+	pr, err := OpenPart(r, name)
+	if err != nil {
+		return nil, err
+	}
+	p := *pr.Part
+	for {
+		u, err := pr.Next()
+		if err == io.EOF {
+			return &p, nil
+		}
+		if err != nil {
+			return nil, err
+		}
+		p.Units = append(p.Units, u)
+	}
 }

@@ -32,7 +32,7 @@ type partHead struct {
 	Shards      int             `json:"shards"`
 	Fingerprint string          `json:"fingerprint"`
 	Config      PartConfig      `json:"config"`
-	Tune        *TunePartConfig `json:"tune,omitempty"`
+	Tune        json.RawMessage `json:"tune,omitempty"`
 }
 
 // unitJSON is a PartUnit in a part file.
@@ -215,8 +215,8 @@ const errNotPart = "not a graphcc part file (a shard's --json of graphcc eval --
 
 // OpenPart reads the header of a part file (name names it in errors)
 // and checks it: its format, that its config is an evaluation's and
-// matches its fingerprint and, for a tune-grid part, that its runs are
-// its shard's.
+// matches its fingerprint. A tune-grid part's search and runs are
+// package experiment/tune's to check.
 func OpenPart(r io.Reader, name string) (*PartReader, error) {
 	pr := &PartReader{name: name, dec: json.NewDecoder(r)}
 	if err := pr.open(); err != nil {
@@ -232,7 +232,7 @@ func (pr *PartReader) open() error {
 		return errors.New(errNotPart)
 	}
 	var h partHead
-	var runs []TunePartRun
+	var runs json.RawMessage
 	if key, err := dec.Token(); err != nil || key != "format" {
 		return errors.New(errNotPart)
 	}
@@ -298,9 +298,10 @@ func (pr *PartReader) end() error {
 	return nil
 }
 
-// head checks the header h (and a tune-grid part's runs) and makes it
+// head checks the header h (with a tune-grid part's runs) and makes it
 // pr's Part.
-func (pr *PartReader) head(h partHead, runs []TunePartRun) error {
+func (pr *PartReader) head(h partHead, runs json.RawMessage) error {
+	h.Tune, runs = nonNull(h.Tune), nonNull(runs)
 	p := &Part{Kind: h.Kind, Build: h.Graphcc, Shard: Shard{Index: h.Shard, Count: h.Shards},
 		Config: h.Config, Fingerprint: h.Fingerprint, Tune: h.Tune, Runs: runs}
 	switch {
@@ -312,22 +313,30 @@ func (pr *PartReader) head(h partHead, runs []TunePartRun) error {
 		return fmt.Errorf("a %s part with units", p.Kind)
 	case p.Kind == PartEval && runs != nil:
 		return fmt.Errorf("a %s part with runs", p.Kind)
-	case p.Shard == (Shard{}) || p.Shard.check() != nil:
+	case p.Shard == (Shard{}) || p.Shard.Check() != nil:
 		return fmt.Errorf("shard %d of %d: want 0 <= shard < shards <= %d", h.Shard, h.Shards, MaxShards)
 	}
 	if err := p.Config.check(); err != nil {
 		return fmt.Errorf("config: %w", err)
 	}
-	if fp, err := fingerprint(&p.Config, p.Tune); err != nil || fp != p.Fingerprint {
+	if fp, err := Fingerprint(&p.Config, p.Tune); err != nil || fp != p.Fingerprint {
 		return fmt.Errorf("config does not match its fingerprint %s (edited or damaged)", p.Fingerprint)
 	}
 	pr.Part = p
 	if p.Kind == PartTuneGrid {
 		pr.done = true
-		return p.checkRuns()
+		return nil
 	}
 	pr.want = p.Shard.Units(p.Config.units())
 	return nil
+}
+
+// nonNull returns raw, or nil for the JSON null (a field absent).
+func nonNull(raw json.RawMessage) json.RawMessage {
+	if string(raw) == "null" {
+		return nil
+	}
+	return raw
 }
 
 // Next returns the part's next unit, checked, and io.EOF after the last
@@ -376,26 +385,6 @@ func (pr *PartReader) nextUnit() (PartUnit, error) {
 	return u, nil
 }
 
-// ReadPart reads a part file whole (OpenPart, then every unit) and
-// returns its part.
-func ReadPart(r io.Reader, name string) (*Part, error) {
-	pr, err := OpenPart(r, name)
-	if err != nil {
-		return nil, err
-	}
-	p := *pr.Part
-	for {
-		u, err := pr.Next()
-		if err == io.EOF {
-			return &p, nil
-		}
-		if err != nil {
-			return nil, err
-		}
-		p.Units = append(p.Units, u)
-	}
-}
-
 // unit checks uj, which should be unit want of pc, and returns it.
 func (uj *unitJSON) unit(pc *PartConfig, want int) (PartUnit, error) {
 	sc, pol, seed := pc.unit(want)
@@ -422,4 +411,18 @@ func (uj *unitJSON) unit(pc *PartConfig, want int) (PartUnit, error) {
 		}
 	}
 	return u, nil
+}
+
+// jsonFloats returns v with NaN as nil, which JSON writes as null.
+func jsonFloats(v []float64) []*float64 {
+	if v == nil {
+		return nil
+	}
+	out := make([]*float64, len(v))
+	for i := range v {
+		if !math.IsNaN(v[i]) {
+			out[i] = &v[i]
+		}
+	}
+	return out
 }

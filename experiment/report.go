@@ -1,6 +1,7 @@
 package experiment
 
 import (
+	"math"
 	"slices"
 
 	"graphcc/metrics"
@@ -102,8 +103,6 @@ type BinRatios struct {
 	P50, P95, P99 metrics.Ratio
 }
 
-// mergeRewards returns the mean over runs of each reward's score, and the
-
 // RefIndex returns the index of the reference policy in r.Policies.
 func (r *Report) RefIndex() int {
 	return max(0, slices.Index(r.Policies, r.Reference))
@@ -114,4 +113,42 @@ func (r *Report) RefIndex() int {
 func (r *Report) NormalizedMeanSlowdown(s, p int) float64 {
 	sr := r.Scenarios[s]
 	return metrics.Normalize(sr.Policies[p].Summary.Slowdown.Mean, sr.Policies[r.RefIndex()].Summary.Slowdown.Mean)
+}
+
+// SlowdownLOO returns the policy's mean slowdown leaving out each seed in
+// turn (metrics.Jackknife), nil without intervals.
+func (pr *PolicyResult) SlowdownLOO() []float64 { return pr.slowdownLOO }
+
+// GeoMeanSlowdown returns policy p's mean slowdown, or with several
+// scenarios the geometric mean over them of its mean slowdowns.
+func (r *Report) GeoMeanSlowdown(p int) float64 {
+	if len(r.Scenarios) == 1 {
+		return r.Scenarios[0].Policies[p].Summary.Slowdown.Mean
+	}
+	s := 0.0
+	for _, sr := range r.Scenarios {
+		s += math.Log(sr.Policies[p].Summary.Slowdown.Mean)
+	}
+	return math.Exp(s / float64(len(r.Scenarios)))
+}
+
+// GeoMeanRatio returns policy a's mean slowdown divided by policy b's
+// (with several scenarios, the geometric mean over them of that ratio),
+// with its interval from the leave-one-seed-out ratios when every
+// scenario has them. Both policies' leave-one-out values are ratios to
+// the reference, so their quotient is a's to b's.
+func (r *Report) GeoMeanRatio(a, b int) metrics.Ratio {
+	ratios := make([]float64, len(r.Scenarios))
+	loos := make([][]float64, len(r.Scenarios))
+	for i, sr := range r.Scenarios {
+		pa, pb := sr.Policies[a], sr.Policies[b]
+		ratios[i] = metrics.Normalize(pa.Summary.Slowdown.Mean, pb.Summary.Slowdown.Mean)
+		if pa.meanLOO != nil && pb.meanLOO != nil {
+			loos[i] = metrics.JackknifeRatios(pa.meanLOO, pb.meanLOO)
+		}
+	}
+	if len(r.Scenarios) == 1 { // the ratio itself, not exp(log(ratio))
+		return jackRatio(ratios[0], r.Scenarios[0].Policies[a].meanLOO, r.Scenarios[0].Policies[b].meanLOO)
+	}
+	return geoMean(ratios, loos, len(r.Seeds))
 }

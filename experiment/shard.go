@@ -95,9 +95,9 @@ func (s Shard) Units(total int) []int {
 	return out
 }
 
-// check reports whether s is a shard: the zero Shard, or 0 <= Index <
+// Check reports whether s is a shard: the zero Shard, or 0 <= Index <
 // Count <= MaxShards.
-func (s Shard) check() error {
+func (s Shard) Check() error {
 	if s == (Shard{}) {
 		return nil
 	}

@@ -49,10 +49,11 @@ func sample(u, m float64, q int64, rate int64) control.PortSample {
 // histOf returns an enqueue-depth histogram whose QueueFeature is q bytes
 // (to within rounding), for q up to the last bucket's middle (about 3.7 MB;
 // larger q give that): 2q packets in the last bucket and the rest of
-// QueuePacketBytes × 2·DepthMid(last) packets at depth 0.
+// QueuePacketBytes × 2·mid packets at depth 0, where mid is the depth
+// DepthHist.Mean counts the last bucket at, the middle of its range.
 func histOf(q int64) (h control.DepthHist) {
 	last := control.DepthBuckets - 1
-	n := control.QueuePacketBytes * int64(2*control.DepthMid(last))
+	n := control.QueuePacketBytes * (control.DepthLow(last) + control.DepthLow(last+1) - 1)
 	hi := min(2*q, n)
 	h[last], h[0] = hi, n-hi
 	return h

@@ -10,7 +10,7 @@ import (
 	"testing"
 
 	"graphcc/control"
-	"graphcc/experiment"
+	"graphcc/experiment/tune"
 	"graphcc/gnn"
 	"graphcc/policy"
 )
@@ -143,11 +143,11 @@ var shippedCurriculum = []string{"fb60-incast", "fb60", "websearch60", "alistora
 // that table, and the embedded model was taught it on that curriculum.
 func TestCommittedShippedTeacher(t *testing.T) {
 	grid := map[string]bool{}
-	for _, s := range experiment.ActionGrid(gnn.ActionsRPC) {
+	for _, s := range tune.ActionGrid(gnn.ActionsRPC) {
 		grid[s.Spec()] = true
 	}
 	dir := filepath.Join("..", "models", "tuned-rpc")
-	results, err := experiment.LoadPrior(dir, shippedCurriculum)
+	results, err := tune.LoadPrior(dir, shippedCurriculum)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -19,6 +19,7 @@ import (
 
 	"graphcc/control"
 	"graphcc/experiment"
+	"graphcc/experiment/report"
 	"graphcc/internal/version"
 	"graphcc/policy"
 	"graphcc/replay"
@@ -397,7 +398,7 @@ func printReport(cmd *cobra.Command, rep *experiment.Report, out, jsonOut string
 	if err != nil {
 		return err
 	}
-	if err := rep.WriteMarkdown(cmd.OutOrStdout()); err != nil {
+	if err := report.WriteMarkdown(cmd.OutOrStdout(), rep); err != nil {
 		return err
 	}
 	var wrote outputs
@@ -472,7 +473,7 @@ func writeReport(rep *experiment.Report, out, jsonOut string, log *slog.Logger) 
 	before := readEvalManifest(out)
 	written := []string{"report.md"}
 	for i := range rep.Scenarios {
-		written = append(written, rep.FigureFile(i))
+		written = append(written, report.FigureFile(rep, i))
 	}
 	// First the old list and the new names together.
 	planned := slices.Clone(before)
@@ -484,14 +485,14 @@ func writeReport(rep *experiment.Report, out, jsonOut string, log *slog.Logger) 
 	if err := writeEvalManifest(out, planned); err != nil {
 		return nil, err
 	}
-	if _, err := rep.WriteFigures(out); err != nil {
+	if _, err := report.WriteFigures(out, rep); err != nil {
 		return nil, fmt.Errorf("--out: %w", err)
 	}
-	if err := writeOutput("out", filepath.Join(out, "report.md"), rep.WriteMarkdown); err != nil {
+	if err := writeOutput("out", filepath.Join(out, "report.md"), func(w io.Writer) error { return report.WriteMarkdown(w, rep) }); err != nil {
 		return nil, err
 	}
 	if jsonOut != "" {
-		if err := writeOutput("json", jsonOut, rep.WriteJSON); err != nil {
+		if err := writeOutput("json", jsonOut, func(w io.Writer) error { return report.WriteJSON(w, rep) }); err != nil {
 			return nil, err
 		}
 	}

@@ -11,6 +11,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"graphcc/experiment"
+	"graphcc/experiment/tune"
 	"graphcc/internal/version"
 )
 
@@ -115,14 +116,14 @@ func (o *mergeOpts) runTune(ctx context.Context, cmd *cobra.Command, parts []*ex
 	if err := checkOutputs("json", o.jsonOut); err != nil {
 		return err
 	}
-	c, err := parts[0].TuneConfig()
+	c, err := tune.ConfigOf(parts[0].Part)
 	if err != nil {
 		return fmt.Errorf("%s: %w", parts[0].Name(), err)
 	}
 	bar := newMeter(cmd.ErrOrStderr(), "tune", "rounds", c.Rounds())
 	done := 0
 	start := time.Now()
-	res, err := experiment.MergeTune(ctx, parts, build, experiment.TuneRunOptions{Workers: o.workers, Progress: func(r experiment.TuneRound) {
+	res, err := tune.Merge(ctx, parts, build, tune.MergeOptions{Workers: o.workers, Progress: func(r tune.Round) {
 		done++
 		bar.step(done, fmt.Sprintf("%s, %d settings run; best %s, mean slowdown %.3f", r.Name, r.Settings, r.Best, r.Score))
 	}})
@@ -134,7 +135,7 @@ func (o *mergeOpts) runTune(ctx context.Context, cmd *cobra.Command, parts []*ex
 	if err := wrote.write("json", o.jsonOut, res.WriteJSON); err != nil {
 		return err
 	}
-	if err := writeTuneSummary(cmd.OutOrStdout(), res, time.Since(start)); err != nil {
+	if err := res.WriteSummary(cmd.OutOrStdout(), time.Since(start)); err != nil {
 		return err
 	}
 	wrote.report(cmd.ErrOrStderr())

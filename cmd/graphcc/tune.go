@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"io"
 	"strings"
-	"text/tabwriter"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -13,6 +12,7 @@ import (
 
 	"graphcc/control"
 	"graphcc/experiment"
+	"graphcc/experiment/tune"
 	"graphcc/gnn"
 	"graphcc/scenario"
 	"graphcc/topo"
@@ -101,11 +101,11 @@ scores, and writes the result tune writes (docs/scale-out.md).`
 func newTuneCmd() *cobra.Command {
 	o := tuneOpts{
 		scenario: scenario.Default().Name,
-		seeds:    experiment.DefaultTuneSeeds(),
-		confirm:  experiment.DefaultConfirmSeeds(),
+		seeds:    tune.DefaultSeeds(),
+		confirm:  tune.DefaultConfirmSeeds(),
 		grid:     "extended",
-		refine:   experiment.DefaultTuneRefine,
-		top:      experiment.DefaultTuneTop,
+		refine:   tune.DefaultRefine,
+		top:      tune.DefaultTop,
 		out:      "tune.json",
 		hw:       defaultHW(),
 		interval: topo.FormatDuration(control.DefaultInterval),
@@ -150,8 +150,8 @@ func newTuneCmd() *cobra.Command {
 }
 
 // config builds the search of the flags.
-func (o *tuneOpts) config(fs *pflag.FlagSet) (experiment.TuneConfig, error) {
-	var c experiment.TuneConfig
+func (o *tuneOpts) config(fs *pflag.FlagSet) (tune.Config, error) {
+	var c tune.Config
 	set, err := loadScenarioSet(o.scenarioFile)
 	if err != nil {
 		return c, err
@@ -203,7 +203,7 @@ func (o *tuneOpts) config(fs *pflag.FlagSet) (experiment.TuneConfig, error) {
 		for _, sc := range c.Scenarios {
 			names = append(names, sc.Name)
 		}
-		if c.Prior, err = experiment.LoadPrior(o.reuse, names); err != nil {
+		if c.Prior, err = tune.LoadPrior(o.reuse, names); err != nil {
 			return c, fmt.Errorf("--reuse: %w", err)
 		}
 	}
@@ -214,7 +214,7 @@ func (o *tuneOpts) config(fs *pflag.FlagSet) (experiment.TuneConfig, error) {
 // flags, refusing the ECN flags (tune searches the thresholds), a fabric
 // of c.Scenarios that cannot run the hardware, and with --dcqcn hosts'
 // constants that no +dcqcn: spec can start from.
-func (o *tuneOpts) hardware(fs *pflag.FlagSet, c *experiment.TuneConfig) error {
+func (o *tuneOpts) hardware(fs *pflag.FlagSet, c *tune.Config) error {
 	if err := refuseECNFlags(fs, "tune searches the switches' thresholds; give the hardware's other flags only"); err != nil {
 		return err
 	}
@@ -235,7 +235,7 @@ func (o *tuneOpts) hardware(fs *pflag.FlagSet, c *experiment.TuneConfig) error {
 		}
 	}
 	if o.dcqcn {
-		if err := experiment.HardwareDCQCN(c.Params).Params().Validate(); err != nil {
+		if err := tune.HardwareDCQCN(c.Params).Params().Validate(); err != nil {
 			return fmt.Errorf("--dcqcn starts from the hosts' constants of --%s, which must be a NIC's: %w",
 				strings.Join(hostSpecFlagNames(), ", --"), err)
 		}
@@ -259,12 +259,12 @@ func (o *tuneOpts) run(ctx context.Context, cmd *cobra.Command) error {
 	}
 	bar := newMeter(cmd.ErrOrStderr(), "tune", "rounds", c.Rounds())
 	done := 0
-	c.Progress = func(r experiment.TuneRound) {
+	c.Progress = func(r tune.Round) {
 		done++
 		bar.step(done, fmt.Sprintf("%s, %d settings run; best %s, mean slowdown %.3f", r.Name, r.Settings, r.Best, r.Score))
 	}
 	start := time.Now()
-	res, err := experiment.Tune(ctx, c)
+	res, err := tune.Search(ctx, c)
 	bar.done()
 	if err != nil {
 		return err
@@ -273,7 +273,7 @@ func (o *tuneOpts) run(ctx context.Context, cmd *cobra.Command) error {
 	if err := wrote.write("out", o.out, res.WriteJSON); err != nil {
 		return err
 	}
-	if err := writeTuneSummary(cmd.OutOrStdout(), res, time.Since(start)); err != nil {
+	if err := res.WriteSummary(cmd.OutOrStdout(), time.Since(start)); err != nil {
 		return err
 	}
 	wrote.report(cmd.ErrOrStderr())
@@ -282,26 +282,26 @@ func (o *tuneOpts) run(ctx context.Context, cmd *cobra.Command) error {
 
 // tuneGrid returns the coarse grid --grid names: paper, extended, or
 // actions:SET, the 120 settings of train's --actions table SET.
-func tuneGrid(name string) ([]experiment.Setting, error) {
+func tuneGrid(name string) ([]tune.Setting, error) {
 	switch name {
 	case "paper":
-		return experiment.PaperGrid(), nil
+		return tune.PaperGrid(), nil
 	case "extended":
-		return experiment.ExtendedGrid(), nil
+		return tune.ExtendedGrid(), nil
 	}
 	if set, ok := strings.CutPrefix(name, "actions:"); ok {
 		s, err := gnn.ParseActionSet(set)
 		if err != nil {
 			return nil, fmt.Errorf("--grid %s: %w", name, err)
 		}
-		return experiment.ActionGrid(s), nil
+		return tune.ActionGrid(s), nil
 	}
 	return nil, fmt.Errorf("--grid %s: want paper, extended or actions:SET (SET paper, extended or rpc)", name)
 }
 
 // runShard runs shard --shard of the grid of the search c and writes
 // its part to --json.
-func (o *tuneOpts) runShard(ctx context.Context, cmd *cobra.Command, c experiment.TuneConfig) error {
+func (o *tuneOpts) runShard(ctx context.Context, cmd *cobra.Command, c tune.Config) error {
 	if o.reuse != "" {
 		return fmt.Errorf("--reuse with --shard: a shard runs its part of the grid whole (reuse the priors in one process instead)")
 	}
@@ -309,10 +309,10 @@ func (o *tuneOpts) runShard(ctx context.Context, cmd *cobra.Command, c experimen
 	if err != nil {
 		return err
 	}
-	total := len(shard.Units(experiment.GridSize(c.Grid))) * len(c.Scenarios) * len(c.Seeds)
+	total := len(shard.Units(tune.GridSize(c.Grid))) * len(c.Scenarios) * len(c.Seeds)
 	bar := newMeter(cmd.ErrOrStderr(), "tune grid "+shard.String(), "runs", total)
 	c.RunProgress = func(done, _ int) { bar.step(done, "") }
-	part, err := experiment.TuneGridPart(ctx, c, shard)
+	part, err := tune.GridPart(ctx, c, shard)
 	bar.done()
 	if err != nil {
 		return err
@@ -324,63 +324,4 @@ func (o *tuneOpts) runShard(ctx context.Context, cmd *cobra.Command, c experimen
 	}
 	wrote.report(cmd.ErrOrStderr())
 	return nil
-}
-
-// writeTuneSummary prints the winner and its confirmation as a table.
-func writeTuneSummary(w io.Writer, r *experiment.TuneResult, wall time.Duration) error {
-	what := r.Scenario
-	if len(r.Scenarios) > 0 {
-		what = fmt.Sprintf("%d scenarios (%s; scores are geometric means)", len(r.Scenarios), strings.Join(r.Scenarios, ", "))
-	}
-	fmt.Fprintf(w, "tune %s: %d configurations on seeds %s in %s; best %s (mean slowdown %.3f%s)\n\n",
-		what, len(r.Runs), experiment.FormatSeeds(r.Seeds), wall.Round(time.Second), r.BestPolicy, r.Score, formatScoreInterval(r))
-	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
-	cf := r.Confirm
-	fmt.Fprintf(tw, "confirmation (seeds %s)\tmean slowdown\tbest_policy's ratio (95 %% CI)\n", experiment.FormatSeeds(cf.Seeds))
-	fmt.Fprintf(tw, "%s (best_policy)\t%.3f\t\n", r.BestPolicy, cf.MeanSlowdown["best_policy"])
-	fmt.Fprintf(tw, "static\t%.3f\t%s\n", cf.MeanSlowdown["static"], formatTuneRatio(cf.VsStatic))
-	var notes []string
-	rows := []struct {
-		spec, key, what string
-		ratio           *experiment.TuneRatio
-	}{
-		{cf.PaperGridBest, "paper_grid_best", "paper grid's best", cf.VsPaperGridBest},
-		{cf.BestOneSetting, "best_one_setting", "best of one setting, hosts unchanged", cf.VsBestOneSetting},
-	}
-	for _, row := range rows {
-		switch {
-		case row.spec == "":
-		case row.spec == r.BestPolicy:
-			notes = append(notes, fmt.Sprintf("(%s is also the %s)", r.BestPolicy, row.what))
-		case row.ratio != nil:
-			fmt.Fprintf(tw, "%s (%s)\t%.3f\t%s\n", row.spec, row.what, cf.MeanSlowdown[row.key], formatTuneRatio(*row.ratio))
-		}
-	}
-	if err := tw.Flush(); err != nil {
-		return err
-	}
-	for _, n := range notes {
-		if _, err := fmt.Fprintln(w, n); err != nil {
-			return err
-		}
-	}
-	return nil
-}
-
-// formatScoreInterval writes ", 95 % CI lo–hi" for r's score, or nothing
-// without an interval.
-func formatScoreInterval(r *experiment.TuneResult) string {
-	if r.ScoreLo == nil || r.ScoreHi == nil {
-		return ""
-	}
-	return fmt.Sprintf(", 95 %% CI %.3f–%.3f", *r.ScoreLo, *r.ScoreHi)
-}
-
-// formatTuneRatio writes "0.812 (0.790–0.835)", or the value alone
-// without an interval.
-func formatTuneRatio(r experiment.TuneRatio) string {
-	if r.Lo == nil || r.Hi == nil {
-		return fmt.Sprintf("%.3f", r.Value)
-	}
-	return fmt.Sprintf("%.3f (%.3f–%.3f)", r.Value, *r.Lo, *r.Hi)
 }

@@ -1,9 +1,10 @@
-package experiment
+package report
 
 import (
 	"io"
 	"math"
 
+	"graphcc/experiment"
 	"graphcc/internal/fileio"
 	"graphcc/metrics"
 	"graphcc/topo"
@@ -90,17 +91,17 @@ type (
 		SlowdownByBin          []metrics.Stats   `json:"slowdown_by_figure_bin"`
 		BinVsRef               []binJSON         `json:"slowdown_by_figure_bin_vs_reference"`
 		PerSeed                []metrics.Summary `json:"per_seed"`
-		// per Report.Rewards; null where no interval was scored
+		// per experiment.Report.Rewards; null where no interval was scored
 		Rewards        []*float64   `json:"rewards,omitempty"`
 		PerSeedRewards [][]*float64 `json:"per_seed_rewards,omitempty"`
-		// per Report.Yardsticks; absent without yardsticks
+		// per experiment.Report.Yardsticks; absent without yardsticks
 		VsYardsticks []yardRatioJSON `json:"vs_yardsticks,omitempty"`
 		// per phase; absent on a scenario without phases
 		Phases []phaseRatioJSON `json:"slowdown_by_phase_vs_reference,omitempty"`
 	}
 )
 
-// binJSON is BinRatios in JSON: each ratio (null where undefined) and its
+// binJSON is experiment.BinRatios in JSON: each ratio (null where undefined) and its
 // interval ([lo, hi], null without one).
 type binJSON struct {
 	P50   *float64  `json:"p50"`
@@ -134,7 +135,7 @@ func jsonFloats(v []float64) []*float64 {
 	return out
 }
 
-// WriteJSON writes the report as indented JSON: the reference, policies,
+// WriteJSON writes rep as indented JSON: the reference, policies,
 // seeds, figure bins and level of the intervals ("ci_level", absent without
 // intervals), with several scenarios the geometric means of GeoMeanVsRef
 // and their intervals (in the order of "policies"), then per scenario its
@@ -161,7 +162,10 @@ func jsonFloats(v []float64) []*float64 {
 // slowdown is above the yardstick's ("vs_yardsticks"), and per scenario
 // and policy its ratios to each ("vs_yardsticks"); docs/formats.md lists
 // the keys.
-func (r *Report) WriteJSON(w io.Writer) error {
+func WriteJSON(w io.Writer, rep *experiment.Report) error { return view{rep}.writeJSON(w) }
+
+// writeJSON is WriteJSON of r.
+func (r view) writeJSON(w io.Writer) error {
 	out := evalJSON{Reference: r.Reference, Policies: r.Policies, Seeds: r.Seeds, Bins: binBounds(r.Bins), Rewards: r.Rewards,
 		Yardsticks: r.Yardsticks, VsYardsticks: r.yardsticksJSON()}
 	if len(r.Seeds) >= metrics.MinIntervalSeeds {
@@ -218,7 +222,7 @@ func binBounds(bins []int64) []*int64 {
 // without its policies. For phased traffic the load is the phases' mean
 // (Scenario.MeanLoad), the incast none, the workload and its CDF the mix
 // of the phases' (Scenario.SizeCDF), and phases lists them.
-func newScenarioJSON(sr ScenarioResult) scenarioJSON {
+func newScenarioJSON(sr experiment.ScenarioResult) scenarioJSON {
 	s := sr.Scenario
 	sj := scenarioJSON{
 		Name: s.Name, Description: s.Description, Summary: s.Describe(),

@@ -1,4 +1,4 @@
-package experiment
+package report
 
 import (
 	"cmp"
@@ -10,6 +10,7 @@ import (
 	"strings"
 
 	"graphcc/control"
+	"graphcc/experiment"
 	"graphcc/metrics"
 )
 
@@ -27,14 +28,14 @@ const incompleteNote = "† a ratio over completed flows only, where this policy
 	"a policy that leaves its slowest flows unfinished looks faster than it is"
 
 // incomplete reports whether a policy left flows of sr unfinished.
-func (sr *ScenarioResult) incomplete() bool {
-	return slices.ContainsFunc(sr.Policies, func(pr PolicyResult) bool { return pr.Summary.Completed < pr.Summary.Flows })
+func incomplete(sr *experiment.ScenarioResult) bool {
+	return slices.ContainsFunc(sr.Policies, func(pr experiment.PolicyResult) bool { return pr.Summary.Completed < pr.Summary.Flows })
 }
 
 // incompleteMark returns " †" if policy p or the reference policy left
 // flows of scenario si unfinished, so that their ratios compare different
 // sets of flows.
-func (r *Report) incompleteMark(si, p int) string {
+func (r view) incompleteMark(si, p int) string {
 	sr := &r.Scenarios[si]
 	for _, i := range []int{p, r.RefIndex()} {
 		if s := sr.Policies[i].Summary; s.Completed < s.Flows {
@@ -68,7 +69,7 @@ func mdCell(s string) string {
 	return strings.ReplaceAll(s, "|", `\|`)
 }
 
-// WriteMarkdown writes the report. It leads with the reference policy
+// WriteMarkdown writes rep as Markdown. It leads with the reference policy
 // against each other policy worded as the targets are (writeHeadline:
 // "mean slowdown 21.4 % below static (95 % CI 18.6–24.2 %)"), says how
 // the figures were measured, then per scenario a table of the policies'
@@ -89,7 +90,10 @@ func mdCell(s string) string {
 // with each policy's score, and the report ends, with at least three
 // policies the rewards score, with how well each reward ranks the
 // policies as their mean slowdowns do per scenario.
-func (r *Report) WriteMarkdown(w io.Writer) error {
+func WriteMarkdown(w io.Writer, rep *experiment.Report) error { return view{rep}.writeMarkdown(w) }
+
+// writeMarkdown is WriteMarkdown of r.
+func (r view) writeMarkdown(w io.Writer) error {
 	var b strings.Builder
 	fmt.Fprintf(&b, "# Evaluation\n")
 	r.writeHeadline(&b)
@@ -113,7 +117,7 @@ func (r *Report) WriteMarkdown(w io.Writer) error {
 // targets are: its mean slowdown and its p99 slowdown of flows of at most
 // 100 KB as a percentage below (or above) the other's, with the interval
 // of the ratio. Nothing with a single policy.
-func (r *Report) writeHeadline(b *strings.Builder) {
+func (r view) writeHeadline(b *strings.Builder) {
 	if len(r.Policies) < 2 {
 		return
 	}
@@ -197,7 +201,7 @@ func fpctRange(lo, hi float64) string {
 
 // shownRewards are the rewards WriteMarkdown writes: r.Rewards with
 // ShowRewards, else none.
-func (r *Report) shownRewards() []string {
+func (r view) shownRewards() []string {
 	if !r.ShowRewards {
 		return nil
 	}
@@ -205,7 +209,7 @@ func (r *Report) shownRewards() []string {
 }
 
 // writeIntro writes how the report was measured.
-func (r *Report) writeIntro(b *strings.Builder) {
+func (r view) writeIntro(b *strings.Builder) {
 	fmt.Fprintf(b, "\n## Method\n\n")
 	fmt.Fprintf(b, "Policies %s on %d scenario(s), seeds %s: every policy runs on the same traces with the same simulation seeds. "+
 		"Slowdown statistics are over the flows of every seed together (FCT / standalone FCT, p99 as HPCC's analysis: sorted[int(0.99·n)]); "+
@@ -223,7 +227,7 @@ func (r *Report) writeIntro(b *strings.Builder) {
 // writeScenario writes the section of scenario si: what it is, its
 // table of policies and, if it is phased, its table by phase
 // (writePhases).
-func (r *Report) writeScenario(b *strings.Builder, si int) {
+func (r view) writeScenario(b *strings.Builder, si int) {
 	sr := &r.Scenarios[si]
 	flows := 0
 	for _, n := range sr.Flows {
@@ -258,7 +262,7 @@ func (r *Report) writeScenario(b *strings.Builder, si int) {
 			notes = append(notes, fmt.Sprintf("%s: %d of %d flows completed (statistics are over the completed ones)", pr.Policy, s.Completed, s.Flows))
 		}
 	}
-	if sr.incomplete() {
+	if incomplete(sr) {
 		notes = append(notes, incompleteNote)
 	}
 	for _, n := range notes {
@@ -268,7 +272,7 @@ func (r *Report) writeScenario(b *strings.Builder, si int) {
 }
 
 // writePolicyRow writes the row of policy pi in the table of scenario si.
-func (r *Report) writePolicyRow(b *strings.Builder, si, pi int) {
+func (r view) writePolicyRow(b *strings.Builder, si, pi int) {
 	pr := &r.Scenarios[si].Policies[pi]
 	s := pr.Summary
 	used := "—"
@@ -287,7 +291,7 @@ func (r *Report) writePolicyRow(b *strings.Builder, si, pi int) {
 
 // writeOverall writes every policy's mean slowdown per scenario divided by
 // the reference's, and their geometric means over the scenarios.
-func (r *Report) writeOverall(b *strings.Builder) {
+func (r view) writeOverall(b *strings.Builder) {
 	fmt.Fprintf(b, "\n## Overall: mean slowdown / %s's\n\n", r.Reference)
 	b.WriteString("| scenario |")
 	for _, p := range r.Policies {
@@ -312,14 +316,14 @@ func (r *Report) writeOverall(b *strings.Builder) {
 		}
 		b.WriteString("\n")
 	}
-	if slices.ContainsFunc(r.Scenarios, func(sr ScenarioResult) bool { return sr.incomplete() }) {
+	if slices.ContainsFunc(r.Scenarios, func(sr experiment.ScenarioResult) bool { return incomplete(&sr) }) {
 		fmt.Fprintf(b, "\n%s.\n", incompleteNote)
 	}
 }
 
 // anyIncompleteMark is incompleteMark of policy p on the first scenario
 // that has one.
-func (r *Report) anyIncompleteMark(p int) string {
+func (r view) anyIncompleteMark(p int) string {
 	mark := ""
 	for si := range r.Scenarios {
 		mark = cmp.Or(mark, r.incompleteMark(si, p))
@@ -329,7 +333,7 @@ func (r *Report) anyIncompleteMark(p int) string {
 
 // rewardOf returns policy result pr's score under reward k, NaN if it has
 // none.
-func rewardOf(pr PolicyResult, k int) float64 {
+func rewardOf(pr experiment.PolicyResult, k int) float64 {
 	if k >= len(pr.Rewards) {
 		return math.NaN()
 	}
@@ -341,10 +345,10 @@ func rewardOf(pr PolicyResult, k int) float64 {
 // reward, its mean slowdown and rank by mean slowdown, the lowest mean
 // slowdown and that policy's rank by reward, and Spearman's rank
 // correlation between reward and the negated mean slowdown.
-func (r *Report) writeRewardAlignment(out *strings.Builder) {
+func (r view) writeRewardAlignment(out *strings.Builder) {
 	var b strings.Builder // the rows
 	for _, sr := range r.Scenarios {
-		var scored []PolicyResult // those the rewards scored (not FairShare's)
+		var scored []experiment.PolicyResult // those the rewards scored (not FairShare's)
 		for _, pr := range sr.Policies {
 			if len(pr.Rewards) > 0 {
 				scored = append(scored, pr)
@@ -369,7 +373,7 @@ func (r *Report) writeRewardAlignment(out *strings.Builder) {
 			}
 			fmt.Fprintf(&b, "| %s | %s | %s | %s (%d of %d) | %s | %d of %d | %s |\n", sr.Scenario.Name, mdCell(rn),
 				mdCell(scored[top].Policy), fnum(-slow[top], 3), rankOf(slow, top), n,
-				mdCell(scored[best].Policy), rankOf(rw, best), n, fnum(Spearman(rw, slow), 3))
+				mdCell(scored[best].Policy), rankOf(rw, best), n, fnum(spearman(rw, slow), 3))
 		}
 	}
 	if b.Len() == 0 {
@@ -406,11 +410,11 @@ func rankOf(v []float64, i int) int {
 	return r
 }
 
-// Spearman returns Spearman's rank correlation of x and y: Pearson's
+// spearman returns Spearman's rank correlation of x and y: Pearson's
 // correlation of their ranks, ties given their mean rank. It is NaN when
 // the lengths differ, fewer than two pairs are given, a value is NaN, or
 // either side is constant.
-func Spearman(x, y []float64) float64 {
+func spearman(x, y []float64) float64 {
 	if len(x) != len(y) || len(x) < 2 {
 		return math.NaN()
 	}

@@ -1,4 +1,4 @@
-package experiment
+package tune
 
 import (
 	"encoding/json"
@@ -15,17 +15,17 @@ import (
 )
 
 // LoadPrior reads the tune results of dir (DIR/<scenario>.json) for those
-// of scenarios that have one, for TuneConfig.Prior: their runs are scores
+// of scenarios that have one, for Config.Prior: their runs are scores
 // a multi-scenario search need not simulate again. A file that exists but
 // is not a one-scenario tune result of that scenario is an error naming
 // it; a scenario without a file is left out.
-func LoadPrior(dir string, scenarios []string) ([]*TuneResult, error) {
+func LoadPrior(dir string, scenarios []string) ([]*Result, error) {
 	if st, err := os.Stat(dir); err != nil {
 		return nil, err
 	} else if !st.IsDir() {
 		return nil, fmt.Errorf("%s: not a directory", dir)
 	}
-	var out []*TuneResult
+	var out []*Result
 	for _, name := range scenarios {
 		path := filepath.Join(dir, name+".json")
 		b, err := os.ReadFile(path)
@@ -35,7 +35,7 @@ func LoadPrior(dir string, scenarios []string) ([]*TuneResult, error) {
 		if err != nil {
 			return nil, err
 		}
-		var r TuneResult
+		var r Result
 		if err := json.Unmarshal(b, &r); err != nil {
 			return nil, fmt.Errorf("%s: not a tune result: %w", path, err)
 		}
@@ -53,7 +53,7 @@ func LoadPrior(dir string, scenarios []string) ([]*TuneResult, error) {
 // c's validation seeds and hardware. A result without Hardware (written
 // before tune recorded it) counts as made with the default hardware, as
 // make yardsticks makes them.
-func (c *TuneConfig) priorScores() ([]map[string]float64, error) {
+func (c *Config) priorScores() ([]map[string]float64, error) {
 	if len(c.Prior) == 0 {
 		return nil, nil
 	}

@@ -1,4 +1,4 @@
-package experiment
+package report
 
 import (
 	"fmt"

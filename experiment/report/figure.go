@@ -1,4 +1,4 @@
-package experiment
+package report
 
 import (
 	"fmt"
@@ -14,6 +14,7 @@ import (
 	"gonum.org/v1/plot/vg/draw"
 	"gonum.org/v1/plot/vg/vgimg"
 
+	"graphcc/experiment"
 	"graphcc/internal/fileio"
 	"graphcc/metrics"
 	"graphcc/scenario"
@@ -37,15 +38,20 @@ const (
 	fontTick  = 6.5
 )
 
-// WriteFigure writes the figure of scenario si of r to w as a PNG, one
+// WriteFigure writes the figure of scenario si of rep to w as a PNG, one
 // paper column (3.5 in) wide: FCT slowdown median, p95 and p99 per
-// flow-size bin (r.Bins, metrics.FigureBins), each policy's value divided
+// flow-size bin (rep.Bins, metrics.FigureBins), each policy's value divided
 // by the reference policy's in the same bin (so the reference is the line
 // at 1; a bin without flows is left out) with its 95 % interval where the
-// evaluation has one (PolicyResult.BinVsRef), above the scenario's
+// evaluation has one (experiment.PolicyResult.BinVsRef), above the scenario's
 // flow-size CDF. A policy has the same colour and marker in every figure
 // (policyStyle).
-func (r *Report) WriteFigure(w io.Writer, si int) error {
+func WriteFigure(w io.Writer, rep *experiment.Report, si int) error {
+	return view{rep}.writeFigure(w, si)
+}
+
+// writeFigure is WriteFigure of r.
+func (r view) writeFigure(w io.Writer, si int) error {
 	c, _, err := drawFigure(r, si)
 	if err != nil {
 		return err
@@ -56,18 +62,26 @@ func (r *Report) WriteFigure(w io.Writer, si int) error {
 
 // FigureFile is the name WriteFigures gives the figure of scenario si:
 // the scenario's name with ".png".
-func (r *Report) FigureFile(si int) string {
+func FigureFile(rep *experiment.Report, si int) string { return view{rep}.figureFile(si) }
+
+// figureFile is FigureFile of r.
+func (r view) figureFile(si int) string {
 	return r.Scenarios[si].Scenario.Name + ".png"
 }
 
-// WriteFigures writes the figure of every scenario (WriteFigure) into the
+// WriteFigures writes the figure of every scenario of rep (WriteFigure) into the
 // directory dir, which must exist, each atomically as FigureFile, and
 // returns the names of the files written.
-func (r *Report) WriteFigures(dir string) ([]string, error) {
+func WriteFigures(dir string, rep *experiment.Report) ([]string, error) {
+	return view{rep}.writeFigures(dir)
+}
+
+// writeFigures is WriteFigures of r.
+func (r view) writeFigures(dir string) ([]string, error) {
 	var names []string
 	for si := range r.Scenarios {
-		name := r.FigureFile(si)
-		if err := fileio.WriteAtomic(filepath.Join(dir, name), func(w io.Writer) error { return r.WriteFigure(w, si) }); err != nil {
+		name := r.figureFile(si)
+		if err := fileio.WriteAtomic(filepath.Join(dir, name), func(w io.Writer) error { return r.writeFigure(w, si) }); err != nil {
 			return names, fmt.Errorf("figure %s: %w", name, err)
 		}
 		names = append(names, name)
@@ -78,16 +92,16 @@ func (r *Report) WriteFigures(dir string) ([]string, error) {
 // figureStats are the statistics of the ratio panels, top to bottom.
 var figureStats = []struct {
 	name string
-	get  func(BinRatios) metrics.Ratio
+	get  func(experiment.BinRatios) metrics.Ratio
 }{
-	{"median", func(b BinRatios) metrics.Ratio { return b.P50 }},
-	{"p95", func(b BinRatios) metrics.Ratio { return b.P95 }},
-	{"p99", func(b BinRatios) metrics.Ratio { return b.P99 }},
+	{"median", func(b experiment.BinRatios) metrics.Ratio { return b.P50 }},
+	{"p95", func(b experiment.BinRatios) metrics.Ratio { return b.P95 }},
+	{"p99", func(b experiment.BinRatios) metrics.Ratio { return b.P99 }},
 }
 
 // drawFigure draws WriteFigure's figure and returns it with the number of
 // error bars it drew.
-func drawFigure(rep *Report, si int) (*vgimg.Canvas, int, error) {
+func drawFigure(rep view, si int) (*vgimg.Canvas, int, error) {
 	var panels []*plot.Plot
 	drawn := 0 // error bars
 	for k, st := range figureStats {
@@ -126,7 +140,7 @@ func drawFigure(rep *Report, si int) (*vgimg.Canvas, int, error) {
 // divided by the reference's (the y axis names the statistic), with its
 // interval; the bins are labelled, with the reference's flow counts, on
 // the bottom panel only. It returns the panel and the error bars drawn.
-func ratioPanel(rep *Report, si int, name string, get func(BinRatios) metrics.Ratio, bottom bool) (*plot.Plot, int, error) {
+func ratioPanel(rep view, si int, name string, get func(experiment.BinRatios) metrics.Ratio, bottom bool) (*plot.Plot, int, error) {
 	sr := rep.Scenarios[si]
 	nb := len(rep.Bins)
 	// The bins are categories: no vertical grid, which only the labelled
@@ -176,7 +190,7 @@ type errorBars struct {
 // addRatios adds policy pr's ratios to p in its style (policyStyle): a
 // line through the bins that have flows, broken at those that do not, a
 // marker on each, and, unless pr is the reference, its intervals.
-func addRatios(p *plot.Plot, pr PolicyResult, get func(BinRatios) metrics.Ratio, ref bool) (seriesSpan, error) {
+func addRatios(p *plot.Plot, pr experiment.PolicyResult, get func(experiment.BinRatios) metrics.Ratio, ref bool) (seriesSpan, error) {
 	span := seriesSpan{lo: math.Inf(1), hi: math.Inf(-1)}
 	var segs []plotter.XYs
 	var pts, cur plotter.XYs
@@ -232,7 +246,7 @@ func addRatios(p *plot.Plot, pr PolicyResult, get func(BinRatios) metrics.Ratio,
 
 // binTicks are the ticks of the flow-size bins: with labels, each bin's
 // upper bound over the number of the reference's flows in it.
-func binTicks(rep *Report, si int, labels bool) []plot.Tick {
+func binTicks(rep view, si int, labels bool) []plot.Tick {
 	refBins := rep.Scenarios[si].Policies[rep.RefIndex()].SlowdownByBin
 	ticks := make([]plot.Tick, len(rep.Bins))
 	for b := range ticks {
@@ -255,7 +269,7 @@ type figureLegend struct {
 	more    draw.TextStyle
 }
 
-func newFigureLegend(rep *Report) figureLegend {
+func newFigureLegend(rep view) figureLegend {
 	// A canvas to measure text on; the legend is laid out the same on any.
 	measure := draw.New(vgimg.New(figWidth, figHeader))
 	lg := figureLegend{entries: make([]*plot.Legend, len(rep.Policies)), more: textStyle(fontLabel, color.Gray{Y: 60})}
@@ -287,7 +301,7 @@ func moreText(n int) string { return fmt.Sprintf("… and %d more (see the repor
 
 // drawHeader draws the header of the figure of scenario si into strip:
 // the scenario, its flows and seeds; what the panels plot; the legend.
-func drawHeader(strip draw.Canvas, rep *Report, si int, lg figureLegend) {
+func drawHeader(strip draw.Canvas, rep view, si int, lg figureLegend) {
 	sr := rep.Scenarios[si]
 	flows := 0
 	for _, n := range sr.Flows {
@@ -295,7 +309,7 @@ func drawHeader(strip draw.Canvas, rep *Report, si int, lg figureLegend) {
 	}
 	x, top := strip.Min.X+vg.Points(4), strip.Max.Y-vg.Points(2)
 	strip.FillText(textStyle(fontTitle, color.Black), vg.Point{X: x, Y: top},
-		fmt.Sprintf("%s: %s flows, seeds %s", sr.Scenario.Name, groupThousands(flows), FormatSeeds(rep.Seeds)))
+		fmt.Sprintf("%s: %s flows, seeds %s", sr.Scenario.Name, groupThousands(flows), experiment.FormatSeeds(rep.Seeds)))
 	note := fmt.Sprintf("FCT slowdown / %s's in the same flow-size bin", rep.Reference)
 	if len(rep.Seeds) >= metrics.MinIntervalSeeds {
 		note += fmt.Sprintf("; bars: %.0f %% CI", 100*metrics.CILevel)

@@ -1,4 +1,4 @@
-package experiment
+package tune
 
 import (
 	"math"
@@ -11,7 +11,7 @@ import (
 	"graphcc/topo"
 )
 
-// Candidate is one configuration Tune runs: a fixed switch ECN setting,
+// Candidate is one configuration Search runs: a fixed switch ECN setting,
 // for every switch port or by port role, and the hosts' DCQCN constants if
 // they are tuned.
 type Candidate struct {
@@ -22,7 +22,7 @@ type Candidate struct {
 	// switch (policy.Edge).
 	ToSwitch *Setting `json:"to_switch,omitempty"`
 	// DCQCN, if set, are the hosts' DCQCN constants, which replace the
-	// hardware's (nil: the hardware's, TuneConfig.Params: HPCC's preset
+	// hardware's (nil: the hardware's, Config.Params: HPCC's preset
 	// by default).
 	DCQCN *DCQCNSetting `json:"dcqcn,omitempty"`
 }
@@ -80,7 +80,7 @@ func (s Setting) args() string {
 	return f(s.KMinKB) + "," + f(s.KMaxKB) + "," + f(s.PMax)
 }
 
-// DCQCNSetting are the hosts' DCQCN constants Tune searches, in the units
+// DCQCNSetting are the hosts' DCQCN constants a search tunes, in the units
 // of a NIC's configuration (control.HostParams; the ranges a ConnectX NIC
 // takes): the timers in µs, the increase steps of a 25 Gbps NIC in Mbps.
 type DCQCNSetting struct {
@@ -124,7 +124,7 @@ func (d DCQCNSetting) Params() control.HostParams {
 	}
 }
 
-// DCQCNLadder is the levels Tune tries of one DCQCN constant.
+// DCQCNLadder is the levels Search tries of one DCQCN constant.
 type DCQCNLadder struct {
 	Name   string // "timer", "alpha", "decrease", "ai", "hai"
 	Levels []float64
@@ -133,7 +133,7 @@ type DCQCNLadder struct {
 }
 
 // DCQCNLadders returns the levels of each DCQCN constant, in the order
-// Tune's rounds take them: the rate-increase timer (15 to 600 µs; HPCC's
+// Search's rounds take them: the rate-increase timer (15 to 600 µs; HPCC's
 // 300, the DCQCN paper's 55), the alpha period (1 to 55 µs), the decrease
 // period (2 to 50 µs), the additive increase (2.5 to 80 Mbps) and the
 // hyper increase (25 to 400 Mbps), each with the preset's level.

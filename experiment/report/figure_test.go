@@ -1,4 +1,4 @@
-package experiment
+package report
 
 import (
 	"bytes"
@@ -10,11 +10,8 @@ import (
 	"gonum.org/v1/plot/vg"
 	"gonum.org/v1/plot/vg/vgimg"
 
-	"graphcc/control"
-	"graphcc/internal/testfabric"
+	"graphcc/experiment"
 	"graphcc/metrics"
-	"graphcc/policy"
-	"graphcc/scenario"
 )
 
 func TestLegendLayout(t *testing.T) {
@@ -77,21 +74,15 @@ func TestFitLegend(t *testing.T) {
 // each ratio's interval but the reference's, and none once the intervals
 // are taken out.
 func TestFigureIntervals(t *testing.T) {
-	sc := testfabric.TinyScenario()
-	rep, err := Evaluate(t.Context(), Config{
-		Scenarios: []scenario.Scenario{sc},
-		Policies: []policy.Named{
-			{Name: "static", New: policy.Static()},
-			{Name: "low", New: policy.Fixed(control.ECN{KMin: 5 * control.KB, KMax: 20 * control.KB, PMax: 0.5})},
-		},
-		Seeds: []uint64{1, 2, 3},
-	})
+	c := tinyEval()
+	c.Seeds = []uint64{1, 2, 3}
+	rep, err := experiment.Evaluate(t.Context(), c)
 	if err != nil {
 		t.Fatal(err)
 	}
 	png := func() ([]byte, int) {
 		t.Helper()
-		c, bars, err := drawFigure(rep, 0)
+		c, bars, err := drawFigure(view{rep}, 0)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -193,11 +184,11 @@ func TestPolicyStyle(t *testing.T) {
 // its neighbours are.
 func TestEmptyBinLeftOut(t *testing.T) {
 	nan := metrics.Ratio{Value: math.NaN()}
-	pr := PolicyResult{Policy: "low", BinVsRef: []BinRatios{
+	pr := experiment.PolicyResult{Policy: "low", BinVsRef: []experiment.BinRatios{
 		{P50: metrics.Ratio{Value: 1.5}}, {P50: nan}, {P50: metrics.Ratio{Value: 0.5, Lo: 0.4, Hi: 0.6}},
 	}}
 	p := newPanel(false)
-	span, err := addRatios(p, pr, func(b BinRatios) metrics.Ratio { return b.P50 }, false)
+	span, err := addRatios(p, pr, func(b experiment.BinRatios) metrics.Ratio { return b.P50 }, false)
 	if err != nil {
 		t.Fatal(err)
 	}

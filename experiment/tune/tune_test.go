@@ -1,4 +1,4 @@
-package experiment
+package tune
 
 import (
 	"bytes"
@@ -10,6 +10,7 @@ import (
 	"strings"
 	"testing"
 
+	"graphcc/experiment"
 	"graphcc/gnn"
 	"graphcc/internal/testfabric"
 	"graphcc/policy"
@@ -21,8 +22,8 @@ import (
 // tinyTune is a search on the tiny scenario (1 ms of traffic): a grid of
 // four settings, two of them the paper's, one refinement round around
 // the leader.
-func tinyTune(workers int, confirm []uint64) TuneConfig {
-	return TuneConfig{
+func tinyTune(workers int, confirm []uint64) Config {
+	return Config{
 		Scenarios: []scenario.Scenario{testfabric.TinyScenario()},
 		Grid: []Setting{
 			{2, 16, 0.01}, {32, 256, 1}, {0, 4, 1}, {8, 512, 0.5},
@@ -35,10 +36,10 @@ func tinyTune(workers int, confirm []uint64) TuneConfig {
 }
 
 func TestTune(t *testing.T) {
-	var rounds []TuneRound
+	var rounds []Round
 	c := tinyTune(2, []uint64{3001, 3002, 3003})
-	c.Progress = func(r TuneRound) { rounds = append(rounds, r) }
-	res, err := Tune(context.Background(), c)
+	c.Progress = func(r Round) { rounds = append(rounds, r) }
+	res, err := Search(context.Background(), c)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -48,7 +49,7 @@ func TestTune(t *testing.T) {
 	c1.Batch = 1
 	var runsDone []int
 	c1.RunProgress = func(done, total int) { runsDone = append(runsDone, done, total) }
-	again, err := Tune(context.Background(), c1)
+	again, err := Search(context.Background(), c1)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -139,7 +140,7 @@ func TestTune(t *testing.T) {
 	for _, s := range PaperGrid() {
 		paper[s.Spec()] = true
 	}
-	var gridBest *TuneRun
+	var gridBest *Run
 	for i, r := range res.Runs {
 		if paper[r.Policy] && (gridBest == nil || r.Score < gridBest.Score) {
 			gridBest = &res.Runs[i]
@@ -177,7 +178,7 @@ func near(a, b float64) bool { return a-b < 1e-9*b && b-a < 1e-9*b }
 func TestTuneFewSeeds(t *testing.T) {
 	c := tinyTune(0, []uint64{3001, 3002})
 	c.Refine = 0
-	res, err := Tune(context.Background(), c)
+	res, err := Search(context.Background(), c)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -188,19 +189,19 @@ func TestTuneFewSeeds(t *testing.T) {
 
 func TestTuneRefuses(t *testing.T) {
 	for _, tc := range []struct {
-		edit func(*TuneConfig)
+		edit func(*Config)
 		err  string
 	}{
-		{func(c *TuneConfig) { c.Seeds = []uint64{2001, 1005} }, "validation seeds: 1005 is one of eval's seeds"},
-		{func(c *TuneConfig) { c.ConfirmSeeds = []uint64{1001} }, "confirmation seeds: 1001 is one of eval's seeds"},
-		{func(c *TuneConfig) { c.ConfirmSeeds = []uint64{2001} }, "seed 2001 is both a validation and a confirmation seed"},
-		{func(c *TuneConfig) { c.Grid = []Setting{{8, 4, 1}} }, "want 0 <= kmin <= kmax"},
-		{func(c *TuneConfig) { c.Grid = []Setting{{2, 16, 1.5}} }, "pmax in [0, 1]"},
-		{func(c *TuneConfig) { c.Refine = -1 }, "must not be negative"},
+		{func(c *Config) { c.Seeds = []uint64{2001, 1005} }, "validation seeds: 1005 is one of eval's seeds"},
+		{func(c *Config) { c.ConfirmSeeds = []uint64{1001} }, "confirmation seeds: 1001 is one of eval's seeds"},
+		{func(c *Config) { c.ConfirmSeeds = []uint64{2001} }, "seed 2001 is both a validation and a confirmation seed"},
+		{func(c *Config) { c.Grid = []Setting{{8, 4, 1}} }, "want 0 <= kmin <= kmax"},
+		{func(c *Config) { c.Grid = []Setting{{2, 16, 1.5}} }, "pmax in [0, 1]"},
+		{func(c *Config) { c.Refine = -1 }, "must not be negative"},
 	} {
 		c := tinyTune(1, []uint64{3001})
 		tc.edit(&c)
-		if _, err := Tune(context.Background(), c); err == nil || !strings.Contains(err.Error(), tc.err) {
+		if _, err := Search(context.Background(), c); err == nil || !strings.Contains(err.Error(), tc.err) {
 			t.Errorf("error %v, want one containing %q", err, tc.err)
 		}
 	}
@@ -250,7 +251,7 @@ func TestGrids(t *testing.T) {
 // TestNeighbours checks the refinement's candidates: one level from each
 // leader in kmin, kmax or pmax, valid, the leaders by score.
 func TestNeighbours(t *testing.T) {
-	tu := &tuner{c: TuneConfig{Top: 2}, runs: []TuneRun{
+	tu := &tuner{c: Config{Top: 2}, runs: []Run{
 		{Candidate: Candidate{Setting: Setting{8, 64, 0.5}}, Score: 3},
 		{Candidate: Candidate{Setting: Setting{0, 2, 0}}, Score: 1},
 		{Candidate: Candidate{Setting: Setting{2, 16, 1}}, Score: 2},
@@ -275,8 +276,8 @@ func TestTuneDCQCNAndRoles(t *testing.T) {
 	c := tinyTune(0, []uint64{3001, 3002, 3003})
 	c.DCQCN, c.Roles = true, true
 	var rounds []string
-	c.Progress = func(r TuneRound) { rounds = append(rounds, r.Name) }
-	res, err := Tune(context.Background(), c)
+	c.Progress = func(r Round) { rounds = append(rounds, r.Name) }
+	res, err := Search(context.Background(), c)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -287,7 +288,7 @@ func TestTuneDCQCNAndRoles(t *testing.T) {
 	if len(rounds) != c.Rounds() {
 		t.Errorf("%d rounds, Rounds() says %d", len(rounds), c.Rounds())
 	}
-	byPolicy := map[string]TuneRun{}
+	byPolicy := map[string]Run{}
 	sawDCQCN, sawRole := false, false
 	for _, r := range res.Runs {
 		if _, err := policy.Parse(context.Background(), r.Policy, policy.Env{}); err != nil || r.Policy != r.Spec() {
@@ -328,7 +329,7 @@ func TestTuneDCQCNAndRoles(t *testing.T) {
 func TestDCQCNNeighbours(t *testing.T) {
 	fast := DefaultDCQCNSetting()
 	fast.IncreaseTimerUS = 55
-	tu := &tuner{c: TuneConfig{Top: 2}, runs: []TuneRun{
+	tu := &tuner{c: Config{Top: 2}, runs: []Run{
 		{Candidate: Candidate{Setting: Setting{2, 32, 0.01}}, Score: 1},
 		{Candidate: Candidate{Setting: Setting{4, 64, 1}, DCQCN: &fast}, Score: 2},
 	}}
@@ -348,7 +349,7 @@ func TestDCQCNNeighbours(t *testing.T) {
 	// a timer at or below the decrease period is not a configuration
 	slow := DefaultDCQCNSetting()
 	slow.DecreasePeriodUS = 50
-	tu.runs = []TuneRun{{Candidate: Candidate{Setting: Setting{2, 32, 0.01}, DCQCN: &slow}, Score: 1}}
+	tu.runs = []Run{{Candidate: Candidate{Setting: Setting{2, 32, 0.01}, DCQCN: &slow}, Score: 1}}
 	for _, c := range tu.dcqcnNeighbours(DCQCNLadders()[0]) {
 		if c.DCQCN != nil && c.DCQCN.IncreaseTimerUS <= 50 {
 			t.Errorf("timer neighbour %s of a 50 µs decrease period", c.Spec())
@@ -426,7 +427,7 @@ func TestTuneOnHardware(t *testing.T) {
 	c.Params = replay.DefaultParams()
 	c.Params.DCQCN.IncreaseInterval, c.Params.DCQCN.HAI = 55*topo.Microsecond, 25*topo.Mbps
 	hw := HardwareDCQCN(c.Params)
-	res, err := Tune(ctx, c)
+	res, err := Search(ctx, c)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -472,7 +473,7 @@ func TestTuneOnHardware(t *testing.T) {
 		t.Fatalf("rounds %v", byRound)
 	}
 	// HPCC's preset timer on this hardware is a configuration of its own
-	if !slices.ContainsFunc(res.Runs, func(r TuneRun) bool { return strings.HasSuffix(r.Policy, "+dcqcn:300,1,4,5,25") }) {
+	if !slices.ContainsFunc(res.Runs, func(r Run) bool { return strings.HasSuffix(r.Policy, "+dcqcn:300,1,4,5,25") }) {
 		t.Errorf("no run of the timer at 300 µs, the hardware's other constants kept")
 	}
 	specs = append(specs, res.Runs[0].Policy, res.BestPolicy)
@@ -486,7 +487,7 @@ func TestTuneOnHardware(t *testing.T) {
 			t.Fatal(err)
 		}
 		rerun := func(p replay.Params) float64 {
-			rep, err := Evaluate(ctx, Config{Scenarios: c.Scenarios, Policies: []policy.Named{np}, Seeds: c.Seeds, Params: p})
+			rep, err := experiment.Evaluate(ctx, experiment.Config{Scenarios: c.Scenarios, Policies: []policy.Named{np}, Seeds: c.Seeds, Params: p})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -510,7 +511,7 @@ func TestTuneRefusesHardware(t *testing.T) {
 	c.DCQCN = true
 	c.Params = replay.DefaultParams()
 	c.Params.DCQCN.AI = 500 * topo.Kbps
-	_, err := Tune(context.Background(), c)
+	_, err := Search(context.Background(), c)
 	if want := "the hardware's hosts' constants, where the DCQCN rounds start, are not a NIC's: host DCQCN: additive increase 0.5 Mbps"; err == nil || !strings.Contains(err.Error(), want) {
 		t.Errorf("error %v, want one containing %q", err, want)
 	}
@@ -524,7 +525,7 @@ func TestTuneScenarios(t *testing.T) {
 	other.Name, other.Gen.Load = "tiny30", 0.3
 	c.Scenarios = append(c.Scenarios, other)
 	c.Refine = 0
-	res, err := Tune(context.Background(), c)
+	res, err := Search(context.Background(), c)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -547,7 +548,7 @@ func TestTuneScoreInterval(t *testing.T) {
 	c := tinyTune(0, []uint64{3001})
 	c.Grid, c.Refine = c.Grid[:2], 0
 	c.Seeds = []uint64{2001, 2002, 2003}
-	res, err := Tune(context.Background(), c)
+	res, err := Search(context.Background(), c)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -555,7 +556,7 @@ func TestTuneScoreInterval(t *testing.T) {
 		t.Errorf("score %g, interval %v–%v", res.Score, res.ScoreLo, res.ScoreHi)
 	}
 	c.Seeds = []uint64{2001}
-	if res, err = Tune(context.Background(), c); err != nil || res.ScoreLo != nil {
+	if res, err = Search(context.Background(), c); err != nil || res.ScoreLo != nil {
 		t.Errorf("one seed: %v, interval from %v", err, res.ScoreLo)
 	}
 }
@@ -568,7 +569,7 @@ func TestTuneScoreInterval(t *testing.T) {
 // given twice, or that disagree with the winner's own run are refused.
 func TestTunePrior(t *testing.T) {
 	ctx := context.Background()
-	two := func() TuneConfig {
+	two := func() Config {
 		c := tinyTune(2, []uint64{3001})
 		other := testfabric.TinyScenario()
 		other.Name, other.Gen.Load = "tiny30", 0.3
@@ -576,23 +577,23 @@ func TestTunePrior(t *testing.T) {
 		c.Seeds, c.Refine = []uint64{2001, 2002, 2003}, 1
 		return c
 	}
-	var priors []*TuneResult
+	var priors []*Result
 	for _, sc := range two().Scenarios {
 		c := two()
 		c.Scenarios, c.Refine = []scenario.Scenario{sc}, 0
-		r, err := Tune(ctx, c)
+		r, err := Search(ctx, c)
 		if err != nil {
 			t.Fatal(err)
 		}
 		priors = append(priors, r)
 	}
-	plain, err := Tune(ctx, two())
+	plain, err := Search(ctx, two())
 	if err != nil {
 		t.Fatal(err)
 	}
 	c := two()
 	c.Prior = priors
-	reused, err := Tune(ctx, c)
+	reused, err := Search(ctx, c)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -611,7 +612,7 @@ func TestTunePrior(t *testing.T) {
 	}
 
 	lie := *priors[0]
-	lie.Runs = append([]TuneRun(nil), lie.Runs...)
+	lie.Runs = append([]Run(nil), lie.Runs...)
 	lie.Runs[0].Score *= 0.01 // the winner now, on a score its run will not give
 	otherSeeds, otherHW, wrong := *priors[0], *priors[0], *priors[1]
 	otherSeeds.Seeds = []uint64{2001}
@@ -623,23 +624,23 @@ func TestTunePrior(t *testing.T) {
 	fastHW.Hardware, old.Hardware = policy.Hardware(fast, 0), ""
 	for _, tc := range []struct {
 		name   string
-		prior  []*TuneResult
+		prior  []*Result
 		params replay.Params // the search's hardware
 		err    string
 	}{
-		{"seeds", []*TuneResult{&otherSeeds}, replay.Params{}, "scored on seeds [2001], this search on [2001 2002 2003]"},
-		{"hardware", []*TuneResult{&otherHW}, replay.Params{}, "made with other simulated hardware"},
-		{"other timer", []*TuneResult{&fastHW}, replay.Params{},
+		{"seeds", []*Result{&otherSeeds}, replay.Params{}, "scored on seeds [2001], this search on [2001 2002 2003]"},
+		{"hardware", []*Result{&otherHW}, replay.Params{}, "made with other simulated hardware"},
+		{"other timer", []*Result{&fastHW}, replay.Params{},
 			"prior scenario tiny: made with other simulated hardware (" + policy.Hardware(fast, 0) + "), this search's is " + policy.Hardware(replay.Params{}, 0)},
-		{"from before hardware on other hardware", []*TuneResult{&old}, fast,
+		{"from before hardware on other hardware", []*Result{&old}, fast,
 			"made with other simulated hardware (not recorded: the default), this search's is " + policy.Hardware(fast, 0)},
-		{"scenario", []*TuneResult{&wrong}, replay.Params{}, `a tune result of "fb60", not of one of the scenarios searched`},
-		{"twice", []*TuneResult{priors[0], priors[0]}, replay.Params{}, "scenario tiny given twice"},
-		{"disagrees", []*TuneResult{&lie, priors[1]}, replay.Params{}, "its prior result said"},
+		{"scenario", []*Result{&wrong}, replay.Params{}, `a tune result of "fb60", not of one of the scenarios searched`},
+		{"twice", []*Result{priors[0], priors[0]}, replay.Params{}, "scenario tiny given twice"},
+		{"disagrees", []*Result{&lie, priors[1]}, replay.Params{}, "its prior result said"},
 	} {
 		c := two()
 		c.Prior, c.Params = tc.prior, tc.params
-		if _, err := Tune(ctx, c); err == nil || !strings.Contains(err.Error(), tc.err) {
+		if _, err := Search(ctx, c); err == nil || !strings.Contains(err.Error(), tc.err) {
 			t.Errorf("%s: %v, want an error containing %q", tc.name, err, tc.err)
 		}
 	}
@@ -651,24 +652,24 @@ func TestTunePrior(t *testing.T) {
 // joint search without the prior but for the runs' Reused counts.
 func TestTunePriorOneScenario(t *testing.T) {
 	ctx := context.Background()
-	joint := func() TuneConfig {
+	joint := func() Config {
 		c := tinyTune(2, []uint64{3001})
 		c.Seeds, c.DCQCN = []uint64{2001, 2002, 2003}, true
 		return c
 	}
 	sw := joint()
 	sw.DCQCN = false
-	prior, err := Tune(ctx, sw)
+	prior, err := Search(ctx, sw)
 	if err != nil {
 		t.Fatal(err)
 	}
-	plain, err := Tune(ctx, joint())
+	plain, err := Search(ctx, joint())
 	if err != nil {
 		t.Fatal(err)
 	}
 	c := joint()
-	c.Prior = []*TuneResult{prior}
-	reused, err := Tune(ctx, c)
+	c.Prior = []*Result{prior}
+	reused, err := Search(ctx, c)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -695,7 +696,7 @@ func TestTunePriorOneScenario(t *testing.T) {
 // sameSearch fails t unless a search with priors (reused) found what the
 // same search without them (plain) did: the best policy, its score and
 // interval, and as many runs.
-func sameSearch(t *testing.T, reused, plain *TuneResult) {
+func sameSearch(t *testing.T, reused, plain *Result) {
 	t.Helper()
 	if reused.BestPolicy != plain.BestPolicy || reused.Score != plain.Score || !reflect.DeepEqual(reused.ScoreLo, plain.ScoreLo) {
 		t.Errorf("with priors %s %v (%v), without %s %v (%v)", reused.BestPolicy, reused.Score, reused.ScoreLo, plain.BestPolicy, plain.Score, plain.ScoreLo)
