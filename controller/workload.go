@@ -1,11 +1,14 @@
 package controller
 
 import (
+	"bytes"
 	"cmp"
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
+	"math"
 	"net/netip"
 	"slices"
 	"sync"
@@ -37,6 +40,10 @@ type WorkloadConfig struct {
 	Scale float64
 	// Interval is the control interval Δt, fabric ps; 0: control.DefaultInterval.
 	Interval int64
+	// QueueWindow, if positive, ends the queue figures' span that long
+	// after the first flow's start (the arrival window of generated
+	// traffic, as eval's and the simulator's); 0: the whole run.
+	QueueWindow int64
 	// Drain bounds the run, in fabric time after the last flow's start;
 	// flows not finished by then are reported as incomplete. 0: 20 ms.
 	Drain int64
@@ -62,27 +69,35 @@ type WorkloadResult struct {
 	Loop    *LoopStats
 }
 
-// TestbedSummary is the simulator's summary (metrics.Summary, the same JSON
-// keys) of a testbed run, with the control loop's timings. The queue is
-// reported only as the queue feature (queue_feature_bytes_mean and _p99:
-// the mean enqueue depth, control.PortSample.QueueFeature, of every switch
-// port at every step), since BMv2 cannot report the instantaneous queue
-// through P4Runtime: queue_bytes_mean and _p99 stay 0. PFC pauses are 0
-// (BMv2 has no PFC); events are the control steps; sim_seconds is fabric
-// time.
+// TestbedSummary is the summary of a testbed run: the simulator's
+// (metrics.Summary) with the keys the testbed measures, each meaning what
+// metrics.SummaryKeys says, and the keys the testbed alone writes (the
+// control loop's timings, the per-switch agents'). Its JSON leaves out the
+// keys the testbed does not measure (metrics.OmitUnmeasured): the
+// instantaneous queue (queue_bytes_mean, _p99: BMv2 cannot report it
+// through P4Runtime), pfc_pauses (BMv2 has no PFC), drops and events
+// (the simulator's events; the testbed's steps are control_steps). Its
+// queue is the queue feature (queue_feature_bytes_mean and _p99: the mean
+// enqueue depth, control.PortSample.QueueFeature, of every switch port at
+// every step of the queue span); sim_seconds is fabric time.
 type TestbedSummary struct {
 	metrics.Summary
-	Scale         float64 `json:"scale"`
-	ControlSteps  int     `json:"control_steps"`
-	LateSteps     int     `json:"control_steps_late"`
-	StepMsMean    float64 `json:"control_step_ms_mean"`
-	StepMsP99     float64 `json:"control_step_ms_p99"`
-	ReadMsMean    float64 `json:"control_read_ms_mean"`
-	DecideMsMean  float64 `json:"control_decide_ms_mean"`
-	WriteMsMean   float64 `json:"control_write_ms_mean"`
-	ECNWrites     int     `json:"ecn_entries_written"`
-	Incomplete    int     `json:"incomplete"`
-	Retransmitted int64   `json:"retransmitted_bytes"`
+	Scale        float64 `json:"scale"`
+	ControlSteps int     `json:"control_steps"`
+	LateSteps    int     `json:"control_steps_late"`
+	// IntervalUSMean and IntervalUSP99 are the fabric time between
+	// successive counter reads, µs (LoopStats.Intervals): a diagnostic of
+	// the loop's cadence. The policies divide by the nominal interval.
+	IntervalUSMean float64 `json:"control_interval_measured_us_mean"`
+	IntervalUSP99  float64 `json:"control_interval_measured_us_p99"`
+	StepMsMean     float64 `json:"control_step_ms_mean"`
+	StepMsP99      float64 `json:"control_step_ms_p99"`
+	ReadMsMean     float64 `json:"control_read_ms_mean"`
+	DecideMsMean   float64 `json:"control_decide_ms_mean"`
+	WriteMsMean    float64 `json:"control_write_ms_mean"`
+	ECNWrites      int     `json:"ecn_entries_written"`
+	Incomplete     int     `json:"incomplete"`
+	Retransmitted  int64   `json:"retransmitted_bytes"`
 	// SwitchSched is the switches' threads' scheduling as the run began
 	// (lab.Lab.SwitchSched: "fifo:10" with testbed up --realtime 10,
 	// "other" without); empty where nobody read it.
@@ -129,10 +144,21 @@ type TestbedSummary struct {
 	AgentHostHopMs         [2]float64 `json:"agent_host_hop_ms,omitzero"`
 }
 
-// WriteTable writes the summary as the simulator's (metrics.Summary's
-// WriteTable) with the queue feature alone: the testbed does not see the
-// instantaneous queue.
-func (s TestbedSummary) WriteTable(w io.Writer) error { return s.Summary.WriteFeatureTable(w) }
+// testbedSummaryJSON is TestbedSummary without its methods, for
+// MarshalJSON.
+type testbedSummaryJSON TestbedSummary
+
+// MarshalJSON writes s's keys but those the testbed does not measure
+// (metrics.OmitUnmeasured).
+func (s TestbedSummary) MarshalJSON() ([]byte, error) {
+	var b bytes.Buffer
+	enc := json.NewEncoder(&b)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(testbedSummaryJSON(s)); err != nil {
+		return nil, err
+	}
+	return metrics.OmitUnmeasured(b.Bytes(), metrics.Testbed)
+}
 
 // RunWorkload runs cfg.Flows on the testbed's hosts (every host in its
 // namespace: a hostgen sender and receiver on its NIC) while RunLoop
@@ -420,6 +446,9 @@ func (c *WorkloadConfig) run(ctx context.Context, rt Fabric, hosts []*hostgen.Ho
 		Fabric: c.Plan.Fabric, Runtime: rt, Policy: c.Policy, Clock: clock, Interval: c.Interval,
 		Static: c.Static, Trace: c.Trace, OnStep: c.OnStep,
 	}
+	if first, _ := startSpan(c.Flows); c.QueueWindow > 0 && first <= math.MaxInt64-c.QueueWindow {
+		lc.QueueUntil = first + c.QueueWindow
+	}
 	if lh != nil {
 		lc.Hosts, lc.HostStart = lh.Hosts, lh.Start
 	}
@@ -465,12 +494,15 @@ func (res *WorkloadResult) collect(hosts []*hostgen.Host) (marked, retx int64) {
 func (s *TestbedSummary) addLoop(loop *LoopStats, interval int64) {
 	s.ControlSteps, s.LateSteps, s.ECNWrites = loop.Steps, loop.Late, loop.Written
 	s.ECNSettings = loop.Settings
-	s.Events = int64(loop.Steps)
 	s.StepMsMean, s.StepMsP99 = msMean(loop.Step), msPercentile(loop.Step, 0.99)
 	s.ReadMsMean, s.DecideMsMean, s.WriteMsMean = msMean(loop.Read), msMean(loop.Decide), msMean(loop.Write)
+	if len(loop.Intervals) > 0 {
+		mean, p99 := metrics.MeanP99(loop.Intervals)
+		s.IntervalUSMean, s.IntervalUSP99 = mean/float64(topo.Microsecond), p99/float64(topo.Microsecond)
+	}
 	if len(loop.Queue) > 0 {
 		s.QueueFeatureMean, s.QueueFeatureP99 = metrics.MeanP99(loop.Queue)
-		s.QueueSeconds = float64(loop.Steps) * float64(interval) / float64(topo.Second) // the fabric time the steps span
+		s.QueueSeconds = float64(loop.QueueSteps) * float64(interval) / float64(topo.Second) // the fabric time the sampled steps span
 	}
 }
 
