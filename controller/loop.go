@@ -189,7 +189,7 @@ func (r *loopRun) run(ctx context.Context) error {
 		if tf, ok := c.Runtime.(TimedFabric); ok {
 			r.tel.Now, _ = tf.ReadTime()
 		}
-		r.st.Intervals = append(r.st.Intervals, now-last)
+		measured := now - last
 		last = now
 		r.w.took = 0
 		if err := r.loop.Step(ctx, r.tel); err != nil {
@@ -197,6 +197,7 @@ func (r *loopRun) run(ctx context.Context) error {
 		}
 		end := time.Now()
 		r.st.Steps++
+		r.st.Intervals = append(r.st.Intervals, measured)
 		r.st.Read = append(r.st.Read, read.Sub(start))
 		r.st.Decide = append(r.st.Decide, end.Sub(read)-r.w.took)
 		r.st.Write = append(r.st.Write, r.w.took)

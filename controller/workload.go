@@ -211,24 +211,56 @@ func RunWorkload(ctx context.Context, c WorkloadConfig) (*WorkloadResult, error)
 	if err != nil {
 		return nil, fmt.Errorf("workload: %w", err)
 	}
-	end := clock.Now()
-	res := &WorkloadResult{Loop: loop}
-	marked, retx := res.collect(hosts)
-	s := TestbedSummary{Summary: metrics.Summarize(len(c.Flows), res.FCT, nil)}
-	s.ECNMarkedPackets = marked
-	s.Retransmitted = retx
-	s.Incomplete = len(c.Flows) - len(res.FCT)
-	s.SimSeconds = float64(end-first) / float64(topo.Second)
-	s.WallSeconds = time.Since(wall).Seconds()
-	s.PeakRSSBytes = metrics.PeakRSS()
-	s.Scale = c.Scale
-	s.addLoop(loop, c.Interval)
-	s.Agents = AgentsCentral
+	r := RunRecord{Flows: len(c.Flows), Loop: loop, Interval: c.Interval, First: first, End: clock.Now(),
+		Wall: time.Since(wall), Scale: c.Scale, HostHead: lh != nil}
+	r.FCT, r.Hosts = collect(hosts)
 	if c.Agents != nil {
-		s.addAgents(agents, lh != nil)
+		r.Agents = &agents
 	}
-	res.Summary = s
+	res := &WorkloadResult{FCT: r.FCT, Hosts: r.Hosts, Loop: loop, Summary: Summarize(r)}
+	res.Summary.PeakRSSBytes = metrics.PeakRSS()
 	return res, nil
+}
+
+// RunRecord is what a testbed run measured, from which Summarize builds
+// its summary: RunWorkload's, or a test's from a simulated run's records.
+type RunRecord struct {
+	Flows      int             // flows in the trace
+	FCT        []trace.FCT     // the completed flows' records
+	Hosts      []hostgen.Stats // every host's counts
+	Loop       *LoopStats      // the control loop's
+	Interval   int64           // the control interval, fabric ps
+	First, End int64           // fabric times of the first flow's start and of the run's end
+	Wall       time.Duration   // the run's real time
+	Scale      float64         // real time per fabric time
+	// Agents are the per-switch agents' counts (nil: the central step ran);
+	// HostHead, with a model with a host head.
+	Agents   *AgentStats
+	HostHead bool
+}
+
+// Summarize builds the summary of a testbed run from what it measured:
+// the FCT figures as the simulator takes them (metrics.Summarize), the
+// hosts' CE marks and retransmissions, the control loop's figures and the
+// agents'. PeakRSSBytes is left to the caller, whose process it measures.
+func Summarize(r RunRecord) TestbedSummary {
+	s := TestbedSummary{Summary: metrics.Summarize(r.Flows, r.FCT, nil)}
+	for _, h := range r.Hosts {
+		s.ECNMarkedPackets += h.CEMarked
+		s.Retransmitted += h.Retransmitted
+	}
+	s.Incomplete = r.Flows - len(r.FCT)
+	s.SimSeconds = float64(r.End-r.First) / float64(topo.Second)
+	s.WallSeconds = r.Wall.Seconds()
+	s.Scale = r.Scale
+	if r.Loop != nil {
+		s.addLoop(r.Loop, r.Interval)
+	}
+	s.Agents = AgentsCentral
+	if r.Agents != nil {
+		s.addAgents(*r.Agents, r.HostHead)
+	}
+	return s
 }
 
 // loopHosts is where the control loop applies the central step's hosts'
@@ -473,20 +505,16 @@ func (c *WorkloadConfig) run(ctx context.Context, rt Fabric, hosts []*hostgen.Ho
 }
 
 // collect gathers the hosts' FCT records, sorted by start time then
-// source, and their statistics, and returns the CE-marked packets and the
-// retransmitted bytes of all hosts.
-func (res *WorkloadResult) collect(hosts []*hostgen.Host) (marked, retx int64) {
+// source, and their statistics.
+func collect(hosts []*hostgen.Host) (fct []trace.FCT, stats []hostgen.Stats) {
 	for _, h := range hosts {
-		res.FCT = append(res.FCT, h.FCTs()...)
-		st := h.Stats()
-		res.Hosts = append(res.Hosts, st)
-		marked += st.CEMarked
-		retx += st.Retransmitted
+		fct = append(fct, h.FCTs()...)
+		stats = append(stats, h.Stats())
 	}
-	slices.SortStableFunc(res.FCT, func(a, b trace.FCT) int {
+	slices.SortStableFunc(fct, func(a, b trace.FCT) int {
 		return cmp.Or(cmp.Compare(a.Start, b.Start), cmp.Compare(a.Src, b.Src), cmp.Compare(a.SPort, b.SPort))
 	})
-	return marked, retx
+	return fct, stats
 }
 
 // addLoop fills in the control loop's figures: its steps, timings,
