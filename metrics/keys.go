@@ -66,7 +66,7 @@ func SummaryKeys() []SummaryKey {
 func summaryKeys() []SummaryKey {
 	return []SummaryKey{
 		{"flows", Both, "flows in the trace"},
-		{"completed", Both, "flows that finished (the statistics below are over these)"},
+		{"completed", Both, "flows that finished (the slowdowns and the throughput are over these)"},
 		{"slowdown", Both, "FCT slowdown (FCT over the flow's standalone FCT) of all completed flows: count, mean, p50, p95, p99 (sorted[int(n·q)])"},
 		{"slowdown_by_size", Both, "the same per flow-size bin (max_bytes: ≤10 KB, 10–100 KB, 100 KB–1 MB, >1 MB as null)"},
 		{"slowdown_incast", Both, "the same over incast flows (dport 200)"},

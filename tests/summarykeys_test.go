@@ -3,6 +3,8 @@ package tests
 import (
 	"context"
 	"encoding/json"
+	"os"
+	"path/filepath"
 	"reflect"
 	"slices"
 	"strings"
@@ -175,4 +177,35 @@ func jsonKeys(t *testing.T, v any) map[string]any {
 		t.Fatal(err)
 	}
 	return m
+}
+
+// TestSummaryKeysDocumented checks that docs/formats.md's table of the
+// summary keys names every key of metrics.SummaryKeys, and no other, with
+// the fabrics that write it.
+func TestSummaryKeysDocumented(t *testing.T) {
+	b, err := os.ReadFile(filepath.Join("..", "docs", "formats.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	documented := make(map[string]string)
+	for line := range strings.Lines(string(b)) {
+		cells := strings.Split(line, "|")
+		if len(cells) < 4 || !strings.HasPrefix(strings.TrimSpace(cells[1]), "`") {
+			continue
+		}
+		fabric := strings.TrimSpace(cells[2])
+		if fabric != metrics.Both.String() && fabric != metrics.Simulator.String() && fabric != metrics.Testbed.String() {
+			continue // another table
+		}
+		documented[strings.Trim(strings.TrimSpace(cells[1]), "`")] = fabric
+	}
+	for _, k := range metrics.SummaryKeys() {
+		if got, ok := documented[k.Name]; !ok || got != k.Fabrics.String() {
+			t.Errorf("docs/formats.md: key %s written by %q, metrics.SummaryKeys says %q", k.Name, got, k.Fabrics)
+		}
+		delete(documented, k.Name)
+	}
+	for name := range documented {
+		t.Errorf("docs/formats.md documents a summary key %s that metrics.SummaryKeys does not define", name)
+	}
 }
