@@ -20,22 +20,7 @@ import (
 	"graphcc/replay"
 	"graphcc/topo"
 	"graphcc/trace"
-	"graphcc/workload"
 )
-
-// timedRecorder wraps a policy and keeps the time and a copy of the
-// telemetry of every step.
-type timedRecorder struct {
-	control.Policy
-	now   []int64
-	steps [][]control.PortSample
-}
-
-func (r *timedRecorder) Decide(t *control.Telemetry, ecn []control.ECN) {
-	r.now = append(r.now, t.Now)
-	r.steps = append(r.steps, slices.Clone(t.Ports))
-	r.Policy.Decide(t, ecn)
-}
 
 // timedReplay is a replayedFabric whose reads also carry the simulator's
 // step times (controller.TimedFabric), so that the testbed loop cuts its
@@ -57,21 +42,10 @@ func (r *timedReplay) ReadTime() (now, interval int64) {
 // value on the same data, a key one fabric does not measure is absent
 // from its summary, and both summaries name only keys the table defines.
 func TestSummaryKeysBothFabrics(t *testing.T) {
-	f, err := topo.Clos(topo.ClosConfig{Leaves: 2, Spines: 1, HostsPerLeaf: 3, HostRate: 25 * topo.Gbps,
-		FabricRate: 100 * topo.Gbps, LinkDelay: topo.Microsecond, Buffer: 32 << 20})
-	if err != nil {
-		t.Fatal(err)
-	}
-	gen := workload.DefaultGen()
-	gen.Duration, gen.Load = 2*topo.Millisecond, 0.8
-	gen.Incast.FanIn = 4
-	flows, err := workload.Generate(f, gen)
-	if err != nil {
-		t.Fatal(err)
-	}
+	f, gen, flows := loopTrace(t)
 	until := trace.FirstStart(flows) + gen.Duration/2 // the queue span ends before the run does
 
-	rec := &timedRecorder{Policy: &scripted{f: f}}
+	rec := &recorder{Policy: &scripted{f: f}}
 	sim, err := replay.Run(replay.Config{Fabric: f, Flows: flows, Policy: rec, QueueUntil: until})
 	if err != nil {
 		t.Fatal(err)
@@ -140,7 +114,7 @@ func runRecordOf(sim *replay.Result, flows []trace.Flow) controller.RunRecord {
 // loopSummary runs the testbed's control loop on switches that report
 // rec's telemetry at rec's times, under the policy rec wraps, and
 // summarizes r with it as RunWorkload does.
-func loopSummary(t *testing.T, f *topo.Fabric, rec *timedRecorder, until int64, r controller.RunRecord) controller.TestbedSummary {
+func loopSummary(t *testing.T, f *topo.Fabric, rec *recorder, until int64, r controller.RunRecord) controller.TestbedSummary {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(t.Context(), time.Minute)
 	defer cancel()
