@@ -141,21 +141,28 @@ func testbedAgents(pol control.Policy, f *topo.Fabric, c TestbedSim) (control.Po
 	return policy.WithAgents(pol, f, policy.AgentsPerSwitch, cfg)
 }
 
+// ComparedRun is one run of WriteTestbedComparison: its summary and its
+// completed flows' records.
+type ComparedRun struct {
+	Summary metrics.Summary
+	FCT     []trace.FCT
+}
+
 // WriteTestbedComparison prints one row per policy of names with the
-// testbed's summary, mean slowdown relative to the first, and, if
-// simulated holds the simulator's runs of the same policies, a row for
-// each of those below, relative to the first of them. The queue columns
-// are eval's (the instantaneous queue, mean and p99, which the testbed
-// does not measure: "–" on its rows) and the queue feature both fabrics
-// measure, mean and p99, all over the same span (queue_seconds).
-func WriteTestbedComparison(w io.Writer, names []string, testbed, simulated []metrics.Summary) error {
+// testbed's run, mean slowdown relative to the first, and, if simulated
+// holds the simulator's runs of the same policies, a row for each of those
+// below, relative to the first of them. Its figures are eval's: the p99
+// slowdown of the flows up to 100 KB (metrics.SmallFlowBytes), and the
+// queue columns of eval's report (the instantaneous queue, mean and p99,
+// which the testbed does not measure: "–" on its rows) beside the queue
+// feature both fabrics measure, mean and p99, all over the same span
+// (queue_seconds).
+func WriteTestbedComparison(w io.Writer, names []string, testbed, simulated []ComparedRun) error {
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
 	fmt.Fprintln(tw, "policy\twhere\tcompleted\tmean slowdown\tp99 slowdown\tp99 <=100KB\tthroughput Gbps\tmean queue KB\tp99 queue KB\tmean queue feature KB\tp99 queue feature KB\tCE marks\tmean / "+names[0]+"\t")
-	row := func(name string, where metrics.Fabric, s metrics.Summary, ref float64) {
-		small := 0.0
-		if len(s.SlowdownBySize) > 1 {
-			small = max(s.SlowdownBySize[0].P99, s.SlowdownBySize[1].P99)
-		}
+	row := func(name string, where metrics.Fabric, r ComparedRun, ref float64) {
+		s := r.Summary
+		small := metrics.SlowdownStats(r.FCT, func(r trace.FCT) bool { return r.Size <= metrics.SmallFlowBytes }).P99
 		queue := func(key string, v float64) string {
 			if !where.Measures(key) {
 				return "–"
@@ -168,11 +175,11 @@ func WriteTestbedComparison(w io.Writer, names []string, testbed, simulated []me
 			queue("queue_feature_bytes_mean", s.QueueFeatureMean), queue("queue_feature_bytes_p99", s.QueueFeatureP99),
 			s.ECNMarkedPackets, metrics.Normalize(s.Slowdown.Mean, ref))
 	}
-	for i, s := range testbed {
-		row(names[i], metrics.Testbed, s, testbed[0].Slowdown.Mean)
+	for i, r := range testbed {
+		row(names[i], metrics.Testbed, r, testbed[0].Summary.Slowdown.Mean)
 	}
-	for i, s := range simulated {
-		row(names[i], metrics.Simulator, s, simulated[0].Slowdown.Mean)
+	for i, r := range simulated {
+		row(names[i], metrics.Simulator, r, simulated[0].Summary.Slowdown.Mean)
 	}
 	return tw.Flush()
 }

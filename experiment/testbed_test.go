@@ -2,6 +2,7 @@ package experiment
 
 import (
 	"context"
+	"fmt"
 	"log/slog"
 	"strings"
 	"testing"
@@ -13,6 +14,7 @@ import (
 	"graphcc/replay"
 	"graphcc/scenario"
 	"graphcc/topo"
+	"graphcc/trace"
 	"graphcc/workload"
 )
 
@@ -38,7 +40,7 @@ func TestCompareSim(t *testing.T) {
 	env := policy.Env{Log: slog.New(slog.DiscardHandler)}
 	var names []string
 	var sims []*replay.Result
-	var tbs, simSummaries []metrics.Summary
+	var tbs, simRuns []ComparedRun
 	for _, name := range []string{"static", "static:16,32,0.5"} {
 		np, err := policy.ParseControl(context.Background(), name, env)
 		if err != nil {
@@ -52,9 +54,9 @@ func TestCompareSim(t *testing.T) {
 		if r.Summary.Completed != len(flows) {
 			t.Errorf("%s: %d of %d flows completed", name, r.Summary.Completed, len(flows))
 		}
-		names, sims, simSummaries = append(names, np.Name), append(sims, r), append(simSummaries, r.Summary)
+		names, sims, simRuns = append(names, np.Name), append(sims, r), append(simRuns, ComparedRun{r.Summary, r.FCT})
 		// a stand-in for the testbed's result: the simulator's summary
-		tbs = append(tbs, r.Summary)
+		tbs = append(tbs, ComparedRun{r.Summary, r.FCT})
 	}
 	behind, err := replay.Run(replay.Config{Fabric: f, Flows: flows, Seed: 3})
 	if err != nil {
@@ -64,7 +66,7 @@ func TestCompareSim(t *testing.T) {
 		t.Error("the simulator with ACKs behind data gives the same mean slowdown: ACKs were not served first")
 	}
 	var b strings.Builder
-	if err := WriteTestbedComparison(&b, names, tbs, simSummaries); err != nil {
+	if err := WriteTestbedComparison(&b, names, tbs, simRuns); err != nil {
 		t.Fatal(err)
 	}
 	out := b.String()
@@ -76,6 +78,10 @@ func TestCompareSim(t *testing.T) {
 		if !strings.Contains(words, want) {
 			t.Errorf("comparison lacks a row %q:\n%s", want, out)
 		}
+	}
+	small := metrics.SlowdownStats(sims[0].FCT, func(r trace.FCT) bool { return r.Size <= metrics.SmallFlowBytes }).P99
+	if !strings.Contains(out, fmt.Sprintf(" %.2f ", small)) {
+		t.Errorf("the comparison lacks eval's p99 slowdown of the flows up to 100 KB, %.2f:\n%s", small, out)
 	}
 	for _, row := range strings.Split(out, "\n") {
 		if strings.Contains(row, " testbed ") && strings.Count(row, "–") != 2 {

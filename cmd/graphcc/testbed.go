@@ -28,7 +28,6 @@ import (
 	"graphcc/gnn"
 	"graphcc/hostgen"
 	"graphcc/internal/fileio"
-	"graphcc/metrics"
 	"graphcc/policy"
 	"graphcc/replay"
 	"graphcc/scenario"
@@ -425,8 +424,8 @@ type testbedRun struct {
 	policies  []policy.Named
 	sc        scenario.Scenario
 	interval  int64
-	params    replay.Params     // the simulator that stands for the testbed: TestbedParams with the hosts' DCQCN
-	simulated []metrics.Summary // --compare-sim's runs
+	params    replay.Params            // the simulator that stands for the testbed: TestbedParams with the hosts' DCQCN
+	simulated []experiment.ComparedRun // --compare-sim's runs
 	wrote     outputs
 	// for --agents per-switch
 	rt   *p4rt.Fabric
@@ -509,9 +508,9 @@ func (o *testbedRunOpts) run(ctx context.Context, cmd *cobra.Command, log *slog.
 	defer r.wrote.report(cmd.ErrOrStderr())
 	if r.several || o.compareSim {
 		names := make([]string, len(r.policies))
-		testbed := make([]metrics.Summary, len(results))
+		testbed := make([]experiment.ComparedRun, len(results))
 		for i, res := range results {
-			names[i], testbed[i] = r.policies[i].Name, res.Summary.Summary
+			names[i], testbed[i] = r.policies[i].Name, experiment.ComparedRun{Summary: res.Summary.Summary, FCT: res.FCT}
 		}
 		return experiment.WriteTestbedComparison(r.out, names, testbed, r.simulated)
 	}
@@ -685,7 +684,7 @@ func (r *testbedRun) one(ctx context.Context, name string, w controller.Workload
 		if err != nil {
 			return nil, fmt.Errorf("--compare-sim: %w", err)
 		}
-		r.simulated = append(r.simulated, sim.Summary)
+		r.simulated = append(r.simulated, experiment.ComparedRun{Summary: sim.Summary, FCT: sim.FCT})
 	}
 	return res, nil
 }
