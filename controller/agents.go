@@ -95,9 +95,11 @@ type AgentStats struct {
 }
 
 // TimedFabric is a Fabric whose reads carry their own time: RunLoop takes
-// the interval's end and length from ReadTime after each read rather than
-// from its clock. The agents' shadow is one: every agent computes its
-// features over the nominal interval, and the shadow must too.
+// the interval's end from ReadTime after each read rather than from its
+// clock. The agents' shadow is one: every agent reads at its step's due
+// time, and the shadow must see the same. The interval the policies divide
+// by is the nominal one on every fabric (LoopConfig.Interval), which is
+// also what the agents report.
 type TimedFabric interface {
 	Fabric
 	// ReadTime returns the fabric time of the last read and the interval

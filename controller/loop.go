@@ -47,11 +47,20 @@ type FabricClock interface {
 
 // LoopConfig configures RunLoop.
 type LoopConfig struct {
-	Fabric   *topo.Fabric
-	Runtime  Fabric
-	Policy   control.Policy
-	Clock    FabricClock
-	Interval int64 // control interval Δt, fabric picoseconds (control.DefaultInterval)
+	Fabric  *topo.Fabric
+	Runtime Fabric
+	Policy  control.Policy
+	Clock   FabricClock
+	// Interval is the control interval Δt, fabric picoseconds
+	// (control.DefaultInterval): the steps are due every Interval, and the
+	// policies divide every step's counters by it, the nominal interval,
+	// as the simulator and the testbed's agents do, however long the step
+	// actually took (LoopStats.Intervals).
+	Interval int64
+	// QueueUntil, if positive, ends the queue-feature samples
+	// (LoopStats.Queue) at that fabric time, as the simulator's
+	// replay.Config.QueueUntil ends its own.
+	QueueUntil int64
 	// Static are the settings the loop starts from and restores on every
 	// switch it can still reach when it fails.
 	Static []control.ECN
@@ -82,9 +91,16 @@ type LoopStats struct {
 	Decide  []time.Duration // per step: features, inference, settings
 	Write   []time.Duration // per step: the writes of the changed settings
 	Step    []time.Duration // per step: read + decide + write
+	// Intervals holds, per step, the fabric time since the previous read,
+	// ps: the interval the counters actually cover, a diagnostic (the
+	// policies see the nominal LoopConfig.Interval).
+	Intervals []int64
 	// Queue holds the queue feature (control.PortSample.QueueFeature,
-	// bytes) of every switch port at every step (control.Loop.QueueFeatures).
-	Queue []float64
+	// bytes) of every switch port at every step up to
+	// LoopConfig.QueueUntil (control.Loop.QueueFeatures); QueueSteps are
+	// those steps.
+	Queue      []float64
+	QueueSteps int
 	// Settings are the settings the policy chose and the switches took, as
 	// the simulator counts them (metrics.Summary.ECNSettings); none without
 	// a policy.
@@ -112,6 +128,7 @@ func RunLoop(ctx context.Context, c LoopConfig) (*LoopStats, error) {
 	}
 	loop, err := control.NewLoop(control.LoopConfig{
 		Fabric: c.Fabric, Policy: c.Policy, ECN: c.Static, Apply: act, Hosts: c.HostStart, Trace: c.Trace,
+		QueueUntil: c.QueueUntil,
 	})
 	if err != nil {
 		return nil, fmt.Errorf("control loop: %w", err)
@@ -122,6 +139,9 @@ func RunLoop(ctx context.Context, c LoopConfig) (*LoopStats, error) {
 	r.st.Written = w.written
 	r.st.Settings = loop.Settings()
 	r.st.Queue = loop.QueueFeatures()
+	if n := len(c.Fabric.Agents()); n > 0 {
+		r.st.QueueSteps = len(r.st.Queue) / n
+	}
 	if ctx.Err() != nil { // ended from outside: not a failure
 		return r.st, loop.Flush()
 	}
@@ -165,10 +185,11 @@ func (r *loopRun) run(ctx context.Context) error {
 		}
 		read := time.Now()
 		now := c.Clock.Now()
-		r.tel.Now, r.tel.Interval = now, max(now-last, 1)
+		r.tel.Now = now
 		if tf, ok := c.Runtime.(TimedFabric); ok {
-			r.tel.Now, r.tel.Interval = tf.ReadTime()
+			r.tel.Now, _ = tf.ReadTime()
 		}
+		measured := now - last
 		last = now
 		r.w.took = 0
 		if err := r.loop.Step(ctx, r.tel); err != nil {
@@ -176,6 +197,7 @@ func (r *loopRun) run(ctx context.Context) error {
 		}
 		end := time.Now()
 		r.st.Steps++
+		r.st.Intervals = append(r.st.Intervals, measured)
 		r.st.Read = append(r.st.Read, read.Sub(start))
 		r.st.Decide = append(r.st.Decide, end.Sub(read)-r.w.took)
 		r.st.Write = append(r.st.Write, r.w.took)

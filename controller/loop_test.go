@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -75,12 +76,14 @@ type countingPolicy struct {
 	f     *topo.Fabric
 	steps int
 	tx    []int64
-	bad   int // the step at which it returns an invalid setting (0: none)
+	iv    []int64 // the interval of every step's telemetry
+	bad   int     // the step at which it returns an invalid setting (0: none)
 }
 
 func (p *countingPolicy) Decide(t *control.Telemetry, ecn []control.ECN) {
 	p.steps++
 	p.tx = append(p.tx, t.Ports[0].TxBytes)
+	p.iv = append(p.iv, t.Interval)
 	for _, port := range p.f.Agents() {
 		ecn[port].KMin = int64(1000 * p.steps)
 		ecn[port].KMax = max(ecn[port].KMax, ecn[port].KMin)
@@ -130,6 +133,16 @@ func TestRunLoop(t *testing.T) {
 		if tx != int64(1000*(i+2)) {
 			t.Errorf("step %d: policy saw tx %d, want %d", i+1, tx, 1000*(i+2))
 		}
+	}
+	// the policy divides by the nominal interval, as in the simulator;
+	// the intervals the reads actually closed are a diagnostic
+	for i, iv := range pol.iv {
+		if iv != control.DefaultInterval {
+			t.Errorf("step %d: policy saw an interval of %d ps, want the nominal %d", i+1, iv, control.DefaultInterval)
+		}
+	}
+	if len(st.Intervals) != st.Steps || slices.Min(st.Intervals) <= 0 {
+		t.Errorf("%d measured intervals for %d steps: %v", len(st.Intervals), st.Steps, st.Intervals)
 	}
 	if st.Written != st.Steps*len(f.Agents()) {
 		t.Errorf("%d entries written in %d steps of %d agents", st.Written, st.Steps, len(f.Agents()))

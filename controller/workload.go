@@ -1,11 +1,14 @@
 package controller
 
 import (
+	"bytes"
 	"cmp"
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
+	"math"
 	"net/netip"
 	"slices"
 	"sync"
@@ -37,6 +40,10 @@ type WorkloadConfig struct {
 	Scale float64
 	// Interval is the control interval Δt, fabric ps; 0: control.DefaultInterval.
 	Interval int64
+	// QueueWindow, if positive, ends the queue figures' span that long
+	// after the first flow's start (the arrival window of generated
+	// traffic, as eval's and the simulator's); 0: the whole run.
+	QueueWindow int64
 	// Drain bounds the run, in fabric time after the last flow's start;
 	// flows not finished by then are reported as incomplete. 0: 20 ms.
 	Drain int64
@@ -62,27 +69,35 @@ type WorkloadResult struct {
 	Loop    *LoopStats
 }
 
-// TestbedSummary is the simulator's summary (metrics.Summary, the same JSON
-// keys) of a testbed run, with the control loop's timings. The queue is
-// reported only as the queue feature (queue_feature_bytes_mean and _p99:
-// the mean enqueue depth, control.PortSample.QueueFeature, of every switch
-// port at every step), since BMv2 cannot report the instantaneous queue
-// through P4Runtime: queue_bytes_mean and _p99 stay 0. PFC pauses are 0
-// (BMv2 has no PFC); events are the control steps; sim_seconds is fabric
-// time.
+// TestbedSummary is the summary of a testbed run: the simulator's
+// (metrics.Summary) with the keys the testbed measures, each meaning what
+// metrics.SummaryKeys says, and the keys the testbed alone writes (the
+// control loop's timings, the per-switch agents'). Its JSON leaves out the
+// keys the testbed does not measure (metrics.OmitUnmeasured): the
+// instantaneous queue (queue_bytes_mean, _p99: BMv2 cannot report it
+// through P4Runtime), pfc_pauses (BMv2 has no PFC), drops and events
+// (the simulator's events; the testbed's steps are control_steps). Its
+// queue is the queue feature (queue_feature_bytes_mean and _p99: the mean
+// enqueue depth, control.PortSample.QueueFeature, of every switch port at
+// every step of the queue span); sim_seconds is fabric time.
 type TestbedSummary struct {
 	metrics.Summary
-	Scale         float64 `json:"scale"`
-	ControlSteps  int     `json:"control_steps"`
-	LateSteps     int     `json:"control_steps_late"`
-	StepMsMean    float64 `json:"control_step_ms_mean"`
-	StepMsP99     float64 `json:"control_step_ms_p99"`
-	ReadMsMean    float64 `json:"control_read_ms_mean"`
-	DecideMsMean  float64 `json:"control_decide_ms_mean"`
-	WriteMsMean   float64 `json:"control_write_ms_mean"`
-	ECNWrites     int     `json:"ecn_entries_written"`
-	Incomplete    int     `json:"incomplete"`
-	Retransmitted int64   `json:"retransmitted_bytes"`
+	Scale        float64 `json:"scale"`
+	ControlSteps int     `json:"control_steps"`
+	LateSteps    int     `json:"control_steps_late"`
+	// IntervalUSMean and IntervalUSP99 are the fabric time between
+	// successive counter reads, µs (LoopStats.Intervals): a diagnostic of
+	// the loop's cadence. The policies divide by the nominal interval.
+	IntervalUSMean float64 `json:"control_interval_measured_us_mean"`
+	IntervalUSP99  float64 `json:"control_interval_measured_us_p99"`
+	StepMsMean     float64 `json:"control_step_ms_mean"`
+	StepMsP99      float64 `json:"control_step_ms_p99"`
+	ReadMsMean     float64 `json:"control_read_ms_mean"`
+	DecideMsMean   float64 `json:"control_decide_ms_mean"`
+	WriteMsMean    float64 `json:"control_write_ms_mean"`
+	ECNWrites      int     `json:"ecn_entries_written"`
+	Incomplete     int     `json:"incomplete"`
+	Retransmitted  int64   `json:"retransmitted_bytes"`
 	// SwitchSched is the switches' threads' scheduling as the run began
 	// (lab.Lab.SwitchSched: "fifo:10" with testbed up --realtime 10,
 	// "other" without); empty where nobody read it.
@@ -129,10 +144,21 @@ type TestbedSummary struct {
 	AgentHostHopMs         [2]float64 `json:"agent_host_hop_ms,omitzero"`
 }
 
-// WriteTable writes the summary as the simulator's (metrics.Summary's
-// WriteTable) with the queue feature alone: the testbed does not see the
-// instantaneous queue.
-func (s TestbedSummary) WriteTable(w io.Writer) error { return s.Summary.WriteFeatureTable(w) }
+// testbedSummaryJSON is TestbedSummary without its methods, for
+// MarshalJSON.
+type testbedSummaryJSON TestbedSummary
+
+// MarshalJSON writes s's keys but those the testbed does not measure
+// (metrics.OmitUnmeasured).
+func (s TestbedSummary) MarshalJSON() ([]byte, error) {
+	var b bytes.Buffer
+	enc := json.NewEncoder(&b)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(testbedSummaryJSON(s)); err != nil {
+		return nil, err
+	}
+	return metrics.OmitUnmeasured(b.Bytes(), metrics.Testbed)
+}
 
 // RunWorkload runs cfg.Flows on the testbed's hosts (every host in its
 // namespace: a hostgen sender and receiver on its NIC) while RunLoop
@@ -185,24 +211,56 @@ func RunWorkload(ctx context.Context, c WorkloadConfig) (*WorkloadResult, error)
 	if err != nil {
 		return nil, fmt.Errorf("workload: %w", err)
 	}
-	end := clock.Now()
-	res := &WorkloadResult{Loop: loop}
-	marked, retx := res.collect(hosts)
-	s := TestbedSummary{Summary: metrics.Summarize(len(c.Flows), res.FCT, nil)}
-	s.ECNMarkedPackets = marked
-	s.Retransmitted = retx
-	s.Incomplete = len(c.Flows) - len(res.FCT)
-	s.SimSeconds = float64(end-first) / float64(topo.Second)
-	s.WallSeconds = time.Since(wall).Seconds()
-	s.PeakRSSBytes = metrics.PeakRSS()
-	s.Scale = c.Scale
-	s.addLoop(loop, c.Interval)
-	s.Agents = AgentsCentral
+	r := RunRecord{Flows: len(c.Flows), Loop: loop, Interval: c.Interval, First: first, End: clock.Now(),
+		Wall: time.Since(wall), Scale: c.Scale, HostHead: lh != nil}
+	r.FCT, r.Hosts = collect(hosts)
 	if c.Agents != nil {
-		s.addAgents(agents, lh != nil)
+		r.Agents = &agents
 	}
-	res.Summary = s
+	res := &WorkloadResult{FCT: r.FCT, Hosts: r.Hosts, Loop: loop, Summary: Summarize(r)}
+	res.Summary.PeakRSSBytes = metrics.PeakRSS()
 	return res, nil
+}
+
+// RunRecord is what a testbed run measured, from which Summarize builds
+// its summary: RunWorkload's, or a test's from a simulated run's records.
+type RunRecord struct {
+	Flows      int             // flows in the trace
+	FCT        []trace.FCT     // the completed flows' records
+	Hosts      []hostgen.Stats // every host's counts
+	Loop       *LoopStats      // the control loop's
+	Interval   int64           // the control interval, fabric ps
+	First, End int64           // fabric times of the first flow's start and of the run's end
+	Wall       time.Duration   // the run's real time
+	Scale      float64         // real time per fabric time
+	// Agents are the per-switch agents' counts (nil: the central step ran);
+	// HostHead, with a model with a host head.
+	Agents   *AgentStats
+	HostHead bool
+}
+
+// Summarize builds the summary of a testbed run from what it measured:
+// the FCT figures as the simulator takes them (metrics.Summarize), the
+// hosts' CE marks and retransmissions, the control loop's figures and the
+// agents'. PeakRSSBytes is left to the caller, whose process it measures.
+func Summarize(r RunRecord) TestbedSummary {
+	s := TestbedSummary{Summary: metrics.Summarize(r.Flows, r.FCT, nil)}
+	for _, h := range r.Hosts {
+		s.ECNMarkedPackets += h.CEMarked
+		s.Retransmitted += h.Retransmitted
+	}
+	s.Incomplete = r.Flows - len(r.FCT)
+	s.SimSeconds = float64(r.End-r.First) / float64(topo.Second)
+	s.WallSeconds = r.Wall.Seconds()
+	s.Scale = r.Scale
+	if r.Loop != nil {
+		s.addLoop(r.Loop, r.Interval)
+	}
+	s.Agents = AgentsCentral
+	if r.Agents != nil {
+		s.addAgents(*r.Agents, r.HostHead)
+	}
+	return s
 }
 
 // loopHosts is where the control loop applies the central step's hosts'
@@ -420,6 +478,9 @@ func (c *WorkloadConfig) run(ctx context.Context, rt Fabric, hosts []*hostgen.Ho
 		Fabric: c.Plan.Fabric, Runtime: rt, Policy: c.Policy, Clock: clock, Interval: c.Interval,
 		Static: c.Static, Trace: c.Trace, OnStep: c.OnStep,
 	}
+	if first, _ := startSpan(c.Flows); c.QueueWindow > 0 && first <= math.MaxInt64-c.QueueWindow {
+		lc.QueueUntil = first + c.QueueWindow
+	}
 	if lh != nil {
 		lc.Hosts, lc.HostStart = lh.Hosts, lh.Start
 	}
@@ -444,20 +505,16 @@ func (c *WorkloadConfig) run(ctx context.Context, rt Fabric, hosts []*hostgen.Ho
 }
 
 // collect gathers the hosts' FCT records, sorted by start time then
-// source, and their statistics, and returns the CE-marked packets and the
-// retransmitted bytes of all hosts.
-func (res *WorkloadResult) collect(hosts []*hostgen.Host) (marked, retx int64) {
+// source, and their statistics.
+func collect(hosts []*hostgen.Host) (fct []trace.FCT, stats []hostgen.Stats) {
 	for _, h := range hosts {
-		res.FCT = append(res.FCT, h.FCTs()...)
-		st := h.Stats()
-		res.Hosts = append(res.Hosts, st)
-		marked += st.CEMarked
-		retx += st.Retransmitted
+		fct = append(fct, h.FCTs()...)
+		stats = append(stats, h.Stats())
 	}
-	slices.SortStableFunc(res.FCT, func(a, b trace.FCT) int {
+	slices.SortStableFunc(fct, func(a, b trace.FCT) int {
 		return cmp.Or(cmp.Compare(a.Start, b.Start), cmp.Compare(a.Src, b.Src), cmp.Compare(a.SPort, b.SPort))
 	})
-	return marked, retx
+	return fct, stats
 }
 
 // addLoop fills in the control loop's figures: its steps, timings,
@@ -465,12 +522,15 @@ func (res *WorkloadResult) collect(hosts []*hostgen.Host) (marked, retx int64) {
 func (s *TestbedSummary) addLoop(loop *LoopStats, interval int64) {
 	s.ControlSteps, s.LateSteps, s.ECNWrites = loop.Steps, loop.Late, loop.Written
 	s.ECNSettings = loop.Settings
-	s.Events = int64(loop.Steps)
 	s.StepMsMean, s.StepMsP99 = msMean(loop.Step), msPercentile(loop.Step, 0.99)
 	s.ReadMsMean, s.DecideMsMean, s.WriteMsMean = msMean(loop.Read), msMean(loop.Decide), msMean(loop.Write)
+	if len(loop.Intervals) > 0 {
+		mean, p99 := metrics.MeanP99(loop.Intervals)
+		s.IntervalUSMean, s.IntervalUSP99 = mean/float64(topo.Microsecond), p99/float64(topo.Microsecond)
+	}
 	if len(loop.Queue) > 0 {
 		s.QueueFeatureMean, s.QueueFeatureP99 = metrics.MeanP99(loop.Queue)
-		s.QueueSeconds = float64(loop.Steps) * float64(interval) / float64(topo.Second) // the fabric time the steps span
+		s.QueueSeconds = float64(loop.QueueSteps) * float64(interval) / float64(topo.Second) // the fabric time the sampled steps span
 	}
 }
 

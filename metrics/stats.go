@@ -175,8 +175,11 @@ func MeanThroughputGbps(recs []trace.FCT) float64 {
 	return sum / float64(n)
 }
 
-// Summary is the result of one simulation: FCT slowdowns, throughput and
-// the fabric counters. Its JSON keys are fixed.
+// Summary is the result of one run: FCT slowdowns, throughput and the
+// fabric counters. The simulator fills every field; the testbed
+// (controller.TestbedSummary, which embeds it) fills the fields of the
+// keys it measures and leaves the others out of its JSON. SummaryKeys
+// defines each JSON key once: what it means and which fabrics measure it.
 type Summary struct {
 	Flows              int     `json:"flows"`                // flows in the trace
 	Completed          int     `json:"completed"`            // flows that finished
@@ -187,11 +190,11 @@ type Summary struct {
 	ThroughputGbpsMean float64 `json:"throughput_gbps_mean"` // see MeanThroughputGbps
 	QueueBytesMean     float64 `json:"queue_bytes_mean"`     // switch egress queue samples
 	QueueBytesP99      float64 `json:"queue_bytes_p99"`
-	QueueSeconds       float64 `json:"queue_seconds"` // the simulated time they span (Config.QueueUntil)
+	QueueSeconds       float64 `json:"queue_seconds"` // the fabric time they span (replay.Config.QueueUntil)
 	// QueueFeatureMean and QueueFeatureP99 are the queue the policies see
 	// (control.PortSample.QueueFeature: the mean depth data packets met at
 	// enqueue over an interval), over every switch port at every control
-	// step of the same span. The testbed reports only these.
+	// step of the same span. Both fabrics measure these.
 	QueueFeatureMean float64 `json:"queue_feature_bytes_mean"`
 	QueueFeatureP99  float64 `json:"queue_feature_bytes_p99"`
 	PFCPauses        int64   `json:"pfc_pauses"`
@@ -272,15 +275,14 @@ func binLabels(s []Stats) []string {
 // incast and of background flows, and of a phased trace's flows by the
 // phase they start in ("phase from 10 ms"); the queues in KB (1000 B, the unit of
 // the ECN thresholds), the instantaneous one the simulator samples and the
-// queue feature the policies see; then the counters.
-func (s Summary) WriteTable(w io.Writer) error { return s.writeTable(w, true) }
+// queue feature the policies see; then the counters. It is the
+// simulator's table: WriteTableOf(w, Simulator).
+func (s Summary) WriteTable(w io.Writer) error { return s.WriteTableOf(w, Simulator) }
 
-// WriteFeatureTable writes s as WriteTable does but with the queue feature
-// alone, for a fabric that cannot see the instantaneous queue (the
-// testbed).
-func (s Summary) WriteFeatureTable(w io.Writer) error { return s.writeTable(w, false) }
-
-func (s Summary) writeTable(w io.Writer, instant bool) error {
+// WriteTableOf writes s as WriteTable does with the rows of the keys f
+// measures (Fabric.Measures) alone: on the testbed without the
+// instantaneous queue, PFC pauses, drops and events.
+func (s Summary) WriteTableOf(w io.Writer, f Fabric) error {
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
 	row := func(cells ...string) { fmt.Fprintln(tw, strings.Join(cells, "\t")+"\t") }
 	stat := func(label string, st Stats) {
@@ -302,7 +304,7 @@ func (s Summary) writeTable(w io.Writer, instant bool) error {
 	}
 	fmt.Fprintln(tw)
 	row("queue (KB = 1000 B)", "mean", "p99")
-	if instant {
+	if f.Measures("queue_bytes_mean") {
 		row("instantaneous (simulator)", ff(s.QueueBytesMean/control.KB), ff(s.QueueBytesP99/control.KB))
 	}
 	row("feature (policies' input)", ff(s.QueueFeatureMean/control.KB), ff(s.QueueFeatureP99/control.KB))
@@ -310,23 +312,36 @@ func (s Summary) writeTable(w io.Writer, instant bool) error {
 		return err
 	}
 	fmt.Fprintln(w)
-
-	tw = tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
-	kv := func(k, v string) { fmt.Fprintf(tw, "%s\t%s\n", k, v) }
-	kv("flows", fmt.Sprintf("%d (%d completed)", s.Flows, s.Completed))
-	kv("throughput (mean per flow)", ff(s.ThroughputGbpsMean)+" Gbps")
-	kv("queues sampled over", ff(s.QueueSeconds)+" s")
-	kv("pfc pauses", strconv.FormatInt(s.PFCPauses, 10))
-	kv("ecn marked packets", strconv.FormatInt(s.ECNMarkedPackets, 10))
-	kv("drops", strconv.FormatInt(s.Drops, 10))
-	kv("events", strconv.FormatInt(s.Events, 10))
-	kv("simulated time", ff(s.SimSeconds)+" s")
-	kv("wall time", ff(s.WallSeconds)+" s")
-	kv("peak rss", fmt.Sprintf("%.1f MiB", float64(s.PeakRSSBytes)/(1<<20)))
-	if err := tw.Flush(); err != nil || s.AgentStats == nil {
+	if err := s.writeCounters(w, f); err != nil || s.AgentStats == nil {
 		return err
 	}
 	return s.AgentStats.writeTable(w)
+}
+
+// writeCounters writes the counters of s that f measures as key-value
+// lines.
+func (s Summary) writeCounters(w io.Writer, f Fabric) error {
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+	kv := func(key, k, v string) {
+		if f.Measures(key) {
+			fmt.Fprintf(tw, "%s\t%s\n", k, v)
+		}
+	}
+	kv("flows", "flows", fmt.Sprintf("%d (%d completed)", s.Flows, s.Completed))
+	kv("throughput_gbps_mean", "throughput (mean per flow)", ff(s.ThroughputGbpsMean)+" Gbps")
+	kv("queue_seconds", "queues sampled over", ff(s.QueueSeconds)+" s")
+	kv("pfc_pauses", "pfc pauses", strconv.FormatInt(s.PFCPauses, 10))
+	kv("ecn_marked_packets", "ecn marked packets", strconv.FormatInt(s.ECNMarkedPackets, 10))
+	kv("drops", "drops", strconv.FormatInt(s.Drops, 10))
+	kv("events", "events", strconv.FormatInt(s.Events, 10))
+	span := "simulated time"
+	if f == Testbed {
+		span = "fabric time"
+	}
+	kv("sim_seconds", span, ff(s.SimSeconds)+" s")
+	kv("wall_seconds", "wall time", ff(s.WallSeconds)+" s")
+	kv("peak_rss_bytes", "peak rss", fmt.Sprintf("%.1f MiB", float64(s.PeakRSSBytes)/(1<<20)))
+	return tw.Flush()
 }
 
 // ff formats a float for tables: 3 decimals.

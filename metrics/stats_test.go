@@ -143,11 +143,12 @@ func TestSummaryWriteTable(t *testing.T) {
 	}
 	t.Logf("\n%s", out)
 	b.Reset()
-	if err := sampleSummary().WriteFeatureTable(&b); err != nil {
+	if err := sampleSummary().WriteTableOf(&b, Testbed); err != nil {
 		t.Fatal(err)
 	}
-	if f := b.String(); strings.Contains(f, "instantaneous") || !strings.Contains(f, "feature (policies' input)  0.800  4.000") {
-		t.Errorf("the feature-only table:\n%s", f)
+	if f := b.String(); strings.Contains(f, "instantaneous") || !strings.Contains(f, "feature (policies' input)  0.800  4.000") ||
+		strings.Contains(f, "pfc pauses") || strings.Contains(f, "drops") || strings.Contains(f, "events") || !strings.Contains(f, "fabric time") {
+		t.Errorf("the testbed's table shows what it does not measure:\n%s", f)
 	}
 	if got := binLabels([]Stats{{MaxBytes: 1500}, {MaxBytes: 64000}, {MaxBytes: 2_000_000_000}}); strings.Join(got, " ") != "<=1500B 1500B-64KB 64KB-2GB" {
 		t.Errorf("binLabels = %v", got)

@@ -28,7 +28,6 @@ import (
 	"graphcc/gnn"
 	"graphcc/hostgen"
 	"graphcc/internal/fileio"
-	"graphcc/metrics"
 	"graphcc/policy"
 	"graphcc/replay"
 	"graphcc/scenario"
@@ -425,8 +424,8 @@ type testbedRun struct {
 	policies  []policy.Named
 	sc        scenario.Scenario
 	interval  int64
-	params    replay.Params     // the simulator that stands for the testbed: TestbedParams with the hosts' DCQCN
-	simulated []metrics.Summary // --compare-sim's runs
+	params    replay.Params            // the simulator that stands for the testbed: TestbedParams with the hosts' DCQCN
+	simulated []experiment.ComparedRun // --compare-sim's runs
 	wrote     outputs
 	// for --agents per-switch
 	rt   *p4rt.Fabric
@@ -493,7 +492,7 @@ func (o *testbedRunOpts) run(ctx context.Context, cmd *cobra.Command, log *slog.
 	fmt.Fprintf(r.out, "# lab %s: %d switches, %d hosts, scale %d; %d flows: %s\n\n",
 		plan.Lab, len(plan.Switches), len(plan.Hosts), spec.Scale, len(flows), r.sc.Description)
 	w := controller.WorkloadConfig{Plan: plan, Runtime: rt, Flows: flows, Scale: float64(spec.Scale), Interval: r.interval, Drain: drain,
-		Host: testbedHostConfig(r.params.DCQCN, o.noDelays)}
+		Host: testbedHostConfig(r.params.DCQCN, o.noDelays), QueueWindow: r.sc.Gen.Duration}
 	results, err := controller.RunPolicies(ctx, controller.PoliciesConfig{
 		Workload: w, Policies: runs, Log: log, Run: r.one, DrainWait: lab.QueueDrainTime(lb.State(), plan.Fabric),
 		Reset: func(ctx context.Context, static []control.ECN) error {
@@ -509,9 +508,9 @@ func (o *testbedRunOpts) run(ctx context.Context, cmd *cobra.Command, log *slog.
 	defer r.wrote.report(cmd.ErrOrStderr())
 	if r.several || o.compareSim {
 		names := make([]string, len(r.policies))
-		testbed := make([]metrics.Summary, len(results))
+		testbed := make([]experiment.ComparedRun, len(results))
 		for i, res := range results {
-			names[i], testbed[i] = r.policies[i].Name, res.Summary.Summary
+			names[i], testbed[i] = r.policies[i].Name, experiment.ComparedRun{Summary: res.Summary.Summary, FCT: res.FCT}
 		}
 		return experiment.WriteTestbedComparison(r.out, names, testbed, r.simulated)
 	}
@@ -678,36 +677,14 @@ func (r *testbedRun) one(ctx context.Context, name string, w controller.Workload
 	if err := res.Summary.WriteTable(r.out); err != nil {
 		return nil, err
 	}
-	s := res.Summary
-	fmt.Fprintf(r.out, "control steps %d (%d late), step %.2f ms mean, %.2f ms p99 (read %.2f, decide %.3f, write %.2f), %d ECN entries written; %d flows incomplete; switch threads %s\n\n",
-		s.ControlSteps, s.LateSteps, s.StepMsMean, s.StepMsP99, s.ReadMsMean, s.DecideMsMean, s.WriteMsMean, s.ECNWrites, s.Incomplete, s.SwitchSched)
-	if s.Agents == controller.AgentsPerSwitch {
-		fmt.Fprintf(r.out, "agents per switch: %d processes (%d ended early), %d steps, %d messages (%d bytes), %d late, %d stale; round %.2f ms mean, %.2f ms p99; K rounds %.2f ms mean, %.2f ms p99; %d decision mismatches; %d port-steps on the static fallback\n",
-			s.AgentProcesses, s.AgentFailures, s.AgentSteps, s.AgentMessages, s.AgentMessageBytes, *s.LateMessages, s.StaleMessages,
-			s.AgentRoundMsMean, s.AgentRoundMsP99, s.AgentRoundsMsMean, s.AgentRoundsMsP99, *s.DecisionMismatches, s.AgentStaticPorts)
-		for k, m := range s.AgentRoundMsMeanByRound {
-			fmt.Fprintf(r.out, "round %d: %.2f ms mean, %.2f ms p99", k+1, m, s.AgentRoundMsP99ByRound[k])
-			if k < len(s.AgentOneWayMsByRound) {
-				fmt.Fprintf(r.out, "; its messages send -> neighbour's client %.2f ms mean, %.2f ms p99", s.AgentOneWayMsByRound[k][0], s.AgentOneWayMsByRound[k][1])
-			}
-			fmt.Fprintln(r.out)
-		}
-		fmt.Fprintf(r.out, "where it goes (ms mean/p99): step start late %.2f/%.2f, counter read %.2f/%.2f; per message: send %.3f/%.3f, send -> neighbour's client %.2f/%.2f, client -> its round %.2f/%.2f\n",
-			s.AgentStartMs[0], s.AgentStartMs[1], s.AgentReadMs[0], s.AgentReadMs[1], s.AgentSendMs[0], s.AgentSendMs[1],
-			s.AgentOneWayMs[0], s.AgentOneWayMs[1], s.AgentHandoffMs[0], s.AgentHandoffMs[1])
-		if s.HostDecisionMismatches != nil {
-			fmt.Fprintf(r.out, "hosts (the leaves' choices, applied by this process): %d host decision mismatches; a leaf's readout -> its hosts' constants in force %.2f/%.2f ms mean/p99 (report written -> in force %.2f/%.2f)\n",
-				*s.HostDecisionMismatches, s.AgentHostDelayMs[0], s.AgentHostDelayMs[1], s.AgentHostHopMs[0], s.AgentHostHopMs[1])
-		}
-		fmt.Fprintln(r.out)
-	}
 	if o.compareSim {
 		np := r.policies[len(r.simulated)]
-		sim, err := experiment.SimulateLikeTestbed(ctx, np, w.Plan.Fabric, r.sc, w.Flows, r.params, r.interval, o.sc.seed)
+		sim, err := experiment.SimulateLikeTestbed(ctx, np, w.Plan.Fabric, r.sc, w.Flows, experiment.TestbedSim{Params: r.params, Interval: r.interval,
+			Seed: o.sc.seed, Agents: o.agents, RoundTimeout: o.agentRoundTimeout, MissLimit: o.agentMissLimit, Scale: w.Scale})
 		if err != nil {
 			return nil, fmt.Errorf("--compare-sim: %w", err)
 		}
-		r.simulated = append(r.simulated, sim.Summary)
+		r.simulated = append(r.simulated, experiment.ComparedRun{Summary: sim.Summary, FCT: sim.FCT})
 	}
 	return res, nil
 }
