@@ -232,7 +232,11 @@ func (a *agentsRun) run(t *testing.T, steps int, real time.Duration) {
 	a.net = newFakeNet(a.f)
 	sws := a.f.Switches()
 	a.shadow = NewShadow(a.f, len(sws), nil, nil)
-	lc := controller.LoopConfig{Fabric: a.f, Runtime: a.shadow, Policy: gnn.NewGraphCC(a.m, a.f, gnn.FeatureConfig{}),
+	g, err := gnn.NewGraphCC(a.m, a.f, gnn.FeatureConfig{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	lc := controller.LoopConfig{Fabric: a.f, Runtime: a.shadow, Policy: g,
 		Clock: clock, Interval: interval, Static: control.StaticSettings(a.f)}
 	if a.m.HostActions > 0 {
 		a.hosts, a.applied = &fakeHosts{cur: base(a.f)}, map[string][][]control.HostParams{}
