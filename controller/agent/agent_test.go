@@ -252,7 +252,7 @@ func (a *agentsRun) run(t *testing.T, steps int, real time.Duration) {
 	for i, n := range sws {
 		sw := a.net.sws[n]
 		c := Config{Fabric: a.f, Switch: n, Model: a.m, Static: control.StaticSettings(a.f), Clock: clock,
-			Epoch: epoch, Interval: interval, RoundTimeout: a.roundOut, Steps: steps}
+			Epoch: epoch, Interval: interval, RoundTimeout: a.roundOut, MissLimit: control.DefaultMissLimit, Steps: steps}
 		wg.Go(func() {
 			err := Run(ctx, c, sw, func(r *Report) error { return a.report(ctx, i, sw, r) })
 			a.shadow.End(i)
@@ -482,7 +482,7 @@ func TestAgentKilled(t *testing.T) {
 			t.Fatalf("%s reported %d steps, want %d", name, len(rs), steps)
 		}
 		for j, r := range rs {
-			want := j >= a.killAfter+DefaultMissLimit-1
+			want := j >= a.killAfter+control.DefaultMissLimit-1
 			if r.Static != want {
 				t.Errorf("%s step %d: static %v, want %v", name, j, r.Static, want)
 			}
@@ -555,7 +555,7 @@ func TestAgentKilledHostHead(t *testing.T) {
 				t.Fatalf("%s reported %d steps, want %d", leaf, len(rs), steps)
 			}
 			for j, r := range rs {
-				if want := j >= a.killAfter+DefaultMissLimit-1; r.Static != want {
+				if want := j >= a.killAfter+control.DefaultMissLimit-1; r.Static != want {
 					t.Errorf("%s step %d: static %v, want %v", leaf, j, r.Static, want)
 				}
 				for k, p := range r.Ports[len(r.Chosen):] {
