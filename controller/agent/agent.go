@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"log/slog"
 	"slices"
+	"sync"
 	"time"
 
 	"github.com/google/gopacket"
@@ -161,8 +162,10 @@ func Run(ctx context.Context, c Config, sw Switch, report func(*Report) error) e
 		return err
 	}
 	ctx, cancel := context.WithCancel(ctx)
+	var wg sync.WaitGroup
+	defer wg.Wait() // after cancel: the receiver ends with ctx
 	defer cancel()
-	go r.receive(ctx)
+	wg.Go(func() { r.receive(ctx) })
 	// The first read starts the counters' first interval.
 	if err := sw.ReadTelemetry(ctx, r.full.Ports); err != nil {
 		return r.fail(ctx, fmt.Errorf("first telemetry read: %w", err))
@@ -247,7 +250,7 @@ func (r *agentRun) receive(ctx context.Context) {
 	for {
 		link, frame, at, err := r.sw.Receive(ctx)
 		if err != nil {
-			r.rerr <- err
+			r.rerr <- err // buffered: the receiver's one error
 			return
 		}
 		if err := p.DecodeLayers(frame, &decoded); err != nil || len(decoded) != 2 || topo.PortID(msg.Port) != link {

@@ -39,6 +39,7 @@ type Shadow struct {
 	ended   []bool
 
 	applied          []control.HostParams // the hosts' constants in force, by PortID
+	hostGen          int                  // changes of applied
 	hostDelay, hopNS []time.Duration
 
 	started        bool
@@ -68,18 +69,35 @@ func NewShadow(f *topo.Fabric, agents int, hosts controller.Hosts, base []contro
 // choice, or with the report's Static the base constants.
 func (s *Shadow) Add(ctx context.Context, i int, r *Report) error {
 	s.mu.Lock()
-	defer s.mu.Unlock()
 	if int(r.Step) != len(s.reports[i]) {
+		s.mu.Unlock()
 		return fmt.Errorf("agent %d (%s): report of step %d after %d steps", i, r.Switch, r.Step, len(s.reports[i]))
 	}
 	if err := s.check(r); err != nil {
+		s.mu.Unlock()
 		return fmt.Errorf("agent %d (%s): step %d: %w", i, r.Switch, r.Step, err)
 	}
 	s.reports[i] = append(s.reports[i], r)
 	s.signal()
-	if err := s.applyHostsLocked(ctx, r); err != nil {
-		return fmt.Errorf("agent %d (%s): step %d: %w", i, r.Switch, r.Step, err)
+	hosts := len(r.Hosts) > 0
+	if hosts {
+		for k, p := range r.Ports[len(r.Chosen):] {
+			if r.Static {
+				s.applied[p] = s.base[p]
+			} else {
+				s.applied[p] = r.Hosts[k]
+			}
+		}
+		s.hostGen++
 	}
+	s.mu.Unlock()
+	if !hosts {
+		return nil
+	}
+	if err := s.putHosts(ctx); err != nil {
+		return fmt.Errorf("agent %d (%s): step %d: hosts' DCQCN: %w", i, r.Switch, r.Step, err)
+	}
+	s.timeHosts(r)
 	return nil
 }
 
@@ -114,31 +132,38 @@ func (s *Shadow) check(r *Report) error {
 	return nil
 }
 
-// applyHostsLocked puts the hosts' constants of report r in force (the
-// model's, or with r.Static the base ones) and times the hop. s.mu is
-// held.
-func (s *Shadow) applyHostsLocked(ctx context.Context, r *Report) error {
-	if len(r.Hosts) == 0 {
-		return nil
-	}
-	for k, p := range r.Ports[len(r.Chosen):] {
-		if r.Static {
-			s.applied[p] = s.base[p]
-		} else {
-			s.applied[p] = r.Hosts[k]
+// putHosts puts the hosts' constants s.applied holds in force without
+// holding s.mu across the hosts' SetDCQCN: it copies them under the lock
+// and calls with the copy, and again if another report changed them
+// meanwhile, so that the last call made carries the latest constants.
+func (s *Shadow) putHosts(ctx context.Context) error {
+	for {
+		s.mu.Lock()
+		gen, hosts := s.hostGen, slices.Clone(s.applied)
+		s.mu.Unlock()
+		if err := s.hosts.SetDCQCN(ctx, hosts); err != nil {
+			return err
+		}
+		s.mu.Lock()
+		stale := s.hostGen != gen
+		s.mu.Unlock()
+		if !stale {
+			return nil
 		}
 	}
-	if err := s.hosts.SetDCQCN(ctx, s.applied); err != nil {
-		return fmt.Errorf("hosts' DCQCN: %w", err)
-	}
+}
+
+// timeHosts records the hop of report r's hosts' constants, now in force.
+func (s *Shadow) timeHosts(r *Report) {
 	now := time.Now()
+	s.mu.Lock()
+	defer s.mu.Unlock()
 	if r.DecidedNS > 0 {
 		s.hostDelay = append(s.hostDelay, now.Sub(time.Unix(0, r.DecidedNS)))
 	}
 	if r.ReportNS > 0 {
 		s.hopNS = append(s.hopNS, now.Sub(time.Unix(0, r.ReportNS)))
 	}
-	return nil
 }
 
 // HostsToBase puts the hosts of agent i (those of its last report) back on
@@ -146,16 +171,18 @@ func (s *Shadow) applyHostsLocked(ctx context.Context, r *Report) error {
 // switch goes back to the static settings.
 func (s *Shadow) HostsToBase(ctx context.Context, i int) error {
 	s.mu.Lock()
-	defer s.mu.Unlock()
 	rs := s.reports[i]
 	if s.hosts == nil || len(rs) == 0 {
+		s.mu.Unlock()
 		return nil
 	}
 	r := rs[len(rs)-1]
 	for _, p := range r.Ports[len(r.Chosen):] {
 		s.applied[p] = s.base[p]
 	}
-	if err := s.hosts.SetDCQCN(ctx, s.applied); err != nil {
+	s.hostGen++
+	s.mu.Unlock()
+	if err := s.putHosts(ctx); err != nil {
 		return fmt.Errorf("agent %d (%s): hosts back on the base DCQCN constants: %w", i, r.Switch, err)
 	}
 	return nil
