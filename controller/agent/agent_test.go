@@ -154,8 +154,9 @@ func (h *fakeHosts) get(p topo.PortID) control.HostParams {
 }
 
 // centralHosts is the control loop's Hosts in a run with a host head: it
-// records the central step's hosts' constants of every step and hands
-// them to the shadow to compare.
+// records the loop's hosts' constants of every step (those in force,
+// which without a miss are the central step's) and hands them to the
+// shadow.
 type centralHosts struct {
 	shadow *Shadow
 	steps  [][]control.HostParams
@@ -244,6 +245,7 @@ func (a *agentsRun) run(t *testing.T, steps int, real time.Duration) {
 		a.central = &centralHosts{shadow: a.shadow}
 		lc.Runtime, lc.Hosts, lc.HostStart = a.shadow, a.central, base(a.f)
 	}
+	lc.Policy = a.shadow.LoopPolicy(lc.Policy)
 	a.reports, a.errs = map[string][]*Report{}, map[string]error{}
 	ctx, cancel := context.WithCancel(t.Context())
 	defer cancel()
