@@ -115,12 +115,16 @@ type Agent struct {
 // NewAgent returns the agent of the switch view v running model m, with
 // features of m's feature set normalized by c. It fails on a view whose
 // ports are not in increasing PortID or have a non-positive rate, and on
-// a model that does not fit a GraphCC policy (CheckPolicyModel).
+// a model that does not fit a GraphCC policy (CheckPolicyModel) or an
+// invalid c.
 func NewAgent(m *Model, v SwitchView, c FeatureConfig) (*Agent, error) {
 	if err := v.check(); err != nil {
 		return nil, err
 	}
 	if err := CheckPolicyModel(m); err != nil {
+		return nil, fmt.Errorf("agent of switch %d: %w", v.Switch, err)
+	}
+	if err := c.Validate(); err != nil {
 		return nil, fmt.Errorf("agent of switch %d: %w", v.Switch, err)
 	}
 	return newAgent(m, v, c, haveAVX2FMA()), nil

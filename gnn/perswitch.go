@@ -36,10 +36,13 @@ type agentMessage struct {
 
 // NewPerSwitch returns the per-switch GraphCC policy of model m on fabric
 // f, with features normalized by c. It fails as NewGraphCC on a model that
-// does not fit it, and if a switch's view cannot be formed
-// (NewSwitchView).
+// does not fit it or an invalid c, and if a switch's view cannot be
+// formed (NewSwitchView).
 func NewPerSwitch(m *Model, f *topo.Fabric, c FeatureConfig) (*PerSwitch, error) {
 	if err := CheckPolicyModel(m); err != nil {
+		return nil, fmt.Errorf("per-switch graphcc policy: %w", err)
+	}
+	if err := c.Validate(); err != nil {
 		return nil, fmt.Errorf("per-switch graphcc policy: %w", err)
 	}
 	return newPerSwitch(m, f, c, haveAVX2FMA())

@@ -39,9 +39,12 @@ type GraphCC struct {
 
 // NewGraphCC returns the GraphCC policy of model m on fabric f, with the
 // features of m's feature set (m.FeatureSet) normalized by c. It fails if
-// m does not fit a GraphCC policy (CheckPolicyModel).
+// m does not fit a GraphCC policy (CheckPolicyModel) or c is not valid.
 func NewGraphCC(m *Model, f *topo.Fabric, c FeatureConfig) (*GraphCC, error) {
 	if err := CheckPolicyModel(m); err != nil {
+		return nil, fmt.Errorf("graphcc policy: %w", err)
+	}
+	if err := c.Validate(); err != nil {
 		return nil, fmt.Errorf("graphcc policy: %w", err)
 	}
 	inf := NewInference(m, f.Graph(), 0)
@@ -72,6 +75,9 @@ func CheckPolicyModel(m *Model) error {
 	}
 	if err := m.Shape.Validate(); err != nil {
 		return fmt.Errorf("model shape: %w", err)
+	}
+	if !slices.Contains(FeatureSets(), m.FeatureSet) {
+		return fmt.Errorf("model of an unknown feature set %d", int(m.FeatureSet))
 	}
 	if n := m.Shape.NumParams(); len(m.Params) != n {
 		return fmt.Errorf("model has %d parameters, its shape %d", len(m.Params), n)

@@ -1,6 +1,7 @@
 package gnn
 
 import (
+	"math"
 	"strings"
 	"testing"
 
@@ -96,5 +97,27 @@ func TestPolicyModelErrors(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// TestFeatureConfigErrors: a feature config whose scales are not positive
+// and finite is an error of every constructor, not a panic.
+func TestFeatureConfigErrors(t *testing.T) {
+	fab := smallClos(t)
+	m := NewModel(nnNewRand(1))
+	v, err := NewSwitchView(fab, fab.Switches()[0])
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []FeatureConfig{{QueueScale: -1}, {RewardQueue: math.Inf(1)}, {QueueScale: math.NaN()}} {
+		_, err1 := NewGraphCC(m, fab, c)
+		_, err2 := NewPerSwitch(m, fab, c)
+		_, err3 := NewInBand(m, fab, c, InBandConfig{})
+		_, err4 := NewAgent(m, v, c)
+		for i, err := range []error{err1, err2, err3, err4} {
+			if err == nil || !strings.Contains(err.Error(), "scales must be positive and finite") {
+				t.Errorf("%+v, constructor %d: %v", c, i, err)
+			}
+		}
 	}
 }
