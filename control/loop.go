@@ -41,9 +41,17 @@ type LoopConfig struct {
 	// means the policy's own (HostParamsOf) or else DefaultHostParams on
 	// every host, what both fabrics run by default.
 	Hosts []HostParams
-	// QueueUntil, if positive, ends the queue-feature samples (QueueFeatures)
-	// after the step at that fabric time, ps; 0 samples every step.
+	// QueueUntil, if positive, ends the queue samples (QueueFeatures,
+	// QueueBytes, QueueSteps) after the step at that fabric time, ps; 0
+	// samples every step.
 	QueueUntil int64
+	// Ports are the agent ports the loop decides, checks, counts and
+	// samples, in increasing topo.PortID; nil means Fabric.Agents(), every
+	// switch egress port. A per-switch agent's loop holds its own
+	// switch's egress ports: its telemetry and settings are still indexed
+	// by topo.PortID over the whole fabric, and only its ports' entries
+	// matter.
+	Ports []topo.PortID
 }
 
 // Loop is the one control step of the design, run by both fabrics: every
@@ -73,9 +81,11 @@ type Loop struct {
 
 	until int64
 
-	steps    int
-	settings SettingCounter
-	queue    []float64
+	steps      int
+	settings   SettingCounter
+	queue      []float64
+	queueBytes []int64
+	queueSteps int
 }
 
 // NewLoop checks c and returns a loop ready for its first Step. It writes
@@ -88,6 +98,12 @@ func NewLoop(c LoopConfig) (*Loop, error) {
 		return nil, errors.New("control: loop has a policy but no actuator")
 	}
 	l := &Loop{f: c.Fabric, policy: c.Policy, apply: c.Apply, agents: c.Fabric.Agents(), until: c.QueueUntil}
+	if c.Ports != nil {
+		if err := checkPorts(c.Fabric, c.Ports); err != nil {
+			return nil, err
+		}
+		l.agents = slices.Clone(c.Ports)
+	}
 	switch {
 	case c.ECN == nil:
 		l.ecn = StaticSettings(c.Fabric)
@@ -111,6 +127,20 @@ func NewLoop(c LoopConfig) (*Loop, error) {
 		}
 	}
 	return l, nil
+}
+
+// checkPorts refuses ports that are not agent ports of f in increasing
+// order.
+func checkPorts(f *topo.Fabric, ports []topo.PortID) error {
+	for i, p := range ports {
+		switch {
+		case p < 0 || int(p) >= len(f.Ports) || !f.Nodes[f.Ports[p].Src].Switch:
+			return fmt.Errorf("control: loop port %d is not a switch egress port of the fabric", p)
+		case i > 0 && p <= ports[i-1]:
+			return fmt.Errorf("control: loop port %d after port %d, want increasing ports", p, ports[i-1])
+		}
+	}
+	return nil
 }
 
 // initHosts sets up the hosts' constants of a loop whose policy decides
@@ -171,11 +201,12 @@ func (l *Loop) Step(ctx context.Context, t *Telemetry) error {
 	return l.commit(ctx, t.Now)
 }
 
-// Observe is the first half of Step, for a fabric whose policy decides
-// over fabric time rather than within the step (the simulator's per-switch
-// agents exchanging messages as packets): it writes t's trace rows with
-// the settings in force, records the agents' queue features and counts the
-// step. Commit is the second half.
+// Observe is the first half of Step, for a fabric whose agents decide
+// over time rather than within the step (the simulator's per-switch agents
+// exchanging messages as packets, a testbed switch's agent exchanging them
+// with its neighbours'): it writes t's trace rows with the settings in
+// force, records the agents' queue samples up to LoopConfig.QueueUntil and
+// counts the step. Commit is the second half.
 func (l *Loop) Observe(t *Telemetry) {
 	if l.trace != nil {
 		WriteTraceRows(l.trace, l.f, t.Now, t.Ports, l.ecn)
@@ -183,18 +214,21 @@ func (l *Loop) Observe(t *Telemetry) {
 	if l.until <= 0 || t.Now <= l.until {
 		for _, p := range l.agents {
 			l.queue = append(l.queue, t.Ports[p].QueueFeature())
+			l.queueBytes = append(l.queueBytes, t.Ports[p].QueueBytes)
 		}
+		l.queueSteps++
 	}
 	l.steps++
 }
 
 // Commit is the second half of Step after Observe, at fabric time now: it
-// lets write put the policy's decision into the loop's settings (ecn by
-// topo.PortID; hosts, with a HostDecider, else nil), then checks, applies
-// and counts them as Step does. The loop must have a policy.
+// lets write put the agents' decision into the loop's settings (ecn by
+// topo.PortID, which hold the settings in force; hosts, with a
+// HostDecider, else nil), then checks, applies and counts them as Step
+// does. The loop must have an actuator; its policy, if any, is not run.
 func (l *Loop) Commit(ctx context.Context, now int64, write func(ecn []ECN, hosts []HostParams)) error {
-	if l.policy == nil {
-		return errors.New("control: commit on a loop without a policy")
+	if l.apply == nil {
+		return errors.New("control: commit on a loop without an actuator")
 	}
 	write(l.ecn, l.hosts)
 	return l.commit(ctx, now)
@@ -260,17 +294,26 @@ func (l *Loop) ECN() []ECN { return l.ecn }
 // The slice is the loop's own: read it, do not keep or change it.
 func (l *Loop) Hosts() []HostParams { return l.hosts }
 
-// Steps returns the number of Step calls so far.
+// Steps returns the number of steps so far (Step or Observe calls).
 func (l *Loop) Steps() int { return l.steps }
 
-// Settings returns the settings the policy chose and the fabric applied,
-// counted per agent port-step (none without a policy).
+// Settings returns the settings the policy (or Commit's writer) chose and
+// the fabric applied, counted per agent port-step (none without a commit).
 func (l *Loop) Settings() []SettingUse { return l.settings.Uses() }
 
 // QueueFeatures returns the queue feature (PortSample.QueueFeature, bytes)
 // of every agent port at every step up to LoopConfig.QueueUntil, step by
 // step in agent order. The slice is the loop's own.
 func (l *Loop) QueueFeatures() []float64 { return l.queue }
+
+// QueueBytes returns the instantaneous queue (PortSample.QueueBytes) of
+// every agent port at the same steps as QueueFeatures, in the same order.
+// The slice is the loop's own.
+func (l *Loop) QueueBytes() []int64 { return l.queueBytes }
+
+// QueueSteps returns the steps whose queues QueueFeatures and QueueBytes
+// hold: those up to LoopConfig.QueueUntil.
+func (l *Loop) QueueSteps() int { return l.queueSteps }
 
 // portName names port p of f for errors: "port 3 (leaf0->spine1)".
 func portName(f *topo.Fabric, p topo.PortID) string {

@@ -58,6 +58,9 @@ func TestNewLoopErrors(t *testing.T) {
 		{"policy without actuator", LoopConfig{Fabric: f, Policy: Static{}}, "no actuator"},
 		{"short settings", LoopConfig{Fabric: f, ECN: make([]ECN, 3)}, "3 ECN settings for"},
 		{"invalid start", LoopConfig{Fabric: f, ECN: bad}, "starting setting of port"},
+		{"a host's port", LoopConfig{Fabric: f, Ports: []topo.PortID{HostPorts(f)[0]}}, "not a switch egress port"},
+		{"ports out of order", LoopConfig{Fabric: f, Ports: []topo.PortID{f.Agents()[2], f.Agents()[1]}}, "want increasing ports"},
+		{"a port outside", LoopConfig{Fabric: f, Ports: []topo.PortID{topo.PortID(len(f.Ports))}}, "not a switch egress port"},
 	}
 	for _, tt := range tests {
 		if _, err := NewLoop(tt.c); err == nil || !strings.Contains(err.Error(), tt.want) {
@@ -302,3 +305,68 @@ type tunedDecider struct {
 func (p tunedDecider) HostParams() (HostParams, bool) { return p.h, true }
 
 func (nopActuator) ApplyHosts(context.Context, []HostParams) error { return nil }
+
+// TestLoopPorts: a loop of a port subset (a per-switch agent's) samples,
+// checks and counts only its ports, and Commit without a policy applies
+// the writer's settings through the actuator.
+func TestLoopPorts(t *testing.T) {
+	f := loopFabric(t)
+	sw := f.Switches()[0]
+	own := slices.Clone(f.Out(sw))
+	tests := []struct {
+		name      string
+		write     ECN
+		wantErr   string
+		portSteps int64
+	}{
+		{"valid", ECN{KMin: 2 * KB, KMax: 16 * KB, PMax: 1}, "", int64(len(own))},
+		{"invalid", ECN{KMin: 2 * KB, KMax: 16 * KB, PMax: 2}, "policy set port", 0},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			a := &applied{}
+			l, err := NewLoop(LoopConfig{Fabric: f, Ports: own, Apply: a, QueueUntil: 150})
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, now := range []int64{100, 200} {
+				tel := &Telemetry{Now: now, Interval: 100, Ports: make([]PortSample, len(f.Ports))}
+				for i := range tel.Ports {
+					tel.Ports[i].QueueBytes = int64(i)
+				}
+				l.Observe(tel)
+			}
+			if got := l.QueueBytes(); l.QueueSteps() != 1 || len(got) != len(own) || got[0] != int64(own[0]) {
+				t.Errorf("queue samples %v over %d steps, want one step of the %d own ports", got, l.QueueSteps(), len(own))
+			}
+			err = l.Commit(context.Background(), 200, func(ecn []ECN, _ []HostParams) {
+				for _, p := range own {
+					ecn[p] = tt.write
+				}
+			})
+			if tt.wantErr != "" {
+				if err == nil || !strings.Contains(err.Error(), tt.wantErr) || len(a.got) != 0 {
+					t.Errorf("commit: %v, %d applies; want an error with %q and none", err, len(a.got), tt.wantErr)
+				}
+				return
+			}
+			if err != nil || len(a.got) != 1 || a.got[0][own[0]] != tt.write {
+				t.Fatalf("commit: %v, applied %d times", err, len(a.got))
+			}
+			var n int64
+			for _, u := range l.Settings() {
+				n += u.PortSteps
+			}
+			if n != tt.portSteps || l.Steps() != 2 {
+				t.Errorf("%d port-steps counted over %d steps, want %d over 2", n, l.Steps(), tt.portSteps)
+			}
+		})
+	}
+	l, err := NewLoop(LoopConfig{Fabric: f})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := l.Commit(context.Background(), 0, func([]ECN, []HostParams) {}); err == nil {
+		t.Error("commit without an actuator: no error")
+	}
+}

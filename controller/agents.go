@@ -94,6 +94,16 @@ type AgentStats struct {
 	OneWayByRound         [][]time.Duration // OneWay of the rounds k alone, at k-1
 }
 
+// An AgentLoop is an Agents' Fabric that says what the control loop runs
+// on it: RunWorkload runs the loop's step with LoopPolicy(p), p the run's
+// policy, so that the loop's trace rows and settings counts are the
+// settings the agents applied while p runs as their shadow
+// (agent.Shadow).
+type AgentLoop interface {
+	Fabric
+	LoopPolicy(p control.Policy) control.Policy
+}
+
 // TimedFabric is a Fabric whose reads carry their own time: RunLoop takes
 // the interval's end from ReadTime after each read rather than from its
 // clock. The agents' shadow is one: every agent reads at its step's due

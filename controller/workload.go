@@ -114,7 +114,7 @@ type TestbedSummary struct {
 	DecisionMismatches *int64  `json:"decision_mismatches,omitempty"`
 	LateMessages       *int64  `json:"late_messages,omitempty"`
 	StaleMessages      int64   `json:"stale_messages,omitempty"`
-	AgentStaticPorts   int64   `json:"agent_static_port_steps,omitempty"`
+	AgentStaticPorts   int64   `json:"fallback_port_steps,omitempty"`
 	AgentRoundMsMean   float64 `json:"agent_round_ms_mean,omitempty"`
 	AgentRoundMsP99    float64 `json:"agent_round_ms_p99,omitempty"`
 	// …ByRound[k-1]: round k's alone (round 1 includes waiting for the
@@ -480,6 +480,9 @@ func (c *WorkloadConfig) run(ctx context.Context, rt Fabric, hosts []*hostgen.Ho
 	}
 	if first, _ := startSpan(c.Flows); c.QueueWindow > 0 && first <= math.MaxInt64-c.QueueWindow {
 		lc.QueueUntil = first + c.QueueWindow
+	}
+	if al, ok := rt.(AgentLoop); ok {
+		lc.Policy = al.LoopPolicy(c.Policy)
 	}
 	if lh != nil {
 		lc.Hosts, lc.HostStart = lh.Hosts, lh.Start

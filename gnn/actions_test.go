@@ -294,7 +294,7 @@ func TestExtendedModelFile(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	g := NewGraphCC(back, fab, FeatureConfig{})
+	g := mustGraphCC(t, back, fab, FeatureConfig{})
 	ecn := control.StaticSettings(fab)
 	tel := &control.Telemetry{Interval: testDt, Ports: make([]control.PortSample, len(fab.Ports))}
 	g.Decide(tel, ecn)

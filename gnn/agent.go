@@ -80,7 +80,10 @@ func NewSwitchView(f *topo.Fabric, n topo.NodeID) (SwitchView, error) {
 // No method of a step allocates.
 type Agent struct {
 	view     SwitchView
-	w        *inferCore // the weights, shape and kernels only
+	set      ActionSet     // the model's action table
+	ports    []topo.PortID // the egress ports, the view's order
+	rates    []int64       // their rates, bps
+	w        *inferCore    // the weights, shape and kernels only
 	fz       *Featurizer
 	nOwn     int           // egress ports
 	nHost    int           // attached hosts' NIC ports
@@ -112,14 +115,17 @@ type Agent struct {
 // NewAgent returns the agent of the switch view v running model m, with
 // features of m's feature set normalized by c. It fails on a view whose
 // ports are not in increasing PortID or have a non-positive rate, and on
-// a model whose inputs are not its feature set's; it panics if m's shape
-// is not valid.
+// a model that does not fit a GraphCC policy (CheckPolicyModel) or an
+// invalid c.
 func NewAgent(m *Model, v SwitchView, c FeatureConfig) (*Agent, error) {
 	if err := v.check(); err != nil {
 		return nil, err
 	}
-	if m.Features != m.FeatureSet.Len() {
-		return nil, fmt.Errorf("agent of switch %d: the model has %d inputs, its feature set %s %d", v.Switch, m.Features, m.FeatureSet, m.FeatureSet.Len())
+	if err := CheckPolicyModel(m); err != nil {
+		return nil, fmt.Errorf("agent of switch %d: %w", v.Switch, err)
+	}
+	if err := c.Validate(); err != nil {
+		return nil, fmt.Errorf("agent of switch %d: %w", v.Switch, err)
 	}
 	return newAgent(m, v, c, haveAVX2FMA()), nil
 }
@@ -149,11 +155,12 @@ func newAgent(m *Model, v SwitchView, c FeatureConfig, asm bool) *Agent {
 	w := &inferCore{shape: s, asm: asm && s.Hidden == 24}
 	w.allocWeights()
 	w.load(m)
-	ag := &Agent{view: v, w: w, nOwn: len(v.Ports), next: 1}
-	var rates []int64
+	ag := &Agent{view: v, set: m.ActionSet, w: w, nOwn: len(v.Ports), next: 1}
 	for _, p := range v.Ports {
-		rates = append(rates, p.Rate)
+		ag.ports = append(ag.ports, p.Port)
+		ag.rates = append(ag.rates, p.Rate)
 	}
+	rates := slices.Clone(ag.rates)
 	for _, p := range v.Ports {
 		if p.PeerSwitch {
 			ag.remote = append(ag.remote, p.Port.Reverse())

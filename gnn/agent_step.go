@@ -233,6 +233,17 @@ func (ag *Agent) Done() bool { return ag.next > ag.w.shape.K }
 // agent's own.
 func (ag *Agent) Actions() []int { return ag.actions }
 
+// Settings writes into ecn (by topo.PortID) the setting of every egress
+// port's action of the last completed step (Actions), at the port's rate.
+// It does not allocate.
+func (ag *Agent) Settings(ecn []control.ECN) {
+	writeSettings(ecn, ag.set, ag.ports, ag.rates, ag.actions)
+}
+
+// OwnPorts returns the switch's egress ports, the view's Ports in order:
+// the ports Settings writes. The slice is the agent's own.
+func (ag *Agent) OwnPorts() []topo.PortID { return ag.ports[:len(ag.ports):len(ag.ports)] }
+
 // Q returns the Q values of the last completed step: Ports()×Actions,
 // then with a host head len(Hosts())×HostActions. The slice is the
 // agent's own.

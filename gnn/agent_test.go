@@ -206,7 +206,7 @@ func TestPerSwitchMatchesGraphCC(t *testing.T) {
 						m.FeatureSet = set
 					}
 					nnPerturbBiases(m, 12)
-					g := NewGraphCC(m, f, FeatureConfig{})
+					g := mustGraphCC(t, m, f, FeatureConfig{})
 					ps, err := NewPerSwitch(m, f, FeatureConfig{})
 					if err != nil {
 						t.Fatal(err)
@@ -378,7 +378,7 @@ func TestPerSwitchSimulator(t *testing.T) {
 		}
 		ps.Shuffle(1)
 		var res [2]*replay.Result
-		for i, p := range []control.Policy{NewGraphCC(m, f, FeatureConfig{}), ps} {
+		for i, p := range []control.Policy{mustGraphCC(t, m, f, FeatureConfig{}), ps} {
 			if res[i], err = replay.Run(replay.Config{Fabric: f, Flows: flows, Policy: p, Seed: 1}); err != nil {
 				t.Fatal(err)
 			}
@@ -597,7 +597,7 @@ func TestNewAgentErrors(t *testing.T) {
 		{"empty", NewModel(nnNewRand(1)), SwitchView{Switch: 3}, "no ports"},
 		{"order", NewModel(nnNewRand(1)), swapped, "want increasing PortIDs"},
 		{"rate", NewModel(nnNewRand(1)), zero, "has rate 0"},
-		{"inputs", odd, v, "the model has 7 inputs, its feature set paper 9"},
+		{"inputs", odd, v, "needs a model of 9 features (the paper set)"},
 	} {
 		if _, err := NewAgent(tc.m, tc.v, FeatureConfig{}); err == nil || !strings.Contains(err.Error(), tc.want) {
 			t.Errorf("%s: %v, want %q", tc.name, err, tc.want)

@@ -83,7 +83,7 @@ func TestEmbeddedModelUnchanged(t *testing.T) {
 func decisionPrints(t *testing.T, m *Model) (feats, actions, fcts uint64) {
 	t.Helper()
 	f := nnDefaultClos(t)
-	g := NewGraphCC(m, f, FeatureConfig{})
+	g := mustGraphCC(t, m, f, FeatureConfig{})
 	defer g.Inference().Close()
 	var fs, as []int64
 	for step := range uint64(5) {

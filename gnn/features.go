@@ -72,6 +72,16 @@ type FeatureConfig struct {
 	RewardQueue float64
 }
 
+// Validate reports whether c's scales, defaults filled in, are positive
+// and finite.
+func (c FeatureConfig) Validate() error {
+	d := c.WithDefaults()
+	if !(d.QueueScale > 0) || !(d.RewardQueue > 0) || math.IsInf(d.QueueScale, 0) || math.IsInf(d.RewardQueue, 0) {
+		return fmt.Errorf("feature config %+v: scales must be positive and finite", c)
+	}
+	return nil
+}
+
 // WithDefaults returns c with its zero fields set to their defaults.
 func (c FeatureConfig) WithDefaults() FeatureConfig {
 	if c.QueueScale == 0 {
@@ -170,10 +180,10 @@ func NewPortFeaturizer(rates []int64, set FeatureSet, c FeatureConfig) *Featuriz
 	if !slices.Contains(FeatureSets(), set) {
 		panic(fmt.Sprintf("gnn: featurizer of an unknown feature set, %v", set))
 	}
-	c = c.WithDefaults()
-	if !(c.QueueScale > 0) || !(c.RewardQueue > 0) || math.IsInf(c.QueueScale, 0) || math.IsInf(c.RewardQueue, 0) {
-		panic(fmt.Sprintf("gnn: feature config %+v: scales must be positive and finite", c))
+	if err := c.Validate(); err != nil {
+		panic("gnn: " + err.Error())
 	}
+	c = c.WithDefaults()
 	n, w := len(rates), set.Len()
 	z := &Featurizer{
 		c:      c,

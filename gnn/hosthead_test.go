@@ -160,10 +160,10 @@ func TestGraphCCHostHead(t *testing.T) {
 	if !slices.Equal(m.Params[:len(plain.Params)], plain.Params) {
 		t.Fatal("the host-head model's switch weights differ from seededModel(1)'s")
 	}
-	if NewGraphCC(plain, f, FeatureConfig{}).DecidesHosts() {
+	if mustGraphCC(t, plain, f, FeatureConfig{}).DecidesHosts() {
 		t.Error("a model without a host head decides the hosts")
 	}
-	g := NewGraphCC(hostBiased(m, 9), f, FeatureConfig{})
+	g := mustGraphCC(t, hostBiased(m, 9), f, FeatureConfig{})
 	if !g.DecidesHosts() || !slices.Equal(g.Hosts(), control.HostPorts(f)) {
 		t.Fatalf("host agents %v, want the hosts' NIC ports %v", g.Hosts(), control.HostPorts(f))
 	}
@@ -179,11 +179,11 @@ func TestGraphCCHostHead(t *testing.T) {
 	if len(g.LastActions()) != len(f.Agents()) || !slices.Equal(g.LastHostActions(), slices.Repeat([]int{9}, len(g.Hosts()))) {
 		t.Errorf("last actions %v, host actions %v", g.LastActions(), g.LastHostActions())
 	}
-	want := hostRun(t, f, NewGraphCC(plain, f, FeatureConfig{}))
-	if got := hostRun(t, f, NewGraphCC(hostBiased(m, 0), f, FeatureConfig{})); !slices.Equal(got, want) {
+	want := hostRun(t, f, mustGraphCC(t, plain, f, FeatureConfig{}))
+	if got := hostRun(t, f, mustGraphCC(t, hostBiased(m, 0), f, FeatureConfig{})); !slices.Equal(got, want) {
 		t.Error("a host head choosing HPCC's preset changed the run")
 	}
-	if got := hostRun(t, f, NewGraphCC(hostBiased(m, NumHostActions-1), f, FeatureConfig{})); slices.Equal(got, want) {
+	if got := hostRun(t, f, mustGraphCC(t, hostBiased(m, NumHostActions-1), f, FeatureConfig{})); slices.Equal(got, want) {
 		t.Error("a host head choosing the best joint constant did not change the run")
 	}
 }
@@ -197,7 +197,7 @@ func TestHostHeadNoAllocs(t *testing.T) {
 	}
 	ecn, hosts := control.StaticSettings(f), make([]control.HostParams, len(f.Ports))
 	model := func() *Model { return NewModelShape(hostShape(), rand.New(rand.NewPCG(1, 7))) }
-	g := NewGraphCC(model(), f, FeatureConfig{})
+	g := mustGraphCC(t, model(), f, FeatureConfig{})
 	if a := testing.AllocsPerRun(50, func() { g.Decide(tel, ecn); g.DecideHosts(tel, hosts) }); a != 0 {
 		t.Errorf("GraphCC.Decide and DecideHosts: %v allocations", a)
 	}

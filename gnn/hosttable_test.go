@@ -3,7 +3,6 @@ package gnn
 import (
 	"bytes"
 	"errors"
-	"fmt"
 	"slices"
 	"strings"
 	"testing"
@@ -204,7 +203,7 @@ func TestGraphCCHostProfiles(t *testing.T) {
 	f := smallClos(t)
 	for a := range testProfiles() {
 		m := hostBiased(profilesModel(t, DefaultShape(), 7), a)
-		g := NewGraphCC(m, f, FeatureConfig{})
+		g := mustGraphCC(t, m, f, FeatureConfig{})
 		ps, err := NewPerSwitch(m, f, FeatureConfig{})
 		if err != nil {
 			t.Fatal(err)
@@ -231,14 +230,9 @@ func TestGraphCCHostProfiles(t *testing.T) {
 	// A host head of another size than its table is refused.
 	m := profilesModel(t, DefaultShape(), 7)
 	m.HostTable = HostTable{}
-	func() {
-		defer func() {
-			if r := recover(); r == nil || !strings.Contains(fmt.Sprint(r), "0 or 16 host actions") {
-				t.Errorf("NewGraphCC of 5 host actions on the grid: %v", r)
-			}
-		}()
-		NewGraphCC(m, f, FeatureConfig{})
-	}()
+	if _, err := NewGraphCC(m, f, FeatureConfig{}); err == nil || !strings.Contains(err.Error(), "0 or 16 host actions") {
+		t.Errorf("NewGraphCC of 5 host actions on the grid: %v", err)
+	}
 }
 
 // The profiles' units are the spec's: µs and Mbps at 25 Gbps.

@@ -6,7 +6,6 @@ import (
 	"graphcc/agentmsg"
 	"graphcc/control"
 	"graphcc/metrics"
-	"graphcc/replay"
 	"graphcc/topo"
 )
 
@@ -15,11 +14,6 @@ import (
 // control interval, so K = 2 rounds end at the latest 20 µs into the
 // 100 µs interval.
 const DefaultRoundDeadline = 10 * topo.Microsecond
-
-// DefaultMisses is the default number of consecutive steps with a
-// neighbour's message missing after which an agent puts its own ports at
-// the static settings.
-const DefaultMisses = 3
 
 // ethernetHeader is the bytes of an Ethernet header before an agent
 // message (no VLAN tag).
@@ -33,10 +27,11 @@ type InBandConfig struct {
 	// (Agent.RoundFallback). 0 means DefaultRoundDeadline. K·Deadline must
 	// be shorter than the control interval.
 	Deadline int64
-	// Misses is the number of consecutive steps with a message missing
-	// after which an agent puts its own ports at the static settings
-	// (control.StaticSettings), until a step in which every message came
-	// in time. 0 means DefaultMisses; a negative value never reverts.
+	// Misses is the miss limit (control.Fallback): the number of
+	// consecutive steps with a message missing after which an agent puts
+	// its own ports at the static settings (control.StaticSettings), until
+	// a step in which every message came in time. 0 never reverts; the
+	// commands default to control.DefaultMissLimit.
 	Misses int
 	// Compute is the fabric time an agent takes to compute a round (the
 	// last round's readout included), ps; 0, the default, computes
@@ -46,7 +41,8 @@ type InBandConfig struct {
 }
 
 // InBand is the GraphCC policy run as one agent per switch whose messages
-// are packets on the simulator's links (a replay.InBand; docs/agents.md):
+// are packets on the simulator's links (a control.InBand, and a
+// replay.InBand; docs/agents.md):
 // each step every agent observes its switch's telemetry at the tick and
 // sends its round-1 messages out of the ports they describe; it computes
 // round k when its round-k messages are all in, or at the round's deadline
@@ -67,6 +63,7 @@ type InBand struct {
 	cfg    InBandConfig
 	static []control.ECN // by PortID
 	want   []control.ECN // the shadow's settings of the step, by PortID
+	chosen []control.ECN // the agents' models' settings of the step, by PortID
 	ecn    []control.ECN // the agents' settings in force, by PortID
 	// With a host head: the shadow's hosts' constants of the step, and
 	// the hosts' constants at the run's start (set at the first commit).
@@ -105,33 +102,40 @@ type agentRun struct {
 	start  int64 // when its current round began
 	ready  int64 // while busy: when its computation of the round ends
 	missed bool  // a message of this step was late
-	static bool  // on the static settings this step
 	busy   bool  // computing its current round
-	streak int   // consecutive steps with a message late
+	fb     control.Fallback
 	done   bool
 }
 
 // NewInBand returns the per-switch agents of model m on fabric f, with
 // features normalized by c, exchanging messages as packets as cfg says.
-// It fails as NewPerSwitch and on a negative deadline.
+// It fails as NewPerSwitch, on a negative deadline or compute time and on
+// a negative miss limit.
 func NewInBand(m *Model, f *topo.Fabric, c FeatureConfig, cfg InBandConfig) (*InBand, error) {
 	if cfg.Deadline < 0 || cfg.Compute < 0 {
 		return nil, fmt.Errorf("per-switch agents: round deadline %s and compute time %s must not be negative",
 			topo.FormatDuration(cfg.Deadline), topo.FormatDuration(cfg.Compute))
 	}
+	if err := control.CheckMissLimit(cfg.Misses); err != nil {
+		return nil, fmt.Errorf("per-switch agents: %w", err)
+	}
 	if cfg.Deadline == 0 {
 		cfg.Deadline = DefaultRoundDeadline
-	}
-	if cfg.Misses == 0 {
-		cfg.Misses = DefaultMisses
 	}
 	ps, err := NewPerSwitch(m, f, c)
 	if err != nil {
 		return nil, err
 	}
-	ib := &InBand{ps: ps, shadow: NewGraphCC(m, f, c), cfg: cfg, static: control.StaticSettings(f),
-		want: control.StaticSettings(f), ecn: control.StaticSettings(f), link: make([]int32, len(f.Ports)),
-		in: make([][]int32, len(ps.agents)), agents: make([]agentRun, len(ps.agents))}
+	shadow, err := NewGraphCC(m, f, c)
+	if err != nil {
+		return nil, err
+	}
+	ib := &InBand{ps: ps, shadow: shadow, cfg: cfg, static: control.StaticSettings(f),
+		want: control.StaticSettings(f), chosen: control.StaticSettings(f), ecn: control.StaticSettings(f),
+		link: make([]int32, len(f.Ports)), in: make([][]int32, len(ps.agents)), agents: make([]agentRun, len(ps.agents))}
+	for a := range ib.agents {
+		ib.agents[a].fb.Limit = cfg.Misses
+	}
 	for i := range ib.link {
 		ib.link[i] = -1
 	}
@@ -184,8 +188,8 @@ func (ib *InBand) Rounds() int { return ib.ps.m.K }
 func (ib *InBand) Config() InBandConfig { return ib.cfg }
 
 // Start begins a step on t: the shadow decides, every agent observes its
-// share and sends round 1 (replay.InBand).
-func (ib *InBand) Start(net replay.Net, t *control.Telemetry) bool {
+// share and sends round 1 (control.InBand).
+func (ib *InBand) Start(net control.Net, t *control.Telemetry) bool {
 	if ib.started {
 		ib.step++
 	}
@@ -214,10 +218,10 @@ func (ib *InBand) Start(net replay.Net, t *control.Telemetry) bool {
 	return ib.pending == 0
 }
 
-// Arrive takes a message that reached its switch (replay.InBand). A
+// Arrive takes a message that reached its switch (control.InBand). A
 // message of an earlier step, or of a round its receiver has already
 // computed without it, is dropped: the round counted it late.
-func (ib *InBand) Arrive(net replay.Net, tag int32, step uint32) bool {
+func (ib *InBand) Arrive(net control.Net, tag int32, step uint32) bool {
 	if step != ib.step || ib.pending == 0 {
 		return ib.pending == 0
 	}
@@ -238,8 +242,8 @@ func (ib *InBand) Arrive(net replay.Net, tag int32, step uint32) bool {
 }
 
 // Wake ends the computations due and enforces the round deadlines that
-// have passed (replay.InBand).
-func (ib *InBand) Wake(net replay.Net) bool {
+// have passed (control.InBand).
+func (ib *InBand) Wake(net control.Net) bool {
 	now := net.Now()
 	ib.armed = -1
 	for a := range ib.agents {
@@ -264,7 +268,7 @@ func (ib *InBand) deadline(k int) int64 { return ib.t0 + int64(k)*ib.cfg.Deadlin
 
 // arm asks for a wake-up at the next deadline or end of a computation
 // while an agent has not decided.
-func (ib *InBand) arm(net replay.Net) {
+func (ib *InBand) arm(net control.Net) {
 	if ib.pending == 0 {
 		return
 	}
@@ -285,7 +289,7 @@ func (ib *InBand) arm(net replay.Net) {
 
 // send sends agent a's round-k messages: a copy of each vector in its
 // slot, and a packet of the agentmsg frame's size on its port.
-func (ib *InBand) send(net replay.Net, a, k int) {
+func (ib *InBand) send(net control.Net, a, k int) {
 	ag := ib.ps.agents[a]
 	base := (k - 1) * len(ib.from)
 	for i := range ag.Sends() {
@@ -302,7 +306,7 @@ func (ib *InBand) send(net replay.Net, a, k int) {
 // enter hands agent a the messages of round k that arrived before it
 // reached the round, and begins the round if none is missing or its
 // deadline has passed.
-func (ib *InBand) enter(net replay.Net, a, k int) {
+func (ib *InBand) enter(net control.Net, a, k int) {
 	ag := ib.ps.agents[a]
 	base := (k - 1) * len(ib.from)
 	for _, l := range ib.in[a] {
@@ -327,7 +331,7 @@ func (ib *InBand) receive(a int32, k int, l int32) {
 // begin begins agent a's computation of its current round with the
 // messages it has, counting the missing ones late, and ends it at once
 // without a compute time.
-func (ib *InBand) begin(net replay.Net, a int) {
+func (ib *InBand) begin(net control.Net, a int) {
 	ag, r := ib.ps.agents[a], &ib.agents[a]
 	if late := ag.Missing(); late > 0 {
 		ib.stats.LateMessages += int64(late)
@@ -344,7 +348,7 @@ func (ib *InBand) begin(net replay.Net, a int) {
 // complete ends agent a's computation of its current round (the missing
 // messages replaced, Agent.RoundFallback), then sends the next round's
 // messages and enters it, or after round K decides.
-func (ib *InBand) complete(net replay.Net, a int) {
+func (ib *InBand) complete(net control.Net, a int) {
 	ag, r := ib.ps.agents[a], &ib.agents[a]
 	k := ag.next
 	if _, err := ag.RoundFallback(k); err != nil {
@@ -362,40 +366,34 @@ func (ib *InBand) complete(net replay.Net, a int) {
 	ib.decide(net, a)
 }
 
-// decide puts agent a's settings in force after its last round, or the
-// static settings after Misses consecutive steps with a late message, and
-// compares them with the shadow's.
-func (ib *InBand) decide(net replay.Net, a int) {
+// decide puts agent a's settings in force after its last round: its
+// model's, or the static settings after Misses consecutive steps with a
+// late message (control.Fallback). It compares the model's with the
+// shadow's and counts the ports held on the static settings.
+func (ib *InBand) decide(net control.Net, a int) {
 	ag, r := ib.ps.agents[a], &ib.agents[a]
 	r.done = true
-	if r.missed {
-		r.streak++
-	} else {
-		r.streak = 0
-	}
-	static := ib.cfg.Misses > 0 && r.streak >= ib.cfg.Misses
-	r.static = static
-	if static {
-		ib.stats.StaticSteps++
-	}
-	acts := ag.Actions()
-	for j, vp := range ag.view.Ports {
-		e := ib.static[vp.Port]
-		if !static {
-			e = ib.ps.m.ActionSet.Setting(acts[j], vp.Rate)
-		}
-		if e != ib.want[vp.Port] {
+	ag.Settings(ib.chosen)
+	ports := ag.OwnPorts()
+	for _, p := range ports {
+		if ib.chosen[p] != ib.want[p] {
 			ib.stats.DecisionMismatches++
 		}
-		ib.ecn[vp.Port] = e
-		net.SetECN(vp.Port, e)
+	}
+	if static, _ := r.fb.Step(r.missed); static {
+		ib.stats.StaticSteps++
+		ib.stats.FallbackPortSteps += int64(len(ports))
+	}
+	r.fb.Apply(ib.ecn, ib.chosen, ib.static, ports)
+	for _, p := range ports {
+		net.SetECN(p, ib.ecn[p])
 	}
 	if ib.pending--; ib.pending == 0 {
 		ib.decidePS = append(ib.decidePS, net.Now()-ib.t0)
 	}
 }
 
-// Settings writes the agents' settings in force (replay.InBand) and, with
+// Settings writes the agents' settings in force (control.InBand) and, with
 // a host head, the hosts' constants: those the leaves chose, or for a leaf
 // on the static settings those the hosts started the run with (hosts as
 // the first call finds them), counting those that differ from the
@@ -417,7 +415,7 @@ func (ib *InBand) Settings(ecn []control.ECN, hosts []control.HostParams) {
 		acts := ag.Actions()[ag.nOwn:]
 		for j, p := range ag.Hosts() {
 			h := ib.ps.m.HostTable.Action(acts[j])
-			if ib.agents[a].static {
+			if ib.agents[a].fb.Static() {
 				h = ib.hostBase[p]
 			}
 			if h != ib.wantH[p] {
@@ -449,7 +447,9 @@ func (ib *InBand) AgentStats() metrics.AgentStats {
 func (ib *InBand) Reset() {
 	ib.ps.Reset()
 	ib.shadow.Reset()
-	clear(ib.agents)
+	for a := range ib.agents {
+		ib.agents[a] = agentRun{fb: control.Fallback{Limit: ib.cfg.Misses}}
+	}
 	copy(ib.ecn, ib.static)
 	ib.step, ib.started, ib.pending, ib.due, ib.baseSet = 0, false, 0, 0, false
 	ib.resetStats()
@@ -462,4 +462,4 @@ func (ib *InBand) resetStats() {
 	ib.hostMismatches = 0
 }
 
-var _ replay.InBand = (*InBand)(nil)
+var _ control.InBand = (*InBand)(nil)

@@ -30,7 +30,7 @@ type inBandCheck struct {
 	committed [][]control.HostParams
 }
 
-func (c *inBandCheck) Start(net replay.Net, t *control.Telemetry) bool {
+func (c *inBandCheck) Start(net control.Net, t *control.Telemetry) bool {
 	c.central.Decide(t, c.want)
 	return c.InBand.Start(net, t)
 }
@@ -82,7 +82,7 @@ func inBandRunModel(t *testing.T, m *Model, f *topo.Fabric, cfg InBandConfig, lo
 	if err != nil {
 		t.Fatal(err)
 	}
-	c := &inBandCheck{InBand: ib, central: NewGraphCC(m, f, FeatureConfig{}), want: control.StaticSettings(f),
+	c := &inBandCheck{InBand: ib, central: mustGraphCC(t, m, f, FeatureConfig{}), want: control.StaticSettings(f),
 		wantH: make([]control.HostParams, len(f.Ports))}
 	res, err := replay.Run(replay.Config{Fabric: f, Flows: flows, Policy: c, Seed: 1, MessageLoss: loss})
 	if err != nil {
@@ -133,7 +133,7 @@ func TestInBandMatchesCentral(t *testing.T) {
 		{"host head on profiles", profiles, nnDefaultClos(t), 16},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			res, c := inBandRunModel(t, tc.m, tc.f, InBandConfig{}, 0)
+			res, c := inBandRunModel(t, tc.m, tc.f, InBandConfig{Misses: control.DefaultMissLimit}, 0)
 			if tc.m.HostActions > 0 && c.hostSet == 0 {
 				t.Error("no host constants committed")
 			}
@@ -182,9 +182,9 @@ func TestInBandLate(t *testing.T) {
 		noStatic bool
 	}{
 		// 100 ns is less than a link's 1 µs delay: no message is in time
-		{"tiny deadline", InBandConfig{Deadline: 100 * topo.Nanosecond}, 0, true, false},
-		{"tiny deadline, never static", InBandConfig{Deadline: 100 * topo.Nanosecond, Misses: -1}, 0, true, true},
-		{"5% loss", InBandConfig{}, 0.05, false, false},
+		{"tiny deadline", InBandConfig{Deadline: 100 * topo.Nanosecond, Misses: control.DefaultMissLimit}, 0, true, false},
+		{"tiny deadline, never static", InBandConfig{Deadline: 100 * topo.Nanosecond}, 0, true, true},
+		{"5% loss", InBandConfig{Misses: control.DefaultMissLimit}, 0.05, false, false},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			res, c := inBandRun(t, f, tc.cfg, tc.loss)
@@ -197,12 +197,15 @@ func TestInBandLate(t *testing.T) {
 				if a.LateMessages != a.Messages || a.FallbackRounds != a.Steps*agents*k {
 					t.Errorf("%d of %d messages late, %d fallback rounds in %d steps", a.LateMessages, a.Messages, a.FallbackRounds, a.Steps)
 				}
-				want := agents * (a.Steps - int64(DefaultMisses) + 1)
+				steps := a.Steps - int64(control.DefaultMissLimit) + 1
 				if tc.noStatic {
-					want = 0
+					steps = 0
 				}
-				if a.StaticSteps != want {
-					t.Errorf("%d static agent-steps, want %d", a.StaticSteps, want)
+				if a.StaticSteps != agents*steps {
+					t.Errorf("%d static agent-steps, want %d", a.StaticSteps, agents*steps)
+				}
+				if want := steps * int64(len(f.Agents())); a.FallbackPortSteps != want {
+					t.Errorf("%d fallback port-steps, want %d", a.FallbackPortSteps, want)
 				}
 				if d := float64(k) * 0.1; a.DecisionUSMean != d {
 					t.Errorf("decision delay %.3f µs, want the last deadline's %.3f", a.DecisionUSMean, d)
@@ -228,7 +231,7 @@ func TestInBandLate(t *testing.T) {
 // (every message late past a 100 ns deadline, from the Misses-th step on)
 // puts its hosts on the constants they started with, and each host-step
 // whose constants then differ from the shadow's counts; a leaf that never
-// reverts (Misses < 0) keeps its model's choice.
+// reverts (Misses 0) keeps its model's choice.
 func TestInBandHostsStatic(t *testing.T) {
 	f := nnDefaultClos(t)
 	m := NewModelShape(hostShape(), nnNewRand(21))
@@ -237,7 +240,7 @@ func TestInBandHostsStatic(t *testing.T) {
 	for _, tc := range []struct {
 		name   string
 		misses int
-	}{{"static from step 3", 0}, {"never static", -1}} {
+	}{{"static from step 3", control.DefaultMissLimit}, {"never static", 0}} {
 		t.Run(tc.name, func(t *testing.T) {
 			res, c := inBandRunModel(t, m, f, InBandConfig{Deadline: 100 * topo.Nanosecond, Misses: tc.misses}, 0)
 			a := res.Summary.AgentStats
@@ -248,7 +251,7 @@ func TestInBandHostsStatic(t *testing.T) {
 			moved := 0
 			for j, h := range c.committed {
 				for _, p := range hosts {
-					if j >= DefaultMisses-1 && tc.misses == 0 && h[p] != start {
+					if j >= control.DefaultMissLimit-1 && tc.misses > 0 && h[p] != start {
 						t.Fatalf("step %d: host port %d on %+v, want the starting %+v", j, p, h[p], start)
 					}
 					if h[p] != start {
@@ -256,7 +259,7 @@ func TestInBandHostsStatic(t *testing.T) {
 					}
 				}
 			}
-			if tc.misses < 0 && moved == 0 {
+			if tc.misses == 0 && moved == 0 {
 				t.Error("no host ever left its starting constants: the test shows little")
 			}
 			if a.HostDecisionMismatches == nil || *a.HostDecisionMismatches == 0 || *a.HostDecisionMismatches != int64(c.hostDiff) {
@@ -278,8 +281,8 @@ func TestInBandCompute(t *testing.T) {
 		lateOf2  bool // every round-2 message late, no round-1 one
 		minDelay float64
 	}{
-		{"3 µs", InBandConfig{Compute: 3 * topo.Microsecond}, false, 2 * (1 + 3)},
-		{"3 µs past a 2 µs deadline", InBandConfig{Compute: 3 * topo.Microsecond, Deadline: 2 * topo.Microsecond}, true, 1 + 3 + 3},
+		{"3 µs", InBandConfig{Compute: 3 * topo.Microsecond, Misses: control.DefaultMissLimit}, false, 2 * (1 + 3)},
+		{"3 µs past a 2 µs deadline", InBandConfig{Compute: 3 * topo.Microsecond, Deadline: 2 * topo.Microsecond, Misses: control.DefaultMissLimit}, true, 1 + 3 + 3},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			res, c := inBandRun(t, f, tc.cfg, 0)
@@ -306,7 +309,7 @@ func TestInBandCompute(t *testing.T) {
 func TestInBandDeterministicFCT(t *testing.T) {
 	f := nnDefaultClos(t)
 	fct := func(loss float64) string {
-		res, _ := inBandRun(t, f, InBandConfig{}, loss)
+		res, _ := inBandRun(t, f, InBandConfig{Misses: control.DefaultMissLimit}, loss)
 		var b strings.Builder
 		if err := trace.WriteFCT(&b, res.FCT); err != nil {
 			t.Fatal(err)
@@ -336,7 +339,7 @@ func TestInBandNoAllocs(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	ib, err := NewInBand(m, f, FeatureConfig{}, InBandConfig{})
+	ib, err := NewInBand(m, f, FeatureConfig{}, InBandConfig{Misses: control.DefaultMissLimit})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -509,7 +509,7 @@ func nnBenchStep(b *testing.B, f *topo.Fabric, set FeatureSet) {
 // also reads out the host agents and writes their settings (DecideHosts).
 // GFLOP/s counts the switch readout only.
 func nnBenchStepModel(b *testing.B, f *topo.Fabric, m *Model) {
-	g := NewGraphCC(m, f, FeatureConfig{})
+	g := mustGraphCC(b, m, f, FeatureConfig{})
 	defer g.Inference().Close()
 	hosts := make([]control.HostParams, len(f.Ports))
 	tel := nnBenchTelemetry(f, 2)

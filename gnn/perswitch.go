@@ -35,13 +35,15 @@ type agentMessage struct {
 }
 
 // NewPerSwitch returns the per-switch GraphCC policy of model m on fabric
-// f, with features normalized by c. It fails if a switch's view cannot be
-// formed (NewSwitchView) and panics as NewGraphCC on a model that does not
-// fit the action table.
+// f, with features normalized by c. It fails as NewGraphCC on a model that
+// does not fit it or an invalid c, and if a switch's view cannot be
+// formed (NewSwitchView).
 func NewPerSwitch(m *Model, f *topo.Fabric, c FeatureConfig) (*PerSwitch, error) {
-	if m.Features != m.FeatureSet.Len() || m.Actions != NumActions || m.HostActions != 0 && m.HostActions != m.HostTable.Len() {
-		panic(fmt.Sprintf("gnn: per-switch GraphCC needs a model of %d features (the %s set), %d actions and 0 or %d host actions (its host table), got %d, %d and %d",
-			m.FeatureSet.Len(), m.FeatureSet, NumActions, m.HostTable.Len(), m.Features, m.Actions, m.HostActions))
+	if err := CheckPolicyModel(m); err != nil {
+		return nil, fmt.Errorf("per-switch graphcc policy: %w", err)
+	}
+	if err := c.Validate(); err != nil {
+		return nil, fmt.Errorf("per-switch graphcc policy: %w", err)
 	}
 	return newPerSwitch(m, f, c, haveAVX2FMA())
 }
@@ -91,10 +93,7 @@ func (ps *PerSwitch) Decide(t *control.Telemetry, ecn []control.ECN) {
 		ps.exchange(k)
 	}
 	for _, ag := range ps.agents {
-		acts := ag.Actions()
-		for j, p := range ag.view.Ports {
-			ecn[p.Port] = ps.m.ActionSet.Setting(acts[j], p.Rate)
-		}
+		ag.Settings(ecn)
 	}
 }
 

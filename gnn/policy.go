@@ -1,6 +1,7 @@
 package gnn
 
 import (
+	"errors"
 	"fmt"
 	"slices"
 
@@ -37,12 +38,14 @@ type GraphCC struct {
 }
 
 // NewGraphCC returns the GraphCC policy of model m on fabric f, with the
-// features of m's feature set (m.FeatureSet) normalized by c. It panics if
-// m's inputs or outputs do not match its feature set and the action table.
-func NewGraphCC(m *Model, f *topo.Fabric, c FeatureConfig) *GraphCC {
-	if m.Features != m.FeatureSet.Len() || m.Actions != NumActions || m.HostActions != 0 && m.HostActions != m.HostTable.Len() {
-		panic(fmt.Sprintf("gnn: GraphCC policy needs a model of %d features (the %s set), %d actions and 0 or %d host actions (its host table), got %d, %d and %d",
-			m.FeatureSet.Len(), m.FeatureSet, NumActions, m.HostTable.Len(), m.Features, m.Actions, m.HostActions))
+// features of m's feature set (m.FeatureSet) normalized by c. It fails if
+// m does not fit a GraphCC policy (CheckPolicyModel) or c is not valid.
+func NewGraphCC(m *Model, f *topo.Fabric, c FeatureConfig) (*GraphCC, error) {
+	if err := CheckPolicyModel(m); err != nil {
+		return nil, fmt.Errorf("graphcc policy: %w", err)
+	}
+	if err := c.Validate(); err != nil {
+		return nil, fmt.Errorf("graphcc policy: %w", err)
 	}
 	inf := NewInference(m, f.Graph(), 0)
 	agents := inf.Agents()
@@ -57,7 +60,33 @@ func NewGraphCC(m *Model, f *topo.Fabric, c FeatureConfig) *GraphCC {
 	for i, p := range agents {
 		g.rates[i] = f.Ports[p].Rate
 	}
-	return g
+	return g, nil
+}
+
+// CheckPolicyModel reports whether m fits a GraphCC policy, central or
+// per-switch, on any fabric: a valid shape, as many parameters as it
+// says, the inputs of its feature set, the outputs of the action table
+// and, with a host head, of its host table. The policies' constructors
+// check it, so that a model file a user names fails there, not inside a
+// step.
+func CheckPolicyModel(m *Model) error {
+	if m == nil {
+		return errors.New("no model")
+	}
+	if err := m.Shape.Validate(); err != nil {
+		return fmt.Errorf("model shape: %w", err)
+	}
+	if !slices.Contains(FeatureSets(), m.FeatureSet) {
+		return fmt.Errorf("model of an unknown feature set %d", int(m.FeatureSet))
+	}
+	if n := m.Shape.NumParams(); len(m.Params) != n {
+		return fmt.Errorf("model has %d parameters, its shape %d", len(m.Params), n)
+	}
+	if m.Features != m.FeatureSet.Len() || m.Actions != NumActions || m.HostActions != 0 && m.HostActions != m.HostTable.Len() {
+		return fmt.Errorf("needs a model of %d features (the %s set), %d actions and 0 or %d host actions (its host table), got %d, %d and %d",
+			m.FeatureSet.Len(), m.FeatureSet, NumActions, m.HostTable.Len(), m.Features, m.Actions, m.HostActions)
+	}
+	return nil
 }
 
 // Decide observes t, picks every agent's greedy action and writes its
@@ -71,8 +100,16 @@ func (g *GraphCC) Decide(t *control.Telemetry, ecn []control.ECN) {
 // apply writes the setting of every agent's action into ecn.
 func (g *GraphCC) apply(ecn []control.ECN) {
 	checkLen("ECN settings", len(ecn), g.fz.ports)
-	for i, p := range g.agents {
-		ecn[p] = g.m.ActionSet.Setting(g.actions[i], g.rates[i])
+	writeSettings(ecn, g.m.ActionSet, g.agents, g.rates, g.actions)
+}
+
+// writeSettings writes into ecn (by topo.PortID) the setting of set's
+// action acts[i] at rate rates[i] for every port ports[i]: the one place a
+// model's action becomes a port's setting, for the central step and every
+// per-switch agent.
+func writeSettings(ecn []control.ECN, set ActionSet, ports []topo.PortID, rates []int64, acts []int) {
+	for i, p := range ports {
+		ecn[p] = set.Setting(acts[i], rates[i])
 	}
 }
 

@@ -84,7 +84,7 @@ func runPolicy(t *testing.T, f *topo.Fabric, p control.Policy) ([]trace.FCT, *re
 
 func TestGraphCCPolicySimulation(t *testing.T) {
 	f := smallClos(t)
-	g := NewGraphCC(seededModel(1), f, FeatureConfig{})
+	g := mustGraphCC(t, seededModel(1), f, FeatureConfig{})
 	fct1, rec1 := runPolicy(t, f, g)
 	if got := len(rec1.written); got != rec1.decides*len(f.Agents()) {
 		t.Fatalf("%d settings for %d decisions", got, rec1.decides)
@@ -100,7 +100,7 @@ func TestGraphCCPolicySimulation(t *testing.T) {
 	}
 
 	// The same seed gives the same run, from a fresh policy or a reset one.
-	fct2, rec2 := runPolicy(t, f, NewGraphCC(seededModel(1), f, FeatureConfig{}))
+	fct2, rec2 := runPolicy(t, f, mustGraphCC(t, seededModel(1), f, FeatureConfig{}))
 	g.Reset()
 	fct3, rec3 := runPolicy(t, f, g)
 	for i, c := range []struct {
@@ -112,7 +112,7 @@ func TestGraphCCPolicySimulation(t *testing.T) {
 		}
 	}
 	// Another model decides otherwise (with overwhelming likelihood).
-	_, rec4 := runPolicy(t, f, NewGraphCC(seededModel(2), f, FeatureConfig{}))
+	_, rec4 := runPolicy(t, f, mustGraphCC(t, seededModel(2), f, FeatureConfig{}))
 	if slices.Equal(rec4.written, rec1.written) {
 		t.Error("models of seeds 1 and 2 wrote the same settings")
 	}
@@ -132,7 +132,7 @@ func TestPolicyNoAlloc(t *testing.T) {
 	ecn := control.StaticSettings(f)
 	for _, set := range FeatureSets() {
 		model := func() *Model { return NewModelSet(set, rand.New(rand.NewPCG(1, 7))) }
-		g := NewGraphCC(model(), f, FeatureConfig{})
+		g := mustGraphCC(t, model(), f, FeatureConfig{})
 		if a := testing.AllocsPerRun(50, func() { g.Decide(tel, ecn) }); a != 0 {
 			t.Errorf("%v: GraphCC.Decide: %v allocations", set, a)
 		}
@@ -148,16 +148,13 @@ func topoDefault(t testing.TB) *topo.Fabric {
 	return f
 }
 
-func TestNewGraphCCShapePanics(t *testing.T) {
+func TestNewGraphCCShapeError(t *testing.T) {
 	f := smallClos(t)
 	s := DefaultShape()
 	s.Actions = 10
-	defer func() {
-		if recover() == nil {
-			t.Error("NewGraphCC with a 10-action model did not panic")
-		}
-	}()
-	NewGraphCC(NewModelShape(s, nil), f, FeatureConfig{})
+	if _, err := NewGraphCC(NewModelShape(s, nil), f, FeatureConfig{}); err == nil {
+		t.Error("NewGraphCC with a 10-action model: no error")
+	}
 }
 
 // TestGraphCCRefresh: Decide runs the parameters of NewGraphCC, Reset or
@@ -176,9 +173,9 @@ func TestGraphCCRefresh(t *testing.T) {
 		return slices.Clone(g.Inference().Q())
 	}
 	m := seededModel(1)
-	g := NewGraphCC(m, f, FeatureConfig{})
+	g := mustGraphCC(t, m, f, FeatureConfig{})
 	q1 := first(g)
-	q2 := first(NewGraphCC(seededModel(2), f, FeatureConfig{}))
+	q2 := first(mustGraphCC(t, seededModel(2), f, FeatureConfig{}))
 	if slices.Equal(q1, q2) {
 		t.Fatal("models of seeds 1 and 2 have the same Q")
 	}
@@ -203,7 +200,7 @@ func TestGraphCCRefresh(t *testing.T) {
 func TestGraphCCMatchesModel(t *testing.T) {
 	f := topoDefault(t)
 	m := seededModel(4)
-	g := NewGraphCC(m, f, FeatureConfig{})
+	g := mustGraphCC(t, m, f, FeatureConfig{})
 	ws := NewWorkspace(m, f.Graph())
 	actions := make([]int, len(g.Agents()))
 	ecn := control.StaticSettings(f)
@@ -231,4 +228,14 @@ func TestGraphCCMatchesModel(t *testing.T) {
 	if compared < 5*len(actions)*9/10 {
 		t.Errorf("only %d of %d greedy actions agree", compared, 5*len(actions))
 	}
+}
+
+// mustGraphCC is NewGraphCC for a model the test knows fits.
+func mustGraphCC(t testing.TB, m *Model, f *topo.Fabric, c FeatureConfig) *GraphCC {
+	t.Helper()
+	g, err := NewGraphCC(m, f, c)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return g
 }

@@ -426,7 +426,7 @@ func validateByHand(t *testing.T, c Config, params []float64) float64 {
 		m := gnn.NewModel(nil)
 		copy(m.Params, params)
 		r, err := replay.Run(replay.Config{Fabric: f, Flows: flows, Params: c.Params, Seed: seed,
-			Policy: gnn.NewGraphCC(m, f, c.Features), Interval: c.Interval})
+			Policy: mustGraphCC(t, m, f, c.Features), Interval: c.Interval})
 		if err != nil {
 			t.Fatal(err)
 		}

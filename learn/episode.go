@@ -65,7 +65,11 @@ func runEpisode(ctx context.Context, c *Config, net qnet, seed uint64, eps float
 	var pol control.Policy
 	switch n := net.(type) {
 	case *mpnnNet:
-		ex := NewExplorer(gnn.NewGraphCC(n.m, f, c.Features), seed^0x65787074)
+		g, err := gnn.NewGraphCC(n.m, f, c.Features)
+		if err != nil {
+			return episodeOut{err: err}
+		}
+		ex := NewExplorer(g, seed^0x65787074)
 		ex.Epsilon, ex.Shape, ex.WeightQ, ex.OnStep = eps, c.Shape, c.WeightQ, record
 		if c.Teacher != nil {
 			if err := setTeacher(c, ex, f, seed); err != nil {

@@ -20,8 +20,8 @@ func TestExplorer(t *testing.T) {
 	agents := f.Agents()
 
 	// Epsilon 0 is GraphCC.
-	fctG, recG := runPolicy(t, f, gnn.NewGraphCC(seededModel(1), f, gnn.FeatureConfig{}))
-	x0 := NewExplorer(gnn.NewGraphCC(seededModel(1), f, gnn.FeatureConfig{}), 5)
+	fctG, recG := runPolicy(t, f, mustGraphCC(t, seededModel(1), f, gnn.FeatureConfig{}))
+	x0 := NewExplorer(mustGraphCC(t, seededModel(1), f, gnn.FeatureConfig{}), 5)
 	x0.Epsilon = 0
 	fct0, rec0 := runPolicy(t, f, x0)
 	if !slices.Equal(fct0, fctG) || !slices.Equal(rec0.written, recG.written) {
@@ -36,7 +36,7 @@ func TestExplorer(t *testing.T) {
 		chainBroken   bool
 		rewardOutside bool
 	)
-	x1 := NewExplorer(gnn.NewGraphCC(seededModel(1), f, gnn.FeatureConfig{}), 5)
+	x1 := NewExplorer(mustGraphCC(t, seededModel(1), f, gnn.FeatureConfig{}), 5)
 	x1.Shape = Convex
 	x1.OnStep = func(prev []float64, actions []int, rewards []float64, next []float64) {
 		steps++
@@ -81,7 +81,7 @@ func TestExplorer(t *testing.T) {
 	}
 
 	// OnStep's actions are those of the previous Decide.
-	x2 := NewExplorer(gnn.NewGraphCC(seededModel(3), f, gnn.FeatureConfig{}), 9)
+	x2 := NewExplorer(mustGraphCC(t, seededModel(3), f, gnn.FeatureConfig{}), 9)
 	x2.Epsilon = 0.5
 	var prevChosen, bad int
 	var pending []int
@@ -104,8 +104,8 @@ func TestExplorer(t *testing.T) {
 		_, r := runPolicy(t, f, x)
 		return r.written
 	}
-	xa := NewExplorer(gnn.NewGraphCC(seededModel(1), f, gnn.FeatureConfig{}), 11)
-	xb := NewExplorer(gnn.NewGraphCC(seededModel(1), f, gnn.FeatureConfig{}), 11)
+	xa := NewExplorer(mustGraphCC(t, seededModel(1), f, gnn.FeatureConfig{}), 11)
+	xb := NewExplorer(mustGraphCC(t, seededModel(1), f, gnn.FeatureConfig{}), 11)
 	xa.Epsilon, xb.Epsilon = 0.3, 0.3
 	if !slices.Equal(run(xa), run(xb)) {
 		t.Error("Explorers of the same seed differ")
@@ -134,7 +134,7 @@ func TestExplorerHostProfiles(t *testing.T) {
 	for i := range tel.Ports {
 		tel.Ports[i] = sample(r.Float64(), r.Float64()/10, int64(r.IntN(300000)), f.Ports[i].Rate)
 	}
-	x := NewExplorer(gnn.NewGraphCC(profilesModel(t, gnn.DefaultShape(), 7), f, gnn.FeatureConfig{}), 1)
+	x := NewExplorer(mustGraphCC(t, profilesModel(t, gnn.DefaultShape(), 7), f, gnn.FeatureConfig{}), 1)
 	rpc := testProfiles()[4]
 	if err := x.SetTeacher(hostTeacher{Policy: control.Static{}, fixed: &rpc}, nil, control.DefaultHostParams()); err != nil {
 		t.Fatal(err)
@@ -201,7 +201,7 @@ func TestTrainImitatesHostProfile(t *testing.T) {
 	if _, err := NewTrainer(grid); !errors.Is(err, ErrCheckpoint) || !strings.Contains(err.Error(), "host_table") {
 		t.Errorf("a run on the grid resumed a checkpoint on profiles: %v", err)
 	}
-	a := &hostConstants{g: gnn.NewGraphCC(res.Model, f, gnn.FeatureConfig{}), want: rpc}
+	a := &hostConstants{g: mustGraphCC(t, res.Model, f, gnn.FeatureConfig{}), want: rpc}
 	defer a.g.Inference().Close()
 	p := replay.DefaultParams()
 	p.Window = -1
@@ -281,7 +281,7 @@ func TestTrainHosts(t *testing.T) {
 	if _, err := NewTrainer(plain); !errors.Is(err, ErrCheckpoint) || !strings.Contains(err.Error(), "hosts") {
 		t.Errorf("a run without hosts resumed a checkpoint with them: %v", err)
 	}
-	rec := &hostRecorder{GraphCC: gnn.NewGraphCC(m, f, c.Features)}
+	rec := &hostRecorder{GraphCC: mustGraphCC(t, m, f, c.Features)}
 	if _, err := replay.Run(replay.Config{Fabric: f, Flows: flows, Policy: rec, Seed: 1, Until: trace.FirstStart(flows) + 2*topo.Millisecond}); err != nil {
 		t.Fatal(err)
 	}

@@ -97,7 +97,7 @@ func TestTeacherHostLabels(t *testing.T) {
 		{"none, on other hardware", control.Static{}, gnn.HostAction(7), func(topo.PortID) int { return 7 }},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			g := gnn.NewGraphCC(gnn.NewModelShape(hostShape(), nnNewRand(3)), f, gnn.FeatureConfig{})
+			g := mustGraphCC(t, gnn.NewModelShape(hostShape(), nnNewRand(3)), f, gnn.FeatureConfig{})
 			defer g.Inference().Close()
 			ex := NewExplorer(g, 1)
 			if err := ex.SetTeacher(tc.teacher, nil, tc.hardware); err != nil {
@@ -151,7 +151,7 @@ func TestTrainImitatesHosts(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	a := &hostAgreement{g: gnn.NewGraphCC(res.Model, f, gnn.FeatureConfig{})}
+	a := &hostAgreement{g: mustGraphCC(t, res.Model, f, gnn.FeatureConfig{})}
 	defer a.g.Inference().Close()
 	p := replay.DefaultParams()
 	p.Window = -1

@@ -117,7 +117,7 @@ func TestTrainImitates(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	a := &agreement{g: gnn.NewGraphCC(res.Model, f, gnn.FeatureConfig{}), teach: teach}
+	a := &agreement{g: mustGraphCC(t, res.Model, f, gnn.FeatureConfig{}), teach: teach}
 	defer a.g.Inference().Close()
 	p := replay.DefaultParams()
 	p.Window = -1

@@ -29,7 +29,7 @@ func TestExplorerNoAlloc(t *testing.T) {
 	ecn, hosts := control.StaticSettings(f), make([]control.HostParams, len(f.Ports))
 	for _, set := range gnn.FeatureSets() {
 		m := gnn.NewModelSet(set, rand.New(rand.NewPCG(1, 7)))
-		x := NewExplorer(gnn.NewGraphCC(m, f, gnn.FeatureConfig{}), 1)
+		x := NewExplorer(mustGraphCC(t, m, f, gnn.FeatureConfig{}), 1)
 		x.Epsilon = 0.2
 		b := NewReplayBufferLen(64, len(f.Ports)*set.Len(), len(f.Agents()))
 		x.OnStep = func(prev []float64, actions []int, rewards []float64, next []float64) {
@@ -43,7 +43,7 @@ func TestExplorerNoAlloc(t *testing.T) {
 		}
 	}
 
-	x := NewExplorer(gnn.NewGraphCC(gnn.NewModelShape(hostShape(), rand.New(rand.NewPCG(1, 7))), f, gnn.FeatureConfig{}), 1)
+	x := NewExplorer(mustGraphCC(t, gnn.NewModelShape(hostShape(), rand.New(rand.NewPCG(1, 7))), f, gnn.FeatureConfig{}), 1)
 	x.Epsilon = 0.2
 	nh := len(control.HostPorts(f))
 	b := NewReplayBufferLen(64, len(f.Ports)*gnn.NumFeatures, len(f.Agents())+nh)

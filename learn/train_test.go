@@ -83,7 +83,7 @@ func TestTrainFindsGoodThresholds(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	got := meanReward(t, f, flows, port, gnn.NewGraphCC(res.Model, f, gnn.FeatureConfig{}))
+	got := meanReward(t, f, flows, port, mustGraphCC(t, res.Model, f, gnn.FeatureConfig{}))
 	t.Logf("mean reward on the congested port: trained %.3f, best fixed %.3f (%v), static %.3f",
 		got, best, gnn.Action(bestAction, f.Ports[port].Rate), static)
 	if got < static+0.25 {
@@ -279,7 +279,7 @@ func TestTrainFlowMix(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	g := gnn.NewGraphCC(back, f, gnn.FeatureConfig{})
+	g := mustGraphCC(t, back, f, gnn.FeatureConfig{})
 	defer g.Inference().Close()
 	if _, err := replay.Run(replay.Config{Fabric: f, Flows: flows, Policy: g, Seed: 1}); err != nil {
 		t.Fatal(err)

@@ -83,7 +83,10 @@ func validateRun(ctx context.Context, c *Config, net qnet, set *ValidateSet, see
 	var pol control.Policy
 	switch n := net.(type) {
 	case *mpnnNet:
-		g := gnn.NewGraphCC(n.m, f, c.Features)
+		g, err := gnn.NewGraphCC(n.m, f, c.Features)
+		if err != nil {
+			return nil, fmt.Errorf("seed %d: %w", seed, err)
+		}
 		defer g.Inference().Close()
 		pol = g
 	case *accNet:

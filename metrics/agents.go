@@ -35,9 +35,14 @@ type AgentStats struct {
 	// the static settings, after too many consecutive steps with a message
 	// missing.
 	StaticSteps int64 `json:"agent_static_steps"`
-	// DecisionMismatches are the agent port-steps whose setting differs
-	// from the central policy's on the same telemetry (a shadow
-	// computation).
+	// FallbackPortSteps are the agent port-steps held on the static
+	// settings (the ports of the StaticSteps).
+	FallbackPortSteps int64 `json:"fallback_port_steps"`
+	// DecisionMismatches are the agent port-steps whose model's choice
+	// differs from the central policy's on the same telemetry (a shadow
+	// computation), whatever the agent applied: a port held on the
+	// static settings counts in FallbackPortSteps, and here only if its
+	// model's choice differs.
 	DecisionMismatches int64 `json:"decision_mismatches"`
 	// HostDecisionMismatches, with a model with a host head (nil
 	// otherwise), are the host-steps whose committed DCQCN constants

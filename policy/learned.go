@@ -29,11 +29,18 @@ func GraphCC(path string) (Factory, error) {
 			m, err = file.Model()
 		}
 	}
+	if err == nil {
+		err = gnn.CheckPolicyModel(m)
+	}
 	if err != nil {
 		return nil, err
 	}
 	return func(f *topo.Fabric, _ scenario.Scenario, _ uint64) (control.Policy, []control.ECN, error) {
-		return gnn.NewGraphCC(m, f, gnn.FeatureConfig{}), nil, nil
+		g, err := gnn.NewGraphCC(m, f, gnn.FeatureConfig{})
+		if err != nil {
+			return nil, nil, err
+		}
+		return g, nil, nil
 	}, nil
 }
 

@@ -60,7 +60,10 @@ func TestSchedTeacherLabels(t *testing.T) {
 			shape := gnn.DefaultShape()
 			shape.HostActions = gnn.NumHostActions
 			m := gnn.NewModelShape(shape, rand.New(rand.NewPCG(3, 0)))
-			g := gnn.NewGraphCC(m, f, gnn.FeatureConfig{})
+			g, err := gnn.NewGraphCC(m, f, gnn.FeatureConfig{})
+			if err != nil {
+				t.Fatal(err)
+			}
 			defer g.Inference().Close()
 			teacher, initial, err := must(ParseControl(context.Background(), tc.sched, Env{})).New(f, sc, 3)
 			if err != nil {

@@ -11,58 +11,17 @@ import (
 	"graphcc/topo"
 )
 
-// InBand is a control policy whose step runs as one agent per switch, the
-// agents exchanging messages as packets over the links they describe
-// (gnn.InBand; docs/agents.md). Given one as Config.Policy, the simulator
-// runs the control step over fabric time: at each tick the control loop
-// records the interval (control.Loop.Observe) and Start begins the
-// agents' step; their messages are packets in the switches' strict-priority
-// queue, delivered by Arrive; Wake is the agents' timer (round deadlines);
-// each agent puts its own ports' settings in force through Net.SetECN when
-// it has decided, and once every agent has, the loop commits the step
-// (control.Loop.Commit with Settings). Decide, the step within the tick,
-// is not used by the simulator.
-//
-// Start, Arrive and Wake report whether the step is over: every agent has
-// decided and nothing of the step is left to wait for. None of them may
-// allocate (the simulator's event loop does not).
+// InBand is a control.InBand the simulator runs (Config.Policy): its step
+// runs over fabric time, its agents' messages packets in the switches'
+// strict-priority queues (the one ACKs use with Params.AckHighPriority),
+// and it counts its agents' figures for the run's summary.
 type InBand interface {
-	control.Policy
-	// Start begins a step on t, the telemetry of the interval ending at
-	// t.Now, the time of net.Now(). The previous step is over.
-	Start(net Net, t *control.Telemetry) (done bool)
-	// Arrive hands over the message sent with tag during step step,
-	// arrived at its receiving switch at net.Now().
-	Arrive(net Net, tag int32, step uint32) (done bool)
-	// Wake is called at the time of the last net.WakeAt.
-	Wake(net Net) (done bool)
-	// Settings writes the step's decision: every agent port's setting into
-	// ecn (by topo.PortID) and, with a host head, the hosts' constants
-	// into hosts.
-	Settings(ecn []control.ECN, hosts []control.HostParams)
+	control.InBand
 	// AgentStats returns the counts of the run so far.
 	AgentStats() metrics.AgentStats
 }
 
-// Net is the simulator as an InBand's agents use it during Start, Arrive
-// and Wake.
-type Net interface {
-	// Now returns the fabric time, ps.
-	Now() int64
-	// Send queues a message of bytes on the wire on switch port from (to
-	// the switch at its other end), in the port's strict-priority queue
-	// (the one ACKs use with Params.AckHighPriority): served after PFC
-	// frames and before data, never paused, outside the buffer's
-	// admission. Its arrival calls Arrive with tag and step.
-	Send(from topo.PortID, bytes int, tag int32, step uint32)
-	// WakeAt asks for a call of Wake at time at, replacing any earlier
-	// request.
-	WakeAt(at int64)
-	// SetECN puts agent port p's marking setting in force now.
-	SetECN(p topo.PortID, e control.ECN)
-}
-
-// simNet is the Sim as its InBand's agents see it.
+// simNet is the Sim as its InBand's agents see it: a control.Net.
 type simNet Sim
 
 // Now returns the simulated time.
@@ -93,12 +52,16 @@ func (n *simNet) SetECN(p topo.PortID, e control.ECN) {
 // initInBand sets up the run of an InBand policy: its message loss source
 // and the loop's commit.
 func (s *Sim) initInBand() error {
-	ib, ok := s.cfg.Policy.(InBand)
+	cib, ok := s.cfg.Policy.(control.InBand)
 	if !ok {
 		if s.cfg.MessageLoss != 0 {
 			return errors.New("replay: message loss without per-switch agents (an InBand policy)")
 		}
 		return nil
+	}
+	ib, ok := cib.(InBand)
+	if !ok {
+		return fmt.Errorf("replay: in-band policy %T does not count its agents (AgentStats)", cib)
 	}
 	if l := s.cfg.MessageLoss; !(l >= 0 && l < 1) {
 		return fmt.Errorf("replay: message loss %g must be in [0, 1)", l)
@@ -153,3 +116,5 @@ func (s *Sim) inbandDone() {
 		s.err = fmt.Errorf("replay: %w", err)
 	}
 }
+
+var _ control.Net = (*simNet)(nil)

@@ -26,7 +26,7 @@ type echoAgents struct {
 	commits int
 }
 
-func (e *echoAgents) Start(net Net, _ *control.Telemetry) bool {
+func (e *echoAgents) Start(net control.Net, _ *control.Telemetry) bool {
 	e.step++
 	e.t0, e.left = net.Now(), len(e.ports)
 	for i, p := range e.ports {
@@ -35,7 +35,7 @@ func (e *echoAgents) Start(net Net, _ *control.Telemetry) bool {
 	return e.left == 0
 }
 
-func (e *echoAgents) Arrive(net Net, _ int32, step uint32) bool {
+func (e *echoAgents) Arrive(net control.Net, _ int32, step uint32) bool {
 	if step != e.step {
 		e.stale++
 		return false
@@ -45,7 +45,7 @@ func (e *echoAgents) Arrive(net Net, _ int32, step uint32) bool {
 	return e.left == 0
 }
 
-func (e *echoAgents) Wake(Net) bool { return e.left == 0 }
+func (e *echoAgents) Wake(control.Net) bool { return e.left == 0 }
 
 func (e *echoAgents) Settings([]control.ECN, []control.HostParams) { e.commits++ }
 

@@ -213,14 +213,14 @@ func TestLinkEventsDoNotAllocate(t *testing.T) {
 // not wait for them (its step is over at once); it counts the arrivals.
 type fireAgents struct{ echoAgents }
 
-func (e *fireAgents) Start(net Net, _ *control.Telemetry) bool {
+func (e *fireAgents) Start(net control.Net, _ *control.Telemetry) bool {
 	for i, p := range e.ports {
 		net.Send(p, e.size, int32(i), 0)
 	}
 	return true
 }
 
-func (e *fireAgents) Arrive(Net, int32, uint32) bool {
+func (e *fireAgents) Arrive(control.Net, int32, uint32) bool {
 	e.left++
 	return false
 }

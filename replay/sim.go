@@ -317,27 +317,25 @@ type Sim struct {
 	interval int64
 	window   int64
 
-	now          int64
-	q            calendar
-	ports        []port
-	sws          []switchState
-	hosts        []hostState
-	flows        []flowState // slots of started flows
-	free         []int32     // free slots
-	slotOf       []int32     // per flow of the trace: its slot, or -1
-	sports       []int32     // per flow of the trace: its source port
-	ecmp         []uint32    // per node: its ECMP hash seed (ecmpSeeds)
-	order        []int32     // flows of the trace by start time
-	next         int         // next flow of order to start
-	agents       []topo.PortID
-	pkts         []packet
-	freePkt      int32
-	ecn          []control.ECN        // the settings the run starts with
-	hostParams   []control.HostParams // with a control.HostDecider: each host's constants in force, by its NIC port
-	tel          control.Telemetry    // its EnqHist and FlowStarts fill as packets are enqueued
-	loop         *control.Loop        // the control step, every interval
-	samples      []int64              // egress queue bytes of every switch port at every tick
-	sampledTicks int64                // ticks whose queues are in samples
+	now        int64
+	q          calendar
+	ports      []port
+	sws        []switchState
+	hosts      []hostState
+	flows      []flowState // slots of started flows
+	free       []int32     // free slots
+	slotOf     []int32     // per flow of the trace: its slot, or -1
+	sports     []int32     // per flow of the trace: its source port
+	ecmp       []uint32    // per node: its ECMP hash seed (ecmpSeeds)
+	order      []int32     // flows of the trace by start time
+	next       int         // next flow of order to start
+	agents     []topo.PortID
+	pkts       []packet
+	freePkt    int32
+	ecn        []control.ECN        // the settings the run starts with
+	hostParams []control.HostParams // with a control.HostDecider: each host's constants in force, by its NIC port
+	tel        control.Telemetry    // its EnqHist and FlowStarts fill as packets are enqueued
+	loop       *control.Loop        // the control step, every interval
 
 	// with an InBand policy: the agents, the loop's commit, whether a step
 	// is in progress, and the message loss source
@@ -764,9 +762,9 @@ func (s *Sim) Result() (*Result, error) {
 		return nil, s.err
 	}
 	sum := metrics.Summarize(len(s.cfg.Flows), s.fct, metrics.DefaultBins())
-	sum.QueueBytesMean, sum.QueueBytesP99 = metrics.MeanP99(s.samples)
+	sum.QueueBytesMean, sum.QueueBytesP99 = metrics.MeanP99(s.loop.QueueBytes())
 	sum.QueueFeatureMean, sum.QueueFeatureP99 = metrics.MeanP99(s.loop.QueueFeatures())
-	sum.QueueSeconds = float64(s.sampledTicks) * float64(s.interval) / float64(topo.Second)
+	sum.QueueSeconds = float64(s.loop.QueueSteps()) * float64(s.interval) / float64(topo.Second)
 	sum.PFCPauses = s.c.PFCPauses
 	sum.ECNMarkedPackets = s.c.ECNMarked
 	sum.Drops = s.c.Drops
@@ -945,16 +943,11 @@ func (s *Sim) kick(p topo.PortID) {
 
 // ---- control loop ----
 
-// tick ends a control interval: it samples the queues, hands the interval's
-// telemetry to the control loop (which traces it and runs the policy) and
-// starts the next interval's counters.
+// tick ends a control interval: it hands the interval's telemetry to the
+// control loop (which traces it, samples the queues up to
+// Config.QueueUntil and runs the policy) and starts the next interval's
+// counters.
 func (s *Sim) tick() {
-	if s.cfg.QueueUntil <= 0 || s.now <= s.cfg.QueueUntil {
-		for _, p := range s.agents {
-			s.samples = append(s.samples, s.ports[p].qBytes)
-		}
-		s.sampledTicks++
-	}
 	s.tel.Now = s.now
 	for i := range s.ports {
 		pt := &s.ports[i]

@@ -72,7 +72,11 @@ func TestAgentsOverTheWire(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		rec := &recording{g: gnn.NewGraphCC(m, f, gnn.FeatureConfig{})}
+		g, err := gnn.NewGraphCC(m, f, gnn.FeatureConfig{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		rec := &recording{g: g}
 		if _, err := replay.Run(replay.Config{Fabric: f, Flows: flows, Policy: rec, Seed: 1}); err != nil {
 			t.Fatal(err)
 		}

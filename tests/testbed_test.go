@@ -246,7 +246,11 @@ func TestTestbedWholeLoop(t *testing.T) {
 		t.Fatal(err)
 	}
 	program(static)
-	pol := &startCounter{Policy: gnn.NewGraphCC(model, f, gnn.FeatureConfig{}), f: f}
+	gc, err := gnn.NewGraphCC(model, f, gnn.FeatureConfig{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	pol := &startCounter{Policy: gc, f: f}
 	res, err := controller.RunWorkload(ctx, controller.WorkloadConfig{
 		Plan: plan, Runtime: rt, Policy: pol, Static: static, Flows: flows, Scale: scale,
 	})
@@ -282,8 +286,12 @@ func TestTestbedWholeLoop(t *testing.T) {
 		time.Sleep(time.Duration(scale) * 300 * time.Microsecond) // 300 µs of fabric time
 		syscall.Kill(pid, syscall.SIGKILL)
 	}()
+	gc, err = gnn.NewGraphCC(model, f, gnn.FeatureConfig{})
+	if err != nil {
+		t.Fatal(err)
+	}
 	_, err = controller.RunWorkload(ctx, controller.WorkloadConfig{
-		Plan: plan, Runtime: rt, Policy: gnn.NewGraphCC(model, f, gnn.FeatureConfig{}), Static: static, Flows: flows, Scale: scale,
+		Plan: plan, Runtime: rt, Policy: gc, Static: static, Flows: flows, Scale: scale,
 	})
 	name := plan.Switches[victim].Name
 	if err == nil || !strings.Contains(err.Error(), "switch "+name) {

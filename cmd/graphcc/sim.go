@@ -87,11 +87,7 @@ func (a agentFlags) config(fs *pflag.FlagSet, agents string) (gnn.InBandConfig, 
 	if !(a.loss >= 0 && a.loss < 1) {
 		return gnn.InBandConfig{}, fmt.Errorf("--agent-loss %g: must be in [0, 1)", a.loss)
 	}
-	misses := a.misses
-	if misses == 0 {
-		misses = -1
-	}
-	return gnn.InBandConfig{Deadline: d, Compute: c, Misses: misses}, nil
+	return gnn.InBandConfig{Deadline: d, Compute: c, Misses: a.misses}, nil
 }
 
 // hwFlags override the simulated hardware: ECN thresholds, PFC, the window
@@ -304,7 +300,7 @@ func (h *hwFlags) dcqcnPeriods(d *dcqcn.Params) error {
 
 func newSimCmd(logger loggerFunc) *cobra.Command {
 	o := simOpts{sc: defaultScenario(), hw: defaultHW(), policy: "static", agents: policy.AgentsCentral,
-		agentFlags: agentFlags{deadline: topo.FormatDuration(gnn.DefaultRoundDeadline), compute: "0", misses: gnn.DefaultMisses},
+		agentFlags: agentFlags{deadline: topo.FormatDuration(gnn.DefaultRoundDeadline), compute: "0", misses: control.DefaultMissLimit},
 		interval:   topo.FormatDuration(control.DefaultInterval), until: "0"}
 	cmd := &cobra.Command{
 		Use: "sim [flags]",

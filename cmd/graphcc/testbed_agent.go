@@ -54,7 +54,7 @@ type testbedAgentOpts struct {
 }
 
 func newTestbedAgentCmd(logger loggerFunc) *cobra.Command {
-	o := testbedAgentOpts{election: agentElectionID, missLimit: agent.DefaultMissLimit}
+	o := testbedAgentOpts{election: agentElectionID, missLimit: control.DefaultMissLimit}
 	cmd := &cobra.Command{
 		Use:     "agent [flags]",
 		Example: `  graphcc testbed agent --lab tba --switch leaf0 --model agent-model.json --clock-start 1796000000000000000 --clock-scale 10000 --epoch-ps 0 --interval-ps 100000000`,
@@ -90,7 +90,7 @@ hand.`,
 	fs.Int64Var(&o.epoch, "epoch-ps", 0, "fabric time, ps, of the steps' origin: step j is due at epoch + (j+1) x interval")
 	fs.Int64Var(&o.interval, "interval-ps", 0, "control interval, fabric ps")
 	fs.DurationVar(&o.roundTimeout, "round-timeout", 0, "round k of a step ends k times this (real time) after the step is due; messages missing then are replaced by the fallback (0: a quarter of the real interval over K)")
-	fs.IntVar(&o.missLimit, "miss-limit", o.missLimit, "steps in a row with a message late after which the switch's ports go on the static settings")
+	fs.IntVar(&o.missLimit, "miss-limit", o.missLimit, "steps in a row with a message late after which the switch's ports go on the static settings until its messages return; 0 never")
 	fs.Uint64Var(&o.election, "election-id", o.election, "P4Runtime election id (above the controller's)")
 	fs.Float64Var(&o.queueScale, "queue-scale", 0, "the features' queue scale, bytes at the reference rate (gnn.FeatureConfig; 0: the default)")
 	o.pipe.add(fs)
@@ -101,8 +101,8 @@ func (o *testbedAgentOpts) run(ctx context.Context, out io.Writer, log *slog.Log
 	if o.interval <= 0 {
 		return fmt.Errorf("--interval-ps %d: must be positive", o.interval)
 	}
-	if o.missLimit < 1 {
-		return fmt.Errorf("--miss-limit %d: must be at least 1", o.missLimit)
+	if o.missLimit < 0 {
+		return fmt.Errorf("--miss-limit %d: must not be negative (0 never reverts to the static settings)", o.missLimit)
 	}
 	clock, err := hostgen.NewClock(time.Unix(0, o.clockStart), o.clockScale)
 	if err != nil {

@@ -11,7 +11,6 @@ import (
 
 	"graphcc/control"
 	"graphcc/controller"
-	"graphcc/controller/agent"
 	"graphcc/controller/lab"
 	"graphcc/dcqcn"
 	"graphcc/hostgen"
@@ -200,10 +199,10 @@ func TestTestbedRunAgentFlags(t *testing.T) {
 		{"defaults", func(*testbedRunOpts) {}, ""},
 		{"per-switch", func(o *testbedRunOpts) { o.agents = controller.AgentsPerSwitch }, ""},
 		{"unknown agents", func(o *testbedRunOpts) { o.agents = "some" }, `--agents "some"`},
-		{"miss limit", func(o *testbedRunOpts) { o.agentMissLimit = 0 }, "--agent-miss-limit 0"},
+		{"miss limit", func(o *testbedRunOpts) { o.agentMissLimit = -1 }, "--agent-miss-limit -1"},
 		{"negative round timeout", func(o *testbedRunOpts) { o.agentRoundTimeout = -1 }, "--agent-round-timeout"},
 	} {
-		o := testbedRunOpts{agents: controller.AgentsCentral, agentMissLimit: agent.DefaultMissLimit}
+		o := testbedRunOpts{agents: controller.AgentsCentral, agentMissLimit: control.DefaultMissLimit}
 		tc.edit(&o)
 		err := o.checkFlags([]string{"graphcc"}, false)
 		if (tc.want == "") != (err == nil) || (err != nil && !strings.Contains(err.Error(), tc.want)) {

@@ -551,7 +551,11 @@ func checkHostsCopied(t *testing.T, model string, f *gnn.File, want func(*gnn.Mo
 	if err != nil {
 		t.Fatal(err)
 	}
-	p := &hostCount{g: gnn.NewGraphCC(m, fab, gnn.FeatureConfig{}), want: want(m)}
+	g, err := gnn.NewGraphCC(m, fab, gnn.FeatureConfig{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	p := &hostCount{g: g, want: want(m)}
 	defer p.g.Inference().Close()
 	if _, err := replay.Run(replay.Config{Fabric: fab, Flows: flows, Policy: p}); err != nil {
 		t.Fatal(err)

@@ -4,6 +4,8 @@ import (
 	"context"
 	"fmt"
 	"log/slog"
+	"slices"
+	"sync"
 	"time"
 
 	"github.com/google/gopacket"
@@ -44,8 +46,9 @@ type Config struct {
 	Switch   topo.NodeID
 	Model    *gnn.Model
 	Features gnn.FeatureConfig
-	// Static are the settings (by topo.PortID) the agent puts its ports
-	// on after MissLimit steps in a row with a neighbour's message late.
+	// Static are the settings (by topo.PortID) the agent's ports start
+	// on and go back to after MissLimit steps in a row with a neighbour's
+	// message late.
 	Static []control.ECN
 	Clock  controller.FabricClock
 	// Step j is due at fabric time Epoch + (j+1)×Interval; its telemetry
@@ -59,16 +62,14 @@ type Config struct {
 	// the interval over K.
 	RoundTimeout time.Duration
 	// MissLimit is the steps in a row with a message late after which the
-	// agent holds its ports on Static (until a step with every message on
-	// time); 0: DefaultMissLimit.
+	// agent holds its ports on Static until a step with every message on
+	// time (control.Fallback); 0 never. The commands default to
+	// control.DefaultMissLimit.
 	MissLimit int
 	// Steps bounds the steps run (0: until ctx ends).
 	Steps int
 	Log   *slog.Logger
 }
-
-// DefaultMissLimit is Config.MissLimit's default.
-const DefaultMissLimit = 3
 
 // Report is what an agent tells the controller after each step: the raw
 // samples it read (so the controller can run the central step on exactly
@@ -81,10 +82,12 @@ type Report struct {
 	Ports    []topo.PortID        `json:"ports"`   // the rows of Samples: the egress ports, then the hosts' NIC ports
 	Samples  []control.PortSample `json:"samples"` // as read, by Ports
 	// Chosen are the model's settings of the switch's egress ports (the
-	// first rows of Ports); Static says the agent applied the static
-	// settings instead.
-	Chosen []control.ECN `json:"chosen"`
-	Static bool          `json:"static,omitempty"`
+	// first rows of Ports), Applied those the agent's control loop checked
+	// and applied: Chosen's, or with Static the static settings
+	// (control.Fallback).
+	Chosen  []control.ECN `json:"chosen"`
+	Applied []control.ECN `json:"applied"`
+	Static  bool          `json:"static,omitempty"`
 	// Hosts are, with a model with a host head, the DCQCN constants the
 	// model chose for the switch's hosts (those of the rows of Ports after
 	// Chosen, in order): the controller, which emulates the hosts' NICs,
@@ -134,16 +137,17 @@ type agentRun struct {
 	c      Config
 	sw     Switch
 	ag     *gnn.Agent
+	loop   *control.Loop // the control step on the switch's own ports
+	act    *switchWriter
+	fb     control.Fallback
 	name   string
-	rows   []topo.PortID // telemetry rows: egress ports, then hosts
-	full   []control.PortSample
-	tel    control.Telemetry
-	ecn    []control.ECN // the settings to apply, by PortID
+	rows   []topo.PortID     // telemetry rows: egress ports, then hosts
+	full   control.Telemetry // the switch's reads, by PortID
+	tel    control.Telemetry // the agent's rows
+	chosen []control.ECN     // the model's settings of the step, by PortID
 	in     chan inMsg
 	rerr   chan error // the receiver's end
 	buf    []inMsg    // messages of a later round or step
-	streak int        // steps in a row with a late message
-	static bool
 	ser    gopacket.SerializeBuffer
 }
 
@@ -158,10 +162,12 @@ func Run(ctx context.Context, c Config, sw Switch, report func(*Report) error) e
 		return err
 	}
 	ctx, cancel := context.WithCancel(ctx)
+	var wg sync.WaitGroup
+	defer wg.Wait() // after cancel: the receiver ends with ctx
 	defer cancel()
-	go r.receive(ctx)
+	wg.Go(func() { r.receive(ctx) })
 	// The first read starts the counters' first interval.
-	if err := sw.ReadTelemetry(ctx, r.full); err != nil {
+	if err := sw.ReadTelemetry(ctx, r.full.Ports); err != nil {
 		return r.fail(ctx, fmt.Errorf("first telemetry read: %w", err))
 	}
 	timer := time.NewTimer(0)
@@ -208,8 +214,8 @@ func newRun(c Config, sw Switch) (*agentRun, error) {
 	if err != nil {
 		return nil, fmt.Errorf("agent: %w", err)
 	}
-	if c.MissLimit == 0 {
-		c.MissLimit = DefaultMissLimit
+	if err := control.CheckMissLimit(c.MissLimit); err != nil {
+		return nil, fmt.Errorf("agent: %w", err)
 	}
 	if c.RoundTimeout == 0 {
 		c.RoundTimeout = c.Clock.Real(c.Interval) / time.Duration(4*c.Model.K)
@@ -217,9 +223,14 @@ func newRun(c Config, sw Switch) (*agentRun, error) {
 	if c.Log == nil {
 		c.Log = slog.New(slog.DiscardHandler)
 	}
-	r := &agentRun{c: c, sw: sw, ag: ag, name: sw.Name(), full: make([]control.PortSample, len(f.Ports)),
-		ecn: append([]control.ECN(nil), c.Static...), in: make(chan inMsg, 256), rerr: make(chan error, 1),
+	r := &agentRun{c: c, sw: sw, ag: ag, act: &switchWriter{sw: sw}, fb: control.Fallback{Limit: c.MissLimit},
+		name: sw.Name(), full: control.Telemetry{Ports: make([]control.PortSample, len(f.Ports))},
+		chosen: slices.Clone(c.Static), in: make(chan inMsg, 256), rerr: make(chan error, 1),
 		ser: gopacket.NewSerializeBuffer()}
+	r.loop, err = control.NewLoop(control.LoopConfig{Fabric: f, Ports: ag.OwnPorts(), ECN: c.Static, Apply: r.act})
+	if err != nil {
+		return nil, fmt.Errorf("agent: %w", err)
+	}
 	for _, p := range v.Ports {
 		r.rows = append(r.rows, p.Port)
 	}
@@ -239,7 +250,7 @@ func (r *agentRun) receive(ctx context.Context) {
 	for {
 		link, frame, at, err := r.sw.Receive(ctx)
 		if err != nil {
-			r.rerr <- err
+			r.rerr <- err // buffered: the receiver's one error
 			return
 		}
 		if err := p.DecodeLayers(frame, &decoded); err != nil || len(decoded) != 2 || topo.PortID(msg.Port) != link {

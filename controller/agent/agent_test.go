@@ -154,8 +154,9 @@ func (h *fakeHosts) get(p topo.PortID) control.HostParams {
 }
 
 // centralHosts is the control loop's Hosts in a run with a host head: it
-// records the central step's hosts' constants of every step and hands
-// them to the shadow to compare.
+// records the loop's hosts' constants of every step (those in force,
+// which without a miss are the central step's) and hands them to the
+// shadow.
 type centralHosts struct {
 	shadow *Shadow
 	steps  [][]control.HostParams
@@ -232,7 +233,11 @@ func (a *agentsRun) run(t *testing.T, steps int, real time.Duration) {
 	a.net = newFakeNet(a.f)
 	sws := a.f.Switches()
 	a.shadow = NewShadow(a.f, len(sws), nil, nil)
-	lc := controller.LoopConfig{Fabric: a.f, Runtime: a.shadow, Policy: gnn.NewGraphCC(a.m, a.f, gnn.FeatureConfig{}),
+	g, err := gnn.NewGraphCC(a.m, a.f, gnn.FeatureConfig{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	lc := controller.LoopConfig{Fabric: a.f, Runtime: a.shadow, Policy: g,
 		Clock: clock, Interval: interval, Static: control.StaticSettings(a.f)}
 	if a.m.HostActions > 0 {
 		a.hosts, a.applied = &fakeHosts{cur: base(a.f)}, map[string][][]control.HostParams{}
@@ -240,6 +245,7 @@ func (a *agentsRun) run(t *testing.T, steps int, real time.Duration) {
 		a.central = &centralHosts{shadow: a.shadow}
 		lc.Runtime, lc.Hosts, lc.HostStart = a.shadow, a.central, base(a.f)
 	}
+	lc.Policy = a.shadow.LoopPolicy(lc.Policy)
 	a.reports, a.errs = map[string][]*Report{}, map[string]error{}
 	ctx, cancel := context.WithCancel(t.Context())
 	defer cancel()
@@ -248,7 +254,7 @@ func (a *agentsRun) run(t *testing.T, steps int, real time.Duration) {
 	for i, n := range sws {
 		sw := a.net.sws[n]
 		c := Config{Fabric: a.f, Switch: n, Model: a.m, Static: control.StaticSettings(a.f), Clock: clock,
-			Epoch: epoch, Interval: interval, RoundTimeout: a.roundOut, Steps: steps}
+			Epoch: epoch, Interval: interval, RoundTimeout: a.roundOut, MissLimit: control.DefaultMissLimit, Steps: steps}
 		wg.Go(func() {
 			err := Run(ctx, c, sw, func(r *Report) error { return a.report(ctx, i, sw, r) })
 			a.shadow.End(i)
@@ -478,7 +484,7 @@ func TestAgentKilled(t *testing.T) {
 			t.Fatalf("%s reported %d steps, want %d", name, len(rs), steps)
 		}
 		for j, r := range rs {
-			want := j >= a.killAfter+DefaultMissLimit-1
+			want := j >= a.killAfter+control.DefaultMissLimit-1
 			if r.Static != want {
 				t.Errorf("%s step %d: static %v, want %v", name, j, r.Static, want)
 			}
@@ -551,7 +557,7 @@ func TestAgentKilledHostHead(t *testing.T) {
 				t.Fatalf("%s reported %d steps, want %d", leaf, len(rs), steps)
 			}
 			for j, r := range rs {
-				if want := j >= a.killAfter+DefaultMissLimit-1; r.Static != want {
+				if want := j >= a.killAfter+control.DefaultMissLimit-1; r.Static != want {
 					t.Errorf("%s step %d: static %v, want %v", leaf, j, r.Static, want)
 				}
 				for k, p := range r.Ports[len(r.Chosen):] {

@@ -18,20 +18,22 @@ import (
 // Shadow is the control loop's Fabric while agents run the step: it reads
 // no switch and writes none. Its ReadTelemetry waits for every live
 // agent's report of the next step and assembles the fabric's telemetry
-// from the samples they read; its SetECN compares the central step's
-// settings with the agents' choices on the same reads and counts the
-// ports that differ. RunLoop on a Shadow thus runs the central step as a
-// shadow of the agents, with its trace and statistics. With a model with
-// a host head the Shadow also applies the hosts' constants each leaf's
-// agent reports, as Add takes the report, and is the loop's
-// controller.Hosts: its SetDCQCN compares the central step's hosts'
-// constants with the leaves' choices. Each of its methods is for one
+// from the samples they read. The loop runs LoopPolicy's policy on it: the
+// central step decides on the same reads as a shadow, each agent port
+// whose model's choice differs from it counts a mismatch, and the loop
+// takes the settings the agents applied, so its trace rows and settings
+// counts are the agents'. With a model with a host head the Shadow also
+// applies the hosts' constants each leaf's agent reports, as Add takes the
+// report, and is the loop's controller.Hosts, which applies nothing more;
+// the central step's hosts' constants are compared with the leaves'
+// choices. Its Fabric and Hosts methods and the policy are for one
 // goroutine (the loop's); Add, End and HostsToBase are for the agents'
 // readers.
 type Shadow struct {
-	f     *topo.Fabric
-	hosts controller.Hosts     // nil: no host head
-	base  []control.HostParams // the hosts' constants at the start, by PortID
+	f      *topo.Fabric
+	static []control.ECN        // what an ended agent's switch goes back to, by PortID
+	hosts  controller.Hosts     // nil: no host head
+	base   []control.HostParams // the hosts' constants at the start, by PortID
 
 	mu      sync.Mutex
 	wake    chan struct{} // closed and replaced when a report or an end comes
@@ -39,12 +41,12 @@ type Shadow struct {
 	ended   []bool
 
 	applied          []control.HostParams // the hosts' constants in force, by PortID
+	hostGen          int                  // changes of applied
 	hostDelay, hopNS []time.Duration
 
 	started        bool
 	cur            int // the step of the last read, -1 before
 	pending        bool
-	pendingHosts   bool
 	now, interval  int64
 	mismatches     int64
 	hostMismatches int64
@@ -56,7 +58,8 @@ type Shadow struct {
 // hosts of an agent on the static settings, or ended, go back to; without
 // one, hosts is nil.
 func NewShadow(f *topo.Fabric, agents int, hosts controller.Hosts, base []control.HostParams) *Shadow {
-	s := &Shadow{f: f, wake: make(chan struct{}), reports: make([][]*Report, agents), ended: make([]bool, agents), cur: -1}
+	s := &Shadow{f: f, static: control.StaticSettings(f), wake: make(chan struct{}), reports: make([][]*Report, agents),
+		ended: make([]bool, agents), cur: -1}
 	if hosts != nil {
 		s.hosts, s.base, s.applied = hosts, slices.Clone(base), slices.Clone(base)
 	}
@@ -68,25 +71,42 @@ func NewShadow(f *topo.Fabric, agents int, hosts controller.Hosts, base []contro
 // choice, or with the report's Static the base constants.
 func (s *Shadow) Add(ctx context.Context, i int, r *Report) error {
 	s.mu.Lock()
-	defer s.mu.Unlock()
 	if int(r.Step) != len(s.reports[i]) {
+		s.mu.Unlock()
 		return fmt.Errorf("agent %d (%s): report of step %d after %d steps", i, r.Switch, r.Step, len(s.reports[i]))
 	}
 	if err := s.check(r); err != nil {
+		s.mu.Unlock()
 		return fmt.Errorf("agent %d (%s): step %d: %w", i, r.Switch, r.Step, err)
 	}
 	s.reports[i] = append(s.reports[i], r)
 	s.signal()
-	if err := s.applyHostsLocked(ctx, r); err != nil {
-		return fmt.Errorf("agent %d (%s): step %d: %w", i, r.Switch, r.Step, err)
+	hosts := len(r.Hosts) > 0
+	if hosts {
+		for k, p := range r.Ports[len(r.Chosen):] {
+			if r.Static {
+				s.applied[p] = s.base[p]
+			} else {
+				s.applied[p] = r.Hosts[k]
+			}
+		}
+		s.hostGen++
 	}
+	s.mu.Unlock()
+	if !hosts {
+		return nil
+	}
+	if err := s.putHosts(ctx); err != nil {
+		return fmt.Errorf("agent %d (%s): step %d: hosts' DCQCN: %w", i, r.Switch, r.Step, err)
+	}
+	s.timeHosts(r)
 	return nil
 }
 
 // check refuses a report that does not fit the fabric or the model.
 func (s *Shadow) check(r *Report) error {
-	if len(r.Samples) != len(r.Ports) || len(r.Chosen) > len(r.Ports) {
-		return fmt.Errorf("%d samples, %d settings for %d ports", len(r.Samples), len(r.Chosen), len(r.Ports))
+	if len(r.Samples) != len(r.Ports) || len(r.Chosen) > len(r.Ports) || len(r.Applied) != len(r.Chosen) {
+		return fmt.Errorf("%d samples, %d settings chosen and %d applied for %d ports", len(r.Samples), len(r.Chosen), len(r.Applied), len(r.Ports))
 	}
 	for _, p := range r.Ports {
 		if p < 0 || int(p) >= len(s.f.Ports) {
@@ -114,31 +134,38 @@ func (s *Shadow) check(r *Report) error {
 	return nil
 }
 
-// applyHostsLocked puts the hosts' constants of report r in force (the
-// model's, or with r.Static the base ones) and times the hop. s.mu is
-// held.
-func (s *Shadow) applyHostsLocked(ctx context.Context, r *Report) error {
-	if len(r.Hosts) == 0 {
-		return nil
-	}
-	for k, p := range r.Ports[len(r.Chosen):] {
-		if r.Static {
-			s.applied[p] = s.base[p]
-		} else {
-			s.applied[p] = r.Hosts[k]
+// putHosts puts the hosts' constants s.applied holds in force without
+// holding s.mu across the hosts' SetDCQCN: it copies them under the lock
+// and calls with the copy, and again if another report changed them
+// meanwhile, so that the last call made carries the latest constants.
+func (s *Shadow) putHosts(ctx context.Context) error {
+	for {
+		s.mu.Lock()
+		gen, hosts := s.hostGen, slices.Clone(s.applied)
+		s.mu.Unlock()
+		if err := s.hosts.SetDCQCN(ctx, hosts); err != nil {
+			return err
+		}
+		s.mu.Lock()
+		stale := s.hostGen != gen
+		s.mu.Unlock()
+		if !stale {
+			return nil
 		}
 	}
-	if err := s.hosts.SetDCQCN(ctx, s.applied); err != nil {
-		return fmt.Errorf("hosts' DCQCN: %w", err)
-	}
+}
+
+// timeHosts records the hop of report r's hosts' constants, now in force.
+func (s *Shadow) timeHosts(r *Report) {
 	now := time.Now()
+	s.mu.Lock()
+	defer s.mu.Unlock()
 	if r.DecidedNS > 0 {
 		s.hostDelay = append(s.hostDelay, now.Sub(time.Unix(0, r.DecidedNS)))
 	}
 	if r.ReportNS > 0 {
 		s.hopNS = append(s.hopNS, now.Sub(time.Unix(0, r.ReportNS)))
 	}
-	return nil
 }
 
 // HostsToBase puts the hosts of agent i (those of its last report) back on
@@ -146,16 +173,18 @@ func (s *Shadow) applyHostsLocked(ctx context.Context, r *Report) error {
 // switch goes back to the static settings.
 func (s *Shadow) HostsToBase(ctx context.Context, i int) error {
 	s.mu.Lock()
-	defer s.mu.Unlock()
 	rs := s.reports[i]
 	if s.hosts == nil || len(rs) == 0 {
+		s.mu.Unlock()
 		return nil
 	}
 	r := rs[len(rs)-1]
 	for _, p := range r.Ports[len(r.Chosen):] {
 		s.applied[p] = s.base[p]
 	}
-	if err := s.hosts.SetDCQCN(ctx, s.applied); err != nil {
+	s.hostGen++
+	s.mu.Unlock()
+	if err := s.putHosts(ctx); err != nil {
 		return fmt.Errorf("agent %d (%s): hosts back on the base DCQCN constants: %w", i, r.Switch, err)
 	}
 	return nil
@@ -245,7 +274,7 @@ func (s *Shadow) ReadTelemetry(ctx context.Context, dst []control.PortSample) er
 	if !got {
 		return fmt.Errorf("agent shadow: step %d: every agent has ended", j)
 	}
-	s.cur, s.pending, s.pendingHosts = j, true, true
+	s.cur, s.pending = j, true
 	return nil
 }
 
@@ -263,11 +292,10 @@ func (s *Shadow) readyLocked(j int) bool {
 // nominal interval and its length.
 func (s *Shadow) ReadTime() (now, interval int64) { return s.now, s.interval }
 
-// SetECN compares ecn, the central step's settings of the last read, with
-// the agents' choices of that step, counts the ports that differ, and
-// returns the entries the agents wrote that step. Calls that follow
-// another without a read between (the loop's restore after a failure)
-// do nothing.
+// SetECN returns the entries the agents wrote in the step of the last
+// read: the loop's settings are theirs (LoopPolicy), which they have
+// written. Calls that follow another without a read between (the loop's
+// restore after a failure) do nothing.
 func (s *Shadow) SetECN(_ context.Context, ecn []control.ECN) (int, error) {
 	if len(ecn) != len(s.f.Ports) {
 		return 0, fmt.Errorf("agent shadow: %d settings for %d ports", len(ecn), len(s.f.Ports))
@@ -280,47 +308,110 @@ func (s *Shadow) SetECN(_ context.Context, ecn []control.ECN) (int, error) {
 	defer s.mu.Unlock()
 	written := 0
 	for _, rs := range s.reports {
-		if len(rs) <= s.cur {
-			continue
-		}
-		r := rs[s.cur]
-		written += r.Written
-		for k, e := range r.Chosen {
-			if ecn[r.Ports[k]] != e {
-				s.mismatches++
-			}
+		if len(rs) > s.cur {
+			written += rs[s.cur].Written
 		}
 	}
 	return written, nil
 }
 
-// SetDCQCN (controller.Hosts) compares hosts, the central step's hosts'
-// constants of the last read, with the leaves' choices of that step, and
-// counts the hosts that differ; it applies nothing (the leaves' choices
-// went to the hosts as their reports came). Calls that follow another
-// without a read between do nothing.
+// SetDCQCN (controller.Hosts) applies nothing: the loop's hosts'
+// constants are those in force (LoopPolicy), which the leaves' reports
+// put there as they came.
 func (s *Shadow) SetDCQCN(_ context.Context, hosts []control.HostParams) error {
 	if len(hosts) != len(s.f.Ports) {
 		return fmt.Errorf("agent shadow: %d hosts' constants for %d ports", len(hosts), len(s.f.Ports))
 	}
-	if !s.pendingHosts {
-		return nil
+	return nil
+}
+
+// LoopPolicy returns the policy the control loop runs on the Shadow in
+// place of central, the run's policy (a controller.AgentLoop): central
+// decides on every read as the shadow of the agents, and the policy
+// writes the settings the agents applied (an ended agent's ports: the
+// static settings its switch went back to) and, with a host head, the
+// hosts' constants in force. Every agent port whose model's choice
+// differs from central's counts a mismatch (AgentStats.Mismatches), and
+// every host whose leaf's choice differs from central's a host mismatch.
+func (s *Shadow) LoopPolicy(central control.Policy) control.Policy {
+	p := &shadowPolicy{s: s, central: central, want: control.StaticSettings(s.f)}
+	if d, ok := control.HostDeciderOf(central); ok {
+		p.hosts, p.wantH = d, make([]control.HostParams, len(s.f.Ports))
 	}
-	s.pendingHosts = false
+	return p
+}
+
+// shadowPolicy is LoopPolicy's policy.
+type shadowPolicy struct {
+	s       *Shadow
+	central control.Policy
+	hosts   control.HostDecider // central's, with a host head
+	want    []control.ECN
+	wantH   []control.HostParams
+}
+
+// Decide runs central on t, counts the agents' choices that differ from
+// its settings and writes the agents' applied settings into ecn.
+func (p *shadowPolicy) Decide(t *control.Telemetry, ecn []control.ECN) {
+	p.central.Decide(t, p.want)
+	s := p.s
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	for _, rs := range s.reports {
-		if len(rs) <= s.cur {
+		switch {
+		case len(rs) > s.cur:
+			r := rs[s.cur]
+			for k, e := range r.Chosen {
+				if p.want[r.Ports[k]] != e {
+					s.mismatches++
+				}
+				ecn[r.Ports[k]] = r.Applied[k]
+			}
+		case len(rs) > 0: // ended: its switch is back on the static settings
+			r := rs[len(rs)-1]
+			for _, q := range r.Ports[:len(r.Chosen)] {
+				ecn[q] = s.static[q]
+			}
+		}
+	}
+}
+
+// DecidesHosts reports whether central decides the hosts' constants.
+func (p *shadowPolicy) DecidesHosts() bool { return p.hosts != nil }
+
+// DecideHosts runs central's host step, counts the leaves' choices that
+// differ from its constants, and writes into hosts those the leaves'
+// reports of the step put in force (the model's, or with Static the base
+// ones; an ended leaf's hosts: the base ones).
+func (p *shadowPolicy) DecideHosts(t *control.Telemetry, hosts []control.HostParams) {
+	p.hosts.DecideHosts(t, p.wantH)
+	s := p.s
+	if s.hosts == nil { // the run's hosts are not the agents'
+		return
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	for _, rs := range s.reports {
+		if len(rs) == 0 {
 			continue
 		}
-		r := rs[s.cur]
-		for k, h := range r.Hosts {
-			if hosts[r.Ports[len(r.Chosen)+k]] != h {
+		ended := len(rs) <= s.cur
+		r := rs[min(s.cur, len(rs)-1)]
+		for k, q := range r.Ports[len(r.Chosen):] {
+			if k >= len(r.Hosts) {
+				break
+			}
+			switch {
+			case ended || r.Static:
+				hosts[q] = s.base[q]
+			default:
+				hosts[q] = r.Hosts[k]
+			}
+			if !ended && p.wantH[q] != r.Hosts[k] {
 				s.hostMismatches++
 			}
 		}
 	}
-	return nil
 }
 
 // Stats returns the agents' figures over every report so far, and the
@@ -399,4 +490,6 @@ func (s *Shadow) addTiming(st *controller.AgentStats) {
 var (
 	_ controller.TimedFabric = (*Shadow)(nil)
 	_ controller.Hosts       = (*Shadow)(nil)
+	_ controller.AgentLoop   = (*Shadow)(nil)
+	_ control.HostDecider    = (*shadowPolicy)(nil)
 )

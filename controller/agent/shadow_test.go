@@ -20,6 +20,7 @@ func shadowReport(f *topo.Fabric, n topo.NodeID, j uint32) *Report {
 	for _, p := range f.Out(n) {
 		r.Ports = append(r.Ports, p)
 		r.Chosen = append(r.Chosen, static[p])
+		r.Applied = append(r.Applied, static[p])
 	}
 	for _, p := range r.Ports[:len(r.Chosen)] {
 		if !f.Nodes[f.Ports[p].Dst].Switch {
@@ -33,10 +34,24 @@ func shadowReport(f *topo.Fabric, n topo.NodeID, j uint32) *Report {
 	return r
 }
 
+// fixedPolicy is a central step that decides ecn and, with hosts, the
+// hosts' constants hosts.
+type fixedPolicy struct {
+	ecn   []control.ECN
+	hosts []control.HostParams
+}
+
+func (p *fixedPolicy) Decide(_ *control.Telemetry, ecn []control.ECN) { copy(ecn, p.ecn) }
+func (p *fixedPolicy) DecidesHosts() bool                             { return p.hosts != nil }
+func (p *fixedPolicy) DecideHosts(_ *control.Telemetry, h []control.HostParams) {
+	copy(h, p.hosts)
+}
+
 // The shadow's reads assemble every agent's samples of a step, wait for
-// the slowest agent, read zeros for an agent that ended, count the
-// settings that differ from the agents' choices once per read, and
-// refuse reports that do not fit.
+// the slowest agent, read zeros for an agent that ended; its loop policy
+// counts the agents' choices that differ from the central step's and
+// writes the settings the agents applied (an ended agent's: the static
+// ones); it refuses reports that do not fit.
 func TestShadow(t *testing.T) {
 	f := defaultClos(t, nil)
 	sws := f.Switches()
@@ -46,8 +61,24 @@ func TestShadow(t *testing.T) {
 	if err := s.ReadTelemetry(ctx, dst); err != nil { // the first read opens the interval
 		t.Fatal(err)
 	}
+	// Every agent reports step 0, then switch 0's no more; at step 1
+	// switch 1's applies the static settings while its model chose another
+	// on its first port.
+	for i, n := range sws {
+		if err := s.Add(ctx, i, shadowReport(f, n, 0)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := s.ReadTelemetry(ctx, dst); err != nil {
+		t.Fatal(err)
+	}
 	for i, n := range sws[1:] {
-		if err := s.Add(ctx, i+1, shadowReport(f, n, 0)); err != nil {
+		r := shadowReport(f, n, 1)
+		if i == 0 {
+			r.Chosen[0].KMin++
+			r.Static = true
+		}
+		if err := s.Add(ctx, i+1, r); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -66,26 +97,35 @@ func TestShadow(t *testing.T) {
 		}
 	}
 	for _, p := range f.Out(sws[1]) {
-		if dst[p].TxBytes != 1000+int64(p) {
-			t.Errorf("port %d reads %d, want %d", p, dst[p].TxBytes, 1000+int64(p))
+		if dst[p].TxBytes != 2000+int64(p) {
+			t.Errorf("port %d reads %d, want %d", p, dst[p].TxBytes, 2000+int64(p))
 		}
 	}
-	if now, iv := s.ReadTime(); now != 100 || iv != 100 {
-		t.Errorf("read time %d, %d; want 100, 100", now, iv)
+	if now, iv := s.ReadTime(); now != 200 || iv != 100 {
+		t.Errorf("read time %d, %d; want 200, 100", now, iv)
 	}
+	central := &fixedPolicy{ecn: control.StaticSettings(f)}
+	p0 := f.Out(sws[0])[0]
+	pol := s.LoopPolicy(central)
 	ecn := control.StaticSettings(f)
-	p := f.Out(sws[1])[0]
-	ecn[p].KMin++
+	ecn[p0].KMax++ // what the loop held for the ended agent's port
+	pol.Decide(&control.Telemetry{}, ecn)
+	if want := control.StaticSettings(f); !slices.Equal(ecn, want) {
+		t.Errorf("the loop's settings are not the agents' applied ones (static, and static for the ended agent)")
+	}
 	written, err := s.SetECN(ctx, ecn)
 	if err != nil || written != len(sws)-1 {
 		t.Errorf("SetECN: %d, %v; want %d written", written, err, len(sws)-1)
 	}
-	if _, err := s.SetECN(ctx, ecn); err != nil { // a restore: not compared
-		t.Fatal(err)
+	if n, err := s.SetECN(ctx, ecn); err != nil || n != 0 { // a restore: nothing written
+		t.Fatalf("a second SetECN: %d, %v", n, err)
 	}
 	st := s.Stats()
-	if st.Mismatches != 1 || st.Steps != int64(len(sws)-1) || st.Messages != 2*int64(len(sws)-1) {
-		t.Errorf("stats %+v: want 1 mismatch, %d steps, %d messages", st, len(sws)-1, 2*(len(sws)-1))
+	if st.Mismatches != 1 || st.Steps != int64(2*len(sws)-1) || st.Messages != 2*int64(2*len(sws)-1) {
+		t.Errorf("stats %+v: want 1 mismatch, %d steps, %d messages", st, 2*len(sws)-1, 2*(2*len(sws)-1))
+	}
+	if want := int64(len(f.Out(sws[1]))); st.StaticPort != want {
+		t.Errorf("%d static port-steps, want %d", st.StaticPort, want)
 	}
 
 	for _, tc := range []struct {
@@ -93,11 +133,12 @@ func TestShadow(t *testing.T) {
 		edit func(*Report)
 		want string
 	}{
-		{"a step skipped", func(r *Report) { r.Step = 2 }, "report of step 2 after 1 steps"},
+		{"a step skipped", func(r *Report) { r.Step = 3 }, "report of step 3 after 2 steps"},
 		{"samples short", func(r *Report) { r.Samples = r.Samples[1:] }, "samples"},
+		{"applied short", func(r *Report) { r.Applied = r.Applied[1:] }, "applied"},
 		{"a port outside", func(r *Report) { r.Ports[0] = topo.PortID(len(f.Ports)) }, "not in the fabric"},
 	} {
-		r := shadowReport(f, sws[1], 1)
+		r := shadowReport(f, sws[1], 2)
 		tc.edit(r)
 		if err := s.Add(ctx, 1, r); err == nil || !strings.Contains(err.Error(), tc.want) {
 			t.Errorf("%s: %v, want an error with %q", tc.name, err, tc.want)
@@ -153,13 +194,19 @@ func TestShadowHosts(t *testing.T) {
 	if err := s.ReadTelemetry(ctx, dst); err != nil {
 		t.Fatal(err)
 	}
-	central := slices.Clone(hosts.cur)
-	central[rows[0]].HAI++
-	central[rows[1]].AI++
-	for range 2 { // the second call, without a read between, compares nothing
-		if err := s.SetDCQCN(ctx, central); err != nil {
-			t.Fatal(err)
-		}
+	central := &fixedPolicy{ecn: control.StaticSettings(f), hosts: slices.Clone(hosts.cur)}
+	central.hosts[rows[0]].HAI++
+	central.hosts[rows[1]].AI++
+	pol := s.LoopPolicy(central).(control.HostDecider)
+	loopHosts := slices.Clone(b)
+	calls := hosts.calls
+	pol.Decide(&control.Telemetry{}, control.StaticSettings(f))
+	pol.DecideHosts(&control.Telemetry{}, loopHosts)
+	if !slices.Equal(loopHosts, hosts.cur) {
+		t.Error("the loop's hosts' constants are not those in force")
+	}
+	if err := s.SetDCQCN(ctx, loopHosts); err != nil || hosts.calls != calls {
+		t.Fatalf("SetDCQCN: %v, %d calls of the hosts, want none", err, hosts.calls-calls)
 	}
 	st := s.Stats()
 	if st.HostMismatches != 2 {
@@ -200,7 +247,9 @@ func TestShadowHosts(t *testing.T) {
 	}{
 		{"a host missing", func(r *Report) { r.Hosts = r.Hosts[1:] }, "5 hosts' constants for 6 hosts"},
 		{"no hosts", func(r *Report) { r.Hosts = nil }, "0 hosts' constants for 6 hosts"},
-		{"a switch port", func(r *Report) { r.Chosen = r.Chosen[1:]; r.Hosts = append(r.Hosts, r.Hosts[0]) }, "not a host's NIC port"},
+		{"a switch port", func(r *Report) {
+			r.Chosen, r.Applied, r.Hosts = r.Chosen[1:], r.Applied[1:], append(r.Hosts, r.Hosts[0])
+		}, "not a host's NIC port"},
 		{"out of range", func(r *Report) { r.Hosts[2].AI = 0 }, "additive increase"},
 	} {
 		r := hostReport(f, leaf, 3)

@@ -18,20 +18,23 @@ import (
 // takes it by its EtherType alone.
 var broadcast = []byte{0xff, 0xff, 0xff, 0xff, 0xff, 0xff}
 
-// step runs step j, due at fabric time now: read, K rounds, readout,
-// write.
+// step runs step j, due at fabric time now: read (the loop observes the
+// interval), K rounds, readout, and the loop's commit of the switch's
+// settings.
 func (r *agentRun) step(ctx context.Context, j uint32, now int64) (*Report, error) {
 	due := r.c.Clock.At(now)
 	begin := time.Now()
-	if err := r.sw.ReadTelemetry(ctx, r.full); err != nil {
+	if err := r.sw.ReadTelemetry(ctx, r.full.Ports); err != nil {
 		return nil, err
 	}
 	rep := &Report{Switch: r.name, Step: j, Now: now, Interval: r.c.Interval, Ports: r.rows,
 		Samples: make([]control.PortSample, len(r.rows)),
 		StartNS: begin.Sub(due).Nanoseconds(), ReadNS: time.Since(begin).Nanoseconds()}
+	r.full.Now, r.full.Interval = now, r.c.Interval
+	r.loop.Observe(&r.full)
 	for i, p := range r.rows {
-		r.tel.Ports[i] = r.full[p]
-		rep.Samples[i] = r.full[p]
+		r.tel.Ports[i] = r.full.Ports[p]
+		rep.Samples[i] = r.full.Ports[p]
 	}
 	r.tel.Now, r.tel.Interval = now, r.c.Interval
 	r.ag.Observe(&r.tel)
@@ -46,9 +49,8 @@ func (r *agentRun) step(ctx context.Context, j uint32, now int64) (*Report, erro
 		rep.RoundNS = append(rep.RoundNS, time.Since(start).Nanoseconds())
 		start = time.Now()
 	}
-	r.decide(rep)
-	n, err := r.sw.SetECN(ctx, r.ecn)
-	rep.Written = n
+	err := r.commit(ctx, rep)
+	rep.Written = r.act.written
 	return rep, err
 }
 
@@ -131,46 +133,57 @@ func (r *agentRun) frame(j uint32, k int, from topo.PortID, h []float32) ([]byte
 	return append([]byte(nil), r.ser.Bytes()...), nil
 }
 
-// decide turns the model's actions into the settings of the switch's
+// commit turns the model's actions into the settings of the switch's
 // ports and, with a host head, its hosts' DCQCN constants, recorded in
-// rep, and sets what to apply: those, or the static settings once
-// MissLimit steps in a row had a message late.
-func (r *agentRun) decide(rep *Report) {
+// rep, and has the loop check, write and count what the agent applies:
+// the model's settings, or the static ones while the fallback holds the
+// ports there (control.Fallback). rep.Applied are the settings as the
+// loop applied them.
+func (r *agentRun) commit(ctx context.Context, rep *Report) error {
 	m := r.c.Model
-	acts := r.ag.Actions()
-	view := r.ag.View()
-	rep.Chosen = make([]control.ECN, len(view.Ports))
-	for i, p := range view.Ports {
-		rep.Chosen[i] = m.ActionSet.Setting(acts[i], p.Rate)
+	ports := r.ag.OwnPorts()
+	r.ag.Settings(r.chosen)
+	rep.Chosen = make([]control.ECN, len(ports))
+	for i, p := range ports {
+		rep.Chosen[i] = r.chosen[p]
 	}
 	if m.HostActions > 0 {
+		acts := r.ag.Actions()[len(ports):]
 		rep.Hosts = make([]control.HostParams, len(r.ag.Hosts()))
 		for j := range rep.Hosts {
-			rep.Hosts[j] = m.HostTable.Action(acts[len(view.Ports)+j])
+			rep.Hosts[j] = m.HostTable.Action(acts[j])
 		}
 	}
 	rep.DecidedNS = time.Now().UnixNano()
-	if rep.Late > 0 {
-		r.streak++
-	} else {
-		r.streak = 0
-	}
-	static := r.streak >= r.c.MissLimit
-	if static != r.static {
-		if static {
-			r.c.Log.Warn("a neighbour's messages are late: holding the ports on the static settings",
-				"switch", r.name, "step", rep.Step, "steps_late", r.streak)
-		} else {
-			r.c.Log.Info("every message on time again: back to the model's settings", "switch", r.name, "step", rep.Step)
-		}
-		r.static = static
+	static, changed := r.fb.Step(rep.Late > 0)
+	switch {
+	case changed && static:
+		r.c.Log.Warn("a neighbour's messages are late: holding the ports on the static settings",
+			"switch", r.name, "step", rep.Step, "steps_late", r.fb.Streak())
+	case changed:
+		r.c.Log.Info("every message on time again: back to the model's settings", "switch", r.name, "step", rep.Step)
 	}
 	rep.Static = static
-	for i, p := range view.Ports {
-		if static {
-			r.ecn[p.Port] = r.c.Static[p.Port]
-		} else {
-			r.ecn[p.Port] = rep.Chosen[i]
-		}
+	err := r.loop.Commit(ctx, rep.Now, func(ecn []control.ECN, _ []control.HostParams) {
+		r.fb.Apply(ecn, r.chosen, r.c.Static, ports)
+	})
+	rep.Applied = make([]control.ECN, len(ports))
+	for i, p := range ports {
+		rep.Applied[i] = r.loop.ECN()[p]
 	}
+	return err
+}
+
+// switchWriter is an agent loop's control.Actuator: its switch's ECN
+// write, which counts the entries it wrote.
+type switchWriter struct {
+	sw      Switch
+	written int // by the last write
+}
+
+// ApplyECN writes the switch's changed settings.
+func (w *switchWriter) ApplyECN(ctx context.Context, ecn []control.ECN) error {
+	n, err := w.sw.SetECN(ctx, ecn)
+	w.written = n
+	return err
 }
