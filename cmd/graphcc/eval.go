@@ -27,14 +27,10 @@ import (
 	"graphcc/topo"
 )
 
-// scenarioLookup resolves a --scenarios name; tests replace it to run tiny
-// scenarios.
-var scenarioLookup = scenario.ByName
-
 // evalOpts are the flags of graphcc eval.
 type evalOpts struct {
 	scenarios    string
-	scenarioFile string
+	scenarioFile scenarioFileFlag
 	policies     []string
 	seeds        []uint64
 	reference    string
@@ -142,15 +138,16 @@ variable) runs only shard I of the runs and writes its part to --json;
 graphcc merge of every shard's part writes this report (docs/scale-out.md).`
 }
 
-func newEvalCmd(logger loggerFunc) *cobra.Command {
+func newEvalCmd(logger loggerFunc, lookup lookupFunc) *cobra.Command {
 	o := evalOpts{
-		scenarios: scenario.Default().Name,
-		policies:  []string{"static,acc,graphcc"},
-		seeds:     experiment.EvalSeeds(),
-		out:       "eval-out",
-		interval:  topo.FormatDuration(control.DefaultInterval),
-		hw:        defaultHW(),
-		rewards:   experiment.DefaultRewards(),
+		scenarioFile: scenarioFileFlag{lookup: lookup},
+		scenarios:    scenario.Default().Name,
+		policies:     []string{"static,acc,graphcc"},
+		seeds:        experiment.EvalSeeds(),
+		out:          "eval-out",
+		interval:     topo.FormatDuration(control.DefaultInterval),
+		hw:           defaultHW(),
+		rewards:      experiment.DefaultRewards(),
 	}
 	cmd := &cobra.Command{
 		Use: "eval [flags]",
@@ -173,7 +170,7 @@ func newEvalCmd(logger loggerFunc) *cobra.Command {
 	fs.SortFlags = false
 	fs.BoolVar(&o.list, "list-scenarios", false, "list the scenarios (the built-in suite, then those of --scenario-file) with what each tests, and exit")
 	fs.StringVar(&o.scenarios, "scenarios", o.scenarios, "comma-separated scenario names, or all ("+strings.Join(scenario.Names(), ", ")+", then those of --scenario-file); with --scenario-file, the file's scenarios by default")
-	fs.StringVar(&o.scenarioFile, "scenario-file", "", scenarioFileHelp)
+	o.scenarioFile.add(fs, false)
 	fs.StringArrayVar(&o.policies, "policies", o.policies, "comma-separated ECN policies (static, static:KMIN_KB,KMAX_KB,PMAX, edge:SETTING:SETTING, react:Q_KB:SETTING:SETTING, sched:T=SETTING[/DCQCN]:T=SETTING[/DCQCN]..., tuned:FILE|DIR, graphcc[:MODEL], acc[:MODEL], grid for all 120 fixed settings of the action set, ideal for the fabric's fair share without queues); repeatable")
 	fs.Var(newSeedsFlag(&o.seeds), "seeds", "seeds of the traffic, the random failures and the simulation: comma-separated numbers and ranges, 1001-1010,2001")
 	fs.StringVar(&o.reference, "reference", "", "policy the report and figures normalize to (default: graphcc if evaluated, as in the paper, else the first of --policies)")
@@ -299,7 +296,7 @@ func (o *evalOpts) addYardsticks(ctx context.Context, env policy.Env, policies *
 // scenarioList resolves --scenarios (and --scenario-file), refusing a
 // scenario whose fabric cannot run the hardware params.
 func (o *evalOpts) scenarioList(fs *pflag.FlagSet, params replay.Params) ([]scenario.Scenario, error) {
-	set, err := loadScenarioSet(o.scenarioFile)
+	set, err := o.scenarioFile.load()
 	if err != nil {
 		return nil, err
 	}
@@ -307,7 +304,7 @@ func (o *evalOpts) scenarioList(fs *pflag.FlagSet, params replay.Params) ([]scen
 	switch {
 	case strings.TrimSpace(o.scenarios) == "all":
 		names = append(scenario.Names(), set.names()...)
-	case o.scenarioFile != "" && !fs.Changed("scenarios"):
+	case o.scenarioFile.path != "" && !fs.Changed("scenarios"):
 		names = set.names()
 	}
 	out, err := set.resolve("--scenarios", o.scenarios, names)
@@ -519,7 +516,7 @@ func writeReport(rep *experiment.Report, out, jsonOut string, log *slog.Logger) 
 // --scenario-file: its name and what it tests, then on a line of its own
 // its fabric and traffic.
 func (o *evalOpts) listScenarios(w io.Writer) error {
-	set, err := loadScenarioSet(o.scenarioFile)
+	set, err := o.scenarioFile.load()
 	if err != nil {
 		return err
 	}

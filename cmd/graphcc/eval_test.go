@@ -22,32 +22,27 @@ import (
 	"github.com/spf13/cobra"
 )
 
-// withTinyScenario makes --scenarios resolve "tiny" (and "tiny2") to a
-// scenario that simulates in milliseconds: 2 leaves of 2 hosts, 1 spine,
-// 1 ms of arrivals, 3:1 incasts every 250 us.
-func withTinyScenario(t *testing.T) {
-	t.Helper()
-	old := scenarioLookup
-	t.Cleanup(func() { scenarioLookup = old })
-	scenarioLookup = func(name string) (scenario.Scenario, error) {
-		if name != "tiny" && name != "tiny2" {
-			return old(name)
-		}
-		s := scenario.Default()
-		s.Name, s.Description = name, "test"
-		s.Clos.Leaves, s.Clos.Spines, s.Clos.HostsPerLeaf = 2, 1, 2
-		s.Gen.Duration = topo.Millisecond
-		s.Gen.Incast = workload.IncastConfig{Period: 250 * topo.Microsecond, FanIn: 3, Size: 64000}
-		if name == "tiny2" {
-			s.Gen.Workload, _ = workload.Builtin("websearch")
-			s.Gen.Duration = 2 * topo.Millisecond
-		}
-		return s, nil
+// tinyLookup is the built-in scenarios of the tests' command trees
+// (newRoot): scenario.ByName, and "tiny" (and "tiny2"), a scenario that
+// simulates in milliseconds: 2 leaves of 2 hosts, 1 spine, 1 ms of
+// arrivals, 3:1 incasts every 250 us.
+func tinyLookup(name string) (scenario.Scenario, error) {
+	if name != "tiny" && name != "tiny2" {
+		return scenario.ByName(name)
 	}
+	s := scenario.Default()
+	s.Name, s.Description = name, "test"
+	s.Clos.Leaves, s.Clos.Spines, s.Clos.HostsPerLeaf = 2, 1, 2
+	s.Gen.Duration = topo.Millisecond
+	s.Gen.Incast = workload.IncastConfig{Period: 250 * topo.Microsecond, FanIn: 3, Size: 64000}
+	if name == "tiny2" {
+		s.Gen.Workload, _ = workload.Builtin("websearch")
+		s.Gen.Duration = 2 * topo.Millisecond
+	}
+	return s, nil
 }
 
 func TestEvalTiny(t *testing.T) {
-	withTinyScenario(t)
 	dir := t.TempDir()
 	out := filepath.Join(dir, "figs") // created by eval
 	js := filepath.Join(dir, "report.json")
@@ -139,7 +134,6 @@ func readEvalJSON(t *testing.T, path string) (evalJSON, []byte) {
 }
 
 func TestEvalBadFlags(t *testing.T) {
-	withTinyScenario(t)
 	dir := t.TempDir()
 	out := filepath.Join(dir, "out")
 	for _, tc := range []struct {
@@ -191,7 +185,6 @@ func TestEvalBadFlags(t *testing.T) {
 }
 
 func TestEvalCancelled(t *testing.T) {
-	withTinyScenario(t)
 	out := filepath.Join(t.TempDir(), "out")
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
@@ -208,7 +201,6 @@ func TestEvalCancelled(t *testing.T) {
 // with no queue, settings or reward, faster flows than static's, and its
 // figure and JSON like any policy's.
 func TestEvalIdeal(t *testing.T) {
-	withTinyScenario(t)
 	dir := t.TempDir()
 	out, js := filepath.Join(dir, "out"), filepath.Join(dir, "r.json")
 	stdout := run(t, "eval", "--scenarios", "tiny", "--policies", "static,static:8,32,0.5,graphcc,ideal", "--seeds", "5,6",
@@ -317,7 +309,6 @@ func TestSimStaticThresholds(t *testing.T) {
 
 // --json may name a file in the --out directory that eval creates.
 func TestEvalJSONInNewOutDir(t *testing.T) {
-	withTinyScenario(t)
 	out := filepath.Join(t.TempDir(), "new")
 	js := filepath.Join(out, "summary.json")
 	run(t, "eval", "--scenarios", "tiny", "--policies", "static", "--seeds", "5", "--out", out, "--json", js)
@@ -448,7 +439,7 @@ func TestSimScenario(t *testing.T) {
 // TestDefaultEvalSeeds: the default seeds are the reserved evaluation
 // seeds (experiment.EvalSeeds), and the flag's default shows them as a range.
 func TestDefaultEvalSeeds(t *testing.T) {
-	cmd := newEvalCmd(func(*cobra.Command) *slog.Logger { return slog.New(slog.DiscardHandler) })
+	cmd := newEvalCmd(func(*cobra.Command) *slog.Logger { return slog.New(slog.DiscardHandler) }, tinyLookup)
 	if got, want := cmd.Flags().Lookup("seeds").DefValue, "1001-1010"; got != want {
 		t.Errorf("--seeds default %q, want %q", got, want)
 	}
@@ -458,7 +449,6 @@ func TestDefaultEvalSeeds(t *testing.T) {
 // wrote removes the figures of scenarios it does not evaluate again, and
 // only those: a file eval did not write stays.
 func TestEvalOutRemovesStaleFigures(t *testing.T) {
-	withTinyScenario(t)
 	out := t.TempDir()
 	mine := filepath.Join(out, "notes.png")
 	if err := os.WriteFile(mine, []byte("the user's"), 0o644); err != nil {

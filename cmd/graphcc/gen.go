@@ -18,13 +18,13 @@ import (
 type genOpts struct {
 	sc           scenarioFlags
 	scenario     string
-	scenarioFile string
+	scenarioFile scenarioFileFlag
 	out          string
 	topoOut      string
 }
 
-func newGenCmd(logger loggerFunc) *cobra.Command {
-	o := genOpts{sc: defaultScenario()}
+func newGenCmd(logger loggerFunc, lookup lookupFunc) *cobra.Command {
+	o := genOpts{sc: defaultScenario(), scenarioFile: scenarioFileFlag{lookup: lookup}}
 	cmd := &cobra.Command{
 		Use: "gen --out FILE [flags]",
 		Example: `  graphcc gen --out flow.txt --topo-out topology.txt   # the training scenario's traffic, seed 1
@@ -45,7 +45,7 @@ flows, their bytes and the load they offer.`,
 			if o.out == "" {
 				return errors.New("--out: required") // as train's, for an explicit --out ''
 			}
-			if err := checkOutputsReading([]string{"--topo", o.sc.topoFile, "--scenario-file", o.scenarioFile}, "out", o.out, "topo-out", o.topoOut); err != nil {
+			if err := checkOutputsReading([]string{"--topo", o.sc.topoFile, "--scenario-file", o.scenarioFile.path}, "out", o.out, "topo-out", o.topoOut); err != nil {
 				return err
 			}
 			return o.run(cmd, logger(cmd))
@@ -56,7 +56,7 @@ flows, their bytes and the load they offer.`,
 	fs.StringVar(&o.out, "out", "", "write the flow trace here (HPCC flow.txt; required)")
 	fs.StringVar(&o.topoOut, "topo-out", "", "also write the fabric here (HPCC topology.txt)")
 	fs.StringVar(&o.scenario, "scenario", "", "write this eval scenario's trace (built-in, or of --scenario-file) at --seed instead of the fabric and traffic flags'")
-	fs.StringVar(&o.scenarioFile, "scenario-file", "", scenarioFileHelp+"; with it, --scenario defaults to the file's only scenario")
+	o.scenarioFile.add(fs, true)
 	o.sc.addFabricFlags(fs)
 	o.sc.addTrafficFlags(fs)
 	o.sc.addSeedFlag(fs)
@@ -86,7 +86,7 @@ func (o *genOpts) run(cmd *cobra.Command, log *slog.Logger) error {
 // traffic returns the fabric and flows of --scenario, or of the fabric and
 // traffic flags, with their traffic and its description.
 func (o *genOpts) traffic(fs *pflag.FlagSet, log *slog.Logger) (*topo.Fabric, []trace.Flow, workload.GenConfig, string, error) {
-	if o.scenario != "" || o.scenarioFile != "" {
+	if o.scenario != "" || o.scenarioFile.path != "" {
 		sc, err := pickScenario(fs, o.scenario, o.scenarioFile)
 		if err != nil {
 			return nil, nil, workload.GenConfig{}, "", err

@@ -21,6 +21,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"graphcc/internal/version"
+	"graphcc/scenario"
 )
 
 func main() {
@@ -49,7 +50,15 @@ type rootOpts struct {
 // newRootCmd builds the command tree. Every flag is bound to a struct local
 // to its command, so two trees never share state (the tests build one per
 // case).
-func newRootCmd() *cobra.Command {
+func newRootCmd() *cobra.Command { return newRoot(scenario.ByName) }
+
+// lookupFunc resolves a built-in scenario name: scenario.ByName, or in
+// tests a lookup that adds scenarios small enough to simulate in
+// milliseconds.
+type lookupFunc func(name string) (scenario.Scenario, error)
+
+// newRoot builds the command tree with lookup as the built-in scenarios.
+func newRoot(lookup lookupFunc) *cobra.Command {
 	var o rootOpts
 	root := &cobra.Command{
 		Use:   "graphcc",
@@ -77,10 +86,10 @@ load with a 16:1 incast every 1 ms, for 25 ms of arrivals.`,
 		return newLogger(cmd.ErrOrStderr(), lvl)
 	}
 	root.AddCommand(
-		newGenCmd(logger),
-		newSimCmd(logger),
+		newGenCmd(logger, lookup),
+		newSimCmd(logger, lookup),
 		newBenchCmd(logger),
-		newEvalCmd(logger), newMergeCmd(logger), newTrainCmd(logger), newTuneCmd(),
+		newEvalCmd(logger, lookup), newMergeCmd(logger), newTrainCmd(logger, lookup), newTuneCmd(lookup),
 		newCompareCmd(logger), newSummarizeCmd(),
 		newTestbedCmd(logger),
 		newVersionCmd(),

@@ -35,7 +35,7 @@ var tiny = []string{
 // execute runs the command tree on args in-process.
 func execute(t *testing.T, ctx context.Context, args ...string) (stdout, stderr string, err error) {
 	t.Helper()
-	cmd := newRootCmd()
+	cmd := newRoot(tinyLookup)
 	var o, e bytes.Buffer
 	cmd.SetOut(&o)
 	cmd.SetErr(&e)

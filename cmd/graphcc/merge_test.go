@@ -12,7 +12,6 @@ import (
 // eval does (the tests/ integration test compares every byte), with the
 // shard's index from the engine's environment too.
 func TestEvalShard(t *testing.T) {
-	withTinyScenario(t)
 	dir := t.TempDir()
 	base := []string{"eval", "--scenarios", "tiny", "--policies", "static,static:10,40,0.2", "--seeds", "5,6", "--workers", "2"}
 	whole := run(t, args(base, "--out", filepath.Join(dir, "whole"))...)
@@ -37,7 +36,6 @@ func TestEvalShard(t *testing.T) {
 // TestEvalShardErrors: the flags of a shard are refused before it runs,
 // naming the flag or the variable at fault.
 func TestEvalShardErrors(t *testing.T) {
-	withTinyScenario(t)
 	dir := t.TempDir()
 	part := filepath.Join(dir, "p.json")
 	notPart := filepath.Join(dir, "not-a-part.json")
@@ -83,7 +81,6 @@ func TestEvalShardErrors(t *testing.T) {
 // TestTuneShardErrors: tune's shard flags and the merge of its parts are
 // refused before anything runs, naming the flag at fault.
 func TestTuneShardErrors(t *testing.T) {
-	withTinyScenario(t)
 	dir := t.TempDir()
 	part := filepath.Join(dir, "t0.json")
 	base := []string{"tune", "--scenario", "tiny", "--grid", "paper", "--seeds", "2001", "--confirm-seeds", "3001"}

@@ -431,18 +431,35 @@ func writeOutput(flag, path string, write func(w io.Writer) error) error {
 	return nil
 }
 
+// scenarioFileFlag is the --scenario-file group of gen, sim, eval, tune
+// and train: a YAML file of scenarios whose names join the built-in ones.
+type scenarioFileFlag struct {
+	path   string
+	lookup lookupFunc // the built-in scenarios
+}
+
+// add registers --scenario-file; only says that --scenario then defaults
+// to the file's only scenario.
+func (s *scenarioFileFlag) add(fs *pflag.FlagSet, only bool) {
+	help := "YAML file of scenarios of your own (see docs/formats.md, \"Scenario files\"); their names join the built-in ones"
+	if only {
+		help += "; with it, --scenario defaults to the file's only scenario"
+	}
+	fs.StringVar(&s.path, "scenario-file", "", help)
+}
+
 // scenarioSet resolves scenario names for eval, train and sim
 // (scenario.Set): the scenarios of a --scenario-file first, then the
-// built-in suite, as scenarioLookup gives it.
+// built-in suite.
 type scenarioSet struct{ scenario.Set }
 
-// loadScenarioSet reads the scenario file at path ("" for none).
-func loadScenarioSet(path string) (scenarioSet, error) {
-	set, err := scenario.LoadSet(path)
+// load reads the scenario file ("" for none) beside the built-in suite.
+func (s *scenarioFileFlag) load() (scenarioSet, error) {
+	set, err := scenario.LoadSet(s.path)
 	if err != nil {
 		return scenarioSet{}, fmt.Errorf("--scenario-file: %w", err)
 	}
-	set.Builtin = func(name string) (scenario.Scenario, error) { return scenarioLookup(name) }
+	set.Builtin = s.lookup
 	return scenarioSet{set}, nil
 }
 
@@ -488,9 +505,6 @@ func (s scenarioSet) pick(name string) (scenario.Scenario, error) {
 	}
 	return sc, nil
 }
-
-// scenarioFileHelp is the help of --scenario-file.
-const scenarioFileHelp = "YAML file of scenarios of your own (see docs/formats.md, \"Scenario files\"); their names join the built-in ones"
 
 // plural writes n and noun, adding an s unless n is 1: "1 host", "0 hosts".
 func plural(n int, noun string) string {

@@ -19,7 +19,6 @@ import (
 // --hosts --objective imitate, with the same directory as teacher and host
 // action table.
 func TestSchedHostsCommands(t *testing.T) {
-	withTinyScenario(t)
 	const sched = "sched:0=2,32,0.01/55,55,2,5,25:500us=2,32,0.01/30,55,2,40,400"
 	const oneStep, fixed = "sched:0=2,32,0.01/55,55,2,5,25", "static:2,32,0.01+dcqcn:55,55,2,5,25"
 	dir, _ := writeTuned(t, map[string]string{"tiny": sched}, "static")

@@ -31,7 +31,7 @@ import (
 type simOpts struct {
 	sc           scenarioFlags
 	scenario     string
-	scenarioFile string
+	scenarioFile scenarioFileFlag
 	flowsFile    string
 	fctOut       string
 	summaryOut   string
@@ -60,13 +60,15 @@ type agentFlags struct {
 }
 
 // agentFlagNames are the flags that only --agents per-switch takes.
-var agentFlagNames = []string{"agent-deadline", "agent-compute", "agent-misses", "agent-loss"}
+func agentFlagNames() []string {
+	return []string{"agent-deadline", "agent-compute", "agent-misses", "agent-loss"}
+}
 
 // config checks the agent flags against the control interval and returns
 // the agents' configuration.
 func (a agentFlags) config(fs *pflag.FlagSet, agents string) (gnn.InBandConfig, error) {
 	if agents != policy.AgentsPerSwitch {
-		for _, n := range agentFlagNames {
+		for _, n := range agentFlagNames() {
 			if fs.Changed(n) {
 				return gnn.InBandConfig{}, fmt.Errorf("--%s needs --agents %s", n, policy.AgentsPerSwitch)
 			}
@@ -302,8 +304,8 @@ func (h *hwFlags) dcqcnPeriods(d *dcqcn.Params) error {
 	return nil
 }
 
-func newSimCmd(logger loggerFunc) *cobra.Command {
-	o := simOpts{sc: defaultScenario(), hw: defaultHW(), policy: "static", agents: policy.AgentsCentral,
+func newSimCmd(logger loggerFunc, lookup lookupFunc) *cobra.Command {
+	o := simOpts{sc: defaultScenario(), scenarioFile: scenarioFileFlag{lookup: lookup}, hw: defaultHW(), policy: "static", agents: policy.AgentsCentral,
 		agentFlags: agentFlags{deadline: topo.FormatDuration(gnn.DefaultRoundDeadline), compute: "0", misses: gnn.DefaultMisses},
 		interval:   topo.FormatDuration(control.DefaultInterval), until: "0"}
 	cmd := &cobra.Command{
@@ -355,7 +357,7 @@ Policies (--policy; --ecn is its old name):
 	o.sc.addSeedFlag(fs)
 	fs.StringVar(&o.flowsFile, "flows", "", "replay this HPCC flow.txt instead of generating traffic (the traffic flags are then ignored)")
 	fs.StringVar(&o.scenario, "scenario", "", "run one seed of this eval scenario (built-in, or of --scenario-file) instead of the fabric and traffic flags: the very fabric and trace eval runs at that --seed")
-	fs.StringVar(&o.scenarioFile, "scenario-file", "", scenarioFileHelp+"; with it, --scenario defaults to the file's only scenario")
+	o.scenarioFile.add(fs, true)
 	fs.StringVar(&o.fctOut, "fct-out", "", "write the completed flows' FCT records here (HPCC fct.txt)")
 	fs.StringVar(&o.summaryOut, "summary-out", "", "write the summary here as JSON")
 	fs.StringVar(&o.traceOut, "trace-out", "", "write per-port telemetry every --interval here as CSV")
@@ -460,7 +462,7 @@ func (o *simOpts) config(ctx context.Context, fs *pflag.FlagSet, log *slog.Logge
 func (o *simOpts) traffic(fs *pflag.FlagSet, log *slog.Logger) (simRun, error) {
 	var r simRun
 	var err error
-	if o.scenario != "" || o.scenarioFile != "" {
+	if o.scenario != "" || o.scenarioFile.path != "" {
 		if r.sc, err = o.pickScenario(fs); err != nil {
 			return r, err
 		}
@@ -670,13 +672,13 @@ func (o *simOpts) pickScenario(fs *pflag.FlagSet) (scenario.Scenario, error) {
 
 // pickScenario resolves --scenario name and --scenario-file file (sim's
 // and gen's), refusing the fabric and traffic flags a scenario replaces.
-func pickScenario(fs *pflag.FlagSet, name, file string) (scenario.Scenario, error) {
+func pickScenario(fs *pflag.FlagSet, name string, file scenarioFileFlag) (scenario.Scenario, error) {
 	for _, n := range append(fabricFlagNames(), trafficFlagNames()...) {
 		if fs.Changed(n) {
 			return scenario.Scenario{}, fmt.Errorf("--scenario sets the fabric and traffic: drop --%s (or write a scenario file with it)", n)
 		}
 	}
-	set, err := loadScenarioSet(file)
+	set, err := file.load()
 	if err != nil {
 		return scenario.Scenario{}, err
 	}

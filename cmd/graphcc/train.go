@@ -30,7 +30,7 @@ import (
 // trainOpts are the flags of graphcc train.
 type trainOpts struct {
 	scenario     string
-	scenarioFile string
+	scenarioFile scenarioFileFlag
 	kind         string
 	features     string
 	actions      string
@@ -64,11 +64,8 @@ const trainExamples = `  graphcc train --out my.model --curve curve.csv         
   graphcc train --scenario curriculum --hosts --host-actions tuned:joint --actions extended --objective imitate --teacher tuned:joint --out joint.model  # joint/: tune --dcqcn results; their DCQCN constants as the host actions
   graphcc train --out my.model --checkpoint ck --resume ck          # continue an interrupted run`
 
-// defaultTrain is train's settings without flags.
-var defaultTrain = learn.DefaultConfig()
-
-func newTrainCmd(logger loggerFunc) *cobra.Command {
-	o := trainOpts{scenario: scenario.Default().Name, kind: "graphcc", features: gnn.FeaturesPaper.String(), actions: gnn.ActionsPaper.String(), hostActions: "grid", c: learn.DefaultConfig(), reward: "convex", seed: 1, hw: defaultHW(), ckEvery: 25, valEvery: 10, objective: "port"}
+func newTrainCmd(logger loggerFunc, lookup lookupFunc) *cobra.Command {
+	o := trainOpts{scenarioFile: scenarioFileFlag{lookup: lookup}, scenario: scenario.Default().Name, kind: "graphcc", features: gnn.FeaturesPaper.String(), actions: gnn.ActionsPaper.String(), hostActions: "grid", c: gnn.DefaultTrainConfig(), reward: "convex", seed: 1, hw: defaultHW(), ckEvery: 25, valEvery: 10, objective: "port"}
 	cmd := &cobra.Command{
 		Use:     "train --out MODEL [flags]",
 		Example: trainExamples,
@@ -108,9 +105,9 @@ scenarios of their mean slowdowns. The evaluation's seeds,
 1001 to 1010, are refused: use others, 2001-2010 say.
 
 A run must learn: its first minibatch update comes after --warmup
-transitions, and an episode gives at most ` + strconv.Itoa(defaultTrain.EpisodeTransitions()) + ` (one per 100 us control
+transitions, and an episode gives at most ` + strconv.Itoa(gnn.DefaultTrainConfig().EpisodeTransitions()) + ` (one per 100 us control
 interval of its 25 ms but the first; fewer when the scenario's flows
-finish sooner), so --episodes must be at least ` + strconv.Itoa(defaultTrain.MinEpisodes()) + ` with the default
+finish sooner), so --episodes must be at least ` + strconv.Itoa(gnn.DefaultTrainConfig().MinEpisodes()) + ` with the default
 --warmup. A run that ends without an update fails, naming the --episodes
 it needs, and writes no model.`,
 		Args: cobra.NoArgs,
@@ -149,14 +146,14 @@ func (o *trainOpts) addFlags(fs *pflag.FlagSet) {
 	fs.StringVar(&o.out, "out", "", "write the trained model here (required)")
 	fs.StringVar(&o.curve, "curve", "", "write the training curve here as CSV, and as PNG beside it (FILE.png)")
 	fs.StringVar(&o.scenario, "scenario", o.scenario, "training scenario (see graphcc eval --list-scenarios); several comma-separated on one fabric, or curriculum (the suite's on the training fabric, the held-out ones excepted), for a curriculum: each episode one of them at random; with --scenario-file, the file's only scenario by default")
-	fs.StringVar(&o.scenarioFile, "scenario-file", "", scenarioFileHelp)
+	o.scenarioFile.add(fs, false)
 	fs.StringVar(&o.kind, "kind", o.kind, "graphcc (the shared message-passing network) or acc (an independent network per port)")
 	fs.StringVar(&o.features, "features", o.features, "GraphCC's per-port inputs, recorded in the model file: paper (utilization, queue and marking rate at t, t-1, t-2: the paper's) or flowmix (those, then the start fraction, queued fraction and p90 enqueue depth at t, t-1, t-2: the shipped model's; docs/learning.md)")
 	fs.BoolVar(&o.c.Hosts, "hosts", false, "hosts as agents: the model gets a host head that sets every host NIC's DCQCN constants each interval (from --host-actions: 16 settings by default; recorded in the model file), trained with the switches; a host's reward is minus the excess slowdown of the flows it sent (docs/learning.md, \"Hosts as agents\"); --kind graphcc only, not on scenarios that fail links")
 	fs.StringVar(&o.actions, "actions", o.actions, "the settings GraphCC's agents choose among, recorded in the model file: paper (kmin 2-32 KB, kmax 16-256 KB: the paper's), extended (kmin 0-64 KB, kmax 4-512 KB, the same 120 in number; docs/learning.md) or rpc (extended with a 1 KB kmax and kmin 128 KB in place of 64 KB, the shipped model's)")
 	fs.StringVar(&o.hostActions, "host-actions", o.hostActions, "with --hosts, the DCQCN constants the host head chooses among, recorded in the model file: grid (16: timer 300,55 µs × alpha 1,55 µs × AI 5,20 Mbps × (decrease, HAI) (4 µs, 50 Mbps),(2 µs, 25 Mbps)) or tuned:DIR (tuned:FILE: one result): the hardware's constants (the --dcqcn-* flags', HPCC's preset 300,1,4,5,50 by default), then every distinct +dcqcn: constant (or sched: step's) among the best_policy of the tune results DIR/NAME.json of the scenarios trained on (what a tuned:DIR teacher gives them), in name order (docs/learning.md, \"Hosts as agents\")")
 	fs.IntVar(&o.c.Episodes, "episodes", o.c.Episodes, fmt.Sprintf("episodes to simulate: at least %d with the default --warmup (learning starts after --warmup transitions, at most %d per episode)",
-		defaultTrain.MinEpisodes(), defaultTrain.EpisodeTransitions()))
+		gnn.DefaultTrainConfig().MinEpisodes(), gnn.DefaultTrainConfig().EpisodeTransitions()))
 	fs.Uint64Var(&o.seed, "seed", o.seed, "seed of the weights, the episode traces, exploration and minibatches")
 	fs.IntVar(&o.c.Workers, "workers", 0, "episodes simulated in parallel and goroutines per minibatch (0 = GOMAXPROCS); part of what makes a run reproducible")
 	fs.StringVar(&o.reward, "reward", o.reward, "shape of the reward's queue term: linear (1-x), convex ((1-x)^2) or concave (1-x^2)")
@@ -424,7 +421,7 @@ func (o *trainOpts) config(fs *pflag.FlagSet) (learn.Config, trainSource, error)
 	if err := o.validation(&c, src); err != nil {
 		return c, src, err
 	}
-	c.CheckpointMeta = checkpointMeta(src, o.scenarioFile)
+	c.CheckpointMeta = checkpointMeta(src, o.scenarioFile.path)
 	if o.resume != "" {
 		ck, err := learn.LoadCheckpoint(o.resume)
 		if err != nil {
@@ -442,13 +439,13 @@ func (o *trainOpts) config(fs *pflag.FlagSet) (learn.Config, trainSource, error)
 // built-in curriculum, or a comma-separated list of scenarios on one
 // fabric, trained on as a curriculum.
 func (o *trainOpts) source(fs *pflag.FlagSet) (trainSource, error) {
-	set, err := loadScenarioSet(o.scenarioFile)
+	set, err := o.scenarioFile.load()
 	if err != nil {
 		return trainSource{}, err
 	}
 	var cur *scenario.Curriculum
 	switch {
-	case o.scenarioFile != "" && !fs.Changed("scenario"):
+	case o.scenarioFile.path != "" && !fs.Changed("scenario"):
 		sc, err := set.pick("") // the file's only scenario
 		if err != nil {
 			return trainSource{}, err
@@ -515,8 +512,8 @@ func (o *trainOpts) save(out io.Writer, c learn.Config, src trainSource, res *le
 		"reward":   c.Shape.String(),
 		"reward_q": fmt.Sprint(c.Features.RewardQueue),
 	}
-	if o.scenarioFile != "" {
-		meta["scenario_file"] = o.scenarioFile
+	if o.scenarioFile.path != "" {
+		meta["scenario_file"] = o.scenarioFile.path
 		meta["scenario_summary"] = src.summary
 	}
 	if src.cur != nil {

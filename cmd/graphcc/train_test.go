@@ -23,7 +23,6 @@ import (
 // then evaluates the model files, ACC trained on the spot, and the embedded
 // model beside static.
 func TestTrainThenEvaluate(t *testing.T) {
-	withTinyScenario(t)
 	dir := t.TempDir()
 	g, a, mix := filepath.Join(dir, "g.model"), filepath.Join(dir, "a.model"), filepath.Join(dir, "mix.model")
 	curve := filepath.Join(dir, "curve.csv")
@@ -81,7 +80,6 @@ func TestTrainOnRandomFailures(t *testing.T) {
 }
 
 func TestTrainBadFlags(t *testing.T) {
-	withTinyScenario(t)
 	dir := t.TempDir()
 	tuned := filepath.Join(t.TempDir(), "fb60.json")
 	if err := os.WriteFile(tuned, []byte(`{"scenario":"fb60","best_policy":"static+dcqcn:55,55,4,2.5,25"}`), 0o644); err != nil {
@@ -142,7 +140,6 @@ func TestTrainBadFlags(t *testing.T) {
 // defaults and with ACKs served first (--ack-high-prio): the hardware flags
 // reach the training simulations, so the weights differ.
 func TestTrainHardwareFlags(t *testing.T) {
-	withTinyScenario(t)
 	dir := t.TempDir()
 	small := []string{"train", "--scenario", "tiny", "--episodes", "2", "--warmup", "20", "--updates", "3", "--workers", "2"}
 	var weights [][]float64
@@ -169,7 +166,6 @@ func TestTrainHardwareFlags(t *testing.T) {
 // with the weights of the run that never stopped, and a resume under other
 // flags is refused, naming them.
 func TestTrainCheckpointResume(t *testing.T) {
-	withTinyScenario(t)
 	dir := t.TempDir()
 	small := []string{"--scenario", "tiny", "--episodes", "6", "--warmup", "20", "--updates", "3", "--workers", "2"}
 	weights := func(path string) []float64 {
@@ -246,7 +242,6 @@ func TestTrainCheckpointResume(t *testing.T) {
 // validation, the model written is the weights of the lowest one, and eval
 // of that model on the validation seed reports that very slowdown.
 func TestTrainValidateSeeds(t *testing.T) {
-	withTinyScenario(t)
 	dir := t.TempDir()
 	model, curve := filepath.Join(dir, "v.model"), filepath.Join(dir, "curve.csv")
 	out := run(t, "train", "--scenario", "tiny", "--episodes", "6", "--warmup", "20", "--updates", "3", "--workers", "2",
@@ -303,7 +298,6 @@ func TestTrainValidateSeeds(t *testing.T) {
 // records the curriculum, and the validation is the geometric mean of
 // the two scenarios' mean slowdowns.
 func TestTrainCurriculum(t *testing.T) {
-	withTinyScenario(t)
 	dir := t.TempDir()
 	model := filepath.Join(dir, "c.model")
 	out := run(t, "train", "--scenario", "tiny,tiny2", "--episodes", "4", "--warmup", "20", "--updates", "3", "--workers", "2",
@@ -348,7 +342,6 @@ func TestTrainCurriculum(t *testing.T) {
 // TestTrainActions trains on the extended action table: the model file
 // records it and sim runs the model with it; acc refuses it.
 func TestTrainActions(t *testing.T) {
-	withTinyScenario(t)
 	dir := t.TempDir()
 	model := filepath.Join(dir, "ext.model")
 	run(t, "train", "--scenario", "tiny", "--actions", "extended", "--episodes", "4", "--warmup", "20", "--updates", "3", "--workers", "2", "--out", model)
@@ -377,7 +370,6 @@ func TestTrainActions(t *testing.T) {
 // TestTrainHosts trains a model with a host head on the tiny scenario and
 // runs it in sim, where it sets the hosts' DCQCN constants every interval.
 func TestTrainHosts(t *testing.T) {
-	withTinyScenario(t)
 	dir := t.TempDir()
 	g := filepath.Join(dir, "hosts.model")
 	out := run(t, "train", "--out", g, "--hosts", "--scenario", "tiny", "--episodes", "4", "--warmup", "20", "--updates", "3", "--workers", "2")
@@ -401,7 +393,6 @@ func TestTrainHosts(t *testing.T) {
 // tuned settings (tuned:DIR): the model records its objective and
 // teacher, and the greedy model plays the settings it was taught.
 func TestTrainImitate(t *testing.T) {
-	withTinyScenario(t)
 	dir := t.TempDir()
 	tuned := filepath.Join(dir, "tuned")
 	if err := os.Mkdir(tuned, 0o755); err != nil {
@@ -473,7 +464,6 @@ func TestTrainImitate(t *testing.T) {
 // summary does not report the hosts' constants, so the policy is run
 // directly on the tiny scenario for that.
 func TestTrainImitateHosts(t *testing.T) {
-	withTinyScenario(t)
 	dir := t.TempDir()
 	model := filepath.Join(dir, "joint.model")
 	teacher := "static:2,32,0.01+dcqcn:55,55,2,20,25"
@@ -495,7 +485,6 @@ func TestTrainImitateHosts(t *testing.T) {
 // it, outside the grid: the model file records the table, sim runs it,
 // and the greedy model gives the hosts the teacher's constants.
 func TestTrainHostProfiles(t *testing.T) {
-	withTinyScenario(t)
 	dir := t.TempDir()
 	tuned := filepath.Join(dir, "tuned")
 	if err := os.Mkdir(tuned, 0o755); err != nil {
@@ -543,7 +532,7 @@ func checkHostsCopied(t *testing.T, model string, f *gnn.File, want func(*gnn.Mo
 	if err != nil {
 		t.Fatal(err)
 	}
-	sc, err := scenarioLookup("tiny")
+	sc, err := tinyLookup("tiny")
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -21,7 +21,7 @@ import (
 // tuneOpts are the flags of graphcc tune.
 type tuneOpts struct {
 	scenario     string
-	scenarioFile string
+	scenarioFile scenarioFileFlag
 	seeds        []uint64
 	confirm      []uint64
 	grid         string
@@ -98,17 +98,18 @@ writes its part to --json; graphcc merge of every shard's part runs the
 rounds after the grid and the confirmation, which depend on the grid's
 scores, and writes the result tune writes (docs/scale-out.md).`
 
-func newTuneCmd() *cobra.Command {
+func newTuneCmd(lookup lookupFunc) *cobra.Command {
 	o := tuneOpts{
-		scenario: scenario.Default().Name,
-		seeds:    tune.DefaultSeeds(),
-		confirm:  tune.DefaultConfirmSeeds(),
-		grid:     "extended",
-		refine:   tune.DefaultRefine,
-		top:      tune.DefaultTop,
-		out:      "tune.json",
-		hw:       defaultHW(),
-		interval: topo.FormatDuration(control.DefaultInterval),
+		scenarioFile: scenarioFileFlag{lookup: lookup},
+		scenario:     scenario.Default().Name,
+		seeds:        experiment.DefaultTuneSeeds(),
+		confirm:      experiment.DefaultConfirmSeeds(),
+		grid:         "extended",
+		refine:       experiment.DefaultTuneRefine,
+		top:          experiment.DefaultTuneTop,
+		out:          "tune.json",
+		hw:           defaultHW(),
+		interval:     topo.FormatDuration(control.DefaultInterval),
 	}
 	cmd := &cobra.Command{
 		Use: "tune [flags]",
@@ -130,7 +131,7 @@ func newTuneCmd() *cobra.Command {
 	fs := cmd.Flags()
 	fs.SortFlags = false
 	fs.StringVar(&o.scenario, "scenario", o.scenario, "scenario to tune (see graphcc eval --list-scenarios), or several comma-separated or all for one configuration for all of them; with --scenario-file, the file's only scenario by default")
-	fs.StringVar(&o.scenarioFile, "scenario-file", "", scenarioFileHelp)
+	o.scenarioFile.add(fs, false)
 	fs.Var(newSeedsFlag(&o.seeds), "seeds", "validation seeds the selection scores on (not 1001-1010)")
 	fs.Var(newSeedsFlag(&o.confirm), "confirm-seeds", "seeds of the confirmation, apart from --seeds (not 1001-1010)")
 	fs.StringVar(&o.grid, "grid", o.grid, "coarse grid: paper (the 120 of the action set), extended (265, with kmin 0 and 1 KB, kmax 2 to 8 and 512 KB), or actions:SET, the 120 settings of train's --actions table SET (paper, extended or rpc): labels such a model plays exactly")
@@ -150,14 +151,14 @@ func newTuneCmd() *cobra.Command {
 }
 
 // config builds the search of the flags.
-func (o *tuneOpts) config(fs *pflag.FlagSet) (tune.Config, error) {
-	var c tune.Config
-	set, err := loadScenarioSet(o.scenarioFile)
+func (o *tuneOpts) config(fs *pflag.FlagSet) (experiment.TuneConfig, error) {
+	var c experiment.TuneConfig
+	set, err := o.scenarioFile.load()
 	if err != nil {
 		return c, err
 	}
 	switch {
-	case o.scenarioFile != "" && !fs.Changed("scenario"):
+	case o.scenarioFile.path != "" && !fs.Changed("scenario"):
 		sc, err := set.pick("") // the file's only scenario
 		if err != nil {
 			return c, err
