@@ -63,9 +63,7 @@ x 24 hosts, 8 spines), and prints a Markdown table.`,
 	fs.StringVar(&o.json, "json", "", "also write the results here as JSON")
 	fs.BoolVar(&o.sweep, "sweep", false, "run the load and fabric-size sweep and print a Markdown table")
 	fs.StringVar(&o.cpuprofile, "cpuprofile", "", "write a CPU profile of the timed runs here (go tool pprof)")
-	o.sc.addFabricFlags(fs)
-	o.sc.addTrafficFlags(fs)
-	o.sc.addSeedFlag(fs)
+	o.sc.add(fs, 0)
 	return cmd
 }
 

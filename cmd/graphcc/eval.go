@@ -180,8 +180,7 @@ func newEvalCmd(logger loggerFunc, lookup lookupFunc) *cobra.Command {
 	fs.IntVar(&o.workers, "workers", 0, "simulations run at once (0: one per CPU)")
 	fs.StringVar(&o.rewards, "rewards", o.rewards, "comma-separated training rewards to score every run with, SHAPE[:Q_KB] (linear, convex or concave; Q as train's --reward-queue-kb): the agents' mean reward 0.7*f(min(q/Q,1)) + 0.3*u per control interval over the scenario's arrival window, as a training episode sees it; given, the report shows the scores (--json has them always); \"\" for none")
 	fs.IntVar(&o.accEps, "acc-episodes", policy.DefaultACCEpisodes, "episodes ACC trains on each scenario before it is evaluated (policy acc without a model file)")
-	o.hw.addFlags(fs)
-	hideECNFlags(fs)
+	o.hw.add(fs, omitECN)
 	fs.StringVar(&o.interval, "interval", o.interval, "control interval")
 	fs.StringVar(&o.shard, "shard", "", "run only shard I of N of the runs (I/N, I from 0; or env/N, I from $SLURM_ARRAY_TASK_ID or else $JOB_COMPLETION_INDEX) and write its part to --json, for graphcc merge (docs/scale-out.md)")
 	return cmd
@@ -190,9 +189,6 @@ func newEvalCmd(logger loggerFunc, lookup lookupFunc) *cobra.Command {
 // config builds the evaluation of the flags.
 func (o *evalOpts) config(ctx context.Context, fs *pflag.FlagSet, env policy.Env) (experiment.Config, error) {
 	var c experiment.Config
-	if err := refuseECNFlags(fs, "eval sets the thresholds per policy; use --policies static:KMIN_KB,KMAX_KB,PMAX"); err != nil {
-		return c, err
-	}
 	var err error
 	if c.Params, err = o.hw.params(); err != nil {
 		return c, err

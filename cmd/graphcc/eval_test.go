@@ -161,7 +161,7 @@ func TestEvalBadFlags(t *testing.T) {
 		{[]string{"--seeds", "1,1"}, "--seeds: 1 given twice"},
 		{[]string{"--seeds", "5-7,6"}, "--seeds: 6 given twice"},
 		{[]string{"--seeds", "1010-1001"}, `invalid argument "1010-1001" for "--seeds" flag: seed range 1010-1001 runs backwards`},
-		{[]string{"--kmin-kb", "10"}, "--kmin-kb: eval sets the thresholds per policy"},
+		{[]string{"--kmin-kb", "10"}, "unknown flag: --kmin-kb"},
 		{[]string{"--out", filepath.Join(dir, "a", "b")}, "--out " + filepath.Join(dir, "a", "b")},
 		{[]string{"--json", filepath.Join(dir, "no-dir", "r.json")}, "--json"},
 		{[]string{"--workers", "-1"}, "--workers -1"},

@@ -57,9 +57,7 @@ flows, their bytes and the load they offer.`,
 	fs.StringVar(&o.topoOut, "topo-out", "", "also write the fabric here (HPCC topology.txt)")
 	fs.StringVar(&o.scenario, "scenario", "", "write this eval scenario's trace (built-in, or of --scenario-file) at --seed instead of the fabric and traffic flags'")
 	o.scenarioFile.add(fs, true)
-	o.sc.addFabricFlags(fs)
-	o.sc.addTrafficFlags(fs)
-	o.sc.addSeedFlag(fs)
+	o.sc.add(fs, 0)
 	cmd.MarkFlagRequired("out")
 	return cmd
 }

@@ -43,7 +43,7 @@ func TestHWFlagsDCQCNPeriods(t *testing.T) {
 	} {
 		h := defaultHW()
 		fs := pflag.NewFlagSet("hw", pflag.ContinueOnError)
-		h.addFlags(fs)
+		h.add(fs, 0)
 		if err := fs.Parse(tc.args); err != nil {
 			t.Fatal(err)
 		}
@@ -94,8 +94,8 @@ func TestHWFlagsEveryCommand(t *testing.T) {
 		args []string
 		err  string
 	}{
-		{[]string{"--kmin-kb", "10"}, "--kmin-kb: tune searches the switches' thresholds"},
-		{[]string{"--pmax", "0.5"}, "--pmax: tune searches the switches' thresholds"},
+		{[]string{"--kmin-kb", "10"}, "unknown flag: --kmin-kb"},
+		{[]string{"--pmax", "0.5"}, "unknown flag: --pmax"},
 		{[]string{"--interval", "1ns"}, "--interval 1ns: must be at least 1us"},
 		{[]string{"--dcqcn-g", "2"}, "--dcqcn-g 2: must be in (0, 1]"},
 		{[]string{"--scenario", "websearch60", "--dcqcn-min-rate-mbps", "25001"}, "--dcqcn-min-rate-mbps 25001: above host h0's line rate 25Gbps (scenario websearch60)"},

@@ -311,7 +311,7 @@ func TestECNFlagsScale(t *testing.T) {
 	}
 	h := defaultHW()
 	fs := pflag.NewFlagSet("sim", pflag.ContinueOnError)
-	h.addFlags(fs)
+	h.add(fs, 0)
 	if ecn, err := h.ecnSettings(fs, f); err != nil || ecn != nil {
 		t.Fatalf("no ECN flags: settings %v, %v; want nil (the simulator's Alibaba default)", ecn, err)
 	}
@@ -422,8 +422,8 @@ func TestProgressOffTerminal(t *testing.T) {
 	}
 }
 
-// TestECNFlagsHidden checks that train and eval, which refuse the ECN flags,
-// do not offer them in --help, and that sim does.
+// TestECNFlagsHidden checks that train and eval, whose policies set the
+// thresholds, do not take the ECN flags (omitECN), and that sim does.
 func TestECNFlagsHidden(t *testing.T) {
 	for _, tc := range []struct {
 		cmd   string

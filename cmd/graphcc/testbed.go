@@ -170,8 +170,7 @@ func newTestbedUpCmd(logger loggerFunc) *cobra.Command {
 	fs := cmd.Flags()
 	fs.SortFlags = false
 	o.labFlags.add(fs)
-	o.sc.addFabricFlags(fs)
-	o.sc.addSeedFlag(fs)
+	o.sc.add(fs, omitTraffic)
 	fs.Int64Var(&o.scale, "scale", o.scale, "divide every link rate, and multiply every time, by this factor")
 	o.pipe.add(fs)
 	fs.BoolVar(&o.noSwitches, "no-switches", false, "build namespaces, links and addresses only (no BMv2)")
@@ -305,9 +304,7 @@ type testbedRunOpts struct {
 	sc         scenarioFlags
 	policies   []string
 	ecn        string // the deprecated --ecn
-	summaryOut string
-	fctOut     string
-	traceOut   string
+	out        outputFlags
 	interval   string
 	drain      string
 	flowsFile  string
@@ -364,20 +361,17 @@ Policies (--policies, comma-separated or repeated; --ecn is its old name):
 	if err := fs.MarkDeprecated("ecn", "use --policies"); err != nil {
 		panic(err)
 	}
-	o.sc.addTrafficFlags(fs)
-	o.sc.addSeedFlag(fs)
+	o.sc.add(fs, omitFabric)
 	fs.StringVar(&o.flowsFile, "flows", "", "replay this HPCC flow.txt instead of generating traffic (the traffic flags are then ignored)")
 	fs.StringVar(&o.interval, "interval", o.interval, "control interval, fabric time")
 	fs.StringVar(&o.drain, "drain", o.drain, "stop this long (fabric time) after the last flow starts, finished or not")
-	o.hw.addDCQCNFlags(fs)
+	o.hw.add(fs, omitECN|omitSwitch)
 	fs.BoolVar(&o.compareSim, "compare-sim", false, "also run every policy on the same fabric and trace in the simulator, serving ACKs first as the testbed's switches do (--ack-high-prio), and print its figures beside the testbed's")
 	fs.StringVar(&o.agents, "agents", o.agents, "how a graphcc policy's step runs: central (this process reads, decides and writes every switch) or per-switch (one agent process per switch, hidden states exchanged in-band, the central step run as a shadow that counts decision_mismatches; docs/agents.md)")
 	fs.DurationVar(&o.agentRoundTimeout, "agent-round-timeout", 0, "with --agents per-switch: round k of a step ends k times this (real time) after the step is due, and the neighbours' messages missing then are replaced by the fallback (0: a quarter of the real control interval over K)")
 	fs.IntVar(&o.agentMissLimit, "agent-miss-limit", o.agentMissLimit, "with --agents per-switch: steps in a row with a message late after which an agent holds its ports on the static settings")
 	fs.BoolVar(&o.noDelays, "no-link-delays", false, "do not emulate the links' propagation delays at the hosts (by default a host handles each frame one path delay after it arrives)")
-	fs.StringVar(&o.summaryOut, "summary-out", "", "write the summary here as JSON")
-	fs.StringVar(&o.fctOut, "fct-out", "", "write the completed flows' FCT records here (HPCC fct.txt)")
-	fs.StringVar(&o.traceOut, "trace-out", "", "write per-port telemetry and settings of every control step here as CSV (the simulator's --trace-out format)")
+	o.out.add(fs)
 	o.pipe.add(fs)
 	return cmd
 }
@@ -521,8 +515,8 @@ func (o *testbedRunOpts) run(ctx context.Context, cmd *cobra.Command, log *slog.
 // one file per policy) and the --agents flags.
 func (o *testbedRunOpts) checkFlags(specs []string, several bool) error {
 	for _, s := range specs {
-		if err := checkOutputs("summary-out", policyPath(o.summaryOut, s, several), "fct-out", policyPath(o.fctOut, s, several),
-			"trace-out", policyPath(o.traceOut, s, several)); err != nil {
+		if err := checkOutputs("summary-out", policyPath(o.out.summary, s, several), "fct-out", policyPath(o.out.fct, s, several),
+			"trace-out", policyPath(o.out.trace, s, several)); err != nil {
 			return err
 		}
 	}
@@ -653,7 +647,7 @@ func (r *testbedRun) one(ctx context.Context, name string, w controller.Workload
 		res, err = controller.RunWorkload(ctx, w)
 		return err
 	}
-	if p := policyPath(o.traceOut, name, r.several); p != "" {
+	if p := policyPath(o.out.trace, name, r.several); p != "" {
 		err = r.wrote.write("trace-out", p, runIt)
 	} else {
 		err = runIt(nil)
@@ -663,12 +657,12 @@ func (r *testbedRun) one(ctx context.Context, name string, w controller.Workload
 		return nil, fmt.Errorf("policy %s: %w", name, err)
 	}
 	res.Summary.SwitchSched = sched
-	if p := policyPath(o.fctOut, name, r.several); p != "" {
+	if p := policyPath(o.out.fct, name, r.several); p != "" {
 		if err := r.wrote.write("fct-out", p, func(w io.Writer) error { return trace.WriteFCT(w, res.FCT) }); err != nil {
 			return nil, err
 		}
 	}
-	if p := policyPath(o.summaryOut, name, r.several); p != "" {
+	if p := policyPath(o.out.summary, name, r.several); p != "" {
 		if err := r.wrote.write("summary-out", p, func(w io.Writer) error { return fileio.WriteJSON(w, res.Summary) }); err != nil {
 			return nil, err
 		}

@@ -175,8 +175,7 @@ func (o *trainOpts) addFlags(fs *pflag.FlagSet) {
 	fs.StringVar(&o.resume, "resume", "", "continue the run of this checkpoint (the same flags otherwise); may be --checkpoint's own file")
 	fs.Var(newSeedsFlag(&o.valSeeds), "validate-seeds", "seeds of validation runs, as numbers and ranges (2001-2010): --out gets the weights whose greedy policy had the lowest mean FCT slowdown on them (not 1001 to 1010, eval's)")
 	fs.IntVar(&o.valEvery, "validate-every", o.valEvery, "episodes between validations (rounded up to whole rounds), with --validate-seeds")
-	o.hw.addFlags(fs)
-	hideECNFlags(fs)
+	o.hw.add(fs, omitECN)
 }
 
 // curvePNG is where the training curve's PNG goes: beside the CSV at path,
@@ -402,9 +401,6 @@ func (o *trainOpts) config(fs *pflag.FlagSet) (learn.Config, trainSource, error)
 		return c, src, fmt.Errorf("--reward-queue-kb %g: must be a finite number, not negative", o.rewardQ)
 	}
 	c.Features.RewardQueue = o.rewardQ * 1000
-	if err := refuseECNFlags(fs, "the agents set the thresholds in training"); err != nil {
-		return c, src, err
-	}
 	if c.Params, err = o.hw.params(); err != nil {
 		return c, src, err
 	}

@@ -144,8 +144,7 @@ func newTuneCmd(lookup lookupFunc) *cobra.Command {
 	fs.StringVar(&o.out, "out", o.out, "JSON result file")
 	fs.StringVar(&o.shard, "shard", "", "run only shard I of N of the grid round (I/N, I from 0; or env/N, I from $SLURM_ARRAY_TASK_ID or else $JOB_COMPLETION_INDEX) and write its part to --json, for graphcc merge (docs/scale-out.md)")
 	fs.StringVar(&o.jsonOut, "json", "", "with --shard, the file of the shard's part")
-	o.hw.addFlags(fs)
-	hideECNFlags(fs)
+	o.hw.add(fs, omitECN)
 	fs.StringVar(&o.interval, "interval", o.interval, "control interval")
 	return cmd
 }
@@ -215,10 +214,7 @@ func (o *tuneOpts) config(fs *pflag.FlagSet) (experiment.TuneConfig, error) {
 // flags, refusing the ECN flags (tune searches the thresholds), a fabric
 // of c.Scenarios that cannot run the hardware, and with --dcqcn hosts'
 // constants that no +dcqcn: spec can start from.
-func (o *tuneOpts) hardware(fs *pflag.FlagSet, c *tune.Config) error {
-	if err := refuseECNFlags(fs, "tune searches the switches' thresholds; give the hardware's other flags only"); err != nil {
-		return err
-	}
+func (o *tuneOpts) hardware(fs *pflag.FlagSet, c *experiment.TuneConfig) error {
 	var err error
 	if c.Params, err = o.hw.params(); err != nil {
 		return err
