@@ -57,7 +57,7 @@ graphcc: error: no fields
 // TestWarningForm: a command's warning on stderr reads as its errors do.
 func TestWarningForm(t *testing.T) {
 	flows := filepath.Join(t.TempDir(), "flow.txt")
-	run(t, args(append([]string{"gen"}, tiny...), "--out", flows)...)
+	run(t, args(append([]string{"gen"}, tiny...), "--flows-out", flows)...)
 	_, stderr, err := execute(t, context.Background(),
 		"sim", "--flows", flows, "--leaves", "2", "--spines", "1", "--hosts-per-leaf", "2", "--load", "0.5")
 	if err != nil {

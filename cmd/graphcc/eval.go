@@ -46,98 +46,6 @@ type evalOpts struct {
 	shard        string
 }
 
-// evalReportHelp is the part of eval's help that says what it writes.
-const evalReportHelp = `eval runs every policy of --policies on every scenario of --scenarios at
-every seed of --seeds, each policy on the same traces with the same
-simulation seeds, in parallel (--workers). It prints a Markdown report (first
---reference against each other policy: "mean slowdown 21.4 % below
-static (95 % CI 18.6–24.2 %)", the same for the p99 slowdown of flows up
-to 100 KB; then per scenario a table of mean and p99 slowdown, p99
-slowdown of flows up to 100 KB, the first and last relative to
---reference, mean throughput, queues in KB (1000 B) and PFC pauses, and
-for a phased scenario (day, day-b, day-held, a scenario file's phases) a
-table by phase: per phase, counting each flow in the phase it starts in,
-its share of the flows and of --reference's slowdown sum (what dominates
-the scenario's mean) and each policy's mean slowdown of its flows relative
-to --reference's; then every policy's mean slowdown relative to
---reference per scenario and its geometric mean over them) and writes
-into --out:
-
-  report.md        the report
-  <scenario>.png   FCT slowdown median, p95 and p99 per flow-size bin,
-                   relative to --reference (with 95 % intervals from 3
-                   seeds on), above the flow-size CDF
-  .graphcc-eval    the files above: the next eval into --out removes
-                   the figures of scenarios it does not evaluate again
-`
-
-// evalLong is eval's help.
-func evalLong() string {
-	return evalReportHelp + `
-Scenarios (` + strings.Join(scenario.Names(), ", ") + `):
-fb60-incast is the training scenario, FB_Hadoop 60 % with 16:1 incasts
-every 1 ms for 25 ms of arrivals; day, day-b and day-held are phased
-traffic that changes workload, load and incasts every 2 to 20 ms (day-held
-is held out: train refuses it). "all" runs the whole suite (about 1 to 3 s
-of simulation per policy and seed on one core for each scenario; the
-paper's eleven with two policies and two seeds took about a minute on 2
-cores, with the default policies and seeds 16 minutes, ACC's training
-included).
-
-Policies (--policies; graphcc sim --policy and graphcc testbed run
---policies take the same specs): the ECN control policies and ideal, the
-yardstick: the same traces with every flow at its max-min fair share of its
-path at every instant and no queues (no queue, settings or reward figures).
-Here only, grid stands for the 120 fixed settings a learned policy chooses
-from, each as static:KMIN_KB,KMAX_KB,PMAX (static:2,16,0.01 to
-static:32,256,1): how much any fixed setting achieves (with --reference
-static, say).
-` + policySpecsHelp(false) + `
-
-Every run is also scored with the reward of training, as if it were a
-training episode (--rewards; by default graphcc train's, convex:25): the
-agents' mean reward per control interval over the scenario's arrival
-window, whatever the policy. The scores are in --json always, and in the
-report only when --rewards is given: then a column per reward, and with
-at least three policies the report ends with how well each reward ranks
-the policies as their mean slowdowns do (the policy of highest reward,
-and Spearman's rank correlation): --policies static,graphcc,grid
---rewards linear:25,convex:64 asks which reward a learner should
-maximize to shorten flows.
-
---yardsticks measures every policy against yardsticks besides
---reference: static (always the first, since no policy should be worse
-than it), then each policy spec given, typically tuned:DIR (on each
-scenario that scenario's own tuned constant, the best_policy of
-DIR/<scenario>.json written by graphcc tune --scenario <scenario> on
-validation seeds) and tuned:FILE (one constant for every scenario, such as
-a tune over the whole suite); each yardstick not among --policies is
-evaluated too. The report then has a table per yardstick of every other
-policy's mean slowdown divided by the yardstick's per scenario, with
-intervals, and its geometric mean over the scenarios (the short-flow p99's
-too), and per policy the scenarios where it is above each yardstick and
-its highest ratio to each; --json has them under vs_yardsticks.
-
-With at least 3 seeds, every ratio to --reference in the per-scenario
-tables carries a 95 % interval from the variation between seeds (the
-delete-one-seed jackknife with Student's t): an interval that excludes 1
-marks a difference that other traces would likely show too. Flows within
-one trace are not independent (they share its queues, incasts and mix of
-large flows), so the interval needs seeds: with two there is none; the
-ten default seeds (1001-1010) give the mean slowdown of two policies 1 %
-apart on the training scenario an interval of about ±0.6 %.
-
-The default seeds, 1001 to 1010, are reserved for evaluation: graphcc
-train refuses them as validation seeds,
-and draws its episode traces from 64-bit seeds derived from its own seed,
-which meet one of them with a probability of about 1e-16. A progress
-bar of the runs is drawn on stderr when it is a terminal.
-
---shard I/N (env/N: I from a Slurm array's or a Kubernetes Indexed Job's
-variable) runs only shard I of the runs and writes its part to --json;
-graphcc merge of every shard's part writes this report (docs/scale-out.md).`
-}
-
 func newEvalCmd(logger loggerFunc, lookup lookupFunc) *cobra.Command {
 	o := evalOpts{
 		scenarioFile: scenarioFileFlag{lookup: lookup},
@@ -157,8 +65,12 @@ func newEvalCmd(logger loggerFunc, lookup lookupFunc) *cobra.Command {
   graphcc eval --policies static,static:2,32,0.01,graphcc:my.model --reference static --json r.json
   graphcc eval --scenarios all --policies graphcc --yardsticks tuned:models/tuned,tuned:models/tuned-global.json`,
 		Short: "Compare ECN policies on the paper's evaluation scenarios: report, figures, JSON",
-		Long:  evalLong(),
-		Args:  cobra.NoArgs,
+		Long: `eval runs every policy of --policies on every scenario of --scenarios at
+every seed of --seeds, on the same traces, and prints a Markdown report; it
+writes the report and a figure per scenario into the directory --out, and
+the report as JSON to --json. docs/cli.md describes the report, the
+scenarios, the yardsticks, the rewards and sharding.`,
+		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			if o.list {
 				return o.listScenarios(cmd.OutOrStdout())
@@ -406,19 +318,15 @@ func printReport(cmd *cobra.Command, rep *experiment.Report, out, jsonOut string
 }
 
 // shardFlags checks the flags of a shard (eval's or tune's): --shard
-// (I/N or env/N), the part's --json, and no --out (mergeOut says what the
-// merge's --out or --json writes instead); it returns the shard and the
+// (I/N or env/N) and the part's --json; it returns the shard and the
 // build a part records.
-func shardFlags(cmd *cobra.Command, spec, jsonOut, mergeOut string) (experiment.Shard, string, error) {
+func shardFlags(spec, jsonOut string) (experiment.Shard, string, error) {
 	shard, err := experiment.ParseShard(spec, os.LookupEnv)
 	if err != nil {
 		return shard, "", fmt.Errorf("--shard %s: %w", spec, err)
 	}
-	switch {
-	case jsonOut == "":
+	if jsonOut == "" {
 		return shard, "", fmt.Errorf("--shard %s: give --json PART.json, the file of the shard's part (graphcc merge reads the parts)", spec)
-	case cmd.Flags().Changed("out"):
-		return shard, "", fmt.Errorf("--out with --shard: a shard writes only its part (--json); graphcc merge %s", mergeOut)
 	}
 	if err := checkOutputs("json", jsonOut); err != nil {
 		return shard, "", err
@@ -430,7 +338,10 @@ func shardFlags(cmd *cobra.Command, spec, jsonOut, mergeOut string) (experiment.
 // runShard runs shard --shard of the evaluation c and writes its part to
 // --json.
 func (o *evalOpts) runShard(ctx context.Context, cmd *cobra.Command, c experiment.Config, log *slog.Logger) error {
-	shard, build, err := shardFlags(cmd, o.shard, o.jsonOut, "--out writes the report")
+	if cmd.Flags().Changed("out") {
+		return errors.New("--out with --shard: a shard writes only its part (--json); graphcc merge --out writes the report")
+	}
+	shard, build, err := shardFlags(o.shard, o.jsonOut)
 	if err != nil {
 		return err
 	}

@@ -356,7 +356,7 @@ func TestScenarioFile(t *testing.T) {
 		t.Fatal(err)
 	}
 	model := filepath.Join(dir, "m.model")
-	out := run(t, "train", "--scenario-file", one, "--out", model, "--episodes", "2", "--warmup", "10", "--updates", "1", "--workers", "2")
+	out := run(t, "train", "--scenario-file", one, "--model-out", model, "--episodes", "2", "--warmup", "10", "--updates", "1", "--workers", "2")
 	if !strings.Contains(out, "trained graphcc on mini: 2 episodes") {
 		t.Errorf("train output %q", out)
 	}
@@ -372,8 +372,8 @@ func TestScenarioFile(t *testing.T) {
 		{[]string{"eval", "--scenario-file", bad, "--out", filepath.Join(dir, "e3")}, bad + ":3: load: 2 not in (0, 1]"},
 		{[]string{"eval", "--scenario-file", filepath.Join(dir, "none.yaml"), "--out", filepath.Join(dir, "e3")}, "none.yaml"},
 		{[]string{"eval", "--scenario-file", file, "--scenarios", "nope", "--out", filepath.Join(dir, "e3")}, "nor one of " + file + " (mini, mini-ws)"},
-		{[]string{"train", "--scenario-file", file, "--out", model + "2"}, "holds 2 scenarios (mini, mini-ws): name one with --scenario"},
-		{[]string{"train", "--scenario-file", bad, "--out", model + "2"}, bad + ":3"},
+		{[]string{"train", "--scenario-file", file, "--model-out", model + "2"}, "holds 2 scenarios (mini, mini-ws): name one with --scenario"},
+		{[]string{"train", "--scenario-file", bad, "--model-out", model + "2"}, bad + ":3"},
 	} {
 		_, _, err := execute(t, t.Context(), tc.args...)
 		if err == nil || !strings.Contains(err.Error(), tc.want) {

@@ -47,6 +47,16 @@ const (
 	omitTraffic
 )
 
+// addRenamed registers old, a flag's former name, as a deprecated alias
+// of the string flag now bound to p: it still works, says what replaced
+// it, and is left out of the help.
+func addRenamed(fs *pflag.FlagSet, p *string, old, now string) {
+	fs.StringVar(p, old, *p, "the old name of --"+now)
+	if err := fs.MarkDeprecated(old, "use --"+now); err != nil {
+		panic(err) // a name registered twice
+	}
+}
+
 // outputFlags are the files a run of sim or testbed run writes.
 type outputFlags struct {
 	fct, summary, trace string

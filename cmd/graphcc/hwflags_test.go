@@ -76,7 +76,7 @@ func TestHWFlagsDCQCNPeriods(t *testing.T) {
 // from, and checks each scenario's fabric.
 func TestHWFlagsEveryCommand(t *testing.T) {
 	out := filepath.Join(t.TempDir(), "out")
-	for _, cmd := range [][]string{{"sim"}, {"eval"}, {"train", "--out", out}, {"tune"}} {
+	for _, cmd := range [][]string{{"sim"}, {"eval"}, {"train", "--model-out", out}, {"tune"}} {
 		for _, tc := range []struct {
 			args []string
 			err  string
@@ -148,7 +148,7 @@ func TestTuneOnHardwareThenSim(t *testing.T) {
 	hw := []string{"--dcqcn-rp-timer", "55us"}
 	out := filepath.Join(dir, "mini.json")
 	_, stderr, err := execute(t, t.Context(), args([]string{"tune", "--scenario-file", file, "--grid", "paper", "--refine", "0", "--top", "1",
-		"--dcqcn", "--seeds", "2001", "--confirm-seeds", "3001", "--workers", "2", "--out", out}, hw...)...)
+		"--dcqcn", "--seeds", "2001", "--confirm-seeds", "3001", "--workers", "2", "--json", out}, hw...)...)
 	if err != nil {
 		t.Fatalf("tune: %v\n%s", err, stderr)
 	}
@@ -260,7 +260,7 @@ func TestTuneOnHardwareThenSim(t *testing.T) {
 	}
 
 	_, _, err = execute(t, t.Context(), "tune", "--scenario-file", file, "--grid", "paper", "--refine", "0", "--seeds", "2001",
-		"--confirm-seeds", "3001", "--reuse", dir, "--out", filepath.Join(dir, "again.json"))
+		"--confirm-seeds", "3001", "--reuse", dir, "--json", filepath.Join(dir, "again.json"))
 	want := "prior " + out + ": made with other simulated hardware (" + policy.Hardware(p, 0) + "), this search's is " + policy.Hardware(replay.DefaultParams(), 0)
 	if err == nil || !strings.Contains(err.Error(), want) {
 		t.Errorf("--reuse of a result of other hardware: %v, want an error containing %q", err, want)

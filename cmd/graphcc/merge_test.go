@@ -90,8 +90,6 @@ func TestTuneShardErrors(t *testing.T) {
 		want string
 	}{
 		{"no json", args(base, "--shard", "0/2"), "--shard 0/2: give --json PART.json"},
-		{"out", args(base, "--shard", "0/2", "--json", part, "--out", filepath.Join(dir, "r.json")), "--out with --shard"},
-		{"json without shard", args(base, "--json", part), "--json " + part + ": only a shard (--shard) writes a part"},
 		{"bad shard", args(base, "--shard", "2/2", "--json", part), `--shard 2/2: shard index "2"`},
 	} {
 		t.Run(tc.name, func(t *testing.T) {

@@ -56,7 +56,7 @@ func TestSchedHostsCommands(t *testing.T) {
 
 	model := filepath.Join(t.TempDir(), "joint.model")
 	out := run(t, "train", "--scenario", "tiny", "--hosts", "--host-actions", tuned, "--objective", "imitate", "--teacher", tuned,
-		"--episodes", "2", "--warmup", "10", "--updates", "5", "--workers", "1", "--out", model)
+		"--episodes", "2", "--warmup", "10", "--updates", "5", "--workers", "1", "--model-out", model)
 	if want := "host actions " + tuned + ": 3 profiles: 300,1,4,5,50; 55,55,2,5,25; 30,55,2,40,400\n"; !strings.Contains(out, want) {
 		t.Errorf("train output %q lacks %q", out, want)
 	}

@@ -118,27 +118,11 @@ func newSimCmd(logger loggerFunc, lookup lookupFunc) *cobra.Command {
   graphcc sim --policy tuned:tune.json          # the best fixed setting graphcc tune found
   graphcc sim --scenario fb90 --policy tuned:models/tuned   # fb90's own, models/tuned/fb90.json`,
 		Short: "Simulate a scenario (default: the GraphCC training scenario) and print FCT slowdowns",
-		Long: `sim replays flows on a fabric in the packet-level simulator and prints
-the summary table: FCT slowdown (mean, p50, p95, p99) overall, per flow-size
-bin, for incast and background flows and, on a phased --scenario, by the
-phase each flow starts in ("phase from 25 ms"; --summary-out's
-slowdown_by_phase), then throughput, queues, PFC pauses, ECN marks, events
-and timing.
-
-Without --flows the traffic is generated from the scenario flags (default:
-the GraphCC training scenario, FB_Hadoop at 60 % load with a 16:1 incast
-every 1 ms for 25 ms of arrivals, from --seed); with --flows an HPCC
-flow.txt is replayed on --topo or the Clos; with --scenario NAME (an eval
-scenario, built in or of --scenario-file) the fabric and trace are those
-eval runs at --seed, and --policy acc trains ACC on that scenario first,
-as eval does.
-
-The ECN flags set every switch port: --kmin-kb and --kmax-kb are given for a
-25 Gbps port and scaled by the port's rate/25G like Alibaba's thresholds
-(default 100/400 KB, pmax 0.2; a 100 Gbps port gets 400/1600 KB).
-
-A progress bar is drawn on stderr when it is a terminal. Output files are
-written atomically, only when the run succeeds.
+		Long: `sim replays flows on a fabric in the packet-level simulator under an ECN
+policy and prints the FCT slowdown summary. The traffic is generated from
+the fabric and traffic flags, read from --flows, or an eval scenario's
+(--scenario). docs/cli.md describes the summary, the ECN flags and the
+outputs.
 
 Policies (--policy; --ecn is its old name):
 ` + policySpecsHelp(false),
@@ -155,10 +139,7 @@ Policies (--policy; --ecn is its old name):
 	o.scenarioFile.add(fs, true)
 	o.out.add(fs)
 	fs.StringVar(&o.policy, "policy", o.policy, "the ECN control policy (see Policies below), or ideal, the fabric's max-min fair share without queues instead of the packet-level simulator")
-	fs.StringVar(&o.policy, "ecn", o.policy, "the old name of --policy")
-	if err := fs.MarkDeprecated("ecn", "use --policy"); err != nil {
-		panic(err)
-	}
+	addRenamed(fs, &o.policy, "ecn", "policy")
 	fs.StringVar(&o.agents, "agents", o.agents, "how a graphcc policy's step runs: central (one computation), per-switch (one agent per switch; hidden-state messages are packets on the links, in the priority queue, so settings take effect a few µs after the tick) or per-switch-ideal (messages delivered within the step: central's decisions at central's time); see docs/agents.md")
 	o.agentFlags.add(fs)
 	o.hw.add(fs, 0)

@@ -65,23 +65,10 @@ func newTestbedCmd(logger loggerFunc) *cobra.Command {
   graphcc testbed status
   sudo graphcc testbed down`,
 		Short: "Run the hardware-in-the-loop testbed: BMv2 switches in network namespaces, live ECN policies",
-		Long: `testbed builds a fabric of BMv2 simple_switch_grpc switches in network
-namespaces (one per switch and per host, a veth pair per link), programs them
-over P4Runtime with p4src/graphcc.p4, and runs traffic from RoCEv2-like host
-generators while an ECN policy (static, graphcc, acc, a model file) reads
-every port's counters and rewrites its marking thresholds every control
-interval, exactly as in the simulator.
-
-Rates are the fabric's divided by --scale, and times multiplied by it, so
-thresholds, features and FCT slowdowns keep their meaning. Needs root, and
-simple_switch_grpc and simple_switch_CLI (BMv2 with PI) on PATH. The compiled
-P4 program is built into the binary (make p4 recompiles it; --p4-json and
---p4info use other files).
-
-  graphcc testbed up                       # the GraphCC Clos
-  graphcc testbed run --policies static,graphcc # the default workload under each policy
-  graphcc testbed status
-  graphcc testbed down`,
+		Long: `testbed builds a fabric of BMv2 switches in network namespaces, programs them
+over P4Runtime and runs traffic on it while an ECN policy sets every port's
+thresholds every control interval, as in the simulator. Needs root and BMv2;
+docs/testbed.md describes it.`,
 	}
 	cmd.AddCommand(newTestbedUpCmd(logger), newTestbedRunCmd(logger), newTestbedDownCmd(logger), newTestbedStatusCmd(),
 		newTestbedAgentCmd(logger))
@@ -327,24 +314,11 @@ func newTestbedRunCmd(logger loggerFunc) *cobra.Command {
   sudo graphcc testbed run --lab small --duration 2ms   # a small lab fits its incast to its hosts
   sudo graphcc testbed run --policies graphcc --agents per-switch   # one agent process per switch, messages in-band`,
 		Short: "Run a workload on a live lab under one or more ECN policies and print FCT slowdowns",
-		Long: `run drives a workload from the simulator's generator (the same CDFs, loads and
-incasts, in fabric time) on the lab's hosts under each policy of --policies in
-turn, on the same trace: before each, the pipeline is pushed again (counters
-restart) with the static settings; then every control interval (--interval of
-fabric time, times the lab's scale in real time) every port's counters are
-read, the policy runs, and the changed settings are written, one request per
-switch. It prints each policy's summary and, for several, their comparison.
-
-The summary has the simulator's JSON keys (queues are the mean enqueue depth
-the policies see; BMv2 has no PFC) plus the control loop's timings. With
-several policies every output file gets the policy's name before its
-extension (summary.json -> summary.static.json). A switch that fails
-mid-run is named, every other switch goes back to the static settings, and
-run exits non-zero.
-
-An incast has at most hosts-1 senders: on a lab too small for the default
---incast-fanin (16), run lowers it to hosts-1 and says so; a --incast-fanin
-given that the lab cannot take is refused.
+		Long: `run drives a workload from the simulator's generator on the lab's hosts under
+each policy of --policies in turn, on the same trace, and prints each
+policy's summary and, for several, their comparison. With several policies
+every output file gets the policy's name before its extension.
+docs/cli.md and docs/testbed.md have the details.
 
 Policies (--policies, comma-separated or repeated; --ecn is its old name):
 ` + policySpecsHelp(true),

@@ -51,65 +51,19 @@ type trainOpts struct {
 	valEvery     int
 }
 
-// trainExamples are train's help examples.
-const trainExamples = `  graphcc train --out my.model --curve curve.csv                    # 200 episodes on fb60-incast
-  graphcc train --episodes 300 --seed 1 --workers 2 --validate-seeds 2001,2002 --validate-every 10 --out v.model
-  graphcc train --kind acc --scenario fail1 --out acc.model
-  graphcc train --features flowmix --episodes 30 --out mix.model   # inputs that reveal the flow mix
-  graphcc train --actions extended --episodes 30 --out ext.model   # settings beyond the paper's grid
-  graphcc train --hosts --episodes 100 --validate-seeds 2001-2002 --out hosts.model  # the hosts' DCQCN too
-  graphcc train --scenario curriculum --episodes 600 --validate-seeds 2001-2002 --out all.model  # one model for the suite
-  graphcc train --scenario curriculum --actions extended --features flowmix --objective imitate --teacher tuned:models/tuned --out imit.model  # copy each scenario's tuned setting
-  graphcc train --scenario fb60-incast --hosts --actions extended --objective imitate --teacher 'static:2,32,0.01+dcqcn:55,55,2,20,25' --out joint.model  # the hosts' constants too
-  graphcc train --scenario curriculum --hosts --host-actions tuned:joint --actions extended --objective imitate --teacher tuned:joint --out joint.model  # joint/: tune --dcqcn results; their DCQCN constants as the host actions
-  graphcc train --out my.model --checkpoint ck --resume ck          # continue an interrupted run`
-
 func newTrainCmd(logger loggerFunc, lookup lookupFunc) *cobra.Command {
 	o := trainOpts{scenarioFile: scenarioFileFlag{lookup: lookup}, scenario: scenario.Default().Name, kind: "graphcc", features: gnn.FeaturesPaper.String(), actions: gnn.ActionsPaper.String(), hostActions: "grid", c: gnn.DefaultTrainConfig(), reward: "convex", seed: 1, hw: defaultHW(), ckEvery: 25, valEvery: 10, objective: "port"}
 	cmd := &cobra.Command{
-		Use:     "train --out MODEL [flags]",
-		Example: trainExamples,
-		Short:   "Train a GraphCC (or ACC) ECN policy by multi-agent deep Q-learning in the simulator",
-		Long: `train runs multi-agent double deep Q-learning on the simulator's control
-hook: rounds of episodes (one per worker, in parallel) of the --scenario,
-each with a trace drawn from the run's seed, every switch port an agent that
-reads its features every 100 us and picks one of 120 ECN settings
-epsilon-greedily; the transitions of all agents go to a replay buffer, and
-minibatch updates (double-DQN targets, Huber loss, Adam, gradient clipping)
-follow each round. The same flags and seed train the same model.
-
-It writes the model to --out (a versioned model file, written atomically)
-and the training curve to --curve (CSV, and a PNG beside it). A progress bar
-with episode, epsilon, mean reward and loss is drawn on stderr when it is a
-terminal.
-
-With --checkpoint FILE it also saves the whole state of the run (weights,
-target network, Adam, replay buffer, random sources, curve so far) to FILE,
-atomically, every --checkpoint-every episodes and when it is interrupted
-(Ctrl-C, SIGTERM). --resume FILE continues such a run, with the same flags
-(the scenario and every learning and simulator setting; train names any
-that differ and refuses), and ends with the very model and curve the run
-would have given had it not stopped.
-
-With several scenarios (--scenario a,b,c, or curriculum for the suite's
-scenarios on the training fabric) it trains one model on a curriculum:
-each episode is one of them, picked at random from the episode's seed.
-
-With --validate-seeds it selects the model it writes: every
---validate-every episodes, and after the last, the greedy policy of the
-current weights runs on the scenario at those seeds, to the end of their
-traces as eval runs them, and --out gets the weights of the lowest mean FCT
-slowdown there (the curve shows each validation); on a curriculum, on
-every scenario at those seeds, scored by the geometric mean over the
-scenarios of their mean slowdowns. The evaluation's seeds,
-1001 to 1010, are refused: use others, 2001-2010 say.
-
-A run must learn: its first minibatch update comes after --warmup
-transitions, and an episode gives at most ` + strconv.Itoa(gnn.DefaultTrainConfig().EpisodeTransitions()) + ` (one per 100 us control
-interval of its 25 ms but the first; fewer when the scenario's flows
-finish sooner), so --episodes must be at least ` + strconv.Itoa(gnn.DefaultTrainConfig().MinEpisodes()) + ` with the default
---warmup. A run that ends without an update fails, naming the --episodes
-it needs, and writes no model.`,
+		Use: "train --model-out MODEL [flags]",
+		Example: `  graphcc train --model-out my.model --curve curve.csv   # 200 episodes on fb60-incast
+  graphcc train --scenario curriculum --episodes 600 --validate-seeds 2001-2002 --model-out all.model  # one model for the suite
+  graphcc train --model-out my.model --checkpoint ck --resume ck   # continue an interrupted run`,
+		Short: "Train a GraphCC (or ACC) ECN policy by multi-agent deep Q-learning in the simulator",
+		Long: `train runs multi-agent double deep Q-learning in the simulator on --scenario
+(or a curriculum of several) and writes the model to --model-out and the
+training curve to --curve. The same flags and seed train the same model.
+docs/cli.md describes checkpoints, validation, imitation and the least
+--episodes a run needs.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			return o.run(cmd.Context(), cmd, logger(cmd))
@@ -143,7 +97,8 @@ func (o *trainOpts) hostTable(c learn.Config, src trainSource) (gnn.HostTable, e
 // addFlags defines train's flags on fs, into o.
 func (o *trainOpts) addFlags(fs *pflag.FlagSet) {
 	fs.SortFlags = false
-	fs.StringVar(&o.out, "out", "", "write the trained model here (required)")
+	fs.StringVar(&o.out, "model-out", "", "write the trained model here (required)")
+	addRenamed(fs, &o.out, "out", "model-out")
 	fs.StringVar(&o.curve, "curve", "", "write the training curve here as CSV, and as PNG beside it (FILE.png)")
 	fs.StringVar(&o.scenario, "scenario", o.scenario, "training scenario (see graphcc eval --list-scenarios); several comma-separated on one fabric, or curriculum (the suite's on the training fabric, the held-out ones excepted), for a curriculum: each episode one of them at random; with --scenario-file, the file's only scenario by default")
 	o.scenarioFile.add(fs, false)
@@ -173,7 +128,7 @@ func (o *trainOpts) addFlags(fs *pflag.FlagSet) {
 	fs.StringVar(&o.checkpoint, "checkpoint", "", "save the run's whole state here (atomically) every --checkpoint-every episodes and when interrupted, to --resume it")
 	fs.IntVar(&o.ckEvery, "checkpoint-every", o.ckEvery, "episodes between checkpoints (rounded up to whole rounds of --workers episodes)")
 	fs.StringVar(&o.resume, "resume", "", "continue the run of this checkpoint (the same flags otherwise); may be --checkpoint's own file")
-	fs.Var(newSeedsFlag(&o.valSeeds), "validate-seeds", "seeds of validation runs, as numbers and ranges (2001-2010): --out gets the weights whose greedy policy had the lowest mean FCT slowdown on them (not 1001 to 1010, eval's)")
+	fs.Var(newSeedsFlag(&o.valSeeds), "validate-seeds", "seeds of validation runs, as numbers and ranges (2001-2010): --model-out gets the weights whose greedy policy had the lowest mean FCT slowdown on them (not 1001 to 1010, eval's)")
 	fs.IntVar(&o.valEvery, "validate-every", o.valEvery, "episodes between validations (rounded up to whole rounds), with --validate-seeds")
 	o.hw.add(fs, omitECN)
 }
@@ -323,7 +278,7 @@ func (o *trainOpts) setTeacher(ctx context.Context, c *learn.Config, src trainSo
 // settings.
 func (o *trainOpts) checkFlags(fs *pflag.FlagSet) error {
 	if o.out == "" {
-		return fmt.Errorf("--out: required")
+		return fmt.Errorf("--model-out: required")
 	}
 	png := ""
 	if o.curve != "" {
@@ -331,11 +286,11 @@ func (o *trainOpts) checkFlags(fs *pflag.FlagSet) error {
 			return fmt.Errorf("--curve %s: the curve's PNG goes beside the CSV as FILE.png: give the CSV another name", o.curve)
 		}
 	}
-	if err := checkOutputs("out", o.out, "curve", o.curve, "curve", png, "checkpoint", o.checkpoint); err != nil {
+	if err := checkOutputs("model-out", o.out, "curve", o.curve, "curve", png, "checkpoint", o.checkpoint); err != nil {
 		return err
 	}
 	// The checkpoint may be the file resumed from; the model and curve not.
-	if err := checkDistinct([]string{"out", o.out, "curve", o.curve, "curve", png}, []string{"--resume", o.resume}); err != nil {
+	if err := checkDistinct([]string{"model-out", o.out, "curve", o.curve, "curve", png}, []string{"--resume", o.resume}); err != nil {
 		return err
 	}
 	if o.ckEvery < 1 {
@@ -551,7 +506,7 @@ func (o *trainOpts) save(out io.Writer, c learn.Config, src trainSource, res *le
 		file = gnn.MLPNetsFile(chosen.ACC, chosen.ACCPorts, gnn.ActionTableID, meta)
 	}
 	if err := file.Save(o.out); err != nil {
-		return fmt.Errorf("--out: %w", err)
+		return fmt.Errorf("--model-out: %w", err)
 	}
 	wrote := o.out
 	if o.curve != "" {
