@@ -9,6 +9,9 @@
 // "graphcc: warning: <message> (<key=value ...>)".
 package main
 
+// The CLI reference, docs/cli/, is generated from the command tree.
+//go:generate go test -run ^TestCLIReference$ . -args -update-cli-docs
+
 import (
 	"context"
 	"fmt"
