@@ -5,13 +5,11 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"io/fs"
 	"log/slog"
 	"os"
 	"path/filepath"
 	"slices"
 	"strings"
-	"text/tabwriter"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -299,9 +297,14 @@ func checkReportOutputs(out, jsonOut string) error {
 // printReport writes rep as eval does, into out (and jsonOut unless ""),
 // prints its Markdown on stdout and the files written on stderr.
 func printReport(cmd *cobra.Command, rep *experiment.Report, out, jsonOut string, log *slog.Logger) error {
-	written, err := writeReport(rep, out, jsonOut, log)
+	written, err := rep.WriteDir(out, log)
 	if err != nil {
-		return err
+		return fmt.Errorf("--out: %w", err)
+	}
+	if jsonOut != "" {
+		if err := writeOutput("json", jsonOut, rep.WriteJSON); err != nil {
+			return err
+		}
 	}
 	if err := report.WriteMarkdown(cmd.OutOrStdout(), rep); err != nil {
 		return err
@@ -365,107 +368,12 @@ func (o *evalOpts) runShard(ctx context.Context, cmd *cobra.Command, c experimen
 	return nil
 }
 
-// writeReport writes the report and its figures into out (and jsonOut
-// unless ""), removes the figures an earlier eval left there of scenarios
-// not evaluated again, and returns the names of the files it wrote in
-// out. The manifest (.graphcc-eval) lists every file eval wrote there at
-// every moment, so that a failure leaves none unlisted.
-func writeReport(rep *experiment.Report, out, jsonOut string, log *slog.Logger) ([]string, error) {
-	if err := os.MkdirAll(out, 0o755); err != nil {
-		return nil, fmt.Errorf("--out: %w", err)
-	}
-	before := readEvalManifest(out)
-	written := []string{"report.md"}
-	for i := range rep.Scenarios {
-		written = append(written, report.FigureFile(rep, i))
-	}
-	// First the old list and the new names together.
-	planned := slices.Clone(before)
-	for _, n := range written {
-		if !slices.Contains(planned, n) {
-			planned = append(planned, n)
-		}
-	}
-	if err := writeEvalManifest(out, planned); err != nil {
-		return nil, err
-	}
-	if _, err := report.WriteFigures(out, rep); err != nil {
-		return nil, fmt.Errorf("--out: %w", err)
-	}
-	if err := writeOutput("out", filepath.Join(out, "report.md"), func(w io.Writer) error { return report.WriteMarkdown(w, rep) }); err != nil {
-		return nil, err
-	}
-	if jsonOut != "" {
-		if err := writeOutput("json", jsonOut, func(w io.Writer) error { return report.WriteJSON(w, rep) }); err != nil {
-			return nil, err
-		}
-	}
-	// Then the stale files go, and the list keeps any that would not.
-	kept := slices.Clone(written)
-	var rmErr error
-	for _, name := range before {
-		if slices.Contains(written, name) {
-			continue
-		}
-		if err := os.Remove(filepath.Join(out, name)); err == nil {
-			log.Info("removed a figure of an earlier eval", "file", filepath.Join(out, name))
-		} else if !errors.Is(err, fs.ErrNotExist) {
-			kept, rmErr = append(kept, name), fmt.Errorf("--out: %w", err)
-		}
-	}
-	if err := writeEvalManifest(out, kept); err != nil {
-		return nil, err
-	}
-	return written, rmErr
-}
-
 // listScenarios prints every scenario eval knows, built in and of
-// --scenario-file: its name and what it tests, then on a line of its own
-// its fabric and traffic.
+// --scenario-file (scenario.Set.WriteList).
 func (o *evalOpts) listScenarios(w io.Writer) error {
 	set, err := o.scenarioFile.load()
 	if err != nil {
 		return err
 	}
-	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
-	for _, n := range append(scenario.Names(), set.names()...) {
-		sc, err := set.lookup(n)
-		if err != nil {
-			return err
-		}
-		fmt.Fprintf(tw, "%s\t%s\n\t%s\n", sc.Name, sc.Description, sc.Describe())
-	}
-	return tw.Flush()
-}
-
-// evalManifest is the file in --out that lists what eval wrote there, so
-// that the next eval into that directory removes the figures of scenarios
-// it does not evaluate again, rather than leave them beside a report that
-// does not describe them.
-const evalManifest = ".graphcc-eval"
-
-// readEvalManifest returns the files the last eval into dir wrote: plain
-// names only (a line that is anything else is not one of eval's), none if
-// there is no manifest.
-func readEvalManifest(dir string) []string {
-	b, err := os.ReadFile(filepath.Join(dir, evalManifest))
-	if err != nil {
-		return nil
-	}
-	var names []string
-	for _, line := range strings.Split(string(b), "\n") {
-		if line != "" && line != "." && line != ".." && line != evalManifest && filepath.Base(line) == line &&
-			(strings.HasSuffix(line, ".png") || line == "report.md") {
-			names = append(names, line)
-		}
-	}
-	return names
-}
-
-// writeEvalManifest records names as what eval wrote into dir.
-func writeEvalManifest(dir string, names []string) error {
-	return writeOutput("out", filepath.Join(dir, evalManifest), func(w io.Writer) error {
-		_, err := io.WriteString(w, strings.Join(names, "\n")+"\n")
-		return err
-	})
+	return set.WriteList(w)
 }

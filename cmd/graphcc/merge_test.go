@@ -6,6 +6,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"graphcc/experiment"
 )
 
 // TestEvalShard: a shard's run and the merge of the shards write what the
@@ -24,7 +26,7 @@ func TestEvalShard(t *testing.T) {
 	if merged != whole {
 		t.Errorf("merge printed\n%s\nwant eval's\n%s", merged, whole)
 	}
-	for _, name := range []string{"report.md", "tiny.png", evalManifest} {
+	for _, name := range []string{"report.md", "tiny.png", experiment.ManifestFile} {
 		a, errA := os.ReadFile(filepath.Join(dir, "whole", name))
 		b, errB := os.ReadFile(filepath.Join(dir, "merged", name))
 		if errA != nil || errB != nil || string(a) != string(b) {

@@ -11,7 +11,6 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
-	"text/tabwriter"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -642,7 +641,7 @@ func (r *testbedRun) one(ctx context.Context, name string, w controller.Workload
 		}
 	}
 	fmt.Fprintf(r.out, "## %s\n\n", name)
-	if err := res.Summary.WriteTable(r.out); err != nil {
+	if err := res.Summary.WriteText(r.out); err != nil {
 		return nil, err
 	}
 	if o.compareSim {
@@ -758,15 +757,7 @@ func newTestbedStatusCmd() *cobra.Command {
 			if err := json.Unmarshal(b, &last); err != nil {
 				return fmt.Errorf("%s: %w", testbedLastFile, err)
 			}
-			fmt.Fprintf(out, "\nlast control step: policy %s at %.0f us of fabric time (%s)\n",
-				last.Policy, last.FabricUS, last.Written.Local().Format(time.DateTime))
-			tw := tabwriter.NewWriter(out, 0, 0, 2, ' ', tabwriter.AlignRight)
-			fmt.Fprintln(tw, "port\tlink\tkmin KB\tkmax KB\tpmax\tutil\tmarking\tqueue KB\t")
-			for _, p := range last.Ports {
-				fmt.Fprintf(tw, "%d\t%s->%s\t%g\t%g\t%g\t%.3f\t%.3f\t%.1f\t\n", p.Port, p.Src, p.Dst,
-					float64(p.KMin)/control.KB, float64(p.KMax)/control.KB, p.PMax, p.Utilization, p.MarkingRate, p.QueueFeature/1000)
-			}
-			return tw.Flush()
+			return last.WriteText(out)
 		},
 	}
 	l.add(cmd.Flags())
