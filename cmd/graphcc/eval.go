@@ -17,7 +17,7 @@ import (
 
 	"graphcc/control"
 	"graphcc/experiment"
-	"graphcc/experiment/report"
+	"graphcc/internal/progress"
 	"graphcc/internal/version"
 	"graphcc/policy"
 	"graphcc/replay"
@@ -267,11 +267,11 @@ func (o *evalOpts) run(ctx context.Context, cmd *cobra.Command, log *slog.Logger
 	}
 	total := len(c.Scenarios) * len(c.Policies) * len(c.Seeds)
 	log.Info("evaluating", "scenarios", len(c.Scenarios), "policies", len(c.Policies), "seeds", len(c.Seeds), "runs", total)
-	bar := newMeter(cmd.ErrOrStderr(), "eval", "runs", total)
-	c.Progress = func(done, _ int) { bar.step(done, "") }
+	bar := progress.NewMeter(cmd.ErrOrStderr(), "eval", "runs", total)
+	c.Progress = func(done, _ int) { bar.Step(done, "") }
 	start := time.Now()
 	rep, err := experiment.Evaluate(ctx, c)
-	bar.done()
+	bar.Done()
 	if err != nil {
 		return err
 	}
@@ -350,11 +350,11 @@ func (o *evalOpts) runShard(ctx context.Context, cmd *cobra.Command, c experimen
 	}
 	total := len(shard.Units(len(c.Scenarios) * len(c.Policies) * len(c.Seeds)))
 	log.Info("evaluating a shard", "shard", shard.String(), "runs", total)
-	bar := newMeter(cmd.ErrOrStderr(), "eval "+shard.String(), "runs", total)
-	c.Progress = func(done, _ int) { bar.step(done, "") }
+	bar := progress.NewMeter(cmd.ErrOrStderr(), "eval "+shard.String(), "runs", total)
+	c.Progress = func(done, _ int) { bar.Step(done, "") }
 	start := time.Now()
 	part, err := experiment.EvaluatePart(ctx, c, shard)
-	bar.done()
+	bar.Done()
 	if err != nil {
 		return err
 	}

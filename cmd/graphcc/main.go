@@ -15,7 +15,6 @@ package main
 import (
 	"context"
 	"fmt"
-	"io"
 	"log/slog"
 	"os"
 	"os/signal"
@@ -23,6 +22,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"graphcc/internal/clilog"
 	"graphcc/internal/version"
 	"graphcc/scenario"
 )
@@ -86,7 +86,7 @@ load with a 16:1 incast every 1 ms, for 25 ms of arrivals.`,
 	root.PersistentFlags().StringVar(&o.logLevel, "log-level", "warn", "log level on stderr: debug, info, warn or error")
 	logger := func(cmd *cobra.Command) *slog.Logger {
 		lvl, _ := parseLogLevel(o.logLevel) // validated in PersistentPreRunE
-		return newLogger(cmd.ErrOrStderr(), lvl)
+		return clilog.New(cmd.ErrOrStderr(), lvl)
 	}
 	root.AddCommand(
 		newGenCmd(logger, lookup),
@@ -109,10 +109,6 @@ func parseLogLevel(s string) (slog.Level, error) {
 		return 0, fmt.Errorf("--log-level %s: want debug, info, warn or error", s)
 	}
 	return l, nil
-}
-
-func newLogger(w io.Writer, lvl slog.Level) *slog.Logger {
-	return slog.New(newLineHandler(w, lvl))
 }
 
 func newVersionCmd() *cobra.Command {

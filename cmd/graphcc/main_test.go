@@ -11,7 +11,6 @@ import (
 	"slices"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
@@ -365,53 +364,9 @@ func TestVersion(t *testing.T) {
 	}
 }
 
-// TestProgressOffTerminal: on a stderr that is not a terminal there is no
-// bar; eval and train report a line per finished item, a simulation one
-// line at its end if it was long (and none if it failed), and commands
-// name the files they wrote.
-func TestProgressOffTerminal(t *testing.T) {
+// TestOutputsReported: commands name the files they wrote.
+func TestOutputsReported(t *testing.T) {
 	var buf bytes.Buffer
-	p := newProgress(&buf, 10, 0)
-	p.update(2_000_000_000, 10, 10)
-	p.done(true, 2_000_000_000, 10)
-	if buf.Len() != 0 {
-		t.Errorf("a short simulation printed %q", buf.String())
-	}
-	for _, tc := range []struct {
-		ok   bool
-		want string
-	}{
-		{true, "graphcc: sim: 10 of 10 flows finished by 2.000 ms simulated, 3s\n"},
-		{false, ""},
-	} {
-		buf.Reset()
-		p := newProgress(&buf, 10, 0)
-		p.start = p.start.Add(-3 * time.Second)
-		p.update(1_000_000_000, 9, 10)
-		p.done(tc.ok, 2_000_000_000, 10)
-		if got := buf.String(); got != tc.want {
-			t.Errorf("long simulation (ok %v) printed %q, want %q", tc.ok, got, tc.want)
-		}
-	}
-	if newProgress(&buf, 0, 0).callback() != nil {
-		t.Error("a run of no flows has a progress callback")
-	}
-
-	buf.Reset()
-	m := newMeter(&buf, "eval", "runs", 3)
-	m.step(1, "")
-	m.step(1, "") // no new run finished
-	m.step(3, "last one")
-	m.done()
-	want := "graphcc: eval: 1 of 3 runs done, 0s\ngraphcc: eval: 3 of 3 runs done, 0s: last one\n"
-	if buf.String() != want {
-		t.Errorf("meter printed %q, want %q", buf.String(), want)
-	}
-	if newMeter(&buf, "eval", "runs", 0) != nil {
-		t.Error("a meter of nothing")
-	}
-
-	buf.Reset()
 	var o outputs
 	o.report(&buf)
 	o.add("a.fct")

@@ -11,7 +11,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"graphcc/experiment"
-	"graphcc/experiment/tune"
+	"graphcc/internal/progress"
 	"graphcc/internal/version"
 )
 
@@ -97,14 +97,14 @@ func (o *mergeOpts) runTune(ctx context.Context, cmd *cobra.Command, parts []*ex
 	if err != nil {
 		return fmt.Errorf("%s: %w", parts[0].Name(), err)
 	}
-	bar := newMeter(cmd.ErrOrStderr(), "tune", "rounds", c.Rounds())
+	bar := progress.NewMeter(cmd.ErrOrStderr(), "tune", "rounds", c.Rounds())
 	done := 0
 	start := time.Now()
 	res, err := tune.Merge(ctx, parts, build, tune.MergeOptions{Workers: o.workers, Progress: func(r tune.Round) {
 		done++
-		bar.step(done, fmt.Sprintf("%s, %d settings run; best %s, mean slowdown %.3f", r.Name, r.Settings, r.Best, r.Score))
+		bar.Step(done, fmt.Sprintf("%s, %d settings run; best %s, mean slowdown %.3f", r.Name, r.Settings, r.Best, r.Score))
 	}})
-	bar.done()
+	bar.Done()
 	if err != nil {
 		return err
 	}

@@ -17,6 +17,7 @@ import (
 	"graphcc/control"
 	"graphcc/gnn"
 	"graphcc/internal/fileio"
+	"graphcc/internal/progress"
 	"graphcc/metrics"
 	"graphcc/policy"
 	"graphcc/replay"
@@ -355,17 +356,17 @@ func (o *simOpts) run(ctx context.Context, cmd *cobra.Command, log *slog.Logger)
 	)
 	runIt := func(telemetry io.Writer) error {
 		cfg.Trace = telemetry
-		bar := newProgress(cmd.ErrOrStderr(), len(cfg.Flows), trace.FirstStart(cfg.Flows))
-		cfg.Progress = bar.callback()
+		bar := progress.NewSim(cmd.ErrOrStderr(), len(cfg.Flows), trace.FirstStart(cfg.Flows))
+		cfg.Progress = bar.Callback()
 		run := simulate
 		if o.runFn != nil {
 			run = o.runFn
 		}
 		res, simErr = run(ctx, cfg)
 		if simErr != nil {
-			bar.done(false, 0, 0)
+			bar.Done(false, 0, 0)
 		} else {
-			bar.done(true, res.End, res.Summary.Completed)
+			bar.Done(true, res.End, res.Summary.Completed)
 		}
 		return simErr
 	}

@@ -21,7 +21,7 @@ import (
 	"graphcc/experiment"
 	"graphcc/gnn"
 	"graphcc/internal/fileio"
-	"graphcc/learn"
+	"graphcc/internal/progress"
 	"graphcc/policy"
 	"graphcc/scenario"
 	"graphcc/topo"
@@ -214,15 +214,15 @@ func (o *trainOpts) run(ctx context.Context, cmd *cobra.Command, log *slog.Logge
 			return nil
 		}
 	}
-	bar := newMeter(cmd.ErrOrStderr(), "train", "episodes", c.Episodes)
-	c.Progress = func(st learn.EpisodeStats) {
-		bar.step(st.Episode, fmt.Sprintf("epsilon %.2f, mean reward %.4f, loss %.4f", st.Epsilon, st.MeanReward, st.Loss))
+	bar := progress.NewMeter(cmd.ErrOrStderr(), "train", "episodes", c.Episodes)
+	c.Progress = func(st gnn.EpisodeStats) {
+		bar.Step(st.Episode, fmt.Sprintf("epsilon %.2f, mean reward %.4f, loss %.4f", st.Epsilon, st.MeanReward, st.Loss))
 		log.Info("round", "episode", st.Episode, "epsilon", st.Epsilon, "reward", st.MeanReward, "loss", st.Loss, "updates", st.Updates)
 	}
 	start := time.Now()
-	res, err := learn.Train(ctx, c)
-	bar.done()
-	if nu := (*learn.NoUpdatesError)(nil); errors.As(err, &nu) {
+	res, err := gnn.Train(ctx, c)
+	bar.Done()
+	if nu := (*gnn.NoUpdatesError)(nil); errors.As(err, &nu) {
 		return noUpdatesError(nu)
 	}
 	if err != nil {

@@ -14,6 +14,7 @@ import (
 	"graphcc/experiment"
 	"graphcc/experiment/tune"
 	"graphcc/gnn"
+	"graphcc/internal/progress"
 	"graphcc/scenario"
 	"graphcc/topo"
 )
@@ -192,15 +193,15 @@ func (o *tuneOpts) run(ctx context.Context, cmd *cobra.Command) error {
 	if err := checkOutputs("json", o.jsonOut); err != nil {
 		return err
 	}
-	bar := newMeter(cmd.ErrOrStderr(), "tune", "rounds", c.Rounds())
+	bar := progress.NewMeter(cmd.ErrOrStderr(), "tune", "rounds", c.Rounds())
 	done := 0
 	c.Progress = func(r tune.Round) {
 		done++
-		bar.step(done, fmt.Sprintf("%s, %d settings run; best %s, mean slowdown %.3f", r.Name, r.Settings, r.Best, r.Score))
+		bar.Step(done, fmt.Sprintf("%s, %d settings run; best %s, mean slowdown %.3f", r.Name, r.Settings, r.Best, r.Score))
 	}
 	start := time.Now()
-	res, err := tune.Search(ctx, c)
-	bar.done()
+	res, err := experiment.Tune(ctx, c)
+	bar.Done()
 	if err != nil {
 		return err
 	}
@@ -244,11 +245,11 @@ func (o *tuneOpts) runShard(ctx context.Context, cmd *cobra.Command, c tune.Conf
 	if err != nil {
 		return err
 	}
-	total := len(shard.Units(tune.GridSize(c.Grid))) * len(c.Scenarios) * len(c.Seeds)
-	bar := newMeter(cmd.ErrOrStderr(), "tune grid "+shard.String(), "runs", total)
-	c.RunProgress = func(done, _ int) { bar.step(done, "") }
-	part, err := tune.GridPart(ctx, c, shard)
-	bar.done()
+	total := len(shard.Units(experiment.GridSize(c.Grid))) * len(c.Scenarios) * len(c.Seeds)
+	bar := progress.NewMeter(cmd.ErrOrStderr(), "tune grid "+shard.String(), "runs", total)
+	c.RunProgress = func(done, _ int) { bar.Step(done, "") }
+	part, err := experiment.TuneGridPart(ctx, c, shard)
+	bar.Done()
 	if err != nil {
 		return err
 	}
