@@ -9,7 +9,6 @@ import (
 	"math"
 	"os"
 	"path/filepath"
-	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -452,17 +451,10 @@ func (o *trainOpts) validation(c *learn.Config, src trainSource) error {
 	return nil
 }
 
-// save writes the model of training c on sc (res, in wall time) with its
+// save writes the model of training c on src (res, in wall time) with its
 // metadata, and the curve, and says what it wrote on out.
-func (o *trainOpts) save(out io.Writer, c learn.Config, src trainSource, res *learn.Result, wall time.Duration) error {
-	meta := map[string]string{
-		"command":  "graphcc " + strings.Join(os.Args[1:], " "),
-		"scenario": src.name,
-		"seed":     fmt.Sprint(o.seed),
-		"episodes": fmt.Sprint(c.Episodes),
-		"reward":   c.Shape.String(),
-		"reward_q": fmt.Sprint(c.Features.RewardQueue),
-	}
+func (o *trainOpts) save(out io.Writer, c gnn.TrainConfig, src trainSource, res *gnn.TrainResult, wall time.Duration) error {
+	meta := map[string]string{"command": "graphcc " + strings.Join(os.Args[1:], " "), "scenario": src.name}
 	if o.scenarioFile.path != "" {
 		meta["scenario_file"] = o.scenarioFile.path
 		meta["scenario_summary"] = src.summary
@@ -470,42 +462,13 @@ func (o *trainOpts) save(out io.Writer, c learn.Config, src trainSource, res *le
 	if src.cur != nil {
 		meta["curriculum"] = strings.Join(src.cur.Names(), ",")
 	}
-	if c.Objective != learn.PortObjective {
-		meta["objective"] = c.Objective.String()
-	}
-	if c.Teacher != nil {
-		meta["teacher"] = c.TeacherName
-	}
-	if c.Hosts {
-		meta["hosts"] = "true"
-	}
 	if !c.HostTable.IsGrid() {
 		meta["host_actions"] = o.hostActions
 	}
 	if ck := c.Resume; ck != nil {
 		meta["resumed_from"] = fmt.Sprintf("%s after %d episodes", o.resume, ck.Episodes)
 	}
-	chosen, picked := res, ""
-	if res.Best != nil {
-		chosen = res.Best
-		v := math.NaN()
-		if i := slices.IndexFunc(res.Stats, func(s learn.EpisodeStats) bool { return s.Episode == res.BestEpisode }); i >= 0 {
-			v = res.Stats[i].Validation
-		}
-		picked = fmt.Sprintf("the weights after %d episodes, mean slowdown %.4f on validation seeds %v", res.BestEpisode, v, o.valSeeds)
-		if src.cur != nil {
-			picked = fmt.Sprintf("the weights after %d episodes, mean slowdown %.4f on validation seeds %v (the geometric mean over the curriculum's %d scenarios)",
-				res.BestEpisode, v, o.valSeeds, len(src.scenarios))
-		}
-		meta["validation"] = picked
-	}
-	var file *gnn.File
-	if c.Kind == "graphcc" {
-		file = chosen.Model.File(chosen.Model.ActionSet.TableID(), meta)
-	} else {
-		file = gnn.MLPNetsFile(chosen.ACC, chosen.ACCPorts, gnn.ActionTableID, meta)
-	}
-	if err := file.Save(o.out); err != nil {
+	if err := res.ModelFile(c, meta).Save(o.out); err != nil {
 		return fmt.Errorf("--model-out: %w", err)
 	}
 	wrote := o.out
@@ -518,20 +481,7 @@ func (o *trainOpts) save(out io.Writer, c learn.Config, src trainSource, res *le
 		}
 		wrote += ", " + o.curve + ", " + curvePNG(o.curve)
 	}
-	last := res.Stats[len(res.Stats)-1]
-	fmt.Fprintf(out, "trained %s on %s: %d episodes, %d updates in %s; last round: epsilon %.3f, mean reward %.4f, loss %.4f; wrote %s\n",
-		c.Kind, src.name, c.Episodes, last.Updates, wall.Round(time.Second), last.Epsilon, last.MeanReward, last.Loss, wrote)
-	if picked != "" {
-		fmt.Fprintf(out, "the model is %s\n", picked)
-	}
-	if !c.HostTable.IsGrid() {
-		var ps []string
-		for _, h := range c.HostTable.Profiles() {
-			ps = append(ps, gnn.FormatHostProfile(h))
-		}
-		fmt.Fprintf(out, "host actions %s: %d profiles: %s\n", o.hostActions, len(ps), strings.Join(ps, "; "))
-	}
-	return nil
+	return res.WriteSummary(out, c, src.name, o.hostActions, wrote, wall)
 }
 
 // noUpdatesError words a run without a learning update (gnn's e) in
