@@ -217,14 +217,8 @@ func (o *evalOpts) scenarioList(fs *pflag.FlagSet, params replay.Params) ([]scen
 	if err != nil {
 		return nil, err
 	}
-	for _, sc := range out {
-		f, err := sc.BaseFabric()
-		if err != nil {
-			return nil, fmt.Errorf("scenario %s: %w", sc.Name, err)
-		}
-		if err := o.hw.checkFabric(params, f); err != nil {
-			return nil, fmt.Errorf("%w (scenario %s)", err, sc.Name)
-		}
+	if err := o.hw.checkScenarios(params, out); err != nil {
+		return nil, err
 	}
 	return out, nil
 }

@@ -11,6 +11,7 @@ import (
 	"graphcc/dcqcn"
 	"graphcc/policy"
 	"graphcc/replay"
+	"graphcc/scenario"
 	"graphcc/topo"
 )
 
@@ -182,6 +183,21 @@ func (h *hwFlags) checkFabric(p replay.Params, f *topo.Fabric) error {
 	for _, n := range f.Hosts() {
 		if rate := f.Ports[f.HostPort(n)].Rate; p.DCQCN.MinRate > rate {
 			return fmt.Errorf("--dcqcn-min-rate-mbps %v: above host %s's line rate %s", h.minRateMbps, f.Nodes[n].Name, topo.FormatRate(rate))
+		}
+	}
+	return nil
+}
+
+// checkScenarios is checkFabric on the fabric of every scenario of scs
+// (before its random failures), naming the scenario.
+func (h *hwFlags) checkScenarios(p replay.Params, scs []scenario.Scenario) error {
+	for _, sc := range scs {
+		f, err := sc.BaseFabric()
+		if err != nil {
+			return fmt.Errorf("scenario %s: %w", sc.Name, err)
+		}
+		if err := h.checkFabric(p, f); err != nil {
+			return fmt.Errorf("%w (scenario %s)", err, sc.Name)
 		}
 	}
 	return nil

@@ -361,12 +361,8 @@ func (o *trainOpts) config(fs *pflag.FlagSet) (learn.Config, trainSource, error)
 	if c.HostTable, err = o.hostTable(c, src); err != nil {
 		return c, src, err
 	}
-	for _, sc := range src.scenarios {
-		if f, err := sc.BaseFabric(); err != nil {
-			return c, src, fmt.Errorf("scenario %s: %w", sc.Name, err)
-		} else if err := o.hw.checkFabric(c.Params, f); err != nil {
-			return c, src, err
-		}
+	if err := o.hw.checkScenarios(c.Params, src.scenarios); err != nil {
+		return c, src, err
 	}
 	if err := o.validation(&c, src); err != nil {
 		return c, src, err

@@ -161,14 +161,8 @@ func (o *tuneOpts) hardware(fs *pflag.FlagSet, c *experiment.TuneConfig) error {
 	if c.Interval, err = parseIntervalFlag(o.interval); err != nil {
 		return err
 	}
-	for _, sc := range c.Scenarios {
-		f, err := sc.BaseFabric()
-		if err != nil {
-			return fmt.Errorf("scenario %s: %w", sc.Name, err)
-		}
-		if err := o.hw.checkFabric(c.Params, f); err != nil {
-			return fmt.Errorf("%w (scenario %s)", err, sc.Name)
-		}
+	if err := o.hw.checkScenarios(c.Params, c.Scenarios); err != nil {
+		return err
 	}
 	if o.dcqcn {
 		if err := tune.HardwareDCQCN(c.Params).Params().Validate(); err != nil {
