@@ -9,7 +9,6 @@ import (
 	"math"
 	"os"
 	"slices"
-	"strings"
 
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
@@ -126,7 +125,7 @@ the fabric and traffic flags, read from --flows, or an eval scenario's
 outputs.
 
 Policies (--policy; --ecn is its old name):
-` + policySpecsHelp(false),
+` + policy.SpecsHelp(false),
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			return o.run(cmd.Context(), cmd, logger(cmd))
@@ -147,28 +146,6 @@ Policies (--policy; --ecn is its old name):
 	fs.StringVar(&o.interval, "interval", o.interval, "control and telemetry interval")
 	fs.StringVar(&o.until, "until", o.until, "stop this long after the first flow starts; 0 = when every flow has finished")
 	return cmd
-}
-
-// policySpecsHelp lists the forms of policy spec (policy.Specs) for a
-// command's help, without the simulator's ideal if controlOnly.
-func policySpecsHelp(controlOnly bool) string {
-	var b strings.Builder
-	for _, s := range policy.Specs() {
-		if controlOnly && s.SimulatorOnly {
-			continue
-		}
-		b.WriteString("  " + s.Usage + "\n")
-		line := "     "
-		for _, w := range strings.Fields(s.Help) {
-			if len(line)+1+len(w) > 78 {
-				b.WriteString(line + "\n")
-				line = "     "
-			}
-			line += " " + w
-		}
-		b.WriteString(line + "\n")
-	}
-	return strings.TrimSuffix(b.String(), "\n")
 }
 
 // simRun is what the flags of sim build beside the simulator's config:

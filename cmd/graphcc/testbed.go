@@ -320,7 +320,7 @@ every output file gets the policy's name before its extension.
 docs/cli.md and docs/testbed.md have the details.
 
 Policies (--policies, comma-separated or repeated; --ecn is its old name):
-` + policySpecsHelp(true),
+` + policy.SpecsHelp(true),
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			return o.run(cmd.Context(), cmd, logger(cmd))
