@@ -1,12 +1,15 @@
 // Package controller runs the live control loop and workloads on a
 // testbed lab: every control interval it reads the telemetry of every port
 // from the switches, lets a policy decide, and writes the changed ECN
-// settings back (RunLoop), while hostgen's senders and receivers in the
-// lab's hosts play a trace of flows (RunWorkload). RunPolicies plays one
-// trace under several policies in turn on one lab, each run from a fresh
-// pipeline on queue pairs of its own. A StepRecorder keeps the last control
+// settings back (RunLoop: LoopConfig, LoopStats; the policies see the
+// nominal interval), while hostgen's senders and receivers in the lab's
+// hosts play a trace of flows (RunWorkload: WorkloadConfig,
+// WorkloadResult). RunPolicies plays one trace under several policies in
+// turn on one lab, each run from a fresh pipeline on queue pairs of its
+// own. With per-switch agents (Agents, AgentStart, AgentStats) the loop
+// shadows them on a TimedFabric. A StepRecorder keeps the last control
 // step of a run in the lab's directory (LastStepFile) for a status display
-// (LastStep.WriteText); TestbedSummary.WriteText prints a run's summary.
+// (LastStep.WriteText).
 //
 // A run's summary is a TestbedSummary (Summarize builds it from a
 // RunRecord): the simulator's keys that the testbed measures, each with

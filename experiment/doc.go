@@ -1,25 +1,53 @@
-// Package experiment runs graphcc's evaluations: every policy on every
-// scenario at every seed, on the same traces, in parallel, and the report
-// (Markdown and JSON) of slowdowns, throughput and queues with ratios to a
-// reference policy and their 95 % intervals, and its figures (one PNG per
-// scenario, a paper column wide). Beside the reference, an evaluation may
-// measure every policy against yardsticks (Config.Yardsticks: static, the
-// per-scenario tuned constant tuned:DIR, the global tuned constant
-// tuned:FILE, ideal): per scenario the ratios to each with intervals, their
-// geometric means over the scenarios, the worst scenario and those where a
-// policy is above a yardstick, which issue 23's targets check. A Go program gets the same report and
-// figures as graphcc eval does: Evaluate(ctx, Config{...}), then
-// Report.WriteMarkdown, WriteJSON and WriteFigures, or Report.WriteDir,
-// which writes the report and figures into a directory and removes the
-// figures of an earlier report there (ManifestFile).
+// Package experiment is graphcc's evaluation harness: it runs every
+// policy on every scenario at every seed, on the same traces, in
+// parallel, and returns the Report of slowdowns, throughput and queues
+// with ratios to a reference policy and their 95 % intervals. Package
+// experiment/report renders a Report (Markdown, JSON, figures); package
+// experiment/tune searches fixed configurations through Evaluate.
 //
 // # Evaluation
 //
-// Tune searches the fixed switch ECN settings of one scenario for the one
-// of lowest mean FCT slowdown (graphcc tune): a grid, refinement around
-// the leaders, selection on validation seeds and a confirmation on
-// others against static and the paper grid's best, every round run
-// through Evaluate; TuneResult.WriteSummary prints the winner.
+//   - Evaluate runs an evaluation (Config: scenarios, policies, seeds,
+//     the simulated hardware, the reference, yardsticks, rewards) and
+//     returns its Report.
+//   - Report, ScenarioResult, PolicyResult, BinRatios and YardstickRatios
+//     are its result: per scenario and policy the merged Summary, the
+//     slowdown per flow-size bin and per phase, the ratios to the
+//     reference with intervals and their geometric means over the
+//     scenarios. Report.RefIndex, NormalizedMeanSlowdown,
+//     GeoMeanSlowdown, GeoMeanRatio, WorstVsYardstick and AboveYardstick
+//     read it.
+//   - Beside the reference, every policy is measured against yardsticks
+//     (Config.Yardsticks: static, tuned:DIR, tuned:FILE, ideal): per
+//     scenario its ratios to each, their geometric means, the worst
+//     scenario and those where it is above one, which issue 23's targets
+//     check.
+//
+// # Seeds and rewards
+//
+//   - EvalSeeds are the evaluation's seeds, 1001 to 1010: no training or
+//     model selection may use them (CheckTrainingSeeds).
+//   - ParseSeeds and FormatSeeds read and write lists and ranges of
+//     seeds ("1001-1010,2001"); MaxSeedRange bounds a range.
+//   - ParseRewards reads the rewards an evaluation scores every run under
+//     (NamedReward); DefaultRewards names the default ones.
+//
+// # Sharded evaluations
+//
+// An evaluation's units (a policy on a scenario at a seed) split into
+// shards that run apart (graphcc eval --shard) and merge into the report
+// Evaluate of the whole writes:
+//
+//   - Shard is one shard of N (ParseShard reads I/N or ENV/N, ShardEnv
+//     the variables ENV may name); MaxShards bounds N.
+//   - EvaluatePart runs one shard and returns its Part; WritePart writes
+//     its file (PartFormat, docs/formats.md), OpenPart reads its header
+//     and PartReader.Next its units one at a time.
+//   - Merge puts every shard's part together into the Report. CheckParts
+//     and Fingerprint are what a sharded search (experiment/tune, parts
+//     of kind PartTuneGrid) shares of it.
+//
+// # The testbed's simulator
 //
 // Beside the testbed (package controller, which does not import the
 // simulator), it runs the simulator that stands for the testbed
@@ -27,10 +55,9 @@
 // two side by side (WriteTestbedComparison). WriteCurvePNG draws a
 // training run's curve.
 //
-// The files by job: eval.go the harness (Evaluate), report.go the report's
-// types, markdown.go and json.go its two forms, figure.go and figstyle.go
-// the figures, yardstick.go the ratios to the yardsticks and their part
-// of both forms, seeds.go and rewards.go the seed and reward grammars,
-// testbed.go the testbed comparison, tune.go the search (Tune),
-// tune_summary.go its summary, report_dir.go a report's directory.
+// The files by job: eval.go the harness (Evaluate), report.go the
+// report's types, yardstick.go and phases.go the ratios to the yardsticks
+// and by phase, seeds.go and rewards.go the seed and reward grammars,
+// shard.go, part.go, partfile.go and merge.go the sharded evaluations,
+// testbed.go the testbed comparison, curve.go the training curve.
 package experiment

@@ -1,10 +1,9 @@
-// Package gnn holds graphcc's learning core: the GraphCC message-passing
-// Q-network, the per-agent MLP Q-network of the ACC baseline, the Adam
-// optimizer, the Huber loss and the model file format; the action tables
-// of ECN settings (ActionSet: the paper's, the extended one and the rpc one; Action, and
-// MaxKMax, the deepest queue any may ask for);
-// the trainer and its training curve (WriteCurve), and a run's model file
-// and summary (TrainResult.ModelFile, WriteSummary).
+// Package gnn holds graphcc's networks and the policies that run them: the
+// GraphCC message-passing Q-network, the per-agent MLP Q-networks of the ACC
+// baseline, their fast inference, the features they read, the action tables
+// they choose from, the model file format, and the GraphCC and ACC
+// policies, central and decomposed into per-switch agents. Training them is
+// package learn's job.
 //
 // # Networks
 //

@@ -17,6 +17,7 @@ import (
 
 	"graphcc/control"
 	"graphcc/experiment"
+	"graphcc/experiment/report"
 	"graphcc/internal/progress"
 	"graphcc/internal/version"
 	"graphcc/policy"
@@ -291,12 +292,12 @@ func checkReportOutputs(out, jsonOut string) error {
 // printReport writes rep as eval does, into out (and jsonOut unless ""),
 // prints its Markdown on stdout and the files written on stderr.
 func printReport(cmd *cobra.Command, rep *experiment.Report, out, jsonOut string, log *slog.Logger) error {
-	written, err := rep.WriteDir(out, log)
+	written, err := report.WriteDir(out, rep, log)
 	if err != nil {
 		return fmt.Errorf("--out: %w", err)
 	}
 	if jsonOut != "" {
-		if err := writeOutput("json", jsonOut, rep.WriteJSON); err != nil {
+		if err := writeOutput("json", jsonOut, func(w io.Writer) error { return report.WriteJSON(w, rep) }); err != nil {
 			return err
 		}
 	}

@@ -14,7 +14,7 @@ import (
 	"strings"
 	"testing"
 
-	"graphcc/experiment"
+	"graphcc/experiment/report"
 	"graphcc/metrics"
 	"graphcc/scenario"
 	"graphcc/topo"
@@ -69,7 +69,7 @@ func TestEvalTiny(t *testing.T) {
 		}
 	}
 	if entries, _ := os.ReadDir(out); len(entries) != 4 {
-		t.Errorf("--out holds %v, want the two figures, report.md and %s", entries, experiment.ManifestFile)
+		t.Errorf("--out holds %v, want the two figures, report.md and %s", entries, report.ManifestFile)
 	}
 
 	m, data := readEvalJSON(t, js)
@@ -467,14 +467,14 @@ func TestEvalOutRemovesStaleFigures(t *testing.T) {
 		return n
 	}
 	run(t, "eval", "--scenarios", "tiny,tiny2", "--policies", "static", "--seeds", "5", "--out", out)
-	if got, want := names(), []string{experiment.ManifestFile, "notes.png", "report.md", "tiny.png", "tiny2.png"}; !slices.Equal(got, want) {
+	if got, want := names(), []string{report.ManifestFile, "notes.png", "report.md", "tiny.png", "tiny2.png"}; !slices.Equal(got, want) {
 		t.Fatalf("after the first eval --out holds %v, want %v", got, want)
 	}
 	run(t, "eval", "--scenarios", "tiny", "--policies", "static", "--seeds", "5", "--out", out)
-	if got, want := names(), []string{experiment.ManifestFile, "notes.png", "report.md", "tiny.png"}; !slices.Equal(got, want) {
+	if got, want := names(), []string{report.ManifestFile, "notes.png", "report.md", "tiny.png"}; !slices.Equal(got, want) {
 		t.Errorf("after the second eval --out holds %v, want %v", got, want)
 	}
-	if b, err := os.ReadFile(filepath.Join(out, experiment.ManifestFile)); err != nil || string(b) != "report.md\ntiny.png\n" {
+	if b, err := os.ReadFile(filepath.Join(out, report.ManifestFile)); err != nil || string(b) != "report.md\ntiny.png\n" {
 		t.Errorf("manifest %q, %v", b, err)
 	}
 }

@@ -11,6 +11,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"graphcc/experiment"
+	"graphcc/experiment/tune"
 	"graphcc/internal/progress"
 	"graphcc/internal/version"
 )

@@ -7,7 +7,7 @@ import (
 	"strings"
 	"testing"
 
-	"graphcc/experiment"
+	"graphcc/experiment/report"
 )
 
 // TestEvalShard: a shard's run and the merge of the shards write what the
@@ -26,7 +26,7 @@ func TestEvalShard(t *testing.T) {
 	if merged != whole {
 		t.Errorf("merge printed\n%s\nwant eval's\n%s", merged, whole)
 	}
-	for _, name := range []string{"report.md", "tiny.png", experiment.ManifestFile} {
+	for _, name := range []string{"report.md", "tiny.png", report.ManifestFile} {
 		a, errA := os.ReadFile(filepath.Join(dir, "whole", name))
 		b, errB := os.ReadFile(filepath.Join(dir, "merged", name))
 		if errA != nil || errB != nil || string(a) != string(b) {

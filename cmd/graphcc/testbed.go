@@ -641,7 +641,7 @@ func (r *testbedRun) one(ctx context.Context, name string, w controller.Workload
 		}
 	}
 	fmt.Fprintf(r.out, "## %s\n\n", name)
-	if err := res.Summary.WriteText(r.out); err != nil {
+	if err := res.Summary.WriteTable(r.out); err != nil {
 		return nil, err
 	}
 	if o.compareSim {

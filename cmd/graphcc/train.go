@@ -21,6 +21,7 @@ import (
 	"graphcc/gnn"
 	"graphcc/internal/fileio"
 	"graphcc/internal/progress"
+	"graphcc/learn"
 	"graphcc/policy"
 	"graphcc/scenario"
 	"graphcc/topo"
@@ -51,7 +52,7 @@ type trainOpts struct {
 }
 
 func newTrainCmd(logger loggerFunc, lookup lookupFunc) *cobra.Command {
-	o := trainOpts{scenarioFile: scenarioFileFlag{lookup: lookup}, scenario: scenario.Default().Name, kind: "graphcc", features: gnn.FeaturesPaper.String(), actions: gnn.ActionsPaper.String(), hostActions: "grid", c: gnn.DefaultTrainConfig(), reward: "convex", seed: 1, hw: defaultHW(), ckEvery: 25, valEvery: 10, objective: "port"}
+	o := trainOpts{scenarioFile: scenarioFileFlag{lookup: lookup}, scenario: scenario.Default().Name, kind: "graphcc", features: gnn.FeaturesPaper.String(), actions: gnn.ActionsPaper.String(), hostActions: "grid", c: learn.DefaultConfig(), reward: "convex", seed: 1, hw: defaultHW(), ckEvery: 25, valEvery: 10, objective: "port"}
 	cmd := &cobra.Command{
 		Use: "train --model-out MODEL [flags]",
 		Example: `  graphcc train --model-out my.model --curve curve.csv   # 200 episodes on fb60-incast
@@ -107,7 +108,7 @@ func (o *trainOpts) addFlags(fs *pflag.FlagSet) {
 	fs.StringVar(&o.actions, "actions", o.actions, "the settings GraphCC's agents choose among, recorded in the model file: paper (kmin 2-32 KB, kmax 16-256 KB: the paper's), extended (kmin 0-64 KB, kmax 4-512 KB, the same 120 in number; docs/learning.md) or rpc (extended with a 1 KB kmax and kmin 128 KB in place of 64 KB, the shipped model's)")
 	fs.StringVar(&o.hostActions, "host-actions", o.hostActions, "with --hosts, the DCQCN constants the host head chooses among, recorded in the model file: grid (16: timer 300,55 µs × alpha 1,55 µs × AI 5,20 Mbps × (decrease, HAI) (4 µs, 50 Mbps),(2 µs, 25 Mbps)) or tuned:DIR (tuned:FILE: one result): the hardware's constants (the --dcqcn-* flags', HPCC's preset 300,1,4,5,50 by default), then every distinct +dcqcn: constant (or sched: step's) among the best_policy of the tune results DIR/NAME.json of the scenarios trained on (what a tuned:DIR teacher gives them), in name order (docs/learning.md, \"Hosts as agents\")")
 	fs.IntVar(&o.c.Episodes, "episodes", o.c.Episodes, fmt.Sprintf("episodes to simulate: at least %d with the default --warmup (learning starts after --warmup transitions, at most %d per episode)",
-		gnn.DefaultTrainConfig().MinEpisodes(), gnn.DefaultTrainConfig().EpisodeTransitions()))
+		learn.DefaultConfig().MinEpisodes(), learn.DefaultConfig().EpisodeTransitions()))
 	fs.Uint64Var(&o.seed, "seed", o.seed, "seed of the weights, the episode traces, exploration and minibatches")
 	fs.IntVar(&o.c.Workers, "workers", 0, "episodes simulated in parallel and goroutines per minibatch (0 = GOMAXPROCS); part of what makes a run reproducible")
 	fs.StringVar(&o.reward, "reward", o.reward, "shape of the reward's queue term: linear (1-x), convex ((1-x)^2) or concave (1-x^2)")
@@ -214,14 +215,14 @@ func (o *trainOpts) run(ctx context.Context, cmd *cobra.Command, log *slog.Logge
 		}
 	}
 	bar := progress.NewMeter(cmd.ErrOrStderr(), "train", "episodes", c.Episodes)
-	c.Progress = func(st gnn.EpisodeStats) {
+	c.Progress = func(st learn.EpisodeStats) {
 		bar.Step(st.Episode, fmt.Sprintf("epsilon %.2f, mean reward %.4f, loss %.4f", st.Epsilon, st.MeanReward, st.Loss))
 		log.Info("round", "episode", st.Episode, "epsilon", st.Epsilon, "reward", st.MeanReward, "loss", st.Loss, "updates", st.Updates)
 	}
 	start := time.Now()
-	res, err := gnn.Train(ctx, c)
+	res, err := learn.Train(ctx, c)
 	bar.Done()
-	if nu := (*gnn.NoUpdatesError)(nil); errors.As(err, &nu) {
+	if nu := (*learn.NoUpdatesError)(nil); errors.As(err, &nu) {
 		return noUpdatesError(nu)
 	}
 	if err != nil {
@@ -449,7 +450,7 @@ func (o *trainOpts) validation(c *learn.Config, src trainSource) error {
 
 // save writes the model of training c on src (res, in wall time) with its
 // metadata, and the curve, and says what it wrote on out.
-func (o *trainOpts) save(out io.Writer, c gnn.TrainConfig, src trainSource, res *gnn.TrainResult, wall time.Duration) error {
+func (o *trainOpts) save(out io.Writer, c learn.Config, src trainSource, res *learn.Result, wall time.Duration) error {
 	meta := map[string]string{"command": "graphcc " + strings.Join(os.Args[1:], " "), "scenario": src.name}
 	if o.scenarioFile.path != "" {
 		meta["scenario_file"] = o.scenarioFile.path

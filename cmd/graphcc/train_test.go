@@ -97,7 +97,7 @@ func TestTrainBadFlags(t *testing.T) {
 		{[]string{"--scenario", "tiny", "--model-out", filepath.Join(dir, "nodir", "m")}, "--model-out"},
 		{[]string{"--scenario", "tiny", "--model-out", filepath.Join(dir, "m"), "--kmin-kb", "10"}, "--kmin-kb"},
 		{[]string{"--scenario", "tiny", "--model-out", filepath.Join(dir, "m"), "--window", "-5"}, "--window"},
-		{[]string{"--scenario", "tiny", "--model-out", filepath.Join(dir, "m"), "--objective", "fct"}, `--objective: gnn: unknown objective "fct" (want port, flows, paths or imitate)`},
+		{[]string{"--scenario", "tiny", "--model-out", filepath.Join(dir, "m"), "--objective", "fct"}, `--objective: learn: unknown objective "fct" (want port, flows, paths or imitate)`},
 		{[]string{"--scenario", "tiny", "--model-out", filepath.Join(dir, "m"), "--features", "rpc"}, `--features: gnn: unknown feature set "rpc" (want paper or flowmix)`},
 		{[]string{"--scenario", "tiny", "--model-out", filepath.Join(dir, "m"), "--kind", "acc", "--features", "flowmix"}, "--features flowmix: only --kind graphcc takes a feature set"},
 		{[]string{"--scenario", "tiny", "--model-out", filepath.Join(dir, "m"), "--kind", "acc", "--hosts"}, "--hosts: only --kind graphcc has a host head"},
@@ -180,7 +180,7 @@ func TestTrainCheckpointResume(t *testing.T) {
 
 	ck := filepath.Join(dir, "run.ckpt")
 	run(t, append([]string{"train", "--model-out", filepath.Join(dir, "first.model"), "--checkpoint", ck, "--checkpoint-every", "4"}, small...)...)
-	st, err := gnn.LoadCheckpoint(ck)
+	st, err := learn.LoadCheckpoint(ck)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -42,11 +42,11 @@ func newTuneCmd(lookup lookupFunc) *cobra.Command {
 	o := tuneOpts{
 		scenarioFile: scenarioFileFlag{lookup: lookup},
 		scenario:     scenario.Default().Name,
-		seeds:        experiment.DefaultTuneSeeds(),
-		confirm:      experiment.DefaultConfirmSeeds(),
+		seeds:        tune.DefaultSeeds(),
+		confirm:      tune.DefaultConfirmSeeds(),
 		grid:         "extended",
-		refine:       experiment.DefaultTuneRefine,
-		top:          experiment.DefaultTuneTop,
+		refine:       tune.DefaultRefine,
+		top:          tune.DefaultTop,
 		hw:           defaultHW(),
 		interval:     topo.FormatDuration(control.DefaultInterval),
 	}
@@ -89,8 +89,8 @@ describes the rounds, the hardware flags and sharding.`,
 }
 
 // config builds the search of the flags.
-func (o *tuneOpts) config(fs *pflag.FlagSet) (experiment.TuneConfig, error) {
-	var c experiment.TuneConfig
+func (o *tuneOpts) config(fs *pflag.FlagSet) (tune.Config, error) {
+	var c tune.Config
 	set, err := o.scenarioFile.load()
 	if err != nil {
 		return c, err
@@ -153,7 +153,7 @@ func (o *tuneOpts) config(fs *pflag.FlagSet) (experiment.TuneConfig, error) {
 // flags, refusing the ECN flags (tune searches the thresholds), a fabric
 // of c.Scenarios that cannot run the hardware, and with --dcqcn hosts'
 // constants that no +dcqcn: spec can start from.
-func (o *tuneOpts) hardware(fs *pflag.FlagSet, c *experiment.TuneConfig) error {
+func (o *tuneOpts) hardware(fs *pflag.FlagSet, c *tune.Config) error {
 	var err error
 	if c.Params, err = o.hw.params(); err != nil {
 		return err
@@ -194,7 +194,7 @@ func (o *tuneOpts) run(ctx context.Context, cmd *cobra.Command) error {
 		bar.Step(done, fmt.Sprintf("%s, %d settings run; best %s, mean slowdown %.3f", r.Name, r.Settings, r.Best, r.Score))
 	}
 	start := time.Now()
-	res, err := experiment.Tune(ctx, c)
+	res, err := tune.Search(ctx, c)
 	bar.Done()
 	if err != nil {
 		return err
@@ -239,10 +239,10 @@ func (o *tuneOpts) runShard(ctx context.Context, cmd *cobra.Command, c tune.Conf
 	if err != nil {
 		return err
 	}
-	total := len(shard.Units(experiment.GridSize(c.Grid))) * len(c.Scenarios) * len(c.Seeds)
+	total := len(shard.Units(tune.GridSize(c.Grid))) * len(c.Scenarios) * len(c.Seeds)
 	bar := progress.NewMeter(cmd.ErrOrStderr(), "tune grid "+shard.String(), "runs", total)
 	c.RunProgress = func(done, _ int) { bar.Step(done, "") }
-	part, err := experiment.TuneGridPart(ctx, c, shard)
+	part, err := tune.GridPart(ctx, c, shard)
 	bar.Done()
 	if err != nil {
 		return err

@@ -1,4 +1,4 @@
-package gnn
+package learn
 
 import (
 	"fmt"
@@ -8,6 +8,8 @@ import (
 	"slices"
 	"strings"
 	"time"
+
+	"graphcc/gnn"
 )
 
 // ModelFile returns the model file of training run c that gave r: the
@@ -16,7 +18,7 @@ import (
 // command line, the scenarios) and the run's own: seed, episodes, reward,
 // and when they are not the defaults the objective, teacher and host head,
 // and which weights validation picked (Picked).
-func (r *TrainResult) ModelFile(c TrainConfig, meta map[string]string) *File {
+func (r *Result) ModelFile(c Config, meta map[string]string) *gnn.File {
 	m := maps.Clone(meta)
 	if m == nil {
 		m = map[string]string{}
@@ -42,12 +44,12 @@ func (r *TrainResult) ModelFile(c TrainConfig, meta map[string]string) *File {
 	if c.Kind == "graphcc" {
 		return chosen.Model.File(chosen.Model.ActionSet.TableID(), m)
 	}
-	return MLPNetsFile(chosen.ACC, chosen.ACCPorts, ActionTableID, m)
+	return gnn.MLPNetsFile(chosen.ACC, chosen.ACCPorts, gnn.ActionTableID, m)
 }
 
 // Picked says which weights validation picked ("the weights after 40
 // episodes, mean slowdown …"), or "" for a run without validation.
-func (r *TrainResult) Picked(c TrainConfig) string {
+func (r *Result) Picked(c Config) string {
 	if r.Best == nil {
 		return ""
 	}
@@ -66,7 +68,7 @@ func (r *TrainResult) Picked(c TrainConfig) string {
 // (in wall time, its files wrote): the last round's figures, the weights
 // validation picked, and the host action table hostActions unless it is
 // the grid.
-func (r *TrainResult) WriteSummary(w io.Writer, c TrainConfig, scenario, hostActions, wrote string, wall time.Duration) error {
+func (r *Result) WriteSummary(w io.Writer, c Config, scenario, hostActions, wrote string, wall time.Duration) error {
 	last := r.Stats[len(r.Stats)-1]
 	fmt.Fprintf(w, "trained %s on %s: %d episodes, %d updates in %s; last round: epsilon %.3f, mean reward %.4f, loss %.4f; wrote %s\n",
 		c.Kind, scenario, c.Episodes, last.Updates, wall.Round(time.Second), last.Epsilon, last.MeanReward, last.Loss, wrote)
@@ -76,7 +78,7 @@ func (r *TrainResult) WriteSummary(w io.Writer, c TrainConfig, scenario, hostAct
 	if !c.HostTable.IsGrid() {
 		var ps []string
 		for _, h := range c.HostTable.Profiles() {
-			ps = append(ps, FormatHostProfile(h))
+			ps = append(ps, gnn.FormatHostProfile(h))
 		}
 		_, err := fmt.Fprintf(w, "host actions %s: %d profiles: %s\n", hostActions, len(ps), strings.Join(ps, "; "))
 		return err

@@ -1,4 +1,4 @@
-package experiment
+package report
 
 import (
 	"errors"
@@ -10,22 +10,23 @@ import (
 	"slices"
 	"strings"
 
+	"graphcc/experiment"
 	"graphcc/internal/fileio"
 )
 
-// WriteDir writes the report (report.md) and its figures into the
+// WriteDir writes the report rep (report.md) and its figures into the
 // directory out, creating it, removes the figures an earlier WriteDir left
 // there of scenarios not evaluated again, and returns the names of the
 // files it wrote in out. The manifest (ManifestFile) lists every file it
 // wrote there at every moment, so that a failure leaves none unlisted.
-func (rep *Report) WriteDir(out string, log *slog.Logger) ([]string, error) {
+func WriteDir(out string, rep *experiment.Report, log *slog.Logger) ([]string, error) {
 	if err := os.MkdirAll(out, 0o755); err != nil {
 		return nil, err
 	}
 	before := readManifest(out)
 	written := []string{"report.md"}
 	for i := range rep.Scenarios {
-		written = append(written, rep.FigureFile(i))
+		written = append(written, FigureFile(rep, i))
 	}
 	// First the old list and the new names together.
 	planned := slices.Clone(before)
@@ -37,10 +38,10 @@ func (rep *Report) WriteDir(out string, log *slog.Logger) ([]string, error) {
 	if err := writeManifest(out, planned); err != nil {
 		return nil, err
 	}
-	if _, err := rep.WriteFigures(out); err != nil {
+	if _, err := WriteFigures(out, rep); err != nil {
 		return nil, err
 	}
-	if err := fileio.WriteAtomic(filepath.Join(out, "report.md"), rep.WriteMarkdown); err != nil {
+	if err := fileio.WriteAtomic(filepath.Join(out, "report.md"), func(w io.Writer) error { return WriteMarkdown(w, rep) }); err != nil {
 		return nil, err
 	}
 	// Then the stale files go, and the list keeps any that would not.
