@@ -129,12 +129,12 @@ yardsticks: $(patsubst %,$(TUNED_DIR)/%.json,$(YARDSTICK_SCENARIOS)) $(TUNED_GLO
 $(TUNED_DIR)/%.json:
 	@mkdir -p $(TUNED_DIR)
 	$(MAKE) --no-print-directory build
-	$(BIN) tune --scenario $* $(TUNE_FLAGS) --out $@
+	$(BIN) tune --scenario $* $(TUNE_FLAGS) --json $@
 
 $(TUNED_GLOBAL): $(patsubst %,$(TUNED_DIR)/%.json,$(YARDSTICK_SCENARIOS))
 	@mkdir -p $(dir $(TUNED_GLOBAL))
 	$(MAKE) --no-print-directory build
-	$(BIN) tune --scenario all --grid paper --reuse $(TUNED_DIR) $(TUNE_FLAGS) --out $@
+	$(BIN) tune --scenario all --grid paper --reuse $(TUNED_DIR) $(TUNE_FLAGS) --json $@
 
 # The shipped model, embedded in the binary (docs/learning.md, "The shipped
 # model"): imitation, on the scenarios of CURRICULUM, of each one's best
@@ -153,13 +153,13 @@ space         := $(empty) $(empty)
 $(TEACHER_DIR)/%.json: $(TUNED_DIR)/%.json
 	@mkdir -p $(TEACHER_DIR)
 	$(MAKE) --no-print-directory build
-	$(BIN) tune --scenario $* --grid actions:rpc --refine 0 --reuse $(TUNED_DIR) $(TUNE_FLAGS) --out $@
+	$(BIN) tune --scenario $* --grid actions:rpc --refine 0 --reuse $(TUNED_DIR) $(TUNE_FLAGS) --json $@
 
 $(SHIPPED_MODEL): $(patsubst %,$(TEACHER_DIR)/%.json,$(CURRICULUM))
 	$(MAKE) --no-print-directory build
 	$(BIN) train --scenario $(subst $(space),$(comma),$(CURRICULUM)) --features flowmix --actions rpc \
 		--objective imitate --teacher tuned:$(TEACHER_DIR) --episodes 150 --seed 1 --workers 2 \
-		--validate-seeds 2001-2002 --validate-every 25 --out $@
+		--validate-seeds 2001-2002 --validate-every 25 --model-out $@
 
 # The host-head model kept beside the shipped one (docs/learning.md, "The
 # host-head model kept"): imitation of $(TEACHER_JOINT_DIR), the joint tunes
@@ -174,7 +174,7 @@ $(HOSTS_MODEL): $(wildcard $(TEACHER_JOINT_DIR)/*.json)
 	$(MAKE) --no-print-directory build
 	$(BIN) train --scenario $(HOSTS_CURRICULUM) --hosts --host-actions tuned:$(TEACHER_JOINT_DIR) \
 		--features flowmix --actions extended --objective imitate --teacher tuned:$(TEACHER_JOINT_DIR) \
-		--episodes 150 --seed 1 --workers 2 --validate-seeds 2001-2002 --validate-every 25 --out $@
+		--episodes 150 --seed 1 --workers 2 --validate-seeds 2001-2002 --validate-every 25 --model-out $@
 
 # The joint yardsticks, for models that set the hosts' DCQCN too: each
 # scenario's search with the hosts' reaction point (tune --dcqcn), started
@@ -194,9 +194,9 @@ $(TUNED_JOINT_DIR)/%.json: $(TUNED_DIR)/%.json
 	@mkdir -p $(TUNED_JOINT_DIR)
 	$(MAKE) --no-print-directory build
 	$(BIN) tune --scenario $* --dcqcn --reuse $(TUNED_DIR) \
-		--grid $(if $(filter $*,$(EXTENDED_GRID_SCENARIOS)),extended,paper) $(TUNE_FLAGS) --out $@
+		--grid $(if $(filter $*,$(EXTENDED_GRID_SCENARIOS)),extended,paper) $(TUNE_FLAGS) --json $@
 
 $(TUNED_JOINT_GLOBAL): $(patsubst %,$(TUNED_JOINT_DIR)/%.json,$(YARDSTICK_SCENARIOS))
 	@mkdir -p $(dir $(TUNED_JOINT_GLOBAL))
 	$(MAKE) --no-print-directory build
-	$(BIN) tune --scenario all --grid paper --dcqcn --reuse $(TUNED_JOINT_DIR) $(TUNE_FLAGS) --out $@
+	$(BIN) tune --scenario all --grid paper --dcqcn --reuse $(TUNED_JOINT_DIR) $(TUNE_FLAGS) --json $@

@@ -8,7 +8,8 @@
 // turn on one lab, each run from a fresh pipeline on queue pairs of its
 // own. With per-switch agents (Agents, AgentStart, AgentStats) the loop
 // shadows them on a TimedFabric. A StepRecorder keeps the last control
-// step of a run in the lab's directory (LastStepFile) for a status display.
+// step of a run in the lab's directory (LastStepFile) for a status display
+// (LastStep.WriteText).
 //
 // A run's summary is a TestbedSummary (Summarize builds it from a
 // RunRecord): the simulator's keys that the testbed measures, each with

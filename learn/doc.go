@@ -9,7 +9,9 @@
 // Train runs one training run of a Config (DefaultConfig is the paper's
 // settings) and returns its Result: the trained networks, the statistics
 // of every round (EpisodeStats) and, with validation (ValidateSet), the
-// best validated networks. NewTrainer and Trainer.Run are Train in two
+// best validated networks; Result.ModelFile is the model file a run
+// leaves (its metadata, the weights validation picked: Picked) and
+// Result.WriteSummary its closing lines. NewTrainer and Trainer.Run are Train in two
 // steps. A run that cannot reach, or did not reach, its first minibatch
 // update fails with a *NoUpdatesError wrapping ErrNoUpdates. The same
 // Config and seed give the same weights, bit for bit.

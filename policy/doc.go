@@ -12,5 +12,5 @@
 // result, DIR/<scenario>.json: the per-scenario tuned yardstick),
 // graphcc[:MODEL], acc[:MODEL], or ideal, the fabric's fair share without
 // queues (replay/ideal), which only the simulator runs. Parse turns a spec
-// into a Named policy; Specs lists the forms for help texts.
+// into a Named policy; Specs lists the forms for help texts (SpecsHelp).
 package policy

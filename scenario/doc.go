@@ -4,5 +4,5 @@
 // phases. It holds the built-in evaluation suite (the paper's scenarios
 // and three phased ones, one of them held out of training) and reads
 // scenario files (YAML; docs/formats.md, "Scenario files"). A Set resolves names through a scenario file first,
-// then the suite.
+// then the suite, and lists them (Set.WriteList).
 package scenario

@@ -121,7 +121,7 @@ func TestCLIGenSimCompare(t *testing.T) {
 	bin := graphccBinary(t)
 	dir := t.TempDir()
 	mustRun(t, bin, dir, "gen", "--leaves", "2", "--spines", "1", "--hosts-per-leaf", "2", "--incast-fanin", "3",
-		"--duration", "2ms", "--seed", "7", "--out", "flows.txt", "--topo-out", "topo.txt")
+		"--duration", "2ms", "--seed", "7", "--flows-out", "flows.txt", "--topo-out", "topo.txt")
 	for _, name := range []string{"a", "b"} {
 		out := mustRun(t, bin, dir, "sim", "--flows", "flows.txt", "--topo", "topo.txt", "--policy", "graphcc",
 			"--fct-out", name+".fct", "--summary-out", name+".json")
@@ -159,7 +159,7 @@ func TestCLIBadInput(t *testing.T) {
 	bin := graphccBinary(t)
 	dir := t.TempDir()
 	mustRun(t, bin, dir, "gen", "--leaves", "2", "--spines", "1", "--hosts-per-leaf", "2", "--no-incast",
-		"--duration", "1ms", "--out", "flows.txt", "--topo-out", "topo.txt")
+		"--duration", "1ms", "--flows-out", "flows.txt", "--topo-out", "topo.txt")
 	flows, err := os.ReadFile(filepath.Join(dir, "flows.txt"))
 	if err != nil {
 		t.Fatal(err)

@@ -109,7 +109,7 @@ func TestCLITuneShardMerge(t *testing.T) {
 	}
 	tune := []string{"tune", "--scenario-file", "mini.yaml", "--scenario", "mini", "--grid", "paper", "--refine", "1",
 		"--seeds", "2001-2002", "--confirm-seeds", "3001", "--workers", "2"}
-	mustRun(t, bin, dir, append(tune, "--out", "whole.json")...)
+	mustRun(t, bin, dir, append(tune, "--json", "whole.json")...)
 	for i := range 3 {
 		mustRun(t, bin, dir, append(tune, "--shard", strconv.Itoa(i)+"/3", "--json", "part-"+strconv.Itoa(i)+".json")...)
 	}

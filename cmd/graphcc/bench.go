@@ -41,17 +41,11 @@ func newBenchCmd(logger loggerFunc) *cobra.Command {
   graphcc bench --runs 5 --json b.json
   graphcc bench --sweep               # loads 0.4-0.9 and larger fabrics, a Markdown table`,
 		Short: "Time the simulator on the benchmark scenario",
-		Long: `bench times the simulator on the benchmark scenario: the GraphCC Clos with
-FB_Hadoop at 60 % load WITHOUT incasts, 25 ms of arrivals, seed 1, run until
-every flow finishes. The trace is generated once; each of --runs runs is timed
-alone (the simulator is single-threaded; GOMAXPROCS is left as it is). It
-prints flows, data packets sent (retransmissions included), events, events
-per wall second, simulated seconds per wall second, wall time (best and
-median) and the peak RSS (reset before each run where Linux allows it).
-
---sweep runs loads 0.4, 0.6, 0.8 and 0.9 on the default Clos (24 hosts) and
-load 0.6 on 96 hosts (8 leaves x 12 hosts, 4 spines) and 384 hosts (16 leaves
-x 24 hosts, 8 spines), and prints a Markdown table.`,
+		Long: `bench times the simulator on the benchmark scenario (the GraphCC Clos with
+FB_Hadoop at 60 % load without incasts, seed 1) and prints events per wall
+second, simulated seconds per wall second, wall time and peak RSS; --sweep
+runs loads and fabric sizes into a Markdown table. docs/cli.md has the
+details.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			return o.run(cmd.Context(), cmd, logger(cmd))
@@ -63,9 +57,7 @@ x 24 hosts, 8 spines), and prints a Markdown table.`,
 	fs.StringVar(&o.json, "json", "", "also write the results here as JSON")
 	fs.BoolVar(&o.sweep, "sweep", false, "run the load and fabric-size sweep and print a Markdown table")
 	fs.StringVar(&o.cpuprofile, "cpuprofile", "", "write a CPU profile of the timed runs here (go tool pprof)")
-	o.sc.addFabricFlags(fs)
-	o.sc.addTrafficFlags(fs)
-	o.sc.addSeedFlag(fs)
+	o.sc.add(fs, 0)
 	return cmd
 }
 

@@ -27,19 +27,10 @@ func newCompareCmd(logger loggerFunc) *cobra.Command {
 		Example: `  graphcc compare ours.fct hpcc/fct.txt            # within 10 % on every statistic?
   graphcc compare a.fct b.fct --tol 0.05 --json cmp.json`,
 		Short: "Compare the FCT slowdowns of two fct.txt files (graphcc vs HPCC's ns-3)",
-		Long: `compare checks graphcc's fidelity against a reference simulator, typically
-HPCC's ns-3 run on the same topology and flow file: it reads two fct.txt
-files (graphcc's decimal node ids or HPCC's hex IPs) and prints, for all
-flows, each flow-size bin, incast and background flows, the mean, p50, p95
-and p99 FCT slowdown of both and their relative error (ours-ref)/ref.
-Rows whose |relative error| exceeds --tol are marked with *, and compare
-then fails (exit status 1).
-
-It also pairs the flows of the two files by (src, dst, size) and start time
-(within 1us: HPCC's double-precision start times can lose a nanosecond).
-Flows found in only one file are reported as a warning, not an error: the
-files come from different traces or a run that did not finish, and the
-statistics are then of different flow sets.`,
+		Long: `compare reads two fct.txt files (graphcc's or HPCC's) and prints the mean,
+p50, p95 and p99 FCT slowdown of both per group of flows with their
+relative error; it fails when one exceeds --tol. docs/cli.md has the
+details.`,
 		Args: cobra.ExactArgs(2),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			return o.run(cmd, logger(cmd), args[0], args[1])

@@ -5,7 +5,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"log/slog"
 	"path/filepath"
 	"syscall"
 	"testing"
@@ -38,26 +37,10 @@ func TestExitStatus(t *testing.T) {
 	}
 }
 
-func TestLineHandler(t *testing.T) {
-	var w bytes.Buffer
-	log := newLogger(&w, slog.LevelInfo)
-	log.Debug("not shown")
-	log.Warn("flag ignored with --flows", "flag", "--load")
-	log.With("lab", "gcc").WithGroup("switch").Info("started", "name", "leaf 0", "pid", 7)
-	log.Error("no fields")
-	want := `graphcc: warning: flag ignored with --flows (flag=--load)
-graphcc: info: started (lab=gcc switch.name="leaf 0" switch.pid=7)
-graphcc: error: no fields
-`
-	if w.String() != want {
-		t.Errorf("logged\n%s\nwant\n%s", w.String(), want)
-	}
-}
-
 // TestWarningForm: a command's warning on stderr reads as its errors do.
 func TestWarningForm(t *testing.T) {
 	flows := filepath.Join(t.TempDir(), "flow.txt")
-	run(t, args(append([]string{"gen"}, tiny...), "--out", flows)...)
+	run(t, args(append([]string{"gen"}, tiny...), "--flows-out", flows)...)
 	_, stderr, err := execute(t, context.Background(),
 		"sim", "--flows", flows, "--leaves", "2", "--spines", "1", "--hosts-per-leaf", "2", "--load", "0.5")
 	if err != nil {

@@ -5,13 +5,11 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"io/fs"
 	"log/slog"
 	"os"
 	"path/filepath"
 	"slices"
 	"strings"
-	"text/tabwriter"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -20,6 +18,7 @@ import (
 	"graphcc/control"
 	"graphcc/experiment"
 	"graphcc/experiment/report"
+	"graphcc/internal/progress"
 	"graphcc/internal/version"
 	"graphcc/policy"
 	"graphcc/replay"
@@ -27,14 +26,10 @@ import (
 	"graphcc/topo"
 )
 
-// scenarioLookup resolves a --scenarios name; tests replace it to run tiny
-// scenarios.
-var scenarioLookup = scenario.ByName
-
 // evalOpts are the flags of graphcc eval.
 type evalOpts struct {
 	scenarios    string
-	scenarioFile string
+	scenarioFile scenarioFileFlag
 	policies     []string
 	seeds        []uint64
 	reference    string
@@ -50,107 +45,16 @@ type evalOpts struct {
 	shard        string
 }
 
-// evalReportHelp is the part of eval's help that says what it writes.
-const evalReportHelp = `eval runs every policy of --policies on every scenario of --scenarios at
-every seed of --seeds, each policy on the same traces with the same
-simulation seeds, in parallel (--workers). It prints a Markdown report (first
---reference against each other policy: "mean slowdown 21.4 % below
-static (95 % CI 18.6–24.2 %)", the same for the p99 slowdown of flows up
-to 100 KB; then per scenario a table of mean and p99 slowdown, p99
-slowdown of flows up to 100 KB, the first and last relative to
---reference, mean throughput, queues in KB (1000 B) and PFC pauses, and
-for a phased scenario (day, day-b, day-held, a scenario file's phases) a
-table by phase: per phase, counting each flow in the phase it starts in,
-its share of the flows and of --reference's slowdown sum (what dominates
-the scenario's mean) and each policy's mean slowdown of its flows relative
-to --reference's; then every policy's mean slowdown relative to
---reference per scenario and its geometric mean over them) and writes
-into --out:
-
-  report.md        the report
-  <scenario>.png   FCT slowdown median, p95 and p99 per flow-size bin,
-                   relative to --reference (with 95 % intervals from 3
-                   seeds on), above the flow-size CDF
-  .graphcc-eval    the files above: the next eval into --out removes
-                   the figures of scenarios it does not evaluate again
-`
-
-// evalLong is eval's help.
-func evalLong() string {
-	return evalReportHelp + `
-Scenarios (` + strings.Join(scenario.Names(), ", ") + `):
-fb60-incast is the training scenario, FB_Hadoop 60 % with 16:1 incasts
-every 1 ms for 25 ms of arrivals; day, day-b and day-held are phased
-traffic that changes workload, load and incasts every 2 to 20 ms (day-held
-is held out: train refuses it). "all" runs the whole suite (about 1 to 3 s
-of simulation per policy and seed on one core for each scenario; the
-paper's eleven with two policies and two seeds took about a minute on 2
-cores, with the default policies and seeds 16 minutes, ACC's training
-included).
-
-Policies (--policies; graphcc sim --policy and graphcc testbed run
---policies take the same specs): the ECN control policies and ideal, the
-yardstick: the same traces with every flow at its max-min fair share of its
-path at every instant and no queues (no queue, settings or reward figures).
-Here only, grid stands for the 120 fixed settings a learned policy chooses
-from, each as static:KMIN_KB,KMAX_KB,PMAX (static:2,16,0.01 to
-static:32,256,1): how much any fixed setting achieves (with --reference
-static, say).
-` + policySpecsHelp(false) + `
-
-Every run is also scored with the reward of training, as if it were a
-training episode (--rewards; by default graphcc train's, convex:25): the
-agents' mean reward per control interval over the scenario's arrival
-window, whatever the policy. The scores are in --json always, and in the
-report only when --rewards is given: then a column per reward, and with
-at least three policies the report ends with how well each reward ranks
-the policies as their mean slowdowns do (the policy of highest reward,
-and Spearman's rank correlation): --policies static,graphcc,grid
---rewards linear:25,convex:64 asks which reward a learner should
-maximize to shorten flows.
-
---yardsticks measures every policy against yardsticks besides
---reference: static (always the first, since no policy should be worse
-than it), then each policy spec given, typically tuned:DIR (on each
-scenario that scenario's own tuned constant, the best_policy of
-DIR/<scenario>.json written by graphcc tune --scenario <scenario> on
-validation seeds) and tuned:FILE (one constant for every scenario, such as
-a tune over the whole suite); each yardstick not among --policies is
-evaluated too. The report then has a table per yardstick of every other
-policy's mean slowdown divided by the yardstick's per scenario, with
-intervals, and its geometric mean over the scenarios (the short-flow p99's
-too), and per policy the scenarios where it is above each yardstick and
-its highest ratio to each; --json has them under vs_yardsticks.
-
-With at least 3 seeds, every ratio to --reference in the per-scenario
-tables carries a 95 % interval from the variation between seeds (the
-delete-one-seed jackknife with Student's t): an interval that excludes 1
-marks a difference that other traces would likely show too. Flows within
-one trace are not independent (they share its queues, incasts and mix of
-large flows), so the interval needs seeds: with two there is none; the
-ten default seeds (1001-1010) give the mean slowdown of two policies 1 %
-apart on the training scenario an interval of about ±0.6 %.
-
-The default seeds, 1001 to 1010, are reserved for evaluation: graphcc
-train refuses them as validation seeds,
-and draws its episode traces from 64-bit seeds derived from its own seed,
-which meet one of them with a probability of about 1e-16. A progress
-bar of the runs is drawn on stderr when it is a terminal.
-
---shard I/N (env/N: I from a Slurm array's or a Kubernetes Indexed Job's
-variable) runs only shard I of the runs and writes its part to --json;
-graphcc merge of every shard's part writes this report (docs/scale-out.md).`
-}
-
-func newEvalCmd(logger loggerFunc) *cobra.Command {
+func newEvalCmd(logger loggerFunc, lookup lookupFunc) *cobra.Command {
 	o := evalOpts{
-		scenarios: scenario.Default().Name,
-		policies:  []string{"static,acc,graphcc"},
-		seeds:     experiment.EvalSeeds(),
-		out:       "eval-out",
-		interval:  topo.FormatDuration(control.DefaultInterval),
-		hw:        defaultHW(),
-		rewards:   experiment.DefaultRewards(),
+		scenarioFile: scenarioFileFlag{lookup: lookup},
+		scenarios:    scenario.Default().Name,
+		policies:     []string{"static,acc,graphcc"},
+		seeds:        experiment.EvalSeeds(),
+		out:          "eval-out",
+		interval:     topo.FormatDuration(control.DefaultInterval),
+		hw:           defaultHW(),
+		rewards:      experiment.DefaultRewards(),
 	}
 	cmd := &cobra.Command{
 		Use: "eval [flags]",
@@ -160,8 +64,12 @@ func newEvalCmd(logger loggerFunc) *cobra.Command {
   graphcc eval --policies static,static:2,32,0.01,graphcc:my.model --reference static --json r.json
   graphcc eval --scenarios all --policies graphcc --yardsticks tuned:models/tuned,tuned:models/tuned-global.json`,
 		Short: "Compare ECN policies on the paper's evaluation scenarios: report, figures, JSON",
-		Long:  evalLong(),
-		Args:  cobra.NoArgs,
+		Long: `eval runs every policy of --policies on every scenario of --scenarios at
+every seed of --seeds, on the same traces, and prints a Markdown report; it
+writes the report and a figure per scenario into the directory --out, and
+the report as JSON to --json. docs/cli.md describes the report, the
+scenarios, the yardsticks, the rewards and sharding.`,
+		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			if o.list {
 				return o.listScenarios(cmd.OutOrStdout())
@@ -173,7 +81,7 @@ func newEvalCmd(logger loggerFunc) *cobra.Command {
 	fs.SortFlags = false
 	fs.BoolVar(&o.list, "list-scenarios", false, "list the scenarios (the built-in suite, then those of --scenario-file) with what each tests, and exit")
 	fs.StringVar(&o.scenarios, "scenarios", o.scenarios, "comma-separated scenario names, or all ("+strings.Join(scenario.Names(), ", ")+", then those of --scenario-file); with --scenario-file, the file's scenarios by default")
-	fs.StringVar(&o.scenarioFile, "scenario-file", "", scenarioFileHelp)
+	o.scenarioFile.add(fs, false)
 	fs.StringArrayVar(&o.policies, "policies", o.policies, "comma-separated ECN policies (static, static:KMIN_KB,KMAX_KB,PMAX, edge:SETTING:SETTING, react:Q_KB:SETTING:SETTING, sched:T=SETTING[/DCQCN]:T=SETTING[/DCQCN]..., tuned:FILE|DIR, graphcc[:MODEL], acc[:MODEL], grid for all 120 fixed settings of the action set, ideal for the fabric's fair share without queues); repeatable")
 	fs.Var(newSeedsFlag(&o.seeds), "seeds", "seeds of the traffic, the random failures and the simulation: comma-separated numbers and ranges, 1001-1010,2001")
 	fs.StringVar(&o.reference, "reference", "", "policy the report and figures normalize to (default: graphcc if evaluated, as in the paper, else the first of --policies)")
@@ -183,8 +91,7 @@ func newEvalCmd(logger loggerFunc) *cobra.Command {
 	fs.IntVar(&o.workers, "workers", 0, "simulations run at once (0: one per CPU)")
 	fs.StringVar(&o.rewards, "rewards", o.rewards, "comma-separated training rewards to score every run with, SHAPE[:Q_KB] (linear, convex or concave; Q as train's --reward-queue-kb): the agents' mean reward 0.7*f(min(q/Q,1)) + 0.3*u per control interval over the scenario's arrival window, as a training episode sees it; given, the report shows the scores (--json has them always); \"\" for none")
 	fs.IntVar(&o.accEps, "acc-episodes", policy.DefaultACCEpisodes, "episodes ACC trains on each scenario before it is evaluated (policy acc without a model file)")
-	o.hw.addFlags(fs)
-	hideECNFlags(fs)
+	o.hw.add(fs, omitECN)
 	fs.StringVar(&o.interval, "interval", o.interval, "control interval")
 	fs.StringVar(&o.shard, "shard", "", "run only shard I of N of the runs (I/N, I from 0; or env/N, I from $SLURM_ARRAY_TASK_ID or else $JOB_COMPLETION_INDEX) and write its part to --json, for graphcc merge (docs/scale-out.md)")
 	return cmd
@@ -193,9 +100,6 @@ func newEvalCmd(logger loggerFunc) *cobra.Command {
 // config builds the evaluation of the flags.
 func (o *evalOpts) config(ctx context.Context, fs *pflag.FlagSet, env policy.Env) (experiment.Config, error) {
 	var c experiment.Config
-	if err := refuseECNFlags(fs, "eval sets the thresholds per policy; use --policies static:KMIN_KB,KMAX_KB,PMAX"); err != nil {
-		return c, err
-	}
 	var err error
 	if c.Params, err = o.hw.params(); err != nil {
 		return c, err
@@ -299,7 +203,7 @@ func (o *evalOpts) addYardsticks(ctx context.Context, env policy.Env, policies *
 // scenarioList resolves --scenarios (and --scenario-file), refusing a
 // scenario whose fabric cannot run the hardware params.
 func (o *evalOpts) scenarioList(fs *pflag.FlagSet, params replay.Params) ([]scenario.Scenario, error) {
-	set, err := loadScenarioSet(o.scenarioFile)
+	set, err := o.scenarioFile.load()
 	if err != nil {
 		return nil, err
 	}
@@ -307,21 +211,15 @@ func (o *evalOpts) scenarioList(fs *pflag.FlagSet, params replay.Params) ([]scen
 	switch {
 	case strings.TrimSpace(o.scenarios) == "all":
 		names = append(scenario.Names(), set.names()...)
-	case o.scenarioFile != "" && !fs.Changed("scenarios"):
+	case o.scenarioFile.path != "" && !fs.Changed("scenarios"):
 		names = set.names()
 	}
 	out, err := set.resolve("--scenarios", o.scenarios, names)
 	if err != nil {
 		return nil, err
 	}
-	for _, sc := range out {
-		f, err := sc.BaseFabric()
-		if err != nil {
-			return nil, fmt.Errorf("scenario %s: %w", sc.Name, err)
-		}
-		if err := o.hw.checkFabric(params, f); err != nil {
-			return nil, fmt.Errorf("%w (scenario %s)", err, sc.Name)
-		}
+	if err := o.hw.checkScenarios(params, out); err != nil {
+		return nil, err
 	}
 	return out, nil
 }
@@ -364,11 +262,11 @@ func (o *evalOpts) run(ctx context.Context, cmd *cobra.Command, log *slog.Logger
 	}
 	total := len(c.Scenarios) * len(c.Policies) * len(c.Seeds)
 	log.Info("evaluating", "scenarios", len(c.Scenarios), "policies", len(c.Policies), "seeds", len(c.Seeds), "runs", total)
-	bar := newMeter(cmd.ErrOrStderr(), "eval", "runs", total)
-	c.Progress = func(done, _ int) { bar.step(done, "") }
+	bar := progress.NewMeter(cmd.ErrOrStderr(), "eval", "runs", total)
+	c.Progress = func(done, _ int) { bar.Step(done, "") }
 	start := time.Now()
 	rep, err := experiment.Evaluate(ctx, c)
-	bar.done()
+	bar.Done()
 	if err != nil {
 		return err
 	}
@@ -394,9 +292,14 @@ func checkReportOutputs(out, jsonOut string) error {
 // printReport writes rep as eval does, into out (and jsonOut unless ""),
 // prints its Markdown on stdout and the files written on stderr.
 func printReport(cmd *cobra.Command, rep *experiment.Report, out, jsonOut string, log *slog.Logger) error {
-	written, err := writeReport(rep, out, jsonOut, log)
+	written, err := report.WriteDir(out, rep, log)
 	if err != nil {
-		return err
+		return fmt.Errorf("--out: %w", err)
+	}
+	if jsonOut != "" {
+		if err := writeOutput("json", jsonOut, func(w io.Writer) error { return report.WriteJSON(w, rep) }); err != nil {
+			return err
+		}
 	}
 	if err := report.WriteMarkdown(cmd.OutOrStdout(), rep); err != nil {
 		return err
@@ -413,19 +316,15 @@ func printReport(cmd *cobra.Command, rep *experiment.Report, out, jsonOut string
 }
 
 // shardFlags checks the flags of a shard (eval's or tune's): --shard
-// (I/N or env/N), the part's --json, and no --out (mergeOut says what the
-// merge's --out or --json writes instead); it returns the shard and the
+// (I/N or env/N) and the part's --json; it returns the shard and the
 // build a part records.
-func shardFlags(cmd *cobra.Command, spec, jsonOut, mergeOut string) (experiment.Shard, string, error) {
+func shardFlags(spec, jsonOut string) (experiment.Shard, string, error) {
 	shard, err := experiment.ParseShard(spec, os.LookupEnv)
 	if err != nil {
 		return shard, "", fmt.Errorf("--shard %s: %w", spec, err)
 	}
-	switch {
-	case jsonOut == "":
+	if jsonOut == "" {
 		return shard, "", fmt.Errorf("--shard %s: give --json PART.json, the file of the shard's part (graphcc merge reads the parts)", spec)
-	case cmd.Flags().Changed("out"):
-		return shard, "", fmt.Errorf("--out with --shard: a shard writes only its part (--json); graphcc merge %s", mergeOut)
 	}
 	if err := checkOutputs("json", jsonOut); err != nil {
 		return shard, "", err
@@ -437,17 +336,20 @@ func shardFlags(cmd *cobra.Command, spec, jsonOut, mergeOut string) (experiment.
 // runShard runs shard --shard of the evaluation c and writes its part to
 // --json.
 func (o *evalOpts) runShard(ctx context.Context, cmd *cobra.Command, c experiment.Config, log *slog.Logger) error {
-	shard, build, err := shardFlags(cmd, o.shard, o.jsonOut, "--out writes the report")
+	if cmd.Flags().Changed("out") {
+		return errors.New("--out with --shard: a shard writes only its part (--json); graphcc merge --out writes the report")
+	}
+	shard, build, err := shardFlags(o.shard, o.jsonOut)
 	if err != nil {
 		return err
 	}
 	total := len(shard.Units(len(c.Scenarios) * len(c.Policies) * len(c.Seeds)))
 	log.Info("evaluating a shard", "shard", shard.String(), "runs", total)
-	bar := newMeter(cmd.ErrOrStderr(), "eval "+shard.String(), "runs", total)
-	c.Progress = func(done, _ int) { bar.step(done, "") }
+	bar := progress.NewMeter(cmd.ErrOrStderr(), "eval "+shard.String(), "runs", total)
+	c.Progress = func(done, _ int) { bar.Step(done, "") }
 	start := time.Now()
 	part, err := experiment.EvaluatePart(ctx, c, shard)
-	bar.done()
+	bar.Done()
 	if err != nil {
 		return err
 	}
@@ -461,107 +363,12 @@ func (o *evalOpts) runShard(ctx context.Context, cmd *cobra.Command, c experimen
 	return nil
 }
 
-// writeReport writes the report and its figures into out (and jsonOut
-// unless ""), removes the figures an earlier eval left there of scenarios
-// not evaluated again, and returns the names of the files it wrote in
-// out. The manifest (.graphcc-eval) lists every file eval wrote there at
-// every moment, so that a failure leaves none unlisted.
-func writeReport(rep *experiment.Report, out, jsonOut string, log *slog.Logger) ([]string, error) {
-	if err := os.MkdirAll(out, 0o755); err != nil {
-		return nil, fmt.Errorf("--out: %w", err)
-	}
-	before := readEvalManifest(out)
-	written := []string{"report.md"}
-	for i := range rep.Scenarios {
-		written = append(written, report.FigureFile(rep, i))
-	}
-	// First the old list and the new names together.
-	planned := slices.Clone(before)
-	for _, n := range written {
-		if !slices.Contains(planned, n) {
-			planned = append(planned, n)
-		}
-	}
-	if err := writeEvalManifest(out, planned); err != nil {
-		return nil, err
-	}
-	if _, err := report.WriteFigures(out, rep); err != nil {
-		return nil, fmt.Errorf("--out: %w", err)
-	}
-	if err := writeOutput("out", filepath.Join(out, "report.md"), func(w io.Writer) error { return report.WriteMarkdown(w, rep) }); err != nil {
-		return nil, err
-	}
-	if jsonOut != "" {
-		if err := writeOutput("json", jsonOut, func(w io.Writer) error { return report.WriteJSON(w, rep) }); err != nil {
-			return nil, err
-		}
-	}
-	// Then the stale files go, and the list keeps any that would not.
-	kept := slices.Clone(written)
-	var rmErr error
-	for _, name := range before {
-		if slices.Contains(written, name) {
-			continue
-		}
-		if err := os.Remove(filepath.Join(out, name)); err == nil {
-			log.Info("removed a figure of an earlier eval", "file", filepath.Join(out, name))
-		} else if !errors.Is(err, fs.ErrNotExist) {
-			kept, rmErr = append(kept, name), fmt.Errorf("--out: %w", err)
-		}
-	}
-	if err := writeEvalManifest(out, kept); err != nil {
-		return nil, err
-	}
-	return written, rmErr
-}
-
 // listScenarios prints every scenario eval knows, built in and of
-// --scenario-file: its name and what it tests, then on a line of its own
-// its fabric and traffic.
+// --scenario-file (scenario.Set.WriteList).
 func (o *evalOpts) listScenarios(w io.Writer) error {
-	set, err := loadScenarioSet(o.scenarioFile)
+	set, err := o.scenarioFile.load()
 	if err != nil {
 		return err
 	}
-	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
-	for _, n := range append(scenario.Names(), set.names()...) {
-		sc, err := set.lookup(n)
-		if err != nil {
-			return err
-		}
-		fmt.Fprintf(tw, "%s\t%s\n\t%s\n", sc.Name, sc.Description, sc.Describe())
-	}
-	return tw.Flush()
-}
-
-// evalManifest is the file in --out that lists what eval wrote there, so
-// that the next eval into that directory removes the figures of scenarios
-// it does not evaluate again, rather than leave them beside a report that
-// does not describe them.
-const evalManifest = ".graphcc-eval"
-
-// readEvalManifest returns the files the last eval into dir wrote: plain
-// names only (a line that is anything else is not one of eval's), none if
-// there is no manifest.
-func readEvalManifest(dir string) []string {
-	b, err := os.ReadFile(filepath.Join(dir, evalManifest))
-	if err != nil {
-		return nil
-	}
-	var names []string
-	for _, line := range strings.Split(string(b), "\n") {
-		if line != "" && line != "." && line != ".." && line != evalManifest && filepath.Base(line) == line &&
-			(strings.HasSuffix(line, ".png") || line == "report.md") {
-			names = append(names, line)
-		}
-	}
-	return names
-}
-
-// writeEvalManifest records names as what eval wrote into dir.
-func writeEvalManifest(dir string, names []string) error {
-	return writeOutput("out", filepath.Join(dir, evalManifest), func(w io.Writer) error {
-		_, err := io.WriteString(w, strings.Join(names, "\n")+"\n")
-		return err
-	})
+	return set.WriteList(w)
 }

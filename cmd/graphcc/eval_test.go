@@ -14,6 +14,7 @@ import (
 	"strings"
 	"testing"
 
+	"graphcc/experiment/report"
 	"graphcc/metrics"
 	"graphcc/scenario"
 	"graphcc/topo"
@@ -22,32 +23,27 @@ import (
 	"github.com/spf13/cobra"
 )
 
-// withTinyScenario makes --scenarios resolve "tiny" (and "tiny2") to a
-// scenario that simulates in milliseconds: 2 leaves of 2 hosts, 1 spine,
-// 1 ms of arrivals, 3:1 incasts every 250 us.
-func withTinyScenario(t *testing.T) {
-	t.Helper()
-	old := scenarioLookup
-	t.Cleanup(func() { scenarioLookup = old })
-	scenarioLookup = func(name string) (scenario.Scenario, error) {
-		if name != "tiny" && name != "tiny2" {
-			return old(name)
-		}
-		s := scenario.Default()
-		s.Name, s.Description = name, "test"
-		s.Clos.Leaves, s.Clos.Spines, s.Clos.HostsPerLeaf = 2, 1, 2
-		s.Gen.Duration = topo.Millisecond
-		s.Gen.Incast = workload.IncastConfig{Period: 250 * topo.Microsecond, FanIn: 3, Size: 64000}
-		if name == "tiny2" {
-			s.Gen.Workload, _ = workload.Builtin("websearch")
-			s.Gen.Duration = 2 * topo.Millisecond
-		}
-		return s, nil
+// tinyLookup is the built-in scenarios of the tests' command trees
+// (newRoot): scenario.ByName, and "tiny" (and "tiny2"), a scenario that
+// simulates in milliseconds: 2 leaves of 2 hosts, 1 spine, 1 ms of
+// arrivals, 3:1 incasts every 250 us.
+func tinyLookup(name string) (scenario.Scenario, error) {
+	if name != "tiny" && name != "tiny2" {
+		return scenario.ByName(name)
 	}
+	s := scenario.Default()
+	s.Name, s.Description = name, "test"
+	s.Clos.Leaves, s.Clos.Spines, s.Clos.HostsPerLeaf = 2, 1, 2
+	s.Gen.Duration = topo.Millisecond
+	s.Gen.Incast = workload.IncastConfig{Period: 250 * topo.Microsecond, FanIn: 3, Size: 64000}
+	if name == "tiny2" {
+		s.Gen.Workload, _ = workload.Builtin("websearch")
+		s.Gen.Duration = 2 * topo.Millisecond
+	}
+	return s, nil
 }
 
 func TestEvalTiny(t *testing.T) {
-	withTinyScenario(t)
 	dir := t.TempDir()
 	out := filepath.Join(dir, "figs") // created by eval
 	js := filepath.Join(dir, "report.json")
@@ -73,7 +69,7 @@ func TestEvalTiny(t *testing.T) {
 		}
 	}
 	if entries, _ := os.ReadDir(out); len(entries) != 4 {
-		t.Errorf("--out holds %v, want the two figures, report.md and %s", entries, evalManifest)
+		t.Errorf("--out holds %v, want the two figures, report.md and %s", entries, report.ManifestFile)
 	}
 
 	m, data := readEvalJSON(t, js)
@@ -139,7 +135,6 @@ func readEvalJSON(t *testing.T, path string) (evalJSON, []byte) {
 }
 
 func TestEvalBadFlags(t *testing.T) {
-	withTinyScenario(t)
 	dir := t.TempDir()
 	out := filepath.Join(dir, "out")
 	for _, tc := range []struct {
@@ -167,7 +162,7 @@ func TestEvalBadFlags(t *testing.T) {
 		{[]string{"--seeds", "1,1"}, "--seeds: 1 given twice"},
 		{[]string{"--seeds", "5-7,6"}, "--seeds: 6 given twice"},
 		{[]string{"--seeds", "1010-1001"}, `invalid argument "1010-1001" for "--seeds" flag: seed range 1010-1001 runs backwards`},
-		{[]string{"--kmin-kb", "10"}, "--kmin-kb: eval sets the thresholds per policy"},
+		{[]string{"--kmin-kb", "10"}, "unknown flag: --kmin-kb"},
 		{[]string{"--out", filepath.Join(dir, "a", "b")}, "--out " + filepath.Join(dir, "a", "b")},
 		{[]string{"--json", filepath.Join(dir, "no-dir", "r.json")}, "--json"},
 		{[]string{"--workers", "-1"}, "--workers -1"},
@@ -191,7 +186,6 @@ func TestEvalBadFlags(t *testing.T) {
 }
 
 func TestEvalCancelled(t *testing.T) {
-	withTinyScenario(t)
 	out := filepath.Join(t.TempDir(), "out")
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
@@ -208,7 +202,6 @@ func TestEvalCancelled(t *testing.T) {
 // with no queue, settings or reward, faster flows than static's, and its
 // figure and JSON like any policy's.
 func TestEvalIdeal(t *testing.T) {
-	withTinyScenario(t)
 	dir := t.TempDir()
 	out, js := filepath.Join(dir, "out"), filepath.Join(dir, "r.json")
 	stdout := run(t, "eval", "--scenarios", "tiny", "--policies", "static,static:8,32,0.5,graphcc,ideal", "--seeds", "5,6",
@@ -317,7 +310,6 @@ func TestSimStaticThresholds(t *testing.T) {
 
 // --json may name a file in the --out directory that eval creates.
 func TestEvalJSONInNewOutDir(t *testing.T) {
-	withTinyScenario(t)
 	out := filepath.Join(t.TempDir(), "new")
 	js := filepath.Join(out, "summary.json")
 	run(t, "eval", "--scenarios", "tiny", "--policies", "static", "--seeds", "5", "--out", out, "--json", js)
@@ -365,7 +357,7 @@ func TestScenarioFile(t *testing.T) {
 		t.Fatal(err)
 	}
 	model := filepath.Join(dir, "m.model")
-	out := run(t, "train", "--scenario-file", one, "--out", model, "--episodes", "2", "--warmup", "10", "--updates", "1", "--workers", "2")
+	out := run(t, "train", "--scenario-file", one, "--model-out", model, "--episodes", "2", "--warmup", "10", "--updates", "1", "--workers", "2")
 	if !strings.Contains(out, "trained graphcc on mini: 2 episodes") {
 		t.Errorf("train output %q", out)
 	}
@@ -381,8 +373,8 @@ func TestScenarioFile(t *testing.T) {
 		{[]string{"eval", "--scenario-file", bad, "--out", filepath.Join(dir, "e3")}, bad + ":3: load: 2 not in (0, 1]"},
 		{[]string{"eval", "--scenario-file", filepath.Join(dir, "none.yaml"), "--out", filepath.Join(dir, "e3")}, "none.yaml"},
 		{[]string{"eval", "--scenario-file", file, "--scenarios", "nope", "--out", filepath.Join(dir, "e3")}, "nor one of " + file + " (mini, mini-ws)"},
-		{[]string{"train", "--scenario-file", file, "--out", model + "2"}, "holds 2 scenarios (mini, mini-ws): name one with --scenario"},
-		{[]string{"train", "--scenario-file", bad, "--out", model + "2"}, bad + ":3"},
+		{[]string{"train", "--scenario-file", file, "--model-out", model + "2"}, "holds 2 scenarios (mini, mini-ws): name one with --scenario"},
+		{[]string{"train", "--scenario-file", bad, "--model-out", model + "2"}, bad + ":3"},
 	} {
 		_, _, err := execute(t, t.Context(), tc.args...)
 		if err == nil || !strings.Contains(err.Error(), tc.want) {
@@ -448,7 +440,7 @@ func TestSimScenario(t *testing.T) {
 // TestDefaultEvalSeeds: the default seeds are the reserved evaluation
 // seeds (experiment.EvalSeeds), and the flag's default shows them as a range.
 func TestDefaultEvalSeeds(t *testing.T) {
-	cmd := newEvalCmd(func(*cobra.Command) *slog.Logger { return slog.New(slog.DiscardHandler) })
+	cmd := newEvalCmd(func(*cobra.Command) *slog.Logger { return slog.New(slog.DiscardHandler) }, tinyLookup)
 	if got, want := cmd.Flags().Lookup("seeds").DefValue, "1001-1010"; got != want {
 		t.Errorf("--seeds default %q, want %q", got, want)
 	}
@@ -458,7 +450,6 @@ func TestDefaultEvalSeeds(t *testing.T) {
 // wrote removes the figures of scenarios it does not evaluate again, and
 // only those: a file eval did not write stays.
 func TestEvalOutRemovesStaleFigures(t *testing.T) {
-	withTinyScenario(t)
 	out := t.TempDir()
 	mine := filepath.Join(out, "notes.png")
 	if err := os.WriteFile(mine, []byte("the user's"), 0o644); err != nil {
@@ -476,14 +467,14 @@ func TestEvalOutRemovesStaleFigures(t *testing.T) {
 		return n
 	}
 	run(t, "eval", "--scenarios", "tiny,tiny2", "--policies", "static", "--seeds", "5", "--out", out)
-	if got, want := names(), []string{evalManifest, "notes.png", "report.md", "tiny.png", "tiny2.png"}; !slices.Equal(got, want) {
+	if got, want := names(), []string{report.ManifestFile, "notes.png", "report.md", "tiny.png", "tiny2.png"}; !slices.Equal(got, want) {
 		t.Fatalf("after the first eval --out holds %v, want %v", got, want)
 	}
 	run(t, "eval", "--scenarios", "tiny", "--policies", "static", "--seeds", "5", "--out", out)
-	if got, want := names(), []string{evalManifest, "notes.png", "report.md", "tiny.png"}; !slices.Equal(got, want) {
+	if got, want := names(), []string{report.ManifestFile, "notes.png", "report.md", "tiny.png"}; !slices.Equal(got, want) {
 		t.Errorf("after the second eval --out holds %v, want %v", got, want)
 	}
-	if b, err := os.ReadFile(filepath.Join(out, evalManifest)); err != nil || string(b) != "report.md\ntiny.png\n" {
+	if b, err := os.ReadFile(filepath.Join(out, report.ManifestFile)); err != nil || string(b) != "report.md\ntiny.png\n" {
 		t.Errorf("manifest %q, %v", b, err)
 	}
 }

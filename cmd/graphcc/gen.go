@@ -18,34 +18,28 @@ import (
 type genOpts struct {
 	sc           scenarioFlags
 	scenario     string
-	scenarioFile string
+	scenarioFile scenarioFileFlag
 	out          string
 	topoOut      string
 }
 
-func newGenCmd(logger loggerFunc) *cobra.Command {
-	o := genOpts{sc: defaultScenario()}
+func newGenCmd(logger loggerFunc, lookup lookupFunc) *cobra.Command {
+	o := genOpts{sc: defaultScenario(), scenarioFile: scenarioFileFlag{lookup: lookup}}
 	cmd := &cobra.Command{
-		Use: "gen --out FILE [flags]",
-		Example: `  graphcc gen --out flow.txt --topo-out topology.txt   # the training scenario's traffic, seed 1
-  graphcc gen --out ws.txt --workload websearch --load 0.8 --no-incast --seed 7
-  graphcc gen --scenario day --seed 2001 --out day.txt  # a phased scenario's trace, as eval draws it`,
+		Use: "gen --flows-out FILE [flags]",
+		Example: `  graphcc gen --flows-out flow.txt --topo-out topology.txt   # the training scenario's traffic, seed 1
+  graphcc gen --flows-out ws.txt --workload websearch --load 0.8 --no-incast --seed 7
+  graphcc gen --scenario day --seed 2001 --flows-out day.txt  # a phased scenario's trace, as eval draws it`,
 		Short: "Generate a flow trace (HPCC flow.txt) for a scenario",
-		Long: `gen draws a traffic trace for the fabric: Poisson arrivals of flows whose
-sizes follow --workload at --load of every host link for --duration, plus
-periodic N:1 incasts, all from --seed, and writes it atomically to --out in
-HPCC's flow.txt format (arrivals start at 2 s, HPCC's convention). With
---scenario NAME (an eval scenario, built in or of --scenario-file) the
-fabric and traffic are that scenario's instead of the flags', exactly the
-trace eval runs at that --seed, phased traffic included (the built-in day,
-day-b, day-held, or a scenario file's phases). It prints one line: the
-flows, their bytes and the load they offer.`,
+		Long: `gen draws a flow trace for the fabric from the fabric and traffic flags, or
+an eval scenario's (--scenario), and writes it to --flows-out in HPCC's
+flow.txt format. docs/cli.md describes the traffic it draws.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			if o.out == "" {
-				return errors.New("--out: required") // as train's, for an explicit --out ''
+				return errors.New("--flows-out: required")
 			}
-			if err := checkOutputsReading([]string{"--topo", o.sc.topoFile, "--scenario-file", o.scenarioFile}, "out", o.out, "topo-out", o.topoOut); err != nil {
+			if err := checkOutputsReading([]string{"--topo", o.sc.topoFile, "--scenario-file", o.scenarioFile.path}, "flows-out", o.out, "topo-out", o.topoOut); err != nil {
 				return err
 			}
 			return o.run(cmd, logger(cmd))
@@ -53,14 +47,12 @@ flows, their bytes and the load they offer.`,
 	}
 	fs := cmd.Flags()
 	fs.SortFlags = false
-	fs.StringVar(&o.out, "out", "", "write the flow trace here (HPCC flow.txt; required)")
+	fs.StringVar(&o.out, "flows-out", "", "write the flow trace here (HPCC flow.txt; required)")
+	addRenamed(fs, &o.out, "out", "flows-out")
 	fs.StringVar(&o.topoOut, "topo-out", "", "also write the fabric here (HPCC topology.txt)")
 	fs.StringVar(&o.scenario, "scenario", "", "write this eval scenario's trace (built-in, or of --scenario-file) at --seed instead of the fabric and traffic flags'")
-	fs.StringVar(&o.scenarioFile, "scenario-file", "", scenarioFileHelp+"; with it, --scenario defaults to the file's only scenario")
-	o.sc.addFabricFlags(fs)
-	o.sc.addTrafficFlags(fs)
-	o.sc.addSeedFlag(fs)
-	cmd.MarkFlagRequired("out")
+	o.scenarioFile.add(fs, true)
+	o.sc.add(fs, 0)
 	return cmd
 }
 
@@ -70,7 +62,7 @@ func (o *genOpts) run(cmd *cobra.Command, log *slog.Logger) error {
 	if err != nil {
 		return err
 	}
-	if err := writeOutput("out", o.out, func(w io.Writer) error { return trace.WriteFlows(w, flows) }); err != nil {
+	if err := writeOutput("flows-out", o.out, func(w io.Writer) error { return trace.WriteFlows(w, flows) }); err != nil {
 		return err
 	}
 	if o.topoOut != "" {
@@ -86,7 +78,7 @@ func (o *genOpts) run(cmd *cobra.Command, log *slog.Logger) error {
 // traffic returns the fabric and flows of --scenario, or of the fabric and
 // traffic flags, with their traffic and its description.
 func (o *genOpts) traffic(fs *pflag.FlagSet, log *slog.Logger) (*topo.Fabric, []trace.Flow, workload.GenConfig, string, error) {
-	if o.scenario != "" || o.scenarioFile != "" {
+	if o.scenario != "" || o.scenarioFile.path != "" {
 		sc, err := pickScenario(fs, o.scenario, o.scenarioFile)
 		if err != nil {
 			return nil, nil, workload.GenConfig{}, "", err

@@ -43,7 +43,7 @@ func TestHWFlagsDCQCNPeriods(t *testing.T) {
 	} {
 		h := defaultHW()
 		fs := pflag.NewFlagSet("hw", pflag.ContinueOnError)
-		h.addFlags(fs)
+		h.add(fs, 0)
 		if err := fs.Parse(tc.args); err != nil {
 			t.Fatal(err)
 		}
@@ -76,7 +76,7 @@ func TestHWFlagsDCQCNPeriods(t *testing.T) {
 // from, and checks each scenario's fabric.
 func TestHWFlagsEveryCommand(t *testing.T) {
 	out := filepath.Join(t.TempDir(), "out")
-	for _, cmd := range [][]string{{"sim"}, {"eval"}, {"train", "--out", out}, {"tune"}} {
+	for _, cmd := range [][]string{{"sim"}, {"eval"}, {"train", "--model-out", out}, {"tune"}} {
 		for _, tc := range []struct {
 			args []string
 			err  string
@@ -94,8 +94,8 @@ func TestHWFlagsEveryCommand(t *testing.T) {
 		args []string
 		err  string
 	}{
-		{[]string{"--kmin-kb", "10"}, "--kmin-kb: tune searches the switches' thresholds"},
-		{[]string{"--pmax", "0.5"}, "--pmax: tune searches the switches' thresholds"},
+		{[]string{"--kmin-kb", "10"}, "unknown flag: --kmin-kb"},
+		{[]string{"--pmax", "0.5"}, "unknown flag: --pmax"},
 		{[]string{"--interval", "1ns"}, "--interval 1ns: must be at least 1us"},
 		{[]string{"--dcqcn-g", "2"}, "--dcqcn-g 2: must be in (0, 1]"},
 		{[]string{"--scenario", "websearch60", "--dcqcn-min-rate-mbps", "25001"}, "--dcqcn-min-rate-mbps 25001: above host h0's line rate 25Gbps (scenario websearch60)"},
@@ -148,7 +148,7 @@ func TestTuneOnHardwareThenSim(t *testing.T) {
 	hw := []string{"--dcqcn-rp-timer", "55us"}
 	out := filepath.Join(dir, "mini.json")
 	_, stderr, err := execute(t, t.Context(), args([]string{"tune", "--scenario-file", file, "--grid", "paper", "--refine", "0", "--top", "1",
-		"--dcqcn", "--seeds", "2001", "--confirm-seeds", "3001", "--workers", "2", "--out", out}, hw...)...)
+		"--dcqcn", "--seeds", "2001", "--confirm-seeds", "3001", "--workers", "2", "--json", out}, hw...)...)
 	if err != nil {
 		t.Fatalf("tune: %v\n%s", err, stderr)
 	}
@@ -260,7 +260,7 @@ func TestTuneOnHardwareThenSim(t *testing.T) {
 	}
 
 	_, _, err = execute(t, t.Context(), "tune", "--scenario-file", file, "--grid", "paper", "--refine", "0", "--seeds", "2001",
-		"--confirm-seeds", "3001", "--reuse", dir, "--out", filepath.Join(dir, "again.json"))
+		"--confirm-seeds", "3001", "--reuse", dir, "--json", filepath.Join(dir, "again.json"))
 	want := "prior " + out + ": made with other simulated hardware (" + policy.Hardware(p, 0) + "), this search's is " + policy.Hardware(replay.DefaultParams(), 0)
 	if err == nil || !strings.Contains(err.Error(), want) {
 		t.Errorf("--reuse of a result of other hardware: %v, want an error containing %q", err, want)

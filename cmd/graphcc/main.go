@@ -9,10 +9,12 @@
 // "graphcc: warning: <message> (<key=value ...>)".
 package main
 
+// The CLI reference, docs/cli/, is generated from the command tree.
+//go:generate go test -run ^TestCLIReference$ . -args -update-cli-docs
+
 import (
 	"context"
 	"fmt"
-	"io"
 	"log/slog"
 	"os"
 	"os/signal"
@@ -20,7 +22,9 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"graphcc/internal/clilog"
 	"graphcc/internal/version"
+	"graphcc/scenario"
 )
 
 func main() {
@@ -49,7 +53,15 @@ type rootOpts struct {
 // newRootCmd builds the command tree. Every flag is bound to a struct local
 // to its command, so two trees never share state (the tests build one per
 // case).
-func newRootCmd() *cobra.Command {
+func newRootCmd() *cobra.Command { return newRoot(scenario.ByName) }
+
+// lookupFunc resolves a built-in scenario name: scenario.ByName, or in
+// tests a lookup that adds scenarios small enough to simulate in
+// milliseconds.
+type lookupFunc func(name string) (scenario.Scenario, error)
+
+// newRoot builds the command tree with lookup as the built-in scenarios.
+func newRoot(lookup lookupFunc) *cobra.Command {
 	var o rootOpts
 	root := &cobra.Command{
 		Use:   "graphcc",
@@ -74,13 +86,13 @@ load with a 16:1 incast every 1 ms, for 25 ms of arrivals.`,
 	root.PersistentFlags().StringVar(&o.logLevel, "log-level", "warn", "log level on stderr: debug, info, warn or error")
 	logger := func(cmd *cobra.Command) *slog.Logger {
 		lvl, _ := parseLogLevel(o.logLevel) // validated in PersistentPreRunE
-		return newLogger(cmd.ErrOrStderr(), lvl)
+		return clilog.New(cmd.ErrOrStderr(), lvl)
 	}
 	root.AddCommand(
-		newGenCmd(logger),
-		newSimCmd(logger),
+		newGenCmd(logger, lookup),
+		newSimCmd(logger, lookup),
 		newBenchCmd(logger),
-		newEvalCmd(logger), newMergeCmd(logger), newTrainCmd(logger), newTuneCmd(),
+		newEvalCmd(logger, lookup), newMergeCmd(logger), newTrainCmd(logger, lookup), newTuneCmd(lookup),
 		newCompareCmd(logger), newSummarizeCmd(),
 		newTestbedCmd(logger),
 		newVersionCmd(),
@@ -97,10 +109,6 @@ func parseLogLevel(s string) (slog.Level, error) {
 		return 0, fmt.Errorf("--log-level %s: want debug, info, warn or error", s)
 	}
 	return l, nil
-}
-
-func newLogger(w io.Writer, lvl slog.Level) *slog.Logger {
-	return slog.New(newLineHandler(w, lvl))
 }
 
 func newVersionCmd() *cobra.Command {

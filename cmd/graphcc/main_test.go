@@ -11,7 +11,6 @@ import (
 	"slices"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
@@ -35,7 +34,7 @@ var tiny = []string{
 // execute runs the command tree on args in-process.
 func execute(t *testing.T, ctx context.Context, args ...string) (stdout, stderr string, err error) {
 	t.Helper()
-	cmd := newRootCmd()
+	cmd := newRoot(tinyLookup)
 	var o, e bytes.Buffer
 	cmd.SetOut(&o)
 	cmd.SetErr(&e)
@@ -74,7 +73,7 @@ func TestGenThenSimFlows(t *testing.T) {
 	dir := t.TempDir()
 	flowsPath := filepath.Join(dir, "flow.txt")
 	topoPath := filepath.Join(dir, "topology.txt")
-	out := run(t, args(append([]string{"gen"}, tiny...), "--out", flowsPath, "--topo-out", topoPath)...)
+	out := run(t, args(append([]string{"gen"}, tiny...), "--flows-out", flowsPath, "--topo-out", topoPath)...)
 	if !strings.HasPrefix(out, "wrote ") || !strings.Contains(out, "offered load") {
 		t.Errorf("gen printed %q", out)
 	}
@@ -206,7 +205,7 @@ func TestBadFlags(t *testing.T) {
 		want string
 	}{
 		{[]string{"sim", "--load", "2"}, "--load: 2 not in (0, 1]"},
-		{[]string{"gen", "--out", filepath.Join(dir, "x"), "--load", "0"}, "--load: 0 not in"},
+		{[]string{"gen", "--flows-out", filepath.Join(dir, "x"), "--load", "0"}, "--load: 0 not in"},
 		{[]string{"sim", "--policy", "foo"}, `--policy foo: unknown ECN policy "foo" (have: static, edge, react, hostreact, sched, tuned, graphcc, acc, ideal)`},
 		{[]string{"sim", "--ecn", "foo"}, `--ecn foo: unknown ECN policy "foo" (have: static, edge, react, hostreact, sched, tuned, graphcc, acc, ideal)`}, // the old name
 		{[]string{"sim", "--kmin-kb", "500", "--kmax-kb", "100"}, "--kmin-kb 500 --kmax-kb 100"},
@@ -215,7 +214,7 @@ func TestBadFlags(t *testing.T) {
 		{[]string{"sim", "--kmax-kb", "Inf"}, "--kmax-kb +Inf: must be a number of KB in [0, 1e9]"},
 		{[]string{"sim", "--topo", missing}, missing},
 		{[]string{"sim", "--flows", missing}, missing},
-		{[]string{"gen"}, `"out"`},
+		{[]string{"gen"}, "--flows-out: required"},
 		{[]string{"sim", "--duration", "0"}, "--duration 0"},
 		{[]string{"sim", "--duration", "5"}, "--duration 5"},
 		{[]string{"sim", "--host-rate", "fast"}, "--host-rate fast"},
@@ -225,12 +224,12 @@ func TestBadFlags(t *testing.T) {
 		{[]string{"sim", "--leaves", "1", "--hosts-per-leaf", "1", "--no-incast"}, "--leaves/--hosts-per-leaf: the fabric has 1 host; traffic needs at least 2"},
 		{[]string{"sim", "--fail", "leaf0-spine1,spine1-leaf0"}, "--fail leaf0-spine1,spine1-leaf0: fail links: link leaf0-spine1 is named twice"},
 		{[]string{"sim", "--no-incast", "--incast-period", "1ms"}, "--no-incast and --incast-period: choose one"},
-		{[]string{"gen", "--out", filepath.Join(dir, "x"), "--no-incast", "--incast-fanin", "2"}, "--no-incast and --incast-fanin: choose one"},
-		{[]string{"gen", "--out", ""}, "--out: required"},
-		{[]string{"gen", "--out", filepath.Join(dir, "x"), "--scenario", "day", "--load", "0.5"}, "--scenario sets the fabric and traffic: drop --load"},
-		{[]string{"gen", "--out", filepath.Join(dir, "x"), "--scenario", "nite"}, `--scenario: unknown scenario "nite"`},
-		{[]string{"gen", "--out", filepath.Join(dir, "x"), "--scenario-file", missing}, "--scenario-file: scenarios: open " + missing},
-		{[]string{"gen", "--out", filepath.Join(dir, "x"), "--incast-size", "2000000000000000"}, "--incast-size: 2000000000000000 bytes, want > 0 and at most 1125899906842624 (1 PiB)"},
+		{[]string{"gen", "--flows-out", filepath.Join(dir, "x"), "--no-incast", "--incast-fanin", "2"}, "--no-incast and --incast-fanin: choose one"},
+		{[]string{"gen", "--flows-out", ""}, "--flows-out: required"},
+		{[]string{"gen", "--flows-out", filepath.Join(dir, "x"), "--scenario", "day", "--load", "0.5"}, "--scenario sets the fabric and traffic: drop --load"},
+		{[]string{"gen", "--flows-out", filepath.Join(dir, "x"), "--scenario", "nite"}, `--scenario: unknown scenario "nite"`},
+		{[]string{"gen", "--flows-out", filepath.Join(dir, "x"), "--scenario-file", missing}, "--scenario-file: scenarios: open " + missing},
+		{[]string{"gen", "--flows-out", filepath.Join(dir, "x"), "--incast-size", "2000000000000000"}, "--incast-size: 2000000000000000 bytes, want > 0 and at most 1125899906842624 (1 PiB)"},
 		{[]string{"sim", "--incast-period", "1ns"}, "--incast-period: 25000000 incasts of 16 flows in 25ms: more than a trace may hold (20000000 flows)"},
 		{[]string{"sim", "--dcqcn-min-rate-mbps", "25001"}, "--dcqcn-min-rate-mbps 25001: above host h0's line rate 25Gbps"},
 		{[]string{"sim", "--leaves", "2", "--spines", "1", "--hosts-per-leaf", "2"}, "--incast-fanin: 16 senders, but the fabric has only 3 other hosts per receiver (lower it, or use --no-incast)"},
@@ -241,7 +240,7 @@ func TestBadFlags(t *testing.T) {
 		{[]string{"sim", "--interval", "1ns"}, "--interval 1ns: must be at least 1us"},
 		{[]string{"sim", "--flows", missing, "--fct-out", missing}, "it is the input --flows " + missing},
 		{[]string{"sim", "--fct-out", filepath.Join(dir, "o"), "--summary-out", filepath.Join(dir, ".", "o")}, "two outputs in one file"},
-		{[]string{"gen", "--out", filepath.Join(dir, "a"), "--topo-out", filepath.Join(dir, "a")}, "--out " + filepath.Join(dir, "a") + " and --topo-out"},
+		{[]string{"gen", "--flows-out", filepath.Join(dir, "a"), "--topo-out", filepath.Join(dir, "a")}, "--flows-out " + filepath.Join(dir, "a") + " and --topo-out"},
 		{[]string{"sim", "--dcqcn-g", "0"}, "--dcqcn-g 0"},
 		{[]string{"sim", "--dcqcn-ai-mbps", "-1"}, "--dcqcn-ai-mbps -1"},
 		{[]string{"sim", "--dcqcn-rp-timer", "4us"}, "--dcqcn-rp-timer 4us"},
@@ -296,7 +295,7 @@ func TestOutputsAtomic(t *testing.T) {
 
 	// A gen that fails leaves no trace behind either.
 	out := filepath.Join(dir, "flow.txt")
-	if _, _, err := execute(t, context.Background(), args(append([]string{"gen"}, tiny...), "--out", out, "--incast-fanin", "9")...); err == nil {
+	if _, _, err := execute(t, context.Background(), args(append([]string{"gen"}, tiny...), "--flows-out", out, "--incast-fanin", "9")...); err == nil {
 		t.Fatal("gen --incast-fanin 9 on 4 hosts succeeded")
 	}
 	if _, err := os.Stat(out); !os.IsNotExist(err) {
@@ -311,7 +310,7 @@ func TestECNFlagsScale(t *testing.T) {
 	}
 	h := defaultHW()
 	fs := pflag.NewFlagSet("sim", pflag.ContinueOnError)
-	h.addFlags(fs)
+	h.add(fs, 0)
 	if ecn, err := h.ecnSettings(fs, f); err != nil || ecn != nil {
 		t.Fatalf("no ECN flags: settings %v, %v; want nil (the simulator's Alibaba default)", ecn, err)
 	}
@@ -365,53 +364,9 @@ func TestVersion(t *testing.T) {
 	}
 }
 
-// TestProgressOffTerminal: on a stderr that is not a terminal there is no
-// bar; eval and train report a line per finished item, a simulation one
-// line at its end if it was long (and none if it failed), and commands
-// name the files they wrote.
-func TestProgressOffTerminal(t *testing.T) {
+// TestOutputsReported: commands name the files they wrote.
+func TestOutputsReported(t *testing.T) {
 	var buf bytes.Buffer
-	p := newProgress(&buf, 10, 0)
-	p.update(2_000_000_000, 10, 10)
-	p.done(true, 2_000_000_000, 10)
-	if buf.Len() != 0 {
-		t.Errorf("a short simulation printed %q", buf.String())
-	}
-	for _, tc := range []struct {
-		ok   bool
-		want string
-	}{
-		{true, "graphcc: sim: 10 of 10 flows finished by 2.000 ms simulated, 3s\n"},
-		{false, ""},
-	} {
-		buf.Reset()
-		p := newProgress(&buf, 10, 0)
-		p.start = p.start.Add(-3 * time.Second)
-		p.update(1_000_000_000, 9, 10)
-		p.done(tc.ok, 2_000_000_000, 10)
-		if got := buf.String(); got != tc.want {
-			t.Errorf("long simulation (ok %v) printed %q, want %q", tc.ok, got, tc.want)
-		}
-	}
-	if newProgress(&buf, 0, 0).callback() != nil {
-		t.Error("a run of no flows has a progress callback")
-	}
-
-	buf.Reset()
-	m := newMeter(&buf, "eval", "runs", 3)
-	m.step(1, "")
-	m.step(1, "") // no new run finished
-	m.step(3, "last one")
-	m.done()
-	want := "graphcc: eval: 1 of 3 runs done, 0s\ngraphcc: eval: 3 of 3 runs done, 0s: last one\n"
-	if buf.String() != want {
-		t.Errorf("meter printed %q, want %q", buf.String(), want)
-	}
-	if newMeter(&buf, "eval", "runs", 0) != nil {
-		t.Error("a meter of nothing")
-	}
-
-	buf.Reset()
 	var o outputs
 	o.report(&buf)
 	o.add("a.fct")
@@ -422,8 +377,8 @@ func TestProgressOffTerminal(t *testing.T) {
 	}
 }
 
-// TestECNFlagsHidden checks that train and eval, which refuse the ECN flags,
-// do not offer them in --help, and that sim does.
+// TestECNFlagsHidden checks that train and eval, whose policies set the
+// thresholds, do not take the ECN flags (omitECN), and that sim does.
 func TestECNFlagsHidden(t *testing.T) {
 	for _, tc := range []struct {
 		cmd   string
@@ -540,7 +495,7 @@ func TestGenPhasedScenario(t *testing.T) {
 		t.Fatal(err)
 	}
 	out := filepath.Join(dir, "flow.txt")
-	printed := run(t, "gen", "--scenario-file", file, "--seed", "2001", "--out", out)
+	printed := run(t, "gen", "--scenario-file", file, "--seed", "2001", "--flows-out", out)
 	if !strings.Contains(printed, "over 1ms in 3 phases") {
 		t.Errorf("gen printed %q", printed)
 	}
@@ -621,6 +576,38 @@ func TestSimPhasedSummary(t *testing.T) {
 	for _, want := range []string{fmt.Sprintf(`phase from 0 ms +%d `, counts[0]), fmt.Sprintf(`phase from 0\.5 ms +%d `, counts[1]), `phase from 0\.8 ms +0 +– +– +– +–\n`} {
 		if !regexp.MustCompile(want).MatchString(out) {
 			t.Errorf("sim printed no %q:\n%s", want, out)
+		}
+	}
+}
+
+// TestRenamedFlags: a flag's former name still sets it, says what
+// replaced it, and stays out of the help: --out is a directory (eval,
+// merge) wherever it is not such an alias.
+func TestRenamedFlags(t *testing.T) {
+	root := newRoot(tinyLookup)
+	for _, tc := range []struct{ cmd, old, now string }{
+		{"gen", "out", "flows-out"}, {"train", "out", "model-out"}, {"tune", "out", "json"}, {"sim", "ecn", "policy"},
+	} {
+		c, _, err := root.Find([]string{tc.cmd})
+		if err != nil {
+			t.Fatal(err)
+		}
+		fs := c.Flags()
+		old, now := fs.Lookup(tc.old), fs.Lookup(tc.now)
+		if old == nil || now == nil || old.Deprecated == "" || !old.Hidden {
+			t.Fatalf("%s --%s: not a deprecated alias of --%s", tc.cmd, tc.old, tc.now)
+		}
+		if err := fs.Set(tc.old, "x.file"); err != nil {
+			t.Fatal(err)
+		}
+		if now.Value.String() != "x.file" {
+			t.Errorf("%s --%s x.file set --%s to %q", tc.cmd, tc.old, tc.now, now.Value.String())
+		}
+	}
+	for _, cmd := range []string{"eval", "merge"} {
+		c, _, _ := root.Find([]string{cmd})
+		if f := c.Flags().Lookup("out"); f == nil || f.Deprecated != "" || !strings.Contains(f.Usage, "directory") {
+			t.Errorf("%s --out is not a directory", cmd)
 		}
 	}
 }

@@ -12,6 +12,7 @@ import (
 
 	"graphcc/experiment"
 	"graphcc/experiment/tune"
+	"graphcc/internal/progress"
 	"graphcc/internal/version"
 )
 
@@ -22,32 +23,6 @@ type mergeOpts struct {
 	workers int
 }
 
-// mergeLong is merge's help.
-const mergeLong = `merge puts together the parts that the shards of a sweep wrote (graphcc
-eval --shard I/N --json part-I.json, one per shard, any engine running
-them) and writes what the sweep run in one process writes: for eval, the
-Markdown report on stdout, report.md and the figures in --out and the JSON
-report in --json, the very same bytes but for the machine's figures
-(wall_seconds and peak_rss_bytes of the runs' summaries, which are the
-shards' own).
-
-The parts of graphcc tune --shard I/N --json part-I.json hold the scores
-of the grid round only: merge then runs the rest of the search here (the
-refinement, DCQCN and role rounds around the grid's leaders, and the
-confirmation, with --workers simulations at once), prints tune's summary
-and writes the result tune --out writes, the same bytes, to --json.
-
-It refuses, naming the file: a file that is not a part; parts of
-different evaluations (other scenarios, policies or their inputs, seeds,
-simulator, reference, yardsticks or rewards: their configs' fingerprints
-differ); a part of another number of shards; a shard given twice or
-missing; a part written by another graphcc build than this one (graphcc
-version, and the executable's SHA-256 unless the build stamps a clean VCS
-revision: shards and merge must run one binary or image).
-
-docs/scale-out.md describes sharding, part files (docs/formats.md) and the
-job files of Slurm and Kubernetes.`
-
 func newMergeCmd(logger loggerFunc) *cobra.Command {
 	o := mergeOpts{out: "eval-out"}
 	cmd := &cobra.Command{
@@ -56,8 +31,11 @@ func newMergeCmd(logger loggerFunc) *cobra.Command {
   graphcc merge parts/part-0.json parts/part-1.json --out eval-out
   graphcc merge tune-part-*.json --json fb60.json --workers 2   # tune --shard's grid, then the rest of the search here`,
 		Short: "Merge the parts of a sharded eval into its report, or of a sharded tune's grid into its result",
-		Long:  mergeLong,
-		Args:  cobra.MinimumNArgs(1),
+		Long: `merge puts together the parts the shards of a sweep wrote (eval --shard or
+tune --shard, each with --json PART) and writes what the sweep run in one
+process writes: eval's report (--out, --json), or tune's result (--json)
+after running the rest of the search. docs/scale-out.md describes sharding.`,
+		Args: cobra.MinimumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			return o.run(cmd.Context(), cmd, args, logger(cmd))
 		},
@@ -65,7 +43,7 @@ func newMergeCmd(logger loggerFunc) *cobra.Command {
 	fs := cmd.Flags()
 	fs.SortFlags = false
 	fs.StringVar(&o.out, "out", o.out, "directory of report.md and the figures (created if missing; its parent must exist), as eval's")
-	fs.StringVar(&o.jsonOut, "json", "", "also write the report as JSON here, as eval's --json; of tune parts, the tune result (tune's --out)")
+	fs.StringVar(&o.jsonOut, "json", "", "also write the report as JSON here, as eval's --json; of tune parts, the tune result (tune's --json)")
 	fs.IntVar(&o.workers, "workers", 0, "of tune parts: simulations run at once in the rounds after the grid (0: one per CPU)")
 	return cmd
 }
@@ -120,14 +98,14 @@ func (o *mergeOpts) runTune(ctx context.Context, cmd *cobra.Command, parts []*ex
 	if err != nil {
 		return fmt.Errorf("%s: %w", parts[0].Name(), err)
 	}
-	bar := newMeter(cmd.ErrOrStderr(), "tune", "rounds", c.Rounds())
+	bar := progress.NewMeter(cmd.ErrOrStderr(), "tune", "rounds", c.Rounds())
 	done := 0
 	start := time.Now()
 	res, err := tune.Merge(ctx, parts, build, tune.MergeOptions{Workers: o.workers, Progress: func(r tune.Round) {
 		done++
-		bar.step(done, fmt.Sprintf("%s, %d settings run; best %s, mean slowdown %.3f", r.Name, r.Settings, r.Best, r.Score))
+		bar.Step(done, fmt.Sprintf("%s, %d settings run; best %s, mean slowdown %.3f", r.Name, r.Settings, r.Best, r.Score))
 	}})
-	bar.done()
+	bar.Done()
 	if err != nil {
 		return err
 	}

@@ -83,8 +83,19 @@ func defaultScenario() scenarioFlags {
 	}
 }
 
-// addFabricFlags registers the fabric flags with s's current values as
-// defaults.
+// add registers the fabric and traffic groups, less those mask omits
+// (omitFabric, omitTraffic), and --seed, with s's values as defaults.
+func (s *scenarioFlags) add(fs *pflag.FlagSet, mask flagMask) {
+	if mask&omitFabric == 0 {
+		s.addFabricFlags(fs)
+	}
+	if mask&omitTraffic == 0 {
+		s.addTrafficFlags(fs)
+	}
+	fs.Uint64Var(&s.seed, "seed", s.seed, "seed of the traffic, of --fail-random and of the simulation's ECN marking draws (ECMP uses HPCC's per-switch hash seeds)")
+}
+
+// addFabricFlags registers the fabric flags.
 func (s *scenarioFlags) addFabricFlags(fs *pflag.FlagSet) {
 	fs.StringVar(&s.topoFile, "topo", "", "HPCC topology.txt to use instead of the Clos (the Clos flags are then ignored; --buffer-mb still applies)")
 	fs.IntVar(&s.leaves, "leaves", s.leaves, "Clos: leaf switches")
@@ -98,8 +109,7 @@ func (s *scenarioFlags) addFabricFlags(fs *pflag.FlagSet) {
 	fs.IntVar(&s.failRandom, "fail-random", 0, "fail K random leaf-spine (switch-switch) links, drawn from --seed, never disconnecting a host pair")
 }
 
-// addTrafficFlags registers the traffic flags with s's current values as
-// defaults.
+// addTrafficFlags registers the traffic flags.
 func (s *scenarioFlags) addTrafficFlags(fs *pflag.FlagSet) {
 	fs.StringVar(&s.workload, "workload", s.workload, "flow-size distribution: "+strings.Join(workload.Names(), ", ")+", or a CDF file (HPCC format)")
 	fs.Float64Var(&s.load, "load", s.load, "offered background load per host link, in (0, 1]")
@@ -108,11 +118,6 @@ func (s *scenarioFlags) addTrafficFlags(fs *pflag.FlagSet) {
 	fs.IntVar(&s.incastFanIn, "incast-fanin", s.incastFanIn, "distinct random senders per incast (at most hosts-1)")
 	fs.Int64Var(&s.incastSize, "incast-size", s.incastSize, "bytes per incast sender")
 	fs.BoolVar(&s.noIncast, "no-incast", false, "no incasts (same as --incast-period 0)")
-}
-
-// addSeedFlag registers --seed.
-func (s *scenarioFlags) addSeedFlag(fs *pflag.FlagSet) {
-	fs.Uint64Var(&s.seed, "seed", s.seed, "seed of the traffic, of --fail-random and of the simulation's ECN marking draws (ECMP uses HPCC's per-switch hash seeds)")
 }
 
 // bufferBytes returns --buffer-mb in bytes.
@@ -431,18 +436,35 @@ func writeOutput(flag, path string, write func(w io.Writer) error) error {
 	return nil
 }
 
+// scenarioFileFlag is the --scenario-file group of gen, sim, eval, tune
+// and train: a YAML file of scenarios whose names join the built-in ones.
+type scenarioFileFlag struct {
+	path   string
+	lookup lookupFunc // the built-in scenarios
+}
+
+// add registers --scenario-file; only says that --scenario then defaults
+// to the file's only scenario.
+func (s *scenarioFileFlag) add(fs *pflag.FlagSet, only bool) {
+	help := "YAML file of scenarios of your own (see docs/formats.md, \"Scenario files\"); their names join the built-in ones"
+	if only {
+		help += "; with it, --scenario defaults to the file's only scenario"
+	}
+	fs.StringVar(&s.path, "scenario-file", "", help)
+}
+
 // scenarioSet resolves scenario names for eval, train and sim
 // (scenario.Set): the scenarios of a --scenario-file first, then the
-// built-in suite, as scenarioLookup gives it.
+// built-in suite.
 type scenarioSet struct{ scenario.Set }
 
-// loadScenarioSet reads the scenario file at path ("" for none).
-func loadScenarioSet(path string) (scenarioSet, error) {
-	set, err := scenario.LoadSet(path)
+// load reads the scenario file ("" for none) beside the built-in suite.
+func (s *scenarioFileFlag) load() (scenarioSet, error) {
+	set, err := scenario.LoadSet(s.path)
 	if err != nil {
 		return scenarioSet{}, fmt.Errorf("--scenario-file: %w", err)
 	}
-	set.Builtin = func(name string) (scenario.Scenario, error) { return scenarioLookup(name) }
+	set.Builtin = s.lookup
 	return scenarioSet{set}, nil
 }
 
@@ -488,9 +510,6 @@ func (s scenarioSet) pick(name string) (scenario.Scenario, error) {
 	}
 	return sc, nil
 }
-
-// scenarioFileHelp is the help of --scenario-file.
-const scenarioFileHelp = "YAML file of scenarios of your own (see docs/formats.md, \"Scenario files\"); their names join the built-in ones"
 
 // plural writes n and noun, adding an s unless n is 1: "1 host", "0 hosts".
 func plural(n int, noun string) string {

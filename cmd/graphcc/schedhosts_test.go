@@ -19,7 +19,6 @@ import (
 // --hosts --objective imitate, with the same directory as teacher and host
 // action table.
 func TestSchedHostsCommands(t *testing.T) {
-	withTinyScenario(t)
 	const sched = "sched:0=2,32,0.01/55,55,2,5,25:500us=2,32,0.01/30,55,2,40,400"
 	const oneStep, fixed = "sched:0=2,32,0.01/55,55,2,5,25", "static:2,32,0.01+dcqcn:55,55,2,5,25"
 	dir, _ := writeTuned(t, map[string]string{"tiny": sched}, "static")
@@ -57,7 +56,7 @@ func TestSchedHostsCommands(t *testing.T) {
 
 	model := filepath.Join(t.TempDir(), "joint.model")
 	out := run(t, "train", "--scenario", "tiny", "--hosts", "--host-actions", tuned, "--objective", "imitate", "--teacher", tuned,
-		"--episodes", "2", "--warmup", "10", "--updates", "5", "--workers", "1", "--out", model)
+		"--episodes", "2", "--warmup", "10", "--updates", "5", "--workers", "1", "--model-out", model)
 	if want := "host actions " + tuned + ": 3 profiles: 300,1,4,5,50; 55,55,2,5,25; 30,55,2,40,400\n"; !strings.Contains(out, want) {
 		t.Errorf("train output %q lacks %q", out, want)
 	}

@@ -9,15 +9,14 @@ import (
 	"math"
 	"os"
 	"slices"
-	"strings"
 
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 
 	"graphcc/control"
-	"graphcc/dcqcn"
 	"graphcc/gnn"
 	"graphcc/internal/fileio"
+	"graphcc/internal/progress"
 	"graphcc/metrics"
 	"graphcc/policy"
 	"graphcc/replay"
@@ -31,11 +30,9 @@ import (
 type simOpts struct {
 	sc           scenarioFlags
 	scenario     string
-	scenarioFile string
+	scenarioFile scenarioFileFlag
 	flowsFile    string
-	fctOut       string
-	summaryOut   string
-	traceOut     string
+	out          outputFlags
 	policy       string
 	agents       string
 	agentFlags   agentFlags
@@ -60,13 +57,23 @@ type agentFlags struct {
 }
 
 // agentFlagNames are the flags that only --agents per-switch takes.
-var agentFlagNames = []string{"agent-deadline", "agent-compute", "agent-misses", "agent-loss"}
+func agentFlagNames() []string {
+	return []string{"agent-deadline", "agent-compute", "agent-misses", "agent-loss"}
+}
+
+// add registers the agent flags, with a's values as defaults.
+func (a *agentFlags) add(fs *pflag.FlagSet) {
+	fs.StringVar(&a.deadline, "agent-deadline", a.deadline, "with --agents per-switch: each round's deadline, from the tick (round k by k × this); K × it must be under --interval")
+	fs.StringVar(&a.compute, "agent-compute", a.compute, "with --agents per-switch: fabric time an agent takes to compute a round; 0 computes instantly")
+	fs.IntVar(&a.misses, "agent-misses", a.misses, "with --agents per-switch: consecutive steps with a late message after which an agent puts its ports at the static settings until its messages return; 0 never")
+	fs.Float64Var(&a.loss, "agent-loss", a.loss, "with --agents per-switch: probability that an agent message is lost, drawn from the run's seed")
+}
 
 // config checks the agent flags against the control interval and returns
 // the agents' configuration.
 func (a agentFlags) config(fs *pflag.FlagSet, agents string) (gnn.InBandConfig, error) {
 	if agents != policy.AgentsPerSwitch {
-		for _, n := range agentFlagNames {
+		for _, n := range agentFlagNames() {
 			if fs.Changed(n) {
 				return gnn.InBandConfig{}, fmt.Errorf("--%s needs --agents %s", n, policy.AgentsPerSwitch)
 			}
@@ -90,216 +97,8 @@ func (a agentFlags) config(fs *pflag.FlagSet, agents string) (gnn.InBandConfig, 
 	return gnn.InBandConfig{Deadline: d, Compute: c, Misses: a.misses}, nil
 }
 
-// hwFlags override the simulated hardware: ECN thresholds, PFC, the window
-// and DCQCN's constants.
-type hwFlags struct {
-	kminKB, kmaxKB, pmax float64
-	noPFC, noECN         bool
-	window               int64
-	g                    float64
-	aiMbps, haiMbps      float64
-	minRateMbps          float64
-	rpTimer              string
-	alphaPeriod          string
-	decreasePeriod       string
-	ackHighPrio          bool
-	hpccRR               bool
-	nsTiming             bool
-}
-
-func defaultHW() hwFlags {
-	a := control.Alibaba(control.RefRate)
-	d := replay.DefaultParams().DCQCN
-	return hwFlags{
-		kminKB:         float64(a.KMin) / control.KB,
-		kmaxKB:         float64(a.KMax) / control.KB,
-		pmax:           a.PMax,
-		g:              d.G,
-		aiMbps:         float64(d.AI) / float64(topo.Mbps),
-		haiMbps:        float64(d.HAI) / float64(topo.Mbps),
-		minRateMbps:    float64(d.MinRate) / float64(topo.Mbps),
-		rpTimer:        topo.FormatDuration(d.IncreaseInterval),
-		alphaPeriod:    topo.FormatDuration(d.AlphaInterval),
-		decreasePeriod: topo.FormatDuration(d.DecreaseInterval),
-	}
-}
-
-func (h *hwFlags) addFlags(fs *pflag.FlagSet) {
-	fs.Float64Var(&h.kminKB, "kmin-kb", h.kminKB, "ECN kmin of a 25 Gbps switch port, KB of 1000 B; every switch port gets it scaled by its rate/25G (100 Gbps: x4)")
-	fs.Float64Var(&h.kmaxKB, "kmax-kb", h.kmaxKB, "ECN kmax of a 25 Gbps switch port, KB, scaled like --kmin-kb")
-	fs.Float64Var(&h.pmax, "pmax", h.pmax, "ECN marking probability at kmax, in [0, 1], on every switch port")
-	fs.BoolVar(&h.noPFC, "no-pfc", false, "turn PFC off (switches drop on overflow, senders go back N on NACKs)")
-	fs.BoolVar(&h.noECN, "no-ecn", false, "turn ECN marking off at every switch")
-	fs.BoolVar(&h.hpccRR, "hpcc-rr", true, "NIC round robin exactly as HPCC's: finished flows leave the list lazily and the position shifts (replay.Params.HPCCRoundRobin); =false drops a flow when it finishes and keeps the position")
-	fs.BoolVar(&h.nsTiming, "ns-timing", false, "round serialization times down to whole nanoseconds, as HPCC's ns-3 does (links run up to 4.6 % above their rate); for comparing with HPCC only")
-	fs.BoolVar(&h.ackHighPrio, "ack-high-prio", false, "serve ACKs and NACKs at switches before data, outside the buffer's accounting (HPCC's switch attribute AckHighPrio, which its ACK_HIGH_PRIO key does not set; the testbed does this)")
-	fs.Int64Var(&h.window, "window", 0, "inflight payload limit per flow, bytes: 0 = the fabric's largest base-RTT BDP, -1 = no window")
-	h.addDCQCNFlags(fs)
-}
-
-// addDCQCNFlags defines the flags of the hosts' DCQCN constants on fs
-// (the testbed's hosts take these alone of the hardware flags).
-func (h *hwFlags) addDCQCNFlags(fs *pflag.FlagSet) {
-	fs.Float64Var(&h.g, "dcqcn-g", h.g, "DCQCN alpha gain g, in (0, 1]")
-	fs.Float64Var(&h.aiMbps, "dcqcn-ai-mbps", h.aiMbps, "DCQCN additive increase of a 25 Gbps NIC, Mbps (scaled by NIC rate/25G)")
-	fs.Float64Var(&h.haiMbps, "dcqcn-hai-mbps", h.haiMbps, "DCQCN hyper increase of a 25 Gbps NIC, Mbps (scaled by NIC rate/25G)")
-	fs.Float64Var(&h.minRateMbps, "dcqcn-min-rate-mbps", h.minRateMbps, "DCQCN floor of a decreased rate, Mbps")
-	fs.StringVar(&h.rpTimer, "dcqcn-rp-timer", h.rpTimer, "DCQCN rate increase period (RP_TIMER, rpg_time_reset); must exceed --dcqcn-decrease-period")
-	fs.StringVar(&h.alphaPeriod, "dcqcn-alpha-period", h.alphaPeriod, "DCQCN alpha update period (ALPHA_RESUME_INTERVAL, dce_tcp_rtt)")
-	fs.StringVar(&h.decreasePeriod, "dcqcn-decrease-period", h.decreasePeriod, "DCQCN rate decrease check period (RATE_DECREASE_INTERVAL, rate_reduce_monitor_period)")
-}
-
-// hostSpecFlagNames are the flags of the five DCQCN constants a policy's
-// +dcqcn: spec sets (policy.HostsMark), which replaces them.
-func hostSpecFlagNames() []string {
-	return []string{"dcqcn-rp-timer", "dcqcn-alpha-period", "dcqcn-decrease-period", "dcqcn-ai-mbps", "dcqcn-hai-mbps"}
-}
-
-// refuseECNFlags fails if one of the ECN threshold flags was given to a
-// command whose policies set the thresholds themselves; why says so.
-func refuseECNFlags(fs *pflag.FlagSet, why string) error {
-	for _, n := range ecnFlagNames() {
-		if fs.Changed(n) {
-			return fmt.Errorf("--%s: %s", n, why)
-		}
-	}
-	return nil
-}
-
-// ecnFlagNames are the flags of every switch port's ECN setting.
-func ecnFlagNames() []string { return []string{"kmin-kb", "kmax-kb", "pmax"} }
-
-// hideECNFlags keeps the ECN flags out of the --help of a command that
-// refuses them (refuseECNFlags).
-func hideECNFlags(fs *pflag.FlagSet) {
-	for _, n := range ecnFlagNames() {
-		if err := fs.MarkHidden(n); err != nil {
-			panic(err) // a flag renamed without this list
-		}
-	}
-}
-
-// baseECN is the 25 Gbps setting of the flags.
-func (h *hwFlags) baseECN() (control.ECN, error) {
-	e := control.ECN{
-		KMin: int64(math.Round(h.kminKB * control.KB)),
-		KMax: int64(math.Round(h.kmaxKB * control.KB)),
-		PMax: h.pmax,
-	}
-	for _, v := range []struct {
-		name string
-		kb   float64
-	}{{"kmin-kb", h.kminKB}, {"kmax-kb", h.kmaxKB}} {
-		if !(v.kb >= 0 && v.kb <= 1e9) {
-			return e, fmt.Errorf("--%s %v: must be a number of KB in [0, 1e9]", v.name, v.kb)
-		}
-	}
-	if err := e.Validate(); err != nil {
-		return e, fmt.Errorf("--kmin-kb %g --kmax-kb %g --pmax %g: %w", h.kminKB, h.kmaxKB, h.pmax, err)
-	}
-	return e, nil
-}
-
-// ecnSettings returns the initial ECN setting of every port of f: nil (the
-// simulator's default, Alibaba's thresholds) unless an ECN flag was given,
-// else the flags' 25 Gbps setting scaled by each switch port's rate
-// (policy.ScaledECN).
-func (h *hwFlags) ecnSettings(fs *pflag.FlagSet, f *topo.Fabric) ([]control.ECN, error) {
-	base, err := h.baseECN()
-	if err != nil {
-		return nil, err
-	}
-	if !slices.ContainsFunc(ecnFlagNames(), fs.Changed) {
-		return nil, nil
-	}
-	return policy.ScaledECN(f, base), nil
-}
-
-// checkFabric refuses hardware constants p that fabric f cannot run: a
-// DCQCN floor above some host's line rate, which would pace that host faster
-// than its link.
-func (h *hwFlags) checkFabric(p replay.Params, f *topo.Fabric) error {
-	for _, n := range f.Hosts() {
-		if rate := f.Ports[f.HostPort(n)].Rate; p.DCQCN.MinRate > rate {
-			return fmt.Errorf("--dcqcn-min-rate-mbps %v: above host %s's line rate %s", h.minRateMbps, f.Nodes[n].Name, topo.FormatRate(rate))
-		}
-	}
-	return nil
-}
-
-// params returns the hardware constants of the flags.
-func (h *hwFlags) params() (replay.Params, error) {
-	p := replay.DefaultParams()
-	p.PFC = !h.noPFC
-	p.ECN = !h.noECN
-	p.AckHighPriority = h.ackHighPrio
-	p.HPCCRoundRobin = h.hpccRR
-	p.NanosecondTiming = h.nsTiming
-	if h.window < -1 {
-		return p, fmt.Errorf("--window %d: want a byte count, 0 (the largest BDP) or -1 (no window)", h.window)
-	}
-	p.Window = h.window
-	if err := h.dcqcn(&p.DCQCN); err != nil {
-		return p, err
-	}
-	if err := p.Validate(); err != nil {
-		return p, fmt.Errorf("DCQCN/PFC flags: %w", err)
-	}
-	return p, nil
-}
-
-// dcqcn sets d's constants from the DCQCN flags: the alpha gain, AI, HAI
-// and the minimum rate of a 25 Gbps NIC, and the three periods.
-func (h *hwFlags) dcqcn(d *dcqcn.Params) error {
-	if !(h.g > 0 && h.g <= 1) {
-		return fmt.Errorf("--dcqcn-g %v: must be in (0, 1]", h.g)
-	}
-	d.G = h.g
-	mbps := func(name string, v float64) (int64, error) {
-		if !(v >= 0) || v > math.MaxInt64/float64(topo.Mbps)/2 {
-			return 0, fmt.Errorf("--%s %v: must be a non-negative rate", name, v)
-		}
-		return int64(math.Round(v * float64(topo.Mbps))), nil
-	}
-	var err error
-	if d.AI, err = mbps("dcqcn-ai-mbps", h.aiMbps); err != nil {
-		return err
-	}
-	if d.HAI, err = mbps("dcqcn-hai-mbps", h.haiMbps); err != nil {
-		return err
-	}
-	if d.MinRate, err = mbps("dcqcn-min-rate-mbps", h.minRateMbps); err != nil {
-		return err
-	}
-	return h.dcqcnPeriods(d)
-}
-
-// dcqcnPeriods sets d's three periods from the flags: the alpha update
-// and decrease check periods, and the rate-increase timer, which must
-// exceed the decrease check and its first delay (dcqcn.Params.Validate).
-func (h *hwFlags) dcqcnPeriods(d *dcqcn.Params) error {
-	var err error
-	if d.AlphaInterval, err = parseDurationFlag("dcqcn-alpha-period", h.alphaPeriod, false); err != nil {
-		return err
-	}
-	if d.DecreaseInterval, err = parseDurationFlag("dcqcn-decrease-period", h.decreasePeriod, false); err != nil {
-		return err
-	}
-	if d.DecreaseInterval > math.MaxInt64/4-d.FirstDecreaseDelay {
-		return fmt.Errorf("--dcqcn-decrease-period %s: too long", h.decreasePeriod)
-	}
-	if d.IncreaseInterval, err = parseDurationFlag("dcqcn-rp-timer", h.rpTimer, false); err != nil {
-		return err
-	}
-	if min := d.DecreaseInterval + d.FirstDecreaseDelay; d.IncreaseInterval <= min {
-		return fmt.Errorf("--dcqcn-rp-timer %s: must exceed --dcqcn-decrease-period %s plus the first check's delay (%s)",
-			h.rpTimer, h.decreasePeriod, topo.FormatDuration(min))
-	}
-	return nil
-}
-
-func newSimCmd(logger loggerFunc) *cobra.Command {
-	o := simOpts{sc: defaultScenario(), hw: defaultHW(), policy: "static", agents: policy.AgentsCentral,
+func newSimCmd(logger loggerFunc, lookup lookupFunc) *cobra.Command {
+	o := simOpts{sc: defaultScenario(), scenarioFile: scenarioFileFlag{lookup: lookup}, hw: defaultHW(), policy: "static", agents: policy.AgentsCentral,
 		agentFlags: agentFlags{deadline: topo.FormatDuration(gnn.DefaultRoundDeadline), compute: "0", misses: control.DefaultMissLimit},
 		interval:   topo.FormatDuration(control.DefaultInterval), until: "0"}
 	cmd := &cobra.Command{
@@ -315,30 +114,14 @@ func newSimCmd(logger loggerFunc) *cobra.Command {
   graphcc sim --policy tuned:tune.json          # the best fixed setting graphcc tune found
   graphcc sim --scenario fb90 --policy tuned:models/tuned   # fb90's own, models/tuned/fb90.json`,
 		Short: "Simulate a scenario (default: the GraphCC training scenario) and print FCT slowdowns",
-		Long: `sim replays flows on a fabric in the packet-level simulator and prints
-the summary table: FCT slowdown (mean, p50, p95, p99) overall, per flow-size
-bin, for incast and background flows and, on a phased --scenario, by the
-phase each flow starts in ("phase from 25 ms"; --summary-out's
-slowdown_by_phase), then throughput, queues, PFC pauses, ECN marks, events
-and timing.
-
-Without --flows the traffic is generated from the scenario flags (default:
-the GraphCC training scenario, FB_Hadoop at 60 % load with a 16:1 incast
-every 1 ms for 25 ms of arrivals, from --seed); with --flows an HPCC
-flow.txt is replayed on --topo or the Clos; with --scenario NAME (an eval
-scenario, built in or of --scenario-file) the fabric and trace are those
-eval runs at --seed, and --policy acc trains ACC on that scenario first,
-as eval does.
-
-The ECN flags set every switch port: --kmin-kb and --kmax-kb are given for a
-25 Gbps port and scaled by the port's rate/25G like Alibaba's thresholds
-(default 100/400 KB, pmax 0.2; a 100 Gbps port gets 400/1600 KB).
-
-A progress bar is drawn on stderr when it is a terminal. Output files are
-written atomically, only when the run succeeds.
+		Long: `sim replays flows on a fabric in the packet-level simulator under an ECN
+policy and prints the FCT slowdown summary. The traffic is generated from
+the fabric and traffic flags, read from --flows, or an eval scenario's
+(--scenario). docs/cli.md describes the summary, the ECN flags and the
+outputs.
 
 Policies (--policy; --ecn is its old name):
-` + policySpecsHelp(false),
+` + policy.SpecsHelp(false),
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			return o.run(cmd.Context(), cmd, logger(cmd))
@@ -346,51 +129,19 @@ Policies (--policy; --ecn is its old name):
 	}
 	fs := cmd.Flags()
 	fs.SortFlags = false
-	o.sc.addFabricFlags(fs)
-	o.sc.addTrafficFlags(fs)
-	o.sc.addSeedFlag(fs)
+	o.sc.add(fs, 0)
 	fs.StringVar(&o.flowsFile, "flows", "", "replay this HPCC flow.txt instead of generating traffic (the traffic flags are then ignored)")
 	fs.StringVar(&o.scenario, "scenario", "", "run one seed of this eval scenario (built-in, or of --scenario-file) instead of the fabric and traffic flags: the very fabric and trace eval runs at that --seed")
-	fs.StringVar(&o.scenarioFile, "scenario-file", "", scenarioFileHelp+"; with it, --scenario defaults to the file's only scenario")
-	fs.StringVar(&o.fctOut, "fct-out", "", "write the completed flows' FCT records here (HPCC fct.txt)")
-	fs.StringVar(&o.summaryOut, "summary-out", "", "write the summary here as JSON")
-	fs.StringVar(&o.traceOut, "trace-out", "", "write per-port telemetry every --interval here as CSV")
+	o.scenarioFile.add(fs, true)
+	o.out.add(fs)
 	fs.StringVar(&o.policy, "policy", o.policy, "the ECN control policy (see Policies below), or ideal, the fabric's max-min fair share without queues instead of the packet-level simulator")
-	fs.StringVar(&o.policy, "ecn", o.policy, "the old name of --policy")
-	if err := fs.MarkDeprecated("ecn", "use --policy"); err != nil {
-		panic(err)
-	}
+	addRenamed(fs, &o.policy, "ecn", "policy")
 	fs.StringVar(&o.agents, "agents", o.agents, "how a graphcc policy's step runs: central (one computation), per-switch (one agent per switch; hidden-state messages are packets on the links, in the priority queue, so settings take effect a few µs after the tick) or per-switch-ideal (messages delivered within the step: central's decisions at central's time); see docs/agents.md")
-	fs.StringVar(&o.agentFlags.deadline, "agent-deadline", o.agentFlags.deadline, "with --agents per-switch: each round's deadline, from the tick (round k by k × this); K × it must be under --interval")
-	fs.StringVar(&o.agentFlags.compute, "agent-compute", o.agentFlags.compute, "with --agents per-switch: fabric time an agent takes to compute a round; 0 computes instantly")
-	fs.IntVar(&o.agentFlags.misses, "agent-misses", o.agentFlags.misses, "with --agents per-switch: consecutive steps with a late message after which an agent puts its ports at the static settings until its messages return; 0 never")
-	fs.Float64Var(&o.agentFlags.loss, "agent-loss", 0, "with --agents per-switch: probability that an agent message is lost, drawn from the run's seed")
-	o.hw.addFlags(fs)
+	o.agentFlags.add(fs)
+	o.hw.add(fs, 0)
 	fs.StringVar(&o.interval, "interval", o.interval, "control and telemetry interval")
 	fs.StringVar(&o.until, "until", o.until, "stop this long after the first flow starts; 0 = when every flow has finished")
 	return cmd
-}
-
-// policySpecsHelp lists the forms of policy spec (policy.Specs) for a
-// command's help, without the simulator's ideal if controlOnly.
-func policySpecsHelp(controlOnly bool) string {
-	var b strings.Builder
-	for _, s := range policy.Specs() {
-		if controlOnly && s.SimulatorOnly {
-			continue
-		}
-		b.WriteString("  " + s.Usage + "\n")
-		line := "     "
-		for _, w := range strings.Fields(s.Help) {
-			if len(line)+1+len(w) > 78 {
-				b.WriteString(line + "\n")
-				line = "     "
-			}
-			line += " " + w
-		}
-		b.WriteString(line + "\n")
-	}
-	return strings.TrimSuffix(b.String(), "\n")
 }
 
 // simRun is what the flags of sim build beside the simulator's config:
@@ -456,7 +207,7 @@ func (o *simOpts) config(ctx context.Context, fs *pflag.FlagSet, log *slog.Logge
 func (o *simOpts) traffic(fs *pflag.FlagSet, log *slog.Logger) (simRun, error) {
 	var r simRun
 	var err error
-	if o.scenario != "" || o.scenarioFile != "" {
+	if o.scenario != "" || o.scenarioFile.path != "" {
 		if r.sc, err = o.pickScenario(fs); err != nil {
 			return r, err
 		}
@@ -525,7 +276,7 @@ func (o *simOpts) control(ctx context.Context, fs *pflag.FlagSet, r simRun, env 
 		if ecn != nil {
 			return nil, nil, fmt.Errorf("%s %s has no ECN thresholds: drop --kmin-kb, --kmax-kb and --pmax", flag, o.policy)
 		}
-		if o.traceOut != "" {
+		if o.out.trace != "" {
 			return nil, nil, fmt.Errorf("%s %s has no per-port telemetry: drop --trace-out", flag, o.policy)
 		}
 		return nil, nil, nil
@@ -562,7 +313,7 @@ func (o *simOpts) control(ctx context.Context, fs *pflag.FlagSet, r simRun, env 
 }
 
 func (o *simOpts) run(ctx context.Context, cmd *cobra.Command, log *slog.Logger) error {
-	if err := checkOutputsReading([]string{"--topo", o.sc.topoFile, "--flows", o.flowsFile}, "fct-out", o.fctOut, "summary-out", o.summaryOut, "trace-out", o.traceOut); err != nil {
+	if err := checkOutputsReading([]string{"--topo", o.sc.topoFile, "--flows", o.flowsFile}, "fct-out", o.out.fct, "summary-out", o.out.summary, "trace-out", o.out.trace); err != nil {
 		return err
 	}
 	cfg, desc, err := o.config(ctx, cmd.Flags(), log)
@@ -578,25 +329,25 @@ func (o *simOpts) run(ctx context.Context, cmd *cobra.Command, log *slog.Logger)
 	)
 	runIt := func(telemetry io.Writer) error {
 		cfg.Trace = telemetry
-		bar := newProgress(cmd.ErrOrStderr(), len(cfg.Flows), trace.FirstStart(cfg.Flows))
-		cfg.Progress = bar.callback()
+		bar := progress.NewSim(cmd.ErrOrStderr(), len(cfg.Flows), trace.FirstStart(cfg.Flows))
+		cfg.Progress = bar.Callback()
 		run := simulate
 		if o.runFn != nil {
 			run = o.runFn
 		}
 		res, simErr = run(ctx, cfg)
 		if simErr != nil {
-			bar.done(false, 0, 0)
+			bar.Done(false, 0, 0)
 		} else {
-			bar.done(true, res.End, res.Summary.Completed)
+			bar.Done(true, res.End, res.Summary.Completed)
 		}
 		return simErr
 	}
 	var wrote outputs
-	if o.traceOut != "" {
+	if o.out.trace != "" {
 		// The trace streams out during the run into a temporary file that
 		// replaces --trace-out only if the run succeeds.
-		err = wrote.write("trace-out", o.traceOut, runIt)
+		err = wrote.write("trace-out", o.out.trace, runIt)
 	} else {
 		err = runIt(nil)
 	}
@@ -612,13 +363,13 @@ func (o *simOpts) run(ctx context.Context, cmd *cobra.Command, log *slog.Logger)
 		return err
 	}
 	res.Summary.Phases = metrics.SlowdownByPhase(res.FCT, o.phases)
-	if o.fctOut != "" {
-		if err := wrote.write("fct-out", o.fctOut, func(w io.Writer) error { return trace.WriteFCT(w, res.FCT) }); err != nil {
+	if o.out.fct != "" {
+		if err := wrote.write("fct-out", o.out.fct, func(w io.Writer) error { return trace.WriteFCT(w, res.FCT) }); err != nil {
 			return err
 		}
 	}
-	if o.summaryOut != "" {
-		if err := wrote.write("summary-out", o.summaryOut, func(w io.Writer) error { return fileio.WriteJSON(w, res.Summary) }); err != nil {
+	if o.out.summary != "" {
+		if err := wrote.write("summary-out", o.out.summary, func(w io.Writer) error { return fileio.WriteJSON(w, res.Summary) }); err != nil {
 			return err
 		}
 	}
@@ -666,13 +417,13 @@ func (o *simOpts) pickScenario(fs *pflag.FlagSet) (scenario.Scenario, error) {
 
 // pickScenario resolves --scenario name and --scenario-file file (sim's
 // and gen's), refusing the fabric and traffic flags a scenario replaces.
-func pickScenario(fs *pflag.FlagSet, name, file string) (scenario.Scenario, error) {
+func pickScenario(fs *pflag.FlagSet, name string, file scenarioFileFlag) (scenario.Scenario, error) {
 	for _, n := range append(fabricFlagNames(), trafficFlagNames()...) {
 		if fs.Changed(n) {
 			return scenario.Scenario{}, fmt.Errorf("--scenario sets the fabric and traffic: drop --%s (or write a scenario file with it)", n)
 		}
 	}
-	set, err := loadScenarioSet(file)
+	set, err := file.load()
 	if err != nil {
 		return scenario.Scenario{}, err
 	}

@@ -11,7 +11,6 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
-	"text/tabwriter"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -64,23 +63,10 @@ func newTestbedCmd(logger loggerFunc) *cobra.Command {
   graphcc testbed status
   sudo graphcc testbed down`,
 		Short: "Run the hardware-in-the-loop testbed: BMv2 switches in network namespaces, live ECN policies",
-		Long: `testbed builds a fabric of BMv2 simple_switch_grpc switches in network
-namespaces (one per switch and per host, a veth pair per link), programs them
-over P4Runtime with p4src/graphcc.p4, and runs traffic from RoCEv2-like host
-generators while an ECN policy (static, graphcc, acc, a model file) reads
-every port's counters and rewrites its marking thresholds every control
-interval, exactly as in the simulator.
-
-Rates are the fabric's divided by --scale, and times multiplied by it, so
-thresholds, features and FCT slowdowns keep their meaning. Needs root, and
-simple_switch_grpc and simple_switch_CLI (BMv2 with PI) on PATH. The compiled
-P4 program is built into the binary (make p4 recompiles it; --p4-json and
---p4info use other files).
-
-  graphcc testbed up                       # the GraphCC Clos
-  graphcc testbed run --policies static,graphcc # the default workload under each policy
-  graphcc testbed status
-  graphcc testbed down`,
+		Long: `testbed builds a fabric of BMv2 switches in network namespaces, programs them
+over P4Runtime and runs traffic on it while an ECN policy sets every port's
+thresholds every control interval, as in the simulator. Needs root and BMv2;
+docs/testbed.md describes it.`,
 	}
 	cmd.AddCommand(newTestbedUpCmd(logger), newTestbedRunCmd(logger), newTestbedDownCmd(logger), newTestbedStatusCmd(),
 		newTestbedAgentCmd(logger))
@@ -169,8 +155,7 @@ func newTestbedUpCmd(logger loggerFunc) *cobra.Command {
 	fs := cmd.Flags()
 	fs.SortFlags = false
 	o.labFlags.add(fs)
-	o.sc.addFabricFlags(fs)
-	o.sc.addSeedFlag(fs)
+	o.sc.add(fs, omitTraffic)
 	fs.Int64Var(&o.scale, "scale", o.scale, "divide every link rate, and multiply every time, by this factor")
 	o.pipe.add(fs)
 	fs.BoolVar(&o.noSwitches, "no-switches", false, "build namespaces, links and addresses only (no BMv2)")
@@ -304,9 +289,7 @@ type testbedRunOpts struct {
 	sc         scenarioFlags
 	policies   []string
 	ecn        string // the deprecated --ecn
-	summaryOut string
-	fctOut     string
-	traceOut   string
+	out        outputFlags
 	interval   string
 	drain      string
 	flowsFile  string
@@ -329,27 +312,14 @@ func newTestbedRunCmd(logger loggerFunc) *cobra.Command {
   sudo graphcc testbed run --lab small --duration 2ms   # a small lab fits its incast to its hosts
   sudo graphcc testbed run --policies graphcc --agents per-switch   # one agent process per switch, messages in-band`,
 		Short: "Run a workload on a live lab under one or more ECN policies and print FCT slowdowns",
-		Long: `run drives a workload from the simulator's generator (the same CDFs, loads and
-incasts, in fabric time) on the lab's hosts under each policy of --policies in
-turn, on the same trace: before each, the pipeline is pushed again (counters
-restart) with the static settings; then every control interval (--interval of
-fabric time, times the lab's scale in real time) every port's counters are
-read, the policy runs, and the changed settings are written, one request per
-switch. It prints each policy's summary and, for several, their comparison.
-
-The summary has the simulator's JSON keys (queues are the mean enqueue depth
-the policies see; BMv2 has no PFC) plus the control loop's timings. With
-several policies every output file gets the policy's name before its
-extension (summary.json -> summary.static.json). A switch that fails
-mid-run is named, every other switch goes back to the static settings, and
-run exits non-zero.
-
-An incast has at most hosts-1 senders: on a lab too small for the default
---incast-fanin (16), run lowers it to hosts-1 and says so; a --incast-fanin
-given that the lab cannot take is refused.
+		Long: `run drives a workload from the simulator's generator on the lab's hosts under
+each policy of --policies in turn, on the same trace, and prints each
+policy's summary and, for several, their comparison. With several policies
+every output file gets the policy's name before its extension.
+docs/cli.md and docs/testbed.md have the details.
 
 Policies (--policies, comma-separated or repeated; --ecn is its old name):
-` + policySpecsHelp(true),
+` + policy.SpecsHelp(true),
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			return o.run(cmd.Context(), cmd, logger(cmd))
@@ -363,20 +333,17 @@ Policies (--policies, comma-separated or repeated; --ecn is its old name):
 	if err := fs.MarkDeprecated("ecn", "use --policies"); err != nil {
 		panic(err)
 	}
-	o.sc.addTrafficFlags(fs)
-	o.sc.addSeedFlag(fs)
+	o.sc.add(fs, omitFabric)
 	fs.StringVar(&o.flowsFile, "flows", "", "replay this HPCC flow.txt instead of generating traffic (the traffic flags are then ignored)")
 	fs.StringVar(&o.interval, "interval", o.interval, "control interval, fabric time")
 	fs.StringVar(&o.drain, "drain", o.drain, "stop this long (fabric time) after the last flow starts, finished or not")
-	o.hw.addDCQCNFlags(fs)
+	o.hw.add(fs, omitECN|omitSwitch)
 	fs.BoolVar(&o.compareSim, "compare-sim", false, "also run every policy on the same fabric and trace in the simulator, serving ACKs first as the testbed's switches do (--ack-high-prio), and print its figures beside the testbed's")
 	fs.StringVar(&o.agents, "agents", o.agents, "how a graphcc policy's step runs: central (this process reads, decides and writes every switch) or per-switch (one agent process per switch, hidden states exchanged in-band, the central step run as a shadow that counts decision_mismatches; docs/agents.md)")
 	fs.DurationVar(&o.agentRoundTimeout, "agent-round-timeout", 0, "with --agents per-switch: round k of a step ends k times this (real time) after the step is due, and the neighbours' messages missing then are replaced by the fallback (0: a quarter of the real control interval over K)")
 	fs.IntVar(&o.agentMissLimit, "agent-miss-limit", o.agentMissLimit, "with --agents per-switch: steps in a row with a message late after which an agent holds its ports on the static settings until its messages return; 0 never")
 	fs.BoolVar(&o.noDelays, "no-link-delays", false, "do not emulate the links' propagation delays at the hosts (by default a host handles each frame one path delay after it arrives)")
-	fs.StringVar(&o.summaryOut, "summary-out", "", "write the summary here as JSON")
-	fs.StringVar(&o.fctOut, "fct-out", "", "write the completed flows' FCT records here (HPCC fct.txt)")
-	fs.StringVar(&o.traceOut, "trace-out", "", "write per-port telemetry and settings of every control step here as CSV (the simulator's --trace-out format)")
+	o.out.add(fs)
 	o.pipe.add(fs)
 	return cmd
 }
@@ -520,8 +487,8 @@ func (o *testbedRunOpts) run(ctx context.Context, cmd *cobra.Command, log *slog.
 // one file per policy) and the --agents flags.
 func (o *testbedRunOpts) checkFlags(specs []string, several bool) error {
 	for _, s := range specs {
-		if err := checkOutputs("summary-out", policyPath(o.summaryOut, s, several), "fct-out", policyPath(o.fctOut, s, several),
-			"trace-out", policyPath(o.traceOut, s, several)); err != nil {
+		if err := checkOutputs("summary-out", policyPath(o.out.summary, s, several), "fct-out", policyPath(o.out.fct, s, several),
+			"trace-out", policyPath(o.out.trace, s, several)); err != nil {
 			return err
 		}
 	}
@@ -652,7 +619,7 @@ func (r *testbedRun) one(ctx context.Context, name string, w controller.Workload
 		res, err = controller.RunWorkload(ctx, w)
 		return err
 	}
-	if p := policyPath(o.traceOut, name, r.several); p != "" {
+	if p := policyPath(o.out.trace, name, r.several); p != "" {
 		err = r.wrote.write("trace-out", p, runIt)
 	} else {
 		err = runIt(nil)
@@ -662,12 +629,12 @@ func (r *testbedRun) one(ctx context.Context, name string, w controller.Workload
 		return nil, fmt.Errorf("policy %s: %w", name, err)
 	}
 	res.Summary.SwitchSched = sched
-	if p := policyPath(o.fctOut, name, r.several); p != "" {
+	if p := policyPath(o.out.fct, name, r.several); p != "" {
 		if err := r.wrote.write("fct-out", p, func(w io.Writer) error { return trace.WriteFCT(w, res.FCT) }); err != nil {
 			return nil, err
 		}
 	}
-	if p := policyPath(o.summaryOut, name, r.several); p != "" {
+	if p := policyPath(o.out.summary, name, r.several); p != "" {
 		if err := r.wrote.write("summary-out", p, func(w io.Writer) error { return fileio.WriteJSON(w, res.Summary) }); err != nil {
 			return nil, err
 		}
@@ -789,15 +756,7 @@ func newTestbedStatusCmd() *cobra.Command {
 			if err := json.Unmarshal(b, &last); err != nil {
 				return fmt.Errorf("%s: %w", testbedLastFile, err)
 			}
-			fmt.Fprintf(out, "\nlast control step: policy %s at %.0f us of fabric time (%s)\n",
-				last.Policy, last.FabricUS, last.Written.Local().Format(time.DateTime))
-			tw := tabwriter.NewWriter(out, 0, 0, 2, ' ', tabwriter.AlignRight)
-			fmt.Fprintln(tw, "port\tlink\tkmin KB\tkmax KB\tpmax\tutil\tmarking\tqueue KB\t")
-			for _, p := range last.Ports {
-				fmt.Fprintf(tw, "%d\t%s->%s\t%g\t%g\t%g\t%.3f\t%.3f\t%.1f\t\n", p.Port, p.Src, p.Dst,
-					float64(p.KMin)/control.KB, float64(p.KMax)/control.KB, p.PMax, p.Utilization, p.MarkingRate, p.QueueFeature/1000)
-			}
-			return tw.Flush()
+			return last.WriteText(out)
 		},
 	}
 	l.add(cmd.Flags())

@@ -59,19 +59,9 @@ func newTestbedAgentCmd(logger loggerFunc) *cobra.Command {
 		Use:     "agent [flags]",
 		Example: `  graphcc testbed agent --lab tba --switch leaf0 --model agent-model.json --clock-start 1796000000000000000 --clock-scale 10000 --epoch-ps 0 --interval-ps 100000000`,
 		Short:   "Run one switch's GraphCC agent (testbed run --agents per-switch starts one per switch)",
-		Long: `agent is one switch's GraphCC agent on a live lab: it dials only its own
-switch (inside the switch's namespace) as its primary P4Runtime client, reads
-only its counters, exchanges hidden states with its neighbours' agents
-in-band (PacketOut on the port a message describes, PacketIn at the
-neighbour), K rounds per control step with a deadline each, and writes only
-its own ECN entries. With a model with a host head a leaf's agent also
-chooses its hosts' DCQCN constants and puts them in its report, for the
-controller, which emulates the hosts, to apply. It prints one JSON report
-a line per step on stdout, for the controller's shadow computation, and
-logs on stderr. It exits 0 on
-SIGTERM or SIGINT, and non-zero naming its switch if the switch fails.
-testbed run --agents per-switch starts it; it is not meant to be run by
-hand.`,
+		Long: `agent is one switch's GraphCC agent on a live lab (docs/agents.md):
+testbed run --agents per-switch starts one per switch; it is not meant to
+be run by hand.`,
 		Hidden: true,
 		Args:   cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {

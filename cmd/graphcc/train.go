@@ -9,7 +9,6 @@ import (
 	"math"
 	"os"
 	"path/filepath"
-	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -21,6 +20,7 @@ import (
 	"graphcc/experiment"
 	"graphcc/gnn"
 	"graphcc/internal/fileio"
+	"graphcc/internal/progress"
 	"graphcc/learn"
 	"graphcc/policy"
 	"graphcc/scenario"
@@ -30,7 +30,7 @@ import (
 // trainOpts are the flags of graphcc train.
 type trainOpts struct {
 	scenario     string
-	scenarioFile string
+	scenarioFile scenarioFileFlag
 	kind         string
 	features     string
 	actions      string
@@ -51,68 +51,19 @@ type trainOpts struct {
 	valEvery     int
 }
 
-// trainExamples are train's help examples.
-const trainExamples = `  graphcc train --out my.model --curve curve.csv                    # 200 episodes on fb60-incast
-  graphcc train --episodes 300 --seed 1 --workers 2 --validate-seeds 2001,2002 --validate-every 10 --out v.model
-  graphcc train --kind acc --scenario fail1 --out acc.model
-  graphcc train --features flowmix --episodes 30 --out mix.model   # inputs that reveal the flow mix
-  graphcc train --actions extended --episodes 30 --out ext.model   # settings beyond the paper's grid
-  graphcc train --hosts --episodes 100 --validate-seeds 2001-2002 --out hosts.model  # the hosts' DCQCN too
-  graphcc train --scenario curriculum --episodes 600 --validate-seeds 2001-2002 --out all.model  # one model for the suite
-  graphcc train --scenario curriculum --actions extended --features flowmix --objective imitate --teacher tuned:models/tuned --out imit.model  # copy each scenario's tuned setting
-  graphcc train --scenario fb60-incast --hosts --actions extended --objective imitate --teacher 'static:2,32,0.01+dcqcn:55,55,2,20,25' --out joint.model  # the hosts' constants too
-  graphcc train --scenario curriculum --hosts --host-actions tuned:joint --actions extended --objective imitate --teacher tuned:joint --out joint.model  # joint/: tune --dcqcn results; their DCQCN constants as the host actions
-  graphcc train --out my.model --checkpoint ck --resume ck          # continue an interrupted run`
-
-// defaultTrain is train's settings without flags.
-var defaultTrain = learn.DefaultConfig()
-
-func newTrainCmd(logger loggerFunc) *cobra.Command {
-	o := trainOpts{scenario: scenario.Default().Name, kind: "graphcc", features: gnn.FeaturesPaper.String(), actions: gnn.ActionsPaper.String(), hostActions: "grid", c: learn.DefaultConfig(), reward: "convex", seed: 1, hw: defaultHW(), ckEvery: 25, valEvery: 10, objective: "port"}
+func newTrainCmd(logger loggerFunc, lookup lookupFunc) *cobra.Command {
+	o := trainOpts{scenarioFile: scenarioFileFlag{lookup: lookup}, scenario: scenario.Default().Name, kind: "graphcc", features: gnn.FeaturesPaper.String(), actions: gnn.ActionsPaper.String(), hostActions: "grid", c: learn.DefaultConfig(), reward: "convex", seed: 1, hw: defaultHW(), ckEvery: 25, valEvery: 10, objective: "port"}
 	cmd := &cobra.Command{
-		Use:     "train --out MODEL [flags]",
-		Example: trainExamples,
-		Short:   "Train a GraphCC (or ACC) ECN policy by multi-agent deep Q-learning in the simulator",
-		Long: `train runs multi-agent double deep Q-learning on the simulator's control
-hook: rounds of episodes (one per worker, in parallel) of the --scenario,
-each with a trace drawn from the run's seed, every switch port an agent that
-reads its features every 100 us and picks one of 120 ECN settings
-epsilon-greedily; the transitions of all agents go to a replay buffer, and
-minibatch updates (double-DQN targets, Huber loss, Adam, gradient clipping)
-follow each round. The same flags and seed train the same model.
-
-It writes the model to --out (a versioned model file, written atomically)
-and the training curve to --curve (CSV, and a PNG beside it). A progress bar
-with episode, epsilon, mean reward and loss is drawn on stderr when it is a
-terminal.
-
-With --checkpoint FILE it also saves the whole state of the run (weights,
-target network, Adam, replay buffer, random sources, curve so far) to FILE,
-atomically, every --checkpoint-every episodes and when it is interrupted
-(Ctrl-C, SIGTERM). --resume FILE continues such a run, with the same flags
-(the scenario and every learning and simulator setting; train names any
-that differ and refuses), and ends with the very model and curve the run
-would have given had it not stopped.
-
-With several scenarios (--scenario a,b,c, or curriculum for the suite's
-scenarios on the training fabric) it trains one model on a curriculum:
-each episode is one of them, picked at random from the episode's seed.
-
-With --validate-seeds it selects the model it writes: every
---validate-every episodes, and after the last, the greedy policy of the
-current weights runs on the scenario at those seeds, to the end of their
-traces as eval runs them, and --out gets the weights of the lowest mean FCT
-slowdown there (the curve shows each validation); on a curriculum, on
-every scenario at those seeds, scored by the geometric mean over the
-scenarios of their mean slowdowns. The evaluation's seeds,
-1001 to 1010, are refused: use others, 2001-2010 say.
-
-A run must learn: its first minibatch update comes after --warmup
-transitions, and an episode gives at most ` + strconv.Itoa(defaultTrain.EpisodeTransitions()) + ` (one per 100 us control
-interval of its 25 ms but the first; fewer when the scenario's flows
-finish sooner), so --episodes must be at least ` + strconv.Itoa(defaultTrain.MinEpisodes()) + ` with the default
---warmup. A run that ends without an update fails, naming the --episodes
-it needs, and writes no model.`,
+		Use: "train --model-out MODEL [flags]",
+		Example: `  graphcc train --model-out my.model --curve curve.csv   # 200 episodes on fb60-incast
+  graphcc train --scenario curriculum --episodes 600 --validate-seeds 2001-2002 --model-out all.model  # one model for the suite
+  graphcc train --model-out my.model --checkpoint ck --resume ck   # continue an interrupted run`,
+		Short: "Train a GraphCC (or ACC) ECN policy by multi-agent deep Q-learning in the simulator",
+		Long: `train runs multi-agent double deep Q-learning in the simulator on --scenario
+(or a curriculum of several) and writes the model to --model-out and the
+training curve to --curve. The same flags and seed train the same model.
+docs/cli.md describes checkpoints, validation, imitation and the least
+--episodes a run needs.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			return o.run(cmd.Context(), cmd, logger(cmd))
@@ -146,17 +97,18 @@ func (o *trainOpts) hostTable(c learn.Config, src trainSource) (gnn.HostTable, e
 // addFlags defines train's flags on fs, into o.
 func (o *trainOpts) addFlags(fs *pflag.FlagSet) {
 	fs.SortFlags = false
-	fs.StringVar(&o.out, "out", "", "write the trained model here (required)")
+	fs.StringVar(&o.out, "model-out", "", "write the trained model here (required)")
+	addRenamed(fs, &o.out, "out", "model-out")
 	fs.StringVar(&o.curve, "curve", "", "write the training curve here as CSV, and as PNG beside it (FILE.png)")
 	fs.StringVar(&o.scenario, "scenario", o.scenario, "training scenario (see graphcc eval --list-scenarios); several comma-separated on one fabric, or curriculum (the suite's on the training fabric, the held-out ones excepted), for a curriculum: each episode one of them at random; with --scenario-file, the file's only scenario by default")
-	fs.StringVar(&o.scenarioFile, "scenario-file", "", scenarioFileHelp)
+	o.scenarioFile.add(fs, false)
 	fs.StringVar(&o.kind, "kind", o.kind, "graphcc (the shared message-passing network) or acc (an independent network per port)")
 	fs.StringVar(&o.features, "features", o.features, "GraphCC's per-port inputs, recorded in the model file: paper (utilization, queue and marking rate at t, t-1, t-2: the paper's) or flowmix (those, then the start fraction, queued fraction and p90 enqueue depth at t, t-1, t-2: the shipped model's; docs/learning.md)")
 	fs.BoolVar(&o.c.Hosts, "hosts", false, "hosts as agents: the model gets a host head that sets every host NIC's DCQCN constants each interval (from --host-actions: 16 settings by default; recorded in the model file), trained with the switches; a host's reward is minus the excess slowdown of the flows it sent (docs/learning.md, \"Hosts as agents\"); --kind graphcc only, not on scenarios that fail links")
 	fs.StringVar(&o.actions, "actions", o.actions, "the settings GraphCC's agents choose among, recorded in the model file: paper (kmin 2-32 KB, kmax 16-256 KB: the paper's), extended (kmin 0-64 KB, kmax 4-512 KB, the same 120 in number; docs/learning.md) or rpc (extended with a 1 KB kmax and kmin 128 KB in place of 64 KB, the shipped model's)")
 	fs.StringVar(&o.hostActions, "host-actions", o.hostActions, "with --hosts, the DCQCN constants the host head chooses among, recorded in the model file: grid (16: timer 300,55 µs × alpha 1,55 µs × AI 5,20 Mbps × (decrease, HAI) (4 µs, 50 Mbps),(2 µs, 25 Mbps)) or tuned:DIR (tuned:FILE: one result): the hardware's constants (the --dcqcn-* flags', HPCC's preset 300,1,4,5,50 by default), then every distinct +dcqcn: constant (or sched: step's) among the best_policy of the tune results DIR/NAME.json of the scenarios trained on (what a tuned:DIR teacher gives them), in name order (docs/learning.md, \"Hosts as agents\")")
 	fs.IntVar(&o.c.Episodes, "episodes", o.c.Episodes, fmt.Sprintf("episodes to simulate: at least %d with the default --warmup (learning starts after --warmup transitions, at most %d per episode)",
-		defaultTrain.MinEpisodes(), defaultTrain.EpisodeTransitions()))
+		learn.DefaultConfig().MinEpisodes(), learn.DefaultConfig().EpisodeTransitions()))
 	fs.Uint64Var(&o.seed, "seed", o.seed, "seed of the weights, the episode traces, exploration and minibatches")
 	fs.IntVar(&o.c.Workers, "workers", 0, "episodes simulated in parallel and goroutines per minibatch (0 = GOMAXPROCS); part of what makes a run reproducible")
 	fs.StringVar(&o.reward, "reward", o.reward, "shape of the reward's queue term: linear (1-x), convex ((1-x)^2) or concave (1-x^2)")
@@ -176,10 +128,9 @@ func (o *trainOpts) addFlags(fs *pflag.FlagSet) {
 	fs.StringVar(&o.checkpoint, "checkpoint", "", "save the run's whole state here (atomically) every --checkpoint-every episodes and when interrupted, to --resume it")
 	fs.IntVar(&o.ckEvery, "checkpoint-every", o.ckEvery, "episodes between checkpoints (rounded up to whole rounds of --workers episodes)")
 	fs.StringVar(&o.resume, "resume", "", "continue the run of this checkpoint (the same flags otherwise); may be --checkpoint's own file")
-	fs.Var(newSeedsFlag(&o.valSeeds), "validate-seeds", "seeds of validation runs, as numbers and ranges (2001-2010): --out gets the weights whose greedy policy had the lowest mean FCT slowdown on them (not 1001 to 1010, eval's)")
+	fs.Var(newSeedsFlag(&o.valSeeds), "validate-seeds", "seeds of validation runs, as numbers and ranges (2001-2010): --model-out gets the weights whose greedy policy had the lowest mean FCT slowdown on them (not 1001 to 1010, eval's)")
 	fs.IntVar(&o.valEvery, "validate-every", o.valEvery, "episodes between validations (rounded up to whole rounds), with --validate-seeds")
-	o.hw.addFlags(fs)
-	hideECNFlags(fs)
+	o.hw.add(fs, omitECN)
 }
 
 // curvePNG is where the training curve's PNG goes: beside the CSV at path,
@@ -263,14 +214,14 @@ func (o *trainOpts) run(ctx context.Context, cmd *cobra.Command, log *slog.Logge
 			return nil
 		}
 	}
-	bar := newMeter(cmd.ErrOrStderr(), "train", "episodes", c.Episodes)
+	bar := progress.NewMeter(cmd.ErrOrStderr(), "train", "episodes", c.Episodes)
 	c.Progress = func(st learn.EpisodeStats) {
-		bar.step(st.Episode, fmt.Sprintf("epsilon %.2f, mean reward %.4f, loss %.4f", st.Epsilon, st.MeanReward, st.Loss))
+		bar.Step(st.Episode, fmt.Sprintf("epsilon %.2f, mean reward %.4f, loss %.4f", st.Epsilon, st.MeanReward, st.Loss))
 		log.Info("round", "episode", st.Episode, "epsilon", st.Epsilon, "reward", st.MeanReward, "loss", st.Loss, "updates", st.Updates)
 	}
 	start := time.Now()
 	res, err := learn.Train(ctx, c)
-	bar.done()
+	bar.Done()
 	if nu := (*learn.NoUpdatesError)(nil); errors.As(err, &nu) {
 		return noUpdatesError(nu)
 	}
@@ -327,7 +278,7 @@ func (o *trainOpts) setTeacher(ctx context.Context, c *learn.Config, src trainSo
 // settings.
 func (o *trainOpts) checkFlags(fs *pflag.FlagSet) error {
 	if o.out == "" {
-		return fmt.Errorf("--out: required")
+		return fmt.Errorf("--model-out: required")
 	}
 	png := ""
 	if o.curve != "" {
@@ -335,11 +286,11 @@ func (o *trainOpts) checkFlags(fs *pflag.FlagSet) error {
 			return fmt.Errorf("--curve %s: the curve's PNG goes beside the CSV as FILE.png: give the CSV another name", o.curve)
 		}
 	}
-	if err := checkOutputs("out", o.out, "curve", o.curve, "curve", png, "checkpoint", o.checkpoint); err != nil {
+	if err := checkOutputs("model-out", o.out, "curve", o.curve, "curve", png, "checkpoint", o.checkpoint); err != nil {
 		return err
 	}
 	// The checkpoint may be the file resumed from; the model and curve not.
-	if err := checkDistinct([]string{"out", o.out, "curve", o.curve, "curve", png}, []string{"--resume", o.resume}); err != nil {
+	if err := checkDistinct([]string{"model-out", o.out, "curve", o.curve, "curve", png}, []string{"--resume", o.resume}); err != nil {
 		return err
 	}
 	if o.ckEvery < 1 {
@@ -405,26 +356,19 @@ func (o *trainOpts) config(fs *pflag.FlagSet) (learn.Config, trainSource, error)
 		return c, src, fmt.Errorf("--reward-queue-kb %g: must be a finite number, not negative", o.rewardQ)
 	}
 	c.Features.RewardQueue = o.rewardQ * 1000
-	if err := refuseECNFlags(fs, "the agents set the thresholds in training"); err != nil {
-		return c, src, err
-	}
 	if c.Params, err = o.hw.params(); err != nil {
 		return c, src, err
 	}
 	if c.HostTable, err = o.hostTable(c, src); err != nil {
 		return c, src, err
 	}
-	for _, sc := range src.scenarios {
-		if f, err := sc.BaseFabric(); err != nil {
-			return c, src, fmt.Errorf("scenario %s: %w", sc.Name, err)
-		} else if err := o.hw.checkFabric(c.Params, f); err != nil {
-			return c, src, err
-		}
+	if err := o.hw.checkScenarios(c.Params, src.scenarios); err != nil {
+		return c, src, err
 	}
 	if err := o.validation(&c, src); err != nil {
 		return c, src, err
 	}
-	c.CheckpointMeta = checkpointMeta(src, o.scenarioFile)
+	c.CheckpointMeta = checkpointMeta(src, o.scenarioFile.path)
 	if o.resume != "" {
 		ck, err := learn.LoadCheckpoint(o.resume)
 		if err != nil {
@@ -442,13 +386,13 @@ func (o *trainOpts) config(fs *pflag.FlagSet) (learn.Config, trainSource, error)
 // built-in curriculum, or a comma-separated list of scenarios on one
 // fabric, trained on as a curriculum.
 func (o *trainOpts) source(fs *pflag.FlagSet) (trainSource, error) {
-	set, err := loadScenarioSet(o.scenarioFile)
+	set, err := o.scenarioFile.load()
 	if err != nil {
 		return trainSource{}, err
 	}
 	var cur *scenario.Curriculum
 	switch {
-	case o.scenarioFile != "" && !fs.Changed("scenario"):
+	case o.scenarioFile.path != "" && !fs.Changed("scenario"):
 		sc, err := set.pick("") // the file's only scenario
 		if err != nil {
 			return trainSource{}, err
@@ -504,32 +448,16 @@ func (o *trainOpts) validation(c *learn.Config, src trainSource) error {
 	return nil
 }
 
-// save writes the model of training c on sc (res, in wall time) with its
+// save writes the model of training c on src (res, in wall time) with its
 // metadata, and the curve, and says what it wrote on out.
 func (o *trainOpts) save(out io.Writer, c learn.Config, src trainSource, res *learn.Result, wall time.Duration) error {
-	meta := map[string]string{
-		"command":  "graphcc " + strings.Join(os.Args[1:], " "),
-		"scenario": src.name,
-		"seed":     fmt.Sprint(o.seed),
-		"episodes": fmt.Sprint(c.Episodes),
-		"reward":   c.Shape.String(),
-		"reward_q": fmt.Sprint(c.Features.RewardQueue),
-	}
-	if o.scenarioFile != "" {
-		meta["scenario_file"] = o.scenarioFile
+	meta := map[string]string{"command": "graphcc " + strings.Join(os.Args[1:], " "), "scenario": src.name}
+	if o.scenarioFile.path != "" {
+		meta["scenario_file"] = o.scenarioFile.path
 		meta["scenario_summary"] = src.summary
 	}
 	if src.cur != nil {
 		meta["curriculum"] = strings.Join(src.cur.Names(), ",")
-	}
-	if c.Objective != learn.PortObjective {
-		meta["objective"] = c.Objective.String()
-	}
-	if c.Teacher != nil {
-		meta["teacher"] = c.TeacherName
-	}
-	if c.Hosts {
-		meta["hosts"] = "true"
 	}
 	if !c.HostTable.IsGrid() {
 		meta["host_actions"] = o.hostActions
@@ -537,28 +465,8 @@ func (o *trainOpts) save(out io.Writer, c learn.Config, src trainSource, res *le
 	if ck := c.Resume; ck != nil {
 		meta["resumed_from"] = fmt.Sprintf("%s after %d episodes", o.resume, ck.Episodes)
 	}
-	chosen, picked := res, ""
-	if res.Best != nil {
-		chosen = res.Best
-		v := math.NaN()
-		if i := slices.IndexFunc(res.Stats, func(s learn.EpisodeStats) bool { return s.Episode == res.BestEpisode }); i >= 0 {
-			v = res.Stats[i].Validation
-		}
-		picked = fmt.Sprintf("the weights after %d episodes, mean slowdown %.4f on validation seeds %v", res.BestEpisode, v, o.valSeeds)
-		if src.cur != nil {
-			picked = fmt.Sprintf("the weights after %d episodes, mean slowdown %.4f on validation seeds %v (the geometric mean over the curriculum's %d scenarios)",
-				res.BestEpisode, v, o.valSeeds, len(src.scenarios))
-		}
-		meta["validation"] = picked
-	}
-	var file *gnn.File
-	if c.Kind == "graphcc" {
-		file = chosen.Model.File(chosen.Model.ActionSet.TableID(), meta)
-	} else {
-		file = gnn.MLPNetsFile(chosen.ACC, chosen.ACCPorts, gnn.ActionTableID, meta)
-	}
-	if err := file.Save(o.out); err != nil {
-		return fmt.Errorf("--out: %w", err)
+	if err := res.ModelFile(c, meta).Save(o.out); err != nil {
+		return fmt.Errorf("--model-out: %w", err)
 	}
 	wrote := o.out
 	if o.curve != "" {
@@ -570,20 +478,7 @@ func (o *trainOpts) save(out io.Writer, c learn.Config, src trainSource, res *le
 		}
 		wrote += ", " + o.curve + ", " + curvePNG(o.curve)
 	}
-	last := res.Stats[len(res.Stats)-1]
-	fmt.Fprintf(out, "trained %s on %s: %d episodes, %d updates in %s; last round: epsilon %.3f, mean reward %.4f, loss %.4f; wrote %s\n",
-		c.Kind, src.name, c.Episodes, last.Updates, wall.Round(time.Second), last.Epsilon, last.MeanReward, last.Loss, wrote)
-	if picked != "" {
-		fmt.Fprintf(out, "the model is %s\n", picked)
-	}
-	if !c.HostTable.IsGrid() {
-		var ps []string
-		for _, h := range c.HostTable.Profiles() {
-			ps = append(ps, gnn.FormatHostProfile(h))
-		}
-		fmt.Fprintf(out, "host actions %s: %d profiles: %s\n", o.hostActions, len(ps), strings.Join(ps, "; "))
-	}
-	return nil
+	return res.WriteSummary(out, c, src.name, o.hostActions, wrote, wall)
 }
 
 // noUpdatesError words a run without a learning update (gnn's e) in

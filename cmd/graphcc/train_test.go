@@ -23,17 +23,16 @@ import (
 // then evaluates the model files, ACC trained on the spot, and the embedded
 // model beside static.
 func TestTrainThenEvaluate(t *testing.T) {
-	withTinyScenario(t)
 	dir := t.TempDir()
 	g, a, mix := filepath.Join(dir, "g.model"), filepath.Join(dir, "a.model"), filepath.Join(dir, "mix.model")
 	curve := filepath.Join(dir, "curve.csv")
 	small := []string{"--scenario", "tiny", "--episodes", "4", "--warmup", "20", "--updates", "3", "--workers", "2"}
-	out := run(t, append([]string{"train", "--out", g, "--curve", curve}, small...)...)
+	out := run(t, append([]string{"train", "--model-out", g, "--curve", curve}, small...)...)
 	if !strings.Contains(out, "trained graphcc on tiny: 4 episodes") {
 		t.Errorf("train output %q", out)
 	}
-	run(t, append([]string{"train", "--out", a, "--kind", "acc"}, small...)...)
-	run(t, append([]string{"train", "--out", mix, "--features", "flowmix"}, small...)...)
+	run(t, append([]string{"train", "--model-out", a, "--kind", "acc"}, small...)...)
+	run(t, append([]string{"train", "--model-out", mix, "--features", "flowmix"}, small...)...)
 	if f, err := gnn.Load(mix, gnn.GraphCCExpect()); err != nil || f.FeatureSet != "flowmix" || f.Features != gnn.FeaturesFlowMix.Len() {
 		t.Errorf("--features flowmix wrote a model of feature set %q, %d features (%v)", f.FeatureSet, f.Features, err)
 	}
@@ -73,7 +72,7 @@ func TestTrainOnRandomFailures(t *testing.T) {
 		"    duration: 1ms\n    incast: none\n    fail_random: 1\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	out := run(t, "train", "--scenario-file", file, "--out", filepath.Join(dir, "g.model"),
+	out := run(t, "train", "--scenario-file", file, "--model-out", filepath.Join(dir, "g.model"),
 		"--episodes", "4", "--warmup", "20", "--updates", "3", "--workers", "2")
 	if !strings.Contains(out, "trained graphcc on tinyfail: 4 episodes") {
 		t.Errorf("train output %q", out)
@@ -81,7 +80,6 @@ func TestTrainOnRandomFailures(t *testing.T) {
 }
 
 func TestTrainBadFlags(t *testing.T) {
-	withTinyScenario(t)
 	dir := t.TempDir()
 	tuned := filepath.Join(t.TempDir(), "fb60.json")
 	if err := os.WriteFile(tuned, []byte(`{"scenario":"fb60","best_policy":"static+dcqcn:55,55,4,2.5,25"}`), 0o644); err != nil {
@@ -91,42 +89,42 @@ func TestTrainBadFlags(t *testing.T) {
 		args []string
 		want string
 	}{
-		{[]string{"--scenario", "tiny"}, "--out: required"},
-		{[]string{"--scenario", "nope", "--out", filepath.Join(dir, "m")}, "--scenario"},
-		{[]string{"--scenario", "day-held", "--out", filepath.Join(dir, "m")}, "--scenario day-held: scenario day-held is held out"},
-		{[]string{"--scenario", "tiny", "--out", filepath.Join(dir, "m"), "--reward", "cubic"}, "--reward"},
-		{[]string{"--scenario", "tiny", "--out", filepath.Join(dir, "m"), "--kind", "dqn"}, "kind"},
-		{[]string{"--scenario", "tiny", "--out", filepath.Join(dir, "nodir", "m")}, "--out"},
-		{[]string{"--scenario", "tiny", "--out", filepath.Join(dir, "m"), "--kmin-kb", "10"}, "--kmin-kb"},
-		{[]string{"--scenario", "tiny", "--out", filepath.Join(dir, "m"), "--window", "-5"}, "--window"},
-		{[]string{"--scenario", "tiny", "--out", filepath.Join(dir, "m"), "--objective", "fct"}, `--objective: learn: unknown objective "fct" (want port, flows, paths or imitate)`},
-		{[]string{"--scenario", "tiny", "--out", filepath.Join(dir, "m"), "--features", "rpc"}, `--features: gnn: unknown feature set "rpc" (want paper or flowmix)`},
-		{[]string{"--scenario", "tiny", "--out", filepath.Join(dir, "m"), "--kind", "acc", "--features", "flowmix"}, "--features flowmix: only --kind graphcc takes a feature set"},
-		{[]string{"--scenario", "tiny", "--out", filepath.Join(dir, "m"), "--kind", "acc", "--hosts"}, "--hosts: only --kind graphcc has a host head"},
-		{[]string{"--scenario", "tiny", "--out", filepath.Join(dir, "m"), "--host-actions", "tuned:" + filepath.Join(dir, "none")}, "--host-actions: tune results " + filepath.Join(dir, "none")},
-		{[]string{"--scenario", "tiny", "--out", filepath.Join(dir, "m"), "--hosts", "--host-actions", "best"}, `--host-actions: "best": want grid|tuned:DIR|tuned:FILE`},
-		{[]string{"--scenario", "tiny", "--out", filepath.Join(dir, "m"), "--host-actions", "tuned:" + tuned}, "--host-actions tuned:" + tuned + ": the host action table is the host head's: give --hosts too"},
-		{[]string{"--scenario", "tiny", "--out", filepath.Join(dir, "m"), "--kind", "acc", "--hosts", "--host-actions", "tuned:" + tuned}, "--hosts: only --kind graphcc has a host head"},
-		{[]string{"--scenario", "tiny", "--out", filepath.Join(dir, "m"), "--checkpoint", filepath.Join(dir, "c"), "--checkpoint-every", "0"}, "--checkpoint-every 0: must be at least 1"},
-		{[]string{"--scenario", "tiny", "--out", filepath.Join(dir, "m"), "--checkpoint", filepath.Join(dir, "nodir", "c")}, "--checkpoint " + filepath.Join(dir, "nodir", "c")},
-		{[]string{"--scenario", "tiny", "--out", filepath.Join(dir, "m"), "--resume", filepath.Join(dir, "none.ckpt")}, "--resume: load checkpoint: open " + filepath.Join(dir, "none.ckpt")},
-		{[]string{"--scenario", "tiny", "--out", filepath.Join(dir, "m"), "--episodes", "0"}, "--episodes 0: must be positive (the trainer would take its default, 200, in its place)"},
-		{[]string{"--scenario", "tiny", "--out", filepath.Join(dir, "m"), "--lr", "0.0"}, "--lr 0: must be positive"},
-		{[]string{"--scenario", "tiny", "--out", filepath.Join(dir, "m"), "--warmup", "0"}, "--warmup 0: must be positive"},
-		{[]string{"--scenario", "tiny", "--out", filepath.Join(dir, "m"), "--eps-start", "0", "--eps-end", "0"}, "--eps-start 0 with --eps-end 0"},
-		{[]string{"--scenario", "tiny", "--out", filepath.Join(dir, "m"), "--updates", "-3"}, "train: updates per episode -3 must be at least 1"},
-		{[]string{"--scenario", "tiny", "--out", filepath.Join(dir, "m"), "--reward-queue-kb", "NaN"}, "--reward-queue-kb NaN: must be a finite number"},
-		{[]string{"--scenario", "tiny", "--out", filepath.Join(dir, "m"), "--lr", "Inf"}, "learning rate +Inf must be positive and finite"},
-		{[]string{"--scenario", "tiny", "--out", filepath.Join(dir, "m"), "--workers", "-1"}, "--workers -1: must not be negative"},
-		{[]string{"--scenario", "tiny", "--out", filepath.Join(dir, "m"), "--curve", filepath.Join(dir, "m")}, "two outputs in one file"},
-		{[]string{"--scenario", "tiny", "--out", filepath.Join(dir, "m.png"), "--curve", filepath.Join(dir, "m.csv")}, "two outputs in one file"},
-		{[]string{"--scenario", "tiny", "--out", filepath.Join(dir, "m"), "--curve", filepath.Join(dir, "c.png")}, "the curve's PNG goes beside the CSV"},
-		{[]string{"--scenario", "tiny", "--out", filepath.Join(dir, "m"), "--checkpoint", filepath.Join(dir, "m")}, "two outputs in one file"},
-		{[]string{"--scenario", "tiny", "--out", filepath.Join(dir, "r.ckpt"), "--resume", filepath.Join(dir, "r.ckpt")}, "it is the input --resume"},
+		{[]string{"--scenario", "tiny"}, "--model-out: required"},
+		{[]string{"--scenario", "nope", "--model-out", filepath.Join(dir, "m")}, "--scenario"},
+		{[]string{"--scenario", "day-held", "--model-out", filepath.Join(dir, "m")}, "--scenario day-held: scenario day-held is held out"},
+		{[]string{"--scenario", "tiny", "--model-out", filepath.Join(dir, "m"), "--reward", "cubic"}, "--reward"},
+		{[]string{"--scenario", "tiny", "--model-out", filepath.Join(dir, "m"), "--kind", "dqn"}, "kind"},
+		{[]string{"--scenario", "tiny", "--model-out", filepath.Join(dir, "nodir", "m")}, "--model-out"},
+		{[]string{"--scenario", "tiny", "--model-out", filepath.Join(dir, "m"), "--kmin-kb", "10"}, "--kmin-kb"},
+		{[]string{"--scenario", "tiny", "--model-out", filepath.Join(dir, "m"), "--window", "-5"}, "--window"},
+		{[]string{"--scenario", "tiny", "--model-out", filepath.Join(dir, "m"), "--objective", "fct"}, `--objective: learn: unknown objective "fct" (want port, flows, paths or imitate)`},
+		{[]string{"--scenario", "tiny", "--model-out", filepath.Join(dir, "m"), "--features", "rpc"}, `--features: gnn: unknown feature set "rpc" (want paper or flowmix)`},
+		{[]string{"--scenario", "tiny", "--model-out", filepath.Join(dir, "m"), "--kind", "acc", "--features", "flowmix"}, "--features flowmix: only --kind graphcc takes a feature set"},
+		{[]string{"--scenario", "tiny", "--model-out", filepath.Join(dir, "m"), "--kind", "acc", "--hosts"}, "--hosts: only --kind graphcc has a host head"},
+		{[]string{"--scenario", "tiny", "--model-out", filepath.Join(dir, "m"), "--host-actions", "tuned:" + filepath.Join(dir, "none")}, "--host-actions: tune results " + filepath.Join(dir, "none")},
+		{[]string{"--scenario", "tiny", "--model-out", filepath.Join(dir, "m"), "--hosts", "--host-actions", "best"}, `--host-actions: "best": want grid|tuned:DIR|tuned:FILE`},
+		{[]string{"--scenario", "tiny", "--model-out", filepath.Join(dir, "m"), "--host-actions", "tuned:" + tuned}, "--host-actions tuned:" + tuned + ": the host action table is the host head's: give --hosts too"},
+		{[]string{"--scenario", "tiny", "--model-out", filepath.Join(dir, "m"), "--kind", "acc", "--hosts", "--host-actions", "tuned:" + tuned}, "--hosts: only --kind graphcc has a host head"},
+		{[]string{"--scenario", "tiny", "--model-out", filepath.Join(dir, "m"), "--checkpoint", filepath.Join(dir, "c"), "--checkpoint-every", "0"}, "--checkpoint-every 0: must be at least 1"},
+		{[]string{"--scenario", "tiny", "--model-out", filepath.Join(dir, "m"), "--checkpoint", filepath.Join(dir, "nodir", "c")}, "--checkpoint " + filepath.Join(dir, "nodir", "c")},
+		{[]string{"--scenario", "tiny", "--model-out", filepath.Join(dir, "m"), "--resume", filepath.Join(dir, "none.ckpt")}, "--resume: load checkpoint: open " + filepath.Join(dir, "none.ckpt")},
+		{[]string{"--scenario", "tiny", "--model-out", filepath.Join(dir, "m"), "--episodes", "0"}, "--episodes 0: must be positive (the trainer would take its default, 200, in its place)"},
+		{[]string{"--scenario", "tiny", "--model-out", filepath.Join(dir, "m"), "--lr", "0.0"}, "--lr 0: must be positive"},
+		{[]string{"--scenario", "tiny", "--model-out", filepath.Join(dir, "m"), "--warmup", "0"}, "--warmup 0: must be positive"},
+		{[]string{"--scenario", "tiny", "--model-out", filepath.Join(dir, "m"), "--eps-start", "0", "--eps-end", "0"}, "--eps-start 0 with --eps-end 0"},
+		{[]string{"--scenario", "tiny", "--model-out", filepath.Join(dir, "m"), "--updates", "-3"}, "train: updates per episode -3 must be at least 1"},
+		{[]string{"--scenario", "tiny", "--model-out", filepath.Join(dir, "m"), "--reward-queue-kb", "NaN"}, "--reward-queue-kb NaN: must be a finite number"},
+		{[]string{"--scenario", "tiny", "--model-out", filepath.Join(dir, "m"), "--lr", "Inf"}, "learning rate +Inf must be positive and finite"},
+		{[]string{"--scenario", "tiny", "--model-out", filepath.Join(dir, "m"), "--workers", "-1"}, "--workers -1: must not be negative"},
+		{[]string{"--scenario", "tiny", "--model-out", filepath.Join(dir, "m"), "--curve", filepath.Join(dir, "m")}, "two outputs in one file"},
+		{[]string{"--scenario", "tiny", "--model-out", filepath.Join(dir, "m.png"), "--curve", filepath.Join(dir, "m.csv")}, "two outputs in one file"},
+		{[]string{"--scenario", "tiny", "--model-out", filepath.Join(dir, "m"), "--curve", filepath.Join(dir, "c.png")}, "the curve's PNG goes beside the CSV"},
+		{[]string{"--scenario", "tiny", "--model-out", filepath.Join(dir, "m"), "--checkpoint", filepath.Join(dir, "m")}, "two outputs in one file"},
+		{[]string{"--scenario", "tiny", "--model-out", filepath.Join(dir, "r.ckpt"), "--resume", filepath.Join(dir, "r.ckpt")}, "it is the input --resume"},
 		// runs that would end, or ended, without a learning update
-		{[]string{"--scenario", "tiny", "--out", filepath.Join(dir, "m"), "--episodes", "4"}, "--episodes 4 gives 0 learning updates: the first comes after --warmup 1000 transitions, and an episode gives at most 249; raise --episodes to at least 5, or lower --warmup"},
-		{[]string{"--scenario", "tiny", "--out", filepath.Join(dir, "m"), "--buffer", "500"}, "--buffer 500 gives 0 learning updates: the first comes after --warmup 1000 transitions, more than the replay buffer holds; raise --buffer to at least 1000"},
-		{[]string{"--scenario", "tiny", "--out", filepath.Join(dir, "m"), "--episodes", "5", "--workers", "2"}, "--episodes 5 gave 0 learning updates: the first comes after --warmup 1000 transitions, and they gave "},
+		{[]string{"--scenario", "tiny", "--model-out", filepath.Join(dir, "m"), "--episodes", "4"}, "--episodes 4 gives 0 learning updates: the first comes after --warmup 1000 transitions, and an episode gives at most 249; raise --episodes to at least 5, or lower --warmup"},
+		{[]string{"--scenario", "tiny", "--model-out", filepath.Join(dir, "m"), "--buffer", "500"}, "--buffer 500 gives 0 learning updates: the first comes after --warmup 1000 transitions, more than the replay buffer holds; raise --buffer to at least 1000"},
+		{[]string{"--scenario", "tiny", "--model-out", filepath.Join(dir, "m"), "--episodes", "5", "--workers", "2"}, "--episodes 5 gave 0 learning updates: the first comes after --warmup 1000 transitions, and they gave "},
 	} {
 		_, _, err := execute(t, t.Context(), append([]string{"train"}, tc.args...)...)
 		if err == nil || !strings.Contains(err.Error(), tc.want) {
@@ -142,13 +140,12 @@ func TestTrainBadFlags(t *testing.T) {
 // defaults and with ACKs served first (--ack-high-prio): the hardware flags
 // reach the training simulations, so the weights differ.
 func TestTrainHardwareFlags(t *testing.T) {
-	withTinyScenario(t)
 	dir := t.TempDir()
 	small := []string{"train", "--scenario", "tiny", "--episodes", "2", "--warmup", "20", "--updates", "3", "--workers", "2"}
 	var weights [][]float64
 	for i, extra := range [][]string{nil, {"--ack-high-prio"}} {
 		path := filepath.Join(dir, fmt.Sprintf("m%d", i))
-		run(t, append(append(slices.Clone(small), "--out", path), extra...)...)
+		run(t, append(append(slices.Clone(small), "--model-out", path), extra...)...)
 		f, err := gnn.Load(path, gnn.GraphCCExpect())
 		if err != nil {
 			t.Fatal(err)
@@ -169,7 +166,6 @@ func TestTrainHardwareFlags(t *testing.T) {
 // with the weights of the run that never stopped, and a resume under other
 // flags is refused, naming them.
 func TestTrainCheckpointResume(t *testing.T) {
-	withTinyScenario(t)
 	dir := t.TempDir()
 	small := []string{"--scenario", "tiny", "--episodes", "6", "--warmup", "20", "--updates", "3", "--workers", "2"}
 	weights := func(path string) []float64 {
@@ -180,10 +176,10 @@ func TestTrainCheckpointResume(t *testing.T) {
 		return f.Params
 	}
 	whole := filepath.Join(dir, "whole.model")
-	run(t, append([]string{"train", "--out", whole}, small...)...)
+	run(t, append([]string{"train", "--model-out", whole}, small...)...)
 
 	ck := filepath.Join(dir, "run.ckpt")
-	run(t, append([]string{"train", "--out", filepath.Join(dir, "first.model"), "--checkpoint", ck, "--checkpoint-every", "4"}, small...)...)
+	run(t, append([]string{"train", "--model-out", filepath.Join(dir, "first.model"), "--checkpoint", ck, "--checkpoint-every", "4"}, small...)...)
 	st, err := learn.LoadCheckpoint(ck)
 	if err != nil {
 		t.Fatal(err)
@@ -192,7 +188,7 @@ func TestTrainCheckpointResume(t *testing.T) {
 		t.Fatalf("checkpoint after %d episodes of %q, want 4 of tiny", st.Episodes, st.Meta["scenario"])
 	}
 	resumed := filepath.Join(dir, "resumed.model")
-	run(t, append([]string{"train", "--out", resumed, "--resume", ck}, small...)...)
+	run(t, append([]string{"train", "--model-out", resumed, "--resume", ck}, small...)...)
 	if !slices.Equal(weights(resumed), weights(whole)) {
 		t.Error("the resumed run ended with other weights than the whole run")
 	}
@@ -205,11 +201,11 @@ func TestTrainCheckpointResume(t *testing.T) {
 	ctx, cancel := context.WithCancel(t.Context())
 	cancel()
 	ck0 := filepath.Join(dir, "zero.ckpt")
-	_, _, err = execute(t, ctx, append([]string{"train", "--out", filepath.Join(dir, "never.model"), "--checkpoint", ck0}, small...)...)
+	_, _, err = execute(t, ctx, append([]string{"train", "--model-out", filepath.Join(dir, "never.model"), "--checkpoint", ck0}, small...)...)
 	if err == nil || !strings.Contains(err.Error(), "the state after 0 episodes is in "+ck0+": continue with the same flags and --resume "+ck0) {
 		t.Fatalf("interrupted train: %v", err)
 	}
-	run(t, append([]string{"train", "--out", resumed, "--resume", ck0}, small...)...)
+	run(t, append([]string{"train", "--model-out", resumed, "--resume", ck0}, small...)...)
 	if !slices.Equal(weights(resumed), weights(whole)) {
 		t.Error("the run resumed from an interruption ended with other weights than the whole run")
 	}
@@ -223,7 +219,7 @@ func TestTrainCheckpointResume(t *testing.T) {
 		{[]string{"--scenario", "tiny2"}, `scenario is "tiny" in the checkpoint, "tiny2" in this run`},
 		{[]string{"--ack-high-prio"}, "sim_params is"},
 	} {
-		args := append(append([]string{"train", "--out", filepath.Join(dir, "other.model"), "--resume", ck}, small...), tc.args...)
+		args := append(append([]string{"train", "--model-out", filepath.Join(dir, "other.model"), "--resume", ck}, small...), tc.args...)
 		_, _, err := execute(t, t.Context(), args...)
 		if err == nil || !strings.Contains(err.Error(), tc.want) || !strings.HasPrefix(err.Error(), "--resume "+ck+": ") {
 			t.Errorf("train %v: %v, want an error naming --resume %s and saying %q", tc.args, err, ck, tc.want)
@@ -233,7 +229,7 @@ func TestTrainCheckpointResume(t *testing.T) {
 	if err := os.WriteFile(bad, []byte("GRAPHCC-MODEL\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	_, _, err = execute(t, t.Context(), append([]string{"train", "--out", filepath.Join(dir, "other.model"), "--resume", bad}, small...)...)
+	_, _, err = execute(t, t.Context(), append([]string{"train", "--model-out", filepath.Join(dir, "other.model"), "--resume", bad}, small...)...)
 	if err == nil || !strings.Contains(err.Error(), "--resume: checkpoint "+bad+": bad checkpoint: not a graphcc checkpoint file") {
 		t.Errorf("--resume of a model file: %v", err)
 	}
@@ -246,11 +242,10 @@ func TestTrainCheckpointResume(t *testing.T) {
 // validation, the model written is the weights of the lowest one, and eval
 // of that model on the validation seed reports that very slowdown.
 func TestTrainValidateSeeds(t *testing.T) {
-	withTinyScenario(t)
 	dir := t.TempDir()
 	model, curve := filepath.Join(dir, "v.model"), filepath.Join(dir, "curve.csv")
 	out := run(t, "train", "--scenario", "tiny", "--episodes", "6", "--warmup", "20", "--updates", "3", "--workers", "2",
-		"--validate-seeds", "2001", "--validate-every", "4", "--out", model, "--curve", curve)
+		"--validate-seeds", "2001", "--validate-every", "4", "--model-out", model, "--curve", curve)
 	csv, err := os.ReadFile(curve)
 	if err != nil {
 		t.Fatal(err)
@@ -289,11 +284,11 @@ func TestTrainValidateSeeds(t *testing.T) {
 	if !strings.Contains(rep, "| graphcc:"+model+" | "+want) {
 		t.Errorf("eval of the chosen model on the validation seed does not give its validation %s:\n%s", vals[best], rep)
 	}
-	_, _, err = execute(t, t.Context(), "train", "--scenario", "tiny", "--out", filepath.Join(dir, "m"), "--validate-seeds", "2001,1002")
+	_, _, err = execute(t, t.Context(), "train", "--scenario", "tiny", "--model-out", filepath.Join(dir, "m"), "--validate-seeds", "2001,1002")
 	if err == nil || !strings.Contains(err.Error(), "--validate-seeds: 1002 is one of eval's seeds (1001-1010)") {
 		t.Errorf("validation on an evaluation seed: %v", err)
 	}
-	_, _, err = execute(t, t.Context(), "train", "--scenario", "tiny", "--out", filepath.Join(dir, "m"), "--validate-seeds", "2001,1005-1012")
+	_, _, err = execute(t, t.Context(), "train", "--scenario", "tiny", "--model-out", filepath.Join(dir, "m"), "--validate-seeds", "2001,1005-1012")
 	if err == nil || !strings.Contains(err.Error(), "--validate-seeds: 1005 is one of eval's seeds") {
 		t.Errorf("validation on the evaluation seeds of docs/learning.md: %v", err)
 	}
@@ -303,11 +298,10 @@ func TestTrainValidateSeeds(t *testing.T) {
 // records the curriculum, and the validation is the geometric mean of
 // the two scenarios' mean slowdowns.
 func TestTrainCurriculum(t *testing.T) {
-	withTinyScenario(t)
 	dir := t.TempDir()
 	model := filepath.Join(dir, "c.model")
 	out := run(t, "train", "--scenario", "tiny,tiny2", "--episodes", "4", "--warmup", "20", "--updates", "3", "--workers", "2",
-		"--validate-seeds", "2001", "--validate-every", "4", "--out", model)
+		"--validate-seeds", "2001", "--validate-every", "4", "--model-out", model)
 	if !strings.Contains(out, "trained graphcc on tiny+tiny2") || !strings.Contains(out, "geometric mean over the curriculum's 2 scenarios") {
 		t.Errorf("train output %q", out)
 	}
@@ -338,7 +332,7 @@ func TestTrainCurriculum(t *testing.T) {
 		{"tiny,flat8", "scenario flat8 is not on tiny's fabric"},
 		{"tiny,tiny", "tiny given twice"},
 	} {
-		_, _, err := execute(t, t.Context(), "train", "--scenario", tc.scenario, "--out", filepath.Join(dir, "x.model"))
+		_, _, err := execute(t, t.Context(), "train", "--scenario", tc.scenario, "--model-out", filepath.Join(dir, "x.model"))
 		if err == nil || !strings.Contains(err.Error(), tc.err) {
 			t.Errorf("--scenario %s: %v, want an error containing %q", tc.scenario, err, tc.err)
 		}
@@ -348,10 +342,9 @@ func TestTrainCurriculum(t *testing.T) {
 // TestTrainActions trains on the extended action table: the model file
 // records it and sim runs the model with it; acc refuses it.
 func TestTrainActions(t *testing.T) {
-	withTinyScenario(t)
 	dir := t.TempDir()
 	model := filepath.Join(dir, "ext.model")
-	run(t, "train", "--scenario", "tiny", "--actions", "extended", "--episodes", "4", "--warmup", "20", "--updates", "3", "--workers", "2", "--out", model)
+	run(t, "train", "--scenario", "tiny", "--actions", "extended", "--episodes", "4", "--warmup", "20", "--updates", "3", "--workers", "2", "--model-out", model)
 	f, err := gnn.Load(model, gnn.GraphCCExpect())
 	if err != nil {
 		t.Fatal(err)
@@ -367,7 +360,7 @@ func TestTrainActions(t *testing.T) {
 		{[]string{"--actions", "huge"}, `--actions: unknown action set "huge"`},
 		{[]string{"--kind", "acc", "--actions", "extended"}, "--actions extended: only --kind graphcc"},
 	} {
-		_, _, err := execute(t, t.Context(), append([]string{"train", "--out", filepath.Join(dir, "x.model")}, tc.args...)...)
+		_, _, err := execute(t, t.Context(), append([]string{"train", "--model-out", filepath.Join(dir, "x.model")}, tc.args...)...)
 		if err == nil || !strings.Contains(err.Error(), tc.err) {
 			t.Errorf("train %v: %v, want an error containing %q", tc.args, err, tc.err)
 		}
@@ -377,10 +370,9 @@ func TestTrainActions(t *testing.T) {
 // TestTrainHosts trains a model with a host head on the tiny scenario and
 // runs it in sim, where it sets the hosts' DCQCN constants every interval.
 func TestTrainHosts(t *testing.T) {
-	withTinyScenario(t)
 	dir := t.TempDir()
 	g := filepath.Join(dir, "hosts.model")
-	out := run(t, "train", "--out", g, "--hosts", "--scenario", "tiny", "--episodes", "4", "--warmup", "20", "--updates", "3", "--workers", "2")
+	out := run(t, "train", "--model-out", g, "--hosts", "--scenario", "tiny", "--episodes", "4", "--warmup", "20", "--updates", "3", "--workers", "2")
 	if !strings.Contains(out, "trained graphcc on tiny: 4 episodes") {
 		t.Errorf("train output %q", out)
 	}
@@ -401,7 +393,6 @@ func TestTrainHosts(t *testing.T) {
 // tuned settings (tuned:DIR): the model records its objective and
 // teacher, and the greedy model plays the settings it was taught.
 func TestTrainImitate(t *testing.T) {
-	withTinyScenario(t)
 	dir := t.TempDir()
 	tuned := filepath.Join(dir, "tuned")
 	if err := os.Mkdir(tuned, 0o755); err != nil {
@@ -414,7 +405,7 @@ func TestTrainImitate(t *testing.T) {
 	}
 	model := filepath.Join(dir, "imit.model")
 	run(t, "train", "--scenario", "tiny,tiny2", "--actions", "extended", "--objective", "imitate", "--teacher", "tuned:"+tuned,
-		"--episodes", "4", "--warmup", "20", "--updates", "20", "--workers", "2", "--out", model)
+		"--episodes", "4", "--warmup", "20", "--updates", "20", "--workers", "2", "--model-out", model)
 	f, err := gnn.Load(model, gnn.GraphCCExpect())
 	if err != nil {
 		t.Fatal(err)
@@ -459,7 +450,7 @@ func TestTrainImitate(t *testing.T) {
 		{[]string{"--objective", "imitate", "--teacher", "nonsense"}, "--teacher: "},
 		{[]string{"--kind", "acc", "--objective", "imitate", "--teacher", "static"}, "objective imitate trains GraphCC's agents only (not acc)"},
 	} {
-		_, _, err := execute(t, t.Context(), append([]string{"train", "--scenario", "tiny", "--out", filepath.Join(dir, "x.model")}, tc.args...)...)
+		_, _, err := execute(t, t.Context(), append([]string{"train", "--scenario", "tiny", "--model-out", filepath.Join(dir, "x.model")}, tc.args...)...)
 		if err == nil || !strings.Contains(err.Error(), tc.err) {
 			t.Errorf("train %v: %v, want an error containing %q", tc.args, err, tc.err)
 		}
@@ -473,12 +464,11 @@ func TestTrainImitate(t *testing.T) {
 // summary does not report the hosts' constants, so the policy is run
 // directly on the tiny scenario for that.
 func TestTrainImitateHosts(t *testing.T) {
-	withTinyScenario(t)
 	dir := t.TempDir()
 	model := filepath.Join(dir, "joint.model")
 	teacher := "static:2,32,0.01+dcqcn:55,55,2,20,25"
 	run(t, "train", "--scenario", "tiny", "--hosts", "--objective", "imitate", "--teacher", teacher,
-		"--episodes", "4", "--warmup", "20", "--updates", "20", "--workers", "2", "--out", model)
+		"--episodes", "4", "--warmup", "20", "--updates", "20", "--workers", "2", "--model-out", model)
 	f, err := gnn.Load(model, gnn.GraphCCExpect())
 	if err != nil {
 		t.Fatal(err)
@@ -495,7 +485,6 @@ func TestTrainImitateHosts(t *testing.T) {
 // it, outside the grid: the model file records the table, sim runs it,
 // and the greedy model gives the hosts the teacher's constants.
 func TestTrainHostProfiles(t *testing.T) {
-	withTinyScenario(t)
 	dir := t.TempDir()
 	tuned := filepath.Join(dir, "tuned")
 	if err := os.Mkdir(tuned, 0o755); err != nil {
@@ -509,7 +498,7 @@ func TestTrainHostProfiles(t *testing.T) {
 	model := filepath.Join(dir, "profiles.model")
 	teacher := "static:2,32,0.01+dcqcn:15,8,2,40,200"
 	out := run(t, "train", "--scenario", "tiny", "--hosts", "--host-actions", "tuned:"+tuned, "--objective", "imitate", "--teacher", teacher,
-		"--episodes", "4", "--warmup", "20", "--updates", "20", "--workers", "2", "--out", model)
+		"--episodes", "4", "--warmup", "20", "--updates", "20", "--workers", "2", "--model-out", model)
 	if want := "host actions tuned:" + tuned + ": 2 profiles: 300,1,4,5,50; 15,8,2,40,200\n"; !strings.Contains(out, want) {
 		t.Errorf("train output %q lacks %q", out, want)
 	}
@@ -525,7 +514,7 @@ func TestTrainHostProfiles(t *testing.T) {
 
 	// On other hardware the table starts from its constants.
 	out = run(t, "train", "--scenario", "tiny", "--hosts", "--host-actions", "tuned:"+tuned, "--objective", "imitate", "--teacher", teacher,
-		"--episodes", "4", "--warmup", "20", "--updates", "1", "--workers", "2", "--dcqcn-rp-timer", "55us", "--out", filepath.Join(dir, "fast.model"))
+		"--episodes", "4", "--warmup", "20", "--updates", "1", "--workers", "2", "--dcqcn-rp-timer", "55us", "--model-out", filepath.Join(dir, "fast.model"))
 	if want := "host actions tuned:" + tuned + ": 2 profiles: 55,1,4,5,50; 15,8,2,40,200\n"; !strings.Contains(out, want) {
 		t.Errorf("train --dcqcn-rp-timer 55us output %q lacks %q", out, want)
 	}
@@ -543,7 +532,7 @@ func checkHostsCopied(t *testing.T, model string, f *gnn.File, want func(*gnn.Mo
 	if err != nil {
 		t.Fatal(err)
 	}
-	sc, err := scenarioLookup("tiny")
+	sc, err := tinyLookup("tiny")
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -23,7 +23,7 @@ func TestTuneThenSim(t *testing.T) {
 	}
 	out := filepath.Join(dir, "t.json")
 	stdout, stderr, err := execute(t, t.Context(), "tune", "--scenario-file", file, "--grid", "paper", "--refine", "1", "--top", "1",
-		"--seeds", "2001", "--confirm-seeds", "3001-3003", "--workers", "2", "--out", out)
+		"--seeds", "2001", "--confirm-seeds", "3001-3003", "--workers", "2", "--json", out)
 	if err != nil {
 		t.Fatalf("tune: %v\n%s", err, stderr)
 	}
@@ -75,7 +75,7 @@ func TestTuneThenSim(t *testing.T) {
 	}
 	out2 := filepath.Join(dir, "t2.json")
 	run(t, "tune", "--scenario-file", file, "--grid", "paper", "--refine", "0", "--seeds", "2001", "--confirm-seeds", "3001-3003",
-		"--workers", "2", "--reuse", prior, "--out", out2)
+		"--workers", "2", "--reuse", prior, "--json", out2)
 	b2, err := os.ReadFile(out2)
 	if err != nil {
 		t.Fatal(err)
@@ -104,7 +104,7 @@ func TestTuneThenSim(t *testing.T) {
 		{[]string{"--top", "0"}, "--top 0: must be at least 1"},
 		{[]string{"--scenario", "mini,mini"}, "--scenario mini,mini: mini given twice"},
 		{[]string{"--scenario", "mini,nope"}, "--scenario mini,nope: "},
-		{[]string{"--out", filepath.Join(dir, "nodir", "t.json")}, "--out " + filepath.Join(dir, "nodir", "t.json")},
+		{[]string{"--json", filepath.Join(dir, "nodir", "t.json")}, "--json " + filepath.Join(dir, "nodir", "t.json")},
 		{[]string{"--reuse", filepath.Join(dir, "nodir")}, "--reuse: stat " + filepath.Join(dir, "nodir") + ": no such file"},
 		{[]string{"--reuse", out}, "--reuse: " + out + ": not a directory"},
 	} {
@@ -127,7 +127,7 @@ func TestTuneJoint(t *testing.T) {
 	}
 	out := filepath.Join(dir, "t.json")
 	stdout, stderr, err := execute(t, t.Context(), "tune", "--scenario-file", file, "--scenario", "mini,mini30", "--grid", "paper",
-		"--refine", "0", "--top", "1", "--dcqcn", "--roles", "--seeds", "2001", "--confirm-seeds", "3001", "--out", out)
+		"--refine", "0", "--top", "1", "--dcqcn", "--roles", "--seeds", "2001", "--confirm-seeds", "3001", "--json", out)
 	if err != nil {
 		t.Fatalf("tune: %v\n%s", err, stderr)
 	}

@@ -39,7 +39,6 @@ func writeTuned(t *testing.T, perScenario map[string]string, global string) (dir
 // the yardsticks and is evaluated though not in --policies; a policy that
 // is the tuned setting of a scenario is exactly 1 of tuned:DIR there.
 func TestEvalYardsticks(t *testing.T) {
-	withTinyScenario(t)
 	dir, global := writeTuned(t, map[string]string{"tiny": "static:2,32,0.01", "tiny2": "static:32,256,0.75"}, "static:8,64,0.25")
 	out := filepath.Join(t.TempDir(), "out")
 	js := filepath.Join(t.TempDir(), "r.json")
@@ -89,7 +88,6 @@ func TestEvalYardsticks(t *testing.T) {
 // tune result, before eval runs anything, and where sim and the testbed
 // run on no named scenario; sim --scenario runs it.
 func TestTunedDirErrors(t *testing.T) {
-	withTinyScenario(t)
 	dir, _ := writeTuned(t, map[string]string{"tiny": "static:2,32,0.01"}, "static")
 	out := filepath.Join(t.TempDir(), "out")
 	for _, tc := range []struct {

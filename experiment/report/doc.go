@@ -17,6 +17,9 @@
 //     divided by the reference's, with intervals, above the scenario's
 //     flow-size CDF. WriteFigures writes every scenario's into a
 //     directory, each named as FigureFile says.
+//   - WriteDir writes report.md and the figures into a directory and
+//     removes the figures an earlier WriteDir left there of scenarios not
+//     evaluated again (the directory's ManifestFile lists what it wrote).
 //
 // A policy has the same colour and marker in every figure (figstyle.go).
 //
