@@ -1,6 +1,7 @@
 package gnn
 
 import (
+	"graphcc/internal/testfabric"
 	"slices"
 	"strings"
 	"testing"
@@ -8,25 +9,12 @@ import (
 	"graphcc/topo"
 )
 
-// failFabric is the default Clos and the same Clos without leaf0-spine0.
-func failFabric(t *testing.T) (base, failed *topo.Fabric) {
-	t.Helper()
-	base, err := topo.Clos(topo.DefaultClos())
-	if err != nil {
-		t.Fatal(err)
-	}
-	if failed, err = base.FailLinks("leaf0-spine0"); err != nil {
-		t.Fatal(err)
-	}
-	return base, failed
-}
-
 // TestACCBindsAgentsByPort checks that an ACC's agents follow their ports'
 // names, not their indices: on a fabric with a failed link every port keeps
 // its own agent (the ids after the failed link shift), the failed ports'
 // agents sit out, and a fabric with a port no agent is of is refused.
 func TestACCBindsAgentsByPort(t *testing.T) {
-	base, failed := failFabric(t)
+	base, failed := testfabric.FailedClos(t)
 	acc := NewACC(base, FeatureConfig{}, nnNewRand(1))
 	if !slices.Equal(acc.Ports(), PortNames(base)) || len(acc.Nets) != len(base.Agents()) {
 		t.Fatalf("ports %v, want the fabric's switch ports %v", acc.Ports(), PortNames(base))

@@ -1,6 +1,7 @@
 package gnn
 
 import (
+	"graphcc/internal/testfabric"
 	"math"
 	"testing"
 
@@ -8,54 +9,12 @@ import (
 	"graphcc/topo"
 )
 
-// smallClos is 2 leaves, 1 spine, 2 hosts per leaf: 6 links, 12 ports;
-// ports 0..7 are host links at 25 Gbps, 8..11 leaf-spine at 100 Gbps.
-func smallClos(t testing.TB) *topo.Fabric {
-	t.Helper()
-	c := topo.DefaultClos()
-	c.Leaves, c.Spines, c.HostsPerLeaf = 2, 1, 2
-	f, err := topo.Clos(c)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return f
-}
-
-const testDt = 100 * topo.Microsecond
-
-// bytesAt returns the bytes that are fraction x of an interval of testDt at rate.
-func bytesAt(x float64, rate int64) int64 {
-	return int64(math.Round(x * float64(rate) * float64(testDt) / 8 / float64(topo.Second)))
-}
-
-// sample returns a PortSample with utilization u, marking rate m and mean
-// enqueue depth q bytes on a port of the given rate.
-func sample(u, m float64, q int64, rate int64) control.PortSample {
-	s := control.PortSample{TxBytes: bytesAt(u, rate), MarkedBytes: bytesAt(m, rate)}
-	if q > 0 {
-		s.EnqHist = histOf(q)
-		s.EnqDepthMax = q
-	}
-	return s
-}
-
-// histOf returns an enqueue-depth histogram whose QueueFeature is q bytes
-// (to within rounding), for q up to the last bucket's middle (about 3.7 MB;
-// larger q give that): 2q packets in the last bucket and the rest of
-// QueuePacketBytes × 2·mid packets at depth 0, where mid is the depth
-// DepthHist.Mean counts the last bucket at, the middle of its range.
-func histOf(q int64) (h control.DepthHist) {
-	last := control.DepthBuckets - 1
-	n := control.QueuePacketBytes * (control.DepthLow(last) + control.DepthLow(last+1) - 1)
-	hi := min(2*q, n)
-	h[last], h[0] = hi, n-hi
-	return h
-}
+const testDt = testfabric.SampleInterval
 
 func near(a, b float64) bool { return math.Abs(a-b) <= 1e-12 }
 
 func TestFeaturizer(t *testing.T) {
-	f := smallClos(t)
+	f := testfabric.SmallClos(t)
 	host, fab := topo.PortID(0), topo.PortID(8)
 	if f.Ports[host].Rate != 25*topo.Gbps || f.Ports[fab].Rate != 100*topo.Gbps {
 		t.Fatalf("unexpected rates %d %d", f.Ports[host].Rate, f.Ports[fab].Rate)
@@ -85,8 +44,8 @@ func TestFeaturizer(t *testing.T) {
 	steps := []step{
 		{ // t=1: t-1 and t-2 are zeros
 			tel: map[topo.PortID]control.PortSample{
-				host: sample(0.5, 0.1, 64000, g25),
-				fab:  sample(0.25, 0, 512000, g100),
+				host: testfabric.Sample(0.5, 0.1, 64000, g25),
+				fab:  testfabric.Sample(0.25, 0, 512000, g100),
 			},
 			want: map[topo.PortID][NumFeatures]float64{
 				host: {0.5, 0.25, 0.1, 0, 0, 0, 0, 0, 0},
@@ -96,8 +55,8 @@ func TestFeaturizer(t *testing.T) {
 		},
 		{ // t=2: clamping (u to 1.5, q to 4, m to 1) and the shift
 			tel: map[topo.PortID]control.PortSample{
-				host: sample(2, 3, 10*256000, g25),
-				fab:  sample(1, 0.5, 256000, g100),
+				host: testfabric.Sample(2, 3, 10*256000, g25),
+				fab:  testfabric.Sample(1, 0.5, 256000, g100),
 			},
 			want: map[topo.PortID][NumFeatures]float64{
 				host: {1.5, 4, 1, 0.5, 0.25, 0.1, 0, 0, 0},
@@ -115,7 +74,7 @@ func TestFeaturizer(t *testing.T) {
 		},
 		{ // t=4: t-2 of step 1 is dropped
 			tel: map[topo.PortID]control.PortSample{
-				host: sample(0.75, 0.5, 128000, g25),
+				host: testfabric.Sample(0.75, 0.5, 128000, g25),
 			},
 			want: map[topo.PortID][NumFeatures]float64{
 				host: {0.75, 0.5, 0.5, 0, 0, 0, 1.5, 4, 1},
@@ -155,14 +114,14 @@ func TestFeaturizer(t *testing.T) {
 }
 
 func TestFeaturizerConfig(t *testing.T) {
-	f := smallClos(t)
+	f := testfabric.SmallClos(t)
 	z := NewFeaturizer(f, FeatureConfig{QueueScale: 100000, RewardQueue: 50000})
 	if c := z.Config(); c.QueueScale != 100000 || c.RewardQueue != 50000 {
 		t.Errorf("config %+v", c)
 	}
 	tt := &control.Telemetry{Interval: testDt, Ports: make([]control.PortSample, len(f.Ports))}
-	tt.Ports[0] = sample(0, 0, 50000, 25*topo.Gbps)
-	tt.Ports[8] = sample(0, 0, 50000, 100*topo.Gbps)
+	tt.Ports[0] = testfabric.Sample(0, 0, 50000, 25*topo.Gbps)
+	tt.Ports[8] = testfabric.Sample(0, 0, 50000, 100*topo.Gbps)
 	z.Observe(tt)
 	if q := z.Features()[0*NumFeatures+FeatQ]; !near(q, 0.5) {
 		t.Errorf("q at 25G = %v, want 0.5", q)
@@ -172,7 +131,7 @@ func TestFeaturizerConfig(t *testing.T) {
 	}
 	// A zero interval gives u = m = 0, never NaN or Inf.
 	tt.Interval = 0
-	tt.Ports[0] = sample(0.5, 0.5, 0, 25*topo.Gbps)
+	tt.Ports[0] = testfabric.Sample(0.5, 0.5, 0, 25*topo.Gbps)
 	z.Observe(tt)
 	for i, v := range z.Features() {
 		if j := i % NumFeatures; v != 0 && (j == FeatU || j == FeatM) {
@@ -192,7 +151,7 @@ func TestFeaturizerConfig(t *testing.T) {
 }
 
 func TestACCFeatures(t *testing.T) {
-	f := smallClos(t)
+	f := testfabric.SmallClos(t)
 	z := NewFeaturizer(f, FeatureConfig{})
 	n := len(f.Ports)
 	dst := make([]float64, n*ACCNumFeatures)
@@ -217,9 +176,9 @@ func TestACCFeatures(t *testing.T) {
 		{{KMin: 0, KMax: 256000, PMax: 0.01}, {KMin: 0, KMax: 0, PMax: 0}},
 	}
 	samples := [][2]control.PortSample{
-		{sample(0.5, 0.1, 64000, g25), sample(0.25, 0, 512000, g100)},
-		{sample(1, 0.5, 128000, g25), sample(0.5, 0.25, 0, g100)},
-		{sample(0.25, 0, 0, g25), sample(2, 0, 1024000, g100)},
+		{testfabric.Sample(0.5, 0.1, 64000, g25), testfabric.Sample(0.25, 0, 512000, g100)},
+		{testfabric.Sample(1, 0.5, 128000, g25), testfabric.Sample(0.5, 0.25, 0, g100)},
+		{testfabric.Sample(0.25, 0, 0, g25), testfabric.Sample(2, 0, 1024000, g100)},
 	}
 	want := [][2][ACCNumFeatures]float64{
 		{
@@ -272,11 +231,11 @@ func TestACCFeatures(t *testing.T) {
 }
 
 func TestFeaturizerNoAlloc(t *testing.T) {
-	f := smallClos(t)
+	f := testfabric.SmallClos(t)
 	n := len(f.Ports)
 	tel := &control.Telemetry{Interval: testDt, Ports: make([]control.PortSample, n)}
 	for i := range tel.Ports {
-		tel.Ports[i] = sample(0.3, 0.1, 5000, f.Ports[i].Rate)
+		tel.Ports[i] = testfabric.Sample(0.3, 0.1, 5000, f.Ports[i].Rate)
 		tel.Ports[i].FlowStarts = 1
 	}
 	dst := make([]float64, n*ACCNumFeatures)

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
+	"graphcc/internal/testfabric"
 	"math"
 	"math/rand/v2"
 	"strings"
@@ -94,7 +95,7 @@ func TestStartFeature(t *testing.T) {
 // unchanged in the first NumFeatures of a row, and after them s, w and h of
 // t, t-1 and t-2.
 func TestFlowMixFeatures(t *testing.T) {
-	f := smallClos(t)
+	f := testfabric.SmallClos(t)
 	paper, mix := NewFeaturizer(f, FeatureConfig{}), NewFeaturizerSet(f, FeaturesFlowMix, FeatureConfig{})
 	if mix.Set() != FeaturesFlowMix || mix.Width() != 18 || paper.Width() != NumFeatures {
 		t.Fatalf("sets %v %v, widths %d %d", paper.Set(), mix.Set(), paper.Width(), mix.Width())
@@ -232,7 +233,7 @@ func TestFeatureSetModelFiles(t *testing.T) {
 func TestNewGraphCCChecksFeatureSet(t *testing.T) {
 	m := NewModelSet(FeaturesFlowMix, nil)
 	m.FeatureSet = FeaturesPaper
-	if _, err := NewGraphCC(m, smallClos(t), FeatureConfig{}); err == nil || !strings.Contains(err.Error(), "needs a model of 9 features (the paper set)") {
+	if _, err := NewGraphCC(m, testfabric.SmallClos(t), FeatureConfig{}); err == nil || !strings.Contains(err.Error(), "needs a model of 9 features (the paper set)") {
 		t.Errorf("NewGraphCC of a flow-mix-wide model on the paper set: %v", err)
 	}
 }

@@ -3,6 +3,7 @@ package gnn
 import (
 	"bytes"
 	"errors"
+	"graphcc/internal/testfabric"
 	"math/rand/v2"
 	"slices"
 	"strconv"
@@ -131,10 +132,10 @@ func TestModelFileHostHead(t *testing.T) {
 	}
 }
 
-// hostRun simulates policyFlows on f under p and returns the FCTs.
+// hostRun simulates testfabric.SmallFlows on f under p and returns the FCTs.
 func hostRun(t *testing.T, f *topo.Fabric, p control.Policy) []trace.FCT {
 	t.Helper()
-	res, err := replay.Run(replay.Config{Fabric: f, Flows: policyFlows(f, t), Policy: p, Seed: 1})
+	res, err := replay.Run(replay.Config{Fabric: f, Flows: testfabric.SmallFlows(t, f), Policy: p, Seed: 1})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -154,7 +155,7 @@ func hostBiased(m *Model, a int) *Model {
 // simulator, choosing HPCC's preset (the fabric's default) everywhere
 // changes nothing and choosing the best joint constant changes the run.
 func TestGraphCCHostHead(t *testing.T) {
-	f := smallClos(t)
+	f := testfabric.SmallClos(t)
 	m := NewModelShape(hostShape(), rand.New(rand.NewPCG(1, 7)))
 	plain := seededModel(1) // the same switch weights, no host head
 	if !slices.Equal(m.Params[:len(plain.Params)], plain.Params) {
@@ -193,7 +194,7 @@ func TestHostHeadNoAllocs(t *testing.T) {
 	tel := &control.Telemetry{Interval: testDt, Ports: make([]control.PortSample, len(f.Ports))}
 	r := rand.New(rand.NewPCG(1, 1))
 	for i := range tel.Ports {
-		tel.Ports[i] = sample(r.Float64(), r.Float64()/10, int64(r.IntN(300000)), f.Ports[i].Rate)
+		tel.Ports[i] = testfabric.Sample(r.Float64(), r.Float64()/10, int64(r.IntN(300000)), f.Ports[i].Rate)
 	}
 	ecn, hosts := control.StaticSettings(f), make([]control.HostParams, len(f.Ports))
 	model := func() *Model { return NewModelShape(hostShape(), rand.New(rand.NewPCG(1, 7))) }

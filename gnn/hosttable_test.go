@@ -3,6 +3,7 @@ package gnn
 import (
 	"bytes"
 	"errors"
+	"graphcc/internal/testfabric"
 	"slices"
 	"strings"
 	"testing"
@@ -200,7 +201,7 @@ func TestModelFileHostProfiles(t *testing.T) {
 // profile of every host agent's greedy action, the per-switch policy
 // agrees, and neither allocates.
 func TestGraphCCHostProfiles(t *testing.T) {
-	f := smallClos(t)
+	f := testfabric.SmallClos(t)
 	for a := range testProfiles() {
 		m := hostBiased(profilesModel(t, DefaultShape(), 7), a)
 		g := mustGraphCC(t, m, f, FeatureConfig{})

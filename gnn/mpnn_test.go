@@ -1,6 +1,7 @@
 package gnn
 
 import (
+	"graphcc/internal/testfabric"
 	"math"
 	"slices"
 	"testing"
@@ -538,7 +539,7 @@ func nnBenchTelemetry(f *topo.Fabric, seed uint64) *control.Telemetry {
 	r := nnNewRand(seed)
 	tel := &control.Telemetry{Interval: testDt, Ports: make([]control.PortSample, len(f.Ports))}
 	for i := range tel.Ports {
-		tel.Ports[i] = sample(r.Float64(), r.Float64()/10, int64(r.IntN(300_000)), f.Ports[i].Rate)
+		tel.Ports[i] = testfabric.Sample(r.Float64(), r.Float64()/10, int64(r.IntN(300_000)), f.Ports[i].Rate)
 	}
 	return tel
 }

@@ -1,6 +1,7 @@
 package gnn
 
 import (
+	"graphcc/internal/testfabric"
 	"math/rand/v2"
 	"slices"
 	"testing"
@@ -37,38 +38,14 @@ func (r *recorder) Decide(tel *control.Telemetry, ecn []control.ECN) {
 	}
 }
 
-// policyFlows is a few flows on smallClos: two into h2 at once (an incast
-// at leaf1's port to h2), traffic the other way and within a leaf.
-func policyFlows(f *topo.Fabric, t testing.TB) []trace.Flow {
-	h := func(name string) topo.NodeID {
-		n, ok := f.NodeByName(name)
-		if !ok {
-			t.Fatalf("no node %s", name)
-		}
-		return n
-	}
-	t0 := 2 * topo.Second
-	fl := func(src, dst string, size, at int64) trace.Flow {
-		return trace.Flow{Src: h(src), Dst: h(dst), PG: trace.DefaultPG, DPort: trace.DPortBackground, Size: size, Start: t0 + at}
-	}
-	return []trace.Flow{
-		fl("h0", "h2", 1_000_000, 0),
-		fl("h1", "h2", 1_000_000, 0),
-		fl("h3", "h0", 500_000, 50*topo.Microsecond),
-		fl("h2", "h1", 200_000, 100*topo.Microsecond),
-		fl("h1", "h0", 300_000, 150*topo.Microsecond),
-		fl("h3", "h2", 64_000, 300*topo.Microsecond),
-	}
-}
-
 func seededModel(seed uint64) *Model { return NewModel(rand.New(rand.NewPCG(seed, 7))) }
 
-// runPolicy simulates policyFlows on f under p and returns the FCTs and the
+// runPolicy simulates testfabric.SmallFlows on f under p and returns the FCTs and the
 // settings p wrote.
 func runPolicy(t *testing.T, f *topo.Fabric, p control.Policy) ([]trace.FCT, *recorder) {
 	t.Helper()
 	rec := &recorder{t: t, f: f, p: p}
-	flows := policyFlows(f, t)
+	flows := testfabric.SmallFlows(t, f)
 	res, err := replay.Run(replay.Config{Fabric: f, Flows: flows, Policy: rec, Seed: 1})
 	if err != nil {
 		t.Fatal(err)
@@ -83,7 +60,7 @@ func runPolicy(t *testing.T, f *topo.Fabric, p control.Policy) ([]trace.FCT, *re
 }
 
 func TestGraphCCPolicySimulation(t *testing.T) {
-	f := smallClos(t)
+	f := testfabric.SmallClos(t)
 	g := mustGraphCC(t, seededModel(1), f, FeatureConfig{})
 	fct1, rec1 := runPolicy(t, f, g)
 	if got := len(rec1.written); got != rec1.decides*len(f.Agents()) {
@@ -127,7 +104,7 @@ func TestPolicyNoAlloc(t *testing.T) {
 	tel := &control.Telemetry{Interval: testDt, Ports: make([]control.PortSample, len(f.Ports))}
 	r := rand.New(rand.NewPCG(1, 1))
 	for i := range tel.Ports {
-		tel.Ports[i] = sample(r.Float64(), r.Float64()/10, int64(r.IntN(300000)), f.Ports[i].Rate)
+		tel.Ports[i] = testfabric.Sample(r.Float64(), r.Float64()/10, int64(r.IntN(300000)), f.Ports[i].Rate)
 	}
 	ecn := control.StaticSettings(f)
 	for _, set := range FeatureSets() {
@@ -149,7 +126,7 @@ func topoDefault(t testing.TB) *topo.Fabric {
 }
 
 func TestNewGraphCCShapeError(t *testing.T) {
-	f := smallClos(t)
+	f := testfabric.SmallClos(t)
 	s := DefaultShape()
 	s.Actions = 10
 	if _, err := NewGraphCC(NewModelShape(s, nil), f, FeatureConfig{}); err == nil {
@@ -164,7 +141,7 @@ func TestGraphCCRefresh(t *testing.T) {
 	tel := &control.Telemetry{Interval: testDt, Ports: make([]control.PortSample, len(f.Ports))}
 	r := rand.New(rand.NewPCG(3, 3))
 	for i := range tel.Ports {
-		tel.Ports[i] = sample(r.Float64(), r.Float64()/10, int64(r.IntN(300000)), f.Ports[i].Rate)
+		tel.Ports[i] = testfabric.Sample(r.Float64(), r.Float64()/10, int64(r.IntN(300000)), f.Ports[i].Rate)
 	}
 	ecn := control.StaticSettings(f)
 	first := func(g *GraphCC) []float32 { // Q of the first Decide of a run
@@ -209,7 +186,7 @@ func TestGraphCCMatchesModel(t *testing.T) {
 	compared := 0
 	for range 5 {
 		for i := range tel.Ports {
-			tel.Ports[i] = sample(r.Float64(), r.Float64()/10, int64(r.IntN(300000)), f.Ports[i].Rate)
+			tel.Ports[i] = testfabric.Sample(r.Float64(), r.Float64()/10, int64(r.IntN(300000)), f.Ports[i].Rate)
 		}
 		g.Decide(tel, ecn)
 		m.Greedy(ws, g.Featurizer().Features(), actions)

@@ -1,6 +1,7 @@
 package gnn
 
 import (
+	"graphcc/internal/testfabric"
 	"math"
 	"strings"
 	"testing"
@@ -14,7 +15,7 @@ import (
 // NewACCFrom): each returns an error or a policy whose step runs, never a
 // panic.
 func FuzzPolicyModel(f *testing.F) {
-	fab := smallClos(f)
+	fab := testfabric.SmallClos(f)
 	marshal := func(file *File) []byte {
 		b, err := file.Marshal()
 		if err != nil {
@@ -72,7 +73,7 @@ func FuzzPolicyModel(f *testing.F) {
 // TestPolicyModelErrors: a model that does not fit a GraphCC policy is an
 // error of every constructor, naming what does not fit.
 func TestPolicyModelErrors(t *testing.T) {
-	fab := smallClos(t)
+	fab := testfabric.SmallClos(t)
 	short := NewModel(nnNewRand(1))
 	short.Params = short.Params[:10]
 	for _, tc := range []struct {
@@ -103,7 +104,7 @@ func TestPolicyModelErrors(t *testing.T) {
 // TestFeatureConfigErrors: a feature config whose scales are not positive
 // and finite is an error of every constructor, not a panic.
 func TestFeatureConfigErrors(t *testing.T) {
-	fab := smallClos(t)
+	fab := testfabric.SmallClos(t)
 	m := NewModel(nnNewRand(1))
 	v, err := NewSwitchView(fab, fab.Switches()[0])
 	if err != nil {

@@ -3,6 +3,7 @@ package learn
 import (
 	"context"
 	"errors"
+	"graphcc/internal/testfabric"
 	"math/rand/v2"
 	"slices"
 	"strings"
@@ -16,7 +17,7 @@ import (
 )
 
 func TestExplorer(t *testing.T) {
-	f := smallClos(t)
+	f := testfabric.SmallClos(t)
 	agents := f.Agents()
 
 	// Epsilon 0 is GraphCC.
@@ -132,7 +133,7 @@ func TestExplorerHostProfiles(t *testing.T) {
 	tel := &control.Telemetry{Interval: testDt, Ports: make([]control.PortSample, len(f.Ports))}
 	r := rand.New(rand.NewPCG(1, 1))
 	for i := range tel.Ports {
-		tel.Ports[i] = sample(r.Float64(), r.Float64()/10, int64(r.IntN(300000)), f.Ports[i].Rate)
+		tel.Ports[i] = testfabric.Sample(r.Float64(), r.Float64()/10, int64(r.IntN(300000)), f.Ports[i].Rate)
 	}
 	x := NewExplorer(mustGraphCC(t, profilesModel(t, gnn.DefaultShape(), 7), f, gnn.FeatureConfig{}), 1)
 	rpc := testProfiles()[4]
@@ -311,7 +312,7 @@ func (r *hostRecorder) DecideHosts(t *control.Telemetry, hosts []control.HostPar
 // the flows it sent that finished in the interval, over PathRewardScale;
 // the switch agents' is their objective's.
 func TestHostReward(t *testing.T) {
-	f := smallClos(t)
+	f := testfabric.SmallClos(t)
 	c := &Config{Objective: PathObjective, Hosts: true}
 	e := newEpisodeReward(c, f)
 	hosts := control.HostPorts(f)
@@ -343,7 +344,7 @@ func TestHostReward(t *testing.T) {
 // TestTrainHostsRefusesFailedLinks: a host-head run on episodes whose
 // fabric lost a link fails, naming what is not supported.
 func TestTrainHostsRefusesFailedLinks(t *testing.T) {
-	base, failed := failFabric(t)
+	base, failed := testfabric.FailedClos(t)
 	c := resumeTrain(t, "graphcc")
 	c.Hosts, c.Fabric, c.Episodes = true, base, 2
 	c.Episode = func(uint64) (*topo.Fabric, []trace.Flow, error) { return failed, nil, nil }

@@ -1,6 +1,7 @@
 package learn
 
 import (
+	"graphcc/internal/testfabric"
 	"math"
 	"math/rand/v2"
 	"strings"
@@ -17,51 +18,9 @@ import (
 // Test helpers that gnn's tests have too: the fabrics, samples, models and
 // policies the moved tests were written against.
 
-// smallClos is 2 leaves, 1 spine, 2 hosts per leaf: 6 links, 12 ports;
-// ports 0..7 are host links at 25 Gbps, 8..11 leaf-spine at 100 Gbps.
-func smallClos(t testing.TB) *topo.Fabric {
-	t.Helper()
-	c := topo.DefaultClos()
-	c.Leaves, c.Spines, c.HostsPerLeaf = 2, 1, 2
-	f, err := topo.Clos(c)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return f
-}
-
-// bytesAt returns the bytes that are fraction x of an interval of testDt at rate.
-func bytesAt(x float64, rate int64) int64 {
-	return int64(math.Round(x * float64(rate) * float64(testDt) / 8 / float64(topo.Second)))
-}
-
-// sample returns a PortSample with utilization u, marking rate m and mean
-// enqueue depth q bytes on a port of the given rate.
-func sample(u, m float64, q int64, rate int64) control.PortSample {
-	s := control.PortSample{TxBytes: bytesAt(u, rate), MarkedBytes: bytesAt(m, rate)}
-	if q > 0 {
-		s.EnqHist = histOf(q)
-		s.EnqDepthMax = q
-	}
-	return s
-}
-
-// histOf returns an enqueue-depth histogram whose QueueFeature is q bytes
-// (to within rounding), for q up to the last bucket's middle (about 3.7 MB;
-// larger q give that): 2q packets in the last bucket and the rest of
-// QueuePacketBytes × 2·mid packets at depth 0, where mid is the depth
-// DepthHist.Mean counts the last bucket at, the middle of its range.
-func histOf(q int64) (h control.DepthHist) {
-	last := control.DepthBuckets - 1
-	n := control.QueuePacketBytes * (control.DepthLow(last) + control.DepthLow(last+1) - 1)
-	hi := min(2*q, n)
-	h[last], h[0] = hi, n-hi
-	return h
-}
-
 func near(a, b float64) bool { return math.Abs(a-b) <= 1e-12 }
 
-const testDt = 100 * topo.Microsecond
+const testDt = testfabric.SampleInterval
 
 func nnExpectPanic(t *testing.T, want string, f func()) {
 	t.Helper()
@@ -80,19 +39,6 @@ func nnExpectPanic(t *testing.T, want string, f func()) {
 }
 
 func nnNewRand(seed uint64) *rand.Rand { return rand.New(rand.NewPCG(seed, 0x9e3779b97f4a7c15)) }
-
-// failFabric is the default Clos and the same Clos without leaf0-spine0.
-func failFabric(t *testing.T) (base, failed *topo.Fabric) {
-	t.Helper()
-	base, err := topo.Clos(topo.DefaultClos())
-	if err != nil {
-		t.Fatal(err)
-	}
-	if failed, err = base.FailLinks("leaf0-spine0"); err != nil {
-		t.Fatal(err)
-	}
-	return base, failed
-}
 
 // hostShape is the default shape with a host head.
 func hostShape() gnn.Shape {
@@ -127,38 +73,14 @@ func (r *recorder) Decide(tel *control.Telemetry, ecn []control.ECN) {
 	}
 }
 
-// policyFlows is a few flows on smallClos: two into h2 at once (an incast
-// at leaf1's port to h2), traffic the other way and within a leaf.
-func policyFlows(f *topo.Fabric, t testing.TB) []trace.Flow {
-	h := func(name string) topo.NodeID {
-		n, ok := f.NodeByName(name)
-		if !ok {
-			t.Fatalf("no node %s", name)
-		}
-		return n
-	}
-	t0 := 2 * topo.Second
-	fl := func(src, dst string, size, at int64) trace.Flow {
-		return trace.Flow{Src: h(src), Dst: h(dst), PG: trace.DefaultPG, DPort: trace.DPortBackground, Size: size, Start: t0 + at}
-	}
-	return []trace.Flow{
-		fl("h0", "h2", 1_000_000, 0),
-		fl("h1", "h2", 1_000_000, 0),
-		fl("h3", "h0", 500_000, 50*topo.Microsecond),
-		fl("h2", "h1", 200_000, 100*topo.Microsecond),
-		fl("h1", "h0", 300_000, 150*topo.Microsecond),
-		fl("h3", "h2", 64_000, 300*topo.Microsecond),
-	}
-}
-
 func seededModel(seed uint64) *gnn.Model { return gnn.NewModel(rand.New(rand.NewPCG(seed, 7))) }
 
-// runPolicy simulates policyFlows on f under p and returns the FCTs and the
+// runPolicy simulates testfabric.SmallFlows on f under p and returns the FCTs and the
 // settings p wrote.
 func runPolicy(t *testing.T, f *topo.Fabric, p control.Policy) ([]trace.FCT, *recorder) {
 	t.Helper()
 	rec := &recorder{t: t, f: f, p: p}
-	flows := policyFlows(f, t)
+	flows := testfabric.SmallFlows(t, f)
 	res, err := replay.Run(replay.Config{Fabric: f, Flows: flows, Policy: rec, Seed: 1})
 	if err != nil {
 		t.Fatal(err)

@@ -1,6 +1,7 @@
 package learn
 
 import (
+	"graphcc/internal/testfabric"
 	"math/rand/v2"
 	"slices"
 	"testing"
@@ -15,7 +16,7 @@ func randomTelemetry(f *topo.Fabric) *control.Telemetry {
 	tel := &control.Telemetry{Interval: testDt, Ports: make([]control.PortSample, len(f.Ports))}
 	r := rand.New(rand.NewPCG(1, 1))
 	for i := range tel.Ports {
-		tel.Ports[i] = sample(r.Float64(), r.Float64()/10, int64(r.IntN(300000)), f.Ports[i].Rate)
+		tel.Ports[i] = testfabric.Sample(r.Float64(), r.Float64()/10, int64(r.IntN(300000)), f.Ports[i].Rate)
 	}
 	return tel
 }
@@ -115,7 +116,7 @@ func TestACCExplorer(t *testing.T) {
 
 // TestRewardNoAlloc: Reward does not allocate.
 func TestRewardNoAlloc(t *testing.T) {
-	f := smallClos(t)
+	f := testfabric.SmallClos(t)
 	tel := randomTelemetry(f)
 	rw := make([]float64, len(f.Agents()))
 	z := gnn.NewFeaturizer(f, gnn.FeatureConfig{})

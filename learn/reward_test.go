@@ -1,6 +1,7 @@
 package learn
 
 import (
+	"graphcc/internal/testfabric"
 	"testing"
 
 	"graphcc/control"
@@ -43,7 +44,7 @@ func TestRewardShapeF(t *testing.T) {
 }
 
 func TestReward(t *testing.T) {
-	f := smallClos(t)
+	f := testfabric.SmallClos(t)
 	g25, g100 := 25*topo.Gbps, 100*topo.Gbps
 	// Agents: a 25G leaf->host port and a 100G port; queue scale 256 KB per 25G.
 	var down25, up100 topo.PortID = -1, -1
@@ -78,8 +79,8 @@ func TestReward(t *testing.T) {
 			[2]float64{0.35, 0}, [2]float64{0.175, 0}},
 	} {
 		z := gnn.NewFeaturizer(f, c.cfg)
-		tel.Ports[down25] = sample(c.u, 0, c.q25, g25)
-		tel.Ports[up100] = sample(c.u, 0, c.q100, g100)
+		tel.Ports[down25] = testfabric.Sample(c.u, 0, c.q25, g25)
+		tel.Ports[up100] = testfabric.Sample(c.u, 0, c.q100, g100)
 		z.Observe(tel)
 		dst := make([]float64, 2)
 		for _, sc := range []struct {
@@ -94,7 +95,7 @@ func TestReward(t *testing.T) {
 	}
 	// weightQ weighs the terms: 0 is throughput only, 1 latency only.
 	z := gnn.NewFeaturizer(f, gnn.FeatureConfig{RewardQueue: 256000})
-	tel.Ports[down25] = sample(0.5, 0, 128000, g25)
+	tel.Ports[down25] = testfabric.Sample(0.5, 0, 128000, g25)
 	z.Observe(tel)
 	dst := make([]float64, 1)
 	for _, c := range []struct{ w, want float64 }{{0, 0.5}, {1, 0.25}, {0.5, 0.375}, {0.25, 0.25*0.25 + 0.75*0.5}} {
@@ -106,13 +107,13 @@ func TestReward(t *testing.T) {
 }
 
 func TestRewardMeter(t *testing.T) {
-	f := smallClos(t)
+	f := testfabric.SmallClos(t)
 	agents := f.Agents()
 	tel := &control.Telemetry{Interval: testDt, Ports: make([]control.PortSample, len(f.Ports))}
 	// Every agent its own utilization and queue; hosts' ports are busy and
 	// queued too, and must not count.
 	for i, p := range f.Ports {
-		tel.Ports[i] = sample(float64(i%5)/4, 0, int64(3000*(i%11)), p.Rate)
+		tel.Ports[i] = testfabric.Sample(float64(i%5)/4, 0, int64(3000*(i%11)), p.Rate)
 	}
 	for _, shape := range []RewardShape{Linear, Convex, Concave} {
 		for _, q := range []float64{0, 8000, 64000} {

@@ -1,6 +1,7 @@
 package learn
 
 import (
+	"graphcc/internal/testfabric"
 	"slices"
 	"testing"
 
@@ -14,7 +15,7 @@ import (
 // port name), the failed ports' agents with NoAction, reward 0 and zero
 // features.
 func TestVariantRemap(t *testing.T) {
-	base, failed := failFabric(t)
+	base, failed := testfabric.FailedClos(t)
 	v, err := variantOf(failed, base)
 	if err != nil || v == nil || v.key != "leaf0-spine0" {
 		t.Fatalf("variant %+v, %v; want the fabric without leaf0-spine0", v, err)
@@ -76,7 +77,7 @@ func TestVariantRemap(t *testing.T) {
 // TestVariantRefused checks that only the reference with links removed is
 // a variant of it.
 func TestVariantRefused(t *testing.T) {
-	base, _ := failFabric(t)
+	base, _ := testfabric.FailedClos(t)
 	c := topo.DefaultClos()
 	c.Spines = 3
 	wider, err := topo.Clos(c)
@@ -96,7 +97,7 @@ func TestVariantRefused(t *testing.T) {
 // transition of a failed fabric: laid out on the reference, its Q values
 // and gradient are the model's on the failed fabric itself.
 func TestMPNNScratchOnVariant(t *testing.T) {
-	base, failed := failFabric(t)
+	base, failed := testfabric.FailedClos(t)
 	vars := &variantSet{ref: base}
 	if err := vars.sync([]string{"", "leaf0-spine0"}); err != nil {
 		t.Fatal(err)
