@@ -7,7 +7,7 @@ import (
 )
 
 // DefaultMissLimit is the miss limit the commands run the per-switch agents
-// with (`sim --agent-misses`, `testbed run --agent-miss-limit`): three
+// with (`--agent-misses` of sim and testbed run): three
 // steps in a row with a neighbour's message late put an agent's ports on
 // the static settings.
 const DefaultMissLimit = 3

@@ -53,6 +53,17 @@ const (
 // it, and is left out of the help.
 func addRenamed(fs *pflag.FlagSet, p *string, old, now string) {
 	fs.StringVar(p, old, *p, "the old name of --"+now)
+	markRenamed(fs, old, now)
+}
+
+// addRenamedInt is addRenamed for an int flag.
+func addRenamedInt(fs *pflag.FlagSet, p *int, old, now string) {
+	fs.IntVar(p, old, *p, "the old name of --"+now)
+	markRenamed(fs, old, now)
+}
+
+// markRenamed marks the flag old deprecated in favour of now.
+func markRenamed(fs *pflag.FlagSet, old, now string) {
 	if err := fs.MarkDeprecated(old, "use --"+now); err != nil {
 		panic(err) // a name registered twice
 	}

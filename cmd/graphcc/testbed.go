@@ -341,7 +341,8 @@ Policies (--policies, comma-separated or repeated; --ecn is its old name):
 	fs.BoolVar(&o.compareSim, "compare-sim", false, "also run every policy on the same fabric and trace in the simulator, serving ACKs first as the testbed's switches do (--ack-high-prio), and print its figures beside the testbed's")
 	fs.StringVar(&o.agents, "agents", o.agents, "how a graphcc policy's step runs: central (this process reads, decides and writes every switch) or per-switch (one agent process per switch, hidden states exchanged in-band, the central step run as a shadow that counts decision_mismatches; docs/agents.md)")
 	fs.DurationVar(&o.agentRoundTimeout, "agent-round-timeout", 0, "with --agents per-switch: round k of a step ends k times this (real time) after the step is due, and the neighbours' messages missing then are replaced by the fallback (0: a quarter of the real control interval over K)")
-	fs.IntVar(&o.agentMissLimit, "agent-miss-limit", o.agentMissLimit, "with --agents per-switch: steps in a row with a message late after which an agent holds its ports on the static settings until its messages return; 0 never")
+	fs.IntVar(&o.agentMissLimit, "agent-misses", o.agentMissLimit, "with --agents per-switch: steps in a row with a message late after which an agent holds its ports on the static settings until its messages return; 0 never (as sim's --agent-misses)")
+	addRenamedInt(fs, &o.agentMissLimit, "agent-miss-limit", "agent-misses")
 	fs.BoolVar(&o.noDelays, "no-link-delays", false, "do not emulate the links' propagation delays at the hosts (by default a host handles each frame one path delay after it arrives)")
 	o.out.add(fs)
 	o.pipe.add(fs)
@@ -496,7 +497,7 @@ func (o *testbedRunOpts) checkFlags(specs []string, several bool) error {
 	case o.agents != controller.AgentsCentral && o.agents != controller.AgentsPerSwitch:
 		return fmt.Errorf("--agents %q: want %s or %s", o.agents, controller.AgentsCentral, controller.AgentsPerSwitch)
 	case o.agentMissLimit < 0:
-		return fmt.Errorf("--agent-miss-limit %d: must not be negative (0 never reverts to the static settings)", o.agentMissLimit)
+		return fmt.Errorf("--agent-misses %d: must not be negative (0 never reverts to the static settings)", o.agentMissLimit)
 	case o.agentRoundTimeout < 0:
 		return fmt.Errorf("--agent-round-timeout %v: must not be negative", o.agentRoundTimeout)
 	}

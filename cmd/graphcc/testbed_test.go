@@ -199,7 +199,7 @@ func TestTestbedRunAgentFlags(t *testing.T) {
 		{"defaults", func(*testbedRunOpts) {}, ""},
 		{"per-switch", func(o *testbedRunOpts) { o.agents = controller.AgentsPerSwitch }, ""},
 		{"unknown agents", func(o *testbedRunOpts) { o.agents = "some" }, `--agents "some"`},
-		{"miss limit", func(o *testbedRunOpts) { o.agentMissLimit = -1 }, "--agent-miss-limit -1"},
+		{"miss limit", func(o *testbedRunOpts) { o.agentMissLimit = -1 }, "--agent-misses -1"},
 		{"negative round timeout", func(o *testbedRunOpts) { o.agentRoundTimeout = -1 }, "--agent-round-timeout"},
 	} {
 		o := testbedRunOpts{agents: controller.AgentsCentral, agentMissLimit: control.DefaultMissLimit}
