@@ -9,7 +9,7 @@
 // own. With per-switch agents (Agents, AgentStart, AgentStats) the loop
 // shadows them on a TimedFabric. A StepRecorder keeps the last control
 // step of a run in the lab's directory (LastStepFile) for a status display
-// (LastStep.WriteText).
+// (ReadLastStep, LastStep.WriteText).
 //
 // A run's summary is a TestbedSummary (Summarize builds it from a
 // RunRecord): the simulator's keys that the testbed measures, each with
@@ -17,5 +17,8 @@
 // JSON, and the keys of the loop and the agents; WriteTable renders it.
 //
 // Building the lab is package controller/lab's job; talking P4Runtime to
-// its switches is package controller/p4rt's.
+// its switches is package controller/p4rt's; the testbed commands' work
+// on top of them (up with the pipeline pushed, a run of several policy
+// specs with its output files, the per-switch agent process) is package
+// controller/testbed's.
 package controller

@@ -1,7 +1,10 @@
 package controller
 
 import (
+	"encoding/json"
+	"fmt"
 	"io"
+	"os"
 	"path/filepath"
 	"time"
 
@@ -34,6 +37,21 @@ type LastStepPort struct {
 	Utilization  float64     `json:"utilization"`
 	MarkingRate  float64     `json:"marking_rate"`
 	QueueFeature float64     `json:"queue_feature_bytes"`
+}
+
+// ReadLastStep reads the last control step a StepRecorder wrote into the
+// lab directory dir. Before a run has recorded one, or after the lab was
+// taken down, the error is an fs.ErrNotExist.
+func ReadLastStep(dir string) (*LastStep, error) {
+	b, err := os.ReadFile(filepath.Join(dir, LastStepFile))
+	if err != nil {
+		return nil, err
+	}
+	var last LastStep
+	if err := json.Unmarshal(b, &last); err != nil {
+		return nil, fmt.Errorf("%s: %w", LastStepFile, err)
+	}
+	return &last, nil
 }
 
 // A StepRecorder keeps the last control step of a run in a lab directory's

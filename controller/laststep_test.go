@@ -1,11 +1,10 @@
 package controller
 
 import (
-	"encoding/json"
 	"errors"
-	"fmt"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"graphcc/control"
@@ -19,8 +18,8 @@ func TestStepRecorder(t *testing.T) {
 		t.Fatal(err)
 	}
 	dir := t.TempDir()
-	if _, err := readLastStep(dir); !errors.Is(err, os.ErrNotExist) {
-		t.Fatalf("readLastStep before a step: %v", err)
+	if _, err := ReadLastStep(dir); !errors.Is(err, os.ErrNotExist) {
+		t.Fatalf("ReadLastStep before a step: %v", err)
 	}
 	r := NewStepRecorder(dir, "static", f)
 	r.Flush() // nothing recorded: no file
@@ -31,7 +30,7 @@ func TestStepRecorder(t *testing.T) {
 	ecn := control.StaticSettings(f)
 	r.Record(tel, ecn)
 	r.Flush()
-	last, err := readLastStep(dir)
+	last, err := ReadLastStep(dir)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -45,17 +44,15 @@ func TestStepRecorder(t *testing.T) {
 	}
 }
 
-// readLastStep reads the LastStepFile of the lab directory dir, as graphcc
-// testbed status does; a run that never stepped leaves none (an error
-// satisfying errors.Is(err, os.ErrNotExist)).
-func readLastStep(dir string) (*LastStep, error) {
-	b, err := os.ReadFile(filepath.Join(dir, LastStepFile))
-	if err != nil {
-		return nil, err
+// TestReadLastStepCorrupt: a last step that is not JSON is an error naming
+// the file, not an absent step.
+func TestReadLastStepCorrupt(t *testing.T) {
+	dir := t.TempDir()
+	if err := os.WriteFile(filepath.Join(dir, LastStepFile), []byte("{\"policy\": "), 0o644); err != nil {
+		t.Fatal(err)
 	}
-	var last LastStep
-	if err := json.Unmarshal(b, &last); err != nil {
-		return nil, fmt.Errorf("%s: %w", LastStepFile, err)
+	_, err := ReadLastStep(dir)
+	if err == nil || errors.Is(err, os.ErrNotExist) || !strings.HasPrefix(err.Error(), LastStepFile+": ") {
+		t.Errorf("ReadLastStep of a truncated file: %v, want an error naming %s", err, LastStepFile)
 	}
-	return &last, nil
 }

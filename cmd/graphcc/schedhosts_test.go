@@ -1,23 +1,19 @@
 package main
 
 import (
-	"context"
 	"path/filepath"
 	"strings"
 	"testing"
 
-	"graphcc/control"
 	"graphcc/gnn"
-	"graphcc/scenario"
-	"graphcc/topo"
 )
 
 // TestSchedHostsCommands runs a schedule of the switches' settings and
 // the hosts' DCQCN constants everywhere a policy runs: sim; eval, as a
 // policy and through tuned:DIR as a yardstick (a hand-made tune result
-// whose best_policy is the schedule); the testbed's policy list; and train
-// --hosts --objective imitate, with the same directory as teacher and host
-// action table.
+// whose best_policy is the schedule); and train --hosts --objective
+// imitate, with the same directory as teacher and host action table. The
+// testbed's policy list: controller/testbed's TestParsePolicies.
 func TestSchedHostsCommands(t *testing.T) {
 	const sched = "sched:0=2,32,0.01/55,55,2,5,25:500us=2,32,0.01/30,55,2,40,400"
 	const oneStep, fixed = "sched:0=2,32,0.01/55,55,2,5,25", "static:2,32,0.01+dcqcn:55,55,2,5,25"
@@ -38,20 +34,6 @@ func TestSchedHostsCommands(t *testing.T) {
 	}
 	if len(mean) != 5 || mean[oneStep] != mean[fixed] || mean[sched] == mean[fixed] || mean[tuned] != mean[sched] {
 		t.Errorf("mean slowdowns %v: want the one-step schedule's as %s's, the schedule's otherwise, and %s's the schedule's\n%s", mean, fixed, tuned, data)
-	}
-
-	r := &testbedRun{o: &testbedRunOpts{}, sc: scenario.Scenario{Name: "testbed"}}
-	runs, err := r.parsePolicies(context.Background(), "--policies", []string{sched}, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	fab, err := topo.Clos(topo.DefaultClos())
-	if err != nil {
-		t.Fatal(err)
-	}
-	pol, _, err := runs[0].New(fab)
-	if _, ok := control.HostDeciderOf(pol); err != nil || !ok || runs[0].Name != sched {
-		t.Errorf("testbed --policies %s: %q, deciding the hosts %v, %v", sched, runs[0].Name, ok, err)
 	}
 
 	model := filepath.Join(t.TempDir(), "joint.model")

@@ -8,8 +8,6 @@ import (
 	"slices"
 	"strings"
 	"testing"
-
-	"graphcc/scenario"
 )
 
 // writeTuned writes hand-made tune results: a directory of one per
@@ -85,8 +83,9 @@ func TestEvalYardsticks(t *testing.T) {
 }
 
 // TestTunedDirErrors: tuned:DIR fails clearly where a scenario has no
-// tune result, before eval runs anything, and where sim and the testbed
-// run on no named scenario; sim --scenario runs it.
+// tune result, before eval runs anything, and where sim runs on no named
+// scenario (the testbed's case: controller/testbed's TestParsePolicies);
+// sim --scenario runs it.
 func TestTunedDirErrors(t *testing.T) {
 	dir, _ := writeTuned(t, map[string]string{"tiny": "static:2,32,0.01"}, "static")
 	out := filepath.Join(t.TempDir(), "out")
@@ -112,12 +111,6 @@ func TestTunedDirErrors(t *testing.T) {
 	}
 	if _, err := os.Stat(out); err == nil {
 		t.Errorf("a failed eval left %s", out)
-	}
-	// The testbed's runs are on no named scenario: refused before any run.
-	r := &testbedRun{o: &testbedRunOpts{}, sc: scenario.Scenario{Name: "testbed"}}
-	if _, err := r.parsePolicies(context.Background(), "--policies", []string{"static", "tuned:" + dir}, nil); err == nil ||
-		!strings.Contains(err.Error(), `--policies tuned:`+dir+`: tuned:`+dir+` runs the tune result of the scenario a run is on`) {
-		t.Errorf("testbed with tuned:DIR: %v", err)
 	}
 	file := filepath.Join(t.TempDir(), "s.yaml")
 	if err := os.WriteFile(file, []byte("scenarios:\n  - name: tiny\n    clos: {leaves: 2, spines: 1, hosts_per_leaf: 2}\n"+
