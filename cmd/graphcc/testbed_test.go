@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"os"
 	"os/exec"
@@ -9,6 +10,7 @@ import (
 	"strings"
 	"testing"
 
+	"graphcc/controller"
 	"graphcc/controller/lab"
 	"graphcc/internal/privtest"
 )
@@ -36,10 +38,26 @@ func TestTestbedNoSwitches(t *testing.T) {
 			t.Errorf("status does not mention %q:\n%s", want, out)
 		}
 	}
+	// A run's last step (controller.StepRecorder) is shown, and down
+	// removes it with the spec.
+	last, err := json.Marshal(controller.LastStep{Policy: "static", FabricUS: 300,
+		Ports: []controller.LastStepPort{{Port: 3, Src: "leaf0", Dst: "h0", KMin: 5000, KMax: 200000, PMax: 0.01}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, controller.LastStepFile), last, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	out = run(t, args([]string{"testbed", "status"}, labArgs...)...)
+	for _, want := range []string{"lab " + name, "last control step: policy static at 300 us", "leaf0->h0"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("status does not mention %q:\n%s", want, out)
+		}
+	}
 	if _, _, err := execute(t, context.Background(), args([]string{"testbed", "up", "--no-switches"}, labArgs...)...); err == nil {
 		t.Error("a second up of a live lab succeeded")
 	}
-	_, _, err := execute(t, context.Background(), args([]string{"testbed", "run", "--duration", "1ms"}, labArgs...)...)
+	_, _, err = execute(t, context.Background(), args([]string{"testbed", "run", "--duration", "1ms"}, labArgs...)...)
 	if err == nil || !strings.Contains(err.Error(), "--no-switches") {
 		t.Errorf("run on a lab without switches: %v", err)
 	}
@@ -51,6 +69,11 @@ func TestTestbedNoSwitches(t *testing.T) {
 	}
 	if _, err := os.Stat("/run/netns/" + name + "-leaf0"); err == nil {
 		t.Error("namespace left after down")
+	}
+	for _, f := range []string{lab.SpecFile, controller.LastStepFile} {
+		if _, err := os.Stat(filepath.Join(dir, f)); err == nil {
+			t.Errorf("%s left after down", f)
+		}
 	}
 }
 
