@@ -340,7 +340,13 @@ be run by hand.`,
 			return testbed.RunAgent(ctx, c)
 		},
 	}
-	fs := cmd.Flags()
+	addAgentFlags(cmd.Flags(), &c)
+	return cmd
+}
+
+// addAgentFlags registers the agent command's flags into c, with c's
+// values as defaults (testbed.AgentConfig.Args gives them).
+func addAgentFlags(fs *pflag.FlagSet, c *testbed.AgentConfig) {
 	fs.SortFlags = false
 	addLabFlags(fs, &c.Lab, &c.Dir)
 	fs.StringVar(&c.Switch, "switch", "", "the switch, by name (leaf0, spine1, …)")
@@ -354,5 +360,4 @@ be run by hand.`,
 	fs.Uint64Var(&c.Election, "election-id", c.Election, "P4Runtime election id (above the controller's)")
 	fs.Float64Var(&c.QueueScale, "queue-scale", 0, "the features' queue scale, bytes at the reference rate (gnn.FeatureConfig; 0: the default)")
 	addPipelineFlags(fs, &c.Pipeline)
-	return cmd
 }

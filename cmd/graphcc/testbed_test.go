@@ -9,10 +9,17 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
+	"graphcc/control"
 	"graphcc/controller"
+	"graphcc/controller/agent"
 	"graphcc/controller/lab"
+	"graphcc/controller/testbed"
 	"graphcc/internal/privtest"
+	"graphcc/topo"
+
+	"github.com/spf13/pflag"
 )
 
 func requireRoot(t *testing.T) { privtest.Root(t) }
@@ -123,6 +130,29 @@ func TestTestbedRunFlagErrors(t *testing.T) {
 		_, _, err := execute(t, context.Background(), args([]string{"testbed", "run", "--lab", "nolab", "--dir", t.TempDir()}, tc.args...)...)
 		if err == nil || !strings.Contains(err.Error(), tc.want) {
 			t.Errorf("testbed run %v: %v, want an error naming %q", tc.args, err, tc.want)
+		}
+	}
+}
+
+// TestTestbedAgentArgs: the flags testbed run gives each agent process
+// (testbed.AgentConfig.Args, then agent.ClockArgs) are the agent
+// command's, and parse back into the configuration they came from.
+func TestTestbedAgentArgs(t *testing.T) {
+	for _, want := range []testbed.AgentConfig{
+		{Lab: "tb", Switch: "leaf1", Model: "/run/graphcc/tb/agent-model.json", MissLimit: control.DefaultMissLimit, Election: testbed.AgentElectionID},
+		{Lab: "small", Dir: "/tmp/lab", Switch: "spine0", Model: "m.json", RoundTimeout: 1500 * time.Microsecond, MissLimit: 0, Election: 12,
+			QueueScale: 25000.5, Pipeline: testbed.Pipeline{JSON: "graphcc.json", P4Info: "graphcc.p4info.txtpb"}},
+	} {
+		start := time.Unix(1796000000, 123)
+		want.ClockStart, want.ClockScale, want.Epoch, want.Interval = start.UnixNano(), 10000, 3*topo.Millisecond, 100*topo.Microsecond
+		fs := pflag.NewFlagSet("agent", pflag.ContinueOnError)
+		got := testbed.AgentConfig{Election: testbed.AgentElectionID, MissLimit: control.DefaultMissLimit}
+		addAgentFlags(fs, &got)
+		if err := fs.Parse(append(want.Args(), agent.ClockArgs(start, want.ClockScale, want.Epoch, want.Interval)...)); err != nil {
+			t.Fatalf("%s: %v", want.Switch, err)
+		}
+		if got != want {
+			t.Errorf("%s: parsed %+v, want %+v", want.Switch, got, want)
 		}
 	}
 }

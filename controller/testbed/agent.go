@@ -147,18 +147,29 @@ func (r *run) perSwitchAgents(pol control.Policy, static []control.ECN, plan *la
 	s, a := r.s, r.c.Agents
 	return agent.NewProcesses(agent.ProcessConfig{
 		Command: func(i int) (string, []string) {
-			args := []string{"testbed", "agent", "--lab", s.name, "--switch", plan.Switches[i].Name, "--model", path,
-				"--round-timeout", a.RoundTimeout.String(), "--miss-limit", strconv.Itoa(a.MissLimit),
-				"--election-id", strconv.Itoa(AgentElectionID),
-				"--queue-scale", strconv.FormatFloat(queueScale, 'g', -1, 64)}
-			if s.dir != "" {
-				args = append(args, "--dir", s.dir)
-			}
-			if s.pipe.P4Info != "" {
-				args = append(args, "--p4info", s.pipe.P4Info, "--p4-json", s.pipe.JSON)
-			}
-			return self, args
+			c := AgentConfig{Lab: s.name, Dir: s.dir, Switch: plan.Switches[i].Name, Model: path, RoundTimeout: a.RoundTimeout, MissLimit: a.MissLimit,
+				Election: AgentElectionID, QueueScale: queueScale, Pipeline: s.pipe}
+			return self, append([]string{"testbed", "agent"}, c.Args()...)
 		},
 		Plan: plan, Backup: r.rt.Switches(), Info: s.info, Static: static, Log: r.c.Log,
 	}), nil
+}
+
+// Args returns the flags of graphcc testbed agent that give c's lab,
+// switch, model, round timeout, miss limit, election id, queue scale and
+// pipeline (the pipeline's files only when it is not the built-in one).
+// The clock and schedule flags are agent.ClockArgs', which
+// agent.Processes adds; Out and Log are the process's own.
+func (c *AgentConfig) Args() []string {
+	args := []string{"--lab", c.Lab, "--switch", c.Switch, "--model", c.Model,
+		"--round-timeout", c.RoundTimeout.String(), "--miss-limit", strconv.Itoa(c.MissLimit),
+		"--election-id", strconv.FormatUint(c.Election, 10),
+		"--queue-scale", strconv.FormatFloat(c.QueueScale, 'g', -1, 64)}
+	if c.Dir != "" {
+		args = append(args, "--dir", c.Dir)
+	}
+	if c.Pipeline.P4Info != "" {
+		args = append(args, "--p4info", c.Pipeline.P4Info, "--p4-json", c.Pipeline.JSON)
+	}
+	return args
 }
