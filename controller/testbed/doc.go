@@ -11,9 +11,10 @@
 //     the pipeline (Pipeline: built in or from files) with the static
 //     settings, sets the queues and the switch threads' real-time
 //     priority, and takes the lab down again if any of that fails.
-//   - CheckRealtime checks a real-time priority before anything is built.
+//   - UpConfig.Check and CheckRealtime check what they can before the
+//     fabric is built.
 //   - Down takes a lab down and removes the files the commands keep beside
-//     its state.
+//     its state; WriteStatus shows a lab and its last control step.
 //
 // Running on a lab:
 //   - Open (Session) loads a live lab, its spec and its pipeline;
@@ -29,7 +30,8 @@
 //     agent process per switch (the processes run graphcc testbed agent).
 //
 // One agent process: RunAgent (AgentConfig) is the body of graphcc
-// testbed agent, one switch's agent reporting every step as a JSON line.
+// testbed agent, one switch's agent reporting every step as a JSON line;
+// AgentConfig.Args are the flags a run starts it with.
 //
 // Error messages name the testbed commands' flags that set the fields at
 // fault (--p4info, --realtime, --incast-fanin, …), as the commands print
