@@ -400,7 +400,7 @@ func (o *trainOpts) source(fs *pflag.FlagSet) (trainSource, error) {
 		return trainSource{name: sc.Name, summary: sc.Describe(), scenarios: []scenario.Scenario{sc}}, nil
 	case strings.TrimSpace(o.scenario) == scenario.CurriculumName:
 		cur = scenario.DefaultCurriculum()
-	case strings.Contains(o.scenario, ","):
+	case strings.ContainsAny(o.scenario, ",:"): // a list, or a range of a family's draws
 		scs, err := set.resolve("--scenario", o.scenario, strings.Split(o.scenario, ","))
 		if err != nil {
 			return trainSource{}, err
@@ -416,8 +416,8 @@ func (o *trainOpts) source(fs *pflag.FlagSet) (trainSource, error) {
 		return trainSource{name: sc.Name, summary: sc.Describe(), scenarios: []scenario.Scenario{sc}}, nil
 	}
 	src := trainSource{name: strings.Join(cur.Names(), "+"), summary: "curriculum of " + strings.Join(cur.Names(), ", "), scenarios: cur.Scenarios, cur: cur}
-	if strings.TrimSpace(o.scenario) == scenario.CurriculumName {
-		src.name = scenario.CurriculumName
+	if name := strings.TrimSpace(o.scenario); name == scenario.CurriculumName || strings.Contains(name, ":") {
+		src.name = name // not every draw's name
 	}
 	return src, nil
 }
