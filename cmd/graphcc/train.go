@@ -100,7 +100,7 @@ func (o *trainOpts) addFlags(fs *pflag.FlagSet) {
 	fs.StringVar(&o.out, "model-out", "", "write the trained model here (required)")
 	addRenamed(fs, &o.out, "out", "model-out")
 	fs.StringVar(&o.curve, "curve", "", "write the training curve here as CSV, and as PNG beside it (FILE.png)")
-	fs.StringVar(&o.scenario, "scenario", o.scenario, "training scenario (see graphcc eval --list-scenarios); several comma-separated on one fabric, or curriculum (the suite's on the training fabric, the held-out ones excepted), for a curriculum: each episode one of them at random; with --scenario-file, the file's only scenario by default")
+	fs.StringVar(&o.scenario, "scenario", o.scenario, "training scenario (see graphcc eval --list-scenarios); several comma-separated on one fabric or a range of a family's training draws (family:1-200), or curriculum (the suite's on the training fabric, the held-out ones excepted), for a curriculum: each episode one of them at random; with --scenario-file, the file's only scenario by default")
 	o.scenarioFile.add(fs, false)
 	fs.StringVar(&o.kind, "kind", o.kind, "graphcc (the shared message-passing network) or acc (an independent network per port)")
 	fs.StringVar(&o.features, "features", o.features, "GraphCC's per-port inputs, recorded in the model file: paper (utilization, queue and marking rate at t, t-1, t-2: the paper's) or flowmix (those, then the start fraction, queued fraction and p90 enqueue depth at t, t-1, t-2: the shipped model's; docs/learning.md)")
