@@ -36,6 +36,9 @@ type Record struct {
 	Phases         []PhaseRecord `json:"phases,omitempty"`
 	Events         []EventRecord `json:"events,omitempty"`
 	HeldOut        bool          `json:"held_out,omitempty"`
+	// HeldOutWhy is why training refuses a HeldOut scenario, if it says
+	// (a family's evaluation draw: Scenario.CheckTraining).
+	HeldOutWhy string `json:"held_out_why,omitempty"`
 }
 
 // EventRecord is an Event in a Record.
@@ -85,7 +88,7 @@ func NewRecord(s Scenario) (Record, error) {
 		Name: s.Name, Description: s.Description, Clos: ClosRecord(s.Clos),
 		TopologyName: s.TopologyName, FailRandom: s.FailRandom, Fail: s.Fail,
 		Workload: cdfRecord(s.Gen.Workload), Load: s.Gen.Load, DurationPs: s.Gen.Duration, StartPs: s.Gen.Start,
-		Incast: IncastRecord(s.Gen.Incast), HeldOut: s.HeldOut,
+		Incast: IncastRecord(s.Gen.Incast), HeldOut: s.HeldOut, HeldOutWhy: s.heldOutWhy,
 	}
 	if s.Topology != nil {
 		var b bytes.Buffer
@@ -134,7 +137,7 @@ func (r Record) Scenario() (Scenario, error) {
 	}
 	s := Scenario{
 		Name: r.Name, Description: r.Description, Clos: topo.ClosConfig(r.Clos), TopologyName: r.TopologyName,
-		FailRandom: r.FailRandom, Fail: r.Fail, HeldOut: r.HeldOut,
+		FailRandom: r.FailRandom, Fail: r.Fail, HeldOut: r.HeldOut, heldOutWhy: r.HeldOutWhy,
 		Gen: workload.GenConfig{Workload: r.Workload.cdf(), Load: r.Load, Duration: r.DurationPs, Start: r.StartPs, Incast: workload.IncastConfig(r.Incast)},
 	}
 	if r.Topology != "" {

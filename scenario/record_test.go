@@ -17,7 +17,7 @@ func TestRecordFields(t *testing.T) {
 		typ  reflect.Type
 		want int
 	}{
-		{reflect.TypeFor[Scenario](), 10},
+		{reflect.TypeFor[Scenario](), 11},
 		{reflect.TypeFor[Scenario]().Field(7).Type, 7}, // Gen: Seed is not recorded
 		{reflect.TypeFor[PhaseRecord](), 4},
 		{reflect.TypeFor[Event](), 3},
@@ -29,7 +29,8 @@ func TestRecordFields(t *testing.T) {
 }
 
 // TestRecordRoundTrip records every built-in scenario, one on a topology
-// file and a phased one with failures, through JSON and back: the same
+// file, a phased one with failures and a family's draw, through JSON and
+// back: the same
 // scenario, and the same JSON again.
 func TestRecordRoundTrip(t *testing.T) {
 	const topoText = "5 2 4\n3 4\n0 3 25Gbps 0.001ms 0\n1 3 25Gbps 0.001ms 0\n2 4 25Gbps 0.001ms 0\n3 4 100Gbps 0.0015ms 0\n"
@@ -42,7 +43,11 @@ func TestRecordRoundTrip(t *testing.T) {
 	failing := Default()
 	failing.Name, failing.Fail, failing.FailRandom, failing.HeldOut = "failing", []string{"leaf0-spine1"}, 2, true
 	failing.Events = []Event{{At: 5 * topo.Millisecond, Link: "leaf1-spine0"}, {At: 15 * topo.Millisecond, Link: "leaf1-spine0", Up: true}}
-	for _, s := range append(Suite(), onTopo, failing) {
+	drawn, err := ByName("family-10001") // mixtures, a link event, held out with a reason
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, s := range append(Suite(), onTopo, failing, drawn) {
 		t.Run(s.Name, func(t *testing.T) {
 			r, err := NewRecord(s)
 			if err != nil {

@@ -3,6 +3,7 @@ package scenario
 import (
 	"errors"
 	"fmt"
+	"math"
 	"strings"
 
 	"graphcc/topo"
@@ -44,11 +45,17 @@ type Scenario struct {
 	// train refuses it, CheckTraining): it checks a learned policy on
 	// traffic it has never seen.
 	HeldOut bool
+	// heldOutWhy, if set, is why CheckTraining refuses a HeldOut scenario
+	// (a family's evaluation draw says which draw it is).
+	heldOutWhy string
 }
 
 // CheckTraining refuses a scenario that no training may see (HeldOut).
 func (s Scenario) CheckTraining() error {
-	if s.HeldOut {
+	switch {
+	case s.HeldOut && s.heldOutWhy != "":
+		return fmt.Errorf("scenario %s is held out: %s", s.Name, s.heldOutWhy)
+	case s.HeldOut:
 		return fmt.Errorf("scenario %s is held out: it checks learned policies on traffic they have not seen, so no training may use it (evaluate on it; train on another)", s.Name)
 	}
 	return nil
@@ -194,7 +201,9 @@ func describeTraffic(w *workload.CDF, load float64, in workload.IncastConfig) st
 	if w != nil {
 		name = WorkloadTitle(w.Name)
 	}
-	what := fmt.Sprintf("%s %g %%", name, 100*load)
+	// rounded to 1e-9 %, so that a load of 0.55 is "55 %", not the
+	// product's 55.00000000000001
+	what := fmt.Sprintf("%s %g %%", name, math.Round(100*load*1e9)/1e9)
 	if in.Period > 0 {
 		return what + fmt.Sprintf(" + %d:1 incasts of %g KB every %s", in.FanIn, float64(in.Size)/1000, spaced(topo.FormatDuration(in.Period)))
 	}
@@ -316,15 +325,19 @@ func Names() []string {
 	return names
 }
 
-// ByName returns the scenario of Suite named name.
+// ByName returns the scenario of Suite named name, or the draw of a
+// family it names ("family-17", "family:17"; ParseFamilyDraws).
 func ByName(name string) (Scenario, error) {
 	for _, s := range Suite() {
 		if s.Name == name {
 			return s, nil
 		}
 	}
+	if d, ok, err := ParseFamilyDraws(name); ok {
+		return d.one(name, err)
+	}
 	if name == "" {
 		return Scenario{}, errors.New("empty scenario name (known: " + strings.Join(Names(), ", ") + ")")
 	}
-	return Scenario{}, fmt.Errorf("unknown scenario %q (known: %s)", name, strings.Join(Names(), ", "))
+	return Scenario{}, fmt.Errorf("unknown scenario %q (known: %s; and the draws of %s and %s, such as %s-17)", name, strings.Join(Names(), ", "), FamilyName, FamilyHeldName, FamilyName)
 }

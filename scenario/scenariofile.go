@@ -437,6 +437,9 @@ func checkScenarioName(name string) error {
 	}) >= 0 || name[0] == '.' {
 		return fmt.Errorf("%q: want letters, digits, '.', '_' or '-', not starting with '.', and not \"all\"", name)
 	}
+	if _, ok, _ := ParseFamilyDraws(name); ok {
+		return fmt.Errorf("%s: names starting %s- or %s: are those of the scenario families' draws (start from one with base: %s-17 and name yours otherwise)", name, FamilyName, FamilyName, FamilyName)
+	}
 	if slices.Contains(Names(), name) {
 		return fmt.Errorf("%s is a built-in scenario's name (start from it with base: %s and name yours otherwise)", name, name)
 	}

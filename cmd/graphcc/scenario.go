@@ -476,8 +476,11 @@ func (s scenarioSet) lookup(name string) (scenario.Scenario, error) { return s.L
 func (s scenarioSet) resolve(flag, value string, names []string) ([]scenario.Scenario, error) {
 	var out []scenario.Scenario
 	seen := map[string]bool{}
+	names, err := scenario.ExpandNames(names) // family:A-B is draws A to B
+	if err != nil {
+		return nil, fmt.Errorf("%s %s: %w", flag, value, err)
+	}
 	for _, n := range names {
-		n = strings.TrimSpace(n)
 		sc, err := s.lookup(n)
 		if err != nil {
 			return nil, fmt.Errorf("%s %s: %w", flag, value, err)

@@ -100,7 +100,7 @@ func (o *trainOpts) addFlags(fs *pflag.FlagSet) {
 	fs.StringVar(&o.out, "model-out", "", "write the trained model here (required)")
 	addRenamed(fs, &o.out, "out", "model-out")
 	fs.StringVar(&o.curve, "curve", "", "write the training curve here as CSV, and as PNG beside it (FILE.png)")
-	fs.StringVar(&o.scenario, "scenario", o.scenario, "training scenario (see graphcc eval --list-scenarios); several comma-separated on one fabric, or curriculum (the suite's on the training fabric, the held-out ones excepted), for a curriculum: each episode one of them at random; with --scenario-file, the file's only scenario by default")
+	fs.StringVar(&o.scenario, "scenario", o.scenario, "training scenario (see graphcc eval --list-scenarios); several comma-separated on one fabric or a range of a family's training draws (family:1-200), or curriculum (the suite's on the training fabric, the held-out ones excepted), for a curriculum: each episode one of them at random; with --scenario-file, the file's only scenario by default")
 	o.scenarioFile.add(fs, false)
 	fs.StringVar(&o.kind, "kind", o.kind, "graphcc (the shared message-passing network) or acc (an independent network per port)")
 	fs.StringVar(&o.features, "features", o.features, "GraphCC's per-port inputs, recorded in the model file: paper (utilization, queue and marking rate at t, t-1, t-2: the paper's) or flowmix (those, then the start fraction, queued fraction and p90 enqueue depth at t, t-1, t-2: the shipped model's; docs/learning.md)")
@@ -400,7 +400,7 @@ func (o *trainOpts) source(fs *pflag.FlagSet) (trainSource, error) {
 		return trainSource{name: sc.Name, summary: sc.Describe(), scenarios: []scenario.Scenario{sc}}, nil
 	case strings.TrimSpace(o.scenario) == scenario.CurriculumName:
 		cur = scenario.DefaultCurriculum()
-	case strings.Contains(o.scenario, ","):
+	case strings.ContainsAny(o.scenario, ",:"): // a list, or a range of a family's draws
 		scs, err := set.resolve("--scenario", o.scenario, strings.Split(o.scenario, ","))
 		if err != nil {
 			return trainSource{}, err
@@ -416,8 +416,8 @@ func (o *trainOpts) source(fs *pflag.FlagSet) (trainSource, error) {
 		return trainSource{name: sc.Name, summary: sc.Describe(), scenarios: []scenario.Scenario{sc}}, nil
 	}
 	src := trainSource{name: strings.Join(cur.Names(), "+"), summary: "curriculum of " + strings.Join(cur.Names(), ", "), scenarios: cur.Scenarios, cur: cur}
-	if strings.TrimSpace(o.scenario) == scenario.CurriculumName {
-		src.name = scenario.CurriculumName
+	if name := strings.TrimSpace(o.scenario); name == scenario.CurriculumName || strings.Contains(name, ":") {
+		src.name = name // not every draw's name
 	}
 	return src, nil
 }

@@ -69,7 +69,7 @@ describes the rounds, the hardware flags and sharding.`,
 	}
 	fs := cmd.Flags()
 	fs.SortFlags = false
-	fs.StringVar(&o.scenario, "scenario", o.scenario, "scenario to tune (see graphcc eval --list-scenarios), or several comma-separated or all for one configuration for all of them; with --scenario-file, the file's only scenario by default")
+	fs.StringVar(&o.scenario, "scenario", o.scenario, "scenario to tune (see graphcc eval --list-scenarios), or several comma-separated (family:A-B: a family's draws A to B) or all for one configuration for all of them; with --scenario-file, the file's only scenario by default")
 	o.scenarioFile.add(fs, false)
 	fs.Var(newSeedsFlag(&o.seeds), "seeds", "validation seeds the selection scores on (not 1001-1010)")
 	fs.Var(newSeedsFlag(&o.confirm), "confirm-seeds", "seeds of the confirmation, apart from --seeds (not 1001-1010)")
