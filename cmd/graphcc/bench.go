@@ -65,7 +65,7 @@ func (o *benchOpts) run(ctx context.Context, cmd *cobra.Command, log *slog.Logge
 	if o.runs < 1 {
 		return fmt.Errorf("--runs %d: must be at least 1", o.runs)
 	}
-	if err := checkOutputs("json", o.json, "cpuprofile", o.cpuprofile); err != nil {
+	if err := fileio.CheckOutputs(nil, "--json", o.json, "--cpuprofile", o.cpuprofile); err != nil {
 		return err
 	}
 	if o.cpuprofile != "" {

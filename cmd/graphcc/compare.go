@@ -47,7 +47,7 @@ func (o *compareOpts) run(cmd *cobra.Command, log *slog.Logger, oursPath, refPat
 	if !(o.tol >= 0) || math.IsInf(o.tol, 1) {
 		return fmt.Errorf("--tol %v: must be a non-negative number", o.tol)
 	}
-	if err := checkOutputsReading([]string{"OURS.fct", oursPath, "REF.fct", refPath}, "json", o.json); err != nil {
+	if err := fileio.CheckOutputs([]string{"OURS.fct", oursPath, "REF.fct", refPath}, "--json", o.json); err != nil {
 		return err
 	}
 	ours, err := readFCTFile(oursPath)

@@ -18,6 +18,7 @@ import (
 	"graphcc/control"
 	"graphcc/experiment"
 	"graphcc/experiment/report"
+	"graphcc/internal/fileio"
 	"graphcc/internal/progress"
 	"graphcc/internal/version"
 	"graphcc/policy"
@@ -224,28 +225,6 @@ func (o *evalOpts) scenarioList(fs *pflag.FlagSet, params replay.Params) ([]scen
 	return out, nil
 }
 
-// checkOutDir fails early when --out cannot be a directory of outputs.
-func checkOutDir(dir string) error {
-	if dir == "" {
-		return fmt.Errorf("--out: empty directory name")
-	}
-	if st, err := os.Stat(dir); err == nil {
-		if !st.IsDir() {
-			return fmt.Errorf("--out %s: not a directory", dir)
-		}
-		return nil
-	}
-	parent := filepath.Dir(filepath.Clean(dir))
-	st, err := os.Stat(parent)
-	if err != nil {
-		return fmt.Errorf("--out %s: %w", dir, err)
-	}
-	if !st.IsDir() {
-		return fmt.Errorf("--out %s: %s is not a directory", dir, parent)
-	}
-	return nil
-}
-
 func (o *evalOpts) run(ctx context.Context, cmd *cobra.Command, log *slog.Logger) error {
 	if o.accEps < 1 {
 		return fmt.Errorf("--acc-episodes %d: must be at least 1", o.accEps)
@@ -277,12 +256,12 @@ func (o *evalOpts) run(ctx context.Context, cmd *cobra.Command, log *slog.Logger
 // checkReportOutputs fails early when --out cannot be a directory of
 // outputs or --json a file.
 func checkReportOutputs(out, jsonOut string) error {
-	if err := checkOutDir(out); err != nil {
+	if err := fileio.CheckOutputDir("--out", out); err != nil {
 		return err
 	}
 	// --json may go into --out, which is created after the run.
 	if jsonOut != "" && filepath.Clean(filepath.Dir(jsonOut)) != filepath.Clean(out) {
-		if err := checkOutputs("json", jsonOut); err != nil {
+		if err := fileio.CheckOutputs(nil, "--json", jsonOut); err != nil {
 			return err
 		}
 	}
@@ -326,7 +305,7 @@ func shardFlags(spec, jsonOut string) (experiment.Shard, string, error) {
 	if jsonOut == "" {
 		return shard, "", fmt.Errorf("--shard %s: give --json PART.json, the file of the shard's part (graphcc merge reads the parts)", spec)
 	}
-	if err := checkOutputs("json", jsonOut); err != nil {
+	if err := fileio.CheckOutputs(nil, "--json", jsonOut); err != nil {
 		return shard, "", err
 	}
 	build, err := version.ID()

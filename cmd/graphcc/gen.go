@@ -9,6 +9,7 @@ import (
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 
+	"graphcc/internal/fileio"
 	"graphcc/topo"
 	"graphcc/trace"
 	"graphcc/workload"
@@ -39,7 +40,7 @@ flow.txt format. docs/cli.md describes the traffic it draws.`,
 			if o.out == "" {
 				return errors.New("--flows-out: required")
 			}
-			if err := checkOutputsReading([]string{"--topo", o.sc.topoFile, "--scenario-file", o.scenarioFile.path}, "flows-out", o.out, "topo-out", o.topoOut); err != nil {
+			if err := fileio.CheckOutputs([]string{"--topo", o.sc.topoFile, "--scenario-file", o.scenarioFile.path}, "--flows-out", o.out, "--topo-out", o.topoOut); err != nil {
 				return err
 			}
 			return o.run(cmd, logger(cmd))

@@ -12,6 +12,7 @@ import (
 
 	"graphcc/experiment"
 	"graphcc/experiment/tune"
+	"graphcc/internal/fileio"
 	"graphcc/internal/progress"
 	"graphcc/internal/version"
 )
@@ -53,7 +54,7 @@ func (o *mergeOpts) run(ctx context.Context, cmd *cobra.Command, paths []string,
 	for _, p := range paths {
 		ins = append(ins, "part", p)
 	}
-	if err := checkDistinct([]string{"json", o.jsonOut}, ins); err != nil {
+	if err := fileio.CheckDistinct([]string{"--json", o.jsonOut}, ins); err != nil {
 		return err
 	}
 	parts, closeAll, err := openParts(paths)
@@ -91,7 +92,7 @@ func (o *mergeOpts) runTune(ctx context.Context, cmd *cobra.Command, parts []*ex
 	case o.jsonOut == "":
 		return fmt.Errorf("--json: give the file of the tune result that the parts of tune --shard (%s) merge into", parts[0].Name())
 	}
-	if err := checkOutputs("json", o.jsonOut); err != nil {
+	if err := fileio.CheckOutputs(nil, "--json", o.jsonOut); err != nil {
 		return err
 	}
 	c, err := tune.ConfigOf(parts[0].Part)

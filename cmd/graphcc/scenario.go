@@ -7,7 +7,6 @@ import (
 	"log/slog"
 	"math"
 	"os"
-	"path/filepath"
 	"strings"
 
 	"github.com/spf13/pflag"
@@ -362,70 +361,6 @@ func parseDurationFlag(name, v string, zeroOK bool) (int64, error) {
 		return 0, fmt.Errorf("--%s %s: must be positive", name, v)
 	}
 	return d, nil
-}
-
-// checkOutputs fails early, naming the flag, when an output file could not
-// be created: its directory must exist. Outputs are written only after a run
-// succeeds, so this saves a long run from ending in a late error.
-// outs alternates flag names and paths.
-func checkOutputs(outs ...string) error { return checkOutputsReading(nil, outs...) }
-
-// checkOutputsReading is checkOutputs for a run that reads the files ins
-// (flag/path pairs, as outs): no output may be one of them
-// (checkDistinct).
-func checkOutputsReading(ins []string, outs ...string) error {
-	for i := 0; i+1 < len(outs); i += 2 {
-		flag, path := outs[i], outs[i+1]
-		if path == "" {
-			continue
-		}
-		dir := filepath.Dir(path)
-		st, err := os.Stat(dir)
-		if err != nil {
-			return fmt.Errorf("--%s %s: %w", flag, path, err)
-		}
-		if !st.IsDir() {
-			return fmt.Errorf("--%s %s: %s is not a directory", flag, path, dir)
-		}
-		if st, err := os.Stat(path); err == nil && st.IsDir() {
-			return fmt.Errorf("--%s %s: is a directory", flag, path)
-		}
-	}
-	return checkDistinct(outs, ins)
-}
-
-// checkDistinct refuses two outputs, or an output and an input, that are
-// one file, so that no output overwrites another or what the run reads.
-// outs and ins are flag/path pairs, as checkOutputs takes them; empty paths
-// are skipped. Paths are compared cleaned and absolute, and as files when
-// both exist (links, hard links).
-func checkDistinct(outs, ins []string) error {
-	same := func(a, b string) bool {
-		aa, err1 := filepath.Abs(a)
-		bb, err2 := filepath.Abs(b)
-		if err1 == nil && err2 == nil && aa == bb {
-			return true
-		}
-		sa, err1 := os.Stat(a)
-		sb, err2 := os.Stat(b)
-		return err1 == nil && err2 == nil && os.SameFile(sa, sb)
-	}
-	for i := 0; i+1 < len(outs); i += 2 {
-		if outs[i+1] == "" {
-			continue
-		}
-		for j := i + 2; j+1 < len(outs); j += 2 {
-			if outs[j+1] != "" && same(outs[i+1], outs[j+1]) {
-				return fmt.Errorf("--%s %s and --%s %s: two outputs in one file", outs[i], outs[i+1], outs[j], outs[j+1])
-			}
-		}
-		for j := 0; j+1 < len(ins); j += 2 {
-			if ins[j+1] != "" && same(outs[i+1], ins[j+1]) {
-				return fmt.Errorf("--%s %s: it is the input %s %s, which the run would overwrite", outs[i], outs[i+1], ins[j], ins[j+1])
-			}
-		}
-	}
-	return nil
 }
 
 // writeOutput writes path atomically through write, naming flag on error.

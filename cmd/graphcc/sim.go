@@ -313,7 +313,7 @@ func (o *simOpts) control(ctx context.Context, fs *pflag.FlagSet, r simRun, env 
 }
 
 func (o *simOpts) run(ctx context.Context, cmd *cobra.Command, log *slog.Logger) error {
-	if err := checkOutputsReading([]string{"--topo", o.sc.topoFile, "--flows", o.flowsFile}, "fct-out", o.out.fct, "summary-out", o.out.summary, "trace-out", o.out.trace); err != nil {
+	if err := fileio.CheckOutputs([]string{"--topo", o.sc.topoFile, "--flows", o.flowsFile}, "--fct-out", o.out.fct, "--summary-out", o.out.summary, "--trace-out", o.out.trace); err != nil {
 		return err
 	}
 	cfg, desc, err := o.config(ctx, cmd.Flags(), log)

@@ -488,8 +488,8 @@ func (o *testbedRunOpts) run(ctx context.Context, cmd *cobra.Command, log *slog.
 // one file per policy) and the --agents flags.
 func (o *testbedRunOpts) checkFlags(specs []string, several bool) error {
 	for _, s := range specs {
-		if err := checkOutputs("summary-out", policyPath(o.out.summary, s, several), "fct-out", policyPath(o.out.fct, s, several),
-			"trace-out", policyPath(o.out.trace, s, several)); err != nil {
+		if err := fileio.CheckOutputs(nil, "--summary-out", policyPath(o.out.summary, s, several), "--fct-out", policyPath(o.out.fct, s, several),
+			"--trace-out", policyPath(o.out.trace, s, several)); err != nil {
 			return err
 		}
 	}

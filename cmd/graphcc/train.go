@@ -286,11 +286,11 @@ func (o *trainOpts) checkFlags(fs *pflag.FlagSet) error {
 			return fmt.Errorf("--curve %s: the curve's PNG goes beside the CSV as FILE.png: give the CSV another name", o.curve)
 		}
 	}
-	if err := checkOutputs("model-out", o.out, "curve", o.curve, "curve", png, "checkpoint", o.checkpoint); err != nil {
+	if err := fileio.CheckOutputs(nil, "--model-out", o.out, "--curve", o.curve, "--curve", png, "--checkpoint", o.checkpoint); err != nil {
 		return err
 	}
 	// The checkpoint may be the file resumed from; the model and curve not.
-	if err := checkDistinct([]string{"model-out", o.out, "curve", o.curve, "curve", png}, []string{"--resume", o.resume}); err != nil {
+	if err := fileio.CheckDistinct([]string{"--model-out", o.out, "--curve", o.curve, "--curve", png}, []string{"--resume", o.resume}); err != nil {
 		return err
 	}
 	if o.ckEvery < 1 {

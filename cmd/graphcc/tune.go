@@ -14,6 +14,7 @@ import (
 	"graphcc/experiment"
 	"graphcc/experiment/tune"
 	"graphcc/gnn"
+	"graphcc/internal/fileio"
 	"graphcc/internal/progress"
 	"graphcc/scenario"
 	"graphcc/topo"
@@ -184,7 +185,7 @@ func (o *tuneOpts) run(ctx context.Context, cmd *cobra.Command) error {
 	if o.jsonOut == "" {
 		o.jsonOut = "tune.json"
 	}
-	if err := checkOutputs("json", o.jsonOut); err != nil {
+	if err := fileio.CheckOutputs(nil, "--json", o.jsonOut); err != nil {
 		return err
 	}
 	bar := progress.NewMeter(cmd.ErrOrStderr(), "tune", "rounds", c.Rounds())
