@@ -105,7 +105,7 @@ func (o *evalOpts) config(ctx context.Context, fs *pflag.FlagSet, env policy.Env
 	if c.Params, err = o.hw.params(); err != nil {
 		return c, err
 	}
-	if c.Interval, err = parseIntervalFlag(o.interval); err != nil {
+	if c.Interval, err = control.ParseInterval("--interval", o.interval); err != nil {
 		return c, err
 	}
 	// ACC trained on the spot trains on the simulator it is evaluated on.

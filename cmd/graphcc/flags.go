@@ -266,16 +266,16 @@ func (h *hwFlags) dcqcn(d *dcqcn.Params) error {
 // exceed the decrease check and its first delay (dcqcn.Params.Validate).
 func (h *hwFlags) dcqcnPeriods(d *dcqcn.Params) error {
 	var err error
-	if d.AlphaInterval, err = parseDurationFlag("dcqcn-alpha-period", h.alphaPeriod, false); err != nil {
+	if d.AlphaInterval, err = topo.ParseDuration("--dcqcn-alpha-period", h.alphaPeriod, false); err != nil {
 		return err
 	}
-	if d.DecreaseInterval, err = parseDurationFlag("dcqcn-decrease-period", h.decreasePeriod, false); err != nil {
+	if d.DecreaseInterval, err = topo.ParseDuration("--dcqcn-decrease-period", h.decreasePeriod, false); err != nil {
 		return err
 	}
 	if d.DecreaseInterval > math.MaxInt64/4-d.FirstDecreaseDelay {
 		return fmt.Errorf("--dcqcn-decrease-period %s: too long", h.decreasePeriod)
 	}
-	if d.IncreaseInterval, err = parseDurationFlag("dcqcn-rp-timer", h.rpTimer, false); err != nil {
+	if d.IncreaseInterval, err = topo.ParseDuration("--dcqcn-rp-timer", h.rpTimer, false); err != nil {
 		return err
 	}
 	if min := d.DecreaseInterval + d.FirstDecreaseDelay; d.IncreaseInterval <= min {

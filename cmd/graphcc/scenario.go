@@ -142,13 +142,13 @@ func (s *scenarioFlags) closConfig() (topo.ClosConfig, error) {
 		}
 		*v.dst = v.v
 	}
-	if c.HostRate, err = parseRateFlag("host-rate", s.hostRate); err != nil {
+	if c.HostRate, err = topo.ParseLinkRate("--host-rate", s.hostRate); err != nil {
 		return c, err
 	}
-	if c.FabricRate, err = parseRateFlag("fabric-rate", s.fabricRate); err != nil {
+	if c.FabricRate, err = topo.ParseLinkRate("--fabric-rate", s.fabricRate); err != nil {
 		return c, err
 	}
-	if c.LinkDelay, err = parseDurationFlag("link-delay", s.linkDelay, true); err != nil {
+	if c.LinkDelay, err = topo.ParseDuration("--link-delay", s.linkDelay, true); err != nil {
 		return c, err
 	}
 	if c.Buffer, err = s.bufferBytes(); err != nil {
@@ -256,10 +256,10 @@ func (s *scenarioFlags) genConfig(f *topo.Fabric, fs flagChanger) (workload.GenC
 	}
 	g.Workload = w
 	g.Load = s.load
-	if g.Duration, err = parseDurationFlag("duration", s.duration, false); err != nil {
+	if g.Duration, err = topo.ParseDuration("--duration", s.duration, false); err != nil {
 		return g, err
 	}
-	if g.Incast.Period, err = parseDurationFlag("incast-period", s.incastPeriod, true); err != nil {
+	if g.Incast.Period, err = topo.ParseDuration("--incast-period", s.incastPeriod, true); err != nil {
 		return g, err
 	}
 	if s.noIncast {
@@ -319,48 +319,6 @@ func (s *scenarioFlags) describeTraffic(g workload.GenConfig) string {
 		what += ", no incasts"
 	}
 	return what + fmt.Sprintf(", seed %d", g.Seed)
-}
-
-// parseRateFlag parses the rate value of flag name.
-func parseRateFlag(name, v string) (int64, error) {
-	r, err := topo.ParseRate(v)
-	if err != nil {
-		return 0, fmt.Errorf("--%s %s: %w", name, v, err)
-	}
-	if r <= 0 {
-		return 0, fmt.Errorf("--%s %s: must be positive", name, v)
-	}
-	return r, nil
-}
-
-// minInterval is the shortest control interval the CLI takes: every port is
-// sampled (and, for the learned policies, every agent decides) once per
-// interval, so a picosecond interval would run out of memory or never end.
-const minInterval = topo.Microsecond
-
-// parseIntervalFlag parses --interval v in ps, at least minInterval.
-func parseIntervalFlag(v string) (int64, error) {
-	d, err := parseDurationFlag("interval", v, false)
-	if err == nil && d < minInterval {
-		err = fmt.Errorf("--interval %s: must be at least 1us: every port is sampled every interval", v)
-	}
-	return d, err
-}
-
-// parseDurationFlag parses the duration value of flag name in ps (a plain
-// "0" is accepted where zero is).
-func parseDurationFlag(name, v string, zeroOK bool) (int64, error) {
-	var d int64
-	if v != "0" {
-		var err error
-		if d, err = topo.ParseDelay(v); err != nil {
-			return 0, fmt.Errorf("--%s %s: %w", name, v, err)
-		}
-	}
-	if d == 0 && !zeroOK {
-		return 0, fmt.Errorf("--%s %s: must be positive", name, v)
-	}
-	return d, nil
 }
 
 // writeOutput writes path atomically through write, naming flag on error.

@@ -80,11 +80,11 @@ func (a agentFlags) config(fs *pflag.FlagSet, agents string) (gnn.InBandConfig, 
 		}
 		return gnn.InBandConfig{}, nil
 	}
-	d, err := parseDurationFlag("agent-deadline", a.deadline, false)
+	d, err := topo.ParseDuration("--agent-deadline", a.deadline, false)
 	if err != nil {
 		return gnn.InBandConfig{}, err
 	}
-	c, err := parseDurationFlag("agent-compute", a.compute, true)
+	c, err := topo.ParseDuration("--agent-compute", a.compute, true)
 	if err != nil {
 		return gnn.InBandConfig{}, err
 	}
@@ -169,7 +169,7 @@ func (o *simOpts) config(ctx context.Context, fs *pflag.FlagSet, log *slog.Logge
 	if err := o.hw.checkFabric(params, r.f); err != nil {
 		return cfg, "", err
 	}
-	interval, err := parseIntervalFlag(o.interval)
+	interval, err := control.ParseInterval("--interval", o.interval)
 	if err != nil {
 		return cfg, "", err
 	}
@@ -178,7 +178,7 @@ func (o *simOpts) config(ctx context.Context, fs *pflag.FlagSet, log *slog.Logge
 	if err != nil {
 		return cfg, "", err
 	}
-	until, err := parseDurationFlag("until", o.until, true)
+	until, err := topo.ParseDuration("--until", o.until, true)
 	if err != nil {
 		return cfg, "", err
 	}

@@ -410,14 +410,14 @@ func (o *testbedRunOpts) run(ctx context.Context, cmd *cobra.Command, log *slog.
 	if err := o.checkFlags(specs, r.several); err != nil {
 		return err
 	}
-	if r.interval, err = parseIntervalFlag(o.interval); err != nil {
+	if r.interval, err = control.ParseInterval("--interval", o.interval); err != nil {
 		return err
 	}
 	r.params = experiment.TestbedParams()
 	if err := o.hw.dcqcn(&r.params.DCQCN); err != nil {
 		return err
 	}
-	drain, err := parseDurationFlag("drain", o.drain, false)
+	drain, err := topo.ParseDuration("--drain", o.drain, false)
 	if err != nil {
 		return err
 	}

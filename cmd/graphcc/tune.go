@@ -159,7 +159,7 @@ func (o *tuneOpts) hardware(fs *pflag.FlagSet, c *tune.Config) error {
 	if c.Params, err = o.hw.params(); err != nil {
 		return err
 	}
-	if c.Interval, err = parseIntervalFlag(o.interval); err != nil {
+	if c.Interval, err = control.ParseInterval("--interval", o.interval); err != nil {
 		return err
 	}
 	if err := o.hw.checkScenarios(c.Params, c.Scenarios); err != nil {
