@@ -122,7 +122,7 @@ func (o *benchOpts) run(ctx context.Context, cmd *cobra.Command, log *slog.Logge
 // benchOne builds the scenario of sc once and times runs runs of it.
 func benchOne(ctx context.Context, sc *scenarioFlags, fs flagChanger, runs int, log *slog.Logger) (bench.Case, error) {
 	var bc bench.Case
-	f, err := sc.fabric(fs, log)
+	s, f, err := sc.build(fs, log)
 	if err != nil {
 		return bc, err
 	}
@@ -131,9 +131,9 @@ func benchOne(ctx context.Context, sc *scenarioFlags, fs flagChanger, runs int, 
 		return bc, err
 	}
 	bc = bench.Case{
-		Fabric:  sc.describeFabric(f),
+		Fabric:  s.DescribeFabric(f),
 		Hosts:   len(f.Hosts()),
-		Traffic: sc.describeTraffic(g),
+		Traffic: g.Describe(),
 		Load:    g.Load,
 		Flows:   len(flows),
 	}

@@ -5,7 +5,6 @@ import (
 	"io"
 	"log/slog"
 	"math"
-	"os"
 
 	"github.com/spf13/cobra"
 
@@ -50,11 +49,11 @@ func (o *compareOpts) run(cmd *cobra.Command, log *slog.Logger, oursPath, refPat
 	if err := fileio.CheckOutputs([]string{"OURS.fct", oursPath, "REF.fct", refPath}, "--json", o.json); err != nil {
 		return err
 	}
-	ours, err := readFCTFile(oursPath)
+	ours, err := trace.LoadFCT(oursPath)
 	if err != nil {
 		return err
 	}
-	ref, err := readFCTFile(refPath)
+	ref, err := trace.LoadFCT(refPath)
 	if err != nil {
 		return err
 	}
@@ -101,7 +100,7 @@ of HPCC's ns-3 simulator to read it the way graphcc reports its own runs.`,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			out := cmd.OutOrStdout()
 			for i, path := range args {
-				recs, err := readFCTFile(path)
+				recs, err := trace.LoadFCT(path)
 				if err != nil {
 					return err
 				}
@@ -116,21 +115,4 @@ of HPCC's ns-3 simulator to read it the way graphcc reports its own runs.`,
 			return nil
 		},
 	}
-}
-
-// readFCTFile reads the fct.txt at path; it must hold at least one record.
-func readFCTFile(path string) ([]trace.FCT, error) {
-	f, err := os.Open(path)
-	if err != nil {
-		return nil, err
-	}
-	defer f.Close()
-	recs, err := trace.ReadFCT(f, path)
-	if err != nil {
-		return nil, err
-	}
-	if len(recs) == 0 {
-		return nil, fmt.Errorf("%s: no FCT records", path)
-	}
-	return recs, nil
 }

@@ -72,7 +72,7 @@ func (o *genOpts) run(cmd *cobra.Command, log *slog.Logger) error {
 		}
 	}
 	log.Info("generated", "traffic", what)
-	_, err = fmt.Fprintln(cmd.OutOrStdout(), genSummary(f, flows, g, o.out))
+	_, err = fmt.Fprintf(cmd.OutOrStdout(), "wrote %s, to %s\n", workload.DescribeTrace(f, flows, g), o.out)
 	return err
 }
 
@@ -93,7 +93,7 @@ func (o *genOpts) traffic(fs *pflag.FlagSet, log *slog.Logger) (*topo.Fabric, []
 		}
 		return f, flows, sc.Gen, fmt.Sprintf("scenario %s, seed %d: %s", sc.Name, o.sc.seed, sc.Describe()), nil
 	}
-	f, err := o.sc.fabric(fs, log)
+	sc, f, err := o.sc.build(fs, log)
 	if err != nil {
 		return nil, nil, workload.GenConfig{}, "", err
 	}
@@ -101,17 +101,5 @@ func (o *genOpts) traffic(fs *pflag.FlagSet, log *slog.Logger) (*topo.Fabric, []
 	if err != nil {
 		return nil, nil, workload.GenConfig{}, "", err
 	}
-	return f, flows, g, o.sc.describeFabric(f) + "; " + o.sc.describeTraffic(g), nil
-}
-
-// genSummary is gen's one line: flows, bytes and the offered load
-// (workload.OfferedLoad), and the phases of phased traffic.
-func genSummary(f *topo.Fabric, flows []trace.Flow, g workload.GenConfig, out string) string {
-	load, bytes, incast := workload.OfferedLoad(f, flows, g.Duration)
-	phases := ""
-	if n := len(g.Phases); n > 0 {
-		phases = fmt.Sprintf(" in %d phases", n)
-	}
-	return fmt.Sprintf("wrote %d flows (%d incast), %d bytes, offered load %.1f%% of %d hosts' links over %s%s, to %s",
-		len(flows), incast, bytes, 100*load, len(f.Hosts()), topo.FormatDuration(g.Duration), phases, out)
+	return f, flows, g, sc.DescribeFabric(f) + "; " + g.Describe(), nil
 }

@@ -157,31 +157,6 @@ func (s *scenarioFlags) closConfig() (topo.ClosConfig, error) {
 	return c, nil
 }
 
-// describeFabric names the fabric the flags build, for messages.
-func (s *scenarioFlags) describeFabric(f *topo.Fabric) string {
-	what := fmt.Sprintf("Clos of %d leaves x %d hosts, %d spines", s.leaves, s.hostsPerLeaf, s.spines)
-	if s.topoFile != "" {
-		what = s.topoFile
-	}
-	var fails []string
-	if len(s.fail) > 0 {
-		fails = append(fails, "failed "+strings.Join(s.fail, ","))
-	}
-	if s.failRandom > 0 {
-		fails = append(fails, fmt.Sprintf("%d random switch link(s) failed", s.failRandom))
-	}
-	if len(fails) > 0 {
-		what += " (" + strings.Join(fails, ", ") + ")"
-	}
-	return fmt.Sprintf("%s: %d hosts, %d switches, %d links", what, len(f.Hosts()), len(f.Switches()), len(f.Links))
-}
-
-// fabric builds the fabric of the flags (build).
-func (s *scenarioFlags) fabric(fs flagChanger, log *slog.Logger) (*topo.Fabric, error) {
-	_, f, err := s.build(fs, log)
-	return f, err
-}
-
 // build returns the scenario of the fabric flags, without traffic (Gen),
 // and its fabric at --seed (scenario.Scenario.Fabric): the --topo file or
 // the Clos, then the --fail and --fail-random failures.
@@ -308,17 +283,6 @@ func (s *scenarioFlags) generate(f *topo.Fabric, fs flagChanger) ([]trace.Flow, 
 		return nil, g, err
 	}
 	return flows, g, nil
-}
-
-// describeTraffic names the generated traffic, for messages.
-func (s *scenarioFlags) describeTraffic(g workload.GenConfig) string {
-	what := fmt.Sprintf("%s at %g%% load for %s", g.Workload.Name, 100*g.Load, topo.FormatDuration(g.Duration))
-	if g.Incast.Period > 0 {
-		what += fmt.Sprintf(", %d:1 incasts of %d B every %s", g.Incast.FanIn, g.Incast.Size, topo.FormatDuration(g.Incast.Period))
-	} else {
-		what += ", no incasts"
-	}
-	return what + fmt.Sprintf(", seed %d", g.Seed)
 }
 
 // writeOutput writes path atomically through write, naming flag on error.

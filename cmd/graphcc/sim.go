@@ -7,7 +7,6 @@ import (
 	"io"
 	"log/slog"
 	"math"
-	"os"
 	"slices"
 
 	"github.com/spf13/cobra"
@@ -224,7 +223,7 @@ func (o *simOpts) traffic(fs *pflag.FlagSet, log *slog.Logger) (simRun, error) {
 	if r.sc, r.f, err = o.sc.build(fs, log); err != nil {
 		return r, err
 	}
-	r.desc = o.sc.describeFabric(r.f)
+	r.desc = r.sc.DescribeFabric(r.f)
 	if o.flowsFile != "" {
 		for _, n := range trafficFlagNames() {
 			if fs.Changed(n) {
@@ -240,7 +239,7 @@ func (o *simOpts) traffic(fs *pflag.FlagSet, log *slog.Logger) (simRun, error) {
 		if r.flows, g, err = o.sc.generate(r.f, fs); err != nil {
 			return r, err
 		}
-		r.desc += fmt.Sprintf("; %d flows: %s", len(r.flows), o.sc.describeTraffic(g))
+		r.desc += fmt.Sprintf("; %d flows: %s", len(r.flows), g.Describe())
 		r.window = g.Duration
 	}
 	r.sc.Description = r.desc
@@ -392,14 +391,9 @@ func simulate(ctx context.Context, cfg replay.Config) (*replay.Result, error) {
 	return replay.RunContext(ctx, cfg)
 }
 
-// readFlows reads the flow file at path for fabric f.
+// readFlows reads --flows, the flow file at path, for fabric f.
 func readFlows(path string, f *topo.Fabric) ([]trace.Flow, error) {
-	file, err := os.Open(path)
-	if err != nil {
-		return nil, fmt.Errorf("--flows: %w", err)
-	}
-	defer file.Close()
-	flows, err := trace.ReadFlows(file, path, f)
+	flows, err := trace.LoadFlows(path, f)
 	if err != nil {
 		return nil, fmt.Errorf("--flows: %w", err)
 	}

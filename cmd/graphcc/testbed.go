@@ -239,7 +239,7 @@ func (o *testbedUpOpts) run(ctx context.Context, cmd *cobra.Command, log *slog.L
 		sched = fmt.Sprintf("; switch threads at SCHED_FIFO %d", o.realtime)
 	}
 	fmt.Fprintf(cmd.OutOrStdout(), "lab %s up in %.1f s: %s; rates and times scaled by %d%s; state in %s\n",
-		plan.Lab, time.Since(start).Seconds(), o.sc.describeFabric(f), o.scale, sched, lb.Dir())
+		plan.Lab, time.Since(start).Seconds(), sc.DescribeFabric(f), o.scale, sched, lb.Dir())
 	return nil
 }
 
@@ -530,7 +530,7 @@ func (o *testbedRunOpts) traffic(fs *pflag.FlagSet, spec *lab.Spec, f *topo.Fabr
 	if err != nil {
 		return nil, err
 	}
-	r.sc.Gen, r.sc.Description = g, o.sc.describeTraffic(g)
+	r.sc.Gen, r.sc.Description = g, g.Describe()
 	return flows, nil
 }
 
