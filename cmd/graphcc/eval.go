@@ -22,7 +22,6 @@ import (
 	"graphcc/internal/progress"
 	"graphcc/internal/version"
 	"graphcc/policy"
-	"graphcc/replay"
 	"graphcc/scenario"
 	"graphcc/topo"
 )
@@ -110,7 +109,7 @@ func (o *evalOpts) config(ctx context.Context, fs *pflag.FlagSet, env policy.Env
 	}
 	// ACC trained on the spot trains on the simulator it is evaluated on.
 	env.Params, env.Interval = c.Params, c.Interval
-	if c.Scenarios, err = o.scenarioList(fs, c.Params); err != nil {
+	if c.Scenarios, err = o.scenarioList(fs); err != nil {
 		return c, err
 	}
 	seen := map[string]bool{}
@@ -202,8 +201,8 @@ func (o *evalOpts) addYardsticks(ctx context.Context, env policy.Env, policies *
 }
 
 // scenarioList resolves --scenarios (and --scenario-file), refusing a
-// scenario whose fabric cannot run the hardware params.
-func (o *evalOpts) scenarioList(fs *pflag.FlagSet, params replay.Params) ([]scenario.Scenario, error) {
+// scenario whose fabric cannot run the hardware flags.
+func (o *evalOpts) scenarioList(fs *pflag.FlagSet) ([]scenario.Scenario, error) {
 	set, err := o.scenarioFile.load()
 	if err != nil {
 		return nil, err
@@ -219,7 +218,7 @@ func (o *evalOpts) scenarioList(fs *pflag.FlagSet, params replay.Params) ([]scen
 	if err != nil {
 		return nil, err
 	}
-	if err := o.hw.checkScenarios(params, out); err != nil {
+	if err := o.hw.checkScenarios(out); err != nil {
 		return nil, err
 	}
 	return out, nil

@@ -2,7 +2,6 @@ package main
 
 import (
 	"fmt"
-	"math"
 	"slices"
 
 	"github.com/spf13/pflag"
@@ -84,35 +83,20 @@ func (o *outputFlags) add(fs *pflag.FlagSet) {
 // hwFlags override the simulated hardware: ECN thresholds, PFC, the window
 // and DCQCN's constants.
 type hwFlags struct {
-	kminKB, kmaxKB, pmax float64
-	noPFC, noECN         bool
-	window               int64
-	g                    float64
-	aiMbps, haiMbps      float64
-	minRateMbps          float64
-	rpTimer              string
-	alphaPeriod          string
-	decreasePeriod       string
-	ackHighPrio          bool
-	hpccRR               bool
-	nsTiming             bool
+	ecn          control.ECNSettings
+	host         dcqcn.Settings
+	noPFC, noECN bool
+	window       int64
+	ackHighPrio  bool
+	hpccRR       bool
+	nsTiming     bool
 }
 
 func defaultHW() hwFlags {
-	a := control.Alibaba(control.RefRate)
-	d := replay.DefaultParams().DCQCN
 	return hwFlags{
-		kminKB:         float64(a.KMin) / control.KB,
-		kmaxKB:         float64(a.KMax) / control.KB,
-		pmax:           a.PMax,
-		g:              d.G,
-		aiMbps:         float64(d.AI) / float64(topo.Mbps),
-		haiMbps:        float64(d.HAI) / float64(topo.Mbps),
-		minRateMbps:    float64(d.MinRate) / float64(topo.Mbps),
-		rpTimer:        topo.FormatDuration(d.IncreaseInterval),
-		alphaPeriod:    topo.FormatDuration(d.AlphaInterval),
-		decreasePeriod: topo.FormatDuration(d.DecreaseInterval),
-		hpccRR:         true,
+		ecn:    control.ECNSettingsOf(control.Alibaba(control.RefRate)),
+		host:   dcqcn.SettingsOf(replay.DefaultParams().DCQCN),
+		hpccRR: true,
 	}
 }
 
@@ -121,9 +105,9 @@ func defaultHW() hwFlags {
 // NICs' other constants (omitSwitch); the hosts' DCQCN constants always.
 func (h *hwFlags) add(fs *pflag.FlagSet, mask flagMask) {
 	if mask&omitECN == 0 {
-		fs.Float64Var(&h.kminKB, "kmin-kb", h.kminKB, "ECN kmin of a 25 Gbps switch port, KB of 1000 B; every switch port gets it scaled by its rate/25G (100 Gbps: x4)")
-		fs.Float64Var(&h.kmaxKB, "kmax-kb", h.kmaxKB, "ECN kmax of a 25 Gbps switch port, KB, scaled like --kmin-kb")
-		fs.Float64Var(&h.pmax, "pmax", h.pmax, "ECN marking probability at kmax, in [0, 1], on every switch port")
+		fs.Float64Var(&h.ecn.KMinKB, "kmin-kb", h.ecn.KMinKB, "ECN kmin of a 25 Gbps switch port, KB of 1000 B; every switch port gets it scaled by its rate/25G (100 Gbps: x4)")
+		fs.Float64Var(&h.ecn.KMaxKB, "kmax-kb", h.ecn.KMaxKB, "ECN kmax of a 25 Gbps switch port, KB, scaled like --kmin-kb")
+		fs.Float64Var(&h.ecn.PMax, "pmax", h.ecn.PMax, "ECN marking probability at kmax, in [0, 1], on every switch port")
 	}
 	if mask&omitSwitch == 0 {
 		fs.BoolVar(&h.noPFC, "no-pfc", h.noPFC, "turn PFC off (switches drop on overflow, senders go back N on NACKs)")
@@ -133,13 +117,13 @@ func (h *hwFlags) add(fs *pflag.FlagSet, mask flagMask) {
 		fs.BoolVar(&h.ackHighPrio, "ack-high-prio", h.ackHighPrio, "serve ACKs and NACKs at switches before data, outside the buffer's accounting (HPCC's switch attribute AckHighPrio, which its ACK_HIGH_PRIO key does not set; the testbed does this)")
 		fs.Int64Var(&h.window, "window", h.window, "inflight payload limit per flow, bytes: 0 = the fabric's largest base-RTT BDP, -1 = no window")
 	}
-	fs.Float64Var(&h.g, "dcqcn-g", h.g, "DCQCN alpha gain g, in (0, 1]")
-	fs.Float64Var(&h.aiMbps, "dcqcn-ai-mbps", h.aiMbps, "DCQCN additive increase of a 25 Gbps NIC, Mbps (scaled by NIC rate/25G)")
-	fs.Float64Var(&h.haiMbps, "dcqcn-hai-mbps", h.haiMbps, "DCQCN hyper increase of a 25 Gbps NIC, Mbps (scaled by NIC rate/25G)")
-	fs.Float64Var(&h.minRateMbps, "dcqcn-min-rate-mbps", h.minRateMbps, "DCQCN floor of a decreased rate, Mbps")
-	fs.StringVar(&h.rpTimer, "dcqcn-rp-timer", h.rpTimer, "DCQCN rate increase period (RP_TIMER, rpg_time_reset); must exceed --dcqcn-decrease-period")
-	fs.StringVar(&h.alphaPeriod, "dcqcn-alpha-period", h.alphaPeriod, "DCQCN alpha update period (ALPHA_RESUME_INTERVAL, dce_tcp_rtt)")
-	fs.StringVar(&h.decreasePeriod, "dcqcn-decrease-period", h.decreasePeriod, "DCQCN rate decrease check period (RATE_DECREASE_INTERVAL, rate_reduce_monitor_period)")
+	fs.Float64Var(&h.host.G, "dcqcn-g", h.host.G, "DCQCN alpha gain g, in (0, 1]")
+	fs.Float64Var(&h.host.AIMbps, "dcqcn-ai-mbps", h.host.AIMbps, "DCQCN additive increase of a 25 Gbps NIC, Mbps (scaled by NIC rate/25G)")
+	fs.Float64Var(&h.host.HAIMbps, "dcqcn-hai-mbps", h.host.HAIMbps, "DCQCN hyper increase of a 25 Gbps NIC, Mbps (scaled by NIC rate/25G)")
+	fs.Float64Var(&h.host.MinRateMbps, "dcqcn-min-rate-mbps", h.host.MinRateMbps, "DCQCN floor of a decreased rate, Mbps")
+	fs.StringVar(&h.host.RPTimer, "dcqcn-rp-timer", h.host.RPTimer, "DCQCN rate increase period (RP_TIMER, rpg_time_reset); must exceed --dcqcn-decrease-period")
+	fs.StringVar(&h.host.AlphaPeriod, "dcqcn-alpha-period", h.host.AlphaPeriod, "DCQCN alpha update period (ALPHA_RESUME_INTERVAL, dce_tcp_rtt)")
+	fs.StringVar(&h.host.DecreasePeriod, "dcqcn-decrease-period", h.host.DecreasePeriod, "DCQCN rate decrease check period (RATE_DECREASE_INTERVAL, rate_reduce_monitor_period)")
 }
 
 // hostSpecFlagNames are the flags of the five DCQCN constants a policy's
@@ -151,33 +135,12 @@ func hostSpecFlagNames() []string {
 // ecnFlagNames are the flags of every switch port's ECN setting.
 func ecnFlagNames() []string { return []string{"kmin-kb", "kmax-kb", "pmax"} }
 
-// baseECN is the 25 Gbps setting of the flags.
-func (h *hwFlags) baseECN() (control.ECN, error) {
-	e := control.ECN{
-		KMin: int64(math.Round(h.kminKB * control.KB)),
-		KMax: int64(math.Round(h.kmaxKB * control.KB)),
-		PMax: h.pmax,
-	}
-	for _, v := range []struct {
-		name string
-		kb   float64
-	}{{"kmin-kb", h.kminKB}, {"kmax-kb", h.kmaxKB}} {
-		if !(v.kb >= 0 && v.kb <= 1e9) {
-			return e, fmt.Errorf("--%s %v: must be a number of KB in [0, 1e9]", v.name, v.kb)
-		}
-	}
-	if err := e.Validate(); err != nil {
-		return e, fmt.Errorf("--kmin-kb %g --kmax-kb %g --pmax %g: %w", h.kminKB, h.kmaxKB, h.pmax, err)
-	}
-	return e, nil
-}
-
 // ecnSettings returns the initial ECN setting of every port of f: nil (the
 // simulator's default, Alibaba's thresholds) unless an ECN flag was given,
 // else the flags' 25 Gbps setting scaled by each switch port's rate
 // (policy.ScaledECN).
 func (h *hwFlags) ecnSettings(fs *pflag.FlagSet, f *topo.Fabric) ([]control.ECN, error) {
-	base, err := h.baseECN()
+	base, err := h.ecn.ECN("--")
 	if err != nil {
 		return nil, err
 	}
@@ -187,27 +150,19 @@ func (h *hwFlags) ecnSettings(fs *pflag.FlagSet, f *topo.Fabric) ([]control.ECN,
 	return policy.ScaledECN(f, base), nil
 }
 
-// checkFabric refuses hardware constants p that fabric f cannot run: a
-// DCQCN floor above some host's line rate, which would pace that host faster
-// than its link.
-func (h *hwFlags) checkFabric(p replay.Params, f *topo.Fabric) error {
-	for _, n := range f.Hosts() {
-		if rate := f.Ports[f.HostPort(n)].Rate; p.DCQCN.MinRate > rate {
-			return fmt.Errorf("--dcqcn-min-rate-mbps %v: above host %s's line rate %s", h.minRateMbps, f.Nodes[n].Name, topo.FormatRate(rate))
-		}
-	}
-	return nil
-}
+// checkFabric refuses DCQCN flags that fabric f's NICs cannot run
+// (dcqcn.Settings.CheckLineRates).
+func (h *hwFlags) checkFabric(f *topo.Fabric) error { return h.host.CheckLineRates(f, "--dcqcn-") }
 
 // checkScenarios is checkFabric on the fabric of every scenario of scs
 // (before its random failures), naming the scenario.
-func (h *hwFlags) checkScenarios(p replay.Params, scs []scenario.Scenario) error {
+func (h *hwFlags) checkScenarios(scs []scenario.Scenario) error {
 	for _, sc := range scs {
 		f, err := sc.BaseFabric()
 		if err != nil {
 			return fmt.Errorf("scenario %s: %w", sc.Name, err)
 		}
-		if err := h.checkFabric(p, f); err != nil {
+		if err := h.checkFabric(f); err != nil {
 			return fmt.Errorf("%w (scenario %s)", err, sc.Name)
 		}
 	}
@@ -235,52 +190,5 @@ func (h *hwFlags) params() (replay.Params, error) {
 	return p, nil
 }
 
-// dcqcn sets d's constants from the DCQCN flags: the alpha gain, AI, HAI
-// and the minimum rate of a 25 Gbps NIC, and the three periods.
-func (h *hwFlags) dcqcn(d *dcqcn.Params) error {
-	if !(h.g > 0 && h.g <= 1) {
-		return fmt.Errorf("--dcqcn-g %v: must be in (0, 1]", h.g)
-	}
-	d.G = h.g
-	mbps := func(name string, v float64) (int64, error) {
-		if !(v >= 0) || v > math.MaxInt64/float64(topo.Mbps)/2 {
-			return 0, fmt.Errorf("--%s %v: must be a non-negative rate", name, v)
-		}
-		return int64(math.Round(v * float64(topo.Mbps))), nil
-	}
-	var err error
-	if d.AI, err = mbps("dcqcn-ai-mbps", h.aiMbps); err != nil {
-		return err
-	}
-	if d.HAI, err = mbps("dcqcn-hai-mbps", h.haiMbps); err != nil {
-		return err
-	}
-	if d.MinRate, err = mbps("dcqcn-min-rate-mbps", h.minRateMbps); err != nil {
-		return err
-	}
-	return h.dcqcnPeriods(d)
-}
-
-// dcqcnPeriods sets d's three periods from the flags: the alpha update
-// and decrease check periods, and the rate-increase timer, which must
-// exceed the decrease check and its first delay (dcqcn.Params.Validate).
-func (h *hwFlags) dcqcnPeriods(d *dcqcn.Params) error {
-	var err error
-	if d.AlphaInterval, err = topo.ParseDuration("--dcqcn-alpha-period", h.alphaPeriod, false); err != nil {
-		return err
-	}
-	if d.DecreaseInterval, err = topo.ParseDuration("--dcqcn-decrease-period", h.decreasePeriod, false); err != nil {
-		return err
-	}
-	if d.DecreaseInterval > math.MaxInt64/4-d.FirstDecreaseDelay {
-		return fmt.Errorf("--dcqcn-decrease-period %s: too long", h.decreasePeriod)
-	}
-	if d.IncreaseInterval, err = topo.ParseDuration("--dcqcn-rp-timer", h.rpTimer, false); err != nil {
-		return err
-	}
-	if min := d.DecreaseInterval + d.FirstDecreaseDelay; d.IncreaseInterval <= min {
-		return fmt.Errorf("--dcqcn-rp-timer %s: must exceed --dcqcn-decrease-period %s plus the first check's delay (%s)",
-			h.rpTimer, h.decreasePeriod, topo.FormatDuration(min))
-	}
-	return nil
-}
+// dcqcn sets d's constants from the DCQCN flags (dcqcn.Settings.Apply).
+func (h *hwFlags) dcqcn(d *dcqcn.Params) error { return h.host.Apply(d, "--dcqcn-") }

@@ -165,7 +165,7 @@ func (o *simOpts) config(ctx context.Context, fs *pflag.FlagSet, log *slog.Logge
 	if err != nil {
 		return cfg, "", err
 	}
-	if err := o.hw.checkFabric(params, r.f); err != nil {
+	if err := o.hw.checkFabric(r.f); err != nil {
 		return cfg, "", err
 	}
 	interval, err := control.ParseInterval("--interval", o.interval)

@@ -436,7 +436,7 @@ func (o *testbedRunOpts) run(ctx context.Context, cmd *cobra.Command, log *slog.
 	if err != nil {
 		return err
 	}
-	if err := o.hw.checkFabric(r.params, plan.Fabric); err != nil {
+	if err := o.hw.checkFabric(plan.Fabric); err != nil {
 		return err
 	}
 	flows, err := o.traffic(cmd.Flags(), spec, plan.Fabric, log, r)

@@ -362,7 +362,7 @@ func (o *trainOpts) config(fs *pflag.FlagSet) (learn.Config, trainSource, error)
 	if c.HostTable, err = o.hostTable(c, src); err != nil {
 		return c, src, err
 	}
-	if err := o.hw.checkScenarios(c.Params, src.scenarios); err != nil {
+	if err := o.hw.checkScenarios(src.scenarios); err != nil {
 		return c, src, err
 	}
 	if err := o.validation(&c, src); err != nil {

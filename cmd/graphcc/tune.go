@@ -162,7 +162,7 @@ func (o *tuneOpts) hardware(fs *pflag.FlagSet, c *tune.Config) error {
 	if c.Interval, err = control.ParseInterval("--interval", o.interval); err != nil {
 		return err
 	}
-	if err := o.hw.checkScenarios(c.Params, c.Scenarios); err != nil {
+	if err := o.hw.checkScenarios(c.Scenarios); err != nil {
 		return err
 	}
 	if o.dcqcn {
