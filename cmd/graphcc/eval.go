@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
-	"os"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -15,15 +14,12 @@ import (
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 
-	"graphcc/control"
 	"graphcc/experiment"
 	"graphcc/experiment/report"
 	"graphcc/internal/fileio"
 	"graphcc/internal/progress"
-	"graphcc/internal/version"
 	"graphcc/policy"
 	"graphcc/scenario"
-	"graphcc/topo"
 )
 
 // evalOpts are the flags of graphcc eval.
@@ -37,12 +33,12 @@ type evalOpts struct {
 	out          string
 	jsonOut      string
 	workers      int
-	interval     string
+	interval     intervalFlag
 	hw           hwFlags
 	accEps       int
 	rewards      string
 	list         bool
-	shard        string
+	shard        shardFlag
 }
 
 func newEvalCmd(logger loggerFunc, lookup lookupFunc) *cobra.Command {
@@ -52,7 +48,6 @@ func newEvalCmd(logger loggerFunc, lookup lookupFunc) *cobra.Command {
 		policies:     []string{"static,acc,graphcc"},
 		seeds:        experiment.EvalSeeds(),
 		out:          "eval-out",
-		interval:     topo.FormatDuration(control.DefaultInterval),
 		hw:           defaultHW(),
 		rewards:      experiment.DefaultRewards(),
 	}
@@ -92,8 +87,8 @@ scenarios, the yardsticks, the rewards and sharding.`,
 	fs.StringVar(&o.rewards, "rewards", o.rewards, "comma-separated training rewards to score every run with, SHAPE[:Q_KB] (linear, convex or concave; Q as train's --reward-queue-kb): the agents' mean reward 0.7*f(min(q/Q,1)) + 0.3*u per control interval over the scenario's arrival window, as a training episode sees it; given, the report shows the scores (--json has them always); \"\" for none")
 	fs.IntVar(&o.accEps, "acc-episodes", policy.DefaultACCEpisodes, "episodes ACC trains on each scenario before it is evaluated (policy acc without a model file)")
 	o.hw.add(fs, omitECN)
-	fs.StringVar(&o.interval, "interval", o.interval, "control interval")
-	fs.StringVar(&o.shard, "shard", "", "run only shard I of N of the runs (I/N, I from 0; or env/N, I from $SLURM_ARRAY_TASK_ID or else $JOB_COMPLETION_INDEX) and write its part to --json, for graphcc merge (docs/scale-out.md)")
+	o.interval.add(fs, "")
+	o.shard.add(fs, "the runs")
 	return cmd
 }
 
@@ -104,7 +99,7 @@ func (o *evalOpts) config(ctx context.Context, fs *pflag.FlagSet, env policy.Env
 	if c.Params, err = o.hw.params(); err != nil {
 		return c, err
 	}
-	if c.Interval, err = control.ParseInterval("--interval", o.interval); err != nil {
+	if c.Interval, err = o.interval.parse(); err != nil {
 		return c, err
 	}
 	// ACC trained on the spot trains on the simulator it is evaluated on.
@@ -232,7 +227,7 @@ func (o *evalOpts) run(ctx context.Context, cmd *cobra.Command, log *slog.Logger
 	if err != nil {
 		return err
 	}
-	if o.shard != "" || cmd.Flags().Changed("shard") {
+	if o.shard.given(cmd.Flags()) {
 		return o.runShard(ctx, cmd, c, log)
 	}
 	if err := checkReportOutputs(o.out, o.jsonOut); err != nil {
@@ -293,52 +288,23 @@ func printReport(cmd *cobra.Command, rep *experiment.Report, out, jsonOut string
 	return nil
 }
 
-// shardFlags checks the flags of a shard (eval's or tune's): --shard
-// (I/N or env/N) and the part's --json; it returns the shard and the
-// build a part records.
-func shardFlags(spec, jsonOut string) (experiment.Shard, string, error) {
-	shard, err := experiment.ParseShard(spec, os.LookupEnv)
-	if err != nil {
-		return shard, "", fmt.Errorf("--shard %s: %w", spec, err)
-	}
-	if jsonOut == "" {
-		return shard, "", fmt.Errorf("--shard %s: give --json PART.json, the file of the shard's part (graphcc merge reads the parts)", spec)
-	}
-	if err := fileio.CheckOutputs(nil, "--json", jsonOut); err != nil {
-		return shard, "", err
-	}
-	build, err := version.ID()
-	return shard, build, err
-}
-
 // runShard runs shard --shard of the evaluation c and writes its part to
 // --json.
 func (o *evalOpts) runShard(ctx context.Context, cmd *cobra.Command, c experiment.Config, log *slog.Logger) error {
 	if cmd.Flags().Changed("out") {
 		return errors.New("--out with --shard: a shard writes only its part (--json); graphcc merge --out writes the report")
 	}
-	shard, build, err := shardFlags(o.shard, o.jsonOut)
-	if err != nil {
-		return err
-	}
-	total := len(shard.Units(len(c.Scenarios) * len(c.Policies) * len(c.Seeds)))
-	log.Info("evaluating a shard", "shard", shard.String(), "runs", total)
-	bar := progress.NewMeter(cmd.ErrOrStderr(), "eval "+shard.String(), "runs", total)
-	c.Progress = func(done, _ int) { bar.Step(done, "") }
-	start := time.Now()
-	part, err := experiment.EvaluatePart(ctx, c, shard)
-	bar.Done()
-	if err != nil {
-		return err
-	}
-	log.Info("evaluated a shard", "shard", shard.String(), "runs", total, "wall", time.Since(start).Round(time.Millisecond))
-	part.Build = build
-	var wrote outputs
-	if err := wrote.write("json", o.jsonOut, func(w io.Writer) error { return experiment.WritePart(w, part) }); err != nil {
-		return err
-	}
-	wrote.report(cmd.ErrOrStderr())
-	return nil
+	runs := func(s experiment.Shard) int { return len(s.Units(len(c.Scenarios) * len(c.Policies) * len(c.Seeds))) }
+	return o.shard.run(cmd, o.jsonOut, "eval", runs, func(s experiment.Shard, progress func(int, int)) (*experiment.Part, error) {
+		log.Info("evaluating a shard", "shard", s.String(), "runs", runs(s))
+		c.Progress = progress
+		start := time.Now()
+		part, err := experiment.EvaluatePart(ctx, c, s)
+		if err == nil {
+			log.Info("evaluated a shard", "shard", s.String(), "runs", runs(s), "wall", time.Since(start).Round(time.Millisecond))
+		}
+		return part, err
+	})
 }
 
 // listScenarios prints every scenario eval knows, built in and of

@@ -2,12 +2,19 @@ package main
 
 import (
 	"fmt"
+	"io"
+	"os"
 	"slices"
 
+	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 
 	"graphcc/control"
 	"graphcc/dcqcn"
+	"graphcc/experiment"
+	"graphcc/internal/fileio"
+	"graphcc/internal/progress"
+	"graphcc/internal/version"
 	"graphcc/policy"
 	"graphcc/replay"
 	"graphcc/scenario"
@@ -192,3 +199,69 @@ func (h *hwFlags) params() (replay.Params, error) {
 
 // dcqcn sets d's constants from the DCQCN flags (dcqcn.Settings.Apply).
 func (h *hwFlags) dcqcn(d *dcqcn.Params) error { return h.host.Apply(d, "--dcqcn-") }
+
+// intervalFlag is the --interval group of sim, eval, tune and testbed
+// run: the control and telemetry interval, at least control.MinInterval.
+type intervalFlag struct{ v string }
+
+// add registers --interval, control.DefaultInterval by default; clock, if
+// not "", says whose time it is measured in.
+func (i *intervalFlag) add(fs *pflag.FlagSet, clock string) {
+	if i.v == "" {
+		i.v = topo.FormatDuration(control.DefaultInterval)
+	}
+	help := "control and telemetry interval"
+	if clock != "" {
+		help += ", " + clock
+	}
+	fs.StringVar(&i.v, "interval", i.v, help)
+}
+
+// parse returns the interval in ps (control.ParseInterval).
+func (i intervalFlag) parse() (int64, error) { return control.ParseInterval("--interval", i.v) }
+
+// shardFlag is the --shard group of eval and tune: run one shard of the
+// command's runs and write its part to --json, for graphcc merge.
+type shardFlag struct{ spec string }
+
+// add registers --shard; of names what is sharded.
+func (s *shardFlag) add(fs *pflag.FlagSet, of string) {
+	fs.StringVar(&s.spec, "shard", "", "run only shard I of N of "+of+" (I/N, I from 0; or env/N, I from $SLURM_ARRAY_TASK_ID or else $JOB_COMPLETION_INDEX) and write its part to --json, for graphcc merge (docs/scale-out.md)")
+}
+
+// given reports whether --shard was given, even empty.
+func (s *shardFlag) given(fs *pflag.FlagSet) bool { return s.spec != "" || fs.Changed("shard") }
+
+// run runs the shard of --shard and writes its part to jsonOut, the
+// part's --json: runs says how many runs the shard has, part runs them,
+// calling progress, and a meter named name shows how far it is.
+func (s *shardFlag) run(cmd *cobra.Command, jsonOut, name string, runs func(experiment.Shard) int,
+	part func(experiment.Shard, func(done, total int)) (*experiment.Part, error)) error {
+	shard, err := experiment.ParseShard(s.spec, os.LookupEnv)
+	if err != nil {
+		return fmt.Errorf("--shard %s: %w", s.spec, err)
+	}
+	if jsonOut == "" {
+		return fmt.Errorf("--shard %s: give --json PART.json, the file of the shard's part (graphcc merge reads the parts)", s.spec)
+	}
+	if err := fileio.CheckOutputs(nil, "--json", jsonOut); err != nil {
+		return err
+	}
+	build, err := version.ID()
+	if err != nil {
+		return err
+	}
+	bar := progress.NewMeter(cmd.ErrOrStderr(), name+" "+shard.String(), "runs", runs(shard))
+	p, err := part(shard, func(done, _ int) { bar.Step(done, "") })
+	bar.Done()
+	if err != nil {
+		return err
+	}
+	p.Build = build
+	var wrote outputs
+	if err := wrote.write("json", jsonOut, func(w io.Writer) error { return experiment.WritePart(w, p) }); err != nil {
+		return err
+	}
+	wrote.report(cmd.ErrOrStderr())
+	return nil
+}

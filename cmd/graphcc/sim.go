@@ -35,7 +35,7 @@ type simOpts struct {
 	policy       string
 	agents       string
 	agentFlags   agentFlags
-	interval     string
+	interval     intervalFlag
 	until        string
 	hw           hwFlags
 
@@ -99,7 +99,7 @@ func (a agentFlags) config(fs *pflag.FlagSet, agents string) (gnn.InBandConfig, 
 func newSimCmd(logger loggerFunc, lookup lookupFunc) *cobra.Command {
 	o := simOpts{sc: defaultScenario(), scenarioFile: scenarioFileFlag{lookup: lookup}, hw: defaultHW(), policy: "static", agents: policy.AgentsCentral,
 		agentFlags: agentFlags{deadline: topo.FormatDuration(gnn.DefaultRoundDeadline), compute: "0", misses: control.DefaultMissLimit},
-		interval:   topo.FormatDuration(control.DefaultInterval), until: "0"}
+		until:      "0"}
 	cmd := &cobra.Command{
 		Use: "sim [flags]",
 		Example: `  graphcc sim                                   # the training scenario under static DCQCN
@@ -138,7 +138,7 @@ Policies (--policy; --ecn is its old name):
 	fs.StringVar(&o.agents, "agents", o.agents, "how a graphcc policy's step runs: central (one computation), per-switch (one agent per switch; hidden-state messages are packets on the links, in the priority queue, so settings take effect a few µs after the tick) or per-switch-ideal (messages delivered within the step: central's decisions at central's time); see docs/agents.md")
 	o.agentFlags.add(fs)
 	o.hw.add(fs, 0)
-	fs.StringVar(&o.interval, "interval", o.interval, "control and telemetry interval")
+	o.interval.add(fs, "")
 	fs.StringVar(&o.until, "until", o.until, "stop this long after the first flow starts; 0 = when every flow has finished")
 	return cmd
 }
@@ -168,7 +168,7 @@ func (o *simOpts) config(ctx context.Context, fs *pflag.FlagSet, log *slog.Logge
 	if err := o.hw.checkFabric(r.f); err != nil {
 		return cfg, "", err
 	}
-	interval, err := control.ParseInterval("--interval", o.interval)
+	interval, err := o.interval.parse()
 	if err != nil {
 		return cfg, "", err
 	}

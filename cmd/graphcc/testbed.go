@@ -290,7 +290,7 @@ type testbedRunOpts struct {
 	policies   []string
 	ecn        string // the deprecated --ecn
 	out        outputFlags
-	interval   string
+	interval   intervalFlag
 	drain      string
 	flowsFile  string
 	noDelays   bool
@@ -303,7 +303,7 @@ type testbedRunOpts struct {
 }
 
 func newTestbedRunCmd(logger loggerFunc) *cobra.Command {
-	o := testbedRunOpts{sc: defaultScenario(), policies: []string{"static"}, interval: topo.FormatDuration(control.DefaultInterval), drain: "20ms",
+	o := testbedRunOpts{sc: defaultScenario(), policies: []string{"static"}, drain: "20ms",
 		agents: controller.AgentsCentral, agentMissLimit: control.DefaultMissLimit, hw: defaultHW()}
 	o.sc.duration = topo.FormatDuration(defaultTestbedDuration)
 	cmd := &cobra.Command{
@@ -335,7 +335,7 @@ Policies (--policies, comma-separated or repeated; --ecn is its old name):
 	}
 	o.sc.add(fs, omitFabric)
 	fs.StringVar(&o.flowsFile, "flows", "", "replay this HPCC flow.txt instead of generating traffic (the traffic flags are then ignored)")
-	fs.StringVar(&o.interval, "interval", o.interval, "control interval, fabric time")
+	o.interval.add(fs, "fabric time")
 	fs.StringVar(&o.drain, "drain", o.drain, "stop this long (fabric time) after the last flow starts, finished or not")
 	o.hw.add(fs, omitECN|omitSwitch)
 	fs.BoolVar(&o.compareSim, "compare-sim", false, "also run every policy on the same fabric and trace in the simulator, serving ACKs first as the testbed's switches do (--ack-high-prio), and print its figures beside the testbed's")
@@ -410,7 +410,7 @@ func (o *testbedRunOpts) run(ctx context.Context, cmd *cobra.Command, log *slog.
 	if err := o.checkFlags(specs, r.several); err != nil {
 		return err
 	}
-	if r.interval, err = control.ParseInterval("--interval", o.interval); err != nil {
+	if r.interval, err = o.interval.parse(); err != nil {
 		return err
 	}
 	r.params = experiment.TestbedParams()
