@@ -26,10 +26,8 @@ import (
 type evalOpts struct {
 	scenarios    string
 	scenarioFile scenarioFileFlag
-	policies     []string
 	seeds        []uint64
-	reference    string
-	yardsticks   string
+	specs        experiment.PolicySpecs
 	out          string
 	jsonOut      string
 	workers      int
@@ -45,7 +43,7 @@ func newEvalCmd(logger loggerFunc, lookup lookupFunc) *cobra.Command {
 	o := evalOpts{
 		scenarioFile: scenarioFileFlag{lookup: lookup},
 		scenarios:    scenario.Default().Name,
-		policies:     []string{"static,acc,graphcc"},
+		specs:        experiment.PolicySpecs{Policies: []string{"static,acc,graphcc"}},
 		seeds:        experiment.EvalSeeds(),
 		out:          "eval-out",
 		hw:           defaultHW(),
@@ -77,10 +75,10 @@ scenarios, the yardsticks, the rewards and sharding.`,
 	fs.BoolVar(&o.list, "list-scenarios", false, "list the scenarios (the built-in suite, then those of --scenario-file) with what each tests, and exit")
 	fs.StringVar(&o.scenarios, "scenarios", o.scenarios, "comma-separated scenario names, or all ("+strings.Join(scenario.Names(), ", ")+", then those of --scenario-file); with --scenario-file, the file's scenarios by default")
 	o.scenarioFile.add(fs, false)
-	fs.StringArrayVar(&o.policies, "policies", o.policies, "comma-separated ECN policies (static, static:KMIN_KB,KMAX_KB,PMAX, edge:SETTING:SETTING, react:Q_KB:SETTING:SETTING, sched:T=SETTING[/DCQCN]:T=SETTING[/DCQCN]..., tuned:FILE|DIR, graphcc[:MODEL], acc[:MODEL], grid for all 120 fixed settings of the action set, ideal for the fabric's fair share without queues); repeatable")
+	fs.StringArrayVar(&o.specs.Policies, "policies", o.specs.Policies, "comma-separated ECN policies (static, static:KMIN_KB,KMAX_KB,PMAX, edge:SETTING:SETTING, react:Q_KB:SETTING:SETTING, sched:T=SETTING[/DCQCN]:T=SETTING[/DCQCN]..., tuned:FILE|DIR, graphcc[:MODEL], acc[:MODEL], grid for all 120 fixed settings of the action set, ideal for the fabric's fair share without queues); repeatable")
 	fs.Var(newSeedsFlag(&o.seeds), "seeds", "seeds of the traffic, the random failures and the simulation: comma-separated numbers and ranges, 1001-1010,2001")
-	fs.StringVar(&o.reference, "reference", "", "policy the report and figures normalize to (default: graphcc if evaluated, as in the paper, else the first of --policies)")
-	fs.StringVar(&o.yardsticks, "yardsticks", "", "comma-separated policies to measure every policy against besides --reference, static always first (added to the runs when not among --policies): tuned:DIR, each scenario's tuned constant; tuned:FILE, one tuned constant; any spec of --policies")
+	fs.StringVar(&o.specs.Reference, "reference", "", "policy the report and figures normalize to (default: graphcc if evaluated, as in the paper, else the first of --policies)")
+	fs.StringVar(&o.specs.Yardsticks, "yardsticks", "", "comma-separated policies to measure every policy against besides --reference, static always first (added to the runs when not among --policies): tuned:DIR, each scenario's tuned constant; tuned:FILE, one tuned constant; any spec of --policies")
 	fs.StringVar(&o.out, "out", o.out, "directory of report.md and the figures (created if missing; its parent must exist)")
 	fs.StringVar(&o.jsonOut, "json", "", "also write the report as JSON here (per scenario and policy the simulator's summary)")
 	fs.IntVar(&o.workers, "workers", 0, "simulations run at once (0: one per CPU)")
@@ -107,33 +105,13 @@ func (o *evalOpts) config(ctx context.Context, fs *pflag.FlagSet, env policy.Env
 	if c.Scenarios, err = o.scenarioList(fs); err != nil {
 		return c, err
 	}
-	seen := map[string]bool{}
-	if c.Policies, err = o.policyList(ctx, env, seen); err != nil {
+	if err := o.specs.Resolve(ctx, env, &c, "--"); err != nil {
 		return c, err
 	}
-	ref := policy.Canonical(o.reference)
-	if o.reference != "" && !seen[ref] {
-		return c, fmt.Errorf("--reference %s: not one of --policies", o.reference)
-	}
-	c.Reference = ref
-	if c.Reference == "" && seen["graphcc"] {
-		// as in the GraphCC paper: the baselines normalized to GraphCC
-		c.Reference = "graphcc"
-	}
-	if c.Yardsticks, err = o.addYardsticks(ctx, env, &c.Policies, seen); err != nil {
+	if err := experiment.CheckSeeds("--seeds", o.seeds); err != nil {
 		return c, err
 	}
-	if len(o.seeds) == 0 {
-		return c, fmt.Errorf("--seeds: no seed given")
-	}
-	seeds := map[uint64]bool{}
-	for _, s := range o.seeds {
-		if seeds[s] {
-			return c, fmt.Errorf("--seeds: %d given twice", s)
-		}
-		seeds[s] = true
-		c.Seeds = append(c.Seeds, s)
-	}
+	c.Seeds = slices.Clone(o.seeds)
 	if o.workers < 0 {
 		return c, fmt.Errorf("--workers %d: must not be negative", o.workers)
 	}
@@ -143,56 +121,6 @@ func (o *evalOpts) config(ctx context.Context, fs *pflag.FlagSet, env policy.Env
 	}
 	c.ShowRewards = fs.Changed("rewards")
 	return c, nil
-}
-
-// policyList resolves --policies, recording their names in seen.
-func (o *evalOpts) policyList(ctx context.Context, env policy.Env, seen map[string]bool) ([]policy.Named, error) {
-	var out []policy.Named
-	for _, v := range o.policies {
-		for _, spec := range policy.ExpandGrid(policy.Split(v)) {
-			np, err := policy.Parse(ctx, spec, env)
-			if err != nil {
-				return nil, fmt.Errorf("--policies %s: %w", v, err)
-			}
-			if seen[np.Name] {
-				return nil, fmt.Errorf("--policies %s: %s given twice", v, np.Name)
-			}
-			seen[np.Name] = true
-			out = append(out, np)
-		}
-	}
-	if len(out) == 0 {
-		return nil, fmt.Errorf("--policies: no policy given")
-	}
-	return out, nil
-}
-
-// addYardsticks resolves --yardsticks into the yardsticks' names, static
-// first, and adds to policies each one not among them (seen: their
-// names, which it updates). None without --yardsticks.
-func (o *evalOpts) addYardsticks(ctx context.Context, env policy.Env, policies *[]policy.Named, seen map[string]bool) ([]string, error) {
-	if strings.TrimSpace(o.yardsticks) == "" {
-		return nil, nil
-	}
-	var names []string
-	for i, spec := range append([]string{"static"}, policy.Split(o.yardsticks)...) {
-		np, err := policy.Parse(ctx, spec, env)
-		if err != nil {
-			return nil, fmt.Errorf("--yardsticks %s: %w", o.yardsticks, err)
-		}
-		if slices.Contains(names, np.Name) {
-			if np.Name == "static" && i > 0 {
-				continue // static is always first
-			}
-			return nil, fmt.Errorf("--yardsticks %s: %s given twice", o.yardsticks, np.Name)
-		}
-		names = append(names, np.Name)
-		if !seen[np.Name] {
-			seen[np.Name] = true
-			*policies = append(*policies, np)
-		}
-	}
-	return names, nil
 }
 
 // scenarioList resolves --scenarios (and --scenario-file), refusing a
