@@ -169,26 +169,18 @@ type trainSource struct {
 	cur       *scenario.Curriculum
 }
 
-// checkpointMeta is what a checkpoint records of the CLI's run beyond the
-// training settings: the scenarios, which the trainer sees only as a
-// source of episodes.
-func checkpointMeta(src trainSource, scenarioFile string) map[string]string {
-	return map[string]string{"scenario": src.name, "scenario_summary": src.summary, "scenario_file": scenarioFile}
-}
-
-// checkResumeMeta returns an error naming the scenario fields in which the
-// checkpoint's run differs from this one.
-func checkResumeMeta(path string, got, want map[string]string) error {
-	var errs []error
-	for _, k := range []string{"scenario", "scenario_summary"} {
-		if got[k] != want[k] {
-			errs = append(errs, fmt.Errorf("%s is %q in the checkpoint, %q in this run", k, got[k], want[k]))
-		}
+// runInfo is what the run of the flags on src with c records
+// (learn.RunInfo).
+func (o *trainOpts) runInfo(c learn.Config, src trainSource) learn.RunInfo {
+	info := learn.RunInfo{Command: "graphcc " + strings.Join(os.Args[1:], " "), Scenario: src.name, ScenarioSummary: src.summary,
+		ScenarioFile: o.scenarioFile.path, ResumedFrom: o.resume}
+	if src.cur != nil {
+		info.Curriculum = src.cur.Names()
 	}
-	if len(errs) > 0 {
-		return fmt.Errorf("--resume %s: %w: it belongs to another run: %w", path, learn.ErrCheckpoint, errors.Join(errs...))
+	if !c.HostTable.IsGrid() {
+		info.HostActions = o.hostActions
 	}
-	return nil
+	return info
 }
 
 func (o *trainOpts) run(ctx context.Context, cmd *cobra.Command, log *slog.Logger) error {
@@ -368,14 +360,15 @@ func (o *trainOpts) config(fs *pflag.FlagSet) (learn.Config, trainSource, error)
 	if err := o.validation(&c, src); err != nil {
 		return c, src, err
 	}
-	c.CheckpointMeta = checkpointMeta(src, o.scenarioFile.path)
+	info := o.runInfo(c, src)
+	c.CheckpointMeta = info.CheckpointMeta()
 	if o.resume != "" {
 		ck, err := learn.LoadCheckpoint(o.resume)
 		if err != nil {
 			return c, src, fmt.Errorf("--resume: %w", err)
 		}
-		if err := checkResumeMeta(o.resume, ck.Meta, c.CheckpointMeta); err != nil {
-			return c, src, err
+		if err := info.CheckResume(ck.Meta); err != nil {
+			return c, src, fmt.Errorf("--resume %s: %w", o.resume, err)
 		}
 		c.Resume = ck
 	}
@@ -451,21 +444,7 @@ func (o *trainOpts) validation(c *learn.Config, src trainSource) error {
 // save writes the model of training c on src (res, in wall time) with its
 // metadata, and the curve, and says what it wrote on out.
 func (o *trainOpts) save(out io.Writer, c learn.Config, src trainSource, res *learn.Result, wall time.Duration) error {
-	meta := map[string]string{"command": "graphcc " + strings.Join(os.Args[1:], " "), "scenario": src.name}
-	if o.scenarioFile.path != "" {
-		meta["scenario_file"] = o.scenarioFile.path
-		meta["scenario_summary"] = src.summary
-	}
-	if src.cur != nil {
-		meta["curriculum"] = strings.Join(src.cur.Names(), ",")
-	}
-	if !c.HostTable.IsGrid() {
-		meta["host_actions"] = o.hostActions
-	}
-	if ck := c.Resume; ck != nil {
-		meta["resumed_from"] = fmt.Sprintf("%s after %d episodes", o.resume, ck.Episodes)
-	}
-	if err := res.ModelFile(c, meta).Save(o.out); err != nil {
+	if err := res.ModelFile(c, o.runInfo(c, src).ModelMeta(c.Resume)).Save(o.out); err != nil {
 		return fmt.Errorf("--model-out: %w", err)
 	}
 	wrote := o.out
