@@ -91,7 +91,7 @@ func (o *benchOpts) run(ctx context.Context, cmd *cobra.Command, log *slog.Logge
 		bench.WriteSweepHeader(out, &report)
 		for _, c := range bench.Sweep() {
 			sc := o.sc
-			sc.leaves, sc.hostsPerLeaf, sc.spines, sc.load = c.Leaves, c.HostsPerLeaf, c.Spines, c.Load
+			sc.clos.Leaves, sc.clos.HostsPerLeaf, sc.clos.Spines, sc.load = c.Leaves, c.HostsPerLeaf, c.Spines, c.Load
 			bc, err := benchOne(ctx, &sc, fs, o.runs, log)
 			if err != nil {
 				return err
@@ -138,7 +138,7 @@ func benchOne(ctx context.Context, sc *scenarioFlags, fs flagChanger, runs int, 
 		Flows:   len(flows),
 	}
 	if sc.topoFile == "" {
-		bc.Leaves, bc.HostsPerLeaf, bc.Spines = sc.leaves, sc.hostsPerLeaf, sc.spines
+		bc.Leaves, bc.HostsPerLeaf, bc.Spines = sc.clos.Leaves, sc.clos.HostsPerLeaf, sc.clos.Spines
 	}
 	log.Info("bench", "fabric", bc.Fabric, "traffic", bc.Traffic, "flows", len(flows))
 	cfg := replay.Config{Fabric: f, Flows: flows, Params: replay.DefaultParams(), Seed: sc.seed}

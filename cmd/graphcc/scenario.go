@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
-	"math"
 	"os"
 	"strings"
 
@@ -22,16 +21,10 @@ import (
 // by gen, sim and bench. Their defaults are the GraphCC training scenario.
 type scenarioFlags struct {
 	// fabric
-	topoFile     string
-	leaves       int
-	spines       int
-	hostsPerLeaf int
-	hostRate     string
-	fabricRate   string
-	linkDelay    string
-	bufferMB     float64
-	fail         []string
-	failRandom   int
+	topoFile   string
+	clos       topo.ClosSettings
+	fail       []string
+	failRandom int
 
 	// traffic
 	workload     string
@@ -62,16 +55,9 @@ func fabricFlagNames() []string {
 
 // defaultScenario returns the flag values of the GraphCC training scenario.
 func defaultScenario() scenarioFlags {
-	c := topo.DefaultClos()
 	g := workload.DefaultGen()
 	return scenarioFlags{
-		leaves:       c.Leaves,
-		spines:       c.Spines,
-		hostsPerLeaf: c.HostsPerLeaf,
-		hostRate:     topo.FormatRate(c.HostRate),
-		fabricRate:   topo.FormatRate(c.FabricRate),
-		linkDelay:    topo.FormatDuration(c.LinkDelay),
-		bufferMB:     float64(c.Buffer) / (1 << 20),
+		clos:         topo.ClosSettingsOf(topo.DefaultClos()),
 		workload:     g.Workload.Name,
 		load:         g.Load,
 		duration:     topo.FormatDuration(g.Duration),
@@ -97,13 +83,13 @@ func (s *scenarioFlags) add(fs *pflag.FlagSet, mask flagMask) {
 // addFabricFlags registers the fabric flags.
 func (s *scenarioFlags) addFabricFlags(fs *pflag.FlagSet) {
 	fs.StringVar(&s.topoFile, "topo", "", "HPCC topology.txt to use instead of the Clos (the Clos flags are then ignored; --buffer-mb still applies)")
-	fs.IntVar(&s.leaves, "leaves", s.leaves, "Clos: leaf switches")
-	fs.IntVar(&s.spines, "spines", s.spines, "Clos: spine switches (each leaf has one link to every spine)")
-	fs.IntVar(&s.hostsPerLeaf, "hosts-per-leaf", s.hostsPerLeaf, "Clos: hosts per leaf")
-	fs.StringVar(&s.hostRate, "host-rate", s.hostRate, "Clos: host-leaf link rate (bps, Kbps, Mbps, Gbps, Tbps)")
-	fs.StringVar(&s.fabricRate, "fabric-rate", s.fabricRate, "Clos: leaf-spine link rate")
-	fs.StringVar(&s.linkDelay, "link-delay", s.linkDelay, "Clos: one-way propagation delay of every link (s, ms, us, ns, ps)")
-	fs.Float64Var(&s.bufferMB, "buffer-mb", s.bufferMB, "shared buffer per switch, MiB (2^20 bytes, HPCC's BUFFER_SIZE)")
+	fs.IntVar(&s.clos.Leaves, "leaves", s.clos.Leaves, "Clos: leaf switches")
+	fs.IntVar(&s.clos.Spines, "spines", s.clos.Spines, "Clos: spine switches (each leaf has one link to every spine)")
+	fs.IntVar(&s.clos.HostsPerLeaf, "hosts-per-leaf", s.clos.HostsPerLeaf, "Clos: hosts per leaf")
+	fs.StringVar(&s.clos.HostRate, "host-rate", s.clos.HostRate, "Clos: host-leaf link rate (bps, Kbps, Mbps, Gbps, Tbps)")
+	fs.StringVar(&s.clos.FabricRate, "fabric-rate", s.clos.FabricRate, "Clos: leaf-spine link rate")
+	fs.StringVar(&s.clos.LinkDelay, "link-delay", s.clos.LinkDelay, "Clos: one-way propagation delay of every link (s, ms, us, ns, ps)")
+	fs.Float64Var(&s.clos.BufferMB, "buffer-mb", s.clos.BufferMB, "shared buffer per switch, MiB (2^20 bytes, HPCC's BUFFER_SIZE)")
 	fs.StringSliceVar(&s.fail, "fail", nil, "fail these links, by name (Clos: h0-leaf0, leaf0-spine1; --topo: n0-n24); comma-separated or repeated")
 	fs.IntVar(&s.failRandom, "fail-random", 0, "fail K random leaf-spine (switch-switch) links, drawn from --seed, never disconnecting a host pair")
 }
@@ -119,44 +105,6 @@ func (s *scenarioFlags) addTrafficFlags(fs *pflag.FlagSet) {
 	fs.BoolVar(&s.noIncast, "no-incast", false, "no incasts (same as --incast-period 0)")
 }
 
-// bufferBytes returns --buffer-mb in bytes.
-func (s *scenarioFlags) bufferBytes() (int64, error) {
-	b := s.bufferMB * (1 << 20)
-	if !(b >= 1) || b > math.MaxInt64/2 {
-		return 0, fmt.Errorf("--buffer-mb %v: must be positive and at most %.0e MiB", s.bufferMB, float64(math.MaxInt64/2)/(1<<20))
-	}
-	return int64(math.Round(b)), nil
-}
-
-// closConfig returns the Clos of the flags.
-func (s *scenarioFlags) closConfig() (topo.ClosConfig, error) {
-	c := topo.DefaultClos()
-	var err error
-	for _, v := range []struct {
-		name string
-		v    int
-		dst  *int
-	}{{"leaves", s.leaves, &c.Leaves}, {"spines", s.spines, &c.Spines}, {"hosts-per-leaf", s.hostsPerLeaf, &c.HostsPerLeaf}} {
-		if v.v < 1 {
-			return c, fmt.Errorf("--%s %d: must be at least 1", v.name, v.v)
-		}
-		*v.dst = v.v
-	}
-	if c.HostRate, err = topo.ParseLinkRate("--host-rate", s.hostRate); err != nil {
-		return c, err
-	}
-	if c.FabricRate, err = topo.ParseLinkRate("--fabric-rate", s.fabricRate); err != nil {
-		return c, err
-	}
-	if c.LinkDelay, err = topo.ParseDuration("--link-delay", s.linkDelay, true); err != nil {
-		return c, err
-	}
-	if c.Buffer, err = s.bufferBytes(); err != nil {
-		return c, err
-	}
-	return c, nil
-}
-
 // build returns the scenario of the fabric flags, without traffic (Gen),
 // and its fabric at --seed (scenario.Scenario.Fabric): the --topo file or
 // the Clos, then the --fail and --fail-random failures.
@@ -168,7 +116,7 @@ func (s *scenarioFlags) build(fs flagChanger, log *slog.Logger) (scenario.Scenar
 				log.Warn("flag ignored with --topo", "flag", "--"+n)
 			}
 		}
-		buf, err := s.bufferBytes()
+		buf, err := s.clos.BufferBytes("--")
 		if err != nil {
 			return sc, nil, err
 		}
@@ -183,7 +131,7 @@ func (s *scenarioFlags) build(fs flagChanger, log *slog.Logger) (scenario.Scenar
 		sc.TopologyName = s.topoFile
 	} else {
 		var err error
-		if sc.Clos, err = s.closConfig(); err != nil {
+		if sc.Clos, err = s.clos.Config("--"); err != nil {
 			return sc, nil, err
 		}
 	}

@@ -177,7 +177,7 @@ func (o *testbedUpOpts) run(ctx context.Context, cmd *cobra.Command, log *slog.L
 		return err
 	}
 	spec := lab.Spec{Scale: o.scale, Clos: &sc.Clos}
-	if spec.Buffer, err = o.sc.bufferBytes(); err != nil {
+	if spec.Buffer, err = o.sc.clos.BufferBytes("--"); err != nil {
 		return err
 	}
 	if o.sc.topoFile != "" {
