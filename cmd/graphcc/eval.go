@@ -130,16 +130,11 @@ func (o *evalOpts) scenarioList(fs *pflag.FlagSet) ([]scenario.Scenario, error) 
 	if err != nil {
 		return nil, err
 	}
-	names := strings.Split(o.scenarios, ",")
-	switch {
-	case strings.TrimSpace(o.scenarios) == "all":
-		names = append(scenario.Names(), set.names()...)
-	case o.scenarioFile.path != "" && !fs.Changed("scenarios"):
-		names = set.names()
-	}
-	out, err := set.resolve("--scenarios", o.scenarios, names)
-	if err != nil {
-		return nil, err
+	out := set.File
+	if o.scenarioFile.path == "" || fs.Changed("scenarios") {
+		if out, err = set.Resolve(o.scenarios); err != nil {
+			return nil, fmt.Errorf("--scenarios %s: %w", o.scenarios, err)
+		}
 	}
 	if err := o.hw.checkScenarios(out); err != nil {
 		return nil, err

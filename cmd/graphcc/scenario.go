@@ -258,58 +258,28 @@ func (s *scenarioFileFlag) add(fs *pflag.FlagSet, only bool) {
 	fs.StringVar(&s.path, "scenario-file", "", help)
 }
 
-// scenarioSet resolves scenario names for eval, train and sim
-// (scenario.Set): the scenarios of a --scenario-file first, then the
-// built-in suite.
-type scenarioSet struct{ scenario.Set }
-
-// load reads the scenario file ("" for none) beside the built-in suite.
-func (s *scenarioFileFlag) load() (scenarioSet, error) {
+// load reads the scenario file ("" for none) beside the built-in suite
+// (scenario.Set).
+func (s *scenarioFileFlag) load() (scenario.Set, error) {
 	set, err := scenario.LoadSet(s.path)
 	if err != nil {
-		return scenarioSet{}, fmt.Errorf("--scenario-file: %w", err)
+		return set, fmt.Errorf("--scenario-file: %w", err)
 	}
 	set.Builtin = s.lookup
-	return scenarioSet{set}, nil
+	return set, nil
 }
 
-// lookup returns the scenario named name.
-func (s scenarioSet) lookup(name string) (scenario.Scenario, error) { return s.Lookup(name) }
-
-// resolve looks up each of names (trimmed), refusing one given twice;
-// errors name flag and its value.
-func (s scenarioSet) resolve(flag, value string, names []string) ([]scenario.Scenario, error) {
-	var out []scenario.Scenario
-	seen := map[string]bool{}
-	for _, n := range names {
-		n = strings.TrimSpace(n)
-		sc, err := s.lookup(n)
-		if err != nil {
-			return nil, fmt.Errorf("%s %s: %w", flag, value, err)
-		}
-		if seen[n] {
-			return nil, fmt.Errorf("%s %s: %s given twice", flag, value, n)
-		}
-		seen[n] = true
-		out = append(out, sc)
-	}
-	return out, nil
-}
-
-// names lists the file's scenarios, in its order.
-func (s scenarioSet) names() []string { return s.Names() }
-
-// pick returns the scenario named name, or with name "" the file's only
-// scenario (an error naming them if it holds several).
-func (s scenarioSet) pick(name string) (scenario.Scenario, error) {
+// pick returns the scenario of set named name, or with name "" the file's
+// only scenario (an error naming them if it holds several).
+func pick(set scenario.Set, name string) (scenario.Scenario, error) {
 	if name == "" {
-		sc, err := s.Only()
+		sc, err := set.Only()
 		if err != nil {
 			return sc, fmt.Errorf("--scenario-file %w: name one with --scenario", err)
 		}
 		return sc, nil
 	}
-	sc, err := s.Lookup(name)
+	sc, err := set.Lookup(name)
 	if err != nil {
 		return sc, fmt.Errorf("--scenario: %w", err)
 	}

@@ -421,5 +421,5 @@ func pickScenario(fs *pflag.FlagSet, name string, file scenarioFileFlag) (scenar
 	if err != nil {
 		return scenario.Scenario{}, err
 	}
-	return set.pick(name)
+	return pick(set, name)
 }

@@ -386,7 +386,7 @@ func (o *trainOpts) source(fs *pflag.FlagSet) (trainSource, error) {
 	var cur *scenario.Curriculum
 	switch {
 	case o.scenarioFile.path != "" && !fs.Changed("scenario"):
-		sc, err := set.pick("") // the file's only scenario
+		sc, err := pick(set, "") // the file's only scenario
 		if err != nil {
 			return trainSource{}, err
 		}
@@ -394,15 +394,15 @@ func (o *trainOpts) source(fs *pflag.FlagSet) (trainSource, error) {
 	case strings.TrimSpace(o.scenario) == scenario.CurriculumName:
 		cur = scenario.DefaultCurriculum()
 	case strings.Contains(o.scenario, ","):
-		scs, err := set.resolve("--scenario", o.scenario, strings.Split(o.scenario, ","))
+		scs, err := set.Resolve(o.scenario)
 		if err != nil {
-			return trainSource{}, err
+			return trainSource{}, fmt.Errorf("--scenario %s: %w", o.scenario, err)
 		}
 		if cur, err = scenario.NewCurriculum(scs); err != nil {
 			return trainSource{}, fmt.Errorf("--scenario %s: %w", o.scenario, err)
 		}
 	default:
-		sc, err := set.pick(strings.TrimSpace(o.scenario))
+		sc, err := pick(set, strings.TrimSpace(o.scenario))
 		if err != nil {
 			return trainSource{}, err
 		}

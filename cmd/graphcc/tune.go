@@ -93,18 +93,15 @@ func (o *tuneOpts) config(fs *pflag.FlagSet) (tune.Config, error) {
 	}
 	switch {
 	case o.scenarioFile.path != "" && !fs.Changed("scenario"):
-		sc, err := set.pick("") // the file's only scenario
+		sc, err := pick(set, "") // the file's only scenario
 		if err != nil {
 			return c, err
 		}
 		c.Scenarios = []scenario.Scenario{sc}
-	case strings.TrimSpace(o.scenario) == "all":
-		c.Scenarios, err = set.resolve("--scenario", o.scenario, append(scenario.Names(), set.names()...))
 	default:
-		c.Scenarios, err = set.resolve("--scenario", o.scenario, strings.Split(o.scenario, ","))
-	}
-	if err != nil {
-		return c, err
+		if c.Scenarios, err = set.Resolve(o.scenario); err != nil {
+			return c, fmt.Errorf("--scenario %s: %w", o.scenario, err)
+		}
 	}
 	if c.Grid, err = tune.ParseGrid("--grid", o.grid); err != nil {
 		return c, err
