@@ -67,22 +67,13 @@ func (o *compareOpts) run(cmd *cobra.Command, log *slog.Logger, oursPath, refPat
 	if err := c.WriteTable(out, o.tol); err != nil {
 		return err
 	}
-	bad := c.Exceeding(o.tol)
 	if o.json != "" {
 		rep := c.Report(oursPath, refPath, o.tol)
 		if err := writeOutput("json", o.json, func(w io.Writer) error { return fileio.WriteJSON(w, rep) }); err != nil {
 			return err
 		}
 	}
-	switch {
-	case len(c.OneSided) > 0:
-		g := c.OneSided[0]
-		return fmt.Errorf("%d of %d statistics differ by more than %s, and %d group(s) have flows on one side only (%s: %d flows in ours, %d in ref)",
-			bad, len(c.Diffs), metrics.FormatTolerance(o.tol), len(c.OneSided), g.Group, g.OursN, g.RefN)
-	case bad > 0:
-		return fmt.Errorf("%d of %d statistics differ by more than %s", bad, len(c.Diffs), metrics.FormatTolerance(o.tol))
-	}
-	return nil
+	return c.Within(o.tol)
 }
 
 func newSummarizeCmd() *cobra.Command {

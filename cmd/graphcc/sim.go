@@ -49,10 +49,8 @@ type simOpts struct {
 // agentFlags configure the per-switch agents whose messages are packets
 // (--agents per-switch).
 type agentFlags struct {
-	deadline string
-	compute  string
-	misses   int
-	loss     float64
+	gnn.InBandSettings
+	loss float64
 }
 
 // agentFlagNames are the flags that only --agents per-switch takes.
@@ -62,14 +60,14 @@ func agentFlagNames() []string {
 
 // add registers the agent flags, with a's values as defaults.
 func (a *agentFlags) add(fs *pflag.FlagSet) {
-	fs.StringVar(&a.deadline, "agent-deadline", a.deadline, "with --agents per-switch: each round's deadline, from the tick (round k by k × this); K × it must be under --interval")
-	fs.StringVar(&a.compute, "agent-compute", a.compute, "with --agents per-switch: fabric time an agent takes to compute a round; 0 computes instantly")
-	fs.IntVar(&a.misses, "agent-misses", a.misses, "with --agents per-switch: consecutive steps with a late message after which an agent puts its ports at the static settings until its messages return; 0 never")
+	fs.StringVar(&a.Deadline, "agent-deadline", a.Deadline, "with --agents per-switch: each round's deadline, from the tick (round k by k × this); K × it must be under --interval")
+	fs.StringVar(&a.Compute, "agent-compute", a.Compute, "with --agents per-switch: fabric time an agent takes to compute a round; 0 computes instantly")
+	fs.IntVar(&a.Misses, "agent-misses", a.Misses, "with --agents per-switch: consecutive steps with a late message after which an agent puts its ports at the static settings until its messages return; 0 never")
 	fs.Float64Var(&a.loss, "agent-loss", a.loss, "with --agents per-switch: probability that an agent message is lost, drawn from the run's seed")
 }
 
-// config checks the agent flags against the control interval and returns
-// the agents' configuration.
+// config checks the agent flags and returns the agents' configuration
+// (gnn.InBandSettings.Config); they go only with --agents per-switch.
 func (a agentFlags) config(fs *pflag.FlagSet, agents string) (gnn.InBandConfig, error) {
 	if agents != policy.AgentsPerSwitch {
 		for _, n := range agentFlagNames() {
@@ -79,26 +77,16 @@ func (a agentFlags) config(fs *pflag.FlagSet, agents string) (gnn.InBandConfig, 
 		}
 		return gnn.InBandConfig{}, nil
 	}
-	d, err := topo.ParseDuration("--agent-deadline", a.deadline, false)
-	if err != nil {
-		return gnn.InBandConfig{}, err
+	c, err := a.Config("--agent-")
+	if err == nil && !(a.loss >= 0 && a.loss < 1) {
+		err = fmt.Errorf("--agent-loss %g: must be in [0, 1)", a.loss)
 	}
-	c, err := topo.ParseDuration("--agent-compute", a.compute, true)
-	if err != nil {
-		return gnn.InBandConfig{}, err
-	}
-	if a.misses < 0 {
-		return gnn.InBandConfig{}, fmt.Errorf("--agent-misses %d: must not be negative (0 never reverts to the static settings)", a.misses)
-	}
-	if !(a.loss >= 0 && a.loss < 1) {
-		return gnn.InBandConfig{}, fmt.Errorf("--agent-loss %g: must be in [0, 1)", a.loss)
-	}
-	return gnn.InBandConfig{Deadline: d, Compute: c, Misses: a.misses}, nil
+	return c, err
 }
 
 func newSimCmd(logger loggerFunc, lookup lookupFunc) *cobra.Command {
 	o := simOpts{sc: defaultScenario(), scenarioFile: scenarioFileFlag{lookup: lookup}, hw: defaultHW(), policy: "static", agents: policy.AgentsCentral,
-		agentFlags: agentFlags{deadline: topo.FormatDuration(gnn.DefaultRoundDeadline), compute: "0", misses: control.DefaultMissLimit},
+		agentFlags: agentFlags{InBandSettings: gnn.DefaultInBandSettings()},
 		until:      "0"}
 	cmd := &cobra.Command{
 		Use: "sim [flags]",
@@ -290,7 +278,7 @@ func (o *simOpts) control(ctx context.Context, fs *pflag.FlagSet, r simRun, env 
 	if ib, ok := pol.(*gnn.InBand); ok {
 		if c, k := ib.Config(), int64(ib.Rounds()); c.Deadline+c.Compute > (env.Interval-1)/k {
 			return nil, nil, fmt.Errorf("--agent-deadline %s, --agent-compute %s: %d rounds of their sum must end within --interval %s",
-				o.agentFlags.deadline, o.agentFlags.compute, k, o.interval)
+				o.agentFlags.Deadline, o.agentFlags.Compute, k, o.interval)
 		}
 	}
 	if ps, ok := pol.(interface{ MessagesPerStep() int }); ok && env.Log != nil {
