@@ -1,6 +1,7 @@
 package trace
 
 import (
+	"math"
 	"os"
 	"path/filepath"
 	"strings"
@@ -43,6 +44,26 @@ func TestLoadFiles(t *testing.T) {
 		flows, err := LoadFlows(tc.path, hpccStar(t))
 		if tc.err == "" && (err != nil || len(flows) != tc.n) || tc.err != "" && (err == nil || !strings.Contains(err.Error(), tc.err)) {
 			t.Errorf("LoadFlows(%s) = %d flows, %v; want %d, %q", tc.path, len(flows), err, tc.n, tc.err)
+		}
+	}
+}
+
+func TestWindowEnd(t *testing.T) {
+	flows := []Flow{{Start: 5}, {Start: 3}, {Start: 9}}
+	for _, tc := range []struct {
+		flows []Flow
+		d     int64
+		want  int64
+	}{
+		{flows, 10, 13},
+		{flows, 0, 0},
+		{flows, -1, 0},
+		{nil, 10, 0},
+		{flows, math.MaxInt64 - 3, math.MaxInt64},
+		{flows, math.MaxInt64 - 2, 0},
+	} {
+		if got := WindowEnd(tc.flows, tc.d); got != tc.want {
+			t.Errorf("WindowEnd(%d flows, %d) = %d, want %d", len(tc.flows), tc.d, got, tc.want)
 		}
 	}
 }

@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
-	"math"
 	"slices"
 
 	"github.com/spf13/cobra"
@@ -175,16 +174,9 @@ func (o *simOpts) config(ctx context.Context, fs *pflag.FlagSet, log *slog.Logge
 	}
 	cfg = replay.Config{Fabric: r.f, Flows: r.flows, Params: params, Seed: o.sc.seed, ECN: ecn, Policy: pol, Interval: interval,
 		MessageLoss: o.agentFlags.loss, LinkEvents: events}
-	flows := r.flows
-	if r.window > 0 && len(flows) > 0 && trace.FirstStart(flows) <= math.MaxInt64-r.window {
-		cfg.QueueUntil = trace.FirstStart(flows) + r.window
-	}
-	if until > 0 && len(flows) > 0 {
-		first := trace.FirstStart(flows)
-		if first > math.MaxInt64-until {
-			return cfg, "", fmt.Errorf("--until %s: too long", o.until)
-		}
-		cfg.Until = first + until
+	cfg.QueueUntil = trace.WindowEnd(r.flows, r.window)
+	if cfg.Until = trace.WindowEnd(r.flows, until); cfg.Until == 0 && until > 0 && len(r.flows) > 0 {
+		return cfg, "", fmt.Errorf("--until %s: too long", o.until)
 	}
 	return cfg, r.desc + "; ecn " + o.policy, nil
 }
