@@ -16,7 +16,6 @@ import (
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 
-	"graphcc/control"
 	"graphcc/experiment"
 	"graphcc/gnn"
 	"graphcc/internal/fileio"
@@ -242,27 +241,13 @@ func (o *trainOpts) setTeacher(ctx context.Context, c *learn.Config, src trainSo
 	case !imitate:
 		return nil
 	}
-	named, err := policy.ParseControl(ctx, o.teacher, policy.Env{Log: log, Params: c.Params, Interval: c.Interval, WarnHardware: policy.HardwareAll})
-	if err != nil {
-		return fmt.Errorf("--teacher: %w", err)
+	var pick func(uint64) scenario.Scenario
+	if src.cur != nil {
+		pick = src.cur.Pick
 	}
-	for _, sc := range src.scenarios {
-		if named.Check == nil {
-			break
-		}
-		if err := named.Check(sc); err != nil {
-			return fmt.Errorf("--teacher %s: scenario %s: %w", o.teacher, sc.Name, err)
-		}
-	}
-	c.TeacherName = named.Name
-	c.Teacher = func(f *topo.Fabric, seed uint64) (control.Policy, []control.ECN, error) {
-		sc := src.scenarios[0]
-		if src.cur != nil {
-			sc = src.cur.Pick(seed)
-		}
-		return named.New(f, sc, seed)
-	}
-	return nil
+	t, err := policy.NewTeacher(ctx, "--teacher", o.teacher, policy.Env{Log: log, Params: c.Params, Interval: c.Interval, WarnHardware: policy.HardwareAll}, src.scenarios, pick)
+	c.TeacherName, c.Teacher = t.Name, t.New
+	return err
 }
 
 // checkFlags refuses, before anything runs, train's flags that are wrong
