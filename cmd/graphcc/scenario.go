@@ -172,47 +172,10 @@ func (s *scenarioFlags) genConfig(f *topo.Fabric, fs flagChanger) (workload.GenC
 		}
 		return g, fmt.Errorf("%s: the fabric has %s; traffic needs at least 2", what, plural(n, "host"))
 	}
+	g, err := workload.GenSettings{Workload: s.workload, Load: s.load, Duration: s.duration, IncastPeriod: s.incastPeriod,
+		IncastFanIn: s.incastFanIn, IncastSize: s.incastSize, NoIncast: s.noIncast}.Config(f, "--")
 	g.Seed = s.seed
-	w, err := workload.LoadCDF(s.workload)
-	if err != nil {
-		return g, fmt.Errorf("--workload %s: %w", s.workload, err)
-	}
-	g.Workload = w
-	g.Load = s.load
-	if g.Duration, err = topo.ParseDuration("--duration", s.duration, false); err != nil {
-		return g, err
-	}
-	if g.Incast.Period, err = topo.ParseDuration("--incast-period", s.incastPeriod, true); err != nil {
-		return g, err
-	}
-	if s.noIncast {
-		g.Incast.Period = 0
-	}
-	g.Incast.FanIn, g.Incast.Size = s.incastFanIn, s.incastSize
-	if err := g.Check(f); err != nil {
-		var ge *workload.GenError
-		if !errors.As(err, &ge) || genFlag(ge.Field) == "" {
-			return g, err
-		}
-		hint := ""
-		if ge.Field == "Incast.FanIn" {
-			hint = " (lower it, or use --no-incast)"
-		}
-		return g, fmt.Errorf("%s: %s%s", genFlag(ge.Field), ge.Reason, hint)
-	}
-	return g, nil
-}
-
-// genFlag is the flag that sets GenConfig field (a workload.GenError's
-// Field), or "".
-func genFlag(field string) string {
-	switch field {
-	case "Workload", "Load", "Duration":
-		return "--" + strings.ToLower(field)
-	case "Incast.FanIn", "Incast.Size", "Incast.Period":
-		return "--incast-" + strings.ToLower(strings.TrimPrefix(field, "Incast."))
-	}
-	return ""
+	return g, err
 }
 
 // generate returns the flows of the flags on fabric f (fs as genConfig):
