@@ -4,5 +4,6 @@
 // phases. It holds the built-in evaluation suite (the paper's scenarios
 // and three phased ones, one of them held out of training) and reads
 // scenario files (YAML; docs/formats.md, "Scenario files"). A Set resolves names through a scenario file first,
-// then the suite, and lists them (Set.WriteList).
+// then the suite, resolves lists of them (Set.Resolve) and lists them
+// (Set.WriteList). Scenario.DescribeFabric puts a built fabric into words.
 package scenario
