@@ -220,6 +220,9 @@ func (i *intervalFlag) add(fs *pflag.FlagSet, clock string) {
 // parse returns the interval in ps (control.ParseInterval).
 func (i intervalFlag) parse() (int64, error) { return control.ParseInterval("--interval", i.v) }
 
+// String is the interval as given, for messages that name it.
+func (i intervalFlag) String() string { return i.v }
+
 // shardFlag is the --shard group of eval and tune: run one shard of the
 // command's runs and write its part to --json, for graphcc merge.
 type shardFlag struct{ spec string }
