@@ -7,7 +7,9 @@
 // The package holds what both fabrics must agree on: the ECN setting and its
 // marking rule, the telemetry of a port and the one queue-feature definition
 // (PortSample.QueueFeature), the Policy interface, the telemetry CSV
-// (TraceHeader) and the count of settings used.
+// (TraceHeader) and the count of settings used; the control interval
+// (DefaultInterval, MinInterval, ParseInterval) and an ECN setting as a
+// person writes it, in KB (ECNSettings).
 //
 // Per-switch agents, which decide over time rather than within a Step, run
 // the same Loop through its halves Observe and Commit, and a per-switch

@@ -81,4 +81,11 @@
 // they were armed for; every later period, and every action from then on,
 // uses the new constants, as on a NIC whose firmware re-reads them when it
 // next arms a timer.
+//
+// # Settings
+//
+// Settings are the constants a person sets (the alpha gain, AI, HAI and the
+// floor in Mbps, the three periods as durations); Settings.Apply checks
+// them into Params, SettingsOf gives them back, and CheckLineRates refuses
+// a floor above a fabric's host line rate.
 package dcqcn

@@ -42,7 +42,8 @@
 //     the variables ENV may name); MaxShards bounds N.
 //   - EvaluatePart runs one shard and returns its Part; WritePart writes
 //     its file (PartFormat, docs/formats.md), OpenPart reads its header
-//     and PartReader.Next its units one at a time.
+//     (OpenParts, those of several files) and PartReader.Next its units
+//     one at a time.
 //   - Merge puts every shard's part together into the Report. CheckParts
 //     and Fingerprint are what a sharded search (experiment/tune, parts
 //     of kind PartTuneGrid) shares of it.
@@ -56,7 +57,8 @@
 // training run's curve.
 //
 // The files by job: eval.go the harness (Evaluate), report.go the
-// report's types, yardstick.go and phases.go the ratios to the yardsticks
+// report's types, specs.go the policies as written (PolicySpecs),
+// yardstick.go and phases.go the ratios to the yardsticks
 // and by phase, seeds.go and rewards.go the seed and reward grammars,
 // shard.go, part.go, partfile.go and merge.go the sharded evaluations,
 // testbed.go the testbed comparison, curve.go the training curve.

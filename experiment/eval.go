@@ -376,7 +376,7 @@ func (e *evaluation) run(ctx context.Context, job int) error {
 	if err != nil {
 		return fmt.Errorf("seed %d: %w", seed, err)
 	}
-	until := queueUntil(flows, sc.Gen.Duration)
+	until := trace.WindowEnd(flows, sc.Gen.Duration)
 	var sc0 *scored
 	if len(e.c.Rewards) > 0 && pol.Run == nil {
 		sc0 = e.scorer(policy, f, until)
@@ -626,17 +626,6 @@ func policyNames(ps []policy.Named) []string {
 		names[i] = p.Name
 	}
 	return names
-}
-
-// queueUntil is the end of the arrival window of a trace generated over
-// duration (its first arrival plus the duration), or 0 without one: the
-// span over which evaluation samples queues and scores rewards, the same
-// for every policy however long its flows take to finish.
-func queueUntil(flows []trace.Flow, duration int64) int64 {
-	if duration <= 0 || len(flows) == 0 || trace.FirstStart(flows) > math.MaxInt64-duration {
-		return 0
-	}
-	return trace.FirstStart(flows) + duration
 }
 
 // mergeRuns merges the runs of one policy over the seeds, in seed order,

@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"os"
 	"strconv"
 
 	"graphcc/metrics"
@@ -425,4 +426,31 @@ func jsonFloats(v []float64) []*float64 {
 		}
 	}
 	return out
+}
+
+// OpenParts opens the part files at paths and reads their headers
+// (OpenPart); a merge then reads their units in step. closeAll closes
+// the files; on an error they are closed already.
+func OpenParts(paths []string) (parts []*PartReader, closeAll func(), err error) {
+	var files []*os.File
+	closeAll = func() {
+		for _, f := range files {
+			f.Close()
+		}
+	}
+	for _, path := range paths {
+		f, err := os.Open(path)
+		if err != nil {
+			closeAll()
+			return nil, nil, err
+		}
+		files = append(files, f)
+		p, err := OpenPart(bufio.NewReaderSize(f, 1<<20), path)
+		if err != nil {
+			closeAll()
+			return nil, nil, err
+		}
+		parts = append(parts, p)
+	}
+	return parts, closeAll, nil
 }

@@ -120,7 +120,7 @@ func SimulateLikeTestbed(ctx context.Context, np policy.Named, f *topo.Fabric, s
 		}
 	}
 	r, err := replay.RunContext(ctx, replay.Config{Fabric: f, Flows: flows, Params: c.Params, Seed: c.Seed, ECN: polECN, Policy: pol,
-		Interval: c.Interval, QueueUntil: queueUntil(flows, sc.Gen.Duration)})
+		Interval: c.Interval, QueueUntil: trace.WindowEnd(flows, sc.Gen.Duration)})
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", np.Name, err)
 	}

@@ -56,6 +56,6 @@
 // baseline, its Observe, Greedy and Act the same for its trainer. Agent
 // (NewAgent) is one switch's share of GraphCC's step, SwitchView and
 // ViewPort what it sees; PerSwitch runs every switch's agent within the step
-// and InBand (InBandConfig) exchanges their messages as packets on the
-// simulator's links (docs/agents.md).
+// and InBand (InBandConfig, or InBandSettings as written) exchanges their
+// messages as packets on the simulator's links (docs/agents.md).
 package gnn

@@ -42,7 +42,10 @@
 // Config.Resume continues it exactly: Save and WriteTo write one,
 // LoadCheckpoint and ReadCheckpoint read one (CheckpointMagic,
 // CheckpointVersion; ErrCheckpoint). WriteCurve writes the rounds'
-// statistics as the training curve's CSV (CurveHeader).
+// statistics as the training curve's CSV (CurveHeader). RunInfo is what a
+// run records of where it came from: its checkpoints' meta
+// (CheckpointMeta), the check that a checkpoint resumed is of the same
+// run (CheckResume), and its model file's meta (ModelMeta).
 //
 // Misuse of a buffer or optimizer (a length mismatch, an empty buffer) is a
 // programming error and panics with a "learn: …" message, as in gnn.

@@ -207,6 +207,23 @@ func (c Comparison) Exceeding(tol float64) int {
 	return n
 }
 
+// Within returns nil if every statistic is within tol and no group has
+// flows on one side only, else an error saying how many are not:
+// "2 of 24 statistics differ by more than 10%", and the first one-sided
+// group.
+func (c Comparison) Within(tol float64) error {
+	bad := c.Exceeding(tol)
+	switch {
+	case len(c.OneSided) > 0:
+		g := c.OneSided[0]
+		return fmt.Errorf("%d of %d statistics differ by more than %s, and %d group(s) have flows on one side only (%s: %d flows in ours, %d in ref)",
+			bad, len(c.Diffs), FormatTolerance(tol), len(c.OneSided), g.Group, g.OursN, g.RefN)
+	case bad > 0:
+		return fmt.Errorf("%d of %d statistics differ by more than %s", bad, len(c.Diffs), FormatTolerance(tol))
+	}
+	return nil
+}
+
 // formatRelErr writes a relative error as a signed percentage.
 func formatRelErr(e float64) string {
 	return fmt.Sprintf("%+.1f%%", 100*e)

@@ -271,3 +271,23 @@ func TestCompareReport(t *testing.T) {
 		t.Error("one_sided is null")
 	}
 }
+
+func TestComparisonWithin(t *testing.T) {
+	diffs := []Diff{{RelErr: 0.05}, {RelErr: -0.2}, {RelErr: 0.3}}
+	for _, tc := range []struct {
+		c   Comparison
+		tol float64
+		err string
+	}{
+		{Comparison{Diffs: diffs}, 0.5, ""},
+		{Comparison{}, 0, ""},
+		{Comparison{Diffs: diffs}, 0.1, "2 of 3 statistics differ by more than 10%"},
+		{Comparison{Diffs: diffs, OneSided: []OneSided{{"incast", 1, 0}}}, 0.5,
+			"0 of 3 statistics differ by more than 50%, and 1 group(s) have flows on one side only (incast: 1 flows in ours, 0 in ref)"},
+	} {
+		err := tc.c.Within(tc.tol)
+		if tc.err == "" && err != nil || tc.err != "" && (err == nil || err.Error() != tc.err) {
+			t.Errorf("Within(%v) = %v, want %q", tc.tol, err, tc.err)
+		}
+	}
+}

@@ -19,5 +19,6 @@
 // delete-one-seed jackknife on the log scale, LogInterval).
 //
 // Comparison: Compare matches two runs flow by flow (graphcc compare) into
-// a Comparison (WriteTable, Report: CompareReport).
+// a Comparison (WriteTable, Report: CompareReport; Within, its verdict
+// against a tolerance).
 package metrics

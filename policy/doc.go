@@ -13,4 +13,6 @@
 // graphcc[:MODEL], acc[:MODEL], or ideal, the fabric's fair share without
 // queues (replay/ideal), which only the simulator runs. Parse turns a spec
 // into a Named policy; Specs lists the forms for help texts (SpecsHelp).
+// NewTeacher makes of a spec the teacher an imitating trainer copies
+// (learn.Config.Teacher), on each episode's scenario.
 package policy

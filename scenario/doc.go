@@ -16,6 +16,8 @@
 //     held-out configuration (family-held);
 //   - scenario files (YAML; docs/formats.md, "Scenario files": Load, Read);
 //   - a Set, which resolves names through a scenario file first, then the
-//     suite and the families, and lists them (Set.WriteList);
+//     suite and the families, resolves lists of them (Set.Resolve) and
+//     lists them (Set.WriteList);
+//   - a built fabric put into words (Scenario.DescribeFabric);
 //   - training mixes (Curriculum) and scenarios as plain data (Record).
 package scenario

@@ -3,5 +3,8 @@
 // routing, and the agent graph that the GraphCC policy runs on.
 //
 // Times are integer picoseconds and rates are bits per second throughout
-// graphcc; the constants below name the units.
+// graphcc; the constants below name the units. ParseRate, ParseDelay and
+// their Format twins read and write them; ParseDuration and ParseLinkRate
+// are those as a setting given under a name (a flag) takes them, and
+// ClosSettings is a Clos as a person writes it, checked into a ClosConfig.
 package topo

@@ -47,6 +47,17 @@ func FirstStart(flows []Flow) int64 {
 	return first
 }
 
+// WindowEnd returns the end of a window of d ps from the first start of
+// flows (FirstStart + d): where the arrival window of a trace generated
+// over d ends. It returns 0, no end, when d is not positive, flows is
+// empty or the end is past math.MaxInt64.
+func WindowEnd(flows []Flow, d int64) int64 {
+	if d <= 0 || len(flows) == 0 || FirstStart(flows) > math.MaxInt64-d {
+		return 0
+	}
+	return FirstStart(flows) + d
+}
+
 // ReadFlows reads an HPCC flow.txt: a first line with the number of flows,
 // then one flow per line, `src dst pg dport size start_seconds`. Blank lines
 // are skipped. Like HPCC's simulator, exactly the declared number of flows

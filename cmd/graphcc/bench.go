@@ -65,7 +65,7 @@ func (o *benchOpts) run(ctx context.Context, cmd *cobra.Command, log *slog.Logge
 	if o.runs < 1 {
 		return fmt.Errorf("--runs %d: must be at least 1", o.runs)
 	}
-	if err := checkOutputs("json", o.json, "cpuprofile", o.cpuprofile); err != nil {
+	if err := fileio.CheckOutputs(nil, "--json", o.json, "--cpuprofile", o.cpuprofile); err != nil {
 		return err
 	}
 	if o.cpuprofile != "" {
@@ -91,7 +91,7 @@ func (o *benchOpts) run(ctx context.Context, cmd *cobra.Command, log *slog.Logge
 		bench.WriteSweepHeader(out, &report)
 		for _, c := range bench.Sweep() {
 			sc := o.sc
-			sc.leaves, sc.hostsPerLeaf, sc.spines, sc.load = c.Leaves, c.HostsPerLeaf, c.Spines, c.Load
+			sc.clos.Leaves, sc.clos.HostsPerLeaf, sc.clos.Spines, sc.load = c.Leaves, c.HostsPerLeaf, c.Spines, c.Load
 			bc, err := benchOne(ctx, &sc, fs, o.runs, log)
 			if err != nil {
 				return err
@@ -122,7 +122,7 @@ func (o *benchOpts) run(ctx context.Context, cmd *cobra.Command, log *slog.Logge
 // benchOne builds the scenario of sc once and times runs runs of it.
 func benchOne(ctx context.Context, sc *scenarioFlags, fs flagChanger, runs int, log *slog.Logger) (bench.Case, error) {
 	var bc bench.Case
-	f, err := sc.fabric(fs, log)
+	s, f, err := sc.build(fs, log)
 	if err != nil {
 		return bc, err
 	}
@@ -131,14 +131,14 @@ func benchOne(ctx context.Context, sc *scenarioFlags, fs flagChanger, runs int, 
 		return bc, err
 	}
 	bc = bench.Case{
-		Fabric:  sc.describeFabric(f),
+		Fabric:  s.DescribeFabric(f),
 		Hosts:   len(f.Hosts()),
-		Traffic: sc.describeTraffic(g),
+		Traffic: g.Describe(),
 		Load:    g.Load,
 		Flows:   len(flows),
 	}
 	if sc.topoFile == "" {
-		bc.Leaves, bc.HostsPerLeaf, bc.Spines = sc.leaves, sc.hostsPerLeaf, sc.spines
+		bc.Leaves, bc.HostsPerLeaf, bc.Spines = sc.clos.Leaves, sc.clos.HostsPerLeaf, sc.clos.Spines
 	}
 	log.Info("bench", "fabric", bc.Fabric, "traffic", bc.Traffic, "flows", len(flows))
 	cfg := replay.Config{Fabric: f, Flows: flows, Params: replay.DefaultParams(), Seed: sc.seed}

@@ -5,7 +5,6 @@ import (
 	"io"
 	"log/slog"
 	"math"
-	"os"
 
 	"github.com/spf13/cobra"
 
@@ -47,14 +46,14 @@ func (o *compareOpts) run(cmd *cobra.Command, log *slog.Logger, oursPath, refPat
 	if !(o.tol >= 0) || math.IsInf(o.tol, 1) {
 		return fmt.Errorf("--tol %v: must be a non-negative number", o.tol)
 	}
-	if err := checkOutputsReading([]string{"OURS.fct", oursPath, "REF.fct", refPath}, "json", o.json); err != nil {
+	if err := fileio.CheckOutputs([]string{"OURS.fct", oursPath, "REF.fct", refPath}, "--json", o.json); err != nil {
 		return err
 	}
-	ours, err := readFCTFile(oursPath)
+	ours, err := trace.LoadFCT(oursPath)
 	if err != nil {
 		return err
 	}
-	ref, err := readFCTFile(refPath)
+	ref, err := trace.LoadFCT(refPath)
 	if err != nil {
 		return err
 	}
@@ -68,22 +67,13 @@ func (o *compareOpts) run(cmd *cobra.Command, log *slog.Logger, oursPath, refPat
 	if err := c.WriteTable(out, o.tol); err != nil {
 		return err
 	}
-	bad := c.Exceeding(o.tol)
 	if o.json != "" {
 		rep := c.Report(oursPath, refPath, o.tol)
 		if err := writeOutput("json", o.json, func(w io.Writer) error { return fileio.WriteJSON(w, rep) }); err != nil {
 			return err
 		}
 	}
-	switch {
-	case len(c.OneSided) > 0:
-		g := c.OneSided[0]
-		return fmt.Errorf("%d of %d statistics differ by more than %s, and %d group(s) have flows on one side only (%s: %d flows in ours, %d in ref)",
-			bad, len(c.Diffs), metrics.FormatTolerance(o.tol), len(c.OneSided), g.Group, g.OursN, g.RefN)
-	case bad > 0:
-		return fmt.Errorf("%d of %d statistics differ by more than %s", bad, len(c.Diffs), metrics.FormatTolerance(o.tol))
-	}
-	return nil
+	return c.Within(o.tol)
 }
 
 func newSummarizeCmd() *cobra.Command {
@@ -101,7 +91,7 @@ of HPCC's ns-3 simulator to read it the way graphcc reports its own runs.`,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			out := cmd.OutOrStdout()
 			for i, path := range args {
-				recs, err := readFCTFile(path)
+				recs, err := trace.LoadFCT(path)
 				if err != nil {
 					return err
 				}
@@ -116,21 +106,4 @@ of HPCC's ns-3 simulator to read it the way graphcc reports its own runs.`,
 			return nil
 		},
 	}
-}
-
-// readFCTFile reads the fct.txt at path; it must hold at least one record.
-func readFCTFile(path string) ([]trace.FCT, error) {
-	f, err := os.Open(path)
-	if err != nil {
-		return nil, err
-	}
-	defer f.Close()
-	recs, err := trace.ReadFCT(f, path)
-	if err != nil {
-		return nil, err
-	}
-	if len(recs) == 0 {
-		return nil, fmt.Errorf("%s: no FCT records", path)
-	}
-	return recs, nil
 }

@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
-	"os"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -15,44 +14,38 @@ import (
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 
-	"graphcc/control"
 	"graphcc/experiment"
 	"graphcc/experiment/report"
+	"graphcc/internal/fileio"
 	"graphcc/internal/progress"
-	"graphcc/internal/version"
 	"graphcc/policy"
-	"graphcc/replay"
 	"graphcc/scenario"
-	"graphcc/topo"
 )
 
 // evalOpts are the flags of graphcc eval.
 type evalOpts struct {
 	scenarios    string
 	scenarioFile scenarioFileFlag
-	policies     []string
 	seeds        []uint64
-	reference    string
-	yardsticks   string
+	specs        experiment.PolicySpecs
 	out          string
 	jsonOut      string
 	workers      int
-	interval     string
+	interval     intervalFlag
 	hw           hwFlags
 	accEps       int
 	rewards      string
 	list         bool
-	shard        string
+	shard        shardFlag
 }
 
 func newEvalCmd(logger loggerFunc, lookup lookupFunc) *cobra.Command {
 	o := evalOpts{
 		scenarioFile: scenarioFileFlag{lookup: lookup},
 		scenarios:    scenario.Default().Name,
-		policies:     []string{"static,acc,graphcc"},
+		specs:        experiment.PolicySpecs{Policies: []string{"static,acc,graphcc"}},
 		seeds:        experiment.EvalSeeds(),
 		out:          "eval-out",
-		interval:     topo.FormatDuration(control.DefaultInterval),
 		hw:           defaultHW(),
 		rewards:      experiment.DefaultRewards(),
 	}
@@ -82,18 +75,18 @@ scenarios, the yardsticks, the rewards and sharding.`,
 	fs.BoolVar(&o.list, "list-scenarios", false, "list the scenarios (the built-in suite, then those of --scenario-file, then the families' ranges of draws) with what each tests, and exit")
 	fs.StringVar(&o.scenarios, "scenarios", o.scenarios, "comma-separated scenario names, or all ("+strings.Join(scenario.Names(), ", ")+", then those of --scenario-file); a family's draws, family-N or family:A-B (--list-scenarios); with --scenario-file, the file's scenarios by default")
 	o.scenarioFile.add(fs, false)
-	fs.StringArrayVar(&o.policies, "policies", o.policies, "comma-separated ECN policies (static, static:KMIN_KB,KMAX_KB,PMAX, edge:SETTING:SETTING, react:Q_KB:SETTING:SETTING, sched:T=SETTING[/DCQCN]:T=SETTING[/DCQCN]..., tuned:FILE|DIR, graphcc[:MODEL], acc[:MODEL], grid for all 120 fixed settings of the action set, ideal for the fabric's fair share without queues); repeatable")
+	fs.StringArrayVar(&o.specs.Policies, "policies", o.specs.Policies, "comma-separated ECN policies (static, static:KMIN_KB,KMAX_KB,PMAX, edge:SETTING:SETTING, react:Q_KB:SETTING:SETTING, sched:T=SETTING[/DCQCN]:T=SETTING[/DCQCN]..., tuned:FILE|DIR, graphcc[:MODEL], acc[:MODEL], grid for all 120 fixed settings of the action set, ideal for the fabric's fair share without queues); repeatable")
 	fs.Var(newSeedsFlag(&o.seeds), "seeds", "seeds of the traffic, the random failures and the simulation: comma-separated numbers and ranges, 1001-1010,2001")
-	fs.StringVar(&o.reference, "reference", "", "policy the report and figures normalize to (default: graphcc if evaluated, as in the paper, else the first of --policies)")
-	fs.StringVar(&o.yardsticks, "yardsticks", "", "comma-separated policies to measure every policy against besides --reference, static always first (added to the runs when not among --policies): tuned:DIR, each scenario's tuned constant; tuned:FILE, one tuned constant; any spec of --policies")
+	fs.StringVar(&o.specs.Reference, "reference", "", "policy the report and figures normalize to (default: graphcc if evaluated, as in the paper, else the first of --policies)")
+	fs.StringVar(&o.specs.Yardsticks, "yardsticks", "", "comma-separated policies to measure every policy against besides --reference, static always first (added to the runs when not among --policies): tuned:DIR, each scenario's tuned constant; tuned:FILE, one tuned constant; any spec of --policies")
 	fs.StringVar(&o.out, "out", o.out, "directory of report.md and the figures (created if missing; its parent must exist)")
 	fs.StringVar(&o.jsonOut, "json", "", "also write the report as JSON here (per scenario and policy the simulator's summary)")
 	fs.IntVar(&o.workers, "workers", 0, "simulations run at once (0: one per CPU)")
 	fs.StringVar(&o.rewards, "rewards", o.rewards, "comma-separated training rewards to score every run with, SHAPE[:Q_KB] (linear, convex or concave; Q as train's --reward-queue-kb): the agents' mean reward 0.7*f(min(q/Q,1)) + 0.3*u per control interval over the scenario's arrival window, as a training episode sees it; given, the report shows the scores (--json has them always); \"\" for none")
 	fs.IntVar(&o.accEps, "acc-episodes", policy.DefaultACCEpisodes, "episodes ACC trains on each scenario before it is evaluated (policy acc without a model file)")
 	o.hw.add(fs, omitECN)
-	fs.StringVar(&o.interval, "interval", o.interval, "control interval")
-	fs.StringVar(&o.shard, "shard", "", "run only shard I of N of the runs (I/N, I from 0; or env/N, I from $SLURM_ARRAY_TASK_ID or else $JOB_COMPLETION_INDEX) and write its part to --json, for graphcc merge (docs/scale-out.md)")
+	o.interval.add(fs, "")
+	o.shard.add(fs, "the runs")
 	return cmd
 }
 
@@ -104,41 +97,21 @@ func (o *evalOpts) config(ctx context.Context, fs *pflag.FlagSet, env policy.Env
 	if c.Params, err = o.hw.params(); err != nil {
 		return c, err
 	}
-	if c.Interval, err = parseIntervalFlag(o.interval); err != nil {
+	if c.Interval, err = o.interval.parse(); err != nil {
 		return c, err
 	}
 	// ACC trained on the spot trains on the simulator it is evaluated on.
 	env.Params, env.Interval = c.Params, c.Interval
-	if c.Scenarios, err = o.scenarioList(fs, c.Params); err != nil {
+	if c.Scenarios, err = o.scenarioList(fs); err != nil {
 		return c, err
 	}
-	seen := map[string]bool{}
-	if c.Policies, err = o.policyList(ctx, env, seen); err != nil {
+	if err := o.specs.Resolve(ctx, env, &c, "--"); err != nil {
 		return c, err
 	}
-	ref := policy.Canonical(o.reference)
-	if o.reference != "" && !seen[ref] {
-		return c, fmt.Errorf("--reference %s: not one of --policies", o.reference)
-	}
-	c.Reference = ref
-	if c.Reference == "" && seen["graphcc"] {
-		// as in the GraphCC paper: the baselines normalized to GraphCC
-		c.Reference = "graphcc"
-	}
-	if c.Yardsticks, err = o.addYardsticks(ctx, env, &c.Policies, seen); err != nil {
+	if err := experiment.CheckSeeds("--seeds", o.seeds); err != nil {
 		return c, err
 	}
-	if len(o.seeds) == 0 {
-		return c, fmt.Errorf("--seeds: no seed given")
-	}
-	seeds := map[uint64]bool{}
-	for _, s := range o.seeds {
-		if seeds[s] {
-			return c, fmt.Errorf("--seeds: %d given twice", s)
-		}
-		seeds[s] = true
-		c.Seeds = append(c.Seeds, s)
-	}
+	c.Seeds = slices.Clone(o.seeds)
 	if o.workers < 0 {
 		return c, fmt.Errorf("--workers %d: must not be negative", o.workers)
 	}
@@ -150,100 +123,23 @@ func (o *evalOpts) config(ctx context.Context, fs *pflag.FlagSet, env policy.Env
 	return c, nil
 }
 
-// policyList resolves --policies, recording their names in seen.
-func (o *evalOpts) policyList(ctx context.Context, env policy.Env, seen map[string]bool) ([]policy.Named, error) {
-	var out []policy.Named
-	for _, v := range o.policies {
-		for _, spec := range policy.ExpandGrid(policy.Split(v)) {
-			np, err := policy.Parse(ctx, spec, env)
-			if err != nil {
-				return nil, fmt.Errorf("--policies %s: %w", v, err)
-			}
-			if seen[np.Name] {
-				return nil, fmt.Errorf("--policies %s: %s given twice", v, np.Name)
-			}
-			seen[np.Name] = true
-			out = append(out, np)
-		}
-	}
-	if len(out) == 0 {
-		return nil, fmt.Errorf("--policies: no policy given")
-	}
-	return out, nil
-}
-
-// addYardsticks resolves --yardsticks into the yardsticks' names, static
-// first, and adds to policies each one not among them (seen: their
-// names, which it updates). None without --yardsticks.
-func (o *evalOpts) addYardsticks(ctx context.Context, env policy.Env, policies *[]policy.Named, seen map[string]bool) ([]string, error) {
-	if strings.TrimSpace(o.yardsticks) == "" {
-		return nil, nil
-	}
-	var names []string
-	for i, spec := range append([]string{"static"}, policy.Split(o.yardsticks)...) {
-		np, err := policy.Parse(ctx, spec, env)
-		if err != nil {
-			return nil, fmt.Errorf("--yardsticks %s: %w", o.yardsticks, err)
-		}
-		if slices.Contains(names, np.Name) {
-			if np.Name == "static" && i > 0 {
-				continue // static is always first
-			}
-			return nil, fmt.Errorf("--yardsticks %s: %s given twice", o.yardsticks, np.Name)
-		}
-		names = append(names, np.Name)
-		if !seen[np.Name] {
-			seen[np.Name] = true
-			*policies = append(*policies, np)
-		}
-	}
-	return names, nil
-}
-
 // scenarioList resolves --scenarios (and --scenario-file), refusing a
-// scenario whose fabric cannot run the hardware params.
-func (o *evalOpts) scenarioList(fs *pflag.FlagSet, params replay.Params) ([]scenario.Scenario, error) {
+// scenario whose fabric cannot run the hardware flags.
+func (o *evalOpts) scenarioList(fs *pflag.FlagSet) ([]scenario.Scenario, error) {
 	set, err := o.scenarioFile.load()
 	if err != nil {
 		return nil, err
 	}
-	names := strings.Split(o.scenarios, ",")
-	switch {
-	case strings.TrimSpace(o.scenarios) == "all":
-		names = append(scenario.Names(), set.names()...)
-	case o.scenarioFile.path != "" && !fs.Changed("scenarios"):
-		names = set.names()
+	out := set.File
+	if o.scenarioFile.path == "" || fs.Changed("scenarios") {
+		if out, err = set.Resolve(o.scenarios); err != nil {
+			return nil, fmt.Errorf("--scenarios %s: %w", o.scenarios, err)
+		}
 	}
-	out, err := set.resolve("--scenarios", o.scenarios, names)
-	if err != nil {
-		return nil, err
-	}
-	if err := o.hw.checkScenarios(params, out); err != nil {
+	if err := o.hw.checkScenarios(out); err != nil {
 		return nil, err
 	}
 	return out, nil
-}
-
-// checkOutDir fails early when --out cannot be a directory of outputs.
-func checkOutDir(dir string) error {
-	if dir == "" {
-		return fmt.Errorf("--out: empty directory name")
-	}
-	if st, err := os.Stat(dir); err == nil {
-		if !st.IsDir() {
-			return fmt.Errorf("--out %s: not a directory", dir)
-		}
-		return nil
-	}
-	parent := filepath.Dir(filepath.Clean(dir))
-	st, err := os.Stat(parent)
-	if err != nil {
-		return fmt.Errorf("--out %s: %w", dir, err)
-	}
-	if !st.IsDir() {
-		return fmt.Errorf("--out %s: %s is not a directory", dir, parent)
-	}
-	return nil
 }
 
 func (o *evalOpts) run(ctx context.Context, cmd *cobra.Command, log *slog.Logger) error {
@@ -254,7 +150,7 @@ func (o *evalOpts) run(ctx context.Context, cmd *cobra.Command, log *slog.Logger
 	if err != nil {
 		return err
 	}
-	if o.shard != "" || cmd.Flags().Changed("shard") {
+	if o.shard.given(cmd.Flags()) {
 		return o.runShard(ctx, cmd, c, log)
 	}
 	if err := checkReportOutputs(o.out, o.jsonOut); err != nil {
@@ -277,12 +173,12 @@ func (o *evalOpts) run(ctx context.Context, cmd *cobra.Command, log *slog.Logger
 // checkReportOutputs fails early when --out cannot be a directory of
 // outputs or --json a file.
 func checkReportOutputs(out, jsonOut string) error {
-	if err := checkOutDir(out); err != nil {
+	if err := fileio.CheckOutputDir("--out", out); err != nil {
 		return err
 	}
 	// --json may go into --out, which is created after the run.
 	if jsonOut != "" && filepath.Clean(filepath.Dir(jsonOut)) != filepath.Clean(out) {
-		if err := checkOutputs("json", jsonOut); err != nil {
+		if err := fileio.CheckOutputs(nil, "--json", jsonOut); err != nil {
 			return err
 		}
 	}
@@ -315,52 +211,23 @@ func printReport(cmd *cobra.Command, rep *experiment.Report, out, jsonOut string
 	return nil
 }
 
-// shardFlags checks the flags of a shard (eval's or tune's): --shard
-// (I/N or env/N) and the part's --json; it returns the shard and the
-// build a part records.
-func shardFlags(spec, jsonOut string) (experiment.Shard, string, error) {
-	shard, err := experiment.ParseShard(spec, os.LookupEnv)
-	if err != nil {
-		return shard, "", fmt.Errorf("--shard %s: %w", spec, err)
-	}
-	if jsonOut == "" {
-		return shard, "", fmt.Errorf("--shard %s: give --json PART.json, the file of the shard's part (graphcc merge reads the parts)", spec)
-	}
-	if err := checkOutputs("json", jsonOut); err != nil {
-		return shard, "", err
-	}
-	build, err := version.ID()
-	return shard, build, err
-}
-
 // runShard runs shard --shard of the evaluation c and writes its part to
 // --json.
 func (o *evalOpts) runShard(ctx context.Context, cmd *cobra.Command, c experiment.Config, log *slog.Logger) error {
 	if cmd.Flags().Changed("out") {
 		return errors.New("--out with --shard: a shard writes only its part (--json); graphcc merge --out writes the report")
 	}
-	shard, build, err := shardFlags(o.shard, o.jsonOut)
-	if err != nil {
-		return err
-	}
-	total := len(shard.Units(len(c.Scenarios) * len(c.Policies) * len(c.Seeds)))
-	log.Info("evaluating a shard", "shard", shard.String(), "runs", total)
-	bar := progress.NewMeter(cmd.ErrOrStderr(), "eval "+shard.String(), "runs", total)
-	c.Progress = func(done, _ int) { bar.Step(done, "") }
-	start := time.Now()
-	part, err := experiment.EvaluatePart(ctx, c, shard)
-	bar.Done()
-	if err != nil {
-		return err
-	}
-	log.Info("evaluated a shard", "shard", shard.String(), "runs", total, "wall", time.Since(start).Round(time.Millisecond))
-	part.Build = build
-	var wrote outputs
-	if err := wrote.write("json", o.jsonOut, func(w io.Writer) error { return experiment.WritePart(w, part) }); err != nil {
-		return err
-	}
-	wrote.report(cmd.ErrOrStderr())
-	return nil
+	runs := func(s experiment.Shard) int { return len(s.Units(len(c.Scenarios) * len(c.Policies) * len(c.Seeds))) }
+	return o.shard.run(cmd, o.jsonOut, "eval", runs, func(s experiment.Shard, progress func(int, int)) (*experiment.Part, error) {
+		log.Info("evaluating a shard", "shard", s.String(), "runs", runs(s))
+		c.Progress = progress
+		start := time.Now()
+		part, err := experiment.EvaluatePart(ctx, c, s)
+		if err == nil {
+			log.Info("evaluated a shard", "shard", s.String(), "runs", runs(s), "wall", time.Since(start).Round(time.Millisecond))
+		}
+		return part, err
+	})
 }
 
 // listScenarios prints every scenario eval knows, built in and of

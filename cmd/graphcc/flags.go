@@ -2,13 +2,19 @@ package main
 
 import (
 	"fmt"
-	"math"
+	"io"
+	"os"
 	"slices"
 
+	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 
 	"graphcc/control"
 	"graphcc/dcqcn"
+	"graphcc/experiment"
+	"graphcc/internal/fileio"
+	"graphcc/internal/progress"
+	"graphcc/internal/version"
 	"graphcc/policy"
 	"graphcc/replay"
 	"graphcc/scenario"
@@ -84,35 +90,20 @@ func (o *outputFlags) add(fs *pflag.FlagSet) {
 // hwFlags override the simulated hardware: ECN thresholds, PFC, the window
 // and DCQCN's constants.
 type hwFlags struct {
-	kminKB, kmaxKB, pmax float64
-	noPFC, noECN         bool
-	window               int64
-	g                    float64
-	aiMbps, haiMbps      float64
-	minRateMbps          float64
-	rpTimer              string
-	alphaPeriod          string
-	decreasePeriod       string
-	ackHighPrio          bool
-	hpccRR               bool
-	nsTiming             bool
+	ecn          control.ECNSettings
+	host         dcqcn.Settings
+	noPFC, noECN bool
+	window       int64
+	ackHighPrio  bool
+	hpccRR       bool
+	nsTiming     bool
 }
 
 func defaultHW() hwFlags {
-	a := control.Alibaba(control.RefRate)
-	d := replay.DefaultParams().DCQCN
 	return hwFlags{
-		kminKB:         float64(a.KMin) / control.KB,
-		kmaxKB:         float64(a.KMax) / control.KB,
-		pmax:           a.PMax,
-		g:              d.G,
-		aiMbps:         float64(d.AI) / float64(topo.Mbps),
-		haiMbps:        float64(d.HAI) / float64(topo.Mbps),
-		minRateMbps:    float64(d.MinRate) / float64(topo.Mbps),
-		rpTimer:        topo.FormatDuration(d.IncreaseInterval),
-		alphaPeriod:    topo.FormatDuration(d.AlphaInterval),
-		decreasePeriod: topo.FormatDuration(d.DecreaseInterval),
-		hpccRR:         true,
+		ecn:    control.ECNSettingsOf(control.Alibaba(control.RefRate)),
+		host:   dcqcn.SettingsOf(replay.DefaultParams().DCQCN),
+		hpccRR: true,
 	}
 }
 
@@ -121,9 +112,9 @@ func defaultHW() hwFlags {
 // NICs' other constants (omitSwitch); the hosts' DCQCN constants always.
 func (h *hwFlags) add(fs *pflag.FlagSet, mask flagMask) {
 	if mask&omitECN == 0 {
-		fs.Float64Var(&h.kminKB, "kmin-kb", h.kminKB, "ECN kmin of a 25 Gbps switch port, KB of 1000 B; every switch port gets it scaled by its rate/25G (100 Gbps: x4)")
-		fs.Float64Var(&h.kmaxKB, "kmax-kb", h.kmaxKB, "ECN kmax of a 25 Gbps switch port, KB, scaled like --kmin-kb")
-		fs.Float64Var(&h.pmax, "pmax", h.pmax, "ECN marking probability at kmax, in [0, 1], on every switch port")
+		fs.Float64Var(&h.ecn.KMinKB, "kmin-kb", h.ecn.KMinKB, "ECN kmin of a 25 Gbps switch port, KB of 1000 B; every switch port gets it scaled by its rate/25G (100 Gbps: x4)")
+		fs.Float64Var(&h.ecn.KMaxKB, "kmax-kb", h.ecn.KMaxKB, "ECN kmax of a 25 Gbps switch port, KB, scaled like --kmin-kb")
+		fs.Float64Var(&h.ecn.PMax, "pmax", h.ecn.PMax, "ECN marking probability at kmax, in [0, 1], on every switch port")
 	}
 	if mask&omitSwitch == 0 {
 		fs.BoolVar(&h.noPFC, "no-pfc", h.noPFC, "turn PFC off (switches drop on overflow, senders go back N on NACKs)")
@@ -133,13 +124,13 @@ func (h *hwFlags) add(fs *pflag.FlagSet, mask flagMask) {
 		fs.BoolVar(&h.ackHighPrio, "ack-high-prio", h.ackHighPrio, "serve ACKs and NACKs at switches before data, outside the buffer's accounting (HPCC's switch attribute AckHighPrio, which its ACK_HIGH_PRIO key does not set; the testbed does this)")
 		fs.Int64Var(&h.window, "window", h.window, "inflight payload limit per flow, bytes: 0 = the fabric's largest base-RTT BDP, -1 = no window")
 	}
-	fs.Float64Var(&h.g, "dcqcn-g", h.g, "DCQCN alpha gain g, in (0, 1]")
-	fs.Float64Var(&h.aiMbps, "dcqcn-ai-mbps", h.aiMbps, "DCQCN additive increase of a 25 Gbps NIC, Mbps (scaled by NIC rate/25G)")
-	fs.Float64Var(&h.haiMbps, "dcqcn-hai-mbps", h.haiMbps, "DCQCN hyper increase of a 25 Gbps NIC, Mbps (scaled by NIC rate/25G)")
-	fs.Float64Var(&h.minRateMbps, "dcqcn-min-rate-mbps", h.minRateMbps, "DCQCN floor of a decreased rate, Mbps")
-	fs.StringVar(&h.rpTimer, "dcqcn-rp-timer", h.rpTimer, "DCQCN rate increase period (RP_TIMER, rpg_time_reset); must exceed --dcqcn-decrease-period")
-	fs.StringVar(&h.alphaPeriod, "dcqcn-alpha-period", h.alphaPeriod, "DCQCN alpha update period (ALPHA_RESUME_INTERVAL, dce_tcp_rtt)")
-	fs.StringVar(&h.decreasePeriod, "dcqcn-decrease-period", h.decreasePeriod, "DCQCN rate decrease check period (RATE_DECREASE_INTERVAL, rate_reduce_monitor_period)")
+	fs.Float64Var(&h.host.G, "dcqcn-g", h.host.G, "DCQCN alpha gain g, in (0, 1]")
+	fs.Float64Var(&h.host.AIMbps, "dcqcn-ai-mbps", h.host.AIMbps, "DCQCN additive increase of a 25 Gbps NIC, Mbps (scaled by NIC rate/25G)")
+	fs.Float64Var(&h.host.HAIMbps, "dcqcn-hai-mbps", h.host.HAIMbps, "DCQCN hyper increase of a 25 Gbps NIC, Mbps (scaled by NIC rate/25G)")
+	fs.Float64Var(&h.host.MinRateMbps, "dcqcn-min-rate-mbps", h.host.MinRateMbps, "DCQCN floor of a decreased rate, Mbps")
+	fs.StringVar(&h.host.RPTimer, "dcqcn-rp-timer", h.host.RPTimer, "DCQCN rate increase period (RP_TIMER, rpg_time_reset); must exceed --dcqcn-decrease-period")
+	fs.StringVar(&h.host.AlphaPeriod, "dcqcn-alpha-period", h.host.AlphaPeriod, "DCQCN alpha update period (ALPHA_RESUME_INTERVAL, dce_tcp_rtt)")
+	fs.StringVar(&h.host.DecreasePeriod, "dcqcn-decrease-period", h.host.DecreasePeriod, "DCQCN rate decrease check period (RATE_DECREASE_INTERVAL, rate_reduce_monitor_period)")
 }
 
 // hostSpecFlagNames are the flags of the five DCQCN constants a policy's
@@ -151,33 +142,12 @@ func hostSpecFlagNames() []string {
 // ecnFlagNames are the flags of every switch port's ECN setting.
 func ecnFlagNames() []string { return []string{"kmin-kb", "kmax-kb", "pmax"} }
 
-// baseECN is the 25 Gbps setting of the flags.
-func (h *hwFlags) baseECN() (control.ECN, error) {
-	e := control.ECN{
-		KMin: int64(math.Round(h.kminKB * control.KB)),
-		KMax: int64(math.Round(h.kmaxKB * control.KB)),
-		PMax: h.pmax,
-	}
-	for _, v := range []struct {
-		name string
-		kb   float64
-	}{{"kmin-kb", h.kminKB}, {"kmax-kb", h.kmaxKB}} {
-		if !(v.kb >= 0 && v.kb <= 1e9) {
-			return e, fmt.Errorf("--%s %v: must be a number of KB in [0, 1e9]", v.name, v.kb)
-		}
-	}
-	if err := e.Validate(); err != nil {
-		return e, fmt.Errorf("--kmin-kb %g --kmax-kb %g --pmax %g: %w", h.kminKB, h.kmaxKB, h.pmax, err)
-	}
-	return e, nil
-}
-
 // ecnSettings returns the initial ECN setting of every port of f: nil (the
 // simulator's default, Alibaba's thresholds) unless an ECN flag was given,
 // else the flags' 25 Gbps setting scaled by each switch port's rate
 // (policy.ScaledECN).
 func (h *hwFlags) ecnSettings(fs *pflag.FlagSet, f *topo.Fabric) ([]control.ECN, error) {
-	base, err := h.baseECN()
+	base, err := h.ecn.ECN("--")
 	if err != nil {
 		return nil, err
 	}
@@ -187,27 +157,19 @@ func (h *hwFlags) ecnSettings(fs *pflag.FlagSet, f *topo.Fabric) ([]control.ECN,
 	return policy.ScaledECN(f, base), nil
 }
 
-// checkFabric refuses hardware constants p that fabric f cannot run: a
-// DCQCN floor above some host's line rate, which would pace that host faster
-// than its link.
-func (h *hwFlags) checkFabric(p replay.Params, f *topo.Fabric) error {
-	for _, n := range f.Hosts() {
-		if rate := f.Ports[f.HostPort(n)].Rate; p.DCQCN.MinRate > rate {
-			return fmt.Errorf("--dcqcn-min-rate-mbps %v: above host %s's line rate %s", h.minRateMbps, f.Nodes[n].Name, topo.FormatRate(rate))
-		}
-	}
-	return nil
-}
+// checkFabric refuses DCQCN flags that fabric f's NICs cannot run
+// (dcqcn.Settings.CheckLineRates).
+func (h *hwFlags) checkFabric(f *topo.Fabric) error { return h.host.CheckLineRates(f, "--dcqcn-") }
 
 // checkScenarios is checkFabric on the fabric of every scenario of scs
 // (before its random failures), naming the scenario.
-func (h *hwFlags) checkScenarios(p replay.Params, scs []scenario.Scenario) error {
+func (h *hwFlags) checkScenarios(scs []scenario.Scenario) error {
 	for _, sc := range scs {
 		f, err := sc.BaseFabric()
 		if err != nil {
 			return fmt.Errorf("scenario %s: %w", sc.Name, err)
 		}
-		if err := h.checkFabric(p, f); err != nil {
+		if err := h.checkFabric(f); err != nil {
 			return fmt.Errorf("%w (scenario %s)", err, sc.Name)
 		}
 	}
@@ -235,52 +197,74 @@ func (h *hwFlags) params() (replay.Params, error) {
 	return p, nil
 }
 
-// dcqcn sets d's constants from the DCQCN flags: the alpha gain, AI, HAI
-// and the minimum rate of a 25 Gbps NIC, and the three periods.
-func (h *hwFlags) dcqcn(d *dcqcn.Params) error {
-	if !(h.g > 0 && h.g <= 1) {
-		return fmt.Errorf("--dcqcn-g %v: must be in (0, 1]", h.g)
+// dcqcn sets d's constants from the DCQCN flags (dcqcn.Settings.Apply).
+func (h *hwFlags) dcqcn(d *dcqcn.Params) error { return h.host.Apply(d, "--dcqcn-") }
+
+// intervalFlag is the --interval group of sim, eval, tune and testbed
+// run: the control and telemetry interval, at least control.MinInterval.
+type intervalFlag struct{ v string }
+
+// add registers --interval, control.DefaultInterval by default; clock, if
+// not "", says whose time it is measured in.
+func (i *intervalFlag) add(fs *pflag.FlagSet, clock string) {
+	if i.v == "" {
+		i.v = topo.FormatDuration(control.DefaultInterval)
 	}
-	d.G = h.g
-	mbps := func(name string, v float64) (int64, error) {
-		if !(v >= 0) || v > math.MaxInt64/float64(topo.Mbps)/2 {
-			return 0, fmt.Errorf("--%s %v: must be a non-negative rate", name, v)
-		}
-		return int64(math.Round(v * float64(topo.Mbps))), nil
+	help := "control and telemetry interval"
+	if clock != "" {
+		help += ", " + clock
 	}
-	var err error
-	if d.AI, err = mbps("dcqcn-ai-mbps", h.aiMbps); err != nil {
-		return err
-	}
-	if d.HAI, err = mbps("dcqcn-hai-mbps", h.haiMbps); err != nil {
-		return err
-	}
-	if d.MinRate, err = mbps("dcqcn-min-rate-mbps", h.minRateMbps); err != nil {
-		return err
-	}
-	return h.dcqcnPeriods(d)
+	fs.StringVar(&i.v, "interval", i.v, help)
 }
 
-// dcqcnPeriods sets d's three periods from the flags: the alpha update
-// and decrease check periods, and the rate-increase timer, which must
-// exceed the decrease check and its first delay (dcqcn.Params.Validate).
-func (h *hwFlags) dcqcnPeriods(d *dcqcn.Params) error {
-	var err error
-	if d.AlphaInterval, err = parseDurationFlag("dcqcn-alpha-period", h.alphaPeriod, false); err != nil {
+// parse returns the interval in ps (control.ParseInterval).
+func (i intervalFlag) parse() (int64, error) { return control.ParseInterval("--interval", i.v) }
+
+// String is the interval as given, for messages that name it.
+func (i intervalFlag) String() string { return i.v }
+
+// shardFlag is the --shard group of eval and tune: run one shard of the
+// command's runs and write its part to --json, for graphcc merge.
+type shardFlag struct{ spec string }
+
+// add registers --shard; of names what is sharded.
+func (s *shardFlag) add(fs *pflag.FlagSet, of string) {
+	fs.StringVar(&s.spec, "shard", "", "run only shard I of N of "+of+" (I/N, I from 0; or env/N, I from $SLURM_ARRAY_TASK_ID or else $JOB_COMPLETION_INDEX) and write its part to --json, for graphcc merge (docs/scale-out.md)")
+}
+
+// given reports whether --shard was given, even empty.
+func (s *shardFlag) given(fs *pflag.FlagSet) bool { return s.spec != "" || fs.Changed("shard") }
+
+// run runs the shard of --shard and writes its part to jsonOut, the
+// part's --json: runs says how many runs the shard has, part runs them,
+// calling progress, and a meter named name shows how far it is.
+func (s *shardFlag) run(cmd *cobra.Command, jsonOut, name string, runs func(experiment.Shard) int,
+	part func(experiment.Shard, func(done, total int)) (*experiment.Part, error)) error {
+	shard, err := experiment.ParseShard(s.spec, os.LookupEnv)
+	if err != nil {
+		return fmt.Errorf("--shard %s: %w", s.spec, err)
+	}
+	if jsonOut == "" {
+		return fmt.Errorf("--shard %s: give --json PART.json, the file of the shard's part (graphcc merge reads the parts)", s.spec)
+	}
+	if err := fileio.CheckOutputs(nil, "--json", jsonOut); err != nil {
 		return err
 	}
-	if d.DecreaseInterval, err = parseDurationFlag("dcqcn-decrease-period", h.decreasePeriod, false); err != nil {
+	build, err := version.ID()
+	if err != nil {
 		return err
 	}
-	if d.DecreaseInterval > math.MaxInt64/4-d.FirstDecreaseDelay {
-		return fmt.Errorf("--dcqcn-decrease-period %s: too long", h.decreasePeriod)
-	}
-	if d.IncreaseInterval, err = parseDurationFlag("dcqcn-rp-timer", h.rpTimer, false); err != nil {
+	bar := progress.NewMeter(cmd.ErrOrStderr(), name+" "+shard.String(), "runs", runs(shard))
+	p, err := part(shard, func(done, _ int) { bar.Step(done, "") })
+	bar.Done()
+	if err != nil {
 		return err
 	}
-	if min := d.DecreaseInterval + d.FirstDecreaseDelay; d.IncreaseInterval <= min {
-		return fmt.Errorf("--dcqcn-rp-timer %s: must exceed --dcqcn-decrease-period %s plus the first check's delay (%s)",
-			h.rpTimer, h.decreasePeriod, topo.FormatDuration(min))
+	p.Build = build
+	var wrote outputs
+	if err := wrote.write("json", jsonOut, func(w io.Writer) error { return experiment.WritePart(w, p) }); err != nil {
+		return err
 	}
+	wrote.report(cmd.ErrOrStderr())
 	return nil
 }

@@ -9,6 +9,7 @@ import (
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 
+	"graphcc/internal/fileio"
 	"graphcc/topo"
 	"graphcc/trace"
 	"graphcc/workload"
@@ -39,7 +40,7 @@ flow.txt format. docs/cli.md describes the traffic it draws.`,
 			if o.out == "" {
 				return errors.New("--flows-out: required")
 			}
-			if err := checkOutputsReading([]string{"--topo", o.sc.topoFile, "--scenario-file", o.scenarioFile.path}, "flows-out", o.out, "topo-out", o.topoOut); err != nil {
+			if err := fileio.CheckOutputs([]string{"--topo", o.sc.topoFile, "--scenario-file", o.scenarioFile.path}, "--flows-out", o.out, "--topo-out", o.topoOut); err != nil {
 				return err
 			}
 			return o.run(cmd, logger(cmd))
@@ -71,7 +72,7 @@ func (o *genOpts) run(cmd *cobra.Command, log *slog.Logger) error {
 		}
 	}
 	log.Info("generated", "traffic", what)
-	_, err = fmt.Fprintln(cmd.OutOrStdout(), genSummary(f, flows, g, o.out))
+	_, err = fmt.Fprintf(cmd.OutOrStdout(), "wrote %s, to %s\n", workload.DescribeTrace(f, flows, g), o.out)
 	return err
 }
 
@@ -92,7 +93,7 @@ func (o *genOpts) traffic(fs *pflag.FlagSet, log *slog.Logger) (*topo.Fabric, []
 		}
 		return f, flows, sc.Gen, fmt.Sprintf("scenario %s, seed %d: %s", sc.Name, o.sc.seed, sc.Describe()), nil
 	}
-	f, err := o.sc.fabric(fs, log)
+	sc, f, err := o.sc.build(fs, log)
 	if err != nil {
 		return nil, nil, workload.GenConfig{}, "", err
 	}
@@ -100,17 +101,5 @@ func (o *genOpts) traffic(fs *pflag.FlagSet, log *slog.Logger) (*topo.Fabric, []
 	if err != nil {
 		return nil, nil, workload.GenConfig{}, "", err
 	}
-	return f, flows, g, o.sc.describeFabric(f) + "; " + o.sc.describeTraffic(g), nil
-}
-
-// genSummary is gen's one line: flows, bytes and the offered load
-// (workload.OfferedLoad), and the phases of phased traffic.
-func genSummary(f *topo.Fabric, flows []trace.Flow, g workload.GenConfig, out string) string {
-	load, bytes, incast := workload.OfferedLoad(f, flows, g.Duration)
-	phases := ""
-	if n := len(g.Phases); n > 0 {
-		phases = fmt.Sprintf(" in %d phases", n)
-	}
-	return fmt.Sprintf("wrote %d flows (%d incast), %d bytes, offered load %.1f%% of %d hosts' links over %s%s, to %s",
-		len(flows), incast, bytes, 100*load, len(f.Hosts()), topo.FormatDuration(g.Duration), phases, out)
+	return f, flows, g, sc.DescribeFabric(f) + "; " + g.Describe(), nil
 }

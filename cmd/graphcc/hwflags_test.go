@@ -9,66 +9,10 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/spf13/pflag"
-
-	"graphcc/dcqcn"
 	"graphcc/policy"
 	"graphcc/replay"
 	"graphcc/topo"
 )
-
-// TestHWFlagsDCQCNPeriods checks the three DCQCN periods of the hardware
-// flags: parsed into replay.Params, and refused with an error naming the
-// flag.
-func TestHWFlagsDCQCNPeriods(t *testing.T) {
-	us := topo.Microsecond
-	for _, tc := range []struct {
-		args                   []string
-		timer, alpha, decrease int64
-		err                    string
-	}{
-		{nil, 300 * us, 1 * us, 4 * us, ""},
-		{[]string{"--dcqcn-rp-timer", "55us", "--dcqcn-alpha-period", "55us", "--dcqcn-decrease-period", "2us"}, 55 * us, 55 * us, 2 * us, ""},
-		{[]string{"--dcqcn-alpha-period", "1.5us"}, 300 * us, 1500 * topo.Nanosecond, 4 * us, ""},
-		{[]string{"--dcqcn-decrease-period", "299us"}, 300 * us, 1 * us, 299 * us, ""},
-		{args: []string{"--dcqcn-alpha-period", "0"}, err: "--dcqcn-alpha-period 0: must be positive"},
-		{args: []string{"--dcqcn-alpha-period", "2"}, err: "--dcqcn-alpha-period 2: bad delay"},
-		{args: []string{"--dcqcn-alpha-period", "-1us"}, err: "--dcqcn-alpha-period -1us: bad delay"},
-		{args: []string{"--dcqcn-decrease-period", "0s"}, err: "--dcqcn-decrease-period 0s: must be positive"},
-		{args: []string{"--dcqcn-decrease-period", "fast"}, err: "--dcqcn-decrease-period fast: bad delay"},
-		{args: []string{"--dcqcn-decrease-period", "3000000s"}, err: "--dcqcn-decrease-period 3000000s: too long"},
-		{args: []string{"--dcqcn-decrease-period", "300us"}, err: "--dcqcn-rp-timer 300us: must exceed --dcqcn-decrease-period 300us plus the first check's delay (300001ns)"},
-		{args: []string{"--dcqcn-rp-timer", "55us", "--dcqcn-decrease-period", "60us"}, err: "--dcqcn-rp-timer 55us: must exceed --dcqcn-decrease-period 60us"},
-		{args: []string{"--dcqcn-rp-timer", "0"}, err: "--dcqcn-rp-timer 0: must be positive"},
-	} {
-		h := defaultHW()
-		fs := pflag.NewFlagSet("hw", pflag.ContinueOnError)
-		h.add(fs, 0)
-		if err := fs.Parse(tc.args); err != nil {
-			t.Fatal(err)
-		}
-		p, err := h.params()
-		if tc.err != "" {
-			if err == nil || !strings.Contains(err.Error(), tc.err) {
-				t.Errorf("%v: error %v, want one containing %q", tc.args, err, tc.err)
-			}
-			continue
-		}
-		if err != nil {
-			t.Errorf("%v: %v", tc.args, err)
-			continue
-		}
-		want := replay.DefaultParams().DCQCN
-		want.IncreaseInterval, want.AlphaInterval, want.DecreaseInterval = tc.timer, tc.alpha, tc.decrease
-		if p.DCQCN != want {
-			t.Errorf("%v: DCQCN %+v, want %+v", tc.args, p.DCQCN, want)
-		}
-	}
-	if h := defaultHW(); h.alphaPeriod != "1us" || h.decreasePeriod != "4us" ||
-		dcqcn.DefaultAlphaInterval != topo.Microsecond || dcqcn.DefaultDecreaseInterval != 4*topo.Microsecond {
-		t.Errorf("defaults %s and %s", h.alphaPeriod, h.decreasePeriod)
-	}
-}
 
 // TestHWFlagsEveryCommand: every command with the hardware flags takes
 // the two new DCQCN periods and refuses bad ones naming the flag; tune

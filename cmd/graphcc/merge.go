@@ -1,18 +1,15 @@
 package main
 
 import (
-	"bufio"
 	"context"
 	"fmt"
 	"log/slog"
-	"os"
-	"time"
 
 	"github.com/spf13/cobra"
 
 	"graphcc/experiment"
 	"graphcc/experiment/tune"
-	"graphcc/internal/progress"
+	"graphcc/internal/fileio"
 	"graphcc/internal/version"
 )
 
@@ -53,10 +50,10 @@ func (o *mergeOpts) run(ctx context.Context, cmd *cobra.Command, paths []string,
 	for _, p := range paths {
 		ins = append(ins, "part", p)
 	}
-	if err := checkDistinct([]string{"json", o.jsonOut}, ins); err != nil {
+	if err := fileio.CheckDistinct([]string{"--json", o.jsonOut}, ins); err != nil {
 		return err
 	}
-	parts, closeAll, err := openParts(paths)
+	parts, closeAll, err := experiment.OpenParts(paths)
 	if err != nil {
 		return err
 	}
@@ -91,57 +88,14 @@ func (o *mergeOpts) runTune(ctx context.Context, cmd *cobra.Command, parts []*ex
 	case o.jsonOut == "":
 		return fmt.Errorf("--json: give the file of the tune result that the parts of tune --shard (%s) merge into", parts[0].Name())
 	}
-	if err := checkOutputs("json", o.jsonOut); err != nil {
+	if err := fileio.CheckOutputs(nil, "--json", o.jsonOut); err != nil {
 		return err
 	}
 	c, err := tune.ConfigOf(parts[0].Part)
 	if err != nil {
 		return fmt.Errorf("%s: %w", parts[0].Name(), err)
 	}
-	bar := progress.NewMeter(cmd.ErrOrStderr(), "tune", "rounds", c.Rounds())
-	done := 0
-	start := time.Now()
-	res, err := tune.Merge(ctx, parts, build, tune.MergeOptions{Workers: o.workers, Progress: func(r tune.Round) {
-		done++
-		bar.Step(done, fmt.Sprintf("%s, %d settings run; best %s, mean slowdown %.3f", r.Name, r.Settings, r.Best, r.Score))
-	}})
-	bar.Done()
-	if err != nil {
-		return err
-	}
-	var wrote outputs
-	if err := wrote.write("json", o.jsonOut, res.WriteJSON); err != nil {
-		return err
-	}
-	if err := res.WriteSummary(cmd.OutOrStdout(), time.Since(start)); err != nil {
-		return err
-	}
-	wrote.report(cmd.ErrOrStderr())
-	return nil
-}
-
-// openParts opens the part files at paths and reads their headers; the
-// merge reads their units in step. closeAll closes them.
-func openParts(paths []string) (parts []*experiment.PartReader, closeAll func(), err error) {
-	var files []*os.File
-	closeAll = func() {
-		for _, f := range files {
-			f.Close()
-		}
-	}
-	for _, path := range paths {
-		f, err := os.Open(path)
-		if err != nil {
-			closeAll()
-			return nil, nil, err
-		}
-		files = append(files, f)
-		p, err := experiment.OpenPart(bufio.NewReaderSize(f, 1<<20), path)
-		if err != nil {
-			closeAll()
-			return nil, nil, err
-		}
-		parts = append(parts, p)
-	}
-	return parts, closeAll, nil
+	return runSearch(cmd, o.jsonOut, c.Rounds(), func(progress func(tune.Round)) (*tune.Result, error) {
+		return tune.Merge(ctx, parts, build, tune.MergeOptions{Workers: o.workers, Progress: progress})
+	})
 }

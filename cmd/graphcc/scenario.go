@@ -5,9 +5,7 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
-	"math"
 	"os"
-	"path/filepath"
 	"strings"
 
 	"github.com/spf13/pflag"
@@ -23,16 +21,10 @@ import (
 // by gen, sim and bench. Their defaults are the GraphCC training scenario.
 type scenarioFlags struct {
 	// fabric
-	topoFile     string
-	leaves       int
-	spines       int
-	hostsPerLeaf int
-	hostRate     string
-	fabricRate   string
-	linkDelay    string
-	bufferMB     float64
-	fail         []string
-	failRandom   int
+	topoFile   string
+	clos       topo.ClosSettings
+	fail       []string
+	failRandom int
 
 	// traffic
 	workload     string
@@ -63,16 +55,9 @@ func fabricFlagNames() []string {
 
 // defaultScenario returns the flag values of the GraphCC training scenario.
 func defaultScenario() scenarioFlags {
-	c := topo.DefaultClos()
 	g := workload.DefaultGen()
 	return scenarioFlags{
-		leaves:       c.Leaves,
-		spines:       c.Spines,
-		hostsPerLeaf: c.HostsPerLeaf,
-		hostRate:     topo.FormatRate(c.HostRate),
-		fabricRate:   topo.FormatRate(c.FabricRate),
-		linkDelay:    topo.FormatDuration(c.LinkDelay),
-		bufferMB:     float64(c.Buffer) / (1 << 20),
+		clos:         topo.ClosSettingsOf(topo.DefaultClos()),
 		workload:     g.Workload.Name,
 		load:         g.Load,
 		duration:     topo.FormatDuration(g.Duration),
@@ -98,13 +83,13 @@ func (s *scenarioFlags) add(fs *pflag.FlagSet, mask flagMask) {
 // addFabricFlags registers the fabric flags.
 func (s *scenarioFlags) addFabricFlags(fs *pflag.FlagSet) {
 	fs.StringVar(&s.topoFile, "topo", "", "HPCC topology.txt to use instead of the Clos (the Clos flags are then ignored; --buffer-mb still applies)")
-	fs.IntVar(&s.leaves, "leaves", s.leaves, "Clos: leaf switches")
-	fs.IntVar(&s.spines, "spines", s.spines, "Clos: spine switches (each leaf has one link to every spine)")
-	fs.IntVar(&s.hostsPerLeaf, "hosts-per-leaf", s.hostsPerLeaf, "Clos: hosts per leaf")
-	fs.StringVar(&s.hostRate, "host-rate", s.hostRate, "Clos: host-leaf link rate (bps, Kbps, Mbps, Gbps, Tbps)")
-	fs.StringVar(&s.fabricRate, "fabric-rate", s.fabricRate, "Clos: leaf-spine link rate")
-	fs.StringVar(&s.linkDelay, "link-delay", s.linkDelay, "Clos: one-way propagation delay of every link (s, ms, us, ns, ps)")
-	fs.Float64Var(&s.bufferMB, "buffer-mb", s.bufferMB, "shared buffer per switch, MiB (2^20 bytes, HPCC's BUFFER_SIZE)")
+	fs.IntVar(&s.clos.Leaves, "leaves", s.clos.Leaves, "Clos: leaf switches")
+	fs.IntVar(&s.clos.Spines, "spines", s.clos.Spines, "Clos: spine switches (each leaf has one link to every spine)")
+	fs.IntVar(&s.clos.HostsPerLeaf, "hosts-per-leaf", s.clos.HostsPerLeaf, "Clos: hosts per leaf")
+	fs.StringVar(&s.clos.HostRate, "host-rate", s.clos.HostRate, "Clos: host-leaf link rate (bps, Kbps, Mbps, Gbps, Tbps)")
+	fs.StringVar(&s.clos.FabricRate, "fabric-rate", s.clos.FabricRate, "Clos: leaf-spine link rate")
+	fs.StringVar(&s.clos.LinkDelay, "link-delay", s.clos.LinkDelay, "Clos: one-way propagation delay of every link (s, ms, us, ns, ps)")
+	fs.Float64Var(&s.clos.BufferMB, "buffer-mb", s.clos.BufferMB, "shared buffer per switch, MiB (2^20 bytes, HPCC's BUFFER_SIZE)")
 	fs.StringSliceVar(&s.fail, "fail", nil, "fail these links, by name (Clos: h0-leaf0, leaf0-spine1; --topo: n0-n24); comma-separated or repeated")
 	fs.IntVar(&s.failRandom, "fail-random", 0, "fail K random leaf-spine (switch-switch) links, drawn from --seed, never disconnecting a host pair")
 }
@@ -120,69 +105,6 @@ func (s *scenarioFlags) addTrafficFlags(fs *pflag.FlagSet) {
 	fs.BoolVar(&s.noIncast, "no-incast", false, "no incasts (same as --incast-period 0)")
 }
 
-// bufferBytes returns --buffer-mb in bytes.
-func (s *scenarioFlags) bufferBytes() (int64, error) {
-	b := s.bufferMB * (1 << 20)
-	if !(b >= 1) || b > math.MaxInt64/2 {
-		return 0, fmt.Errorf("--buffer-mb %v: must be positive and at most %.0e MiB", s.bufferMB, float64(math.MaxInt64/2)/(1<<20))
-	}
-	return int64(math.Round(b)), nil
-}
-
-// closConfig returns the Clos of the flags.
-func (s *scenarioFlags) closConfig() (topo.ClosConfig, error) {
-	c := topo.DefaultClos()
-	var err error
-	for _, v := range []struct {
-		name string
-		v    int
-		dst  *int
-	}{{"leaves", s.leaves, &c.Leaves}, {"spines", s.spines, &c.Spines}, {"hosts-per-leaf", s.hostsPerLeaf, &c.HostsPerLeaf}} {
-		if v.v < 1 {
-			return c, fmt.Errorf("--%s %d: must be at least 1", v.name, v.v)
-		}
-		*v.dst = v.v
-	}
-	if c.HostRate, err = parseRateFlag("host-rate", s.hostRate); err != nil {
-		return c, err
-	}
-	if c.FabricRate, err = parseRateFlag("fabric-rate", s.fabricRate); err != nil {
-		return c, err
-	}
-	if c.LinkDelay, err = parseDurationFlag("link-delay", s.linkDelay, true); err != nil {
-		return c, err
-	}
-	if c.Buffer, err = s.bufferBytes(); err != nil {
-		return c, err
-	}
-	return c, nil
-}
-
-// describeFabric names the fabric the flags build, for messages.
-func (s *scenarioFlags) describeFabric(f *topo.Fabric) string {
-	what := fmt.Sprintf("Clos of %d leaves x %d hosts, %d spines", s.leaves, s.hostsPerLeaf, s.spines)
-	if s.topoFile != "" {
-		what = s.topoFile
-	}
-	var fails []string
-	if len(s.fail) > 0 {
-		fails = append(fails, "failed "+strings.Join(s.fail, ","))
-	}
-	if s.failRandom > 0 {
-		fails = append(fails, fmt.Sprintf("%d random switch link(s) failed", s.failRandom))
-	}
-	if len(fails) > 0 {
-		what += " (" + strings.Join(fails, ", ") + ")"
-	}
-	return fmt.Sprintf("%s: %d hosts, %d switches, %d links", what, len(f.Hosts()), len(f.Switches()), len(f.Links))
-}
-
-// fabric builds the fabric of the flags (build).
-func (s *scenarioFlags) fabric(fs flagChanger, log *slog.Logger) (*topo.Fabric, error) {
-	_, f, err := s.build(fs, log)
-	return f, err
-}
-
 // build returns the scenario of the fabric flags, without traffic (Gen),
 // and its fabric at --seed (scenario.Scenario.Fabric): the --topo file or
 // the Clos, then the --fail and --fail-random failures.
@@ -194,7 +116,7 @@ func (s *scenarioFlags) build(fs flagChanger, log *slog.Logger) (scenario.Scenar
 				log.Warn("flag ignored with --topo", "flag", "--"+n)
 			}
 		}
-		buf, err := s.bufferBytes()
+		buf, err := s.clos.BufferBytes("--")
 		if err != nil {
 			return sc, nil, err
 		}
@@ -209,7 +131,7 @@ func (s *scenarioFlags) build(fs flagChanger, log *slog.Logger) (scenario.Scenar
 		sc.TopologyName = s.topoFile
 	} else {
 		var err error
-		if sc.Clos, err = s.closConfig(); err != nil {
+		if sc.Clos, err = s.clos.Config("--"); err != nil {
 			return sc, nil, err
 		}
 	}
@@ -250,47 +172,10 @@ func (s *scenarioFlags) genConfig(f *topo.Fabric, fs flagChanger) (workload.GenC
 		}
 		return g, fmt.Errorf("%s: the fabric has %s; traffic needs at least 2", what, plural(n, "host"))
 	}
+	g, err := workload.GenSettings{Workload: s.workload, Load: s.load, Duration: s.duration, IncastPeriod: s.incastPeriod,
+		IncastFanIn: s.incastFanIn, IncastSize: s.incastSize, NoIncast: s.noIncast}.Config(f, "--")
 	g.Seed = s.seed
-	w, err := workload.LoadCDF(s.workload)
-	if err != nil {
-		return g, fmt.Errorf("--workload %s: %w", s.workload, err)
-	}
-	g.Workload = w
-	g.Load = s.load
-	if g.Duration, err = parseDurationFlag("duration", s.duration, false); err != nil {
-		return g, err
-	}
-	if g.Incast.Period, err = parseDurationFlag("incast-period", s.incastPeriod, true); err != nil {
-		return g, err
-	}
-	if s.noIncast {
-		g.Incast.Period = 0
-	}
-	g.Incast.FanIn, g.Incast.Size = s.incastFanIn, s.incastSize
-	if err := g.Check(f); err != nil {
-		var ge *workload.GenError
-		if !errors.As(err, &ge) || genFlag(ge.Field) == "" {
-			return g, err
-		}
-		hint := ""
-		if ge.Field == "Incast.FanIn" {
-			hint = " (lower it, or use --no-incast)"
-		}
-		return g, fmt.Errorf("%s: %s%s", genFlag(ge.Field), ge.Reason, hint)
-	}
-	return g, nil
-}
-
-// genFlag is the flag that sets GenConfig field (a workload.GenError's
-// Field), or "".
-func genFlag(field string) string {
-	switch field {
-	case "Workload", "Load", "Duration":
-		return "--" + strings.ToLower(field)
-	case "Incast.FanIn", "Incast.Size", "Incast.Period":
-		return "--incast-" + strings.ToLower(strings.TrimPrefix(field, "Incast."))
-	}
-	return ""
+	return g, err
 }
 
 // generate returns the flows of the flags on fabric f (fs as genConfig):
@@ -309,123 +194,6 @@ func (s *scenarioFlags) generate(f *topo.Fabric, fs flagChanger) ([]trace.Flow, 
 		return nil, g, err
 	}
 	return flows, g, nil
-}
-
-// describeTraffic names the generated traffic, for messages.
-func (s *scenarioFlags) describeTraffic(g workload.GenConfig) string {
-	what := fmt.Sprintf("%s at %g%% load for %s", g.Workload.Name, 100*g.Load, topo.FormatDuration(g.Duration))
-	if g.Incast.Period > 0 {
-		what += fmt.Sprintf(", %d:1 incasts of %d B every %s", g.Incast.FanIn, g.Incast.Size, topo.FormatDuration(g.Incast.Period))
-	} else {
-		what += ", no incasts"
-	}
-	return what + fmt.Sprintf(", seed %d", g.Seed)
-}
-
-// parseRateFlag parses the rate value of flag name.
-func parseRateFlag(name, v string) (int64, error) {
-	r, err := topo.ParseRate(v)
-	if err != nil {
-		return 0, fmt.Errorf("--%s %s: %w", name, v, err)
-	}
-	if r <= 0 {
-		return 0, fmt.Errorf("--%s %s: must be positive", name, v)
-	}
-	return r, nil
-}
-
-// minInterval is the shortest control interval the CLI takes: every port is
-// sampled (and, for the learned policies, every agent decides) once per
-// interval, so a picosecond interval would run out of memory or never end.
-const minInterval = topo.Microsecond
-
-// parseIntervalFlag parses --interval v in ps, at least minInterval.
-func parseIntervalFlag(v string) (int64, error) {
-	d, err := parseDurationFlag("interval", v, false)
-	if err == nil && d < minInterval {
-		err = fmt.Errorf("--interval %s: must be at least 1us: every port is sampled every interval", v)
-	}
-	return d, err
-}
-
-// parseDurationFlag parses the duration value of flag name in ps (a plain
-// "0" is accepted where zero is).
-func parseDurationFlag(name, v string, zeroOK bool) (int64, error) {
-	var d int64
-	if v != "0" {
-		var err error
-		if d, err = topo.ParseDelay(v); err != nil {
-			return 0, fmt.Errorf("--%s %s: %w", name, v, err)
-		}
-	}
-	if d == 0 && !zeroOK {
-		return 0, fmt.Errorf("--%s %s: must be positive", name, v)
-	}
-	return d, nil
-}
-
-// checkOutputs fails early, naming the flag, when an output file could not
-// be created: its directory must exist. Outputs are written only after a run
-// succeeds, so this saves a long run from ending in a late error.
-// outs alternates flag names and paths.
-func checkOutputs(outs ...string) error { return checkOutputsReading(nil, outs...) }
-
-// checkOutputsReading is checkOutputs for a run that reads the files ins
-// (flag/path pairs, as outs): no output may be one of them
-// (checkDistinct).
-func checkOutputsReading(ins []string, outs ...string) error {
-	for i := 0; i+1 < len(outs); i += 2 {
-		flag, path := outs[i], outs[i+1]
-		if path == "" {
-			continue
-		}
-		dir := filepath.Dir(path)
-		st, err := os.Stat(dir)
-		if err != nil {
-			return fmt.Errorf("--%s %s: %w", flag, path, err)
-		}
-		if !st.IsDir() {
-			return fmt.Errorf("--%s %s: %s is not a directory", flag, path, dir)
-		}
-		if st, err := os.Stat(path); err == nil && st.IsDir() {
-			return fmt.Errorf("--%s %s: is a directory", flag, path)
-		}
-	}
-	return checkDistinct(outs, ins)
-}
-
-// checkDistinct refuses two outputs, or an output and an input, that are
-// one file, so that no output overwrites another or what the run reads.
-// outs and ins are flag/path pairs, as checkOutputs takes them; empty paths
-// are skipped. Paths are compared cleaned and absolute, and as files when
-// both exist (links, hard links).
-func checkDistinct(outs, ins []string) error {
-	same := func(a, b string) bool {
-		aa, err1 := filepath.Abs(a)
-		bb, err2 := filepath.Abs(b)
-		if err1 == nil && err2 == nil && aa == bb {
-			return true
-		}
-		sa, err1 := os.Stat(a)
-		sb, err2 := os.Stat(b)
-		return err1 == nil && err2 == nil && os.SameFile(sa, sb)
-	}
-	for i := 0; i+1 < len(outs); i += 2 {
-		if outs[i+1] == "" {
-			continue
-		}
-		for j := i + 2; j+1 < len(outs); j += 2 {
-			if outs[j+1] != "" && same(outs[i+1], outs[j+1]) {
-				return fmt.Errorf("--%s %s and --%s %s: two outputs in one file", outs[i], outs[i+1], outs[j], outs[j+1])
-			}
-		}
-		for j := 0; j+1 < len(ins); j += 2 {
-			if ins[j+1] != "" && same(outs[i+1], ins[j+1]) {
-				return fmt.Errorf("--%s %s: it is the input %s %s, which the run would overwrite", outs[i], outs[i+1], ins[j], ins[j+1])
-			}
-		}
-	}
-	return nil
 }
 
 // writeOutput writes path atomically through write, naming flag on error.
@@ -453,61 +221,28 @@ func (s *scenarioFileFlag) add(fs *pflag.FlagSet, only bool) {
 	fs.StringVar(&s.path, "scenario-file", "", help)
 }
 
-// scenarioSet resolves scenario names for eval, train and sim
-// (scenario.Set): the scenarios of a --scenario-file first, then the
-// built-in suite.
-type scenarioSet struct{ scenario.Set }
-
-// load reads the scenario file ("" for none) beside the built-in suite.
-func (s *scenarioFileFlag) load() (scenarioSet, error) {
+// load reads the scenario file ("" for none) beside the built-in suite
+// (scenario.Set).
+func (s *scenarioFileFlag) load() (scenario.Set, error) {
 	set, err := scenario.LoadSet(s.path)
 	if err != nil {
-		return scenarioSet{}, fmt.Errorf("--scenario-file: %w", err)
+		return set, fmt.Errorf("--scenario-file: %w", err)
 	}
 	set.Builtin = s.lookup
-	return scenarioSet{set}, nil
+	return set, nil
 }
 
-// lookup returns the scenario named name.
-func (s scenarioSet) lookup(name string) (scenario.Scenario, error) { return s.Lookup(name) }
-
-// resolve looks up each of names (trimmed), refusing one given twice;
-// errors name flag and its value.
-func (s scenarioSet) resolve(flag, value string, names []string) ([]scenario.Scenario, error) {
-	var out []scenario.Scenario
-	seen := map[string]bool{}
-	names, err := scenario.ExpandNames(names) // family:A-B is draws A to B
-	if err != nil {
-		return nil, fmt.Errorf("%s %s: %w", flag, value, err)
-	}
-	for _, n := range names {
-		sc, err := s.lookup(n)
-		if err != nil {
-			return nil, fmt.Errorf("%s %s: %w", flag, value, err)
-		}
-		if seen[n] {
-			return nil, fmt.Errorf("%s %s: %s given twice", flag, value, n)
-		}
-		seen[n] = true
-		out = append(out, sc)
-	}
-	return out, nil
-}
-
-// names lists the file's scenarios, in its order.
-func (s scenarioSet) names() []string { return s.Names() }
-
-// pick returns the scenario named name, or with name "" the file's only
-// scenario (an error naming them if it holds several).
-func (s scenarioSet) pick(name string) (scenario.Scenario, error) {
+// pick returns the scenario of set named name, or with name "" the file's
+// only scenario (an error naming them if it holds several).
+func pick(set scenario.Set, name string) (scenario.Scenario, error) {
 	if name == "" {
-		sc, err := s.Only()
+		sc, err := set.Only()
 		if err != nil {
 			return sc, fmt.Errorf("--scenario-file %w: name one with --scenario", err)
 		}
 		return sc, nil
 	}
-	sc, err := s.Lookup(name)
+	sc, err := set.Lookup(name)
 	if err != nil {
 		return sc, fmt.Errorf("--scenario: %w", err)
 	}

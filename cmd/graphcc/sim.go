@@ -6,8 +6,6 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
-	"math"
-	"os"
 	"slices"
 
 	"github.com/spf13/cobra"
@@ -36,7 +34,7 @@ type simOpts struct {
 	policy       string
 	agents       string
 	agentFlags   agentFlags
-	interval     string
+	interval     intervalFlag
 	until        string
 	hw           hwFlags
 
@@ -50,10 +48,8 @@ type simOpts struct {
 // agentFlags configure the per-switch agents whose messages are packets
 // (--agents per-switch).
 type agentFlags struct {
-	deadline string
-	compute  string
-	misses   int
-	loss     float64
+	gnn.InBandSettings
+	loss float64
 }
 
 // agentFlagNames are the flags that only --agents per-switch takes.
@@ -63,14 +59,14 @@ func agentFlagNames() []string {
 
 // add registers the agent flags, with a's values as defaults.
 func (a *agentFlags) add(fs *pflag.FlagSet) {
-	fs.StringVar(&a.deadline, "agent-deadline", a.deadline, "with --agents per-switch: each round's deadline, from the tick (round k by k × this); K × it must be under --interval")
-	fs.StringVar(&a.compute, "agent-compute", a.compute, "with --agents per-switch: fabric time an agent takes to compute a round; 0 computes instantly")
-	fs.IntVar(&a.misses, "agent-misses", a.misses, "with --agents per-switch: consecutive steps with a late message after which an agent puts its ports at the static settings until its messages return; 0 never")
+	fs.StringVar(&a.Deadline, "agent-deadline", a.Deadline, "with --agents per-switch: each round's deadline, from the tick (round k by k × this); K × it must be under --interval")
+	fs.StringVar(&a.Compute, "agent-compute", a.Compute, "with --agents per-switch: fabric time an agent takes to compute a round; 0 computes instantly")
+	fs.IntVar(&a.Misses, "agent-misses", a.Misses, "with --agents per-switch: consecutive steps with a late message after which an agent puts its ports at the static settings until its messages return; 0 never")
 	fs.Float64Var(&a.loss, "agent-loss", a.loss, "with --agents per-switch: probability that an agent message is lost, drawn from the run's seed")
 }
 
-// config checks the agent flags against the control interval and returns
-// the agents' configuration.
+// config checks the agent flags and returns the agents' configuration
+// (gnn.InBandSettings.Config); they go only with --agents per-switch.
 func (a agentFlags) config(fs *pflag.FlagSet, agents string) (gnn.InBandConfig, error) {
 	if agents != policy.AgentsPerSwitch {
 		for _, n := range agentFlagNames() {
@@ -80,27 +76,17 @@ func (a agentFlags) config(fs *pflag.FlagSet, agents string) (gnn.InBandConfig, 
 		}
 		return gnn.InBandConfig{}, nil
 	}
-	d, err := parseDurationFlag("agent-deadline", a.deadline, false)
-	if err != nil {
-		return gnn.InBandConfig{}, err
+	c, err := a.Config("--agent-")
+	if err == nil && !(a.loss >= 0 && a.loss < 1) {
+		err = fmt.Errorf("--agent-loss %g: must be in [0, 1)", a.loss)
 	}
-	c, err := parseDurationFlag("agent-compute", a.compute, true)
-	if err != nil {
-		return gnn.InBandConfig{}, err
-	}
-	if a.misses < 0 {
-		return gnn.InBandConfig{}, fmt.Errorf("--agent-misses %d: must not be negative (0 never reverts to the static settings)", a.misses)
-	}
-	if !(a.loss >= 0 && a.loss < 1) {
-		return gnn.InBandConfig{}, fmt.Errorf("--agent-loss %g: must be in [0, 1)", a.loss)
-	}
-	return gnn.InBandConfig{Deadline: d, Compute: c, Misses: a.misses}, nil
+	return c, err
 }
 
 func newSimCmd(logger loggerFunc, lookup lookupFunc) *cobra.Command {
 	o := simOpts{sc: defaultScenario(), scenarioFile: scenarioFileFlag{lookup: lookup}, hw: defaultHW(), policy: "static", agents: policy.AgentsCentral,
-		agentFlags: agentFlags{deadline: topo.FormatDuration(gnn.DefaultRoundDeadline), compute: "0", misses: control.DefaultMissLimit},
-		interval:   topo.FormatDuration(control.DefaultInterval), until: "0"}
+		agentFlags: agentFlags{InBandSettings: gnn.DefaultInBandSettings()},
+		until:      "0"}
 	cmd := &cobra.Command{
 		Use: "sim [flags]",
 		Example: `  graphcc sim                                   # the training scenario under static DCQCN
@@ -139,7 +125,7 @@ Policies (--policy; --ecn is its old name):
 	fs.StringVar(&o.agents, "agents", o.agents, "how a graphcc policy's step runs: central (one computation), per-switch (one agent per switch; hidden-state messages are packets on the links, in the priority queue, so settings take effect a few µs after the tick) or per-switch-ideal (messages delivered within the step: central's decisions at central's time); see docs/agents.md")
 	o.agentFlags.add(fs)
 	o.hw.add(fs, 0)
-	fs.StringVar(&o.interval, "interval", o.interval, "control and telemetry interval")
+	o.interval.add(fs, "")
 	fs.StringVar(&o.until, "until", o.until, "stop this long after the first flow starts; 0 = when every flow has finished")
 	return cmd
 }
@@ -166,10 +152,10 @@ func (o *simOpts) config(ctx context.Context, fs *pflag.FlagSet, log *slog.Logge
 	if err != nil {
 		return cfg, "", err
 	}
-	if err := o.hw.checkFabric(params, r.f); err != nil {
+	if err := o.hw.checkFabric(r.f); err != nil {
 		return cfg, "", err
 	}
-	interval, err := parseIntervalFlag(o.interval)
+	interval, err := o.interval.parse()
 	if err != nil {
 		return cfg, "", err
 	}
@@ -178,7 +164,7 @@ func (o *simOpts) config(ctx context.Context, fs *pflag.FlagSet, log *slog.Logge
 	if err != nil {
 		return cfg, "", err
 	}
-	until, err := parseDurationFlag("until", o.until, true)
+	until, err := topo.ParseDuration("--until", o.until, true)
 	if err != nil {
 		return cfg, "", err
 	}
@@ -188,16 +174,9 @@ func (o *simOpts) config(ctx context.Context, fs *pflag.FlagSet, log *slog.Logge
 	}
 	cfg = replay.Config{Fabric: r.f, Flows: r.flows, Params: params, Seed: o.sc.seed, ECN: ecn, Policy: pol, Interval: interval,
 		MessageLoss: o.agentFlags.loss, LinkEvents: events}
-	flows := r.flows
-	if r.window > 0 && len(flows) > 0 && trace.FirstStart(flows) <= math.MaxInt64-r.window {
-		cfg.QueueUntil = trace.FirstStart(flows) + r.window
-	}
-	if until > 0 && len(flows) > 0 {
-		first := trace.FirstStart(flows)
-		if first > math.MaxInt64-until {
-			return cfg, "", fmt.Errorf("--until %s: too long", o.until)
-		}
-		cfg.Until = first + until
+	cfg.QueueUntil = trace.WindowEnd(r.flows, r.window)
+	if cfg.Until = trace.WindowEnd(r.flows, until); cfg.Until == 0 && until > 0 && len(r.flows) > 0 {
+		return cfg, "", fmt.Errorf("--until %s: too long", o.until)
 	}
 	return cfg, r.desc + "; ecn " + o.policy, nil
 }
@@ -224,7 +203,7 @@ func (o *simOpts) traffic(fs *pflag.FlagSet, log *slog.Logger) (simRun, error) {
 	if r.sc, r.f, err = o.sc.build(fs, log); err != nil {
 		return r, err
 	}
-	r.desc = o.sc.describeFabric(r.f)
+	r.desc = r.sc.DescribeFabric(r.f)
 	if o.flowsFile != "" {
 		for _, n := range trafficFlagNames() {
 			if fs.Changed(n) {
@@ -240,7 +219,7 @@ func (o *simOpts) traffic(fs *pflag.FlagSet, log *slog.Logger) (simRun, error) {
 		if r.flows, g, err = o.sc.generate(r.f, fs); err != nil {
 			return r, err
 		}
-		r.desc += fmt.Sprintf("; %d flows: %s", len(r.flows), o.sc.describeTraffic(g))
+		r.desc += fmt.Sprintf("; %d flows: %s", len(r.flows), g.Describe())
 		r.window = g.Duration
 	}
 	r.sc.Description = r.desc
@@ -291,7 +270,7 @@ func (o *simOpts) control(ctx context.Context, fs *pflag.FlagSet, r simRun, env 
 	if ib, ok := pol.(*gnn.InBand); ok {
 		if c, k := ib.Config(), int64(ib.Rounds()); c.Deadline+c.Compute > (env.Interval-1)/k {
 			return nil, nil, fmt.Errorf("--agent-deadline %s, --agent-compute %s: %d rounds of their sum must end within --interval %s",
-				o.agentFlags.deadline, o.agentFlags.compute, k, o.interval)
+				o.agentFlags.Deadline, o.agentFlags.Compute, k, o.interval)
 		}
 	}
 	if ps, ok := pol.(interface{ MessagesPerStep() int }); ok && env.Log != nil {
@@ -313,7 +292,7 @@ func (o *simOpts) control(ctx context.Context, fs *pflag.FlagSet, r simRun, env 
 }
 
 func (o *simOpts) run(ctx context.Context, cmd *cobra.Command, log *slog.Logger) error {
-	if err := checkOutputsReading([]string{"--topo", o.sc.topoFile, "--flows", o.flowsFile}, "fct-out", o.out.fct, "summary-out", o.out.summary, "trace-out", o.out.trace); err != nil {
+	if err := fileio.CheckOutputs([]string{"--topo", o.sc.topoFile, "--flows", o.flowsFile}, "--fct-out", o.out.fct, "--summary-out", o.out.summary, "--trace-out", o.out.trace); err != nil {
 		return err
 	}
 	cfg, desc, err := o.config(ctx, cmd.Flags(), log)
@@ -392,14 +371,9 @@ func simulate(ctx context.Context, cfg replay.Config) (*replay.Result, error) {
 	return replay.RunContext(ctx, cfg)
 }
 
-// readFlows reads the flow file at path for fabric f.
+// readFlows reads --flows, the flow file at path, for fabric f.
 func readFlows(path string, f *topo.Fabric) ([]trace.Flow, error) {
-	file, err := os.Open(path)
-	if err != nil {
-		return nil, fmt.Errorf("--flows: %w", err)
-	}
-	defer file.Close()
-	flows, err := trace.ReadFlows(file, path, f)
+	flows, err := trace.LoadFlows(path, f)
 	if err != nil {
 		return nil, fmt.Errorf("--flows: %w", err)
 	}
@@ -427,5 +401,5 @@ func pickScenario(fs *pflag.FlagSet, name string, file scenarioFileFlag) (scenar
 	if err != nil {
 		return scenario.Scenario{}, err
 	}
-	return set.pick(name)
+	return pick(set, name)
 }

@@ -19,6 +19,7 @@ import (
 	"graphcc/controller/lab"
 	"graphcc/controller/testbed"
 	"graphcc/experiment"
+	"graphcc/internal/fileio"
 	"graphcc/policy"
 	"graphcc/scenario"
 	"graphcc/topo"
@@ -107,7 +108,7 @@ func (o *testbedUpOpts) run(ctx context.Context, cmd *cobra.Command, log *slog.L
 	if c.Scenario, c.Fabric, err = o.sc.build(cmd.Flags(), log); err != nil {
 		return err
 	}
-	if c.Buffer, err = o.sc.bufferBytes(); err != nil {
+	if c.Buffer, err = o.sc.clos.BufferBytes("--"); err != nil {
 		return err
 	}
 	lb, err := testbed.Up(ctx, c)
@@ -119,7 +120,7 @@ func (o *testbedUpOpts) run(ctx context.Context, cmd *cobra.Command, log *slog.L
 		sched = fmt.Sprintf("; switch threads at SCHED_FIFO %d", c.Realtime)
 	}
 	fmt.Fprintf(cmd.OutOrStdout(), "lab %s up in %.1f s: %s; rates and times scaled by %d%s; state in %s\n",
-		lb.Name(), time.Since(start).Seconds(), o.sc.describeFabric(c.Fabric), c.Scale, sched, lb.Dir())
+		lb.Name(), time.Since(start).Seconds(), c.Scenario.DescribeFabric(c.Fabric), c.Scale, sched, lb.Dir())
 	return nil
 }
 
@@ -130,14 +131,14 @@ type testbedRunOpts struct {
 	policies []string
 	ecn      string // the deprecated --ecn
 	out      outputFlags
-	interval string
+	interval intervalFlag
 	drain    string
 	hw       hwFlags // the hosts' DCQCN constants (--dcqcn-*) alone
 	c        testbed.RunConfig
 }
 
 func newTestbedRunCmd(logger loggerFunc) *cobra.Command {
-	o := testbedRunOpts{sc: defaultScenario(), policies: []string{"static"}, interval: topo.FormatDuration(control.DefaultInterval), drain: "20ms",
+	o := testbedRunOpts{sc: defaultScenario(), policies: []string{"static"}, drain: "20ms",
 		c: testbed.RunConfig{Agents: testbed.AgentsConfig{Mode: controller.AgentsCentral, MissLimit: control.DefaultMissLimit}}, hw: defaultHW()}
 	o.sc.duration = topo.FormatDuration(defaultTestbedDuration)
 	cmd := &cobra.Command{
@@ -169,7 +170,7 @@ Policies (--policies, comma-separated or repeated; --ecn is its old name):
 	}
 	o.sc.add(fs, omitFabric)
 	fs.StringVar(&o.c.FlowsFile, "flows", "", "replay this HPCC flow.txt instead of generating traffic (the traffic flags are then ignored)")
-	fs.StringVar(&o.interval, "interval", o.interval, "control interval, fabric time")
+	o.interval.add(fs, "fabric time")
 	fs.StringVar(&o.drain, "drain", o.drain, "stop this long (fabric time) after the last flow starts, finished or not")
 	o.hw.add(fs, omitECN|omitSwitch)
 	fs.BoolVar(&o.c.CompareSim, "compare-sim", false, "also run every policy on the same fabric and trace in the simulator, serving ACKs first as the testbed's switches do (--ack-high-prio), and print its figures beside the testbed's")
@@ -212,21 +213,21 @@ func (o *testbedRunOpts) run(ctx context.Context, cmd *cobra.Command, log *slog.
 	if err := o.checkFlags(c.Policies, len(c.Policies) > 1); err != nil {
 		return err
 	}
-	if c.Interval, err = parseIntervalFlag(o.interval); err != nil {
+	if c.Interval, err = o.interval.parse(); err != nil {
 		return err
 	}
 	c.Params = experiment.TestbedParams()
 	if err := o.hw.dcqcn(&c.Params.DCQCN); err != nil {
 		return err
 	}
-	if c.Drain, err = parseDurationFlag("drain", o.drain, false); err != nil {
+	if c.Drain, err = topo.ParseDuration("--drain", o.drain, false); err != nil {
 		return err
 	}
 	s, err := testbed.Open(o.lab, o.dir, o.pipe)
 	if err != nil {
 		return err
 	}
-	if err := o.hw.checkFabric(c.Params, s.Plan.Fabric); err != nil {
+	if err := o.hw.checkFabric(s.Plan.Fabric); err != nil {
 		return err
 	}
 	if c.Scenario, c.Flows, err = o.traffic(cmd.Flags(), s, log); err != nil {
@@ -244,8 +245,8 @@ func (o *testbedRunOpts) run(ctx context.Context, cmd *cobra.Command, log *slog.
 // one file per policy) and the --agents flags.
 func (o *testbedRunOpts) checkFlags(specs []string, several bool) error {
 	for _, s := range specs {
-		if err := checkOutputs("summary-out", testbed.PolicyPath(o.out.summary, s, several), "fct-out", testbed.PolicyPath(o.out.fct, s, several),
-			"trace-out", testbed.PolicyPath(o.out.trace, s, several)); err != nil {
+		if err := fileio.CheckOutputs(nil, "--summary-out", testbed.PolicyPath(o.out.summary, s, several), "--fct-out", testbed.PolicyPath(o.out.fct, s, several),
+			"--trace-out", testbed.PolicyPath(o.out.trace, s, several)); err != nil {
 			return err
 		}
 	}
@@ -276,7 +277,7 @@ func (o *testbedRunOpts) traffic(fs *pflag.FlagSet, s *testbed.Session, log *slo
 	if err != nil {
 		return sc, nil, err
 	}
-	sc.Gen, sc.Description = g, o.sc.describeTraffic(g)
+	sc.Gen, sc.Description = g, g.Describe()
 	return sc, flows, nil
 }
 

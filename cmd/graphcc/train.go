@@ -16,7 +16,6 @@ import (
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 
-	"graphcc/control"
 	"graphcc/experiment"
 	"graphcc/gnn"
 	"graphcc/internal/fileio"
@@ -169,26 +168,18 @@ type trainSource struct {
 	cur       *scenario.Curriculum
 }
 
-// checkpointMeta is what a checkpoint records of the CLI's run beyond the
-// training settings: the scenarios, which the trainer sees only as a
-// source of episodes.
-func checkpointMeta(src trainSource, scenarioFile string) map[string]string {
-	return map[string]string{"scenario": src.name, "scenario_summary": src.summary, "scenario_file": scenarioFile}
-}
-
-// checkResumeMeta returns an error naming the scenario fields in which the
-// checkpoint's run differs from this one.
-func checkResumeMeta(path string, got, want map[string]string) error {
-	var errs []error
-	for _, k := range []string{"scenario", "scenario_summary"} {
-		if got[k] != want[k] {
-			errs = append(errs, fmt.Errorf("%s is %q in the checkpoint, %q in this run", k, got[k], want[k]))
-		}
+// runInfo is what the run of the flags on src with c records
+// (learn.RunInfo).
+func (o *trainOpts) runInfo(c learn.Config, src trainSource) learn.RunInfo {
+	info := learn.RunInfo{Command: "graphcc " + strings.Join(os.Args[1:], " "), Scenario: src.name, ScenarioSummary: src.summary,
+		ScenarioFile: o.scenarioFile.path, ResumedFrom: o.resume}
+	if src.cur != nil {
+		info.Curriculum = src.cur.Names()
 	}
-	if len(errs) > 0 {
-		return fmt.Errorf("--resume %s: %w: it belongs to another run: %w", path, learn.ErrCheckpoint, errors.Join(errs...))
+	if !c.HostTable.IsGrid() {
+		info.HostActions = o.hostActions
 	}
-	return nil
+	return info
 }
 
 func (o *trainOpts) run(ctx context.Context, cmd *cobra.Command, log *slog.Logger) error {
@@ -250,27 +241,13 @@ func (o *trainOpts) setTeacher(ctx context.Context, c *learn.Config, src trainSo
 	case !imitate:
 		return nil
 	}
-	named, err := policy.ParseControl(ctx, o.teacher, policy.Env{Log: log, Params: c.Params, Interval: c.Interval, WarnHardware: policy.HardwareAll})
-	if err != nil {
-		return fmt.Errorf("--teacher: %w", err)
+	var pick func(uint64) scenario.Scenario
+	if src.cur != nil {
+		pick = src.cur.Pick
 	}
-	for _, sc := range src.scenarios {
-		if named.Check == nil {
-			break
-		}
-		if err := named.Check(sc); err != nil {
-			return fmt.Errorf("--teacher %s: scenario %s: %w", o.teacher, sc.Name, err)
-		}
-	}
-	c.TeacherName = named.Name
-	c.Teacher = func(f *topo.Fabric, seed uint64) (control.Policy, []control.ECN, error) {
-		sc := src.scenarios[0]
-		if src.cur != nil {
-			sc = src.cur.Pick(seed)
-		}
-		return named.New(f, sc, seed)
-	}
-	return nil
+	t, err := policy.NewTeacher(ctx, "--teacher", o.teacher, policy.Env{Log: log, Params: c.Params, Interval: c.Interval, WarnHardware: policy.HardwareAll}, src.scenarios, pick)
+	c.TeacherName, c.Teacher = t.Name, t.New
+	return err
 }
 
 // checkFlags refuses, before anything runs, train's flags that are wrong
@@ -286,11 +263,11 @@ func (o *trainOpts) checkFlags(fs *pflag.FlagSet) error {
 			return fmt.Errorf("--curve %s: the curve's PNG goes beside the CSV as FILE.png: give the CSV another name", o.curve)
 		}
 	}
-	if err := checkOutputs("model-out", o.out, "curve", o.curve, "curve", png, "checkpoint", o.checkpoint); err != nil {
+	if err := fileio.CheckOutputs(nil, "--model-out", o.out, "--curve", o.curve, "--curve", png, "--checkpoint", o.checkpoint); err != nil {
 		return err
 	}
 	// The checkpoint may be the file resumed from; the model and curve not.
-	if err := checkDistinct([]string{"model-out", o.out, "curve", o.curve, "curve", png}, []string{"--resume", o.resume}); err != nil {
+	if err := fileio.CheckDistinct([]string{"--model-out", o.out, "--curve", o.curve, "--curve", png}, []string{"--resume", o.resume}); err != nil {
 		return err
 	}
 	if o.ckEvery < 1 {
@@ -362,20 +339,21 @@ func (o *trainOpts) config(fs *pflag.FlagSet) (learn.Config, trainSource, error)
 	if c.HostTable, err = o.hostTable(c, src); err != nil {
 		return c, src, err
 	}
-	if err := o.hw.checkScenarios(c.Params, src.scenarios); err != nil {
+	if err := o.hw.checkScenarios(src.scenarios); err != nil {
 		return c, src, err
 	}
 	if err := o.validation(&c, src); err != nil {
 		return c, src, err
 	}
-	c.CheckpointMeta = checkpointMeta(src, o.scenarioFile.path)
+	info := o.runInfo(c, src)
+	c.CheckpointMeta = info.CheckpointMeta()
 	if o.resume != "" {
 		ck, err := learn.LoadCheckpoint(o.resume)
 		if err != nil {
 			return c, src, fmt.Errorf("--resume: %w", err)
 		}
-		if err := checkResumeMeta(o.resume, ck.Meta, c.CheckpointMeta); err != nil {
-			return c, src, err
+		if err := info.CheckResume(ck.Meta); err != nil {
+			return c, src, fmt.Errorf("--resume %s: %w", o.resume, err)
 		}
 		c.Resume = ck
 	}
@@ -393,7 +371,7 @@ func (o *trainOpts) source(fs *pflag.FlagSet) (trainSource, error) {
 	var cur *scenario.Curriculum
 	switch {
 	case o.scenarioFile.path != "" && !fs.Changed("scenario"):
-		sc, err := set.pick("") // the file's only scenario
+		sc, err := pick(set, "") // the file's only scenario
 		if err != nil {
 			return trainSource{}, err
 		}
@@ -401,15 +379,15 @@ func (o *trainOpts) source(fs *pflag.FlagSet) (trainSource, error) {
 	case strings.TrimSpace(o.scenario) == scenario.CurriculumName:
 		cur = scenario.DefaultCurriculum()
 	case strings.ContainsAny(o.scenario, ",:"): // a list, or a range of a family's draws
-		scs, err := set.resolve("--scenario", o.scenario, strings.Split(o.scenario, ","))
+		scs, err := set.Resolve(o.scenario)
 		if err != nil {
-			return trainSource{}, err
+			return trainSource{}, fmt.Errorf("--scenario %s: %w", o.scenario, err)
 		}
 		if cur, err = scenario.NewCurriculum(scs); err != nil {
 			return trainSource{}, fmt.Errorf("--scenario %s: %w", o.scenario, err)
 		}
 	default:
-		sc, err := set.pick(strings.TrimSpace(o.scenario))
+		sc, err := pick(set, strings.TrimSpace(o.scenario))
 		if err != nil {
 			return trainSource{}, err
 		}
@@ -451,21 +429,7 @@ func (o *trainOpts) validation(c *learn.Config, src trainSource) error {
 // save writes the model of training c on src (res, in wall time) with its
 // metadata, and the curve, and says what it wrote on out.
 func (o *trainOpts) save(out io.Writer, c learn.Config, src trainSource, res *learn.Result, wall time.Duration) error {
-	meta := map[string]string{"command": "graphcc " + strings.Join(os.Args[1:], " "), "scenario": src.name}
-	if o.scenarioFile.path != "" {
-		meta["scenario_file"] = o.scenarioFile.path
-		meta["scenario_summary"] = src.summary
-	}
-	if src.cur != nil {
-		meta["curriculum"] = strings.Join(src.cur.Names(), ",")
-	}
-	if !c.HostTable.IsGrid() {
-		meta["host_actions"] = o.hostActions
-	}
-	if ck := c.Resume; ck != nil {
-		meta["resumed_from"] = fmt.Sprintf("%s after %d episodes", o.resume, ck.Episodes)
-	}
-	if err := res.ModelFile(c, meta).Save(o.out); err != nil {
+	if err := res.ModelFile(c, o.runInfo(c, src).ModelMeta(c.Resume)).Save(o.out); err != nil {
 		return fmt.Errorf("--model-out: %w", err)
 	}
 	wrote := o.out

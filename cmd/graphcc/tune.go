@@ -3,20 +3,17 @@ package main
 import (
 	"context"
 	"fmt"
-	"io"
 	"strings"
 	"time"
 
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 
-	"graphcc/control"
 	"graphcc/experiment"
 	"graphcc/experiment/tune"
-	"graphcc/gnn"
+	"graphcc/internal/fileio"
 	"graphcc/internal/progress"
 	"graphcc/scenario"
-	"graphcc/topo"
 )
 
 // tuneOpts are the flags of graphcc tune.
@@ -32,10 +29,10 @@ type tuneOpts struct {
 	dcqcn        bool
 	roles        bool
 	reuse        string
-	shard        string
+	shard        shardFlag
 	jsonOut      string
 	hw           hwFlags
-	interval     string
+	interval     intervalFlag
 }
 
 func newTuneCmd(lookup lookupFunc) *cobra.Command {
@@ -48,7 +45,6 @@ func newTuneCmd(lookup lookupFunc) *cobra.Command {
 		refine:       tune.DefaultRefine,
 		top:          tune.DefaultTop,
 		hw:           defaultHW(),
-		interval:     topo.FormatDuration(control.DefaultInterval),
 	}
 	cmd := &cobra.Command{
 		Use: "tune [flags]",
@@ -80,11 +76,11 @@ describes the rounds, the hardware flags and sharding.`,
 	fs.BoolVar(&o.roles, "roles", false, "tune the switch ports facing a host and those facing a switch apart (an edge: policy)")
 	fs.IntVar(&o.workers, "workers", 0, "simulations run at once (0: one per CPU)")
 	fs.StringVar(&o.reuse, "reuse", "", "directory of one-scenario tune results (DIR/<scenario>.json, e.g. models/tuned): a configuration such a file ran on the same seeds and hardware is not simulated again on its scenario (a search of several scenarios, or of one with --dcqcn or --roles from where its switch-only search ended); the winner is run again and must score as its files say")
-	fs.StringVar(&o.shard, "shard", "", "run only shard I of N of the grid round (I/N, I from 0; or env/N, I from $SLURM_ARRAY_TASK_ID or else $JOB_COMPLETION_INDEX) and write its part to --json, for graphcc merge (docs/scale-out.md)")
+	o.shard.add(fs, "the grid round")
 	fs.StringVar(&o.jsonOut, "json", "", "write the result here as JSON (default tune.json); with --shard, the shard's part (required)")
 	addRenamed(fs, &o.jsonOut, "out", "json")
 	o.hw.add(fs, omitECN)
-	fs.StringVar(&o.interval, "interval", o.interval, "control interval")
+	o.interval.add(fs, "")
 	return cmd
 }
 
@@ -97,20 +93,17 @@ func (o *tuneOpts) config(fs *pflag.FlagSet) (tune.Config, error) {
 	}
 	switch {
 	case o.scenarioFile.path != "" && !fs.Changed("scenario"):
-		sc, err := set.pick("") // the file's only scenario
+		sc, err := pick(set, "") // the file's only scenario
 		if err != nil {
 			return c, err
 		}
 		c.Scenarios = []scenario.Scenario{sc}
-	case strings.TrimSpace(o.scenario) == "all":
-		c.Scenarios, err = set.resolve("--scenario", o.scenario, append(scenario.Names(), set.names()...))
 	default:
-		c.Scenarios, err = set.resolve("--scenario", o.scenario, strings.Split(o.scenario, ","))
+		if c.Scenarios, err = set.Resolve(o.scenario); err != nil {
+			return c, fmt.Errorf("--scenario %s: %w", o.scenario, err)
+		}
 	}
-	if err != nil {
-		return c, err
-	}
-	if c.Grid, err = tuneGrid(o.grid); err != nil {
+	if c.Grid, err = tune.ParseGrid("--grid", o.grid); err != nil {
 		return c, err
 	}
 	switch {
@@ -158,10 +151,10 @@ func (o *tuneOpts) hardware(fs *pflag.FlagSet, c *tune.Config) error {
 	if c.Params, err = o.hw.params(); err != nil {
 		return err
 	}
-	if c.Interval, err = parseIntervalFlag(o.interval); err != nil {
+	if c.Interval, err = o.interval.parse(); err != nil {
 		return err
 	}
-	if err := o.hw.checkScenarios(c.Params, c.Scenarios); err != nil {
+	if err := o.hw.checkScenarios(c.Scenarios); err != nil {
 		return err
 	}
 	if o.dcqcn {
@@ -178,29 +171,38 @@ func (o *tuneOpts) run(ctx context.Context, cmd *cobra.Command) error {
 	if err != nil {
 		return err
 	}
-	if o.shard != "" || cmd.Flags().Changed("shard") {
+	if o.shard.given(cmd.Flags()) {
 		return o.runShard(ctx, cmd, c)
 	}
 	if o.jsonOut == "" {
 		o.jsonOut = "tune.json"
 	}
-	if err := checkOutputs("json", o.jsonOut); err != nil {
+	if err := fileio.CheckOutputs(nil, "--json", o.jsonOut); err != nil {
 		return err
 	}
-	bar := progress.NewMeter(cmd.ErrOrStderr(), "tune", "rounds", c.Rounds())
+	return runSearch(cmd, o.jsonOut, c.Rounds(), func(progress func(tune.Round)) (*tune.Result, error) {
+		c.Progress = progress
+		return tune.Search(ctx, c)
+	})
+}
+
+// runSearch runs search, a search of rounds rounds (tune's, or the rest of
+// merged parts'), calling progress after each, writes its result to
+// jsonOut and prints its summary.
+func runSearch(cmd *cobra.Command, jsonOut string, rounds int, search func(progress func(tune.Round)) (*tune.Result, error)) error {
+	bar := progress.NewMeter(cmd.ErrOrStderr(), "tune", "rounds", rounds)
 	done := 0
-	c.Progress = func(r tune.Round) {
-		done++
-		bar.Step(done, fmt.Sprintf("%s, %d settings run; best %s, mean slowdown %.3f", r.Name, r.Settings, r.Best, r.Score))
-	}
 	start := time.Now()
-	res, err := tune.Search(ctx, c)
+	res, err := search(func(r tune.Round) {
+		done++
+		bar.Step(done, r.String())
+	})
 	bar.Done()
 	if err != nil {
 		return err
 	}
 	var wrote outputs
-	if err := wrote.write("json", o.jsonOut, res.WriteJSON); err != nil {
+	if err := wrote.write("json", jsonOut, res.WriteJSON); err != nil {
 		return err
 	}
 	if err := res.WriteSummary(cmd.OutOrStdout(), time.Since(start)); err != nil {
@@ -210,48 +212,17 @@ func (o *tuneOpts) run(ctx context.Context, cmd *cobra.Command) error {
 	return nil
 }
 
-// tuneGrid returns the coarse grid --grid names: paper, extended, or
-// actions:SET, the 120 settings of train's --actions table SET.
-func tuneGrid(name string) ([]tune.Setting, error) {
-	switch name {
-	case "paper":
-		return tune.PaperGrid(), nil
-	case "extended":
-		return tune.ExtendedGrid(), nil
-	}
-	if set, ok := strings.CutPrefix(name, "actions:"); ok {
-		s, err := gnn.ParseActionSet(set)
-		if err != nil {
-			return nil, fmt.Errorf("--grid %s: %w", name, err)
-		}
-		return tune.ActionGrid(s), nil
-	}
-	return nil, fmt.Errorf("--grid %s: want paper, extended or actions:SET (SET paper, extended or rpc)", name)
-}
-
 // runShard runs shard --shard of the grid of the search c and writes
 // its part to --json.
 func (o *tuneOpts) runShard(ctx context.Context, cmd *cobra.Command, c tune.Config) error {
 	if o.reuse != "" {
 		return fmt.Errorf("--reuse with --shard: a shard runs its part of the grid whole (reuse the priors in one process instead)")
 	}
-	shard, build, err := shardFlags(o.shard, o.jsonOut)
-	if err != nil {
-		return err
+	runs := func(s experiment.Shard) int {
+		return len(s.Units(tune.GridSize(c.Grid))) * len(c.Scenarios) * len(c.Seeds)
 	}
-	total := len(shard.Units(tune.GridSize(c.Grid))) * len(c.Scenarios) * len(c.Seeds)
-	bar := progress.NewMeter(cmd.ErrOrStderr(), "tune grid "+shard.String(), "runs", total)
-	c.RunProgress = func(done, _ int) { bar.Step(done, "") }
-	part, err := tune.GridPart(ctx, c, shard)
-	bar.Done()
-	if err != nil {
-		return err
-	}
-	part.Build = build
-	var wrote outputs
-	if err := wrote.write("json", o.jsonOut, func(w io.Writer) error { return experiment.WritePart(w, part) }); err != nil {
-		return err
-	}
-	wrote.report(cmd.ErrOrStderr())
-	return nil
+	return o.shard.run(cmd, o.jsonOut, "tune grid", runs, func(s experiment.Shard, progress func(int, int)) (*experiment.Part, error) {
+		c.RunProgress = progress
+		return tune.GridPart(ctx, c, s)
+	})
 }

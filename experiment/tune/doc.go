@@ -18,7 +18,8 @@
 // # Configurations
 //
 //   - Setting is one switch ECN setting; PaperGrid, ExtendedGrid and
-//     ActionGrid (a model's action table) are grids of them.
+//     ActionGrid (a model's action table) are grids of them, and
+//     ParseGrid names one of them; Round.String is a round's progress line.
 //   - Candidate is a configuration a search runs: a setting, by port role
 //     or not, with the hosts' DCQCN constants (DCQCNSetting) or not.
 //   - DefaultDCQCNSetting and HardwareDCQCN are the hosts' constants a

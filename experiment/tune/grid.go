@@ -1,6 +1,9 @@
 package tune
 
 import (
+	"fmt"
+	"strings"
+
 	"graphcc/gnn"
 	"graphcc/policy"
 )
@@ -69,4 +72,24 @@ func ExtendedGrid() []Setting {
 		}
 	}
 	return out
+}
+
+// ParseGrid returns the coarse grid named v: paper (PaperGrid), extended
+// (ExtendedGrid) or actions:SET, the 120 settings of gnn's action set SET
+// (ActionGrid). name (a flag, "--grid") heads its errors.
+func ParseGrid(name, v string) ([]Setting, error) {
+	switch v {
+	case "paper":
+		return PaperGrid(), nil
+	case "extended":
+		return ExtendedGrid(), nil
+	}
+	if set, ok := strings.CutPrefix(v, "actions:"); ok {
+		s, err := gnn.ParseActionSet(set)
+		if err != nil {
+			return nil, fmt.Errorf("%s %s: %w", name, v, err)
+		}
+		return ActionGrid(s), nil
+	}
+	return nil, fmt.Errorf("%s %s: want paper, extended or actions:SET (SET paper, extended or rpc)", name, v)
 }

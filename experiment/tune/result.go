@@ -1,6 +1,7 @@
 package tune
 
 import (
+	"fmt"
 	"io"
 
 	"graphcc/internal/fileio"
@@ -13,6 +14,12 @@ type Round struct {
 	Settings int    // configurations run (policies for the confirmation)
 	Best     string // the best configuration so far
 	Score    float64
+}
+
+// String is the round as a progress line reads it: "grid, 120 settings
+// run; best static:2,32,0.01, mean slowdown 1.234".
+func (r Round) String() string {
+	return fmt.Sprintf("%s, %d settings run; best %s, mean slowdown %.3f", r.Name, r.Settings, r.Best, r.Score)
 }
 
 // Run is one configuration Search ran and its validation score.

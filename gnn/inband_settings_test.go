@@ -1,0 +1,28 @@
+package gnn
+
+import (
+	"strings"
+	"testing"
+
+	"graphcc/control"
+	"graphcc/topo"
+)
+
+func TestInBandSettings(t *testing.T) {
+	for _, tc := range []struct {
+		s    InBandSettings
+		want InBandConfig
+		err  string
+	}{
+		{DefaultInBandSettings(), InBandConfig{Deadline: DefaultRoundDeadline, Misses: control.DefaultMissLimit}, ""},
+		{InBandSettings{"5us", "1.5us", 0}, InBandConfig{Deadline: 5 * topo.Microsecond, Compute: 1500 * topo.Nanosecond}, ""},
+		{InBandSettings{"0", "0", 3}, InBandConfig{}, "--agent-deadline 0: must be positive"},
+		{InBandSettings{"5us", "soon", 3}, InBandConfig{}, "--agent-compute soon: bad delay"},
+		{InBandSettings{"5us", "0", -1}, InBandConfig{}, "--agent-misses -1: must not be negative (0 never reverts to the static settings)"},
+	} {
+		got, err := tc.s.Config("--agent-")
+		if tc.err == "" && (err != nil || got != tc.want) || tc.err != "" && (err == nil || !strings.Contains(err.Error(), tc.err)) {
+			t.Errorf("%+v.Config() = %+v, %v; want %+v, %q", tc.s, got, err, tc.want, tc.err)
+		}
+	}
+}
