@@ -1,0 +1,143 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+
+	"github.com/spf13/cobra"
+
+	"graphcc/control"
+	"graphcc/experiment/headroom"
+	"graphcc/internal/version"
+	"graphcc/policy"
+	"graphcc/topo"
+)
+
+// headroomOpts are the flags of graphcc headroom.
+type headroomOpts struct {
+	eval                  evalOpts // --scenario-file, --policies, --workers, --interval, the hardware
+	scenario, grid, tuned string
+	segment, out          string
+	c                     headroom.Config
+}
+
+func newHeadroomCmd(lookup lookupFunc) *cobra.Command {
+	o := headroomOpts{eval: evalOpts{scenarioFile: scenarioFileFlag{lookup: lookup}, hw: defaultHW(),
+		interval: topo.FormatDuration(control.DefaultInterval)}, grid: "coarse", segment: "5ms", out: "headroom-out",
+		c: headroom.Config{SelectSeeds: headroom.DefaultSelectSeeds(), ReportSeeds: headroom.DefaultReportSeeds(),
+			Refine: headroom.DefaultRefine, Top: headroom.DefaultTop, Candidates: headroom.DefaultCandidates, Passes: headroom.DefaultPasses}}
+	cmd := &cobra.Command{
+		Use:     "headroom [flags]",
+		Example: "  graphcc headroom --scenario day --policies graphcc,graphcc:models/graphcc-hosts.model --out day-headroom",
+		Short:   "Measure what adaptation could win on a scenario: ideal, best constant, best schedule, policies",
+		Long: `headroom reports, on --report-seeds, the fair-share ideal, the best fixed
+configuration (tune's search on --seeds, joint with the hosts' DCQCN when the
+hardware allows), the best schedule of the search's leading configurations
+over the scenario's phases (or --segment segments), found by coordinate
+descent on --seeds, and --policies. It writes headroom.md, headroom.json and
+its journal to --out; run again with the same --out, it resumes. docs/cli.md
+describes it.`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error { return o.run(cmd.Context(), cmd) },
+	}
+	fs := cmd.Flags()
+	fs.SortFlags = false
+	fs.StringVar(&o.scenario, "scenario", "fb60-incast", "scenario (see graphcc eval --list-scenarios); with --scenario-file, the file's only scenario by default")
+	o.eval.scenarioFile.add(fs, true)
+	fs.StringArrayVar(&o.eval.policies, "policies", nil, "comma-separated policies to report beside the yardsticks (as eval's --policies); repeatable")
+	fs.Var(newSeedsFlag(&o.c.SelectSeeds), "seeds", "seeds the search and the schedule are selected on (not 1001-1010)")
+	fs.Var(newSeedsFlag(&o.c.ReportSeeds), "report-seeds", "seeds every row is reported on, apart from --seeds")
+	fs.StringVar(&o.grid, "grid", o.grid, "the search's coarse grid: coarse (39 settings), or as tune's --grid")
+	fs.IntVar(&o.c.Refine, "refine", o.c.Refine, "the search's refinement rounds (-1: none)")
+	fs.IntVar(&o.c.Top, "top", o.c.Top, "leaders the search refines each round")
+	fs.BoolVar(&o.c.SwitchOnly, "switch-only", false, "search the switches' ECN setting alone, not jointly with the hosts' DCQCN constants")
+	fs.StringVar(&o.tuned, "tune", "", "a tune result of --scenario on --seeds and this hardware (graphcc tune, or graphcc merge of its --shard parts) to use instead of searching")
+	fs.StringVar(&o.segment, "segment", o.segment, "segment length of a scenario without phases")
+	fs.IntVar(&o.c.Candidates, "candidates", o.c.Candidates, "settings a segment may take: the search's best")
+	fs.IntVar(&o.c.Passes, "passes", o.c.Passes, "most passes of the coordinate descent")
+	fs.IntVar(&o.eval.workers, "workers", 0, "simulations run at once (0: one per CPU)")
+	fs.StringVar(&o.out, "out", o.out, "directory of headroom.md, headroom.json and journal.json (created if missing)")
+	o.eval.hw.add(fs, omitECN)
+	fs.StringVar(&o.eval.interval, "interval", o.eval.interval, "control interval")
+	return cmd
+}
+
+// config builds the measurement of the flags.
+func (o *headroomOpts) config(ctx context.Context, cmd *cobra.Command) error {
+	c, fs := &o.c, cmd.Flags()
+	set, err := o.eval.scenarioFile.load()
+	if err != nil {
+		return err
+	}
+	name := o.scenario
+	if o.eval.scenarioFile.path != "" && !fs.Changed("scenario") {
+		name = ""
+	}
+	if c.Scenario, err = set.pick(name); err != nil {
+		return err
+	}
+	if c.Params, err = o.eval.hw.params(); err != nil {
+		return err
+	}
+	if c.Interval, err = parseIntervalFlag(o.eval.interval); err != nil {
+		return err
+	}
+	if c.Segment, err = parseDurationFlag("segment", o.segment, false); err != nil {
+		return err
+	}
+	if len(o.eval.policies) > 0 {
+		if c.Policies, err = o.eval.policyList(ctx, policy.Env{Params: c.Params, Interval: c.Interval}, map[string]bool{}); err != nil {
+			return err
+		}
+	}
+	c.Workers = o.eval.workers
+	if c.Grid = headroom.CoarseGrid(); o.grid != "coarse" {
+		if c.Grid, err = tuneGrid(o.grid); err != nil {
+			return err
+		}
+	}
+	if o.tuned != "" {
+		if c.Tuned, err = headroom.LoadTuned(o.tuned); err != nil {
+			return fmt.Errorf("--tune: %w", err)
+		}
+	}
+	return nil
+}
+
+func (o *headroomOpts) run(ctx context.Context, cmd *cobra.Command) error {
+	if err := o.config(ctx, cmd); err != nil {
+		return err
+	}
+	if err := checkOutDir(o.out); err != nil {
+		return err
+	}
+	if err := os.MkdirAll(o.out, 0o755); err != nil {
+		return fmt.Errorf("--out: %w", err)
+	}
+	build, err := version.ID()
+	if err != nil {
+		return err
+	}
+	if err := headroom.Resume(&o.c, filepath.Join(o.out, "journal.json"), build); err != nil {
+		return fmt.Errorf("--out: %w", err)
+	}
+	o.c.Progress = func(msg string) { fmt.Fprintf(cmd.ErrOrStderr(), "graphcc: headroom: %s\n", msg) }
+	res, err := headroom.Measure(ctx, o.c)
+	if err != nil {
+		return err
+	}
+	var wrote outputs
+	if err := wrote.write("out", filepath.Join(o.out, "headroom.json"), res.WriteJSON); err != nil {
+		return err
+	}
+	if err := wrote.write("out", filepath.Join(o.out, "headroom.md"), res.WriteMarkdown); err != nil {
+		return err
+	}
+	if err := res.WriteMarkdown(cmd.OutOrStdout()); err != nil {
+		return err
+	}
+	wrote.report(cmd.ErrOrStderr())
+	return nil
+}
