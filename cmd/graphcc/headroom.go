@@ -3,7 +3,6 @@ package main
 import (
 	"context"
 	"fmt"
-	"os"
 	"path/filepath"
 
 	"github.com/spf13/cobra"
@@ -25,9 +24,8 @@ type headroomOpts struct {
 
 func newHeadroomCmd(lookup lookupFunc) *cobra.Command {
 	o := headroomOpts{eval: evalOpts{scenarioFile: scenarioFileFlag{lookup: lookup}, hw: defaultHW(),
-		interval: topo.FormatDuration(control.DefaultInterval)}, grid: "coarse", segment: "5ms", out: "headroom-out",
-		c: headroom.Config{SelectSeeds: headroom.DefaultSelectSeeds(), ReportSeeds: headroom.DefaultReportSeeds(),
-			Refine: headroom.DefaultRefine, Top: headroom.DefaultTop, Candidates: headroom.DefaultCandidates, Passes: headroom.DefaultPasses}}
+		interval: topo.FormatDuration(control.DefaultInterval)}, grid: "coarse", out: "headroom-out", c: headroom.DefaultConfig()}
+	o.segment = topo.FormatDuration(o.c.Segment)
 	cmd := &cobra.Command{
 		Use:     "headroom [flags]",
 		Example: "  graphcc headroom --scenario day --policies graphcc,graphcc:models/graphcc-hosts.model --out day-headroom",
@@ -37,8 +35,8 @@ configuration (tune's search on --seeds, joint with the hosts' DCQCN when the
 hardware allows), the best schedule of the search's leading configurations
 over the scenario's phases (or --segment segments), found by coordinate
 descent on --seeds, and --policies. It writes headroom.md, headroom.json and
-its journal to --out; run again with the same --out, it resumes. docs/cli.md
-describes it.`,
+its journal to --out; run again with the same --out, it resumes.
+docs/learning.md ("Headroom") describes it.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error { return o.run(cmd.Context(), cmd) },
 	}
@@ -113,9 +111,6 @@ func (o *headroomOpts) run(ctx context.Context, cmd *cobra.Command) error {
 	if err := checkOutDir(o.out); err != nil {
 		return err
 	}
-	if err := os.MkdirAll(o.out, 0o755); err != nil {
-		return fmt.Errorf("--out: %w", err)
-	}
 	build, err := version.ID()
 	if err != nil {
 		return err
@@ -128,16 +123,11 @@ func (o *headroomOpts) run(ctx context.Context, cmd *cobra.Command) error {
 	if err != nil {
 		return err
 	}
-	var wrote outputs
-	if err := wrote.write("out", filepath.Join(o.out, "headroom.json"), res.WriteJSON); err != nil {
-		return err
+	paths, err := res.WriteDir(o.out)
+	if err != nil {
+		return fmt.Errorf("--out: %w", err)
 	}
-	if err := wrote.write("out", filepath.Join(o.out, "headroom.md"), res.WriteMarkdown); err != nil {
-		return err
-	}
-	if err := res.WriteMarkdown(cmd.OutOrStdout()); err != nil {
-		return err
-	}
-	wrote.report(cmd.ErrOrStderr())
-	return nil
+	wrote := outputs{paths: paths}
+	defer wrote.report(cmd.ErrOrStderr())
+	return res.WriteMarkdown(cmd.OutOrStdout())
 }

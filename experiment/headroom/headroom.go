@@ -54,6 +54,13 @@ func CoarseGrid() []tune.Setting {
 	return out
 }
 
+// DefaultConfig returns a Config with every default but its scenario's and
+// grid's filled in: what a command shows as its flags' defaults.
+func DefaultConfig() Config {
+	return Config{Refine: DefaultRefine, Top: DefaultTop, Segment: DefaultSegment, Candidates: DefaultCandidates,
+		Passes: DefaultPasses, SelectSeeds: DefaultSelectSeeds(), ReportSeeds: DefaultReportSeeds()}
+}
+
 // Config is a headroom measurement of one scenario.
 type Config struct {
 	Scenario scenario.Scenario

@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"path/filepath"
 
 	"graphcc/experiment/tune"
 	"graphcc/internal/fileio"
@@ -79,11 +80,15 @@ func (c Config) Key() (string, error) {
 
 // Resume makes c resumable through the journal file path: it reads the
 // journal there, if any, refusing one of another measurement (Key) or
-// another build, or starts one of build; and it sets c.Checkpoint to
-// write the journal there (atomically) after every step.
+// another build, or starts one of build (creating path's directory); and
+// it sets c.Checkpoint to write the journal there (atomically) after
+// every step.
 func Resume(c *Config, path, build string) error {
 	key, err := c.Key()
 	if err != nil {
+		return err
+	}
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
 		return err
 	}
 	c.Checkpoint = func(j *Journal) error { return fileio.WriteAtomic(path, j.WriteJSON) }

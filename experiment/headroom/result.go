@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"path/filepath"
 	"strings"
 
 	"graphcc/experiment"
@@ -175,6 +176,18 @@ func (m *measurement) evaluate(ctx context.Context, specs []string, pols []polic
 	c := m.evalConfig(all, seeds)
 	c.Reference = all[0].Name
 	return experiment.Evaluate(ctx, c)
+}
+
+// WriteDir writes r into directory dir as headroom.json (WriteJSON) and
+// headroom.md (WriteMarkdown), each atomically, and returns their paths.
+func (r *Result) WriteDir(dir string) ([]string, error) {
+	paths := []string{filepath.Join(dir, "headroom.json"), filepath.Join(dir, "headroom.md")}
+	for i, write := range []func(io.Writer) error{r.WriteJSON, r.WriteMarkdown} {
+		if err := fileio.WriteAtomic(paths[i], write); err != nil {
+			return nil, err
+		}
+	}
+	return paths, nil
 }
 
 // WriteJSON writes r as indented JSON.
