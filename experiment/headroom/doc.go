@@ -31,7 +31,7 @@
 // # Results
 //
 //   - Result is what a measurement found: the best constant, the
-//     schedule, its steps and its in-sample and held-out gains (Ratio),
+//     schedule, its steps and its in-sample and held-out gains (tune.Ratio, with intervals),
 //     and a Row per yardstick and policy on the report seeds.
 //   - Result.WriteJSON and Result.WriteMarkdown write it.
 //

@@ -9,22 +9,16 @@ import (
 	"strings"
 
 	"graphcc/experiment"
+	"graphcc/experiment/tune"
 	"graphcc/internal/fileio"
 	"graphcc/metrics"
 	"graphcc/policy"
 )
 
-// Ratio is a ratio of two policies' statistics on the same traces, with
-// its 95 % interval across seeds (Lo and Hi absent with fewer than
-// metrics.MinIntervalSeeds seeds).
-type Ratio struct {
-	Value float64  `json:"value"`
-	Lo    *float64 `json:"lo,omitempty"`
-	Hi    *float64 `json:"hi,omitempty"`
-}
-
-func ratioOf(r metrics.Ratio) Ratio {
-	out := Ratio{Value: r.Value}
+// ratioOf returns r as a result writes it (tune's Ratio: Lo and Hi
+// absent without an interval).
+func ratioOf(r metrics.Ratio) tune.Ratio {
+	out := tune.Ratio{Value: r.Value}
 	if r.HasInterval() {
 		lo, hi := r.Lo, r.Hi
 		out.Lo, out.Hi = &lo, &hi
@@ -32,8 +26,8 @@ func ratioOf(r metrics.Ratio) Ratio {
 	return out
 }
 
-// String writes r as 0.978 (0.961–0.995), or the value alone.
-func (r Ratio) String() string {
+// formatRatio writes r as 0.978 (0.961–0.995), or the value alone.
+func formatRatio(r tune.Ratio) string {
 	if math.IsNaN(r.Value) {
 		return "–"
 	}
@@ -51,12 +45,12 @@ type Row struct {
 	Policy string `json:"policy"`
 	// MeanSlowdown is the mean FCT slowdown over the flows of every
 	// report seed; VsBest its ratio to the best constant's.
-	MeanSlowdown float64 `json:"mean_slowdown"`
-	VsBest       Ratio   `json:"vs_best_constant"`
+	MeanSlowdown float64    `json:"mean_slowdown"`
+	VsBest       tune.Ratio `json:"vs_best_constant"`
 	// SmallP99 is the p99 slowdown of the flows of at most 100 KB,
 	// SmallP99VsBest its ratio to the best constant's.
-	SmallP99       float64 `json:"small_p99"`
-	SmallP99VsBest Ratio   `json:"small_p99_vs_best_constant"`
+	SmallP99       float64    `json:"small_p99"`
+	SmallP99VsBest tune.Ratio `json:"small_p99_vs_best_constant"`
 }
 
 // Result is a headroom measurement.
@@ -92,8 +86,8 @@ type Result struct {
 	// the selection seeds, with its interval (the in-sample gain), and
 	// HeldOut the same on the report seeds (the held-out gain); 1 when
 	// the schedule is the constant.
-	InSample Ratio `json:"in_sample"`
-	HeldOut  Ratio `json:"held_out"`
+	InSample tune.Ratio `json:"in_sample"`
+	HeldOut  tune.Ratio `json:"held_out"`
 	// Rows are the ideal (absent on a scenario with link events, which it
 	// does not model), the best constant, the schedule and the policies,
 	// on the report seeds.
@@ -125,7 +119,7 @@ func (m *measurement) report(ctx context.Context) (*Result, error) {
 		specs, role["ideal"] = append(specs, "ideal"), "ideal"
 	}
 	m.progress("the schedule on the selection seeds, every row on the report seeds")
-	res.InSample, res.HeldOut = Ratio{Value: 1}, Ratio{Value: 1}
+	res.InSample, res.HeldOut = tune.Ratio{Value: 1}, tune.Ratio{Value: 1}
 	if res.Schedule != res.BestConstant {
 		in, err := m.evaluate(ctx, specs[:2], nil, m.c.SelectSeeds)
 		if err != nil {
@@ -207,11 +201,11 @@ func (r *Result) WriteMarkdown(w io.Writer) error {
 	b.WriteString("| row | policy | mean slowdown | / best constant (95 % CI) | p99 ≤ 100 KB | p99 ≤ 100 KB / best constant |\n")
 	b.WriteString("|---|---|---:|---:|---:|---:|\n")
 	for _, row := range r.Rows {
-		fmt.Fprintf(&b, "| %s | `%s` | %.3f | %s | %.3f | %s |\n", row.Name, row.Policy, row.MeanSlowdown, row.VsBest, row.SmallP99, row.SmallP99VsBest)
+		fmt.Fprintf(&b, "| %s | `%s` | %.3f | %s | %.3f | %s |\n", row.Name, row.Policy, row.MeanSlowdown, formatRatio(row.VsBest), row.SmallP99, formatRatio(row.SmallP99VsBest))
 	}
 	fmt.Fprintf(&b, "\nThe schedule over %d segments (%s), from %d candidates (passes: %d; simulations: %d):\n\n    %s\n\n",
 		len(r.Segments), strings.Join(r.Segments, ", "), len(r.Candidates), r.Passes, r.ScheduleRuns, r.Schedule)
-	fmt.Fprintf(&b, "Its mean slowdown over the best constant's: in-sample (selection seeds) %s, held out (report seeds) %s.\n", r.InSample, r.HeldOut)
+	fmt.Fprintf(&b, "Its mean slowdown over the best constant's: in-sample (selection seeds) %s, held out (report seeds) %s.\n", formatRatio(r.InSample), formatRatio(r.HeldOut))
 	_, err := io.WriteString(w, b.String())
 	return err
 }
