@@ -4,12 +4,14 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
 
 	"graphcc/experiment"
 	"graphcc/experiment/tune"
+	"graphcc/internal/fileio"
 	"graphcc/internal/testfabric"
 	"graphcc/policy"
 	"graphcc/scenario"
@@ -117,6 +119,15 @@ func TestMeasure(t *testing.T) {
 	}
 	r := tiny(2)
 	r.Journal = j
+	// its search given as a tune result file instead of journaled
+	path := filepath.Join(t.TempDir(), "tune.json")
+	if err := fileio.WriteAtomic(path, j.Tune.WriteJSON); err != nil {
+		t.Fatal(err)
+	}
+	j.Tune = nil
+	if r.Tuned, err = LoadTuned(path); err != nil {
+		t.Fatal(err)
+	}
 	checkpoints := 0
 	r.Checkpoint = func(*Journal) error { checkpoints++; return nil }
 	resumed, err := Measure(ctx, r)
