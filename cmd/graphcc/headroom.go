@@ -1,0 +1,137 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"path/filepath"
+
+	"github.com/spf13/cobra"
+
+	"graphcc/experiment"
+	"graphcc/experiment/headroom"
+	"graphcc/experiment/tune"
+	"graphcc/internal/fileio"
+	"graphcc/internal/version"
+	"graphcc/policy"
+	"graphcc/topo"
+)
+
+// headroomOpts are the flags of graphcc headroom.
+type headroomOpts struct {
+	eval                  evalOpts // --scenario-file, --policies, --workers, --interval, the hardware
+	scenario, grid, tuned string
+	segment, out          string
+	c                     headroom.Config
+}
+
+func newHeadroomCmd(lookup lookupFunc) *cobra.Command {
+	o := headroomOpts{eval: evalOpts{scenarioFile: scenarioFileFlag{lookup: lookup}, hw: defaultHW()},
+		grid: "coarse", out: "headroom-out", c: headroom.DefaultConfig()}
+	o.segment = topo.FormatDuration(o.c.Segment)
+	cmd := &cobra.Command{
+		Use:     "headroom [flags]",
+		Example: "  graphcc headroom --scenario day --policies graphcc,graphcc:models/graphcc-hosts.model --out day-headroom",
+		Short:   "Measure what adaptation could win on a scenario: ideal, best constant, best schedule, policies",
+		Long: `headroom reports, on --report-seeds, the fair-share ideal, the best fixed
+configuration (tune's search on --seeds, joint with the hosts' DCQCN when the
+hardware allows), the best schedule of the search's leading configurations
+over the scenario's phases (or --segment segments), found by coordinate
+descent on --seeds, and --policies. It writes headroom.md, headroom.json and
+its journal to --out; run again with the same --out, it resumes.
+docs/learning.md ("Headroom") describes it.`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error { return o.run(cmd.Context(), cmd) },
+	}
+	fs := cmd.Flags()
+	fs.SortFlags = false
+	fs.StringVar(&o.scenario, "scenario", "fb60-incast", "scenario (see graphcc eval --list-scenarios); with --scenario-file, the file's only scenario by default")
+	o.eval.scenarioFile.add(fs, true)
+	fs.StringArrayVar(&o.eval.specs.Policies, "policies", nil, "comma-separated policies to report beside the yardsticks (as eval's --policies); repeatable")
+	fs.Var(newSeedsFlag(&o.c.SelectSeeds), "seeds", "seeds the search and the schedule are selected on (not 1001-1010)")
+	fs.Var(newSeedsFlag(&o.c.ReportSeeds), "report-seeds", "seeds every row is reported on, apart from --seeds")
+	fs.StringVar(&o.grid, "grid", o.grid, "the search's coarse grid: coarse (39 settings), or as tune's --grid")
+	fs.IntVar(&o.c.Refine, "refine", o.c.Refine, "the search's refinement rounds (-1: none)")
+	fs.IntVar(&o.c.Top, "top", o.c.Top, "leaders the search refines each round")
+	fs.BoolVar(&o.c.SwitchOnly, "switch-only", false, "search the switches' ECN setting alone, not jointly with the hosts' DCQCN constants")
+	fs.StringVar(&o.tuned, "tune", "", "a tune result of --scenario on --seeds and this hardware (graphcc tune, or graphcc merge of its --shard parts) to use instead of searching")
+	fs.StringVar(&o.segment, "segment", o.segment, "segment length of a scenario without phases")
+	fs.IntVar(&o.c.Candidates, "candidates", o.c.Candidates, "settings a segment may take: the search's best")
+	fs.IntVar(&o.c.Passes, "passes", o.c.Passes, "most passes of the coordinate descent")
+	fs.IntVar(&o.eval.workers, "workers", 0, "simulations run at once (0: one per CPU)")
+	fs.StringVar(&o.out, "out", o.out, "directory of headroom.md, headroom.json and journal.json (created if missing)")
+	o.eval.hw.add(fs, omitECN)
+	o.eval.interval.add(fs, "")
+	return cmd
+}
+
+// config builds the measurement of the flags.
+func (o *headroomOpts) config(ctx context.Context, cmd *cobra.Command) error {
+	c, fs := &o.c, cmd.Flags()
+	set, err := o.eval.scenarioFile.load()
+	if err != nil {
+		return err
+	}
+	name := o.scenario
+	if o.eval.scenarioFile.path != "" && !fs.Changed("scenario") {
+		name = ""
+	}
+	if c.Scenario, err = pick(set, name); err != nil {
+		return err
+	}
+	if c.Params, err = o.eval.hw.params(); err != nil {
+		return err
+	}
+	if c.Interval, err = o.eval.interval.parse(); err != nil {
+		return err
+	}
+	if c.Segment, err = topo.ParseDuration("--segment", o.segment, false); err != nil {
+		return err
+	}
+	if len(o.eval.specs.Policies) > 0 {
+		var ec experiment.Config
+		if err := o.eval.specs.Resolve(ctx, policy.Env{Params: c.Params, Interval: c.Interval}, &ec, "--"); err != nil {
+			return err
+		}
+		c.Policies = ec.Policies
+	}
+	c.Workers = o.eval.workers
+	if c.Grid = headroom.CoarseGrid(); o.grid != "coarse" {
+		if c.Grid, err = tune.ParseGrid("--grid", o.grid); err != nil {
+			return err
+		}
+	}
+	if o.tuned != "" {
+		if c.Tuned, err = headroom.LoadTuned(o.tuned); err != nil {
+			return fmt.Errorf("--tune: %w", err)
+		}
+	}
+	return nil
+}
+
+func (o *headroomOpts) run(ctx context.Context, cmd *cobra.Command) error {
+	if err := o.config(ctx, cmd); err != nil {
+		return err
+	}
+	if err := fileio.CheckOutputDir("--out", o.out); err != nil {
+		return err
+	}
+	build, err := version.ID()
+	if err != nil {
+		return err
+	}
+	if err := headroom.Resume(&o.c, filepath.Join(o.out, "journal.json"), build); err != nil {
+		return fmt.Errorf("--out: %w", err)
+	}
+	o.c.Progress = func(msg string) { fmt.Fprintf(cmd.ErrOrStderr(), "graphcc: headroom: %s\n", msg) }
+	res, err := headroom.Measure(ctx, o.c)
+	if err != nil {
+		return err
+	}
+	paths, err := res.WriteDir(o.out)
+	if err != nil {
+		return fmt.Errorf("--out: %w", err)
+	}
+	wrote := outputs{paths: paths}
+	defer wrote.report(cmd.ErrOrStderr())
+	return res.WriteMarkdown(cmd.OutOrStdout())
+}

@@ -1,0 +1,106 @@
+package main
+
+import (
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+)
+
+// TestHeadroomThenEval measures the headroom of the tiny scenario in two
+// segments, checks its outputs and that running it again resumes, then
+// runs a schedule the descent scored with eval --policies unchanged: it
+// scores what the descent recorded.
+func TestHeadroomThenEval(t *testing.T) {
+	dir := t.TempDir()
+	out := filepath.Join(dir, "h")
+	argv := []string{"headroom", "--scenario", "tiny", "--segment", "500us", "--seeds", "2001", "--report-seeds", "3001",
+		"--refine", "-1", "--top", "1", "--switch-only", "--candidates", "2", "--passes", "1", "--workers", "2",
+		"--policies", "static", "--out", out}
+	stdout := run(t, argv...)
+	for _, want := range []string{"# Headroom of tiny", "| ideal | `ideal` |", "| policy | `static` |", "from 2 candidates", "in-sample"} {
+		if !strings.Contains(stdout, want) {
+			t.Errorf("report lacks %q:\n%s", want, stdout)
+		}
+	}
+	var res struct {
+		BestConstant string   `json:"best_constant"`
+		Candidates   []string `json:"candidates"`
+		Segments     []string `json:"segments"`
+	}
+	readJSON(t, filepath.Join(out, "headroom.json"), &res)
+	if len(res.Candidates) != 2 || res.Candidates[0] != res.BestConstant || !slices.Equal(res.Segments, []string{"from 0", "from 500us"}) {
+		t.Errorf("result %+v", res)
+	}
+	md, err := os.ReadFile(filepath.Join(out, "headroom.md"))
+	if err != nil || string(md) != stdout {
+		t.Errorf("headroom.md differs from what was printed (%v)", err)
+	}
+	// again: resumed from the journal, the same report
+	if again := run(t, argv...); again != stdout {
+		t.Errorf("the resumed run's report differs:\n%s\n%s", again, stdout)
+	}
+	var journal struct {
+		Scores map[string]float64 `json:"scores"`
+	}
+	readJSON(t, filepath.Join(out, "journal.json"), &journal)
+	var sched string
+	for spec := range journal.Scores {
+		if strings.HasPrefix(spec, "sched:") {
+			sched = spec
+		}
+	}
+	if sched == "" {
+		t.Fatalf("the journal holds no schedule: %v", journal.Scores)
+	}
+	js := filepath.Join(dir, "r.json")
+	run(t, "eval", "--scenarios", "tiny", "--policies", sched, "--seeds", "2001", "--rewards", "", "--out", filepath.Join(dir, "e"), "--json", js)
+	var rep struct {
+		Scenarios []struct {
+			Policies []struct {
+				Policy  string `json:"policy"`
+				Summary struct {
+					Slowdown struct {
+						Mean float64 `json:"mean"`
+					} `json:"slowdown"`
+				} `json:"summary"`
+			} `json:"policies"`
+		} `json:"scenarios"`
+	}
+	readJSON(t, js, &rep)
+	if p := rep.Scenarios[0].Policies[0]; p.Policy != sched || p.Summary.Slowdown.Mean != journal.Scores[sched] {
+		t.Errorf("eval ran %s scoring %v; headroom scored %s %v", p.Policy, p.Summary.Slowdown.Mean, sched, journal.Scores[sched])
+	}
+}
+
+// TestHeadroomRefused checks the errors that name a flag.
+func TestHeadroomRefused(t *testing.T) {
+	for _, tc := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"--segment", "0"}, "--segment 0: must be positive"},
+		{[]string{"--grid", "fine"}, "--grid fine"},
+		{[]string{"--tune", "/nonexistent.json"}, "--tune: open /nonexistent.json"},
+		{[]string{"--seeds", "2001", "--report-seeds", "2001"}, "both a selection and a report seed"},
+		{[]string{"--policies", "bogus"}, "--policies bogus"},
+	} {
+		_, _, err := execute(t, t.Context(), append([]string{"headroom", "--scenario", "tiny", "--out", filepath.Join(t.TempDir(), "h")}, tc.args...)...)
+		if err == nil || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("%v: %v, want %q", tc.args, err, tc.want)
+		}
+	}
+}
+
+func readJSON(t *testing.T, path string, v any) {
+	t.Helper()
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := json.Unmarshal(b, v); err != nil {
+		t.Fatalf("%s: %v", path, err)
+	}
+}

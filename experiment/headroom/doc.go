@@ -1,0 +1,48 @@
+// Package headroom measures how much any adaptive policy could win on a
+// scenario's traffic (graphcc headroom): beside the policies given, the
+// yardsticks the learned policies are held to, each on report seeds that
+// no selection used, with intervals across them.
+//
+//   - the fair-share ideal (policy ideal), what any policy could win;
+//   - the best fixed configuration, experiment/tune's search on the
+//     selection seeds (switch ECN jointly with the hosts' DCQCN constants
+//     when the hardware's are a NIC's, switch-only otherwise), the floor;
+//   - the best schedule of fixed configurations over segments of the
+//     traffic (the scenario's phases, or fixed-length segments), found by
+//     coordinate descent from the best constant on the selection seeds
+//     (schedule.go says why that search), what adaptation could win; a
+//     sched: spec that graphcc eval --policies runs unchanged. Its gain
+//     is reported in-sample and held out, since per-segment oracles chosen
+//     on some seeds need not transfer to others.
+//
+// # Measuring
+//
+//   - Measure runs a measurement (Config) and returns its Result.
+//   - Config: the scenario, the policies, the search (grid, rounds,
+//     switch-only, or a finished search to reuse: Tuned), the segments,
+//     the descent's candidates and passes, the seeds, the simulated
+//     hardware, the journal to resume from. Config.Joint tells whether
+//     the search is joint, Config.Key what names the measurement.
+//   - DefaultSegment, DefaultCandidates, DefaultPasses, DefaultRefine,
+//     DefaultTop, DefaultSelectSeeds, DefaultReportSeeds and CoarseGrid
+//     are its defaults.
+//   - Segments returns the segments of a trace.
+//
+// # Results
+//
+//   - Result is what a measurement found: the best constant, the
+//     schedule, its steps and its in-sample and held-out gains (tune.Ratio, with intervals),
+//     and a Row per yardstick and policy on the report seeds.
+//   - Result.WriteJSON and Result.WriteMarkdown write it.
+//
+// # Resuming
+//
+//   - Journal holds what a measurement simulated so far: the search's
+//     result and every schedule's score. ReadJournal reads one; Resume
+//     makes a Config resume from and save to a journal file.
+//   - LoadTuned reads a tune result for Config.Tuned: a search sharded
+//     with graphcc tune --shard and put together by graphcc merge.
+//
+// The files by job: headroom.go the measurement, schedule.go the segments
+// and the descent, result.go the report, journal.go the journal.
+package headroom
