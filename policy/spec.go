@@ -181,6 +181,9 @@ type def struct {
 	// inputs, if set, returns Named.Inputs of the spec's arguments (nil
 	// where the spec describes the policy whole).
 	inputs func(args string) func(scenario.Scenario) (string, error)
+	// nests marks a policy whose arguments hold whole specs (floor):
+	// HostsMark in them belongs to those specs, not to the policy.
+	nests bool
 }
 
 // defs is the registry: the ECN control policies, static and the learned
@@ -254,6 +257,7 @@ func defs(ctx context.Context, env Env, withIdeal bool) []def {
 			},
 		},
 	}
+	d = append(d, floorDef(ctx, env))
 	if withIdeal {
 		d = append(d, idealDef())
 	}
@@ -290,7 +294,7 @@ func plain(build func(args string) (Factory, error)) func(string) (Factory, func
 
 // canonical writes spec as lookup names it (Canonical).
 func canonical(spec string, defs []def) string {
-	base, hosts, withHosts := strings.Cut(spec, HostsMark)
+	base, hosts, withHosts := cutHosts(spec, defs)
 	if withHosts {
 		return canonical(base, defs) + HostsMark + canonicalNumbers(hosts)
 	}
@@ -325,10 +329,21 @@ func canonicalNumbers(g string) string {
 // ParseHostParams).
 const HostsMark = "+dcqcn:"
 
+// cutHosts cuts spec at HostsMark into the policy and the hosts'
+// constants, unless its policy nests specs (def.nests): then all of spec
+// is the policy.
+func cutHosts(spec string, defs []def) (base, hosts string, withHosts bool) {
+	name, _, _ := strings.Cut(spec, ":")
+	if slices.ContainsFunc(defs, func(d def) bool { return d.Name == name && d.nests }) {
+		return spec, "", false
+	}
+	return strings.Cut(spec, HostsMark)
+}
+
 // lookup finds spec (NAME, NAME:ARGS, either followed by HostsMark and the
 // hosts' constants) among defs.
 func lookup(spec string, defs []def) (Named, error) {
-	base, hosts, withHosts := strings.Cut(spec, HostsMark)
+	base, hosts, withHosts := cutHosts(spec, defs)
 	name, args, _ := strings.Cut(base, ":")
 	for _, d := range defs {
 		if d.Name != name {
