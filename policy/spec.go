@@ -25,7 +25,9 @@ import (
 // react:8:32,128,0.5:2,16,1, hostreact:2,32,0.01:0.5:300,1,4,5,50:55,1,4,5,50, sched:0=2,32,0.01:10ms=32,256,0.75
 // (whose steps may carry the hosts' constants: sched:0=2,32,0.01/55,55,2,5,25:10ms=32,256,0.75/30,55,2,40,400), tuned:FILE,
 // tuned:DIR, graphcc, graphcc:FILE, acc, acc:FILE or ideal, any but ideal
-// followed by HostsMark and the hosts' DCQCN constants.
+// followed by HostsMark and the hosts' DCQCN constants; or
+// floor:MARGIN:BASE[@graphcc[:MODEL]], whose BASE is any of those but
+// graphcc and ideal, its HostsMark included (floor:0.05:static:0.5,32,0.125+dcqcn:55,55,2,5,25@graphcc:m.model).
 // Specs lists them with their usage and help. Errors of Parse do not name a
 // flag; callers add it.
 
