@@ -63,6 +63,10 @@ func TestInputs(t *testing.T) {
 		{spec: "tuned:" + filepath.Join(dir, "global.json"), sc: ws, want: "best_policy static:32,256,0.75+dcqcn:55,1,4,5,50"},
 		{spec: "tuned:" + tuned, sc: fb60, want: "best_policy static:2,32,0.01"},
 		{spec: "tuned:" + tuned, sc: ws, err: filepath.Join(tuned, "websearch60.json")},
+		{spec: "floor:1:static", sc: fb60},
+		{spec: "floor:1:tuned:" + filepath.Join(dir, "global.json") + "@graphcc:" + modelPath, sc: ws,
+			want: "tuned:" + filepath.Join(dir, "global.json") + "=best_policy static:32,256,0.75+dcqcn:55,1,4,5,50; graphcc:" + modelPath + "=" + modelDigest},
+		{spec: "floor:1:tuned:" + tuned, sc: ws, err: filepath.Join(tuned, "websearch60.json")},
 	} {
 		t.Run(tc.spec, func(t *testing.T) {
 			np, err := Parse(context.Background(), tc.spec, tc.env)

@@ -25,7 +25,9 @@ import (
 // react:8:32,128,0.5:2,16,1, hostreact:2,32,0.01:0.5:300,1,4,5,50:55,1,4,5,50, sched:0=2,32,0.01:10ms=32,256,0.75
 // (whose steps may carry the hosts' constants: sched:0=2,32,0.01/55,55,2,5,25:10ms=32,256,0.75/30,55,2,40,400), tuned:FILE,
 // tuned:DIR, graphcc, graphcc:FILE, acc, acc:FILE or ideal, any but ideal
-// followed by HostsMark and the hosts' DCQCN constants.
+// followed by HostsMark and the hosts' DCQCN constants; or
+// floor:MARGIN:BASE[@graphcc[:MODEL]], whose BASE is any of those but
+// graphcc and ideal, its HostsMark included (floor:0.05:static:0.5,32,0.125+dcqcn:55,55,2,5,25@graphcc:m.model).
 // Specs lists them with their usage and help. Errors of Parse do not name a
 // flag; callers add it.
 
@@ -181,6 +183,9 @@ type def struct {
 	// inputs, if set, returns Named.Inputs of the spec's arguments (nil
 	// where the spec describes the policy whole).
 	inputs func(args string) func(scenario.Scenario) (string, error)
+	// nests marks a policy whose arguments hold whole specs (floor):
+	// HostsMark in them belongs to those specs, not to the policy.
+	nests bool
 }
 
 // defs is the registry: the ECN control policies, static and the learned
@@ -254,6 +259,7 @@ func defs(ctx context.Context, env Env, withIdeal bool) []def {
 			},
 		},
 	}
+	d = append(d, floorDef(ctx, env))
 	if withIdeal {
 		d = append(d, idealDef())
 	}
@@ -290,7 +296,7 @@ func plain(build func(args string) (Factory, error)) func(string) (Factory, func
 
 // canonical writes spec as lookup names it (Canonical).
 func canonical(spec string, defs []def) string {
-	base, hosts, withHosts := strings.Cut(spec, HostsMark)
+	base, hosts, withHosts := cutHosts(spec, defs)
 	if withHosts {
 		return canonical(base, defs) + HostsMark + canonicalNumbers(hosts)
 	}
@@ -325,10 +331,21 @@ func canonicalNumbers(g string) string {
 // ParseHostParams).
 const HostsMark = "+dcqcn:"
 
+// cutHosts cuts spec at HostsMark into the policy and the hosts'
+// constants, unless its policy nests specs (def.nests): then all of spec
+// is the policy.
+func cutHosts(spec string, defs []def) (base, hosts string, withHosts bool) {
+	name, _, _ := strings.Cut(spec, ":")
+	if slices.ContainsFunc(defs, func(d def) bool { return d.Name == name && d.nests }) {
+		return spec, "", false
+	}
+	return strings.Cut(spec, HostsMark)
+}
+
 // lookup finds spec (NAME, NAME:ARGS, either followed by HostsMark and the
 // hosts' constants) among defs.
 func lookup(spec string, defs []def) (Named, error) {
-	base, hosts, withHosts := strings.Cut(spec, HostsMark)
+	base, hosts, withHosts := cutHosts(spec, defs)
 	name, args, _ := strings.Cut(base, ":")
 	for _, d := range defs {
 		if d.Name != name {

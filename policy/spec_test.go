@@ -122,7 +122,7 @@ func TestParse(t *testing.T) {
 	notFixed := file("graphcc.json", `{"best_policy": "graphcc"}`)
 	badFixed := file("bad.json", `{"best_policy": "static:8,4,1"}`)
 	notJSON := file("notjson.json", `best_policy: static`)
-	forms := "forms: static[:KMIN_KB,KMAX_KB,PMAX], edge:KMIN_KB,KMAX_KB,PMAX:KMIN_KB,KMAX_KB,PMAX, react:Q_KB:KMIN_KB,KMAX_KB,PMAX:KMIN_KB,KMAX_KB,PMAX, hostreact:KMIN_KB,KMAX_KB,PMAX:UTIL:TIMER_US,ALPHA_US,DECREASE_US,AI_MBPS,HAI_MBPS:TIMER_US,ALPHA_US,DECREASE_US,AI_MBPS,HAI_MBPS, sched:T=KMIN_KB,KMAX_KB,PMAX[/TIMER_US,ALPHA_US,DECREASE_US,AI_MBPS,HAI_MBPS][:T=…], tuned:FILE|DIR, graphcc[:MODEL], acc[:MODEL]"
+	forms := "forms: static[:KMIN_KB,KMAX_KB,PMAX], edge:KMIN_KB,KMAX_KB,PMAX:KMIN_KB,KMAX_KB,PMAX, react:Q_KB:KMIN_KB,KMAX_KB,PMAX:KMIN_KB,KMAX_KB,PMAX, hostreact:KMIN_KB,KMAX_KB,PMAX:UTIL:TIMER_US,ALPHA_US,DECREASE_US,AI_MBPS,HAI_MBPS:TIMER_US,ALPHA_US,DECREASE_US,AI_MBPS,HAI_MBPS, sched:T=KMIN_KB,KMAX_KB,PMAX[/TIMER_US,ALPHA_US,DECREASE_US,AI_MBPS,HAI_MBPS][:T=…], tuned:FILE|DIR, graphcc[:MODEL], acc[:MODEL], floor:MARGIN:BASE[@graphcc[:MODEL]]"
 	for _, tc := range []struct {
 		spec    string
 		control bool   // ParseControl, as the testbed
@@ -162,8 +162,8 @@ func TestParse(t *testing.T) {
 		{spec: "graphcc", name: "graphcc"},
 		{spec: "acc", control: true, name: "acc"},
 		{spec: "ideal", name: "ideal"},
-		{spec: "bogus", err: `unknown ECN policy "bogus" (have: static, edge, react, hostreact, sched, tuned, graphcc, acc, ideal); ` + forms + ", ideal"},
-		{spec: "ideal", control: true, err: `unknown ECN policy "ideal" (have: static, edge, react, hostreact, sched, tuned, graphcc, acc); ` + forms},
+		{spec: "bogus", err: `unknown ECN policy "bogus" (have: static, edge, react, hostreact, sched, tuned, graphcc, acc, floor, ideal); ` + forms + ", ideal"},
+		{spec: "ideal", control: true, err: `unknown ECN policy "ideal" (have: static, edge, react, hostreact, sched, tuned, graphcc, acc, floor); ` + forms},
 		{spec: "static:1,2", err: `static:1,2: want 3 comma-separated numbers KMIN_KB,KMAX_KB,PMAX, got "1,2" (usage: static[:KMIN_KB,KMAX_KB,PMAX])`},
 		{spec: "static:1,x,0.2", err: `"x" is not a number`},
 		{spec: "static:-1,2,0.2", err: "thresholds kmin -1 KB, kmax 2 KB: want 0 to 1e12 KB"},
@@ -228,7 +228,7 @@ func TestSpecs(t *testing.T) {
 			t.Errorf("spec %+v", s)
 		}
 	}
-	if got := strings.Join(names, ","); got != "static,edge,react,hostreact,sched,tuned,graphcc,acc,ideal" {
+	if got := strings.Join(names, ","); got != "static,edge,react,hostreact,sched,tuned,graphcc,acc,floor,ideal" {
 		t.Errorf("Specs: %s", got)
 	}
 }

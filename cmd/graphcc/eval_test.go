@@ -141,7 +141,7 @@ func TestEvalBadFlags(t *testing.T) {
 		args []string
 		want string
 	}{
-		{[]string{"--policies", "static,dqn"}, `--policies static,dqn: unknown ECN policy "dqn" (have: static, edge, react, hostreact, sched, tuned, graphcc, acc, ideal)`},
+		{[]string{"--policies", "static,dqn"}, `--policies static,dqn: unknown ECN policy "dqn" (have: static, edge, react, hostreact, sched, tuned, graphcc, acc, floor, ideal)`},
 		{[]string{"--policies", "graphcc:/nonexistent.model"}, `/nonexistent.model`},
 		{[]string{"--policies", "static:1,2"}, "--policies static:1,2: static:1,2: want 3 comma-separated numbers"},
 		{[]string{"--policies", "static:50,10,0.2"}, "--policies static:50,10,0.2: static:50,10,0.2: ecn: kmax"},

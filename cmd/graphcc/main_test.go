@@ -206,8 +206,8 @@ func TestBadFlags(t *testing.T) {
 	}{
 		{[]string{"sim", "--load", "2"}, "--load: 2 not in (0, 1]"},
 		{[]string{"gen", "--flows-out", filepath.Join(dir, "x"), "--load", "0"}, "--load: 0 not in"},
-		{[]string{"sim", "--policy", "foo"}, `--policy foo: unknown ECN policy "foo" (have: static, edge, react, hostreact, sched, tuned, graphcc, acc, ideal)`},
-		{[]string{"sim", "--ecn", "foo"}, `--ecn foo: unknown ECN policy "foo" (have: static, edge, react, hostreact, sched, tuned, graphcc, acc, ideal)`}, // the old name
+		{[]string{"sim", "--policy", "foo"}, `--policy foo: unknown ECN policy "foo" (have: static, edge, react, hostreact, sched, tuned, graphcc, acc, floor, ideal)`},
+		{[]string{"sim", "--ecn", "foo"}, `--ecn foo: unknown ECN policy "foo" (have: static, edge, react, hostreact, sched, tuned, graphcc, acc, floor, ideal)`}, // the old name
 		{[]string{"sim", "--kmin-kb", "500", "--kmax-kb", "100"}, "--kmin-kb 500 --kmax-kb 100"},
 		{[]string{"sim", "--pmax", "1.5"}, "--pmax 1.5"},
 		{[]string{"sim", "--kmin-kb", "1e16", "--kmax-kb", "1e16"}, "--kmin-kb 1e+16: must be a number of KB in [0, 1e9]"},

@@ -1,0 +1,191 @@
+package gnn
+
+import (
+	"errors"
+	"fmt"
+	"math"
+	"slices"
+
+	"graphcc/control"
+	"graphcc/topo"
+)
+
+// Floor is a GraphCC policy with a floor: every interval it runs a base
+// policy (a tuned fixed configuration, typically) and the model, and
+// every agent port keeps the base's setting, and with a host head every
+// host its base constants, unless the model is confident that its own
+// choice is better there. Confidence is the Q-gap: the model's Q value of
+// its greedy action less its Q value of the base's action must exceed the
+// margin. So a margin of +Inf is the base exactly and a margin of -Inf the
+// model (from the base's initial settings on).
+//
+// The base's action of a port is the action of the model's set nearest to
+// the base's setting at the port's rate (ActionSet.Nearest: log2 distance
+// of the thresholds, pmax in steps of 0.25); of a host, the host table's
+// nearest (HostTable.Nearest: log distance of the five constants). When
+// the base's setting is not an action, the port keeps the base's own
+// setting and only its Q value is read through the nearest action. The
+// nearest actions are recomputed only when the base's setting of a port
+// changes, so a fixed base costs nothing per step; Decide and DecideHosts
+// do not allocate.
+//
+// The base runs on settings of its own: it sees its own last settings,
+// not the ports' (which may be the model's), as if it were running alone.
+// The base's hosts' constants are those it decides every interval if it
+// is a control.HostDecider, else those the hosts start with (its
+// control.HostTuner constants, or the hardware's), read at the first
+// DecideHosts.
+type Floor struct {
+	g       *GraphCC
+	base    control.Policy
+	baseHD  control.HostDecider // base's host decider, nil if it decides none
+	margin  float64
+	start   []control.ECN // the base's initial settings, by topo.PortID
+	ecn     []control.ECN // the base's current settings, by topo.PortID
+	near    []int         // per agent: the action nearest to nearOf
+	nearOf  []control.ECN // per agent: the base setting near was computed for
+	hosts   []control.HostParams
+	hnear   []int // per host agent: the host action nearest to hnearOf
+	hnearOf []control.HostParams
+	hostsOK bool   // hosts holds the base's constants, hnear their actions
+	model   []bool // per agent, then per host agent: the model's choice applied at the last step
+}
+
+// NewFloor returns the policy that holds g's agents at base's settings
+// unless g's Q-gap over base's action exceeds margin (Floor). start is
+// base's initial setting of every port (by topo.PortID), the run's; nil
+// means control.StaticSettings of f. margin must not be NaN.
+func NewFloor(g *GraphCC, base control.Policy, start []control.ECN, f *topo.Fabric, margin float64) (*Floor, error) {
+	if g == nil || base == nil {
+		return nil, errors.New("floor: needs a model and a base policy")
+	}
+	if math.IsNaN(margin) {
+		return nil, errors.New("floor: margin is NaN")
+	}
+	if start == nil {
+		start = control.StaticSettings(f)
+	}
+	if len(start) != len(f.Ports) {
+		return nil, fmt.Errorf("floor: %d base settings for %d ports", len(start), len(f.Ports))
+	}
+	if len(start) != g.fz.ports {
+		return nil, fmt.Errorf("floor: a fabric of %d ports, the model's policy is on one of %d", len(start), g.fz.ports)
+	}
+	fl := &Floor{
+		g: g, base: base, margin: margin, start: slices.Clone(start), ecn: slices.Clone(start),
+		near: make([]int, len(g.agents)), nearOf: make([]control.ECN, len(g.agents)),
+		hosts: make([]control.HostParams, len(start)),
+		hnear: make([]int, len(g.hosts)), hnearOf: make([]control.HostParams, len(g.hosts)),
+		model: make([]bool, len(g.agents)+len(g.hosts)),
+	}
+	fl.baseHD, _ = control.HostDeciderOf(base)
+	for i, p := range g.agents {
+		fl.nearOf[i] = fl.ecn[p]
+		fl.near[i] = g.m.ActionSet.Nearest(fl.ecn[p], g.rates[i])
+	}
+	return fl, nil
+}
+
+// Gate reports whether a model whose greedy action has Q value qModel and
+// whose base action has Q value qBase departs from the base under margin:
+// qModel-qBase > margin. A NaN gap never departs.
+func Gate(qModel, qBase float32, margin float64) bool {
+	return float64(qModel)-float64(qBase) > margin
+}
+
+// Decide runs the base on its own settings and the model on t, and
+// writes into ecn the base's settings with every agent port whose Q-gap
+// passes the gate (Gate) on the model's setting instead.
+func (fl *Floor) Decide(t *control.Telemetry, ecn []control.ECN) {
+	g := fl.g
+	checkLen("ECN settings", len(ecn), len(fl.ecn))
+	fl.base.Decide(t, fl.ecn)
+	g.fz.Observe(t)
+	g.inf.Greedy(g.fz.Features(), g.actions)
+	copy(ecn, fl.ecn)
+	q, na := g.inf.Q(), g.m.Actions
+	for i, p := range g.agents {
+		if fl.ecn[p] != fl.nearOf[i] {
+			fl.nearOf[i] = fl.ecn[p]
+			fl.near[i] = g.m.ActionSet.Nearest(fl.ecn[p], g.rates[i])
+		}
+		row := q[i*na : (i+1)*na]
+		a := g.actions[i]
+		fl.model[i] = Gate(row[a], row[fl.near[i]], fl.margin)
+		if fl.model[i] {
+			ecn[p] = g.m.ActionSet.Setting(a, g.rates[i])
+		}
+	}
+}
+
+// DecidesHosts reports whether the model has a host head or the base
+// decides the hosts' constants.
+func (fl *Floor) DecidesHosts() bool { return fl.g.DecidesHosts() || fl.baseHD != nil }
+
+// DecideHosts writes into hosts the base's constants of every host, with
+// every host agent whose Q-gap of the last Decide passes the gate on the
+// model's host action instead. A host on the base keeps hosts' value when
+// the base decides no hosts' constants (the constants it started with).
+func (fl *Floor) DecideHosts(t *control.Telemetry, hosts []control.HostParams) {
+	g := fl.g
+	checkLen("host settings", len(hosts), len(fl.hosts))
+	first := !fl.hostsOK
+	if first {
+		copy(fl.hosts, hosts)
+		fl.hostsOK = true
+	}
+	if fl.baseHD != nil {
+		fl.baseHD.DecideHosts(t, fl.hosts)
+		copy(hosts, fl.hosts)
+	}
+	if !g.DecidesHosts() {
+		return
+	}
+	q, na, nh := g.inf.Q(), g.m.Actions, g.m.HostActions
+	q = q[len(g.agents)*na:]
+	for j, p := range g.hosts {
+		if first || fl.hosts[p] != fl.hnearOf[j] {
+			fl.hnearOf[j] = fl.hosts[p]
+			fl.hnear[j] = g.m.HostTable.Nearest(fl.hosts[p])
+		}
+		row := q[j*nh : (j+1)*nh]
+		a := g.actions[len(g.agents)+j]
+		k := len(g.agents) + j
+		wasModel := fl.model[k]
+		fl.model[k] = Gate(row[a], row[fl.hnear[j]], fl.margin)
+		switch {
+		case fl.model[k]:
+			hosts[p] = g.m.HostTable.Action(a)
+		case wasModel:
+			hosts[p] = fl.hosts[p]
+		}
+	}
+}
+
+// HostParams returns the base's fixed hosts' constants, if it has them
+// (control.HostTuner): the hosts start with them.
+func (fl *Floor) HostParams() (control.HostParams, bool) { return control.HostParamsOf(fl.base) }
+
+// Reset forgets the model's feature history and the base's hosts'
+// constants, and puts the base back on its initial settings, for a new
+// run. A base that keeps state of its own must be reset by its owner.
+func (fl *Floor) Reset() {
+	fl.g.Reset()
+	copy(fl.ecn, fl.start)
+	clear(fl.model)
+	fl.hostsOK = false
+}
+
+// Departed returns, for the last step, whether each agent (in the order
+// of GraphCC.Agents) and then each host agent (in the order of
+// GraphCC.Hosts) took the model's choice rather than the base's. The
+// slice is the policy's own: read it, do not keep it past the next step.
+func (fl *Floor) Departed() []bool { return fl.model }
+
+// GraphCC returns the model's policy.
+func (fl *Floor) GraphCC() *GraphCC { return fl.g }
+
+var (
+	_ control.HostDecider = (*Floor)(nil)
+	_ control.HostTuner   = (*Floor)(nil)
+)

@@ -1,0 +1,175 @@
+package policy
+
+import (
+	"context"
+	"fmt"
+	"math"
+	"strconv"
+	"strings"
+
+	"graphcc/control"
+	"graphcc/gnn"
+	"graphcc/scenario"
+	"graphcc/topo"
+)
+
+// FloorModelMark separates a floor spec's base from its model:
+// floor:MARGIN:BASE@MODEL.
+const FloorModelMark = "@graphcc"
+
+// floorDef is the registry's entry of floor, a GraphCC model held to a
+// base policy unless confident (gnn.Floor). Its arguments hold whole
+// specs, HostsMark and all, so lookup and canonical do not cut its
+// hosts' constants off (nests).
+func floorDef(ctx context.Context, env Env) def {
+	return def{
+		Spec: Spec{Name: "floor", Usage: "floor:MARGIN:BASE[@graphcc[:MODEL]]",
+			Help: "floor:0.05:tuned:models/tuned-joint-global.json@graphcc:models/graphcc-hosts.model: the GraphCC model (the built-in one without @…) " +
+				"held to the base policy BASE (any ECN policy spec but floor, its hosts' constants included, e.g. static:0.5,32,0.125+dcqcn:55,55,2,5,25): " +
+				"every interval each switch port, and with a host head each host, keeps the base's setting unless the model's Q value of its greedy action " +
+				"exceeds its Q value of the action nearest the base's setting by more than MARGIN (inf: the base exactly; -inf: the model, from the base's start)"},
+		build: func(args string) (Factory, func(scenario.Scenario) error, error) {
+			return buildFloor(ctx, env, args)
+		},
+		canon:  canonicalFloor,
+		nests:  true,
+		inputs: floorInputs(ctx, env),
+	}
+}
+
+// floorArgs is a floor spec's arguments, split.
+type floorArgs struct {
+	margin      float64
+	base, model string // specs
+}
+
+// parseFloorArgs splits MARGIN:BASE[@graphcc[:MODEL]]. MARGIN is a number
+// or ±inf; the base is cut at the first FloorModelMark.
+func parseFloorArgs(args string) (floorArgs, error) {
+	m, rest, ok := strings.Cut(args, ":")
+	if !ok {
+		return floorArgs{}, fmt.Errorf("want MARGIN:BASE[%s[:MODEL]], got %q", FloorModelMark, args)
+	}
+	x, err := strconv.ParseFloat(strings.TrimSpace(m), 64)
+	if err != nil || math.IsNaN(x) {
+		return floorArgs{}, fmt.Errorf("margin %q is not a number (nor inf or -inf)", m)
+	}
+	a := floorArgs{margin: x, base: rest, model: "graphcc"}
+	if i := strings.Index(rest, FloorModelMark); i >= 0 {
+		a.base, a.model = rest[:i], rest[i+1:]
+	}
+	if name, _, _ := strings.Cut(a.model, ":"); name != "graphcc" {
+		return floorArgs{}, fmt.Errorf("model %q: want graphcc or graphcc:FILE", a.model)
+	}
+	if name, _, _ := strings.Cut(a.base, ":"); name == "floor" || name == "graphcc" || name == "" {
+		return floorArgs{}, fmt.Errorf("base %q: want a policy spec other than floor and graphcc", a.base)
+	}
+	return a, nil
+}
+
+// buildFloor parses a floor spec's arguments into its factory and its
+// base's scenario check.
+func buildFloor(ctx context.Context, env Env, args string) (Factory, func(scenario.Scenario) error, error) {
+	a, err := parseFloorArgs(args)
+	if err != nil {
+		return nil, nil, err
+	}
+	base, err := ParseControl(ctx, a.base, env)
+	if err != nil {
+		return nil, nil, fmt.Errorf("base: %w", err)
+	}
+	model, err := ParseControl(ctx, a.model, env)
+	if err != nil {
+		return nil, nil, fmt.Errorf("model: %w", err)
+	}
+	f := func(fab *topo.Fabric, sc scenario.Scenario, seed uint64) (control.Policy, []control.ECN, error) {
+		return newFloor(fab, sc, seed, base.New, model.New, a.margin)
+	}
+	return f, base.Check, nil
+}
+
+// newFloor builds one run's floor policy of the base and model factories.
+func newFloor(fab *topo.Fabric, sc scenario.Scenario, seed uint64, base, model Factory, margin float64) (control.Policy, []control.ECN, error) {
+	bp, start, err := base(fab, sc, seed)
+	if err != nil {
+		return nil, nil, fmt.Errorf("floor base: %w", err)
+	}
+	if bp == nil {
+		bp = control.Static{}
+	}
+	mp, _, err := model(fab, sc, seed)
+	if err != nil {
+		return nil, nil, fmt.Errorf("floor model: %w", err)
+	}
+	g, ok := mp.(*gnn.GraphCC)
+	if !ok {
+		return nil, nil, fmt.Errorf("floor model is a %T, not a GraphCC policy", mp)
+	}
+	fl, err := gnn.NewFloor(g, bp, start, fab, margin)
+	if err != nil {
+		return nil, nil, err
+	}
+	if start == nil {
+		start = control.StaticSettings(fab)
+	}
+	return fl, start, nil
+}
+
+// canonicalFloor writes a floor spec's arguments with its margin in
+// strconv's shortest form and its base and model canonical (Canonical).
+func canonicalFloor(args string) string {
+	a, err := parseFloorArgs(args)
+	if err != nil {
+		return args
+	}
+	m := strconv.FormatFloat(a.margin, 'f', -1, 64)
+	switch {
+	case math.IsInf(a.margin, 1):
+		m = "inf"
+	case math.IsInf(a.margin, -1):
+		m = "-inf"
+	}
+	return m + ":" + Canonical(a.base) + "@" + Canonical(a.model)
+}
+
+// floorInputs returns the inputs of a floor spec's runs: its base's and
+// its model's (Named.Inputs), each after its spec; nil if neither has any.
+func floorInputs(ctx context.Context, env Env) func(args string) func(scenario.Scenario) (string, error) {
+	return func(args string) func(scenario.Scenario) (string, error) {
+		a, err := parseFloorArgs(args)
+		if err != nil {
+			return nil
+		}
+		ds := defs(ctx, env, false)
+		type part struct {
+			spec string
+			in   func(scenario.Scenario) (string, error)
+		}
+		var parts []part
+		for _, spec := range []string{a.base, a.model} {
+			base, _, _ := strings.Cut(spec, HostsMark)
+			name, sub, _ := strings.Cut(base, ":")
+			for _, d := range ds {
+				if d.Name == name && d.inputs != nil {
+					if in := d.inputs(sub); in != nil {
+						parts = append(parts, part{spec, in})
+					}
+				}
+			}
+		}
+		if len(parts) == 0 {
+			return nil
+		}
+		return func(sc scenario.Scenario) (string, error) {
+			out := make([]string, len(parts))
+			for i, p := range parts {
+				in, err := p.in(sc)
+				if err != nil {
+					return "", err
+				}
+				out[i] = p.spec + "=" + in
+			}
+			return strings.Join(out, "; "), nil
+		}
+	}
+}
