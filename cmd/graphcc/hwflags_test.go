@@ -172,7 +172,33 @@ func TestTuneOnHardwareThenSim(t *testing.T) {
 	rep := filepath.Join(dir, "eval.json")
 	run(t, args([]string{"eval", "--scenario-file", file, "--seeds", "2001", "--policies", strings.Join(specs, ","),
 		"--out", filepath.Join(dir, "eval"), "--json", rep}, hw...)...)
-	var ev struct {
+	means := evalMeans(t, rep)
+	scores := map[string]float64{}
+	for _, c := range checks {
+		scores[c.spec] = c.score
+	}
+	for spec, got := range means {
+		if got != scores[spec] {
+			t.Errorf("eval --policies %s %v: mean slowdown %v, recorded %v", spec, hw, got, scores[spec])
+		}
+	}
+	if len(means) != len(specs) {
+		t.Errorf("eval ran %d policies of %v", len(means), specs)
+	}
+
+	_, _, err = execute(t, t.Context(), "tune", "--scenario-file", file, "--grid", "paper", "--refine", "0", "--seeds", "2001",
+		"--confirm-seeds", "3001", "--reuse", dir, "--json", filepath.Join(dir, "again.json"))
+	want := "prior " + out + ": made with other simulated hardware (" + policy.Hardware(p, 0) + "), this search's is " + policy.Hardware(replay.DefaultParams(), 0)
+	if err == nil || !strings.Contains(err.Error(), want) {
+		t.Errorf("--reuse of a result of other hardware: %v, want an error containing %q", err, want)
+	}
+}
+
+// evalMeans reads eval's JSON report at path and returns each policy's
+// mean slowdown on its first scenario.
+func evalMeans(t *testing.T, path string) map[string]float64 {
+	t.Helper()
+	var rep struct {
 		Scenarios []struct {
 			Policies []struct {
 				Policy  string `json:"policy"`
@@ -184,29 +210,13 @@ func TestTuneOnHardwareThenSim(t *testing.T) {
 			} `json:"policies"`
 		} `json:"scenarios"`
 	}
-	if b, err = os.ReadFile(rep); err != nil {
-		t.Fatal(err)
+	readJSON(t, path, &rep)
+	if len(rep.Scenarios) == 0 {
+		t.Fatalf("%s: no scenario", path)
 	}
-	if err := json.Unmarshal(b, &ev); err != nil {
-		t.Fatal(err)
+	means := map[string]float64{}
+	for _, pr := range rep.Scenarios[0].Policies {
+		means[pr.Policy] = pr.Summary.Slowdown.Mean
 	}
-	scores := map[string]float64{}
-	for _, c := range checks {
-		scores[c.spec] = c.score
-	}
-	for _, pr := range ev.Scenarios[0].Policies {
-		if got := pr.Summary.Slowdown.Mean; got != scores[pr.Policy] {
-			t.Errorf("eval --policies %s %v: mean slowdown %v, recorded %v", pr.Policy, hw, got, scores[pr.Policy])
-		}
-	}
-	if len(ev.Scenarios[0].Policies) != len(specs) {
-		t.Errorf("eval ran %d policies of %v", len(ev.Scenarios[0].Policies), specs)
-	}
-
-	_, _, err = execute(t, t.Context(), "tune", "--scenario-file", file, "--grid", "paper", "--refine", "0", "--seeds", "2001",
-		"--confirm-seeds", "3001", "--reuse", dir, "--json", filepath.Join(dir, "again.json"))
-	want := "prior " + out + ": made with other simulated hardware (" + policy.Hardware(p, 0) + "), this search's is " + policy.Hardware(replay.DefaultParams(), 0)
-	if err == nil || !strings.Contains(err.Error(), want) {
-		t.Errorf("--reuse of a result of other hardware: %v, want an error containing %q", err, want)
-	}
+	return means
 }
