@@ -50,14 +50,26 @@ func (s *Sim) initLinkEvents() error {
 		return fmt.Errorf("replay: link events need a loss timeout (Params.LossRTO) to recover lost data")
 	}
 	s.rto = s.p.LossRTO
-	s.events = slices.Clone(s.cfg.LinkEvents)
-	slices.SortStableFunc(s.events, func(a, b topo.LinkEvent) int { return cmp.Compare(a.At, b.At) })
-	s.evRouting = make([]*topo.Routing, len(s.events))
-	downs := make([]bool, len(s.f.Links))
-	byKey := map[string]*topo.Routing{"": s.routing}
-	for k, e := range s.events {
-		if err := s.checkLinkEvent(e, downs); err != nil {
-			return fmt.Errorf("replay: link event %s: %w", describeEvent(e, s.f), err)
+	var err error
+	s.events, s.evRouting, err = linkRoutings(s.f, s.routing, s.cfg.LinkEvents)
+	return err
+}
+
+// linkRoutings returns events sorted by time, stably, and the routing of f
+// after each, one per distinct set of links down (base: none down). It
+// checks every event given the links down before it.
+func linkRoutings(f *topo.Fabric, base *topo.Routing, events []topo.LinkEvent) ([]topo.LinkEvent, []*topo.Routing, error) {
+	if len(events) == 0 {
+		return nil, nil, nil
+	}
+	events = slices.Clone(events)
+	slices.SortStableFunc(events, func(a, b topo.LinkEvent) int { return cmp.Compare(a.At, b.At) })
+	after := make([]*topo.Routing, len(events))
+	downs := make([]bool, len(f.Links))
+	byKey := map[string]*topo.Routing{"": base}
+	for k, e := range events {
+		if err := checkLinkEvent(f, e, downs); err != nil {
+			return nil, nil, fmt.Errorf("replay: link event %s: %w", describeEvent(e, f), err)
 		}
 		downs[e.Link] = !e.Up
 		var ids []topo.LinkID
@@ -71,24 +83,24 @@ func (s *Sim) initLinkEvents() error {
 		rt, ok := byKey[key]
 		if !ok {
 			var err error
-			if rt, err = s.f.RoutingWithout(ids); err != nil {
-				return fmt.Errorf("replay: link event %s: %w", describeEvent(e, s.f), err)
+			if rt, err = f.RoutingWithout(ids); err != nil {
+				return nil, nil, fmt.Errorf("replay: link event %s: %w", describeEvent(e, f), err)
 			}
 			byKey[key] = rt
 		}
-		s.evRouting[k] = rt
+		after[k] = rt
 	}
-	return nil
+	return events, after, nil
 }
 
-// checkLinkEvent checks event e given the links down before it.
-func (s *Sim) checkLinkEvent(e topo.LinkEvent, downs []bool) error {
+// checkLinkEvent checks event e on f given the links down before it.
+func checkLinkEvent(f *topo.Fabric, e topo.LinkEvent, downs []bool) error {
 	switch {
 	case e.At < 0:
 		return fmt.Errorf("negative time %d ps", e.At)
-	case e.Link < 0 || int(e.Link) >= len(s.f.Links):
-		return fmt.Errorf("no link %d (the fabric has %d)", e.Link, len(s.f.Links))
-	case !s.f.Nodes[s.f.Links[e.Link].A].Switch || !s.f.Nodes[s.f.Links[e.Link].B].Switch:
+	case e.Link < 0 || int(e.Link) >= len(f.Links):
+		return fmt.Errorf("no link %d (the fabric has %d)", e.Link, len(f.Links))
+	case !f.Nodes[f.Links[e.Link].A].Switch || !f.Nodes[f.Links[e.Link].B].Switch:
 		return fmt.Errorf("a host's link cannot fail (a host has one NIC): fail a link between switches")
 	case !e.Up && downs[e.Link]:
 		return fmt.Errorf("the link is already down")

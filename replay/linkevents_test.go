@@ -164,6 +164,13 @@ func TestLongFlowRerouted(t *testing.T) {
 		if len(r.FCT) != 1 {
 			t.Fatalf("pfc %v: the flow did not finish", pfc)
 		}
+		after, err := NewRouter(&Config{Fabric: f, Flows: flows, LinkEvents: []topo.LinkEvent{{At: t0 + 500*topo.Microsecond, Link: up}}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if want := after.RouteAfter(nil, 0, 1); !reflect.DeepEqual(got, want) {
+			t.Errorf("pfc %v: final path %v, the router's after the event %v", pfc, got, want)
+		}
 		if crosses(got, up) || r.Counters.Reroutes != 1 || r.Counters.LinkDrops == 0 {
 			t.Errorf("pfc %v: final path %v crosses %s: %v; reroutes %d, link drops %d", pfc, got, f.Links[up].Name, crosses(got, up), r.Counters.Reroutes, r.Counters.LinkDrops)
 		}

@@ -580,17 +580,21 @@ func (s *Sim) setECN(p topo.PortID, e control.ECN) error {
 
 // A Router routes the flows of a run as the simulator does: per flow, ECMP
 // over shortest paths with each switch's hash of the 5-tuple (HPCC's
-// source ports, Config.ECMPSeed). The fair-share ideal uses it so that its
-// flows take the simulator's paths.
+// source ports, Config.ECMPSeed), on the fabric without the links down
+// (Config.LinkEvents). The fair-share ideal uses it so that its flows take
+// the simulator's paths.
 type Router struct {
 	f      *topo.Fabric
 	rt     *topo.Routing
 	flows  []trace.Flow
 	seeds  []uint32
 	sports []int32
+	events []topo.LinkEvent
+	after  []*topo.Routing // the routing after each event
 }
 
-// NewRouter checks cfg's flows against its fabric and returns their router.
+// NewRouter checks cfg's flows and link events against its fabric and
+// returns their router.
 func NewRouter(cfg *Config) (*Router, error) {
 	if cfg.Fabric == nil {
 		return nil, errors.New("replay: config has no fabric")
@@ -599,14 +603,37 @@ func NewRouter(cfg *Config) (*Router, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &Router{f: cfg.Fabric, rt: cfg.Fabric.Routing(), flows: cfg.Flows, seeds: ecmpSeeds(cfg.Fabric, cfg.ECMPSeed), sports: sports}, nil
+	rt := cfg.Fabric.Routing()
+	events, after, err := linkRoutings(cfg.Fabric, rt, cfg.LinkEvents)
+	if err != nil {
+		return nil, err
+	}
+	return &Router{f: cfg.Fabric, rt: rt, flows: cfg.Flows, seeds: ecmpSeeds(cfg.Fabric, cfg.ECMPSeed), sports: sports, events: events, after: after}, nil
 }
 
 // Route appends to r the ports of the path of flow i of the config (its
-// index in Config.Flows), from source to destination, and returns it.
+// index in Config.Flows), from source to destination, on the whole
+// fabric, and returns it.
 func (rt *Router) Route(r []topo.PortID, i int) []topo.PortID {
+	return rt.RouteAfter(r, i, 0)
+}
+
+// LinkEvents returns the config's link events in the order the simulator
+// applies them: by time, ties in config order. The caller must not modify
+// them.
+func (rt *Router) LinkEvents() []topo.LinkEvent { return rt.events }
+
+// RouteAfter is Route on the fabric after the first k link events of
+// LinkEvents (k = 0: the whole fabric): the path the simulator gives flow i
+// when it starts then, or when the kth event takes down a link its path
+// crosses.
+func (rt *Router) RouteAfter(r []topo.PortID, i, k int) []topo.PortID {
+	routing := rt.rt
+	if k > 0 {
+		routing = rt.after[k-1]
+	}
 	fl := rt.flows[i]
-	return ecmpRoute(rt.f, rt.rt, rt.seeds, r, fl.Src, fl.Dst, rt.sports[i], int32(fl.DPort))
+	return ecmpRoute(rt.f, routing, rt.seeds, r, fl.Src, fl.Dst, rt.sports[i], int32(fl.DPort))
 }
 
 // SourcePort returns the source port of flow i of the config: HPCC numbers

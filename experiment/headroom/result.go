@@ -88,9 +88,8 @@ type Result struct {
 	// the schedule is the constant.
 	InSample tune.Ratio `json:"in_sample"`
 	HeldOut  tune.Ratio `json:"held_out"`
-	// Rows are the ideal (absent on a scenario with link events, which it
-	// does not model), the best constant, the schedule and the policies,
-	// on the report seeds.
+	// Rows are the ideal, the best constant, the schedule and the
+	// policies, on the report seeds.
 	Rows []Row `json:"rows"`
 }
 

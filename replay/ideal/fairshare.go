@@ -31,18 +31,26 @@ import (
 // packet of Params.Payload bytes), take to leave at its share; alone in the
 // fabric a flow takes its Standalone FCT, slowdown 1.
 //
-// Run reads cfg's Fabric, Flows, Params.Payload, ECMPSeed and Until,
-// and ignores the rest: no policy, ECN setting or other hardware constant
-// applies. The Result has the FCT records, in completion order, and their
+// Links fail and come back (Config.LinkEvents) as in an ideal fabric that
+// routes as the simulator does: at a link's failure every flow in progress
+// whose path crosses it moves at once, with no byte lost, to the path the
+// simulator reroutes it on (ECMP over the shortest paths without the links
+// down); when a link comes back, flows in progress keep their paths and
+// those that start from then on may take it, as in the simulator. The
+// rates are recomputed at every event; Counters.Reroutes counts the flows
+// moved. An event at the instant a flow starts applies first. Like the
+// simulator, Run refuses events that leave some host pair without a path,
+// so no flow ever waits for one.
+//
+// Run reads cfg's Fabric, Flows, Params.Payload, ECMPSeed, Until and
+// LinkEvents, and ignores the rest: no policy, ECN setting or other
+// hardware constant applies (a loss timeout is not needed: nothing is
+// lost). The Result has the FCT records, in completion order, and their
 // Summary; its queue, PFC and ECN figures are zero, and Summary.Events and
 // Counters.Events count the rate allocations. ctx is checked every 1024
-// of them. It refuses link events (Config.LinkEvents): its flows keep the
-// paths they start on in a fabric that stays whole.
+// of them.
 func Run(ctx context.Context, cfg replay.Config) (*replay.Result, error) {
 	wall := time.Now()
-	if len(cfg.LinkEvents) > 0 {
-		return nil, errors.New("ideal: the fair-share ideal does not model links failing during a run (link events)")
-	}
 	p, err := cfg.EffectiveParams()
 	if err != nil {
 		return nil, err
@@ -54,6 +62,7 @@ func Run(ctx context.Context, cfg replay.Config) (*replay.Result, error) {
 	r := &fairShare{
 		fabric: cfg.Fabric, flows: cfg.Flows, router: router, payload: p.Payload,
 		order: byStart(cfg.Flows), w: newWaterfill(cfg.Fabric), until: math.Inf(1),
+		events: router.LinkEvents(),
 	}
 	if cfg.Until > 0 {
 		r.until = float64(cfg.Until)
@@ -99,6 +108,8 @@ type fairShare struct {
 	c      replay.Counters
 	path   []topo.PortID // scratch
 	next   int           // the position in order of the next flow to start
+	events []topo.LinkEvent
+	nextEv int // the number of link events applied
 	now    float64
 }
 
@@ -115,6 +126,7 @@ func (r *fairShare) run(ctx context.Context, first float64) error {
 		if r.now > r.until {
 			break
 		}
+		r.linkEvents()
 		r.admit()
 		r.w.allocate(r.active)
 		r.c.Events++
@@ -131,20 +143,51 @@ func (r *fairShare) run(ctx context.Context, first float64) error {
 	return nil
 }
 
-// admit makes every flow that has started by now active, on its ECMP path.
+// linkEvents applies every link event due by now: the flows in progress
+// whose path crosses a link that fails take the path the simulator
+// reroutes them on; a link that comes back moves no flow.
+func (r *fairShare) linkEvents() {
+	for r.nextEv < len(r.events) && float64(r.events[r.nextEv].At) <= r.now {
+		e := r.events[r.nextEv]
+		r.nextEv++
+		if e.Up {
+			continue
+		}
+		for i := range r.active {
+			a := &r.active[i]
+			if crosses(a.path, e.Link) {
+				a.path = r.router.RouteAfter(a.path[:0], int(a.id), r.nextEv)
+				r.c.Reroutes++
+			}
+		}
+	}
+}
+
+// crosses reports whether path uses link l in either direction.
+func crosses(path []topo.PortID, l topo.LinkID) bool {
+	for _, p := range path {
+		if p.Link() == l {
+			return true
+		}
+	}
+	return false
+}
+
+// admit makes every flow that has started by now active, on its ECMP path
+// on the fabric without the links down now.
 func (r *fairShare) admit() {
 	for r.next < len(r.order) && float64(r.flows[r.order[r.next]].Start) <= r.now {
 		id := r.order[r.next]
 		fl := r.flows[id]
-		r.path = r.router.Route(r.path[:0], int(id))
+		r.path = r.router.RouteAfter(r.path[:0], int(id), r.nextEv)
 		bytes := float64(wireBytes(fl.Size, r.payload))
 		r.active = append(r.active, fluid{id: id, bytes: bytes, left: bytes, path: slices.Clone(r.path)})
 		r.next++
 	}
 }
 
-// advance returns the time to the first completion or arrival, whichever
-// is sooner, bounded by until, and the index in active of the flow that
+// advance returns the time to the first completion, arrival or link
+// event, whichever is sooner, bounded by until, and the index in active of the flow that
 // completes then (-1: none).
 func (r *fairShare) advance() (dt float64, fin int) {
 	dt, fin = math.Inf(1), -1
@@ -155,6 +198,11 @@ func (r *fairShare) advance() (dt float64, fin int) {
 	}
 	if r.next < len(r.order) {
 		if t := float64(r.flows[r.order[r.next]].Start) - r.now; t < dt {
+			dt, fin = t, -1
+		}
+	}
+	if r.nextEv < len(r.events) {
+		if t := float64(r.events[r.nextEv].At) - r.now; t < dt {
 			dt, fin = t, -1
 		}
 	}

@@ -243,7 +243,7 @@ func TestFairShareErrors(t *testing.T) {
 		{"switch", context.Background(), replay.Config{Fabric: f, Flows: []trace.Flow{{Src: h0, Dst: sw, Size: 1}}}, "flow 0: h0 -> "},
 		{"size", context.Background(), replay.Config{Fabric: f, Flows: []trace.Flow{{Src: h0, Dst: h1}, {Src: h0, Dst: h1, Size: 0}}}, "flow 0: size 0 must be positive"},
 		{"cancelled", ctx, replay.Config{Fabric: f, Flows: []trace.Flow{{Src: h0, Dst: h1, Size: 1}}}, "stop here"},
-		{"link events", context.Background(), replay.Config{Fabric: f, Flows: []trace.Flow{{Src: h0, Dst: h1, Size: 1}}, LinkEvents: []topo.LinkEvent{{}}}, "does not model links failing"},
+		{"link event", context.Background(), replay.Config{Fabric: f, Flows: []trace.Flow{{Src: h0, Dst: h1, Size: 1}}, LinkEvents: []topo.LinkEvent{{}}}, "a host's link cannot fail"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
