@@ -148,7 +148,7 @@ func (s *Sim) linkFail(l topo.LinkID) {
 		if fl.done {
 			continue
 		}
-		f, r := crosses(fl.fwd, l), crosses(fl.rev, l)
+		f, r := topo.Crosses(fl.fwd, l), topo.Crosses(fl.rev, l)
 		if f {
 			fl.fwd = ecmpRoute(s.f, s.routing, s.ecmp, fl.fwd[:0], fl.src, fl.dst, fl.sport, fl.dport)
 			fl.fwdGen++
@@ -161,16 +161,6 @@ func (s *Sim) linkFail(l topo.LinkID) {
 			s.c.Reroutes++
 		}
 	}
-}
-
-// crosses reports whether route r uses link l in either direction.
-func crosses(r []topo.PortID, l topo.LinkID) bool {
-	for _, p := range r {
-		if p.Link() == l {
-			return true
-		}
-	}
-	return false
 }
 
 // drainPort drops every packet in switch port p's queues and on its wire,

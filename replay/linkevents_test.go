@@ -129,7 +129,7 @@ func TestLinkRestoreRoutesNewFlows(t *testing.T) {
 		if rec.Size == long.Size {
 			longPath = append(longPath, path...)
 		}
-		if crosses(path, l) {
+		if topo.Crosses(path, l) {
 			uses[rec.Start]++
 		}
 	}})
@@ -139,8 +139,8 @@ func TestLinkRestoreRoutesNewFlows(t *testing.T) {
 	if uses[t0] == 0 || uses[t0+2*topo.Millisecond] == 0 {
 		t.Errorf("flows crossing %s: %d of those before the failure, %d of those after it came back; want both positive", f.Links[l].Name, uses[t0], uses[t0+2*topo.Millisecond])
 	}
-	if uses[t0+topo.Millisecond] != 0 || crosses(longPath, l) {
-		t.Errorf("flows started while %s was down cross it: %d short, long %v", f.Links[l].Name, uses[t0+topo.Millisecond], crosses(longPath, l))
+	if uses[t0+topo.Millisecond] != 0 || topo.Crosses(longPath, l) {
+		t.Errorf("flows started while %s was down cross it: %d short, long %v", f.Links[l].Name, uses[t0+topo.Millisecond], topo.Crosses(longPath, l))
 	}
 }
 
@@ -171,8 +171,8 @@ func TestLongFlowRerouted(t *testing.T) {
 		if want := after.RouteAfter(nil, 0, 1); !reflect.DeepEqual(got, want) {
 			t.Errorf("pfc %v: final path %v, the router's after the event %v", pfc, got, want)
 		}
-		if crosses(got, up) || r.Counters.Reroutes != 1 || r.Counters.LinkDrops == 0 {
-			t.Errorf("pfc %v: final path %v crosses %s: %v; reroutes %d, link drops %d", pfc, got, f.Links[up].Name, crosses(got, up), r.Counters.Reroutes, r.Counters.LinkDrops)
+		if topo.Crosses(got, up) || r.Counters.Reroutes != 1 || r.Counters.LinkDrops == 0 {
+			t.Errorf("pfc %v: final path %v crosses %s: %v; reroutes %d, link drops %d", pfc, got, f.Links[up].Name, topo.Crosses(got, up), r.Counters.Reroutes, r.Counters.LinkDrops)
 		}
 		if r.Counters.Timeouts+r.Counters.Retransmits == 0 {
 			t.Errorf("pfc %v: lost data recovered by neither timeout nor NACK", pfc)

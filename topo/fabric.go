@@ -40,6 +40,17 @@ type Node struct {
 	Switch bool
 }
 
+// Crosses reports whether path, a route's ports, uses link l in either
+// direction.
+func Crosses(path []PortID, l LinkID) bool {
+	for _, p := range path {
+		if p.Link() == l {
+			return true
+		}
+	}
+	return false
+}
+
 // Link is a full-duplex link between two nodes.
 type Link struct {
 	ID    LinkID

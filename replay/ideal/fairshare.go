@@ -155,22 +155,12 @@ func (r *fairShare) linkEvents() {
 		}
 		for i := range r.active {
 			a := &r.active[i]
-			if crosses(a.path, e.Link) {
+			if topo.Crosses(a.path, e.Link) {
 				a.path = r.router.RouteAfter(a.path[:0], int(a.id), r.nextEv)
 				r.c.Reroutes++
 			}
 		}
 	}
-}
-
-// crosses reports whether path uses link l in either direction.
-func crosses(path []topo.PortID, l topo.LinkID) bool {
-	for _, p := range path {
-		if p.Link() == l {
-			return true
-		}
-	}
-	return false
 }
 
 // admit makes every flow that has started by now active, on its ECMP path
