@@ -1,6 +1,7 @@
 // Package topo describes datacenter fabrics: nodes (hosts and switches),
 // full-duplex links, the directed egress ports they give, shortest-path ECMP
-// routing, and the agent graph that the GraphCC policy runs on.
+// routing (Crosses: whether a route uses a link), and the agent graph
+// that the GraphCC policy runs on.
 //
 // Times are integer picoseconds and rates are bits per second throughout
 // graphcc; the constants below name the units. ParseRate, ParseDelay and
