@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"fmt"
 	"slices"
 	"strings"
 	"testing"
@@ -78,6 +79,45 @@ func TestNoYardsticksNoKeys(t *testing.T) {
 	}
 }
 
+// TestYardstickNote: the note on the default yardstick, or on why there is
+// none, is a line of the report's Method and a key of its JSON, with
+// yardsticks or without; the Summary's sentence against the yardsticks
+// names each but the reference, on the one scenario.
+func TestYardstickNote(t *testing.T) {
+	for _, yards := range [][]string{nil, {"static", "low"}} {
+		c := tinyEval()
+		c.Seeds = []uint64{1, 2, 3}
+		c.Yardsticks = yards
+		c.YardstickNote = "No tuned yardstick: a reason, on one line."
+		r, err := experiment.Evaluate(context.Background(), c)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var md, js bytes.Buffer
+		if err := WriteMarkdown(&md, r); err != nil {
+			t.Fatal(err)
+		}
+		if err := WriteJSON(&js, r); err != nil {
+			t.Fatal(err)
+		}
+		method := md.String()[strings.Index(md.String(), "## Method"):strings.Index(md.String(), "## tiny")]
+		if !strings.Contains(method, "\n\n"+c.YardstickNote+"\n") || !strings.Contains(js.String(), `"yardstick_note": "`+c.YardstickNote+`"`) {
+			t.Errorf("yardsticks %v: the note is not in the Method:\n%s\nor the JSON", yards, method)
+		}
+		sentence := "- static against the yardsticks"
+		if yards != nil {
+			low := r.Scenarios[0].Policies[0].VsYardsticks[1]
+			if !low.Mean.HasInterval() || r.GeoMeanVsYardsticks[1][0].Mean != low.Mean {
+				t.Fatalf("static / low %+v, its geometric mean over one scenario %+v", low.Mean, r.GeoMeanVsYardsticks[1][0].Mean)
+			}
+			sentence = "- static against the yardsticks on tiny: mean slowdown " + fratio(low.Mean) + " of low's; short-flow p99 slowdown " + fratio(low.SmallP99) + " of low's.\n"
+		}
+		if got := strings.Contains(md.String(), sentence); got != (yards != nil) {
+			t.Errorf("yardsticks %v: sentence %q in the Summary: %v", yards, sentence, got)
+		}
+	}
+}
+
 // checkYardstickReports checks the Markdown and JSON of TestEvaluateYardsticks's report.
 func checkYardstickReports(t *testing.T, r *experiment.Report) {
 	var md, js bytes.Buffer
@@ -96,6 +136,8 @@ func checkYardstickReports(t *testing.T, r *experiment.Report) {
 		"- static: above low on ",
 		", highest " + fratio(worst) + " on " + r.Scenarios[si].Scenario.Name,
 		"- low: above static on ",
+		fmt.Sprintf("- static against the yardsticks over the 2 scenarios (geometric means; above on %d of low): mean slowdown %s of low's; short-flow p99 slowdown %s of low's.\n",
+			len(r.AboveYardstick(0, 1)), fratio(r.GeoMeanVsYardsticks[1][0].Mean), fratio(r.GeoMeanVsYardsticks[1][0].SmallP99)),
 	} {
 		if !strings.Contains(md.String(), want) {
 			t.Errorf("markdown lacks %q:\n%s", want, md.String())
