@@ -63,20 +63,27 @@ func TestEvaluateYardsticks(t *testing.T) {
 // TestNoYardsticksNoKeys: without yardsticks the report has none of their
 // keys or sections, as before they existed.
 func TestNoYardsticksNoKeys(t *testing.T) {
-	r, err := experiment.Evaluate(context.Background(), tinyEval())
+	r, md, js := evalForms(t, tinyEval())
+	if strings.Contains(md, "Yardsticks") || strings.Contains(js, "yardstick") || r.GeoMeanVsYardsticks != nil {
+		t.Errorf("yardsticks in a report without them:\n%s", md)
+	}
+}
+
+// evalForms evaluates c and returns its report, Markdown and JSON.
+func evalForms(t *testing.T, c experiment.Config) (r *experiment.Report, md, js string) {
+	t.Helper()
+	r, err := experiment.Evaluate(context.Background(), c)
 	if err != nil {
 		t.Fatal(err)
 	}
-	var md, js bytes.Buffer
-	if err := WriteMarkdown(&md, r); err != nil {
+	var mb, jb bytes.Buffer
+	if err := WriteMarkdown(&mb, r); err != nil {
 		t.Fatal(err)
 	}
-	if err := WriteJSON(&js, r); err != nil {
+	if err := WriteJSON(&jb, r); err != nil {
 		t.Fatal(err)
 	}
-	if strings.Contains(md.String(), "Yardsticks") || strings.Contains(js.String(), "yardstick") || r.GeoMeanVsYardsticks != nil {
-		t.Errorf("yardsticks in a report without them:\n%s", md.String())
-	}
+	return r, mb.String(), jb.String()
 }
 
 // TestYardstickNote: the note on the default yardstick, or on why there is
@@ -89,19 +96,9 @@ func TestYardstickNote(t *testing.T) {
 		c.Seeds = []uint64{1, 2, 3}
 		c.Yardsticks = yards
 		c.YardstickNote = "No tuned yardstick: a reason, on one line."
-		r, err := experiment.Evaluate(context.Background(), c)
-		if err != nil {
-			t.Fatal(err)
-		}
-		var md, js bytes.Buffer
-		if err := WriteMarkdown(&md, r); err != nil {
-			t.Fatal(err)
-		}
-		if err := WriteJSON(&js, r); err != nil {
-			t.Fatal(err)
-		}
-		method := md.String()[strings.Index(md.String(), "## Method"):strings.Index(md.String(), "## tiny")]
-		if !strings.Contains(method, "\n\n"+c.YardstickNote+"\n") || !strings.Contains(js.String(), `"yardstick_note": "`+c.YardstickNote+`"`) {
+		r, md, js := evalForms(t, c)
+		method := md[strings.Index(md, "## Method"):strings.Index(md, "## tiny")]
+		if !strings.Contains(method, "\n\n"+c.YardstickNote+"\n") || !strings.Contains(js, `"yardstick_note": "`+c.YardstickNote+`"`) {
 			t.Errorf("yardsticks %v: the note is not in the Method:\n%s\nor the JSON", yards, method)
 		}
 		sentence := "- static against the yardsticks"
@@ -112,7 +109,7 @@ func TestYardstickNote(t *testing.T) {
 			}
 			sentence = "- static against the yardsticks on tiny: mean slowdown " + fratio(low.Mean) + " of low's; short-flow p99 slowdown " + fratio(low.SmallP99) + " of low's.\n"
 		}
-		if got := strings.Contains(md.String(), sentence); got != (yards != nil) {
+		if got := strings.Contains(md, sentence); got != (yards != nil) {
 			t.Errorf("yardsticks %v: sentence %q in the Summary: %v", yards, sentence, got)
 		}
 	}
