@@ -51,7 +51,7 @@ func newEvalCmd(logger loggerFunc, lookup lookupFunc) *cobra.Command {
 	}
 	cmd := &cobra.Command{
 		Use: "eval [flags]",
-		Example: `  graphcc eval                                        # the main job: static, ACC, GraphCC on fb60-incast, seeds 1001-1010
+		Example: `  graphcc eval                                        # the main job: static, ACC, GraphCC on fb60-incast, seeds 1001-1010, against the tuned joint constant
   graphcc eval --list-scenarios
   graphcc eval --scenarios all --policies static,graphcc --seeds 1001-1003 --out suite
   graphcc eval --policies static,static:2,32,0.01,graphcc:my.model --reference static --json r.json
