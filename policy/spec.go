@@ -534,22 +534,23 @@ func loadTuned(path string) (tunedResult, error) {
 	return parseTuned(b, path)
 }
 
-// parseTuned reads a graphcc tune result, b, named name in its errors.
-func parseTuned(b []byte, path string) (tunedResult, error) {
+// parseTuned reads a graphcc tune result, b, which its errors call
+// name (its path, or the spec of a shipped one).
+func parseTuned(b []byte, name string) (tunedResult, error) {
 	var r struct {
 		Scenario   string `json:"scenario"`
 		BestPolicy string `json:"best_policy"`
 		Hardware   string `json:"hardware"`
 	}
 	if err := json.Unmarshal(b, &r); err != nil {
-		return tunedResult{}, fmt.Errorf("%s: not a tune result: %w", path, err)
+		return tunedResult{}, fmt.Errorf("%s: not a tune result: %w", name, err)
 	}
 	if r.BestPolicy == "" {
-		return tunedResult{}, fmt.Errorf("%s: no best_policy", path)
+		return tunedResult{}, fmt.Errorf("%s: no best_policy", name)
 	}
 	f, err := parseFixed(r.BestPolicy)
 	if err != nil {
-		return tunedResult{}, fmt.Errorf("%s: best_policy %q: %w", path, r.BestPolicy, err)
+		return tunedResult{}, fmt.Errorf("%s: best_policy %q: %w", name, r.BestPolicy, err)
 	}
 	return tunedResult{f: f, scenario: r.Scenario, spec: r.BestPolicy, hardware: r.Hardware}, nil
 }
