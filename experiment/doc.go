@@ -21,7 +21,10 @@
 //     (Config.Yardsticks: static, tuned:DIR, tuned:FILE, ideal): per
 //     scenario its ratios to each, their geometric means, the worst
 //     scenario and those where it is above one, which issue 23's targets
-//     check.
+//     check. DefaultYardstick picks the shipped tune tuned on the
+//     evaluation's hardware (tuned:joint, else tuned:switch, else none,
+//     with a note saying why), which PolicySpecs' AutoYardsticks, eval's
+//     default, adds.
 //
 // # Seeds and rewards
 //
@@ -58,7 +61,7 @@
 //
 // The files by job: eval.go the harness (Evaluate), report.go the
 // report's types, specs.go the policies as written (PolicySpecs),
-// yardstick.go and phases.go the ratios to the yardsticks
+// yarddefault.go the default yardstick, yardstick.go and phases.go the ratios to the yardsticks
 // and by phase, seeds.go and rewards.go the seed and reward grammars,
 // shard.go, part.go, partfile.go and merge.go the sharded evaluations,
 // testbed.go the testbed comparison, curve.go the training curve.

@@ -41,6 +41,10 @@ type Config struct {
 	// intervals, their geometric means over the scenarios, the scenario
 	// of its worst ratio and those where it is above 1.
 	Yardsticks []string
+	// YardstickNote, if not "", is one line for the report on the
+	// yardsticks: which default one they hold or why none
+	// (DefaultYardstick).
+	YardstickNote string
 	// Workers is the number of simulations run at once; 0 means GOMAXPROCS.
 	Workers int
 	// Progress, if not nil, is called after each run with the runs finished
@@ -161,12 +165,13 @@ func newReport(c Config) *Report {
 		ref = c.Policies[0].Name
 	}
 	rep := &Report{
-		Reference:   ref,
-		Yardsticks:  slices.Clone(c.Yardsticks),
-		ShowRewards: c.ShowRewards,
-		Seeds:       slices.Clone(c.Seeds),
-		Bins:        metrics.FigureBins(),
-		Scenarios:   make([]ScenarioResult, len(c.Scenarios)),
+		Reference:     ref,
+		Yardsticks:    slices.Clone(c.Yardsticks),
+		YardstickNote: c.YardstickNote,
+		ShowRewards:   c.ShowRewards,
+		Seeds:         slices.Clone(c.Seeds),
+		Bins:          metrics.FigureBins(),
+		Scenarios:     make([]ScenarioResult, len(c.Scenarios)),
 	}
 	for _, p := range c.Policies {
 		rep.Policies = append(rep.Policies, p.Name)

@@ -106,7 +106,7 @@ func mergeUnits(byShard []*PartReader) (*Report, error) {
 // its scenarios, and its policies and rewards by name only.
 func (pc *PartConfig) config() (Config, error) {
 	c := Config{Seeds: pc.Seeds, Params: pc.Params, Interval: pc.IntervalPs, Reference: pc.Reference,
-		Yardsticks: pc.Yardsticks, ShowRewards: pc.ShowRewards}
+		Yardsticks: pc.Yardsticks, YardstickNote: pc.YardstickNote, ShowRewards: pc.ShowRewards}
 	for _, r := range pc.Scenarios {
 		sc, err := r.Scenario()
 		if err != nil {

@@ -63,6 +63,9 @@ func TestMergeEqualsEvaluate(t *testing.T) {
 		!bytes.Contains(want["report.md"], []byte("### tiny-busy-phased by phase")) {
 		t.Fatalf("the phased scenario's phases: %+v, ratios %+v", ph.Summary.Phases, ph.PhaseVsRef)
 	}
+	if !bytes.Contains(want["report.md"], []byte(c.YardstickNote)) || !bytes.Contains(want["report.json"], []byte(c.YardstickNote)) {
+		t.Fatalf("the report and its JSON lack the yardstick note %q", c.YardstickNote)
+	}
 	for _, n := range []int{1, 3, 20} {
 		t.Run(fmt.Sprint(n), func(t *testing.T) {
 			parts := experiment.EvalParts(t, c, n)

@@ -63,15 +63,17 @@ type Part struct {
 // Params and Interval with their defaults filled in; the reference
 // resolved.
 type PartConfig struct {
-	Scenarios   []scenario.Record `json:"scenarios"`
-	Policies    []PartPolicy      `json:"policies"`
-	Seeds       []uint64          `json:"seeds"`
-	Params      replay.Params     `json:"params"`
-	IntervalPs  int64             `json:"interval_ps"`
-	Reference   string            `json:"reference"`
-	Yardsticks  []string          `json:"yardsticks,omitempty"`
-	Rewards     []string          `json:"rewards,omitempty"`
-	ShowRewards bool              `json:"show_rewards,omitempty"`
+	Scenarios  []scenario.Record `json:"scenarios"`
+	Policies   []PartPolicy      `json:"policies"`
+	Seeds      []uint64          `json:"seeds"`
+	Params     replay.Params     `json:"params"`
+	IntervalPs int64             `json:"interval_ps"`
+	Reference  string            `json:"reference"`
+	Yardsticks []string          `json:"yardsticks,omitempty"`
+	// YardstickNote is Config.YardstickNote.
+	YardstickNote string   `json:"yardstick_note,omitempty"`
+	Rewards       []string `json:"rewards,omitempty"`
+	ShowRewards   bool     `json:"show_rewards,omitempty"`
 }
 
 // PartPolicy is a policy in a PartConfig: its name (canonical spec) and,
@@ -106,7 +108,7 @@ type PartUnit struct {
 // newPartConfig records c (validated).
 func newPartConfig(c Config) (PartConfig, error) {
 	pc := PartConfig{Seeds: slices.Clone(c.Seeds), Params: c.Params, IntervalPs: c.Interval,
-		Reference: c.Reference, Yardsticks: slices.Clone(c.Yardsticks), ShowRewards: c.ShowRewards}
+		Reference: c.Reference, Yardsticks: slices.Clone(c.Yardsticks), YardstickNote: c.YardstickNote, ShowRewards: c.ShowRewards}
 	if pc.Params.Payload == 0 {
 		pc.Params = replay.DefaultParams() // as the simulator takes the zero Params
 	}

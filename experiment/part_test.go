@@ -25,7 +25,7 @@ import (
 // shardEval is an evaluation with everything a report can hold: two
 // scenarios (the second phased: its report has a table by phase), three
 // policies (ideal among them, which has no telemetry), three seeds
-// (intervals), rewards and a yardstick.
+// (intervals), rewards and a yardstick with its note.
 func shardEval(t testing.TB) Config {
 	t.Helper()
 	c := tinyEval()
@@ -45,6 +45,7 @@ func shardEval(t testing.TB) Config {
 	c.Policies = append(c.Policies, ideal)
 	c.Seeds = []uint64{1, 2, 3}
 	c.Yardsticks = []string{"static", "low"}
+	c.YardstickNote = "Yardstick low: a note the parts carry to the merged report."
 	c.Reference = "low"
 	if c.Rewards, err = ParseRewards(DefaultRewards() + ",linear:25"); err != nil {
 		t.Fatal(err)

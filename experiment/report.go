@@ -34,6 +34,9 @@ type Report struct {
 	// (Config.Yardsticks), in the order of each PolicyResult's
 	// VsYardsticks.
 	Yardsticks []string
+	// YardstickNote is Config.YardstickNote: which default yardstick the
+	// report has, or why none ("" when they were given).
+	YardstickNote string
 	// GeoMeanVsYardsticks holds, per yardstick and then per policy, the
 	// geometric means over the scenarios of the policy's VsYardsticks
 	// (with a single scenario, its ratios), with intervals as

@@ -14,7 +14,8 @@ import (
 // comma-separated list of policy specs (grid among them expanded,
 // policy.ExpandGrid); Reference, the spec of the policy the report
 // normalizes to ("" for the default); Yardsticks, comma-separated specs of
-// the policies every policy is measured against besides the reference.
+// the policies every policy is measured against besides the reference, or
+// AutoYardsticks for the default ones of the hardware.
 type PolicySpecs struct {
 	Policies              []string
 	Reference, Yardsticks string
@@ -25,7 +26,9 @@ type PolicySpecs struct {
 // must be one of the policies, and defaults to graphcc if it is among
 // them, as in the GraphCC paper (else Evaluate takes the first); the
 // yardsticks come static first, and those not among the policies join
-// them; no yardsticks without Yardsticks. Errors name the setting prefix
+// them; no yardsticks without Yardsticks. AutoYardsticks takes
+// DefaultYardstick's for c's Params and Interval (set them first), and its
+// note, Config.YardstickNote: static and it, or none. Errors name the setting prefix
 // and its key: policies, reference, yardsticks (with prefix "--", eval's
 // flags).
 func (s PolicySpecs) Resolve(ctx context.Context, env policy.Env, c *Config, prefix string) error {
@@ -53,6 +56,14 @@ func (s PolicySpecs) Resolve(ctx context.Context, env policy.Env, c *Config, pre
 	}
 	if c.Reference == "" && seen["graphcc"] {
 		c.Reference = "graphcc"
+	}
+	c.YardstickNote = ""
+	if strings.TrimSpace(s.Yardsticks) == AutoYardsticks {
+		spec, note, err := DefaultYardstick(c.Params, c.Interval)
+		if err != nil {
+			return fmt.Errorf("%syardsticks %s: %w", prefix, AutoYardsticks, err)
+		}
+		s.Yardsticks, c.YardstickNote = spec, note
 	}
 	var err error
 	c.Yardsticks, err = s.addYardsticks(ctx, env, c, seen, prefix)

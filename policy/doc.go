@@ -10,7 +10,9 @@
 // traffic), tuned:FILE (the best fixed setting of a graphcc tune result),
 // tuned:DIR (on each scenario the best fixed setting of its own tune
 // result, DIR/<scenario>.json: the per-scenario tuned yardstick),
-// graphcc[:MODEL], acc[:MODEL], floor:MARGIN:BASE[@graphcc[:MODEL]] (a
+// tuned:joint and tuned:switch (the tune results graphcc ships, package
+// models: ShippedTunes lists them with the hardware each was tuned on,
+// which HardwareDiff compares with another's), graphcc[:MODEL], acc[:MODEL], floor:MARGIN:BASE[@graphcc[:MODEL]] (a
 // GraphCC model held to a base policy unless its Q-gap over the base's
 // action exceeds MARGIN, gnn.Floor), or ideal, the fabric's fair share without
 // queues (replay/ideal), which only the simulator runs. Parse turns a spec

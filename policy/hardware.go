@@ -33,10 +33,11 @@ func Hardware(p replay.Params, interval int64) string {
 	return string(b)
 }
 
-// hardwareDiff returns, for two hardware of Hardware's form, each field
+// HardwareDiff returns, for two hardware of Hardware's form, each field
 // whose value differs, as "params.DCQCN.IncreaseInterval 55000000, here
-// 300000000", in name order; a form it cannot read differs as a whole.
-func hardwareDiff(tuned, here string) []string {
+// 300000000", in name order (fields of the hosts' DCQCN constants start
+// "params.DCQCN."); a form it cannot read differs as a whole.
+func HardwareDiff(tuned, here string) []string {
 	if tuned == here {
 		return nil
 	}

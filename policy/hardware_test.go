@@ -98,9 +98,9 @@ func TestHardwareDiff(t *testing.T) {
 		{`{"a":1,"b":"x"}`, `{"a":1}`, []string{`b "x", here none`}},
 		{`not json`, `{"a":1}`, []string{`not json, here {"a":1}`}},
 	} {
-		got := hardwareDiff(tc.a, tc.b)
+		got := HardwareDiff(tc.a, tc.b)
 		if strings.Join(got, "|") != strings.Join(tc.want, "|") {
-			t.Errorf("hardwareDiff(%s, %s) = %q, want %q", tc.a, tc.b, got, tc.want)
+			t.Errorf("HardwareDiff(%s, %s) = %q, want %q", tc.a, tc.b, got, tc.want)
 		}
 	}
 }

@@ -55,6 +55,12 @@ func accInputs(env Env) func(scenario.Scenario) (string, error) {
 // run depends on.
 func tunedInputs(args string) func(scenario.Scenario) (string, error) {
 	return func(sc scenario.Scenario) (string, error) {
+		if r, ok, err := loadShipped(args); ok {
+			if err != nil {
+				return "", err
+			}
+			return "best_policy " + Canonical(r.spec), nil
+		}
 		path := args
 		if st, err := os.Stat(args); err == nil && st.IsDir() {
 			if path, err = tunedFile(args, sc.Name); err != nil {

@@ -24,7 +24,7 @@ import (
 // NAME or NAME:ARGS, such as static, static:10,40,0.2, edge:2,32,0.01:16,64,0.5,
 // react:8:32,128,0.5:2,16,1, hostreact:2,32,0.01:0.5:300,1,4,5,50:55,1,4,5,50, sched:0=2,32,0.01:10ms=32,256,0.75
 // (whose steps may carry the hosts' constants: sched:0=2,32,0.01/55,55,2,5,25:10ms=32,256,0.75/30,55,2,40,400), tuned:FILE,
-// tuned:DIR, graphcc, graphcc:FILE, acc, acc:FILE or ideal, any but ideal
+// tuned:DIR, tuned:joint, tuned:switch (ShippedTunes), graphcc, graphcc:FILE, acc, acc:FILE or ideal, any but ideal
 // followed by HostsMark and the hosts' DCQCN constants; or
 // floor:MARGIN:BASE[@graphcc[:MODEL]], whose BASE is any of those but
 // graphcc and ideal, its HostsMark included (floor:0.05:static:0.5,32,0.125+dcqcn:55,55,2,5,25@graphcc:m.model).
@@ -224,13 +224,16 @@ func defs(ctx context.Context, env Env, withIdeal bool) []def {
 		},
 		schedDef(),
 		{
-			Spec: Spec{Name: "tuned", Usage: "tuned:FILE|DIR",
+			Spec: Spec{Name: "tuned", Usage: "tuned:FILE|DIR|joint|switch",
 				Help: "tuned:tune.json: the best fixed setting graphcc tune found, the best_policy of its result file " +
 					"(static:KMIN_KB,KMAX_KB,PMAX or edge:…, with the hosts' DCQCN constants where tune set them, which replace the hardware's; " +
 					"or, in a hand-made file, a sched:… schedule); " +
 					"it scores as the file records with the hardware flags the tune was given (sim, eval, train and testbed run warn when they differ); " +
 					"tuned:DIR: on each scenario the best_policy of DIR/<scenario>.json, that scenario's tune result (the per-scenario tuned constant; " +
-					"on a named scenario only: eval's, sim --scenario's)"},
+					"on a named scenario only: eval's, sim --scenario's); " +
+					"tuned:joint and tuned:switch: the tune results graphcc ships, built in, one configuration for the whole suite, " +
+					"of the switches and the hosts' DCQCN (models/tuned-joint-global.json) or of the switches alone (models/tuned-global.json); " +
+					"a file or directory named joint or switch is ./joint or ./switch"},
 			build:  func(args string) (Factory, func(scenario.Scenario) error, error) { return buildTuned(args, env) },
 			inputs: tunedInputs,
 		},
@@ -478,8 +481,9 @@ func buildEdge(args string) (Factory, error) {
 	return Edge(host, sw), nil
 }
 
-// buildTuned is the policy of graphcc tune results: with the path of a
-// result file, its best_policy; with the path of a directory, on each
+// buildTuned is the policy of graphcc tune results: with the name of a
+// shipped one (ShippedTunes: joint, switch) or the path of a result file,
+// its best_policy; with the path of a directory, on each
 // scenario the best_policy of that scenario's result file in it
 // (tunedDir), which Named.Check looks for before any run. A best_policy
 // is a fixed setting, one for all ports (static or
@@ -489,7 +493,14 @@ func buildEdge(args string) (Factory, error) {
 // schedule of settings, sched:…, whose steps may set the hosts' constants.
 func buildTuned(args string, env Env) (Factory, func(scenario.Scenario) error, error) {
 	if args == "" {
-		return nil, nil, errors.New("want the path of a graphcc tune result file, or of a directory of one per scenario")
+		return nil, nil, errors.New("want the path of a graphcc tune result file, or of a directory of one per scenario, or joint or switch (the shipped ones)")
+	}
+	if r, ok, err := loadShipped(args); ok {
+		if err != nil {
+			return nil, nil, err
+		}
+		r.warnHardware(env, "tuned:"+args)
+		return r.f, nil, nil
 	}
 	if st, err := os.Stat(args); err == nil && st.IsDir() {
 		d := &tunedDir{dir: args, env: env, byName: map[string]*tunedOnce{}}
@@ -520,22 +531,37 @@ func loadTuned(path string) (tunedResult, error) {
 	if err != nil {
 		return tunedResult{}, err
 	}
+	return parseTuned(b, path)
+}
+
+// parseTuned reads a graphcc tune result, b, which its errors call
+// name (its path, or the spec of a shipped one).
+func parseTuned(b []byte, name string) (tunedResult, error) {
 	var r struct {
 		Scenario   string `json:"scenario"`
 		BestPolicy string `json:"best_policy"`
 		Hardware   string `json:"hardware"`
 	}
 	if err := json.Unmarshal(b, &r); err != nil {
-		return tunedResult{}, fmt.Errorf("%s: not a tune result: %w", path, err)
+		return tunedResult{}, fmt.Errorf("%s: not a tune result: %w", name, err)
 	}
 	if r.BestPolicy == "" {
-		return tunedResult{}, fmt.Errorf("%s: no best_policy", path)
+		return tunedResult{}, fmt.Errorf("%s: no best_policy", name)
 	}
 	f, err := parseFixed(r.BestPolicy)
 	if err != nil {
-		return tunedResult{}, fmt.Errorf("%s: best_policy %q: %w", path, r.BestPolicy, err)
+		return tunedResult{}, fmt.Errorf("%s: best_policy %q: %w", name, r.BestPolicy, err)
 	}
 	return tunedResult{f: f, scenario: r.Scenario, spec: r.BestPolicy, hardware: r.Hardware}, nil
+}
+
+// hardwareOrDefault returns the hardware r was tuned on, the default one
+// for a file that does not record it.
+func (r tunedResult) hardwareOrDefault() string {
+	if r.hardware == "" {
+		return Hardware(replay.Params{}, 0)
+	}
+	return r.hardware
 }
 
 // warnHardware tells env.Log, if env.WarnHardware, what in the hardware
@@ -544,11 +570,7 @@ func (r tunedResult) warnHardware(env Env, path string) {
 	if env.WarnHardware == HardwareUnchecked || env.Log == nil {
 		return
 	}
-	tuned := r.hardware
-	if tuned == "" {
-		tuned = Hardware(replay.Params{}, 0)
-	}
-	diff := hardwareDiff(tuned, Hardware(env.Params, env.Interval))
+	diff := HardwareDiff(r.hardwareOrDefault(), Hardware(env.Params, env.Interval))
 	if env.WarnHardware == HardwareDCQCN {
 		diff = slices.DeleteFunc(diff, func(d string) bool { return !strings.HasPrefix(d, "params.DCQCN.") })
 	}

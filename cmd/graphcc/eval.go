@@ -51,7 +51,7 @@ func newEvalCmd(logger loggerFunc, lookup lookupFunc) *cobra.Command {
 	}
 	cmd := &cobra.Command{
 		Use: "eval [flags]",
-		Example: `  graphcc eval                                        # the main job: static, ACC, GraphCC on fb60-incast, seeds 1001-1010
+		Example: `  graphcc eval                                        # the main job: static, ACC, GraphCC on fb60-incast, seeds 1001-1010, against the tuned joint constant
   graphcc eval --list-scenarios
   graphcc eval --scenarios all --policies static,graphcc --seeds 1001-1003 --out suite
   graphcc eval --policies static,static:2,32,0.01,graphcc:my.model --reference static --json r.json
@@ -75,10 +75,10 @@ scenarios, the yardsticks, the rewards and sharding.`,
 	fs.BoolVar(&o.list, "list-scenarios", false, "list the scenarios (the built-in suite, then those of --scenario-file, then the families' ranges of draws) with what each tests, and exit")
 	fs.StringVar(&o.scenarios, "scenarios", o.scenarios, "comma-separated scenario names, or all ("+strings.Join(scenario.Names(), ", ")+", then those of --scenario-file); a family's draws, family-N or family:A-B (--list-scenarios); with --scenario-file, the file's scenarios by default")
 	o.scenarioFile.add(fs, false)
-	fs.StringArrayVar(&o.specs.Policies, "policies", o.specs.Policies, "comma-separated ECN policies (static, static:KMIN_KB,KMAX_KB,PMAX, edge:SETTING:SETTING, react:Q_KB:SETTING:SETTING, sched:T=SETTING[/DCQCN]:T=SETTING[/DCQCN]..., tuned:FILE|DIR, graphcc[:MODEL], acc[:MODEL], grid for all 120 fixed settings of the action set, ideal for the fabric's fair share without queues); repeatable")
+	fs.StringArrayVar(&o.specs.Policies, "policies", o.specs.Policies, "comma-separated ECN policies (static, static:KMIN_KB,KMAX_KB,PMAX, edge:SETTING:SETTING, react:Q_KB:SETTING:SETTING, sched:T=SETTING[/DCQCN]:T=SETTING[/DCQCN]..., tuned:FILE|DIR|joint|switch, graphcc[:MODEL], acc[:MODEL], grid for all 120 fixed settings of the action set, ideal for the fabric's fair share without queues); repeatable")
 	fs.Var(newSeedsFlag(&o.seeds), "seeds", "seeds of the traffic, the random failures and the simulation: comma-separated numbers and ranges, 1001-1010,2001")
 	fs.StringVar(&o.specs.Reference, "reference", "", "policy the report and figures normalize to (default: graphcc if evaluated, as in the paper, else the first of --policies)")
-	fs.StringVar(&o.specs.Yardsticks, "yardsticks", "", "comma-separated policies to measure every policy against besides --reference, static always first (added to the runs when not among --policies): tuned:DIR, each scenario's tuned constant; tuned:FILE, one tuned constant; any spec of --policies")
+	fs.StringVar(&o.specs.Yardsticks, "yardsticks", experiment.AutoYardsticks, "comma-separated policies to measure every policy against besides --reference, static always first (added to the runs when not among --policies): tuned:DIR, each scenario's tuned constant; tuned:FILE, one tuned constant; any spec of --policies; auto: static and the tuned constant shipped for the hardware flags, tuned:joint (or tuned:switch when only the hosts' DCQCN constants differ), none if neither was tuned on them; '' for none")
 	fs.StringVar(&o.out, "out", o.out, "directory of report.md and the figures (created if missing; its parent must exist)")
 	fs.StringVar(&o.jsonOut, "json", "", "also write the report as JSON here (per scenario and policy the simulator's summary)")
 	fs.IntVar(&o.workers, "workers", 0, "simulations run at once (0: one per CPU)")

@@ -82,8 +82,9 @@ func TestEvalTiny(t *testing.T) {
 		t.Fatalf("json: %s", data)
 	}
 	for _, sc := range m.Scenarios {
-		if len(sc.Policies) != 2 {
-			t.Fatalf("%s: %d policies", sc.Name, len(sc.Policies))
+		// The default yardstick on the default hardware joins the runs.
+		if len(sc.Policies) != 3 || sc.Policies[2].Policy != "tuned:joint" {
+			t.Fatalf("%s: %d policies, want static, static:10,40,0.2 and tuned:joint", sc.Name, len(sc.Policies))
 		}
 		for _, p := range sc.Policies {
 			for _, k := range []string{"flows", "completed", "slowdown", "slowdown_by_size", "slowdown_incast", "slowdown_background",
@@ -98,7 +99,8 @@ func TestEvalTiny(t *testing.T) {
 	// --reference moves the 1.000 column; three seeds give intervals.
 	stdout = run(t, "eval", "--scenarios", "tiny", "--policies", "static", "--policies", "static:10,40,0.2",
 		"--seeds", "5,6,7", "--reference", "static:10,40,0.2", "--out", out)
-	if !strings.Contains(stdout, "mean slowdown / static:10,40,0.2's") || !strings.Contains(stdout, " | 1.000 |\n") ||
+	// The overall table: static, static:10,40,0.2 (1.000), tuned:joint.
+	if !strings.Contains(stdout, "mean slowdown / static:10,40,0.2's") || !regexp.MustCompile(`(?m)^\| tiny \| [^|]+ \| 1\.000 \| [^|]+ \|$`).MatchString(stdout) ||
 		!strings.Contains(stdout, "| mean slowdown / static:10,40,0.2 (95 % CI) | ") ||
 		!regexp.MustCompile(`(?m)^\| static \| [0-9.]+ \| [0-9.]+ \| [0-9.]+ \| [0-9.]+ \([0-9.]+–[0-9.]+\) \| `).MatchString(stdout) {
 		t.Errorf("--reference report:\n%s", stdout)
@@ -205,7 +207,7 @@ func TestEvalIdeal(t *testing.T) {
 	dir := t.TempDir()
 	out, js := filepath.Join(dir, "out"), filepath.Join(dir, "r.json")
 	stdout := run(t, "eval", "--scenarios", "tiny", "--policies", "static,static:8,32,0.5,graphcc,ideal", "--seeds", "5,6",
-		"--rewards", "convex:25", "--out", out, "--json", js)
+		"--rewards", "convex:25", "--yardsticks", "", "--out", out, "--json", js)
 	row := regexp.MustCompile(`(?m)^\| ideal \| ([0-9.]+) \| [0-9.]+ \| [0-9.]+ \| [^|]+ \| [^|]+ \| [0-9.]+ \| 0\.0 \| 0\.0 \| 0 \| — \| – \|$`).FindStringSubmatch(stdout)
 	static := regexp.MustCompile(`(?m)^\| static \| ([0-9.]+) \|`).FindStringSubmatch(stdout)
 	if row == nil || static == nil {

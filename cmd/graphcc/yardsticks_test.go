@@ -119,3 +119,66 @@ func TestTunedDirErrors(t *testing.T) {
 	}
 	run(t, "sim", "--scenario-file", file, "--policy", "tuned:"+dir, "--seed", "1")
 }
+
+// TestEvalDefaultYardsticks: eval without --yardsticks measures against
+// static and the tune shipped for its hardware flags, built into the
+// binary (run here from a directory without models/): the joint one on
+// the default hardware, the switch-only one on other hosts' DCQCN
+// constants, none on other switches, the report saying which or why;
+// an empty --yardsticks and a given one keep their meaning. With three
+// seeds every policy's ratios to the tuned yardstick have intervals, per
+// scenario and as geometric means.
+func TestEvalDefaultYardsticks(t *testing.T) {
+	t.Chdir(t.TempDir())
+	for _, tc := range []struct {
+		flags      []string
+		policies   []string
+		yardsticks []string
+		note       string
+	}{
+		{nil, []string{"static:2,32,0.01", "static", "tuned:joint"}, []string{"static", "tuned:joint"}, "Yardstick tuned:joint: the tuned joint configuration shipped for this hardware, static:0.5,32,0.125+dcqcn:55,55,2,5,25"},
+		{[]string{"--yardsticks", "auto"}, []string{"static:2,32,0.01", "static", "tuned:joint"}, []string{"static", "tuned:joint"}, "Yardstick tuned:joint"},
+		{[]string{"--dcqcn-ai-mbps", "10"}, []string{"static:2,32,0.01", "static", "tuned:switch"}, []string{"static", "tuned:switch"},
+			"Yardstick tuned:switch: the switch-only configuration shipped, static:1,32,0.177"},
+		{[]string{"--no-pfc"}, []string{"static:2,32,0.01"}, nil, "No tuned yardstick: the shipped tunes (tuned:joint, tuned:switch) were made on other hardware (params.PFC true, here false)"},
+		{[]string{"--window", "-1", "--dcqcn-ai-mbps", "10"}, []string{"static:2,32,0.01"}, nil, "params.Window 0, here -1"},
+		{[]string{"--yardsticks", ""}, []string{"static:2,32,0.01"}, nil, ""},
+		{[]string{"--yardsticks", "tuned:switch"}, []string{"static:2,32,0.01", "static", "tuned:switch"}, []string{"static", "tuned:switch"}, ""},
+	} {
+		js := filepath.Join(t.TempDir(), "r.json")
+		stdout := run(t, args([]string{"eval", "--scenarios", "tiny,tiny2", "--policies", "static:2,32,0.01", "--seeds", "1-3",
+			"--rewards", "", "--out", filepath.Join(t.TempDir(), "out"), "--json", js}, tc.flags...)...)
+		var r struct {
+			Policies     []string `json:"policies"`
+			Yardsticks   []string `json:"yardsticks"`
+			Note         string   `json:"yardstick_note"`
+			VsYardsticks []struct {
+				Policies []struct {
+					GeoMeanCI []float64 `json:"geomean_mean_slowdown_ci"`
+					GeoSmall  *float64  `json:"geomean_slowdown_p99_small"`
+				} `json:"policies"`
+			} `json:"vs_yardsticks"`
+			Scenarios []struct {
+				Policies []struct {
+					VsYardsticks []struct {
+						MeanCI []float64 `json:"mean_slowdown_ci"`
+					} `json:"vs_yardsticks"`
+				} `json:"policies"`
+			} `json:"scenarios"`
+		}
+		readJSON(t, js, &r)
+		if len(tc.yardsticks) == 2 {
+			g := r.VsYardsticks[1].Policies[0]
+			if cell := r.Scenarios[1].Policies[0].VsYardsticks[1]; len(g.GeoMeanCI) != 2 || g.GeoSmall == nil || len(cell.MeanCI) != 2 {
+				t.Errorf("eval %v: static:2,32,0.01 against %s: geometric mean %+v, on tiny2 %+v; want intervals", tc.flags, tc.yardsticks[1], g, cell)
+			}
+		}
+		if !slices.Equal(r.Policies, tc.policies) || !slices.Equal(r.Yardsticks, tc.yardsticks) ||
+			!strings.Contains(r.Note, tc.note) || (tc.note == "") != (r.Note == "") {
+			t.Errorf("eval %v: policies %v, yardsticks %v, note %q; want %v, %v, %q", tc.flags, r.Policies, r.Yardsticks, r.Note, tc.policies, tc.yardsticks, tc.note)
+		}
+		if tc.note != "" && !strings.Contains(stdout, "\n\n"+r.Note+"\n") {
+			t.Errorf("eval %v: the report lacks the note:\n%s", tc.flags, stdout)
+		}
+	}
+}

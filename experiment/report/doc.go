@@ -8,7 +8,8 @@
 //   - WriteMarkdown writes the report people read: a headline worded as
 //     the targets are, per scenario a table of every policy (and by phase
 //     on a phased scenario), the ratios to the reference with their 95 %
-//     intervals and their geometric means, the yardsticks' tables, and
+//     intervals and their geometric means, the reference against the
+//     yardsticks and the note on the default one, the yardsticks' tables, and
 //     with rewards shown how well each reward ranks the policies.
 //   - WriteJSON writes the same figures for programs (docs/formats.md
 //     lists the keys).

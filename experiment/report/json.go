@@ -26,7 +26,9 @@ type (
 		// absent without yardsticks
 		Yardsticks   []string        `json:"yardsticks,omitempty"`
 		VsYardsticks []yardstickJSON `json:"vs_yardsticks,omitempty"`
-		Scenarios    []scenarioJSON  `json:"scenarios"`
+		// which default yardstick, or why none; absent when they were given
+		YardstickNote string         `json:"yardstick_note,omitempty"`
+		Scenarios     []scenarioJSON `json:"scenarios"`
 	}
 	scenarioJSON struct {
 		Name        string       `json:"name"`
@@ -167,7 +169,7 @@ func WriteJSON(w io.Writer, rep *experiment.Report) error { return view{rep}.wri
 // writeJSON is WriteJSON of r.
 func (r view) writeJSON(w io.Writer) error {
 	out := evalJSON{Reference: r.Reference, Policies: r.Policies, Seeds: r.Seeds, Bins: binBounds(r.Bins), Rewards: r.Rewards,
-		Yardsticks: r.Yardsticks, VsYardsticks: r.yardsticksJSON()}
+		Yardsticks: r.Yardsticks, VsYardsticks: r.yardsticksJSON(), YardstickNote: r.YardstickNote}
 	if len(r.Seeds) >= metrics.MinIntervalSeeds {
 		l := metrics.CILevel
 		out.CILevel = &l

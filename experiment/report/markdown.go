@@ -71,8 +71,11 @@ func mdCell(s string) string {
 
 // WriteMarkdown writes rep as Markdown. It leads with the reference policy
 // against each other policy worded as the targets are (writeHeadline:
-// "mean slowdown 21.4 % below static (95 % CI 18.6–24.2 %)"), says how
-// the figures were measured, then per scenario a table of the policies'
+// "mean slowdown 21.4 % below static (95 % CI 18.6–24.2 %)") and, with
+// yardsticks, against them as ratios (its mean and short-flow p99
+// slowdown over each yardstick's, geometric means over the scenarios with
+// their intervals), says how the figures were measured (and the
+// Report.YardstickNote: which default yardstick, or why none), then per scenario a table of the policies'
 // mean and p99 slowdown, p99 slowdown of flows of at most 100 KB, the
 // first and last divided by the reference's (MeanVsRef, SmallP99VsRef,
 // with their intervals), mean throughput, mean and p99 queue, PFC pauses,
@@ -151,6 +154,7 @@ func (r view) writeHeadline(b *strings.Builder) {
 		fmt.Fprintf(b, "- %s over the %d scenarios (geometric mean of the ratios): mean slowdown %s.\n", mdCell(r.Reference), len(r.Scenarios),
 			strings.Join(mean, ", "))
 	}
+	r.writeYardstickHeadline(b)
 }
 
 // relativeTo words ratio, a policy's statistic divided by the reference's,
@@ -221,6 +225,9 @@ func (r view) writeIntro(b *strings.Builder) {
 			"an interval that excludes 1 marks a difference that the traffic of other seeds would likely show too.\n", r.Reference, 100*metrics.CILevel, len(r.Seeds)-1)
 	} else {
 		fmt.Fprintf(b, "Ratios to %s have no intervals: those come from the variation between seeds and need at least %d.\n", r.Reference, metrics.MinIntervalSeeds)
+	}
+	if r.YardstickNote != "" {
+		fmt.Fprintf(b, "\n%s\n", mdCell(r.YardstickNote))
 	}
 }
 

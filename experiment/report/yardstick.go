@@ -25,6 +25,35 @@ func (r view) incompleteMarkVs(si, p, q int) string {
 // aboveMark explains the mark of a ratio whose interval lies wholly above 1.
 const aboveMark = "‡"
 
+// writeYardstickHeadline writes, for the Summary, the reference policy
+// against each yardstick that is not itself, as the issues' targets are
+// stated: its mean slowdown and its short-flow p99 slowdown as ratios to
+// the yardstick's, on the one scenario or as geometric means over the
+// scenarios, with their intervals, and on how many scenarios it is above
+// each. Nothing without yardsticks.
+func (r view) writeYardstickHeadline(b *strings.Builder) {
+	ref := r.RefIndex()
+	var mean, small, above []string
+	for y, name := range r.Yardsticks {
+		if r.yardstickIndex(y) == ref {
+			continue
+		}
+		g := r.GeoMeanVsYardsticks[y][ref]
+		mean = append(mean, fmt.Sprintf("%s of %s's", fratio(g.Mean), mdCell(name)))
+		small = append(small, fmt.Sprintf("%s of %s's", fratio(g.SmallP99), mdCell(name)))
+		above = append(above, fmt.Sprintf("%d of %s", len(r.AboveYardstick(ref, y)), mdCell(name)))
+	}
+	if len(mean) == 0 {
+		return
+	}
+	where := "on " + r.Scenarios[0].Scenario.Name
+	if len(r.Scenarios) > 1 {
+		where = fmt.Sprintf("over the %d scenarios (geometric means; above on %s)", len(r.Scenarios), strings.Join(above, ", "))
+	}
+	fmt.Fprintf(b, "- %s against the yardsticks %s: mean slowdown %s; short-flow p99 slowdown %s.\n", mdCell(r.Reference), where,
+		strings.Join(mean, ", "), strings.Join(small, ", "))
+}
+
 // writeYardsticks writes, per yardstick, every other policy's mean
 // slowdown divided by the yardstick's per scenario and the geometric means
 // over the scenarios (of the short-flow p99's ratios too), then per

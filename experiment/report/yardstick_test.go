@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"fmt"
 	"slices"
 	"strings"
 	"testing"
@@ -62,19 +63,55 @@ func TestEvaluateYardsticks(t *testing.T) {
 // TestNoYardsticksNoKeys: without yardsticks the report has none of their
 // keys or sections, as before they existed.
 func TestNoYardsticksNoKeys(t *testing.T) {
-	r, err := experiment.Evaluate(context.Background(), tinyEval())
+	r, md, js := evalForms(t, tinyEval())
+	if strings.Contains(md, "Yardsticks") || strings.Contains(js, "yardstick") || r.GeoMeanVsYardsticks != nil {
+		t.Errorf("yardsticks in a report without them:\n%s", md)
+	}
+}
+
+// evalForms evaluates c and returns its report, Markdown and JSON.
+func evalForms(t *testing.T, c experiment.Config) (r *experiment.Report, md, js string) {
+	t.Helper()
+	r, err := experiment.Evaluate(context.Background(), c)
 	if err != nil {
 		t.Fatal(err)
 	}
-	var md, js bytes.Buffer
-	if err := WriteMarkdown(&md, r); err != nil {
+	var mb, jb bytes.Buffer
+	if err := WriteMarkdown(&mb, r); err != nil {
 		t.Fatal(err)
 	}
-	if err := WriteJSON(&js, r); err != nil {
+	if err := WriteJSON(&jb, r); err != nil {
 		t.Fatal(err)
 	}
-	if strings.Contains(md.String(), "Yardsticks") || strings.Contains(js.String(), "yardstick") || r.GeoMeanVsYardsticks != nil {
-		t.Errorf("yardsticks in a report without them:\n%s", md.String())
+	return r, mb.String(), jb.String()
+}
+
+// TestYardstickNote: the note on the default yardstick, or on why there is
+// none, is a line of the report's Method and a key of its JSON, with
+// yardsticks or without; the Summary's sentence against the yardsticks
+// names each but the reference, on the one scenario.
+func TestYardstickNote(t *testing.T) {
+	for _, yards := range [][]string{nil, {"static", "low"}} {
+		c := tinyEval()
+		c.Seeds = []uint64{1, 2, 3}
+		c.Yardsticks = yards
+		c.YardstickNote = "No tuned yardstick: a reason, on one line."
+		r, md, js := evalForms(t, c)
+		method := md[strings.Index(md, "## Method"):strings.Index(md, "## tiny")]
+		if !strings.Contains(method, "\n\n"+c.YardstickNote+"\n") || !strings.Contains(js, `"yardstick_note": "`+c.YardstickNote+`"`) {
+			t.Errorf("yardsticks %v: the note is not in the Method:\n%s\nor the JSON", yards, method)
+		}
+		sentence := "- static against the yardsticks"
+		if yards != nil {
+			low := r.Scenarios[0].Policies[0].VsYardsticks[1]
+			if !low.Mean.HasInterval() || r.GeoMeanVsYardsticks[1][0].Mean != low.Mean {
+				t.Fatalf("static / low %+v, its geometric mean over one scenario %+v", low.Mean, r.GeoMeanVsYardsticks[1][0].Mean)
+			}
+			sentence = "- static against the yardsticks on tiny: mean slowdown " + fratio(low.Mean) + " of low's; short-flow p99 slowdown " + fratio(low.SmallP99) + " of low's.\n"
+		}
+		if got := strings.Contains(md, sentence); got != (yards != nil) {
+			t.Errorf("yardsticks %v: sentence %q in the Summary: %v", yards, sentence, got)
+		}
 	}
 }
 
@@ -96,6 +133,8 @@ func checkYardstickReports(t *testing.T, r *experiment.Report) {
 		"- static: above low on ",
 		", highest " + fratio(worst) + " on " + r.Scenarios[si].Scenario.Name,
 		"- low: above static on ",
+		fmt.Sprintf("- static against the yardsticks over the 2 scenarios (geometric means; above on %d of low): mean slowdown %s of low's; short-flow p99 slowdown %s of low's.\n",
+			len(r.AboveYardstick(0, 1)), fratio(r.GeoMeanVsYardsticks[1][0].Mean), fratio(r.GeoMeanVsYardsticks[1][0].SmallP99)),
 	} {
 		if !strings.Contains(md.String(), want) {
 			t.Errorf("markdown lacks %q:\n%s", want, md.String())
