@@ -29,7 +29,7 @@ type benchOpts struct {
 // finishes.
 func benchScenario() scenarioFlags {
 	sc := defaultScenario()
-	sc.incastPeriod = "0"
+	sc.Gen.IncastPeriod = "0"
 	return sc
 }
 
@@ -91,7 +91,7 @@ func (o *benchOpts) run(ctx context.Context, cmd *cobra.Command, log *slog.Logge
 		bench.WriteSweepHeader(out, &report)
 		for _, c := range bench.Sweep() {
 			sc := o.sc
-			sc.clos.Leaves, sc.clos.HostsPerLeaf, sc.clos.Spines, sc.load = c.Leaves, c.HostsPerLeaf, c.Spines, c.Load
+			sc.Clos.Leaves, sc.Clos.HostsPerLeaf, sc.Clos.Spines, sc.Gen.Load = c.Leaves, c.HostsPerLeaf, c.Spines, c.Load
 			bc, err := benchOne(ctx, &sc, fs, o.runs, log)
 			if err != nil {
 				return err
@@ -137,11 +137,11 @@ func benchOne(ctx context.Context, sc *scenarioFlags, fs flagChanger, runs int, 
 		Load:    g.Load,
 		Flows:   len(flows),
 	}
-	if sc.topoFile == "" {
-		bc.Leaves, bc.HostsPerLeaf, bc.Spines = sc.clos.Leaves, sc.clos.HostsPerLeaf, sc.clos.Spines
+	if sc.Topology == "" {
+		bc.Leaves, bc.HostsPerLeaf, bc.Spines = sc.Clos.Leaves, sc.Clos.HostsPerLeaf, sc.Clos.Spines
 	}
 	log.Info("bench", "fabric", bc.Fabric, "traffic", bc.Traffic, "flows", len(flows))
-	cfg := replay.Config{Fabric: f, Flows: flows, Params: replay.DefaultParams(), Seed: sc.seed}
+	cfg := replay.Config{Fabric: f, Flows: flows, Params: replay.DefaultParams(), Seed: sc.Seed}
 	err = bench.Time(ctx, cfg, runs, log, &bc)
 	return bc, err
 }

@@ -40,7 +40,7 @@ flow.txt format. docs/cli.md describes the traffic it draws.`,
 			if o.out == "" {
 				return errors.New("--flows-out: required")
 			}
-			if err := fileio.CheckOutputs([]string{"--topo", o.sc.topoFile, "--scenario-file", o.scenarioFile.path}, "--flows-out", o.out, "--topo-out", o.topoOut); err != nil {
+			if err := fileio.CheckOutputs([]string{"--topo", o.sc.Topology, "--scenario-file", o.scenarioFile.path}, "--flows-out", o.out, "--topo-out", o.topoOut); err != nil {
 				return err
 			}
 			return o.run(cmd, logger(cmd))
@@ -84,14 +84,14 @@ func (o *genOpts) traffic(fs *pflag.FlagSet, log *slog.Logger) (*topo.Fabric, []
 		if err != nil {
 			return nil, nil, workload.GenConfig{}, "", err
 		}
-		f, flows, err := sc.Build(o.sc.seed)
+		f, flows, err := sc.Build(o.sc.Seed)
 		if err != nil {
 			return nil, nil, workload.GenConfig{}, "", fmt.Errorf("--scenario %s: %w", sc.Name, err)
 		}
 		if len(sc.Events) > 0 {
 			log.Warn("the scenario's link events are not in the trace (a flow file has none): sim --flows of it runs without them; sim --scenario runs them", "scenario", sc.Name)
 		}
-		return f, flows, sc.Gen, fmt.Sprintf("scenario %s, seed %d: %s", sc.Name, o.sc.seed, sc.Describe()), nil
+		return f, flows, sc.Gen, fmt.Sprintf("scenario %s, seed %d: %s", sc.Name, o.sc.Seed, sc.Describe()), nil
 	}
 	sc, f, err := o.sc.build(fs, log)
 	if err != nil {

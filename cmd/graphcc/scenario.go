@@ -1,11 +1,9 @@
 package main
 
 import (
-	"errors"
 	"fmt"
 	"io"
 	"log/slog"
-	"os"
 	"strings"
 
 	"github.com/spf13/pflag"
@@ -17,26 +15,10 @@ import (
 	"graphcc/workload"
 )
 
-// scenarioFlags are the flags that describe a fabric and its traffic, shared
-// by gen, sim and bench. Their defaults are the GraphCC training scenario.
-type scenarioFlags struct {
-	// fabric
-	topoFile   string
-	clos       topo.ClosSettings
-	fail       []string
-	failRandom int
-
-	// traffic
-	workload     string
-	load         float64
-	duration     string
-	incastPeriod string
-	incastFanIn  int
-	incastSize   int64
-	noIncast     bool
-
-	seed uint64
-}
+// scenarioFlags are the flags that describe a fabric and its traffic
+// (scenario.Settings), shared by gen, sim, bench and testbed. Their
+// defaults are the GraphCC training scenario.
+type scenarioFlags struct{ scenario.Settings }
 
 // closFlagNames are the flags that --topo overrides.
 func closFlagNames() []string {
@@ -54,19 +36,7 @@ func fabricFlagNames() []string {
 }
 
 // defaultScenario returns the flag values of the GraphCC training scenario.
-func defaultScenario() scenarioFlags {
-	g := workload.DefaultGen()
-	return scenarioFlags{
-		clos:         topo.ClosSettingsOf(topo.DefaultClos()),
-		workload:     g.Workload.Name,
-		load:         g.Load,
-		duration:     topo.FormatDuration(g.Duration),
-		incastPeriod: topo.FormatDuration(g.Incast.Period),
-		incastFanIn:  g.Incast.FanIn,
-		incastSize:   g.Incast.Size,
-		seed:         g.Seed,
-	}
-}
+func defaultScenario() scenarioFlags { return scenarioFlags{scenario.DefaultSettings()} }
 
 // add registers the fabric and traffic groups, less those mask omits
 // (omitFabric, omitTraffic), and --seed, with s's values as defaults.
@@ -77,123 +47,60 @@ func (s *scenarioFlags) add(fs *pflag.FlagSet, mask flagMask) {
 	if mask&omitTraffic == 0 {
 		s.addTrafficFlags(fs)
 	}
-	fs.Uint64Var(&s.seed, "seed", s.seed, "seed of the traffic, of --fail-random and of the simulation's ECN marking draws (ECMP uses HPCC's per-switch hash seeds)")
+	fs.Uint64Var(&s.Seed, "seed", s.Seed, "seed of the traffic, of --fail-random and of the simulation's ECN marking draws (ECMP uses HPCC's per-switch hash seeds)")
 }
 
 // addFabricFlags registers the fabric flags.
 func (s *scenarioFlags) addFabricFlags(fs *pflag.FlagSet) {
-	fs.StringVar(&s.topoFile, "topo", "", "HPCC topology.txt to use instead of the Clos (the Clos flags are then ignored; --buffer-mb still applies)")
-	fs.IntVar(&s.clos.Leaves, "leaves", s.clos.Leaves, "Clos: leaf switches")
-	fs.IntVar(&s.clos.Spines, "spines", s.clos.Spines, "Clos: spine switches (each leaf has one link to every spine)")
-	fs.IntVar(&s.clos.HostsPerLeaf, "hosts-per-leaf", s.clos.HostsPerLeaf, "Clos: hosts per leaf")
-	fs.StringVar(&s.clos.HostRate, "host-rate", s.clos.HostRate, "Clos: host-leaf link rate (bps, Kbps, Mbps, Gbps, Tbps)")
-	fs.StringVar(&s.clos.FabricRate, "fabric-rate", s.clos.FabricRate, "Clos: leaf-spine link rate")
-	fs.StringVar(&s.clos.LinkDelay, "link-delay", s.clos.LinkDelay, "Clos: one-way propagation delay of every link (s, ms, us, ns, ps)")
-	fs.Float64Var(&s.clos.BufferMB, "buffer-mb", s.clos.BufferMB, "shared buffer per switch, MiB (2^20 bytes, HPCC's BUFFER_SIZE)")
-	fs.StringSliceVar(&s.fail, "fail", nil, "fail these links, by name (Clos: h0-leaf0, leaf0-spine1; --topo: n0-n24); comma-separated or repeated")
-	fs.IntVar(&s.failRandom, "fail-random", 0, "fail K random leaf-spine (switch-switch) links, drawn from --seed, never disconnecting a host pair")
+	fs.StringVar(&s.Topology, "topo", "", "HPCC topology.txt to use instead of the Clos (the Clos flags are then ignored; --buffer-mb still applies)")
+	fs.IntVar(&s.Clos.Leaves, "leaves", s.Clos.Leaves, "Clos: leaf switches")
+	fs.IntVar(&s.Clos.Spines, "spines", s.Clos.Spines, "Clos: spine switches (each leaf has one link to every spine)")
+	fs.IntVar(&s.Clos.HostsPerLeaf, "hosts-per-leaf", s.Clos.HostsPerLeaf, "Clos: hosts per leaf")
+	fs.StringVar(&s.Clos.HostRate, "host-rate", s.Clos.HostRate, "Clos: host-leaf link rate (bps, Kbps, Mbps, Gbps, Tbps)")
+	fs.StringVar(&s.Clos.FabricRate, "fabric-rate", s.Clos.FabricRate, "Clos: leaf-spine link rate")
+	fs.StringVar(&s.Clos.LinkDelay, "link-delay", s.Clos.LinkDelay, "Clos: one-way propagation delay of every link (s, ms, us, ns, ps)")
+	fs.Float64Var(&s.Clos.BufferMB, "buffer-mb", s.Clos.BufferMB, "shared buffer per switch, MiB (2^20 bytes, HPCC's BUFFER_SIZE)")
+	fs.StringSliceVar(&s.Fail, "fail", nil, "fail these links, by name (Clos: h0-leaf0, leaf0-spine1; --topo: n0-n24); comma-separated or repeated")
+	fs.IntVar(&s.FailRandom, "fail-random", 0, "fail K random leaf-spine (switch-switch) links, drawn from --seed, never disconnecting a host pair")
 }
 
 // addTrafficFlags registers the traffic flags.
 func (s *scenarioFlags) addTrafficFlags(fs *pflag.FlagSet) {
-	fs.StringVar(&s.workload, "workload", s.workload, "flow-size distribution: "+strings.Join(workload.Names(), ", ")+", or a CDF file (HPCC format)")
-	fs.Float64Var(&s.load, "load", s.load, "offered background load per host link, in (0, 1]")
-	fs.StringVar(&s.duration, "duration", s.duration, "length of the arrival window (flows keep running after it)")
-	fs.StringVar(&s.incastPeriod, "incast-period", s.incastPeriod, "time between N:1 incasts; 0 disables them")
-	fs.IntVar(&s.incastFanIn, "incast-fanin", s.incastFanIn, "distinct random senders per incast (at most hosts-1)")
-	fs.Int64Var(&s.incastSize, "incast-size", s.incastSize, "bytes per incast sender")
-	fs.BoolVar(&s.noIncast, "no-incast", false, "no incasts (same as --incast-period 0)")
+	fs.StringVar(&s.Gen.Workload, "workload", s.Gen.Workload, "flow-size distribution: "+strings.Join(workload.Names(), ", ")+", or a CDF file (HPCC format)")
+	fs.Float64Var(&s.Gen.Load, "load", s.Gen.Load, "offered background load per host link, in (0, 1]")
+	fs.StringVar(&s.Gen.Duration, "duration", s.Gen.Duration, "length of the arrival window (flows keep running after it)")
+	fs.StringVar(&s.Gen.IncastPeriod, "incast-period", s.Gen.IncastPeriod, "time between N:1 incasts; 0 disables them")
+	fs.IntVar(&s.Gen.IncastFanIn, "incast-fanin", s.Gen.IncastFanIn, "distinct random senders per incast (at most hosts-1)")
+	fs.Int64Var(&s.Gen.IncastSize, "incast-size", s.Gen.IncastSize, "bytes per incast sender")
+	fs.BoolVar(&s.Gen.NoIncast, "no-incast", false, "no incasts (same as --incast-period 0)")
 }
 
-// build returns the scenario of the fabric flags, without traffic (Gen),
-// and its fabric at --seed (scenario.Scenario.Fabric): the --topo file or
-// the Clos, then the --fail and --fail-random failures.
+// build returns the scenario of the fabric flags, without traffic, and
+// its fabric at --seed (scenario.Settings.Fabric), warning of the Clos
+// flags given beside --topo.
 func (s *scenarioFlags) build(fs flagChanger, log *slog.Logger) (scenario.Scenario, *topo.Fabric, error) {
-	sc := scenario.Scenario{Name: "sim", Fail: s.fail, FailRandom: s.failRandom}
-	if s.topoFile != "" {
+	if s.Topology != "" {
 		for _, n := range closFlagNames() {
 			if fs.Changed(n) {
 				log.Warn("flag ignored with --topo", "flag", "--"+n)
 			}
 		}
-		buf, err := s.clos.BufferBytes("--")
-		if err != nil {
-			return sc, nil, err
-		}
-		file, err := os.Open(s.topoFile)
-		if err != nil {
-			return sc, nil, fmt.Errorf("--topo: %w", err)
-		}
-		defer file.Close()
-		if sc.Topology, err = topo.ReadTopology(file, s.topoFile, buf); err != nil {
-			return sc, nil, fmt.Errorf("--topo: %w", err)
-		}
-		sc.TopologyName = s.topoFile
-	} else {
-		var err error
-		if sc.Clos, err = s.clos.Config("--"); err != nil {
-			return sc, nil, err
-		}
 	}
-	f, err := sc.Fabric(s.seed)
-	var be *scenario.BuildError
-	if !errors.As(err, &be) {
-		return sc, f, err
-	}
-	switch be.Field {
-	case "Clos":
-		return sc, nil, fmt.Errorf("--leaves/--spines/--hosts-per-leaf: %w", be.Err)
-	case "Fail":
-		return sc, nil, fmt.Errorf("--fail %s: %w", strings.Join(s.fail, ","), be.Err)
-	case "FailRandom":
-		if s.failRandom < 0 {
-			return sc, nil, fmt.Errorf("--fail-random %d: must not be negative", s.failRandom)
-		}
-		return sc, nil, fmt.Errorf("--fail-random %d: %w", s.failRandom, be.Err)
-	}
-	return sc, nil, err
+	return s.Fabric("sim", "--")
 }
 
-// genConfig returns the traffic of the flags for fabric f; fs tells which
-// flags were given, to refuse --no-incast beside an incast flag.
-func (s *scenarioFlags) genConfig(f *topo.Fabric, fs flagChanger) (workload.GenConfig, error) {
-	g := workload.DefaultGen()
-	if s.noIncast {
+// generate returns the flows of the traffic flags on fabric f at --seed
+// and their traffic (scenario.Settings.Traffic); fs tells which flags
+// were given, to refuse --no-incast beside an incast flag.
+func (s *scenarioFlags) generate(f *topo.Fabric, fs flagChanger) ([]trace.Flow, workload.GenConfig, error) {
+	if s.Gen.NoIncast {
 		for _, n := range []string{"incast-period", "incast-fanin", "incast-size"} {
 			if fs.Changed(n) {
-				return g, fmt.Errorf("--no-incast and --%s: choose one (--incast-period 0 also disables incasts)", n)
+				return nil, workload.DefaultGen(), fmt.Errorf("--no-incast and --%s: choose one (--incast-period 0 also disables incasts)", n)
 			}
 		}
 	}
-	if n := len(f.Hosts()); n < 2 {
-		what := "--leaves/--hosts-per-leaf"
-		if s.topoFile != "" {
-			what = "--topo " + s.topoFile
-		}
-		return g, fmt.Errorf("%s: the fabric has %s; traffic needs at least 2", what, plural(n, "host"))
-	}
-	g, err := workload.GenSettings{Workload: s.workload, Load: s.load, Duration: s.duration, IncastPeriod: s.incastPeriod,
-		IncastFanIn: s.incastFanIn, IncastSize: s.incastSize, NoIncast: s.noIncast}.Config(f, "--")
-	g.Seed = s.seed
-	return g, err
-}
-
-// generate returns the flows of the flags on fabric f (fs as genConfig):
-// those of the scenario of fabric f and the traffic flags
-// (scenario.Scenario.Traffic) at --seed.
-func (s *scenarioFlags) generate(f *topo.Fabric, fs flagChanger) ([]trace.Flow, workload.GenConfig, error) {
-	g, err := s.genConfig(f, fs)
-	if err != nil {
-		return nil, g, err
-	}
-	flows, err := scenario.Scenario{Name: "sim", Gen: g}.Traffic(f, s.seed)
-	if be := (*scenario.BuildError)(nil); errors.As(err, &be) {
-		err = be.Err
-	}
-	if err != nil {
-		return nil, g, err
-	}
-	return flows, g, nil
+	return s.Traffic(f, "--")
 }
 
 // writeOutput writes path atomically through write, naming flag on error.
@@ -230,29 +137,4 @@ func (s *scenarioFileFlag) load() (scenario.Set, error) {
 	}
 	set.Builtin = s.lookup
 	return set, nil
-}
-
-// pick returns the scenario of set named name, or with name "" the file's
-// only scenario (an error naming them if it holds several).
-func pick(set scenario.Set, name string) (scenario.Scenario, error) {
-	if name == "" {
-		sc, err := set.Only()
-		if err != nil {
-			return sc, fmt.Errorf("--scenario-file %w: name one with --scenario", err)
-		}
-		return sc, nil
-	}
-	sc, err := set.Lookup(name)
-	if err != nil {
-		return sc, fmt.Errorf("--scenario: %w", err)
-	}
-	return sc, nil
-}
-
-// plural writes n and noun, adding an s unless n is 1: "1 host", "0 hosts".
-func plural(n int, noun string) string {
-	if n == 1 {
-		return "1 " + noun
-	}
-	return fmt.Sprintf("%d %ss", n, noun)
 }

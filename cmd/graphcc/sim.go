@@ -170,9 +170,9 @@ func (o *simOpts) config(ctx context.Context, fs *pflag.FlagSet, log *slog.Logge
 	}
 	events, err := r.sc.LinkEvents(r.f)
 	if err != nil {
-		return cfg, "", fmt.Errorf("--scenario %s, seed %d: %w", r.sc.Name, o.sc.seed, err)
+		return cfg, "", fmt.Errorf("--scenario %s, seed %d: %w", r.sc.Name, o.sc.Seed, err)
 	}
-	cfg = replay.Config{Fabric: r.f, Flows: r.flows, Params: params, Seed: o.sc.seed, ECN: ecn, Policy: pol, Interval: interval,
+	cfg = replay.Config{Fabric: r.f, Flows: r.flows, Params: params, Seed: o.sc.Seed, ECN: ecn, Policy: pol, Interval: interval,
 		MessageLoss: o.agentFlags.loss, LinkEvents: events}
 	cfg.QueueUntil = trace.WindowEnd(r.flows, r.window)
 	if cfg.Until = trace.WindowEnd(r.flows, until); cfg.Until == 0 && until > 0 && len(r.flows) > 0 {
@@ -190,10 +190,10 @@ func (o *simOpts) traffic(fs *pflag.FlagSet, log *slog.Logger) (simRun, error) {
 		if r.sc, err = o.pickScenario(fs); err != nil {
 			return r, err
 		}
-		if r.f, r.flows, err = r.sc.Build(o.sc.seed); err != nil {
+		if r.f, r.flows, err = r.sc.Build(o.sc.Seed); err != nil {
 			return r, fmt.Errorf("--scenario %s: %w", r.sc.Name, err)
 		}
-		r.desc = fmt.Sprintf("scenario %s, seed %d: %s; %d flows", r.sc.Name, o.sc.seed, r.sc.Describe(), len(r.flows))
+		r.desc = fmt.Sprintf("scenario %s, seed %d: %s; %d flows", r.sc.Name, o.sc.Seed, r.sc.Describe(), len(r.flows))
 		r.window = r.sc.Gen.Duration
 		if starts := r.sc.PhaseStarts(); starts != nil {
 			o.phases = metrics.Phases{Origin: r.sc.ArrivalStart(), Starts: starts}
@@ -260,7 +260,7 @@ func (o *simOpts) control(ctx context.Context, fs *pflag.FlagSet, r simRun, env 
 		}
 		return nil, nil, nil
 	}
-	pol, polECN, err := np.New(r.f, r.sc, o.sc.seed)
+	pol, polECN, err := np.New(r.f, r.sc, o.sc.Seed)
 	if err != nil {
 		return nil, nil, fmt.Errorf("%s %s: %w", flag, o.policy, err)
 	}
@@ -292,7 +292,7 @@ func (o *simOpts) control(ctx context.Context, fs *pflag.FlagSet, r simRun, env 
 }
 
 func (o *simOpts) run(ctx context.Context, cmd *cobra.Command, log *slog.Logger) error {
-	if err := fileio.CheckOutputs([]string{"--topo", o.sc.topoFile, "--flows", o.flowsFile}, "--fct-out", o.out.fct, "--summary-out", o.out.summary, "--trace-out", o.out.trace); err != nil {
+	if err := fileio.CheckOutputs([]string{"--topo", o.sc.Topology, "--flows", o.flowsFile}, "--fct-out", o.out.fct, "--summary-out", o.out.summary, "--trace-out", o.out.trace); err != nil {
 		return err
 	}
 	cfg, desc, err := o.config(ctx, cmd.Flags(), log)
@@ -401,5 +401,5 @@ func pickScenario(fs *pflag.FlagSet, name string, file scenarioFileFlag) (scenar
 	if err != nil {
 		return scenario.Scenario{}, err
 	}
-	return pick(set, name)
+	return set.Pick(name, "--")
 }

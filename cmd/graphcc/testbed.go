@@ -100,7 +100,7 @@ func newTestbedUpCmd(logger loggerFunc) *cobra.Command {
 func (o *testbedUpOpts) run(ctx context.Context, cmd *cobra.Command, log *slog.Logger) error {
 	start := time.Now()
 	c := o.c
-	c.TopologyFile, c.Log = o.sc.topoFile, log
+	c.TopologyFile, c.Log = o.sc.Topology, log
 	if err := c.Check(); err != nil {
 		return err
 	}
@@ -108,7 +108,7 @@ func (o *testbedUpOpts) run(ctx context.Context, cmd *cobra.Command, log *slog.L
 	if c.Scenario, c.Fabric, err = o.sc.build(cmd.Flags(), log); err != nil {
 		return err
 	}
-	if c.Buffer, err = o.sc.clos.BufferBytes("--"); err != nil {
+	if c.Buffer, err = o.sc.Clos.BufferBytes("--"); err != nil {
 		return err
 	}
 	lb, err := testbed.Up(ctx, c)
@@ -140,7 +140,7 @@ type testbedRunOpts struct {
 func newTestbedRunCmd(logger loggerFunc) *cobra.Command {
 	o := testbedRunOpts{sc: defaultScenario(), policies: []string{"static"}, drain: "20ms",
 		c: testbed.RunConfig{Agents: testbed.AgentsConfig{Mode: controller.AgentsCentral, MissLimit: control.DefaultMissLimit}}, hw: defaultHW()}
-	o.sc.duration = topo.FormatDuration(defaultTestbedDuration)
+	o.sc.Gen.Duration = topo.FormatDuration(defaultTestbedDuration)
 	cmd := &cobra.Command{
 		Use: "run [flags]",
 		Example: `  sudo graphcc testbed run --policies static,graphcc --compare-sim --summary-out s.json
@@ -233,7 +233,7 @@ func (o *testbedRunOpts) run(ctx context.Context, cmd *cobra.Command, log *slog.
 	if c.Scenario, c.Flows, err = o.traffic(cmd.Flags(), s, log); err != nil {
 		return err
 	}
-	c.Seed, c.Outputs, c.Out, c.Log = o.sc.seed, testbed.Outputs{Summary: o.out.summary, FCT: o.out.fct, Trace: o.out.trace}, cmd.OutOrStdout(), log
+	c.Seed, c.Outputs, c.Out, c.Log = o.sc.Seed, testbed.Outputs{Summary: o.out.summary, FCT: o.out.fct, Trace: o.out.trace}, cmd.OutOrStdout(), log
 	res, err := s.Run(ctx, *c)
 	if res != nil {
 		(&outputs{paths: res.Wrote}).report(cmd.ErrOrStderr())
@@ -263,14 +263,14 @@ func (o *testbedRunOpts) traffic(fs *pflag.FlagSet, s *testbed.Session, log *slo
 		flows, err := readFlows(o.c.FlowsFile, f)
 		return sc, flows, err
 	}
-	if !o.sc.noIncast {
-		fanIn, err := testbed.FitFanIn(o.sc.incastFanIn, fs.Changed("incast-fanin"), len(f.Hosts()))
+	if !o.sc.Gen.NoIncast {
+		fanIn, err := testbed.FitFanIn(o.sc.Gen.IncastFanIn, fs.Changed("incast-fanin"), len(f.Hosts()))
 		if err != nil {
 			return sc, nil, err
 		}
-		if fanIn != o.sc.incastFanIn {
-			log.Warn("the lab is too small for the default incast: lowered --incast-fanin to hosts-1", "hosts", len(f.Hosts()), "from", o.sc.incastFanIn, "to", fanIn)
-			o.sc.incastFanIn = fanIn
+		if fanIn != o.sc.Gen.IncastFanIn {
+			log.Warn("the lab is too small for the default incast: lowered --incast-fanin to hosts-1", "hosts", len(f.Hosts()), "from", o.sc.Gen.IncastFanIn, "to", fanIn)
+			o.sc.Gen.IncastFanIn = fanIn
 		}
 	}
 	flows, g, err := o.sc.generate(f, fs)

@@ -93,7 +93,7 @@ func (o *tuneOpts) config(fs *pflag.FlagSet) (tune.Config, error) {
 	}
 	switch {
 	case o.scenarioFile.path != "" && !fs.Changed("scenario"):
-		sc, err := pick(set, "") // the file's only scenario
+		sc, err := set.Pick("", "--") // the file's only scenario
 		if err != nil {
 			return c, err
 		}
