@@ -11,7 +11,6 @@ import (
 	"github.com/spf13/cobra"
 
 	"graphcc/internal/fileio"
-	"graphcc/replay"
 	"graphcc/replay/bench"
 )
 
@@ -80,6 +79,10 @@ func (o *benchOpts) run(ctx context.Context, cmd *cobra.Command, log *slog.Logge
 		defer pprof.StopCPUProfile()
 	}
 	fs := cmd.Flags()
+	o.sc.warnIgnored(fs, log)
+	if err := o.sc.checkIncast(fs); err != nil {
+		return err
+	}
 	out := cmd.OutOrStdout()
 	report := bench.NewReport(o.runs)
 	if o.sweep {
@@ -88,19 +91,11 @@ func (o *benchOpts) run(ctx context.Context, cmd *cobra.Command, log *slog.Logge
 				return fmt.Errorf("--%s: --sweep sets the load and the fabric itself", n)
 			}
 		}
-		bench.WriteSweepHeader(out, &report)
-		for _, c := range bench.Sweep() {
-			sc := o.sc
-			sc.Clos.Leaves, sc.Clos.HostsPerLeaf, sc.Clos.Spines, sc.Gen.Load = c.Leaves, c.HostsPerLeaf, c.Spines, c.Load
-			bc, err := benchOne(ctx, &sc, fs, o.runs, log)
-			if err != nil {
-				return err
-			}
-			report.Cases = append(report.Cases, bc)
-			bc.WriteSweepRow(out)
+		if err := report.RunSweep(ctx, o.sc.Settings, out, "--", log); err != nil {
+			return err
 		}
 	} else {
-		bc, err := benchOne(ctx, &o.sc, fs, o.runs, log)
+		bc, err := bench.Measure(ctx, o.sc.Settings, o.runs, "--", log)
 		if err != nil {
 			return err
 		}
@@ -119,32 +114,5 @@ func (o *benchOpts) run(ctx context.Context, cmd *cobra.Command, log *slog.Logge
 	return nil
 }
 
-// benchOne builds the scenario of sc once and times runs runs of it.
-func benchOne(ctx context.Context, sc *scenarioFlags, fs flagChanger, runs int, log *slog.Logger) (bench.Case, error) {
-	var bc bench.Case
-	s, f, err := sc.build(fs, log)
-	if err != nil {
-		return bc, err
-	}
-	flows, g, err := sc.generate(f, fs)
-	if err != nil {
-		return bc, err
-	}
-	bc = bench.Case{
-		Fabric:  s.DescribeFabric(f),
-		Hosts:   len(f.Hosts()),
-		Traffic: g.Describe(),
-		Load:    g.Load,
-		Flows:   len(flows),
-	}
-	if sc.Topology == "" {
-		bc.Leaves, bc.HostsPerLeaf, bc.Spines = sc.Clos.Leaves, sc.Clos.HostsPerLeaf, sc.Clos.Spines
-	}
-	log.Info("bench", "fabric", bc.Fabric, "traffic", bc.Traffic, "flows", len(flows))
-	cfg := replay.Config{Fabric: f, Flows: flows, Params: replay.DefaultParams(), Seed: sc.Seed}
-	err = bench.Time(ctx, cfg, runs, log, &bc)
-	return bc, err
-}
-
-// flagChanger is what scenarioFlags.fabric asks of a flag set.
+// flagChanger is what scenarioFlags asks of a flag set.
 type flagChanger interface{ Changed(name string) bool }

@@ -79,28 +79,37 @@ func (s *scenarioFlags) addTrafficFlags(fs *pflag.FlagSet) {
 // its fabric at --seed (scenario.Settings.Fabric), warning of the Clos
 // flags given beside --topo.
 func (s *scenarioFlags) build(fs flagChanger, log *slog.Logger) (scenario.Scenario, *topo.Fabric, error) {
-	if s.Topology != "" {
-		for _, n := range closFlagNames() {
-			if fs.Changed(n) {
-				log.Warn("flag ignored with --topo", "flag", "--"+n)
-			}
-		}
-	}
+	s.warnIgnored(fs, log)
 	return s.Fabric("sim", "--")
 }
 
-// generate returns the flows of the traffic flags on fabric f at --seed
-// and their traffic (scenario.Settings.Traffic); fs tells which flags
-// were given, to refuse --no-incast beside an incast flag.
-func (s *scenarioFlags) generate(f *topo.Fabric, fs flagChanger) ([]trace.Flow, workload.GenConfig, error) {
-	if s.Gen.NoIncast {
-		for _, n := range []string{"incast-period", "incast-fanin", "incast-size"} {
-			if fs.Changed(n) {
-				return nil, workload.DefaultGen(), fmt.Errorf("--no-incast and --%s: choose one (--incast-period 0 also disables incasts)", n)
-			}
+// warnIgnored warns of the Clos flags given beside --topo.
+func (s *scenarioFlags) warnIgnored(fs flagChanger, log *slog.Logger) {
+	for _, n := range closFlagNames() {
+		if s.Topology != "" && fs.Changed(n) {
+			log.Warn("flag ignored with --topo", "flag", "--"+n)
 		}
 	}
+}
+
+// generate returns the flows of the traffic flags on fabric f at --seed
+// and their traffic (scenario.Settings.Traffic), refusing --no-incast
+// beside an incast flag (fs tells which were given).
+func (s *scenarioFlags) generate(f *topo.Fabric, fs flagChanger) ([]trace.Flow, workload.GenConfig, error) {
+	if err := s.checkIncast(fs); err != nil {
+		return nil, workload.DefaultGen(), err
+	}
 	return s.Traffic(f, "--")
+}
+
+// checkIncast refuses --no-incast beside an incast flag.
+func (s *scenarioFlags) checkIncast(fs flagChanger) error {
+	for _, n := range []string{"incast-period", "incast-fanin", "incast-size"} {
+		if s.Gen.NoIncast && fs.Changed(n) {
+			return fmt.Errorf("--no-incast and --%s: choose one (--incast-period 0 also disables incasts)", n)
+		}
+	}
+	return nil
 }
 
 // writeOutput writes path atomically through write, naming flag on error.
