@@ -1,6 +1,7 @@
 package main
 
 import (
+	"errors"
 	"fmt"
 	"io"
 	"log/slog"
@@ -110,6 +111,79 @@ func (s *scenarioFlags) checkIncast(fs flagChanger) error {
 		}
 	}
 	return nil
+}
+
+// traceFlags are the flags of gen's and sim's trace: an eval scenario's
+// at --seed (--scenario, --scenario-file), or the fabric flags' with the
+// traffic flags' (or, for sim, --flows).
+type traceFlags struct {
+	sc           scenarioFlags
+	scenario     string
+	scenarioFile scenarioFileFlag
+}
+
+// traceRun is the trace of traceFlags: its scenario, fabric, flows and
+// traffic (none for a flow file), and the fabric and scenario described.
+type traceRun struct {
+	sc       scenario.Scenario
+	f        *topo.Fabric
+	flows    []trace.Flow
+	gen      workload.GenConfig
+	desc     string
+	scenario bool // of --scenario
+}
+
+// trace builds the trace of the flags: --scenario's (refusing the flags
+// it replaces, and flowsFile), or the fabric flags' with the flows of
+// flowsFile (warning of the traffic flags then ignored) or else of the
+// traffic flags.
+func (t *traceFlags) trace(fs flagChanger, flowsFile string, log *slog.Logger) (traceRun, error) {
+	var r traceRun
+	var err error
+	if t.scenario != "" || t.scenarioFile.path != "" {
+		if r.sc, err = t.pickScenario(fs, flowsFile); err != nil {
+			return r, err
+		}
+		if r.f, r.flows, err = r.sc.Build(t.sc.Seed); err != nil {
+			return r, fmt.Errorf("--scenario %s: %w", r.sc.Name, err)
+		}
+		r.gen, r.scenario = r.sc.Gen, true
+		r.desc = fmt.Sprintf("scenario %s, seed %d: %s", r.sc.Name, t.sc.Seed, r.sc.Describe())
+		return r, nil
+	}
+	if r.sc, r.f, err = t.sc.build(fs, log); err != nil {
+		return r, err
+	}
+	r.desc = r.sc.DescribeFabric(r.f)
+	if flowsFile == "" {
+		r.flows, r.gen, err = t.sc.generate(r.f, fs)
+		return r, err
+	}
+	for _, n := range trafficFlagNames() {
+		if fs.Changed(n) {
+			log.Warn("flag ignored with --flows", "flag", "--"+n)
+		}
+	}
+	r.flows, err = readFlows(flowsFile, r.f)
+	return r, err
+}
+
+// pickScenario resolves --scenario and --scenario-file, refusing the
+// fabric and traffic flags a scenario replaces, and flowsFile.
+func (t *traceFlags) pickScenario(fs flagChanger, flowsFile string) (scenario.Scenario, error) {
+	if flowsFile != "" {
+		return scenario.Scenario{}, errors.New("--scenario and --flows both give the traffic: choose one")
+	}
+	for _, n := range append(fabricFlagNames(), trafficFlagNames()...) {
+		if fs.Changed(n) {
+			return scenario.Scenario{}, fmt.Errorf("--scenario sets the fabric and traffic: drop --%s (or write a scenario file with it)", n)
+		}
+	}
+	set, err := t.scenarioFile.load()
+	if err != nil {
+		return scenario.Scenario{}, err
+	}
+	return set.Pick(t.scenario, "--")
 }
 
 // writeOutput writes path atomically through write, naming flag on error.

@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"io"
 	"log/slog"
@@ -18,25 +17,21 @@ import (
 	"graphcc/metrics"
 	"graphcc/policy"
 	"graphcc/replay"
-	"graphcc/scenario"
 	"graphcc/topo"
 	"graphcc/trace"
-	"graphcc/workload"
 )
 
 // simOpts are the flags of graphcc sim.
 type simOpts struct {
-	sc           scenarioFlags
-	scenario     string
-	scenarioFile scenarioFileFlag
-	flowsFile    string
-	out          outputFlags
-	policy       string
-	agents       string
-	agentFlags   agentFlags
-	interval     intervalFlag
-	until        string
-	hw           hwFlags
+	traceFlags
+	flowsFile  string
+	out        outputFlags
+	policy     string
+	agents     string
+	agentFlags agentFlags
+	interval   intervalFlag
+	until      string
+	hw         hwFlags
 
 	// runFn, set by config for --policy ideal, runs instead of the simulator.
 	runFn func(context.Context, replay.Config) (*replay.Result, error)
@@ -84,7 +79,7 @@ func (a agentFlags) config(fs *pflag.FlagSet, agents string) (gnn.InBandConfig, 
 }
 
 func newSimCmd(logger loggerFunc, lookup lookupFunc) *cobra.Command {
-	o := simOpts{sc: defaultScenario(), scenarioFile: scenarioFileFlag{lookup: lookup}, hw: defaultHW(), policy: "static", agents: policy.AgentsCentral,
+	o := simOpts{traceFlags: traceFlags{sc: defaultScenario(), scenarioFile: scenarioFileFlag{lookup: lookup}}, hw: defaultHW(), policy: "static", agents: policy.AgentsCentral,
 		agentFlags: agentFlags{InBandSettings: gnn.DefaultInBandSettings()},
 		until:      "0"}
 	cmd := &cobra.Command{
@@ -130,17 +125,6 @@ Policies (--policy; --ecn is its old name):
 	return cmd
 }
 
-// simRun is what the flags of sim build beside the simulator's config:
-// the scenario, its description, and the arrival window of generated
-// traffic.
-type simRun struct {
-	sc     scenario.Scenario
-	f      *topo.Fabric
-	flows  []trace.Flow
-	desc   string
-	window int64
-}
-
 // config builds the simulation of the flags and describes it.
 func (o *simOpts) config(ctx context.Context, fs *pflag.FlagSet, log *slog.Logger) (replay.Config, string, error) {
 	var cfg replay.Config
@@ -174,53 +158,30 @@ func (o *simOpts) config(ctx context.Context, fs *pflag.FlagSet, log *slog.Logge
 	}
 	cfg = replay.Config{Fabric: r.f, Flows: r.flows, Params: params, Seed: o.sc.Seed, ECN: ecn, Policy: pol, Interval: interval,
 		MessageLoss: o.agentFlags.loss, LinkEvents: events}
-	cfg.QueueUntil = trace.WindowEnd(r.flows, r.window)
+	cfg.QueueUntil = trace.WindowEnd(r.flows, r.gen.Duration)
 	if cfg.Until = trace.WindowEnd(r.flows, until); cfg.Until == 0 && until > 0 && len(r.flows) > 0 {
 		return cfg, "", fmt.Errorf("--until %s: too long", o.until)
 	}
 	return cfg, r.desc + "; ecn " + o.policy, nil
 }
 
-// traffic builds the fabric and flows of the flags: --scenario's, or the
-// fabric flags' with --flows or the generated traffic of the traffic flags.
-func (o *simOpts) traffic(fs *pflag.FlagSet, log *slog.Logger) (simRun, error) {
-	var r simRun
-	var err error
-	if o.scenario != "" || o.scenarioFile.path != "" {
-		if r.sc, err = o.pickScenario(fs); err != nil {
-			return r, err
-		}
-		if r.f, r.flows, err = r.sc.Build(o.sc.Seed); err != nil {
-			return r, fmt.Errorf("--scenario %s: %w", r.sc.Name, err)
-		}
-		r.desc = fmt.Sprintf("scenario %s, seed %d: %s; %d flows", r.sc.Name, o.sc.Seed, r.sc.Describe(), len(r.flows))
-		r.window = r.sc.Gen.Duration
+// traffic builds the fabric and flows of the flags (traceFlags.trace)
+// and describes them.
+func (o *simOpts) traffic(fs *pflag.FlagSet, log *slog.Logger) (traceRun, error) {
+	r, err := o.trace(fs, o.flowsFile, log)
+	switch {
+	case err != nil:
+		return r, err
+	case r.scenario:
+		r.desc += fmt.Sprintf("; %d flows", len(r.flows))
 		if starts := r.sc.PhaseStarts(); starts != nil {
 			o.phases = metrics.Phases{Origin: r.sc.ArrivalStart(), Starts: starts}
 		}
 		return r, nil
-	}
-	if r.sc, r.f, err = o.sc.build(fs, log); err != nil {
-		return r, err
-	}
-	r.desc = r.sc.DescribeFabric(r.f)
-	if o.flowsFile != "" {
-		for _, n := range trafficFlagNames() {
-			if fs.Changed(n) {
-				log.Warn("flag ignored with --flows", "flag", "--"+n)
-			}
-		}
-		if r.flows, err = readFlows(o.flowsFile, r.f); err != nil {
-			return r, err
-		}
+	case o.flowsFile != "":
 		r.desc += fmt.Sprintf("; %d flows from %s", len(r.flows), o.flowsFile)
-	} else {
-		var g workload.GenConfig
-		if r.flows, g, err = o.sc.generate(r.f, fs); err != nil {
-			return r, err
-		}
-		r.desc += fmt.Sprintf("; %d flows: %s", len(r.flows), g.Describe())
-		r.window = g.Duration
+	default:
+		r.desc += fmt.Sprintf("; %d flows: %s", len(r.flows), r.gen.Describe())
 	}
 	r.sc.Description = r.desc
 	return r, nil
@@ -230,7 +191,7 @@ func (o *simOpts) traffic(fs *pflag.FlagSet, log *slog.Logger) (simRun, error) {
 // starting settings (nil: the simulator's default), refusing ECN flags
 // beside a policy that sets the thresholds or has none. For ideal it sets
 // o.runFn instead.
-func (o *simOpts) control(ctx context.Context, fs *pflag.FlagSet, r simRun, env policy.Env) (control.Policy, []control.ECN, error) {
+func (o *simOpts) control(ctx context.Context, fs *pflag.FlagSet, r traceRun, env policy.Env) (control.Policy, []control.ECN, error) {
 	flag := "--policy"
 	if fs.Changed("ecn") {
 		flag = "--ecn"
@@ -378,28 +339,4 @@ func readFlows(path string, f *topo.Fabric) ([]trace.Flow, error) {
 		return nil, fmt.Errorf("--flows: %w", err)
 	}
 	return flows, nil
-}
-
-// pickScenario resolves --scenario and --scenario-file, refusing the flags
-// a scenario replaces.
-func (o *simOpts) pickScenario(fs *pflag.FlagSet) (scenario.Scenario, error) {
-	if o.flowsFile != "" {
-		return scenario.Scenario{}, errors.New("--scenario and --flows both give the traffic: choose one")
-	}
-	return pickScenario(fs, o.scenario, o.scenarioFile)
-}
-
-// pickScenario resolves --scenario name and --scenario-file file (sim's
-// and gen's), refusing the fabric and traffic flags a scenario replaces.
-func pickScenario(fs *pflag.FlagSet, name string, file scenarioFileFlag) (scenario.Scenario, error) {
-	for _, n := range append(fabricFlagNames(), trafficFlagNames()...) {
-		if fs.Changed(n) {
-			return scenario.Scenario{}, fmt.Errorf("--scenario sets the fabric and traffic: drop --%s (or write a scenario file with it)", n)
-		}
-	}
-	set, err := file.load()
-	if err != nil {
-		return scenario.Scenario{}, err
-	}
-	return set.Pick(name, "--")
 }
