@@ -23,9 +23,10 @@
 //     policy spec in turn (controller.RunPolicies): each policy's trace,
 //     last step, FCT and summary files (Outputs, PolicyPath), its summary
 //     table, the simulator's run beside it (--compare-sim) and the
-//     comparison of them all. The caller gives the scenario and its flows
-//     (from a flow file, or generated, with FitFanIn fitting an incast to
-//     the lab).
+//     comparison of them all. RunConfig.CheckOutputs checks its files
+//     first. Session.Traffic gives the scenario and its flows (from a
+//     flow file, or generated from a scenario.Settings, with FitFanIn
+//     fitting an incast to the lab).
 //   - AgentsConfig is how a GraphCC policy's step runs: central, or one
 //     agent process per switch (the processes run graphcc testbed agent).
 //
