@@ -202,26 +202,23 @@ func (h *hwFlags) dcqcn(d *dcqcn.Params) error { return h.host.Apply(d, "--dcqcn
 
 // intervalFlag is the --interval group of sim, eval, tune and testbed
 // run: the control and telemetry interval, at least control.MinInterval.
-type intervalFlag struct{ v string }
+type intervalFlag string
 
 // add registers --interval, control.DefaultInterval by default; clock, if
 // not "", says whose time it is measured in.
 func (i *intervalFlag) add(fs *pflag.FlagSet, clock string) {
-	if i.v == "" {
-		i.v = topo.FormatDuration(control.DefaultInterval)
+	if *i == "" {
+		*i = intervalFlag(topo.FormatDuration(control.DefaultInterval))
 	}
 	help := "control and telemetry interval"
 	if clock != "" {
 		help += ", " + clock
 	}
-	fs.StringVar(&i.v, "interval", i.v, help)
+	fs.StringVar((*string)(i), "interval", string(*i), help)
 }
 
 // parse returns the interval in ps (control.ParseInterval).
-func (i intervalFlag) parse() (int64, error) { return control.ParseInterval("--interval", i.v) }
-
-// String is the interval as given, for messages that name it.
-func (i intervalFlag) String() string { return i.v }
+func (i intervalFlag) parse() (int64, error) { return control.ParseInterval("--interval", string(i)) }
 
 // shardFlag is the --shard group of eval and tune: run one shard of the
 // command's runs and write its part to --json, for graphcc merge.
