@@ -104,13 +104,11 @@ func (o *benchOpts) run(ctx context.Context, cmd *cobra.Command, log *slog.Logge
 			return err
 		}
 	}
-	if o.json != "" {
-		var wrote outputs
-		if err := wrote.write("json", o.json, func(w io.Writer) error { return fileio.WriteJSON(w, report) }); err != nil {
-			return err
-		}
-		wrote.report(cmd.ErrOrStderr())
+	var wrote outputs
+	if err := wrote.write("json", o.json, func(w io.Writer) error { return fileio.WriteJSON(w, report) }); err != nil {
+		return err
 	}
+	wrote.report(cmd.ErrOrStderr())
 	return nil
 }
 

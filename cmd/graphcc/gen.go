@@ -65,10 +65,8 @@ func (o *genOpts) run(cmd *cobra.Command, log *slog.Logger) error {
 	if err := writeOutput("flows-out", o.out, func(w io.Writer) error { return trace.WriteFlows(w, r.flows) }); err != nil {
 		return err
 	}
-	if o.topoOut != "" {
-		if err := writeOutput("topo-out", o.topoOut, r.f.WriteTopology); err != nil {
-			return err
-		}
+	if err := writeOutput("topo-out", o.topoOut, r.f.WriteTopology); err != nil {
+		return err
 	}
 	what := r.desc
 	if !r.scenario {

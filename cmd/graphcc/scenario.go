@@ -186,8 +186,12 @@ func (t *traceFlags) pickScenario(fs flagChanger, flowsFile string) (scenario.Sc
 	return set.Pick(t.scenario, "--")
 }
 
-// writeOutput writes path atomically through write, naming flag on error.
+// writeOutput writes path atomically through write, naming flag on
+// error; without a path ("") it writes nothing.
 func writeOutput(flag, path string, write func(w io.Writer) error) error {
+	if path == "" {
+		return nil
+	}
 	if err := fileio.WriteAtomic(path, write); err != nil {
 		return fmt.Errorf("--%s: %w", flag, err)
 	}
@@ -220,4 +224,28 @@ func (s *scenarioFileFlag) load() (scenario.Set, error) {
 	}
 	set.Builtin = s.lookup
 	return set, nil
+}
+
+// resolve loads the scenario file and resolves spec, the list of the
+// flag named flag (scenario.Set.Resolve). Without that flag a scenario
+// file's scenarios stand in for it: all of them (all), or its only one.
+func (s *scenarioFileFlag) resolve(fs flagChanger, flag, spec string, all bool) ([]scenario.Scenario, error) {
+	set, err := s.load()
+	switch {
+	case err != nil:
+		return nil, err
+	case s.path != "" && !fs.Changed(flag) && all:
+		return set.File, nil
+	case s.path != "" && !fs.Changed(flag):
+		sc, err := set.Pick("", "--")
+		if err != nil {
+			return nil, err
+		}
+		return []scenario.Scenario{sc}, nil
+	}
+	scs, err := set.Resolve(spec)
+	if err != nil {
+		return nil, fmt.Errorf("--%s %s: %w", flag, spec, err)
+	}
+	return scs, nil
 }

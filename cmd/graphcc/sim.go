@@ -215,7 +215,7 @@ func (o *simOpts) run(ctx context.Context, cmd *cobra.Command, log *slog.Logger)
 		cfg.Trace = telemetry
 		bar := progress.NewSim(cmd.ErrOrStderr(), len(cfg.Flows), trace.FirstStart(cfg.Flows))
 		cfg.Progress = bar.Callback()
-		run := simulate
+		run := replay.RunContext // stops early with an error when ctx is cancelled (Ctrl-C)
 		if o.runFn != nil {
 			run = o.runFn
 		}
@@ -247,15 +247,11 @@ func (o *simOpts) run(ctx context.Context, cmd *cobra.Command, log *slog.Logger)
 		return err
 	}
 	res.Summary.Phases = metrics.SlowdownByPhase(res.FCT, o.phases)
-	if o.out.fct != "" {
-		if err := wrote.write("fct-out", o.out.fct, func(w io.Writer) error { return trace.WriteFCT(w, res.FCT) }); err != nil {
-			return err
-		}
+	if err := wrote.write("fct-out", o.out.fct, func(w io.Writer) error { return trace.WriteFCT(w, res.FCT) }); err != nil {
+		return err
 	}
-	if o.out.summary != "" {
-		if err := wrote.write("summary-out", o.out.summary, func(w io.Writer) error { return fileio.WriteJSON(w, res.Summary) }); err != nil {
-			return err
-		}
+	if err := wrote.write("summary-out", o.out.summary, func(w io.Writer) error { return fileio.WriteJSON(w, res.Summary) }); err != nil {
+		return err
 	}
 	fmt.Fprintf(out, "# %s\n\n", desc)
 	if err := res.Summary.WriteTable(out); err != nil {
@@ -268,12 +264,6 @@ func (o *simOpts) run(ctx context.Context, cmd *cobra.Command, log *slog.Logger)
 	}
 	wrote.report(cmd.ErrOrStderr())
 	return nil
-}
-
-// simulate runs cfg to its end, stopping early with an error when ctx is
-// cancelled (Ctrl-C).
-func simulate(ctx context.Context, cfg replay.Config) (*replay.Result, error) {
-	return replay.RunContext(ctx, cfg)
 }
 
 // readFlows reads --flows, the flow file at path, for fabric f.

@@ -70,21 +70,9 @@ describes the rounds, the hardware flags and sharding.`,
 // config builds the search of the flags.
 func (o *tuneOpts) config(fs *pflag.FlagSet) (tune.Config, error) {
 	var c tune.Config
-	set, err := o.scenarioFile.load()
-	if err != nil {
+	var err error
+	if c.Scenarios, err = o.scenarioFile.resolve(fs, "scenario", o.scenario, false); err != nil {
 		return c, err
-	}
-	switch {
-	case o.scenarioFile.path != "" && !fs.Changed("scenario"):
-		sc, err := set.Pick("", "--") // the file's only scenario
-		if err != nil {
-			return c, err
-		}
-		c.Scenarios = []scenario.Scenario{sc}
-	default:
-		if c.Scenarios, err = set.Resolve(o.scenario); err != nil {
-			return c, fmt.Errorf("--scenario %s: %w", o.scenario, err)
-		}
 	}
 	if err := o.s.Apply(&c, "--"); err != nil {
 		return c, err
