@@ -97,28 +97,19 @@ func newTestbedUpCmd(logger loggerFunc) *cobra.Command {
 func (o *testbedUpOpts) run(ctx context.Context, cmd *cobra.Command, log *slog.Logger) error {
 	start := time.Now()
 	c := o.c
-	c.TopologyFile, c.Log = o.sc.Topology, log
+	c.Log = log
 	if err := c.Check(); err != nil {
 		return err
 	}
-	var err error
-	if c.Scenario, c.Fabric, err = o.sc.build(cmd.Flags(), log); err != nil {
-		return err
-	}
-	if c.Buffer, err = o.sc.Clos.BufferBytes("--"); err != nil {
+	o.sc.warnIgnored(cmd.Flags(), log)
+	if err := c.SetFabric(o.sc.Settings, "--"); err != nil {
 		return err
 	}
 	lb, err := testbed.Up(ctx, c)
 	if err != nil {
 		return err
 	}
-	sched := ""
-	if c.Realtime > 0 {
-		sched = fmt.Sprintf("; switch threads at SCHED_FIFO %d", c.Realtime)
-	}
-	fmt.Fprintf(cmd.OutOrStdout(), "lab %s up in %.1f s: %s; rates and times scaled by %d%s; state in %s\n",
-		lb.Name(), time.Since(start).Seconds(), c.Scenario.DescribeFabric(c.Fabric), c.Scale, sched, lb.Dir())
-	return nil
+	return c.WriteUp(cmd.OutOrStdout(), lb.Name(), lb.Dir(), time.Since(start))
 }
 
 type testbedRunOpts struct {

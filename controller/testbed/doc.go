@@ -12,7 +12,8 @@
 //     settings, sets the queues and the switch threads' real-time
 //     priority, and takes the lab down again if any of that fails.
 //   - UpConfig.Check and CheckRealtime check what they can before the
-//     fabric is built.
+//     fabric is built; UpConfig.SetFabric builds it from a
+//     scenario.Settings, and UpConfig.WriteUp says what came up.
 //   - Down takes a lab down and removes the files the commands keep beside
 //     its state; WriteStatus shows a lab and its last control step.
 //
