@@ -34,7 +34,7 @@ import (
 //	          incasts (omitTraffic); --seed always
 //	scenarios scenarioFileFlag.add: --scenario-file
 //	outputs   outputFlags.add: --fct-out, --summary-out, --trace-out
-//	agents    agentFlags.add: sim's --agent-* of --agents per-switch
+//	agents    addInBandFlags: sim's --agent-* of --agents per-switch
 
 // flagMask names the flags of its groups a command leaves out.
 type flagMask uint

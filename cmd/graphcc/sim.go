@@ -42,6 +42,15 @@ func agentFlagNames() []string {
 	return []string{"agent-deadline", "agent-compute", "agent-misses", "agent-loss"}
 }
 
+// addInBandFlags registers the agent flags into a, with a's values as
+// defaults.
+func addInBandFlags(fs *pflag.FlagSet, a *gnn.InBandSettings) {
+	fs.StringVar(&a.Deadline, "agent-deadline", a.Deadline, "with --agents per-switch: each round's deadline, from the tick (round k by k × this); K × it must be under --interval")
+	fs.StringVar(&a.Compute, "agent-compute", a.Compute, "with --agents per-switch: fabric time an agent takes to compute a round; 0 computes instantly")
+	fs.IntVar(&a.Misses, "agent-misses", a.Misses, "with --agents per-switch: consecutive steps with a late message after which an agent puts its ports at the static settings until its messages return; 0 never")
+	fs.Float64Var(&a.Loss, "agent-loss", a.Loss, "with --agents per-switch: probability that an agent message is lost, drawn from the run's seed")
+}
+
 func newSimCmd(logger loggerFunc, lookup lookupFunc) *cobra.Command {
 	o := simOpts{traceFlags: traceFlags{sc: defaultScenario(), scenarioFile: scenarioFileFlag{lookup: lookup}}, hw: defaultHW(), until: "0",
 		ctl: policy.RunSpec{Spec: "static", Agents: policy.AgentsCentral, InBand: gnn.DefaultInBandSettings()}}
@@ -81,11 +90,7 @@ Policies (--policy; --ecn is its old name):
 	fs.StringVar(&o.ctl.Spec, "policy", o.ctl.Spec, "the ECN control policy (see Policies below), or ideal, the fabric's max-min fair share without queues instead of the packet-level simulator")
 	addRenamed(fs, &o.ctl.Spec, "ecn", "policy")
 	fs.StringVar(&o.ctl.Agents, "agents", o.ctl.Agents, "how a graphcc policy's step runs: central (one computation), per-switch (one agent per switch; hidden-state messages are packets on the links, in the priority queue, so settings take effect a few µs after the tick) or per-switch-ideal (messages delivered within the step: central's decisions at central's time); see docs/agents.md")
-	a := &o.ctl.InBand
-	fs.StringVar(&a.Deadline, "agent-deadline", a.Deadline, "with --agents per-switch: each round's deadline, from the tick (round k by k × this); K × it must be under --interval")
-	fs.StringVar(&a.Compute, "agent-compute", a.Compute, "with --agents per-switch: fabric time an agent takes to compute a round; 0 computes instantly")
-	fs.IntVar(&a.Misses, "agent-misses", a.Misses, "with --agents per-switch: consecutive steps with a late message after which an agent puts its ports at the static settings until its messages return; 0 never")
-	fs.Float64Var(&a.Loss, "agent-loss", a.Loss, "with --agents per-switch: probability that an agent message is lost, drawn from the run's seed")
+	addInBandFlags(fs, &o.ctl.InBand)
 	o.hw.add(fs, 0)
 	(*intervalFlag)(&o.ctl.Interval).add(fs, "")
 	fs.StringVar(&o.until, "until", o.until, "stop this long after the first flow starts; 0 = when every flow has finished")
