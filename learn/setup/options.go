@@ -107,7 +107,7 @@ func (o Options) Resolve(ctx context.Context, set scenario.Set, env policy.Env, 
 // checkSettings refuses a zero among o.Config's settings that
 // learn.Config reads as "the default", which would silently train with the
 // default instead, EpsStart 0 with EpsEnd 0, which the trainer also
-// replaces by its defaults, negative Workers and ValidateEvery under 1.
+// replaces by its defaults, and negative Workers.
 func (o Options) checkSettings(prefix string) error {
 	c, d := o.Config, learn.DefaultConfig()
 	for _, s := range []struct {
