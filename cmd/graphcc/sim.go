@@ -209,7 +209,6 @@ func (o *simOpts) run(ctx context.Context, cmd *cobra.Command, log *slog.Logger)
 	if err != nil {
 		return err
 	}
-	out := cmd.OutOrStdout()
 	log.Info("simulating", "scenario", desc)
 
 	var (
@@ -258,14 +257,8 @@ func (o *simOpts) run(ctx context.Context, cmd *cobra.Command, log *slog.Logger)
 	if err := wrote.write("summary-out", o.out.summary, func(w io.Writer) error { return fileio.WriteJSON(w, res.Summary) }); err != nil {
 		return err
 	}
-	fmt.Fprintf(out, "# %s\n\n", desc)
-	if err := res.Summary.WriteTable(out); err != nil {
+	if err := res.WriteText(cmd.OutOrStdout(), desc, len(cfg.LinkEvents)); err != nil {
 		return err
-	}
-	if n := len(cfg.LinkEvents); n > 0 {
-		c := res.Counters
-		fmt.Fprintf(out, "\nlink events: %d; flows rerouted: %d; packets dropped on failed links: %d, on old routes: %d; loss timeouts: %d\n",
-			n, c.Reroutes, c.LinkDrops, c.StaleDrops, c.Timeouts)
 	}
 	wrote.report(cmd.ErrOrStderr())
 	return nil
