@@ -11,6 +11,7 @@ import (
 	"os"
 	"strconv"
 
+	"graphcc/internal/fileio"
 	"graphcc/metrics"
 	"graphcc/topo"
 	"graphcc/trace"
@@ -171,7 +172,7 @@ func WritePart(w io.Writer, p *Part) error {
 		bw.WriteString(`,"units":[`)
 		for i, u := range p.Units {
 			b, err := marshal(unitJSON{Unit: u.Unit, Scenario: u.Scenario, Policy: u.Policy, Seed: u.Seed, Flows: u.Flows,
-				FailedLinks: u.FailedLinks, Summary: u.Summary, Rewards: jsonFloats(u.Rewards), FCT: u.FCT})
+				FailedLinks: u.FailedLinks, Summary: u.Summary, Rewards: fileio.JSONFloats(u.Rewards), FCT: u.FCT})
 			if err != nil {
 				return fmt.Errorf("unit %d: %w", u.Unit, err)
 			}
@@ -412,20 +413,6 @@ func (uj *unitJSON) unit(pc *PartConfig, want int) (PartUnit, error) {
 		}
 	}
 	return u, nil
-}
-
-// jsonFloats returns v with NaN as nil, which JSON writes as null.
-func jsonFloats(v []float64) []*float64 {
-	if v == nil {
-		return nil
-	}
-	out := make([]*float64, len(v))
-	for i := range v {
-		if !math.IsNaN(v[i]) {
-			out[i] = &v[i]
-		}
-	}
-	return out
 }
 
 // OpenParts opens the part files at paths and reads their headers

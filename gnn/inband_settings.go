@@ -13,6 +13,9 @@ import (
 type InBandSettings struct {
 	Deadline, Compute string
 	Misses            int
+	// Loss is the probability that a message is lost, in [0, 1): not an
+	// InBandConfig's, but the run's (replay.Config.MessageLoss).
+	Loss float64
 }
 
 // DefaultInBandSettings are the commands' defaults: DefaultRoundDeadline,
@@ -22,8 +25,9 @@ func DefaultInBandSettings() InBandSettings {
 }
 
 // Config returns the configuration of s: a positive deadline, a compute
-// time and a miss limit not negative. Errors name the setting prefix and
-// its key: deadline, compute, misses (with prefix "--agent-", sim's flags).
+// time and a miss limit not negative, and checks Loss. Errors name the
+// setting prefix and its key: deadline, compute, misses, loss (with
+// prefix "--agent-", sim's flags).
 func (s InBandSettings) Config(prefix string) (InBandConfig, error) {
 	d, err := topo.ParseDuration(prefix+"deadline", s.Deadline, false)
 	if err != nil {
@@ -35,6 +39,9 @@ func (s InBandSettings) Config(prefix string) (InBandConfig, error) {
 	}
 	if s.Misses < 0 {
 		return InBandConfig{}, fmt.Errorf("%smisses %d: must not be negative (0 never reverts to the static settings)", prefix, s.Misses)
+	}
+	if !(s.Loss >= 0 && s.Loss < 1) {
+		return InBandConfig{}, fmt.Errorf("%sloss %g: must be in [0, 1)", prefix, s.Loss)
 	}
 	return InBandConfig{Deadline: d, Compute: c, Misses: s.Misses}, nil
 }

@@ -19,4 +19,8 @@
 // into a Named policy; Specs lists the forms for help texts (SpecsHelp).
 // NewTeacher makes of a spec the teacher an imitating trainer copies
 // (learn.Config.Teacher), on each episode's scenario.
+// RunSpec is one simulator run's control as a person writes it (sim's
+// policy, agents and interval flags); RunSpec.Resolve builds its
+// RunControl: the policy run as its agents say (WithAgents), its
+// starting settings, or ideal's run in place of the simulator.
 package policy

@@ -7,4 +7,10 @@
 // testbed runs too. Time is integer picoseconds; a run is deterministic for
 // its inputs and seed. docs/simulator.md states the model and its fidelity
 // to HPCC; the fair-share ideal is in the subpackage ideal.
+//
+// Run and RunContext simulate a Config into a Result (Result.WriteText
+// prints it as graphcc sim does); Params are the hardware's
+// constants (DefaultParams: HPCC's), HardwareSettings the part of them a
+// person sets (graphcc's hardware flags), and InBand is what it runs of
+// per-switch agents whose messages are packets on the links.
 package replay

@@ -17,7 +17,11 @@
 //   - scenario files (YAML; docs/formats.md, "Scenario files": Load, Read);
 //   - a Set, which resolves names through a scenario file first, then the
 //     suite and the families, resolves lists of them (Set.Resolve) and
-//     lists them (Set.WriteList);
+//     lists them (Set.WriteList), and picks one or a file's only one
+//     (Set.Pick);
+//   - a fabric and its traffic as a person writes them (Settings, the
+//     fabric and traffic flags; DefaultSettings): Settings.Fabric builds
+//     the fabric, Settings.Traffic its flows, errors naming the setting;
 //   - a built fabric put into words (Scenario.DescribeFabric);
 //   - training mixes (Curriculum) and scenarios as plain data (Record).
 package scenario

@@ -63,3 +63,21 @@ func (s Set) Names() []string {
 	}
 	return out
 }
+
+// Pick returns the scenario named name (Lookup), or with name "" the
+// file's only scenario (Only). Errors name the settings prefix plus
+// scenario or scenario-file ("--": graphcc's flags).
+func (s Set) Pick(name, prefix string) (Scenario, error) {
+	if name == "" {
+		sc, err := s.Only()
+		if err != nil {
+			return sc, fmt.Errorf("%sscenario-file %w: name one with %sscenario", prefix, err, prefix)
+		}
+		return sc, nil
+	}
+	sc, err := s.Lookup(name)
+	if err != nil {
+		return sc, fmt.Errorf("%sscenario: %w", prefix, err)
+	}
+	return sc, nil
+}

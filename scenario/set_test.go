@@ -53,3 +53,30 @@ func TestSet(t *testing.T) {
 		t.Error("LoadSet of a missing file succeeded")
 	}
 }
+
+// TestSetPick picks a scenario by name or the file's only one, errors
+// naming the settings.
+func TestSetPick(t *testing.T) {
+	two := Set{Path: "s.yaml", File: []Scenario{{Name: "a"}, {Name: "b"}}}
+	one := Set{Path: "s.yaml", File: []Scenario{{Name: "a"}}}
+	for _, c := range []struct {
+		set        Set
+		name, want string
+		err        string
+	}{
+		{one, "", "a", ""},
+		{two, "b", "b", ""},
+		{two, Default().Name, Default().Name, ""},
+		{two, "", "", "--scenario-file s.yaml holds 2 scenarios (a, b): name one with --scenario"},
+		{Set{}, "", "", "--scenario-file  holds 0 scenarios (): name one with --scenario"},
+		{one, "nope", "", `--scenario: unknown scenario "nope"`},
+	} {
+		sc, err := c.set.Pick(c.name, "--")
+		switch {
+		case c.err == "" && (err != nil || sc.Name != c.want):
+			t.Errorf("Pick(%q) = %q, %v; want %q", c.name, sc.Name, err, c.want)
+		case c.err != "" && (err == nil || !strings.HasPrefix(err.Error(), c.err)):
+			t.Errorf("Pick(%q): %v; want %q", c.name, err, c.err)
+		}
+	}
+}

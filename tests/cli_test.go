@@ -212,18 +212,19 @@ func TestCLIBadInput(t *testing.T) {
 }
 
 // TestCLIInterrupt: SIGINT stops a long run, which exits 130 after its
-// cleanup with one line saying so, and leaves no output, whole or partial.
+// cleanup with one line saying so, and leaves no output, whole or partial
+// (the telemetry trace streams into a temporary file during the run).
 func TestCLIInterrupt(t *testing.T) {
 	bin := graphccBinary(t)
 	dir := t.TempDir()
-	cmd := exec.Command(bin, "sim", "--duration", "2s", "--fct-out", "out.fct", "--summary-out", "summary.json")
+	cmd := exec.Command(bin, "sim", "--duration", "2s", "--fct-out", "out.fct", "--summary-out", "summary.json", "--trace-out", "trace.csv")
 	cmd.Dir = dir
 	var stdout, stderr bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &stdout, &stderr
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
-	time.Sleep(time.Second) // into the simulation, which takes about a minute
+	waitForTrace(t, cmd, dir) // into the simulation, which takes about a minute
 	if err := cmd.Process.Signal(os.Interrupt); err != nil {
 		t.Fatal(err)
 	}
@@ -251,4 +252,25 @@ func TestCLIInterrupt(t *testing.T) {
 	for _, e := range entries {
 		t.Errorf("an interrupted run left %s", e.Name())
 	}
+}
+
+// waitForTrace waits until the run of cmd in dir has written telemetry
+// into its trace's temporary file, the sign that it is simulating, and
+// fails (killing it) if that takes a minute.
+func waitForTrace(t *testing.T, cmd *exec.Cmd, dir string) {
+	t.Helper()
+	for deadline := time.Now().Add(time.Minute); time.Now().Before(deadline); time.Sleep(10 * time.Millisecond) {
+		entries, err := os.ReadDir(dir)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, e := range entries {
+			if info, err := e.Info(); err == nil && strings.HasPrefix(e.Name(), ".trace.csv.tmp") && info.Size() > 0 {
+				return
+			}
+		}
+	}
+	cmd.Process.Kill()
+	cmd.Wait()
+	t.Fatal("graphcc sim wrote no telemetry in a minute")
 }

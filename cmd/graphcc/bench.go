@@ -11,7 +11,6 @@ import (
 	"github.com/spf13/cobra"
 
 	"graphcc/internal/fileio"
-	"graphcc/replay"
 	"graphcc/replay/bench"
 )
 
@@ -29,7 +28,7 @@ type benchOpts struct {
 // finishes.
 func benchScenario() scenarioFlags {
 	sc := defaultScenario()
-	sc.incastPeriod = "0"
+	sc.Gen.IncastPeriod = "0"
 	return sc
 }
 
@@ -80,6 +79,10 @@ func (o *benchOpts) run(ctx context.Context, cmd *cobra.Command, log *slog.Logge
 		defer pprof.StopCPUProfile()
 	}
 	fs := cmd.Flags()
+	o.sc.warnIgnored(fs, log)
+	if err := o.sc.checkIncast(fs); err != nil {
+		return err
+	}
 	out := cmd.OutOrStdout()
 	report := bench.NewReport(o.runs)
 	if o.sweep {
@@ -88,19 +91,11 @@ func (o *benchOpts) run(ctx context.Context, cmd *cobra.Command, log *slog.Logge
 				return fmt.Errorf("--%s: --sweep sets the load and the fabric itself", n)
 			}
 		}
-		bench.WriteSweepHeader(out, &report)
-		for _, c := range bench.Sweep() {
-			sc := o.sc
-			sc.clos.Leaves, sc.clos.HostsPerLeaf, sc.clos.Spines, sc.load = c.Leaves, c.HostsPerLeaf, c.Spines, c.Load
-			bc, err := benchOne(ctx, &sc, fs, o.runs, log)
-			if err != nil {
-				return err
-			}
-			report.Cases = append(report.Cases, bc)
-			bc.WriteSweepRow(out)
+		if err := report.RunSweep(ctx, o.sc.Settings, out, "--", log); err != nil {
+			return err
 		}
 	} else {
-		bc, err := benchOne(ctx, &o.sc, fs, o.runs, log)
+		bc, err := bench.Measure(ctx, o.sc.Settings, o.runs, "--", log)
 		if err != nil {
 			return err
 		}
@@ -109,42 +104,13 @@ func (o *benchOpts) run(ctx context.Context, cmd *cobra.Command, log *slog.Logge
 			return err
 		}
 	}
-	if o.json != "" {
-		var wrote outputs
-		if err := wrote.write("json", o.json, func(w io.Writer) error { return fileio.WriteJSON(w, report) }); err != nil {
-			return err
-		}
-		wrote.report(cmd.ErrOrStderr())
+	var wrote outputs
+	if err := wrote.write("json", o.json, func(w io.Writer) error { return fileio.WriteJSON(w, report) }); err != nil {
+		return err
 	}
+	wrote.report(cmd.ErrOrStderr())
 	return nil
 }
 
-// benchOne builds the scenario of sc once and times runs runs of it.
-func benchOne(ctx context.Context, sc *scenarioFlags, fs flagChanger, runs int, log *slog.Logger) (bench.Case, error) {
-	var bc bench.Case
-	s, f, err := sc.build(fs, log)
-	if err != nil {
-		return bc, err
-	}
-	flows, g, err := sc.generate(f, fs)
-	if err != nil {
-		return bc, err
-	}
-	bc = bench.Case{
-		Fabric:  s.DescribeFabric(f),
-		Hosts:   len(f.Hosts()),
-		Traffic: g.Describe(),
-		Load:    g.Load,
-		Flows:   len(flows),
-	}
-	if sc.topoFile == "" {
-		bc.Leaves, bc.HostsPerLeaf, bc.Spines = sc.clos.Leaves, sc.clos.HostsPerLeaf, sc.clos.Spines
-	}
-	log.Info("bench", "fabric", bc.Fabric, "traffic", bc.Traffic, "flows", len(flows))
-	cfg := replay.Config{Fabric: f, Flows: flows, Params: replay.DefaultParams(), Seed: sc.seed}
-	err = bench.Time(ctx, cfg, runs, log, &bc)
-	return bc, err
-}
-
-// flagChanger is what scenarioFlags.fabric asks of a flag set.
+// flagChanger is what scenarioFlags asks of a flag set.
 type flagChanger interface{ Changed(name string) bool }

@@ -67,11 +67,8 @@ func (o *compareOpts) run(cmd *cobra.Command, log *slog.Logger, oursPath, refPat
 	if err := c.WriteTable(out, o.tol); err != nil {
 		return err
 	}
-	if o.json != "" {
-		rep := c.Report(oursPath, refPath, o.tol)
-		if err := writeOutput("json", o.json, func(w io.Writer) error { return fileio.WriteJSON(w, rep) }); err != nil {
-			return err
-		}
+	if err := writeOutput("json", o.json, func(w io.Writer) error { return fileio.WriteJSON(w, c.Report(oursPath, refPath, o.tol)) }); err != nil {
+		return err
 	}
 	return c.Within(o.tol)
 }

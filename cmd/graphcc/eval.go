@@ -102,7 +102,10 @@ func (o *evalOpts) config(ctx context.Context, fs *pflag.FlagSet, env policy.Env
 	}
 	// ACC trained on the spot trains on the simulator it is evaluated on.
 	env.Params, env.Interval = c.Params, c.Interval
-	if c.Scenarios, err = o.scenarioList(fs); err != nil {
+	if c.Scenarios, err = o.scenarioFile.resolve(fs, "scenarios", o.scenarios, true); err != nil {
+		return c, err
+	}
+	if err := o.hw.checkScenarios(c.Scenarios); err != nil {
 		return c, err
 	}
 	if err := o.specs.Resolve(ctx, env, &c, "--"); err != nil {
@@ -121,25 +124,6 @@ func (o *evalOpts) config(ctx context.Context, fs *pflag.FlagSet, env policy.Env
 	}
 	c.ShowRewards = fs.Changed("rewards")
 	return c, nil
-}
-
-// scenarioList resolves --scenarios (and --scenario-file), refusing a
-// scenario whose fabric cannot run the hardware flags.
-func (o *evalOpts) scenarioList(fs *pflag.FlagSet) ([]scenario.Scenario, error) {
-	set, err := o.scenarioFile.load()
-	if err != nil {
-		return nil, err
-	}
-	out := set.File
-	if o.scenarioFile.path == "" || fs.Changed("scenarios") {
-		if out, err = set.Resolve(o.scenarios); err != nil {
-			return nil, fmt.Errorf("--scenarios %s: %w", o.scenarios, err)
-		}
-	}
-	if err := o.hw.checkScenarios(out); err != nil {
-		return nil, err
-	}
-	return out, nil
 }
 
 func (o *evalOpts) run(ctx context.Context, cmd *cobra.Command, log *slog.Logger) error {
@@ -192,10 +176,8 @@ func printReport(cmd *cobra.Command, rep *experiment.Report, out, jsonOut string
 	if err != nil {
 		return fmt.Errorf("--out: %w", err)
 	}
-	if jsonOut != "" {
-		if err := writeOutput("json", jsonOut, func(w io.Writer) error { return report.WriteJSON(w, rep) }); err != nil {
-			return err
-		}
+	if err := writeOutput("json", jsonOut, func(w io.Writer) error { return report.WriteJSON(w, rep) }); err != nil {
+		return err
 	}
 	if err := report.WriteMarkdown(cmd.OutOrStdout(), rep); err != nil {
 		return err

@@ -34,7 +34,7 @@ import (
 //	          incasts (omitTraffic); --seed always
 //	scenarios scenarioFileFlag.add: --scenario-file
 //	outputs   outputFlags.add: --fct-out, --summary-out, --trace-out
-//	agents    agentFlags.add: sim's --agent-* of --agents per-switch
+//	agents    addInBandFlags: sim's --agent-* of --agents per-switch
 
 // flagMask names the flags of its groups a command leaves out.
 type flagMask uint
@@ -87,24 +87,15 @@ func (o *outputFlags) add(fs *pflag.FlagSet) {
 	fs.StringVar(&o.trace, "trace-out", "", "write every port's telemetry and settings every --interval here as CSV (docs/formats.md)")
 }
 
-// hwFlags override the simulated hardware: ECN thresholds, PFC, the window
-// and DCQCN's constants.
+// hwFlags override the simulated hardware: the ECN thresholds, and the
+// switches' and NICs' constants (replay.HardwareSettings).
 type hwFlags struct {
-	ecn          control.ECNSettings
-	host         dcqcn.Settings
-	noPFC, noECN bool
-	window       int64
-	ackHighPrio  bool
-	hpccRR       bool
-	nsTiming     bool
+	ecn control.ECNSettings
+	replay.HardwareSettings
 }
 
 func defaultHW() hwFlags {
-	return hwFlags{
-		ecn:    control.ECNSettingsOf(control.Alibaba(control.RefRate)),
-		host:   dcqcn.SettingsOf(replay.DefaultParams().DCQCN),
-		hpccRR: true,
-	}
+	return hwFlags{ecn: control.ECNSettingsOf(control.Alibaba(control.RefRate)), HardwareSettings: replay.DefaultHardwareSettings()}
 }
 
 // add registers the hardware groups into h, with h's values as defaults,
@@ -117,20 +108,20 @@ func (h *hwFlags) add(fs *pflag.FlagSet, mask flagMask) {
 		fs.Float64Var(&h.ecn.PMax, "pmax", h.ecn.PMax, "ECN marking probability at kmax, in [0, 1], on every switch port")
 	}
 	if mask&omitSwitch == 0 {
-		fs.BoolVar(&h.noPFC, "no-pfc", h.noPFC, "turn PFC off (switches drop on overflow, senders go back N on NACKs)")
-		fs.BoolVar(&h.noECN, "no-ecn", h.noECN, "turn ECN marking off at every switch")
-		fs.BoolVar(&h.hpccRR, "hpcc-rr", h.hpccRR, "NIC round robin exactly as HPCC's: finished flows leave the list lazily and the position shifts (replay.Params.HPCCRoundRobin); =false drops a flow when it finishes and keeps the position")
-		fs.BoolVar(&h.nsTiming, "ns-timing", h.nsTiming, "round serialization times down to whole nanoseconds, as HPCC's ns-3 does (links run up to 4.6 % above their rate); for comparing with HPCC only")
-		fs.BoolVar(&h.ackHighPrio, "ack-high-prio", h.ackHighPrio, "serve ACKs and NACKs at switches before data, outside the buffer's accounting (HPCC's switch attribute AckHighPrio, which its ACK_HIGH_PRIO key does not set; the testbed does this)")
-		fs.Int64Var(&h.window, "window", h.window, "inflight payload limit per flow, bytes: 0 = the fabric's largest base-RTT BDP, -1 = no window")
+		fs.BoolVar(&h.NoPFC, "no-pfc", h.NoPFC, "turn PFC off (switches drop on overflow, senders go back N on NACKs)")
+		fs.BoolVar(&h.NoECN, "no-ecn", h.NoECN, "turn ECN marking off at every switch")
+		fs.BoolVar(&h.HPCCRoundRobin, "hpcc-rr", h.HPCCRoundRobin, "NIC round robin exactly as HPCC's: finished flows leave the list lazily and the position shifts (replay.Params.HPCCRoundRobin); =false drops a flow when it finishes and keeps the position")
+		fs.BoolVar(&h.NanosecondTiming, "ns-timing", h.NanosecondTiming, "round serialization times down to whole nanoseconds, as HPCC's ns-3 does (links run up to 4.6 % above their rate); for comparing with HPCC only")
+		fs.BoolVar(&h.AckHighPriority, "ack-high-prio", h.AckHighPriority, "serve ACKs and NACKs at switches before data, outside the buffer's accounting (HPCC's switch attribute AckHighPrio, which its ACK_HIGH_PRIO key does not set; the testbed does this)")
+		fs.Int64Var(&h.Window, "window", h.Window, "inflight payload limit per flow, bytes: 0 = the fabric's largest base-RTT BDP, -1 = no window")
 	}
-	fs.Float64Var(&h.host.G, "dcqcn-g", h.host.G, "DCQCN alpha gain g, in (0, 1]")
-	fs.Float64Var(&h.host.AIMbps, "dcqcn-ai-mbps", h.host.AIMbps, "DCQCN additive increase of a 25 Gbps NIC, Mbps (scaled by NIC rate/25G)")
-	fs.Float64Var(&h.host.HAIMbps, "dcqcn-hai-mbps", h.host.HAIMbps, "DCQCN hyper increase of a 25 Gbps NIC, Mbps (scaled by NIC rate/25G)")
-	fs.Float64Var(&h.host.MinRateMbps, "dcqcn-min-rate-mbps", h.host.MinRateMbps, "DCQCN floor of a decreased rate, Mbps")
-	fs.StringVar(&h.host.RPTimer, "dcqcn-rp-timer", h.host.RPTimer, "DCQCN rate increase period (RP_TIMER, rpg_time_reset); must exceed --dcqcn-decrease-period")
-	fs.StringVar(&h.host.AlphaPeriod, "dcqcn-alpha-period", h.host.AlphaPeriod, "DCQCN alpha update period (ALPHA_RESUME_INTERVAL, dce_tcp_rtt)")
-	fs.StringVar(&h.host.DecreasePeriod, "dcqcn-decrease-period", h.host.DecreasePeriod, "DCQCN rate decrease check period (RATE_DECREASE_INTERVAL, rate_reduce_monitor_period)")
+	fs.Float64Var(&h.DCQCN.G, "dcqcn-g", h.DCQCN.G, "DCQCN alpha gain g, in (0, 1]")
+	fs.Float64Var(&h.DCQCN.AIMbps, "dcqcn-ai-mbps", h.DCQCN.AIMbps, "DCQCN additive increase of a 25 Gbps NIC, Mbps (scaled by NIC rate/25G)")
+	fs.Float64Var(&h.DCQCN.HAIMbps, "dcqcn-hai-mbps", h.DCQCN.HAIMbps, "DCQCN hyper increase of a 25 Gbps NIC, Mbps (scaled by NIC rate/25G)")
+	fs.Float64Var(&h.DCQCN.MinRateMbps, "dcqcn-min-rate-mbps", h.DCQCN.MinRateMbps, "DCQCN floor of a decreased rate, Mbps")
+	fs.StringVar(&h.DCQCN.RPTimer, "dcqcn-rp-timer", h.DCQCN.RPTimer, "DCQCN rate increase period (RP_TIMER, rpg_time_reset); must exceed --dcqcn-decrease-period")
+	fs.StringVar(&h.DCQCN.AlphaPeriod, "dcqcn-alpha-period", h.DCQCN.AlphaPeriod, "DCQCN alpha update period (ALPHA_RESUME_INTERVAL, dce_tcp_rtt)")
+	fs.StringVar(&h.DCQCN.DecreasePeriod, "dcqcn-decrease-period", h.DCQCN.DecreasePeriod, "DCQCN rate decrease check period (RATE_DECREASE_INTERVAL, rate_reduce_monitor_period)")
 }
 
 // hostSpecFlagNames are the flags of the five DCQCN constants a policy's
@@ -159,7 +150,7 @@ func (h *hwFlags) ecnSettings(fs *pflag.FlagSet, f *topo.Fabric) ([]control.ECN,
 
 // checkFabric refuses DCQCN flags that fabric f's NICs cannot run
 // (dcqcn.Settings.CheckLineRates).
-func (h *hwFlags) checkFabric(f *topo.Fabric) error { return h.host.CheckLineRates(f, "--dcqcn-") }
+func (h *hwFlags) checkFabric(f *topo.Fabric) error { return h.DCQCN.CheckLineRates(f, "--dcqcn-") }
 
 // checkScenarios is checkFabric on the fabric of every scenario of scs
 // (before its random failures), naming the scenario.
@@ -176,19 +167,11 @@ func (h *hwFlags) checkScenarios(scs []scenario.Scenario) error {
 	return nil
 }
 
-// params returns the hardware constants of the flags.
+// params returns the hardware constants of the flags
+// (replay.HardwareSettings.Params), validated.
 func (h *hwFlags) params() (replay.Params, error) {
-	p := replay.DefaultParams()
-	p.PFC = !h.noPFC
-	p.ECN = !h.noECN
-	p.AckHighPriority = h.ackHighPrio
-	p.HPCCRoundRobin = h.hpccRR
-	p.NanosecondTiming = h.nsTiming
-	if h.window < -1 {
-		return p, fmt.Errorf("--window %d: want a byte count, 0 (the largest BDP) or -1 (no window)", h.window)
-	}
-	p.Window = h.window
-	if err := h.dcqcn(&p.DCQCN); err != nil {
+	p, err := h.Params("--")
+	if err != nil {
 		return p, err
 	}
 	if err := p.Validate(); err != nil {
@@ -198,30 +181,27 @@ func (h *hwFlags) params() (replay.Params, error) {
 }
 
 // dcqcn sets d's constants from the DCQCN flags (dcqcn.Settings.Apply).
-func (h *hwFlags) dcqcn(d *dcqcn.Params) error { return h.host.Apply(d, "--dcqcn-") }
+func (h *hwFlags) dcqcn(d *dcqcn.Params) error { return h.DCQCN.Apply(d, "--dcqcn-") }
 
 // intervalFlag is the --interval group of sim, eval, tune and testbed
 // run: the control and telemetry interval, at least control.MinInterval.
-type intervalFlag struct{ v string }
+type intervalFlag string
 
 // add registers --interval, control.DefaultInterval by default; clock, if
 // not "", says whose time it is measured in.
 func (i *intervalFlag) add(fs *pflag.FlagSet, clock string) {
-	if i.v == "" {
-		i.v = topo.FormatDuration(control.DefaultInterval)
+	if *i == "" {
+		*i = intervalFlag(topo.FormatDuration(control.DefaultInterval))
 	}
 	help := "control and telemetry interval"
 	if clock != "" {
 		help += ", " + clock
 	}
-	fs.StringVar(&i.v, "interval", i.v, help)
+	fs.StringVar((*string)(i), "interval", string(*i), help)
 }
 
 // parse returns the interval in ps (control.ParseInterval).
-func (i intervalFlag) parse() (int64, error) { return control.ParseInterval("--interval", i.v) }
-
-// String is the interval as given, for messages that name it.
-func (i intervalFlag) String() string { return i.v }
+func (i intervalFlag) parse() (int64, error) { return control.ParseInterval("--interval", string(i)) }
 
 // shardFlag is the --shard group of eval and tune: run one shard of the
 // command's runs and write its part to --json, for graphcc merge.

@@ -7,25 +7,21 @@ import (
 	"log/slog"
 
 	"github.com/spf13/cobra"
-	"github.com/spf13/pflag"
 
 	"graphcc/internal/fileio"
-	"graphcc/topo"
 	"graphcc/trace"
 	"graphcc/workload"
 )
 
 // genOpts are the flags of graphcc gen.
 type genOpts struct {
-	sc           scenarioFlags
-	scenario     string
-	scenarioFile scenarioFileFlag
-	out          string
-	topoOut      string
+	traceFlags
+	out     string
+	topoOut string
 }
 
 func newGenCmd(logger loggerFunc, lookup lookupFunc) *cobra.Command {
-	o := genOpts{sc: defaultScenario(), scenarioFile: scenarioFileFlag{lookup: lookup}}
+	o := genOpts{traceFlags: traceFlags{sc: defaultScenario(), scenarioFile: scenarioFileFlag{lookup: lookup}}}
 	cmd := &cobra.Command{
 		Use: "gen --flows-out FILE [flags]",
 		Example: `  graphcc gen --flows-out flow.txt --topo-out topology.txt   # the training scenario's traffic, seed 1
@@ -40,7 +36,7 @@ flow.txt format. docs/cli.md describes the traffic it draws.`,
 			if o.out == "" {
 				return errors.New("--flows-out: required")
 			}
-			if err := fileio.CheckOutputs([]string{"--topo", o.sc.topoFile, "--scenario-file", o.scenarioFile.path}, "--flows-out", o.out, "--topo-out", o.topoOut); err != nil {
+			if err := fileio.CheckOutputs([]string{"--topo", o.sc.Topology, "--scenario-file", o.scenarioFile.path}, "--flows-out", o.out, "--topo-out", o.topoOut); err != nil {
 				return err
 			}
 			return o.run(cmd, logger(cmd))
@@ -59,47 +55,24 @@ flow.txt format. docs/cli.md describes the traffic it draws.`,
 
 // run draws the trace, of --scenario or of the flags, and writes it.
 func (o *genOpts) run(cmd *cobra.Command, log *slog.Logger) error {
-	f, flows, g, what, err := o.traffic(cmd.Flags(), log)
+	r, err := o.trace(cmd.Flags(), "", log)
 	if err != nil {
 		return err
 	}
-	if err := writeOutput("flows-out", o.out, func(w io.Writer) error { return trace.WriteFlows(w, flows) }); err != nil {
+	if r.scenario && len(r.sc.Events) > 0 {
+		log.Warn("the scenario's link events are not in the trace (a flow file has none): sim --flows of it runs without them; sim --scenario runs them", "scenario", r.sc.Name)
+	}
+	if err := writeOutput("flows-out", o.out, func(w io.Writer) error { return trace.WriteFlows(w, r.flows) }); err != nil {
 		return err
 	}
-	if o.topoOut != "" {
-		if err := writeOutput("topo-out", o.topoOut, f.WriteTopology); err != nil {
-			return err
-		}
+	if err := writeOutput("topo-out", o.topoOut, r.f.WriteTopology); err != nil {
+		return err
+	}
+	what := r.desc
+	if !r.scenario {
+		what += "; " + r.gen.Describe()
 	}
 	log.Info("generated", "traffic", what)
-	_, err = fmt.Fprintf(cmd.OutOrStdout(), "wrote %s, to %s\n", workload.DescribeTrace(f, flows, g), o.out)
+	_, err = fmt.Fprintf(cmd.OutOrStdout(), "wrote %s, to %s\n", workload.DescribeTrace(r.f, r.flows, r.gen), o.out)
 	return err
-}
-
-// traffic returns the fabric and flows of --scenario, or of the fabric and
-// traffic flags, with their traffic and its description.
-func (o *genOpts) traffic(fs *pflag.FlagSet, log *slog.Logger) (*topo.Fabric, []trace.Flow, workload.GenConfig, string, error) {
-	if o.scenario != "" || o.scenarioFile.path != "" {
-		sc, err := pickScenario(fs, o.scenario, o.scenarioFile)
-		if err != nil {
-			return nil, nil, workload.GenConfig{}, "", err
-		}
-		f, flows, err := sc.Build(o.sc.seed)
-		if err != nil {
-			return nil, nil, workload.GenConfig{}, "", fmt.Errorf("--scenario %s: %w", sc.Name, err)
-		}
-		if len(sc.Events) > 0 {
-			log.Warn("the scenario's link events are not in the trace (a flow file has none): sim --flows of it runs without them; sim --scenario runs them", "scenario", sc.Name)
-		}
-		return f, flows, sc.Gen, fmt.Sprintf("scenario %s, seed %d: %s", sc.Name, o.sc.seed, sc.Describe()), nil
-	}
-	sc, f, err := o.sc.build(fs, log)
-	if err != nil {
-		return nil, nil, workload.GenConfig{}, "", err
-	}
-	flows, g, err := o.sc.generate(f, fs)
-	if err != nil {
-		return nil, nil, workload.GenConfig{}, "", err
-	}
-	return f, flows, g, sc.DescribeFabric(f) + "; " + g.Describe(), nil
 }

@@ -75,7 +75,7 @@ func (o *headroomOpts) config(ctx context.Context, cmd *cobra.Command) error {
 	if o.eval.scenarioFile.path != "" && !fs.Changed("scenario") {
 		name = ""
 	}
-	if c.Scenario, err = pick(set, name); err != nil {
+	if c.Scenario, err = set.Pick(name, "--"); err != nil {
 		return err
 	}
 	if c.Params, err = o.eval.hw.params(); err != nil {

@@ -9,9 +9,10 @@ import (
 // outputs collects the files a command wrote, to name them when it ends.
 type outputs struct{ paths []string }
 
-// write writes path through write as writeOutput does and records it.
+// write writes path through write as writeOutput does and records it;
+// without a path ("") it writes and records nothing.
 func (o *outputs) write(flag, path string, write func(w io.Writer) error) error {
-	if err := writeOutput(flag, path, write); err != nil {
+	if err := writeOutput(flag, path, write); err != nil || path == "" {
 		return err
 	}
 	o.add(path)

@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
-	"os"
 	"strings"
 
 	"github.com/spf13/pflag"
@@ -17,26 +16,10 @@ import (
 	"graphcc/workload"
 )
 
-// scenarioFlags are the flags that describe a fabric and its traffic, shared
-// by gen, sim and bench. Their defaults are the GraphCC training scenario.
-type scenarioFlags struct {
-	// fabric
-	topoFile   string
-	clos       topo.ClosSettings
-	fail       []string
-	failRandom int
-
-	// traffic
-	workload     string
-	load         float64
-	duration     string
-	incastPeriod string
-	incastFanIn  int
-	incastSize   int64
-	noIncast     bool
-
-	seed uint64
-}
+// scenarioFlags are the flags that describe a fabric and its traffic
+// (scenario.Settings), shared by gen, sim, bench and testbed. Their
+// defaults are the GraphCC training scenario.
+type scenarioFlags struct{ scenario.Settings }
 
 // closFlagNames are the flags that --topo overrides.
 func closFlagNames() []string {
@@ -54,19 +37,7 @@ func fabricFlagNames() []string {
 }
 
 // defaultScenario returns the flag values of the GraphCC training scenario.
-func defaultScenario() scenarioFlags {
-	g := workload.DefaultGen()
-	return scenarioFlags{
-		clos:         topo.ClosSettingsOf(topo.DefaultClos()),
-		workload:     g.Workload.Name,
-		load:         g.Load,
-		duration:     topo.FormatDuration(g.Duration),
-		incastPeriod: topo.FormatDuration(g.Incast.Period),
-		incastFanIn:  g.Incast.FanIn,
-		incastSize:   g.Incast.Size,
-		seed:         g.Seed,
-	}
-}
+func defaultScenario() scenarioFlags { return scenarioFlags{scenario.DefaultSettings()} }
 
 // add registers the fabric and traffic groups, less those mask omits
 // (omitFabric, omitTraffic), and --seed, with s's values as defaults.
@@ -77,127 +48,150 @@ func (s *scenarioFlags) add(fs *pflag.FlagSet, mask flagMask) {
 	if mask&omitTraffic == 0 {
 		s.addTrafficFlags(fs)
 	}
-	fs.Uint64Var(&s.seed, "seed", s.seed, "seed of the traffic, of --fail-random and of the simulation's ECN marking draws (ECMP uses HPCC's per-switch hash seeds)")
+	fs.Uint64Var(&s.Seed, "seed", s.Seed, "seed of the traffic, of --fail-random and of the simulation's ECN marking draws (ECMP uses HPCC's per-switch hash seeds)")
 }
 
 // addFabricFlags registers the fabric flags.
 func (s *scenarioFlags) addFabricFlags(fs *pflag.FlagSet) {
-	fs.StringVar(&s.topoFile, "topo", "", "HPCC topology.txt to use instead of the Clos (the Clos flags are then ignored; --buffer-mb still applies)")
-	fs.IntVar(&s.clos.Leaves, "leaves", s.clos.Leaves, "Clos: leaf switches")
-	fs.IntVar(&s.clos.Spines, "spines", s.clos.Spines, "Clos: spine switches (each leaf has one link to every spine)")
-	fs.IntVar(&s.clos.HostsPerLeaf, "hosts-per-leaf", s.clos.HostsPerLeaf, "Clos: hosts per leaf")
-	fs.StringVar(&s.clos.HostRate, "host-rate", s.clos.HostRate, "Clos: host-leaf link rate (bps, Kbps, Mbps, Gbps, Tbps)")
-	fs.StringVar(&s.clos.FabricRate, "fabric-rate", s.clos.FabricRate, "Clos: leaf-spine link rate")
-	fs.StringVar(&s.clos.LinkDelay, "link-delay", s.clos.LinkDelay, "Clos: one-way propagation delay of every link (s, ms, us, ns, ps)")
-	fs.Float64Var(&s.clos.BufferMB, "buffer-mb", s.clos.BufferMB, "shared buffer per switch, MiB (2^20 bytes, HPCC's BUFFER_SIZE)")
-	fs.StringSliceVar(&s.fail, "fail", nil, "fail these links, by name (Clos: h0-leaf0, leaf0-spine1; --topo: n0-n24); comma-separated or repeated")
-	fs.IntVar(&s.failRandom, "fail-random", 0, "fail K random leaf-spine (switch-switch) links, drawn from --seed, never disconnecting a host pair")
+	fs.StringVar(&s.Topology, "topo", "", "HPCC topology.txt to use instead of the Clos (the Clos flags are then ignored; --buffer-mb still applies)")
+	fs.IntVar(&s.Clos.Leaves, "leaves", s.Clos.Leaves, "Clos: leaf switches")
+	fs.IntVar(&s.Clos.Spines, "spines", s.Clos.Spines, "Clos: spine switches (each leaf has one link to every spine)")
+	fs.IntVar(&s.Clos.HostsPerLeaf, "hosts-per-leaf", s.Clos.HostsPerLeaf, "Clos: hosts per leaf")
+	fs.StringVar(&s.Clos.HostRate, "host-rate", s.Clos.HostRate, "Clos: host-leaf link rate (bps, Kbps, Mbps, Gbps, Tbps)")
+	fs.StringVar(&s.Clos.FabricRate, "fabric-rate", s.Clos.FabricRate, "Clos: leaf-spine link rate")
+	fs.StringVar(&s.Clos.LinkDelay, "link-delay", s.Clos.LinkDelay, "Clos: one-way propagation delay of every link (s, ms, us, ns, ps)")
+	fs.Float64Var(&s.Clos.BufferMB, "buffer-mb", s.Clos.BufferMB, "shared buffer per switch, MiB (2^20 bytes, HPCC's BUFFER_SIZE)")
+	fs.StringSliceVar(&s.Fail, "fail", nil, "fail these links, by name (Clos: h0-leaf0, leaf0-spine1; --topo: n0-n24); comma-separated or repeated")
+	fs.IntVar(&s.FailRandom, "fail-random", 0, "fail K random leaf-spine (switch-switch) links, drawn from --seed, never disconnecting a host pair")
 }
 
 // addTrafficFlags registers the traffic flags.
 func (s *scenarioFlags) addTrafficFlags(fs *pflag.FlagSet) {
-	fs.StringVar(&s.workload, "workload", s.workload, "flow-size distribution: "+strings.Join(workload.Names(), ", ")+", or a CDF file (HPCC format)")
-	fs.Float64Var(&s.load, "load", s.load, "offered background load per host link, in (0, 1]")
-	fs.StringVar(&s.duration, "duration", s.duration, "length of the arrival window (flows keep running after it)")
-	fs.StringVar(&s.incastPeriod, "incast-period", s.incastPeriod, "time between N:1 incasts; 0 disables them")
-	fs.IntVar(&s.incastFanIn, "incast-fanin", s.incastFanIn, "distinct random senders per incast (at most hosts-1)")
-	fs.Int64Var(&s.incastSize, "incast-size", s.incastSize, "bytes per incast sender")
-	fs.BoolVar(&s.noIncast, "no-incast", false, "no incasts (same as --incast-period 0)")
+	fs.StringVar(&s.Gen.Workload, "workload", s.Gen.Workload, "flow-size distribution: "+strings.Join(workload.Names(), ", ")+", or a CDF file (HPCC format)")
+	fs.Float64Var(&s.Gen.Load, "load", s.Gen.Load, "offered background load per host link, in (0, 1]")
+	fs.StringVar(&s.Gen.Duration, "duration", s.Gen.Duration, "length of the arrival window (flows keep running after it)")
+	fs.StringVar(&s.Gen.IncastPeriod, "incast-period", s.Gen.IncastPeriod, "time between N:1 incasts; 0 disables them")
+	fs.IntVar(&s.Gen.IncastFanIn, "incast-fanin", s.Gen.IncastFanIn, "distinct random senders per incast (at most hosts-1)")
+	fs.Int64Var(&s.Gen.IncastSize, "incast-size", s.Gen.IncastSize, "bytes per incast sender")
+	fs.BoolVar(&s.Gen.NoIncast, "no-incast", false, "no incasts (same as --incast-period 0)")
 }
 
-// build returns the scenario of the fabric flags, without traffic (Gen),
-// and its fabric at --seed (scenario.Scenario.Fabric): the --topo file or
-// the Clos, then the --fail and --fail-random failures.
+// build returns the scenario of the fabric flags, without traffic, and
+// its fabric at --seed (scenario.Settings.Fabric), warning of the Clos
+// flags given beside --topo.
 func (s *scenarioFlags) build(fs flagChanger, log *slog.Logger) (scenario.Scenario, *topo.Fabric, error) {
-	sc := scenario.Scenario{Name: "sim", Fail: s.fail, FailRandom: s.failRandom}
-	if s.topoFile != "" {
-		for _, n := range closFlagNames() {
-			if fs.Changed(n) {
-				log.Warn("flag ignored with --topo", "flag", "--"+n)
-			}
-		}
-		buf, err := s.clos.BufferBytes("--")
-		if err != nil {
-			return sc, nil, err
-		}
-		file, err := os.Open(s.topoFile)
-		if err != nil {
-			return sc, nil, fmt.Errorf("--topo: %w", err)
-		}
-		defer file.Close()
-		if sc.Topology, err = topo.ReadTopology(file, s.topoFile, buf); err != nil {
-			return sc, nil, fmt.Errorf("--topo: %w", err)
-		}
-		sc.TopologyName = s.topoFile
-	} else {
-		var err error
-		if sc.Clos, err = s.clos.Config("--"); err != nil {
-			return sc, nil, err
-		}
-	}
-	f, err := sc.Fabric(s.seed)
-	var be *scenario.BuildError
-	if !errors.As(err, &be) {
-		return sc, f, err
-	}
-	switch be.Field {
-	case "Clos":
-		return sc, nil, fmt.Errorf("--leaves/--spines/--hosts-per-leaf: %w", be.Err)
-	case "Fail":
-		return sc, nil, fmt.Errorf("--fail %s: %w", strings.Join(s.fail, ","), be.Err)
-	case "FailRandom":
-		if s.failRandom < 0 {
-			return sc, nil, fmt.Errorf("--fail-random %d: must not be negative", s.failRandom)
-		}
-		return sc, nil, fmt.Errorf("--fail-random %d: %w", s.failRandom, be.Err)
-	}
-	return sc, nil, err
+	s.warnIgnored(fs, log)
+	return s.Fabric("sim", "--")
 }
 
-// genConfig returns the traffic of the flags for fabric f; fs tells which
-// flags were given, to refuse --no-incast beside an incast flag.
-func (s *scenarioFlags) genConfig(f *topo.Fabric, fs flagChanger) (workload.GenConfig, error) {
-	g := workload.DefaultGen()
-	if s.noIncast {
-		for _, n := range []string{"incast-period", "incast-fanin", "incast-size"} {
-			if fs.Changed(n) {
-				return g, fmt.Errorf("--no-incast and --%s: choose one (--incast-period 0 also disables incasts)", n)
-			}
+// warnIgnored warns of the Clos flags given beside --topo.
+func (s *scenarioFlags) warnIgnored(fs flagChanger, log *slog.Logger) {
+	for _, n := range closFlagNames() {
+		if s.Topology != "" && fs.Changed(n) {
+			log.Warn("flag ignored with --topo", "flag", "--"+n)
 		}
 	}
-	if n := len(f.Hosts()); n < 2 {
-		what := "--leaves/--hosts-per-leaf"
-		if s.topoFile != "" {
-			what = "--topo " + s.topoFile
-		}
-		return g, fmt.Errorf("%s: the fabric has %s; traffic needs at least 2", what, plural(n, "host"))
-	}
-	g, err := workload.GenSettings{Workload: s.workload, Load: s.load, Duration: s.duration, IncastPeriod: s.incastPeriod,
-		IncastFanIn: s.incastFanIn, IncastSize: s.incastSize, NoIncast: s.noIncast}.Config(f, "--")
-	g.Seed = s.seed
-	return g, err
 }
 
-// generate returns the flows of the flags on fabric f (fs as genConfig):
-// those of the scenario of fabric f and the traffic flags
-// (scenario.Scenario.Traffic) at --seed.
+// generate returns the flows of the traffic flags on fabric f at --seed
+// and their traffic (scenario.Settings.Traffic), refusing --no-incast
+// beside an incast flag (fs tells which were given).
 func (s *scenarioFlags) generate(f *topo.Fabric, fs flagChanger) ([]trace.Flow, workload.GenConfig, error) {
-	g, err := s.genConfig(f, fs)
-	if err != nil {
-		return nil, g, err
+	if err := s.checkIncast(fs); err != nil {
+		return nil, workload.DefaultGen(), err
 	}
-	flows, err := scenario.Scenario{Name: "sim", Gen: g}.Traffic(f, s.seed)
-	if be := (*scenario.BuildError)(nil); errors.As(err, &be) {
-		err = be.Err
-	}
-	if err != nil {
-		return nil, g, err
-	}
-	return flows, g, nil
+	return s.Traffic(f, "--")
 }
 
-// writeOutput writes path atomically through write, naming flag on error.
+// checkIncast refuses --no-incast beside an incast flag.
+func (s *scenarioFlags) checkIncast(fs flagChanger) error {
+	for _, n := range []string{"incast-period", "incast-fanin", "incast-size"} {
+		if s.Gen.NoIncast && fs.Changed(n) {
+			return fmt.Errorf("--no-incast and --%s: choose one (--incast-period 0 also disables incasts)", n)
+		}
+	}
+	return nil
+}
+
+// traceFlags are the flags of gen's and sim's trace: an eval scenario's
+// at --seed (--scenario, --scenario-file), or the fabric flags' with the
+// traffic flags' (or, for sim, --flows).
+type traceFlags struct {
+	sc           scenarioFlags
+	scenario     string
+	scenarioFile scenarioFileFlag
+}
+
+// traceRun is the trace of traceFlags: its scenario, fabric, flows and
+// traffic (none for a flow file), and the fabric and scenario described.
+type traceRun struct {
+	sc       scenario.Scenario
+	f        *topo.Fabric
+	flows    []trace.Flow
+	gen      workload.GenConfig
+	desc     string
+	scenario bool // of --scenario
+}
+
+// trace builds the trace of the flags: --scenario's (refusing the flags
+// it replaces, and flowsFile), or the fabric flags' with the flows of
+// flowsFile (warning of the traffic flags then ignored) or else of the
+// traffic flags.
+func (t *traceFlags) trace(fs flagChanger, flowsFile string, log *slog.Logger) (traceRun, error) {
+	var r traceRun
+	var err error
+	if t.scenario != "" || t.scenarioFile.path != "" {
+		if r.sc, err = t.pickScenario(fs, flowsFile); err != nil {
+			return r, err
+		}
+		if r.f, r.flows, err = r.sc.Build(t.sc.Seed); err != nil {
+			return r, fmt.Errorf("--scenario %s: %w", r.sc.Name, err)
+		}
+		r.gen, r.scenario = r.sc.Gen, true
+		r.desc = fmt.Sprintf("scenario %s, seed %d: %s", r.sc.Name, t.sc.Seed, r.sc.Describe())
+		return r, nil
+	}
+	if r.sc, r.f, err = t.sc.build(fs, log); err != nil {
+		return r, err
+	}
+	r.desc = r.sc.DescribeFabric(r.f)
+	if flowsFile == "" {
+		r.flows, r.gen, err = t.sc.generate(r.f, fs)
+		return r, err
+	}
+	for _, n := range trafficFlagNames() {
+		if fs.Changed(n) {
+			log.Warn("flag ignored with --flows", "flag", "--"+n)
+		}
+	}
+	r.flows, err = readFlows(flowsFile, r.f)
+	return r, err
+}
+
+// pickScenario resolves --scenario and --scenario-file, refusing the
+// fabric and traffic flags a scenario replaces, and flowsFile.
+func (t *traceFlags) pickScenario(fs flagChanger, flowsFile string) (scenario.Scenario, error) {
+	if flowsFile != "" {
+		return scenario.Scenario{}, errors.New("--scenario and --flows both give the traffic: choose one")
+	}
+	for _, n := range append(fabricFlagNames(), trafficFlagNames()...) {
+		if fs.Changed(n) {
+			return scenario.Scenario{}, fmt.Errorf("--scenario sets the fabric and traffic: drop --%s (or write a scenario file with it)", n)
+		}
+	}
+	set, err := t.scenarioFile.load()
+	if err != nil {
+		return scenario.Scenario{}, err
+	}
+	return set.Pick(t.scenario, "--")
+}
+
+// writeOutput writes path atomically through write, naming flag on
+// error; without a path ("") it writes nothing.
 func writeOutput(flag, path string, write func(w io.Writer) error) error {
+	if path == "" {
+		return nil
+	}
 	if err := fileio.WriteAtomic(path, write); err != nil {
 		return fmt.Errorf("--%s: %w", flag, err)
 	}
@@ -232,27 +226,26 @@ func (s *scenarioFileFlag) load() (scenario.Set, error) {
 	return set, nil
 }
 
-// pick returns the scenario of set named name, or with name "" the file's
-// only scenario (an error naming them if it holds several).
-func pick(set scenario.Set, name string) (scenario.Scenario, error) {
-	if name == "" {
-		sc, err := set.Only()
+// resolve loads the scenario file and resolves spec, the list of the
+// flag named flag (scenario.Set.Resolve). Without that flag a scenario
+// file's scenarios stand in for it: all of them (all), or its only one.
+func (s *scenarioFileFlag) resolve(fs flagChanger, flag, spec string, all bool) ([]scenario.Scenario, error) {
+	set, err := s.load()
+	switch {
+	case err != nil:
+		return nil, err
+	case s.path != "" && !fs.Changed(flag) && all:
+		return set.File, nil
+	case s.path != "" && !fs.Changed(flag):
+		sc, err := set.Pick("", "--")
 		if err != nil {
-			return sc, fmt.Errorf("--scenario-file %w: name one with --scenario", err)
+			return nil, err
 		}
-		return sc, nil
+		return []scenario.Scenario{sc}, nil
 	}
-	sc, err := set.Lookup(name)
+	scs, err := set.Resolve(spec)
 	if err != nil {
-		return sc, fmt.Errorf("--scenario: %w", err)
+		return nil, fmt.Errorf("--%s %s: %w", flag, spec, err)
 	}
-	return sc, nil
-}
-
-// plural writes n and noun, adding an s unless n is 1: "1 host", "0 hosts".
-func plural(n int, noun string) string {
-	if n == 1 {
-		return "1 " + noun
-	}
-	return fmt.Sprintf("%d %ss", n, noun)
+	return scs, nil
 }

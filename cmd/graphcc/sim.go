@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"io"
 	"log/slog"
@@ -18,25 +17,18 @@ import (
 	"graphcc/metrics"
 	"graphcc/policy"
 	"graphcc/replay"
-	"graphcc/scenario"
 	"graphcc/topo"
 	"graphcc/trace"
-	"graphcc/workload"
 )
 
 // simOpts are the flags of graphcc sim.
 type simOpts struct {
-	sc           scenarioFlags
-	scenario     string
-	scenarioFile scenarioFileFlag
-	flowsFile    string
-	out          outputFlags
-	policy       string
-	agents       string
-	agentFlags   agentFlags
-	interval     intervalFlag
-	until        string
-	hw           hwFlags
+	traceFlags
+	flowsFile string
+	out       outputFlags
+	ctl       policy.RunSpec // --policy, --agents, --agent-*, --interval
+	until     string
+	hw        hwFlags
 
 	// runFn, set by config for --policy ideal, runs instead of the simulator.
 	runFn func(context.Context, replay.Config) (*replay.Result, error)
@@ -45,48 +37,23 @@ type simOpts struct {
 	phases metrics.Phases
 }
 
-// agentFlags configure the per-switch agents whose messages are packets
-// (--agents per-switch).
-type agentFlags struct {
-	gnn.InBandSettings
-	loss float64
-}
-
 // agentFlagNames are the flags that only --agents per-switch takes.
 func agentFlagNames() []string {
 	return []string{"agent-deadline", "agent-compute", "agent-misses", "agent-loss"}
 }
 
-// add registers the agent flags, with a's values as defaults.
-func (a *agentFlags) add(fs *pflag.FlagSet) {
+// addInBandFlags registers the agent flags into a, with a's values as
+// defaults.
+func addInBandFlags(fs *pflag.FlagSet, a *gnn.InBandSettings) {
 	fs.StringVar(&a.Deadline, "agent-deadline", a.Deadline, "with --agents per-switch: each round's deadline, from the tick (round k by k × this); K × it must be under --interval")
 	fs.StringVar(&a.Compute, "agent-compute", a.Compute, "with --agents per-switch: fabric time an agent takes to compute a round; 0 computes instantly")
 	fs.IntVar(&a.Misses, "agent-misses", a.Misses, "with --agents per-switch: consecutive steps with a late message after which an agent puts its ports at the static settings until its messages return; 0 never")
-	fs.Float64Var(&a.loss, "agent-loss", a.loss, "with --agents per-switch: probability that an agent message is lost, drawn from the run's seed")
-}
-
-// config checks the agent flags and returns the agents' configuration
-// (gnn.InBandSettings.Config); they go only with --agents per-switch.
-func (a agentFlags) config(fs *pflag.FlagSet, agents string) (gnn.InBandConfig, error) {
-	if agents != policy.AgentsPerSwitch {
-		for _, n := range agentFlagNames() {
-			if fs.Changed(n) {
-				return gnn.InBandConfig{}, fmt.Errorf("--%s needs --agents %s", n, policy.AgentsPerSwitch)
-			}
-		}
-		return gnn.InBandConfig{}, nil
-	}
-	c, err := a.Config("--agent-")
-	if err == nil && !(a.loss >= 0 && a.loss < 1) {
-		err = fmt.Errorf("--agent-loss %g: must be in [0, 1)", a.loss)
-	}
-	return c, err
+	fs.Float64Var(&a.Loss, "agent-loss", a.Loss, "with --agents per-switch: probability that an agent message is lost, drawn from the run's seed")
 }
 
 func newSimCmd(logger loggerFunc, lookup lookupFunc) *cobra.Command {
-	o := simOpts{sc: defaultScenario(), scenarioFile: scenarioFileFlag{lookup: lookup}, hw: defaultHW(), policy: "static", agents: policy.AgentsCentral,
-		agentFlags: agentFlags{InBandSettings: gnn.DefaultInBandSettings()},
-		until:      "0"}
+	o := simOpts{traceFlags: traceFlags{sc: defaultScenario(), scenarioFile: scenarioFileFlag{lookup: lookup}}, hw: defaultHW(), until: "0",
+		ctl: policy.RunSpec{Spec: "static", Agents: policy.AgentsCentral, InBand: gnn.DefaultInBandSettings()}}
 	cmd := &cobra.Command{
 		Use: "sim [flags]",
 		Example: `  graphcc sim                                   # the training scenario under static DCQCN
@@ -120,25 +87,14 @@ Policies (--policy; --ecn is its old name):
 	fs.StringVar(&o.scenario, "scenario", "", "run one seed of this eval scenario (built-in, or of --scenario-file) instead of the fabric and traffic flags: the very fabric and trace eval runs at that --seed")
 	o.scenarioFile.add(fs, true)
 	o.out.add(fs)
-	fs.StringVar(&o.policy, "policy", o.policy, "the ECN control policy (see Policies below), or ideal, the fabric's max-min fair share without queues instead of the packet-level simulator")
-	addRenamed(fs, &o.policy, "ecn", "policy")
-	fs.StringVar(&o.agents, "agents", o.agents, "how a graphcc policy's step runs: central (one computation), per-switch (one agent per switch; hidden-state messages are packets on the links, in the priority queue, so settings take effect a few µs after the tick) or per-switch-ideal (messages delivered within the step: central's decisions at central's time); see docs/agents.md")
-	o.agentFlags.add(fs)
+	fs.StringVar(&o.ctl.Spec, "policy", o.ctl.Spec, "the ECN control policy (see Policies below), or ideal, the fabric's max-min fair share without queues instead of the packet-level simulator")
+	addRenamed(fs, &o.ctl.Spec, "ecn", "policy")
+	fs.StringVar(&o.ctl.Agents, "agents", o.ctl.Agents, "how a graphcc policy's step runs: central (one computation), per-switch (one agent per switch; hidden-state messages are packets on the links, in the priority queue, so settings take effect a few µs after the tick) or per-switch-ideal (messages delivered within the step: central's decisions at central's time); see docs/agents.md")
+	addInBandFlags(fs, &o.ctl.InBand)
 	o.hw.add(fs, 0)
-	o.interval.add(fs, "")
+	(*intervalFlag)(&o.ctl.Interval).add(fs, "")
 	fs.StringVar(&o.until, "until", o.until, "stop this long after the first flow starts; 0 = when every flow has finished")
 	return cmd
-}
-
-// simRun is what the flags of sim build beside the simulator's config:
-// the scenario, its description, and the arrival window of generated
-// traffic.
-type simRun struct {
-	sc     scenario.Scenario
-	f      *topo.Fabric
-	flows  []trace.Flow
-	desc   string
-	window int64
 }
 
 // config builds the simulation of the flags and describes it.
@@ -155,12 +111,8 @@ func (o *simOpts) config(ctx context.Context, fs *pflag.FlagSet, log *slog.Logge
 	if err := o.hw.checkFabric(r.f); err != nil {
 		return cfg, "", err
 	}
-	interval, err := o.interval.parse()
-	if err != nil {
-		return cfg, "", err
-	}
 	// ACC trained on the spot trains in the simulator it will run in
-	pol, ecn, err := o.control(ctx, fs, r, policy.Env{Log: log, Params: params, Interval: interval, WarnHardware: policy.HardwareAll})
+	rc, ecn, err := o.control(ctx, fs, r, policy.Env{Log: log, Params: params, WarnHardware: policy.HardwareAll})
 	if err != nil {
 		return cfg, "", err
 	}
@@ -170,136 +122,93 @@ func (o *simOpts) config(ctx context.Context, fs *pflag.FlagSet, log *slog.Logge
 	}
 	events, err := r.sc.LinkEvents(r.f)
 	if err != nil {
-		return cfg, "", fmt.Errorf("--scenario %s, seed %d: %w", r.sc.Name, o.sc.seed, err)
+		return cfg, "", fmt.Errorf("--scenario %s, seed %d: %w", r.sc.Name, o.sc.Seed, err)
 	}
-	cfg = replay.Config{Fabric: r.f, Flows: r.flows, Params: params, Seed: o.sc.seed, ECN: ecn, Policy: pol, Interval: interval,
-		MessageLoss: o.agentFlags.loss, LinkEvents: events}
-	cfg.QueueUntil = trace.WindowEnd(r.flows, r.window)
+	cfg = replay.Config{Fabric: r.f, Flows: r.flows, Params: params, Seed: o.sc.Seed, ECN: ecn, Policy: rc.Policy, Interval: rc.Interval,
+		MessageLoss: rc.Loss, LinkEvents: events}
+	cfg.QueueUntil = trace.WindowEnd(r.flows, r.gen.Duration)
 	if cfg.Until = trace.WindowEnd(r.flows, until); cfg.Until == 0 && until > 0 && len(r.flows) > 0 {
 		return cfg, "", fmt.Errorf("--until %s: too long", o.until)
 	}
-	return cfg, r.desc + "; ecn " + o.policy, nil
+	return cfg, r.desc + "; ecn " + o.ctl.Spec, nil
 }
 
-// traffic builds the fabric and flows of the flags: --scenario's, or the
-// fabric flags' with --flows or the generated traffic of the traffic flags.
-func (o *simOpts) traffic(fs *pflag.FlagSet, log *slog.Logger) (simRun, error) {
-	var r simRun
-	var err error
-	if o.scenario != "" || o.scenarioFile.path != "" {
-		if r.sc, err = o.pickScenario(fs); err != nil {
-			return r, err
-		}
-		if r.f, r.flows, err = r.sc.Build(o.sc.seed); err != nil {
-			return r, fmt.Errorf("--scenario %s: %w", r.sc.Name, err)
-		}
-		r.desc = fmt.Sprintf("scenario %s, seed %d: %s; %d flows", r.sc.Name, o.sc.seed, r.sc.Describe(), len(r.flows))
-		r.window = r.sc.Gen.Duration
+// traffic builds the fabric and flows of the flags (traceFlags.trace)
+// and describes them.
+func (o *simOpts) traffic(fs *pflag.FlagSet, log *slog.Logger) (traceRun, error) {
+	r, err := o.trace(fs, o.flowsFile, log)
+	switch {
+	case err != nil:
+		return r, err
+	case r.scenario:
+		r.desc += fmt.Sprintf("; %d flows", len(r.flows))
 		if starts := r.sc.PhaseStarts(); starts != nil {
 			o.phases = metrics.Phases{Origin: r.sc.ArrivalStart(), Starts: starts}
 		}
 		return r, nil
-	}
-	if r.sc, r.f, err = o.sc.build(fs, log); err != nil {
-		return r, err
-	}
-	r.desc = r.sc.DescribeFabric(r.f)
-	if o.flowsFile != "" {
-		for _, n := range trafficFlagNames() {
-			if fs.Changed(n) {
-				log.Warn("flag ignored with --flows", "flag", "--"+n)
-			}
-		}
-		if r.flows, err = readFlows(o.flowsFile, r.f); err != nil {
-			return r, err
-		}
+	case o.flowsFile != "":
 		r.desc += fmt.Sprintf("; %d flows from %s", len(r.flows), o.flowsFile)
-	} else {
-		var g workload.GenConfig
-		if r.flows, g, err = o.sc.generate(r.f, fs); err != nil {
-			return r, err
-		}
-		r.desc += fmt.Sprintf("; %d flows: %s", len(r.flows), g.Describe())
-		r.window = g.Duration
+	default:
+		r.desc += fmt.Sprintf("; %d flows: %s", len(r.flows), r.gen.Describe())
 	}
 	r.sc.Description = r.desc
 	return r, nil
 }
 
-// control returns the policy of --policy on r's fabric and the ports'
-// starting settings (nil: the simulator's default), refusing ECN flags
-// beside a policy that sets the thresholds or has none. For ideal it sets
-// o.runFn instead.
-func (o *simOpts) control(ctx context.Context, fs *pflag.FlagSet, r simRun, env policy.Env) (control.Policy, []control.ECN, error) {
-	flag := "--policy"
+// control returns the control of --policy on r's fabric
+// (policy.RunSpec.Resolve) and the ports' starting settings (nil: the
+// simulator's default), refusing agent flags without per-switch agents
+// and ECN flags beside a policy that sets the thresholds or has none.
+// For ideal it sets o.runFn.
+func (o *simOpts) control(ctx context.Context, fs *pflag.FlagSet, r traceRun, env policy.Env) (policy.RunControl, []control.ECN, error) {
+	flag, spec := "--policy", o.ctl.Spec
 	if fs.Changed("ecn") {
 		flag = "--ecn"
 	}
 	ecn, err := o.hw.ecnSettings(fs, r.f)
 	if err != nil {
-		return nil, nil, err
+		return policy.RunControl{}, nil, err
 	}
-	ac, err := o.agentFlags.config(fs, o.agents)
-	if err != nil {
-		return nil, nil, err
-	}
-	np, err := policy.Parse(ctx, o.policy, env)
-	if err != nil {
-		return nil, nil, fmt.Errorf("%s %s: %w", flag, o.policy, err)
-	}
-	if np.Run != nil {
-		o.runFn = np.Run
-		if o.agents != policy.AgentsCentral {
-			return nil, nil, fmt.Errorf("--agents %s: %s %s runs no agents", o.agents, flag, o.policy)
-		}
-		if ecn != nil {
-			return nil, nil, fmt.Errorf("%s %s has no ECN thresholds: drop --kmin-kb, --kmax-kb and --pmax", flag, o.policy)
-		}
-		if o.out.trace != "" {
-			return nil, nil, fmt.Errorf("%s %s has no per-port telemetry: drop --trace-out", flag, o.policy)
-		}
-		return nil, nil, nil
-	}
-	pol, polECN, err := np.New(r.f, r.sc, o.sc.seed)
-	if err != nil {
-		return nil, nil, fmt.Errorf("%s %s: %w", flag, o.policy, err)
-	}
-	if pol, err = policy.WithAgents(pol, r.f, o.agents, ac); err != nil {
-		return nil, nil, fmt.Errorf("--agents %s with %s %s: %w", o.agents, flag, o.policy, err)
-	}
-	if ib, ok := pol.(*gnn.InBand); ok {
-		if c, k := ib.Config(), int64(ib.Rounds()); c.Deadline+c.Compute > (env.Interval-1)/k {
-			return nil, nil, fmt.Errorf("--agent-deadline %s, --agent-compute %s: %d rounds of their sum must end within --interval %s",
-				o.agentFlags.Deadline, o.agentFlags.Compute, k, o.interval)
+	for _, n := range agentFlagNames() {
+		if o.ctl.Agents != policy.AgentsPerSwitch && fs.Changed(n) {
+			return policy.RunControl{}, nil, fmt.Errorf("--%s needs --agents %s", n, policy.AgentsPerSwitch)
 		}
 	}
-	if ps, ok := pol.(interface{ MessagesPerStep() int }); ok && env.Log != nil {
-		env.Log.Info("per-switch agents", "switches", len(r.f.Switches()), "messages_per_step", ps.MessagesPerStep())
+	rc, err := o.ctl.Resolve(ctx, flag, env, r.f, r.sc, o.sc.Seed, "--")
+	switch {
+	case err != nil:
+		return rc, nil, err
+	case rc.Run != nil && ecn != nil:
+		return rc, nil, fmt.Errorf("%s %s has no ECN thresholds: drop --kmin-kb, --kmax-kb and --pmax", flag, spec)
+	case rc.Run != nil && o.out.trace != "":
+		return rc, nil, fmt.Errorf("%s %s has no per-port telemetry: drop --trace-out", flag, spec)
+	case rc.Run != nil:
+		o.runFn = rc.Run
+		return rc, nil, nil
 	}
-	if _, ok := control.HostParamsOf(pol); ok && env.Log != nil {
+	if _, ok := control.HostParamsOf(rc.Policy); ok && env.Log != nil {
 		// the spec's constants replace the hardware's, as in eval and tune
 		if given := slices.DeleteFunc(hostSpecFlagNames(), func(n string) bool { return !fs.Changed(n) }); len(given) > 0 {
-			env.Log.Info("the policy's hosts' DCQCN constants replace those of the flags", "policy", o.policy, "flags", given)
+			env.Log.Info("the policy's hosts' DCQCN constants replace those of the flags", "policy", spec, "flags", given)
 		}
 	}
-	if polECN != nil {
-		if ecn != nil {
-			return nil, nil, fmt.Errorf("%s %s sets the ECN thresholds: drop --kmin-kb, --kmax-kb and --pmax", flag, o.policy)
-		}
-		ecn = polECN
+	if rc.ECN == nil {
+		return rc, ecn, nil
 	}
-	return pol, ecn, nil
+	if ecn != nil {
+		return rc, nil, fmt.Errorf("%s %s sets the ECN thresholds: drop --kmin-kb, --kmax-kb and --pmax", flag, spec)
+	}
+	return rc, rc.ECN, nil
 }
 
 func (o *simOpts) run(ctx context.Context, cmd *cobra.Command, log *slog.Logger) error {
-	if err := fileio.CheckOutputs([]string{"--topo", o.sc.topoFile, "--flows", o.flowsFile}, "--fct-out", o.out.fct, "--summary-out", o.out.summary, "--trace-out", o.out.trace); err != nil {
+	if err := fileio.CheckOutputs([]string{"--topo", o.sc.Topology, "--flows", o.flowsFile}, "--fct-out", o.out.fct, "--summary-out", o.out.summary, "--trace-out", o.out.trace); err != nil {
 		return err
 	}
 	cfg, desc, err := o.config(ctx, cmd.Flags(), log)
 	if err != nil {
 		return err
 	}
-	out := cmd.OutOrStdout()
 	log.Info("simulating", "scenario", desc)
 
 	var (
@@ -310,7 +219,7 @@ func (o *simOpts) run(ctx context.Context, cmd *cobra.Command, log *slog.Logger)
 		cfg.Trace = telemetry
 		bar := progress.NewSim(cmd.ErrOrStderr(), len(cfg.Flows), trace.FirstStart(cfg.Flows))
 		cfg.Progress = bar.Callback()
-		run := simulate
+		run := replay.RunContext // stops early with an error when ctx is cancelled (Ctrl-C)
 		if o.runFn != nil {
 			run = o.runFn
 		}
@@ -342,33 +251,17 @@ func (o *simOpts) run(ctx context.Context, cmd *cobra.Command, log *slog.Logger)
 		return err
 	}
 	res.Summary.Phases = metrics.SlowdownByPhase(res.FCT, o.phases)
-	if o.out.fct != "" {
-		if err := wrote.write("fct-out", o.out.fct, func(w io.Writer) error { return trace.WriteFCT(w, res.FCT) }); err != nil {
-			return err
-		}
-	}
-	if o.out.summary != "" {
-		if err := wrote.write("summary-out", o.out.summary, func(w io.Writer) error { return fileio.WriteJSON(w, res.Summary) }); err != nil {
-			return err
-		}
-	}
-	fmt.Fprintf(out, "# %s\n\n", desc)
-	if err := res.Summary.WriteTable(out); err != nil {
+	if err := wrote.write("fct-out", o.out.fct, func(w io.Writer) error { return trace.WriteFCT(w, res.FCT) }); err != nil {
 		return err
 	}
-	if n := len(cfg.LinkEvents); n > 0 {
-		c := res.Counters
-		fmt.Fprintf(out, "\nlink events: %d; flows rerouted: %d; packets dropped on failed links: %d, on old routes: %d; loss timeouts: %d\n",
-			n, c.Reroutes, c.LinkDrops, c.StaleDrops, c.Timeouts)
+	if err := wrote.write("summary-out", o.out.summary, func(w io.Writer) error { return fileio.WriteJSON(w, res.Summary) }); err != nil {
+		return err
+	}
+	if err := res.WriteText(cmd.OutOrStdout(), desc, len(cfg.LinkEvents)); err != nil {
+		return err
 	}
 	wrote.report(cmd.ErrOrStderr())
 	return nil
-}
-
-// simulate runs cfg to its end, stopping early with an error when ctx is
-// cancelled (Ctrl-C).
-func simulate(ctx context.Context, cfg replay.Config) (*replay.Result, error) {
-	return replay.RunContext(ctx, cfg)
 }
 
 // readFlows reads --flows, the flow file at path, for fabric f.
@@ -378,28 +271,4 @@ func readFlows(path string, f *topo.Fabric) ([]trace.Flow, error) {
 		return nil, fmt.Errorf("--flows: %w", err)
 	}
 	return flows, nil
-}
-
-// pickScenario resolves --scenario and --scenario-file, refusing the flags
-// a scenario replaces.
-func (o *simOpts) pickScenario(fs *pflag.FlagSet) (scenario.Scenario, error) {
-	if o.flowsFile != "" {
-		return scenario.Scenario{}, errors.New("--scenario and --flows both give the traffic: choose one")
-	}
-	return pickScenario(fs, o.scenario, o.scenarioFile)
-}
-
-// pickScenario resolves --scenario name and --scenario-file file (sim's
-// and gen's), refusing the fabric and traffic flags a scenario replaces.
-func pickScenario(fs *pflag.FlagSet, name string, file scenarioFileFlag) (scenario.Scenario, error) {
-	for _, n := range append(fabricFlagNames(), trafficFlagNames()...) {
-		if fs.Changed(n) {
-			return scenario.Scenario{}, fmt.Errorf("--scenario sets the fabric and traffic: drop --%s (or write a scenario file with it)", n)
-		}
-	}
-	set, err := file.load()
-	if err != nil {
-		return scenario.Scenario{}, err
-	}
-	return pick(set, name)
 }

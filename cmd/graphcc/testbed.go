@@ -19,11 +19,8 @@ import (
 	"graphcc/controller/lab"
 	"graphcc/controller/testbed"
 	"graphcc/experiment"
-	"graphcc/internal/fileio"
 	"graphcc/policy"
-	"graphcc/scenario"
 	"graphcc/topo"
-	"graphcc/trace"
 )
 
 // The testbed commands: up, run, down and status of a lab of BMv2 switches
@@ -100,28 +97,19 @@ func newTestbedUpCmd(logger loggerFunc) *cobra.Command {
 func (o *testbedUpOpts) run(ctx context.Context, cmd *cobra.Command, log *slog.Logger) error {
 	start := time.Now()
 	c := o.c
-	c.TopologyFile, c.Log = o.sc.topoFile, log
+	c.Log = log
 	if err := c.Check(); err != nil {
 		return err
 	}
-	var err error
-	if c.Scenario, c.Fabric, err = o.sc.build(cmd.Flags(), log); err != nil {
-		return err
-	}
-	if c.Buffer, err = o.sc.clos.BufferBytes("--"); err != nil {
+	o.sc.warnIgnored(cmd.Flags(), log)
+	if err := c.SetFabric(o.sc.Settings, "--"); err != nil {
 		return err
 	}
 	lb, err := testbed.Up(ctx, c)
 	if err != nil {
 		return err
 	}
-	sched := ""
-	if c.Realtime > 0 {
-		sched = fmt.Sprintf("; switch threads at SCHED_FIFO %d", c.Realtime)
-	}
-	fmt.Fprintf(cmd.OutOrStdout(), "lab %s up in %.1f s: %s; rates and times scaled by %d%s; state in %s\n",
-		lb.Name(), time.Since(start).Seconds(), c.Scenario.DescribeFabric(c.Fabric), c.Scale, sched, lb.Dir())
-	return nil
+	return c.WriteUp(cmd.OutOrStdout(), lb.Name(), lb.Dir(), time.Since(start))
 }
 
 type testbedRunOpts struct {
@@ -140,7 +128,7 @@ type testbedRunOpts struct {
 func newTestbedRunCmd(logger loggerFunc) *cobra.Command {
 	o := testbedRunOpts{sc: defaultScenario(), policies: []string{"static"}, drain: "20ms",
 		c: testbed.RunConfig{Agents: testbed.AgentsConfig{Mode: controller.AgentsCentral, MissLimit: control.DefaultMissLimit}}, hw: defaultHW()}
-	o.sc.duration = topo.FormatDuration(defaultTestbedDuration)
+	o.sc.Gen.Duration = topo.FormatDuration(defaultTestbedDuration)
 	cmd := &cobra.Command{
 		Use: "run [flags]",
 		Example: `  sudo graphcc testbed run --policies static,graphcc --compare-sim --summary-out s.json
@@ -205,12 +193,13 @@ func (o *testbedRunOpts) specs(fs *pflag.FlagSet) (string, []string, error) {
 }
 
 func (o *testbedRunOpts) run(ctx context.Context, cmd *cobra.Command, log *slog.Logger) error {
-	c := &o.c
+	c, fs := &o.c, cmd.Flags()
 	var err error
-	if c.Flag, c.Policies, err = o.specs(cmd.Flags()); err != nil {
+	if c.Flag, c.Policies, err = o.specs(fs); err != nil {
 		return err
 	}
-	if err := o.checkFlags(c.Policies, len(c.Policies) > 1); err != nil {
+	c.Outputs = testbed.Outputs{Summary: o.out.summary, FCT: o.out.fct, Trace: o.out.trace}
+	if err := c.CheckOutputs(); err != nil {
 		return err
 	}
 	if c.Interval, err = o.interval.parse(); err != nil {
@@ -230,55 +219,18 @@ func (o *testbedRunOpts) run(ctx context.Context, cmd *cobra.Command, log *slog.
 	if err := o.hw.checkFabric(s.Plan.Fabric); err != nil {
 		return err
 	}
-	if c.Scenario, c.Flows, err = o.traffic(cmd.Flags(), s, log); err != nil {
+	if err := o.sc.checkIncast(fs); err != nil {
 		return err
 	}
-	c.Seed, c.Outputs, c.Out, c.Log = o.sc.seed, testbed.Outputs{Summary: o.out.summary, FCT: o.out.fct, Trace: o.out.trace}, cmd.OutOrStdout(), log
+	if c.Scenario, c.Flows, err = s.Traffic(o.sc.Settings, c.FlowsFile, fs.Changed("incast-fanin"), log); err != nil {
+		return err
+	}
+	c.Seed, c.Out, c.Log = o.sc.Seed, cmd.OutOrStdout(), log
 	res, err := s.Run(ctx, *c)
 	if res != nil {
 		(&outputs{paths: res.Wrote}).report(cmd.ErrOrStderr())
 	}
 	return err
-}
-
-// checkFlags checks every output file of every policy of specs (several:
-// one file per policy) and the --agents flags.
-func (o *testbedRunOpts) checkFlags(specs []string, several bool) error {
-	for _, s := range specs {
-		if err := fileio.CheckOutputs(nil, "--summary-out", testbed.PolicyPath(o.out.summary, s, several), "--fct-out", testbed.PolicyPath(o.out.fct, s, several),
-			"--trace-out", testbed.PolicyPath(o.out.trace, s, several)); err != nil {
-			return err
-		}
-	}
-	return o.c.Agents.Check()
-}
-
-// traffic returns the run's scenario on the lab of s and its flows: those
-// of --flows, or generated from the traffic flags, the incast fitted to
-// the lab (testbed.FitFanIn).
-func (o *testbedRunOpts) traffic(fs *pflag.FlagSet, s *testbed.Session, log *slog.Logger) (scenario.Scenario, []trace.Flow, error) {
-	sc, f := s.Scenario(), s.Plan.Fabric
-	if o.c.FlowsFile != "" {
-		sc.Description = "from " + o.c.FlowsFile
-		flows, err := readFlows(o.c.FlowsFile, f)
-		return sc, flows, err
-	}
-	if !o.sc.noIncast {
-		fanIn, err := testbed.FitFanIn(o.sc.incastFanIn, fs.Changed("incast-fanin"), len(f.Hosts()))
-		if err != nil {
-			return sc, nil, err
-		}
-		if fanIn != o.sc.incastFanIn {
-			log.Warn("the lab is too small for the default incast: lowered --incast-fanin to hosts-1", "hosts", len(f.Hosts()), "from", o.sc.incastFanIn, "to", fanIn)
-			o.sc.incastFanIn = fanIn
-		}
-	}
-	flows, g, err := o.sc.generate(f, fs)
-	if err != nil {
-		return sc, nil, err
-	}
-	sc.Gen, sc.Description = g, g.Describe()
-	return sc, flows, nil
 }
 
 func newTestbedDownCmd(logger loggerFunc) *cobra.Command {

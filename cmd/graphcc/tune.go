@@ -20,15 +20,7 @@ import (
 type tuneOpts struct {
 	scenario     string
 	scenarioFile scenarioFileFlag
-	seeds        []uint64
-	confirm      []uint64
-	grid         string
-	refine       int
-	top          int
-	workers      int
-	dcqcn        bool
-	roles        bool
-	reuse        string
+	s            tune.Settings
 	shard        shardFlag
 	jsonOut      string
 	hw           hwFlags
@@ -36,16 +28,7 @@ type tuneOpts struct {
 }
 
 func newTuneCmd(lookup lookupFunc) *cobra.Command {
-	o := tuneOpts{
-		scenarioFile: scenarioFileFlag{lookup: lookup},
-		scenario:     scenario.Default().Name,
-		seeds:        tune.DefaultSeeds(),
-		confirm:      tune.DefaultConfirmSeeds(),
-		grid:         "extended",
-		refine:       tune.DefaultRefine,
-		top:          tune.DefaultTop,
-		hw:           defaultHW(),
-	}
+	o := tuneOpts{scenarioFile: scenarioFileFlag{lookup: lookup}, scenario: scenario.Default().Name, s: tune.DefaultSettings(), hw: defaultHW()}
 	cmd := &cobra.Command{
 		Use: "tune [flags]",
 		Example: `  graphcc tune --json fb60.json                       # fb60-incast: extended grid, 2 refinement rounds
@@ -67,15 +50,15 @@ describes the rounds, the hardware flags and sharding.`,
 	fs.SortFlags = false
 	fs.StringVar(&o.scenario, "scenario", o.scenario, "scenario to tune (see graphcc eval --list-scenarios), or several comma-separated (family:A-B: a family's draws A to B) or all for one configuration for all of them; with --scenario-file, the file's only scenario by default")
 	o.scenarioFile.add(fs, false)
-	fs.Var(newSeedsFlag(&o.seeds), "seeds", "validation seeds the selection scores on (not 1001-1010)")
-	fs.Var(newSeedsFlag(&o.confirm), "confirm-seeds", "seeds of the confirmation, apart from --seeds (not 1001-1010)")
-	fs.StringVar(&o.grid, "grid", o.grid, "coarse grid: paper (the 120 of the action set), extended (265, with kmin 0 and 1 KB, kmax 2 to 8 and 512 KB), or actions:SET, the 120 settings of train's --actions table SET (paper, extended or rpc): labels such a model plays exactly")
-	fs.IntVar(&o.refine, "refine", o.refine, "refinement rounds around the leaders")
-	fs.IntVar(&o.top, "top", o.top, "leaders refined each round")
-	fs.BoolVar(&o.dcqcn, "dcqcn", false, "tune the hosts' DCQCN reaction point (rate-increase timer, alpha and decrease periods, AI, HAI) jointly, from the hardware's constants (--dcqcn-*)")
-	fs.BoolVar(&o.roles, "roles", false, "tune the switch ports facing a host and those facing a switch apart (an edge: policy)")
-	fs.IntVar(&o.workers, "workers", 0, "simulations run at once (0: one per CPU)")
-	fs.StringVar(&o.reuse, "reuse", "", "directory of one-scenario tune results (DIR/<scenario>.json, e.g. models/tuned): a configuration such a file ran on the same seeds and hardware is not simulated again on its scenario (a search of several scenarios, or of one with --dcqcn or --roles from where its switch-only search ended); the winner is run again and must score as its files say")
+	fs.Var(newSeedsFlag(&o.s.Seeds), "seeds", "validation seeds the selection scores on (not 1001-1010)")
+	fs.Var(newSeedsFlag(&o.s.ConfirmSeeds), "confirm-seeds", "seeds of the confirmation, apart from --seeds (not 1001-1010)")
+	fs.StringVar(&o.s.Grid, "grid", o.s.Grid, "coarse grid: paper (the 120 of the action set), extended (265, with kmin 0 and 1 KB, kmax 2 to 8 and 512 KB), or actions:SET, the 120 settings of train's --actions table SET (paper, extended or rpc): labels such a model plays exactly")
+	fs.IntVar(&o.s.Refine, "refine", o.s.Refine, "refinement rounds around the leaders")
+	fs.IntVar(&o.s.Top, "top", o.s.Top, "leaders refined each round")
+	fs.BoolVar(&o.s.DCQCN, "dcqcn", false, "tune the hosts' DCQCN reaction point (rate-increase timer, alpha and decrease periods, AI, HAI) jointly, from the hardware's constants (--dcqcn-*)")
+	fs.BoolVar(&o.s.Roles, "roles", false, "tune the switch ports facing a host and those facing a switch apart (an edge: policy)")
+	fs.IntVar(&o.s.Workers, "workers", 0, "simulations run at once (0: one per CPU)")
+	fs.StringVar(&o.s.Reuse, "reuse", "", "directory of one-scenario tune results (DIR/<scenario>.json, e.g. models/tuned): a configuration such a file ran on the same seeds and hardware is not simulated again on its scenario (a search of several scenarios, or of one with --dcqcn or --roles from where its switch-only search ended); the winner is run again and must score as its files say")
 	o.shard.add(fs, "the grid round")
 	fs.StringVar(&o.jsonOut, "json", "", "write the result here as JSON (default tune.json); with --shard, the shard's part (required)")
 	addRenamed(fs, &o.jsonOut, "out", "json")
@@ -87,59 +70,14 @@ describes the rounds, the hardware flags and sharding.`,
 // config builds the search of the flags.
 func (o *tuneOpts) config(fs *pflag.FlagSet) (tune.Config, error) {
 	var c tune.Config
-	set, err := o.scenarioFile.load()
-	if err != nil {
+	var err error
+	if c.Scenarios, err = o.scenarioFile.resolve(fs, "scenario", o.scenario, false); err != nil {
 		return c, err
 	}
-	switch {
-	case o.scenarioFile.path != "" && !fs.Changed("scenario"):
-		sc, err := pick(set, "") // the file's only scenario
-		if err != nil {
-			return c, err
-		}
-		c.Scenarios = []scenario.Scenario{sc}
-	default:
-		if c.Scenarios, err = set.Resolve(o.scenario); err != nil {
-			return c, fmt.Errorf("--scenario %s: %w", o.scenario, err)
-		}
-	}
-	if c.Grid, err = tune.ParseGrid("--grid", o.grid); err != nil {
+	if err := o.s.Apply(&c, "--"); err != nil {
 		return c, err
 	}
-	switch {
-	case o.refine < 0:
-		return c, fmt.Errorf("--refine %d: must not be negative", o.refine)
-	case o.top < 1:
-		return c, fmt.Errorf("--top %d: must be at least 1", o.top)
-	case o.workers < 0:
-		return c, fmt.Errorf("--workers %d: must not be negative (0 = one per CPU)", o.workers)
-	case len(o.seeds) == 0:
-		return c, fmt.Errorf("--seeds: no seed given")
-	case len(o.confirm) == 0:
-		return c, fmt.Errorf("--confirm-seeds: no seed given")
-	}
-	if err := experiment.CheckTrainingSeeds(o.seeds); err != nil {
-		return c, fmt.Errorf("--seeds: %w", err)
-	}
-	if err := experiment.CheckTrainingSeeds(o.confirm); err != nil {
-		return c, fmt.Errorf("--confirm-seeds: %w", err)
-	}
-	if err := o.hardware(fs, &c); err != nil {
-		return c, err
-	}
-	c.Refine, c.Top, c.Workers = o.refine, o.top, o.workers
-	c.DCQCN, c.Roles = o.dcqcn, o.roles
-	c.Seeds, c.ConfirmSeeds = o.seeds, o.confirm
-	if o.reuse != "" {
-		var names []string
-		for _, sc := range c.Scenarios {
-			names = append(names, sc.Name)
-		}
-		if c.Prior, err = tune.LoadPrior(o.reuse, names); err != nil {
-			return c, fmt.Errorf("--reuse: %w", err)
-		}
-	}
-	return c, nil
+	return c, o.hardware(fs, &c)
 }
 
 // hardware sets c's simulated hardware and control interval from the
@@ -157,7 +95,7 @@ func (o *tuneOpts) hardware(fs *pflag.FlagSet, c *tune.Config) error {
 	if err := o.hw.checkScenarios(c.Scenarios); err != nil {
 		return err
 	}
-	if o.dcqcn {
+	if o.s.DCQCN {
 		if err := tune.HardwareDCQCN(c.Params).Params().Validate(); err != nil {
 			return fmt.Errorf("--dcqcn starts from the hosts' constants of --%s, which must be a NIC's: %w",
 				strings.Join(hostSpecFlagNames(), ", --"), err)
@@ -215,7 +153,7 @@ func runSearch(cmd *cobra.Command, jsonOut string, rounds int, search func(progr
 // runShard runs shard --shard of the grid of the search c and writes
 // its part to --json.
 func (o *tuneOpts) runShard(ctx context.Context, cmd *cobra.Command, c tune.Config) error {
-	if o.reuse != "" {
+	if o.s.Reuse != "" {
 		return fmt.Errorf("--reuse with --shard: a shard runs its part of the grid whole (reuse the priors in one process instead)")
 	}
 	runs := func(s experiment.Shard) int {

@@ -12,7 +12,8 @@
 //     settings, sets the queues and the switch threads' real-time
 //     priority, and takes the lab down again if any of that fails.
 //   - UpConfig.Check and CheckRealtime check what they can before the
-//     fabric is built.
+//     fabric is built; UpConfig.SetFabric builds it from a
+//     scenario.Settings, and UpConfig.WriteUp says what came up.
 //   - Down takes a lab down and removes the files the commands keep beside
 //     its state; WriteStatus shows a lab and its last control step.
 //
@@ -23,9 +24,10 @@
 //     policy spec in turn (controller.RunPolicies): each policy's trace,
 //     last step, FCT and summary files (Outputs, PolicyPath), its summary
 //     table, the simulator's run beside it (--compare-sim) and the
-//     comparison of them all. The caller gives the scenario and its flows
-//     (from a flow file, or generated, with FitFanIn fitting an incast to
-//     the lab).
+//     comparison of them all. RunConfig.CheckOutputs checks its files
+//     first. Session.Traffic gives the scenario and its flows (from a
+//     flow file, or generated from a scenario.Settings, with FitFanIn
+//     fitting an incast to the lab).
 //   - AgentsConfig is how a GraphCC policy's step runs: central, or one
 //     agent process per switch (the processes run graphcc testbed agent).
 //

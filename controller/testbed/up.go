@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"log/slog"
 	"os"
 	"path/filepath"
@@ -201,4 +202,29 @@ func labDir(name, dir string) string {
 		return dir
 	}
 	return lab.DefaultDir(name)
+}
+
+// SetFabric sets c's Scenario and Fabric (scenario.Settings.Fabric, at
+// s.Seed), TopologyFile and Buffer from the fabric settings s, errors
+// naming them with prefix.
+func (c *UpConfig) SetFabric(s scenario.Settings, prefix string) error {
+	var err error
+	if c.Scenario, c.Fabric, err = s.Fabric("sim", prefix); err != nil {
+		return err
+	}
+	c.TopologyFile = s.Topology
+	c.Buffer, err = s.Clos.BufferBytes(prefix)
+	return err
+}
+
+// WriteUp says on w that the lab name in dir, built of c, came up in
+// wall: its fabric, its scale and its switch threads' scheduling.
+func (c *UpConfig) WriteUp(w io.Writer, name, dir string, wall time.Duration) error {
+	sched := ""
+	if c.Realtime > 0 {
+		sched = fmt.Sprintf("; switch threads at SCHED_FIFO %d", c.Realtime)
+	}
+	_, err := fmt.Fprintf(w, "lab %s up in %.1f s: %s; rates and times scaled by %d%s; state in %s\n",
+		name, wall.Seconds(), c.Scenario.DescribeFabric(c.Fabric), c.Scale, sched, dir)
+	return err
 }

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"graphcc/controller"
+	"graphcc/scenario"
 )
 
 func TestCheckRealtime(t *testing.T) {
@@ -91,5 +92,35 @@ func TestPipelineLoad(t *testing.T) {
 		case tc.want != "" && (err == nil || !strings.Contains(err.Error(), tc.want)):
 			t.Errorf("%s: %v, want %q", tc.name, err, tc.want)
 		}
+	}
+}
+
+// TestUpConfigSetFabric sets a lab's fabric from settings and says what
+// came up, errors naming the settings.
+func TestUpConfigSetFabric(t *testing.T) {
+	s := scenario.DefaultSettings()
+	s.Clos.Leaves, s.Clos.HostsPerLeaf, s.Clos.BufferMB = 2, 2, 2
+	c := UpConfig{Scale: 40000, Realtime: 10}
+	if err := c.SetFabric(s, "--"); err != nil {
+		t.Fatal(err)
+	}
+	if c.Fabric == nil || len(c.Fabric.Hosts()) != 4 || c.Buffer != 2<<20 || c.TopologyFile != "" || c.Scenario.Clos.Leaves != 2 {
+		t.Errorf("SetFabric: %+v", c)
+	}
+	var b strings.Builder
+	if err := c.WriteUp(&b, "small", "/run/graphcc/small", 1500*time.Millisecond); err != nil {
+		t.Fatal(err)
+	}
+	want := "lab small up in 1.5 s: Clos of 2 leaves x 2 hosts, 2 spines: 4 hosts, 4 switches, 8 links; rates and times scaled by 40000; switch threads at SCHED_FIFO 10; state in /run/graphcc/small\n"
+	if b.String() != want {
+		t.Errorf("WriteUp:\n%q\nwant\n%q", b.String(), want)
+	}
+	s.Clos.Spines = 0
+	if err := c.SetFabric(s, "--"); err == nil || !strings.HasPrefix(err.Error(), "--spines 0: must be at least 1") {
+		t.Errorf("no spines: %v", err)
+	}
+	s.Clos.Spines, s.Clos.BufferMB = 1, 0
+	if err := c.SetFabric(s, "--"); err == nil || !strings.HasPrefix(err.Error(), "--buffer-mb 0: must be positive") {
+		t.Errorf("no buffer: %v", err)
 	}
 }

@@ -120,21 +120,7 @@ func ratioJSON(r metrics.Ratio) (*float64, []float64) {
 	if r.HasInterval() {
 		ci = []float64{r.Lo, r.Hi}
 	}
-	return jsonFloats([]float64{r.Value})[0], ci
-}
-
-// jsonFloats returns v with NaNs as nil, which JSON writes as null.
-func jsonFloats(v []float64) []*float64 {
-	if v == nil {
-		return nil
-	}
-	out := make([]*float64, len(v))
-	for i := range v {
-		if !math.IsNaN(v[i]) {
-			out[i] = &v[i]
-		}
-	}
-	return out
+	return fileio.JSONFloats([]float64{r.Value})[0], ci
 }
 
 // WriteJSON writes rep as indented JSON: the reference, policies,
@@ -182,10 +168,10 @@ func (r view) writeJSON(w io.Writer) error {
 		sj := newScenarioJSON(sr)
 		for pi, pr := range sr.Policies {
 			pj := policyJSON{Policy: pr.Policy, Summary: pr.Summary, SmallP99: pr.SmallP99,
-				SlowdownByBin: pr.SlowdownByBin, PerSeed: pr.PerSeed, Rewards: jsonFloats(pr.Rewards),
+				SlowdownByBin: pr.SlowdownByBin, PerSeed: pr.PerSeed, Rewards: fileio.JSONFloats(pr.Rewards),
 				VsYardsticks: yardRatiosJSON(r.Yardsticks, pr), Phases: phaseRatiosJSON(pr)}
 			for _, v := range pr.PerSeedRewards {
-				pj.PerSeedRewards = append(pj.PerSeedRewards, jsonFloats(v))
+				pj.PerSeedRewards = append(pj.PerSeedRewards, fileio.JSONFloats(v))
 			}
 			if v := r.NormalizedMeanSlowdown(si, pi); !math.IsNaN(v) {
 				pj.NormalizedMeanSlowdown = &v

@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	"graphcc/experiment"
+	"graphcc/internal/fileio"
 	"graphcc/metrics"
 	"graphcc/scenario"
 )
@@ -94,7 +95,7 @@ func phaseRatiosJSON(pr experiment.PolicyResult) []phaseRatioJSON {
 		return nil
 	}
 	flows, slowdown := phaseShares(pr.Summary.Phases)
-	fj, sj := jsonFloats(flows), jsonFloats(slowdown)
+	fj, sj := fileio.JSONFloats(flows), fileio.JSONFloats(slowdown)
 	out := make([]phaseRatioJSON, len(pr.Summary.Phases))
 	for i := range out {
 		out[i].FlowShare, out[i].SlowdownSumShare = fj[i], sj[i]

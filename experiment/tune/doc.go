@@ -13,6 +13,9 @@
 //     simulated hardware, the progress callbacks; Config.Rounds counts
 //     its rounds. DefaultSeeds, DefaultConfirmSeeds, DefaultRefine,
 //     DefaultTop and DefaultBatch are its defaults.
+//   - Settings are a search's own settings as a person writes them
+//     (tune's flags; DefaultSettings): Settings.Apply checks them into a
+//     Config, errors naming the setting.
 //   - Round is what one round did (Config.Progress).
 //
 // # Configurations

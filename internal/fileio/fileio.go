@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"math"
 	"os"
 	"path/filepath"
 )
@@ -21,6 +22,21 @@ func WriteJSON(w io.Writer, v any) error {
 	}
 	_, err := w.Write(buf.Bytes())
 	return err
+}
+
+// JSONFloats returns v with its NaNs as nil, which JSON writes as null
+// (encoding/json refuses NaN); the others point into v.
+func JSONFloats(v []float64) []*float64 {
+	if v == nil {
+		return nil
+	}
+	out := make([]*float64, len(v))
+	for i := range v {
+		if !math.IsNaN(v[i]) {
+			out[i] = &v[i]
+		}
+	}
+	return out
 }
 
 // WriteAtomic writes path through write: into a temporary file in the

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"errors"
 	"io"
+	"math"
 	"os"
 	"path/filepath"
 	"strings"
@@ -70,5 +71,19 @@ func TestWriteFileAtomic(t *testing.T) {
 	// A missing directory fails cleanly.
 	if err := WriteAtomic(filepath.Join(dir, "no", "such"), func(io.Writer) error { return nil }); err == nil {
 		t.Error("missing directory accepted")
+	}
+}
+
+// TestJSONFloats writes NaN as null and the other values as they are.
+func TestJSONFloats(t *testing.T) {
+	if JSONFloats(nil) != nil {
+		t.Error("JSONFloats(nil) is not nil")
+	}
+	var b bytes.Buffer
+	if err := WriteJSON(&b, JSONFloats([]float64{1.5, math.NaN(), 0})); err != nil {
+		t.Fatal(err)
+	}
+	if got := strings.Join(strings.Fields(b.String()), ""); got != "[1.5,null,0]" {
+		t.Errorf("JSON %s, want [1.5,null,0]", got)
 	}
 }

@@ -1,9 +1,3 @@
-// Package bench times the packet-level simulator (package replay): one
-// trace run several times, each run timed alone, with events and
-// simulated seconds per wall second and the peak RSS, and the sweep of
-// loads and fabric sizes that docs/performance.md records. It is what
-// `graphcc bench` runs; the simulator itself keeps no timing code beyond
-// its summary's.
 package bench
 
 import (
