@@ -10,9 +10,11 @@
 // traffic), tuned:FILE (the best fixed setting of a graphcc tune result),
 // tuned:DIR (on each scenario the best fixed setting of its own tune
 // result, DIR/<scenario>.json: the per-scenario tuned yardstick),
-// graphcc[:MODEL], acc[:MODEL], floor:MARGIN:BASE[@graphcc[:MODEL]] (a
+// graphcc[:MODEL], acc[:MODEL], floor:MARGIN[/HOST_MARGIN[/LINK_HOLD]]:BASE[@graphcc[:MODEL]] (a
 // GraphCC model held to a base policy unless its Q-gap over the base's
-// action exceeds MARGIN, gnn.Floor), or ideal, the fabric's fair share without
+// action exceeds MARGIN, the host agents' HOST_MARGIN, and held on the
+// base while a link is down and LINK_HOLD after: gnn.Floor, gnn.FloorGates),
+// or ideal, the fabric's fair share without
 // queues (replay/ideal), which only the simulator runs. Parse turns a spec
 // into a Named policy; Specs lists the forms for help texts (SpecsHelp).
 // NewTeacher makes of a spec the teacher an imitating trainer copies
