@@ -16,7 +16,9 @@ import (
 // choice is better there. Confidence is the Q-gap: the model's Q value of
 // its greedy action less its Q value of the base's action must exceed the
 // margin. So a margin of +Inf is the base exactly and a margin of -Inf the
-// model (from the base's initial settings on).
+// model (from the base's initial settings on). FloorGates gives the host
+// agents a margin of their own and may hold everything on the base while a
+// link is down.
 //
 // The base's action of a port is the action of the model's set nearest to
 // the base's setting at the port's rate (ActionSet.Nearest: log2 distance

@@ -1,6 +1,7 @@
 package gnn
 
 import (
+	"errors"
 	"fmt"
 	"math"
 
@@ -39,7 +40,7 @@ func UniformGates(margin float64) FloorGates {
 // hold.
 func (gs FloorGates) check() error {
 	if math.IsNaN(gs.Margin) || math.IsNaN(gs.HostMargin) {
-		return fmt.Errorf("floor: margin is NaN")
+		return errors.New("floor: margin is NaN")
 	}
 	if gs.LinkHold < 0 {
 		return fmt.Errorf("floor: negative link hold %d ps", gs.LinkHold)
