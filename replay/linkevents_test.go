@@ -69,13 +69,19 @@ func runWatching(t *testing.T, cfg Config) *Result {
 	return r
 }
 
-func TestLinkFailsMidRun(t *testing.T) {
-	f := clos(t)
-	flows := genFlows(t, f, 7, 3*topo.Millisecond)
+// firstStart returns the earliest start of flows, which must not be empty.
+func firstStart(flows []trace.Flow) int64 {
 	first := flows[0].Start
 	for _, fl := range flows {
 		first = min(first, fl.Start)
 	}
+	return first
+}
+
+func TestLinkFailsMidRun(t *testing.T) {
+	f := clos(t)
+	flows := genFlows(t, f, 7, 3*topo.Millisecond)
+	first := firstStart(flows)
 	l := link(t, f, "leaf0-spine1")
 	for _, tc := range []struct {
 		name   string
@@ -282,10 +288,7 @@ func TestLostLastAckRecovered(t *testing.T) {
 func TestTelemetryLinkDown(t *testing.T) {
 	f := clos(t)
 	flows := genFlows(t, f, 7, 3*topo.Millisecond)
-	first := flows[0].Start
-	for _, fl := range flows {
-		first = min(first, fl.Start)
-	}
+	first := firstStart(flows)
 	l := link(t, f, "leaf0-spine1")
 	down, up := first+topo.Millisecond, first+2*topo.Millisecond
 	var intervals, held int
