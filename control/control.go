@@ -77,6 +77,11 @@ type PortSample struct {
 	// counts. Like EnqHist it is counted at switch egress ports only; a
 	// host's NIC port reports 0 in both fabrics.
 	FlowStarts int64
+	// LinkDown reports that the port's link was down at the end of the
+	// interval: in the simulator a link of replay.Config.LinkEvents that
+	// has failed and not come back. The testbed runs no link events and
+	// reports false.
+	LinkDown bool
 }
 
 // EnqPackets returns the data packets enqueued at the port in the interval.

@@ -53,7 +53,9 @@
 // GraphCC (NewGraphCC) is the central GraphCC policy, a control.Policy and,
 // with a host head, a control.HostDecider; Act lets a trainer's exploring
 // policy act through it. Floor (NewFloor) holds a GraphCC policy to a base
-// policy's settings unless its Q-gap over the base's action passes Gate. ACC (NewACC, NewACCFrom, PortNames) is the ACC
+// policy's settings unless its Q-gap over the base's action passes Gate
+// and the other FloorGates (a margin per head, a hold on link events;
+// UniformGates) let it. ACC (NewACC, NewACCFrom, PortNames) is the ACC
 // baseline, its Observe, Greedy and Act the same for its trainer. Agent
 // (NewAgent) is one switch's share of GraphCC's step, SwitchView and
 // ViewPort what it sees; PerSwitch runs every switch's agent within the step

@@ -3,7 +3,6 @@ package gnn
 import (
 	"errors"
 	"fmt"
-	"math"
 	"slices"
 
 	"graphcc/control"
@@ -17,7 +16,9 @@ import (
 // choice is better there. Confidence is the Q-gap: the model's Q value of
 // its greedy action less its Q value of the base's action must exceed the
 // margin. So a margin of +Inf is the base exactly and a margin of -Inf the
-// model (from the base's initial settings on).
+// model (from the base's initial settings on). FloorGates gives the host
+// agents a margin of their own and may hold everything on the base while a
+// link is down.
 //
 // The base's action of a port is the action of the model's set nearest to
 // the base's setting at the port's rate (ActionSet.Nearest: log2 distance
@@ -39,7 +40,9 @@ type Floor struct {
 	g       *GraphCC
 	base    control.Policy
 	baseHD  control.HostDecider // base's host decider, nil if it decides none
-	margin  float64
+	gates   FloorGates
+	links   linkGate      // the hold on link events (gates.HoldLinks)
+	held    bool          // the last Decide held every agent on the base (links)
 	start   []control.ECN // the base's initial settings, by topo.PortID
 	ecn     []control.ECN // the base's current settings, by topo.PortID
 	near    []int         // per agent: the action nearest to nearOf
@@ -52,15 +55,16 @@ type Floor struct {
 }
 
 // NewFloor returns the policy that holds g's agents at base's settings
-// unless g's Q-gap over base's action exceeds margin (Floor). start is
-// base's initial setting of every port (by topo.PortID), the run's; nil
-// means control.StaticSettings of f. margin must not be NaN.
-func NewFloor(g *GraphCC, base control.Policy, start []control.ECN, f *topo.Fabric, margin float64) (*Floor, error) {
+// unless g's Q-gap over base's action exceeds the margin of gates (Floor)
+// and no other gate of gates holds them. start is base's initial setting
+// of every port (by topo.PortID), the run's; nil means
+// control.StaticSettings of f. No margin may be NaN.
+func NewFloor(g *GraphCC, base control.Policy, start []control.ECN, f *topo.Fabric, gates FloorGates) (*Floor, error) {
 	if g == nil || base == nil {
 		return nil, errors.New("floor: needs a model and a base policy")
 	}
-	if math.IsNaN(margin) {
-		return nil, errors.New("floor: margin is NaN")
+	if err := gates.check(); err != nil {
+		return nil, err
 	}
 	if start == nil {
 		start = control.StaticSettings(f)
@@ -72,7 +76,7 @@ func NewFloor(g *GraphCC, base control.Policy, start []control.ECN, f *topo.Fabr
 		return nil, fmt.Errorf("floor: a fabric of %d ports, the model's policy is on one of %d", len(start), g.fz.ports)
 	}
 	fl := &Floor{
-		g: g, base: base, margin: margin, start: slices.Clone(start), ecn: slices.Clone(start),
+		g: g, base: base, gates: gates, start: slices.Clone(start), ecn: slices.Clone(start),
 		near: make([]int, len(g.agents)), nearOf: make([]control.ECN, len(g.agents)),
 		hosts: make([]control.HostParams, len(start)),
 		hnear: make([]int, len(g.hosts)), hnearOf: make([]control.HostParams, len(g.hosts)),
@@ -103,6 +107,7 @@ func (fl *Floor) Decide(t *control.Telemetry, ecn []control.ECN) {
 	g.fz.Observe(t)
 	g.inf.Greedy(g.fz.Features(), g.actions)
 	copy(ecn, fl.ecn)
+	fl.held = fl.gates.HoldLinks && fl.links.holds(t, fl.gates.LinkHold)
 	q, na := g.inf.Q(), g.m.Actions
 	for i, p := range g.agents {
 		if fl.ecn[p] != fl.nearOf[i] {
@@ -111,7 +116,7 @@ func (fl *Floor) Decide(t *control.Telemetry, ecn []control.ECN) {
 		}
 		row := q[i*na : (i+1)*na]
 		a := g.actions[i]
-		fl.model[i] = Gate(row[a], row[fl.near[i]], fl.margin)
+		fl.model[i] = !fl.held && Gate(row[a], row[fl.near[i]], fl.gates.Margin)
 		if fl.model[i] {
 			ecn[p] = g.m.ActionSet.Setting(a, g.rates[i])
 		}
@@ -152,7 +157,7 @@ func (fl *Floor) DecideHosts(t *control.Telemetry, hosts []control.HostParams) {
 		a := g.actions[len(g.agents)+j]
 		k := len(g.agents) + j
 		wasModel := fl.model[k]
-		fl.model[k] = Gate(row[a], row[fl.hnear[j]], fl.margin)
+		fl.model[k] = !fl.held && Gate(row[a], row[fl.hnear[j]], fl.gates.HostMargin)
 		switch {
 		case fl.model[k]:
 			hosts[p] = g.m.HostTable.Action(a)
@@ -173,6 +178,7 @@ func (fl *Floor) Reset() {
 	fl.g.Reset()
 	copy(fl.ecn, fl.start)
 	clear(fl.model)
+	fl.links, fl.held = linkGate{}, false
 	fl.hostsOK = false
 }
 

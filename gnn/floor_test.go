@@ -55,7 +55,7 @@ func floorRun(t *testing.T, f *topo.Fabric, p control.Policy, ecn []control.ECN)
 
 func mustFloor(t *testing.T, g *GraphCC, base control.Policy, start []control.ECN, f *topo.Fabric, margin float64) *Floor {
 	t.Helper()
-	fl, err := NewFloor(g, base, start, f, margin)
+	fl, err := NewFloor(g, base, start, f, UniformGates(margin))
 	if err != nil {
 		t.Fatal(err)
 	}

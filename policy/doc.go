@@ -12,9 +12,11 @@
 // result, DIR/<scenario>.json: the per-scenario tuned yardstick),
 // tuned:joint and tuned:switch (the tune results graphcc ships, package
 // models: ShippedTunes lists them with the hardware each was tuned on,
-// which HardwareDiff compares with another's), graphcc[:MODEL], acc[:MODEL], floor:MARGIN:BASE[@graphcc[:MODEL]] (a
+// which HardwareDiff compares with another's), graphcc[:MODEL], acc[:MODEL], floor:MARGIN[/HOST_MARGIN[/LINK_HOLD]]:BASE[@graphcc[:MODEL]] (a
 // GraphCC model held to a base policy unless its Q-gap over the base's
-// action exceeds MARGIN, gnn.Floor), or ideal, the fabric's fair share without
+// action exceeds MARGIN, the host agents' HOST_MARGIN, and held on the
+// base while a link is down and LINK_HOLD after: gnn.Floor, gnn.FloorGates),
+// or ideal, the fabric's fair share without
 // queues (replay/ideal), which only the simulator runs. Parse turns a spec
 // into a Named policy; Specs lists the forms for help texts (SpecsHelp).
 // NewTeacher makes of a spec the teacher an imitating trainer copies

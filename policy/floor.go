@@ -23,11 +23,12 @@ const FloorModelMark = "@graphcc"
 // hosts' constants off (nests).
 func floorDef(ctx context.Context, env Env) def {
 	return def{
-		Spec: Spec{Name: "floor", Usage: "floor:MARGIN:BASE[@graphcc[:MODEL]]",
+		Spec: Spec{Name: "floor", Usage: "floor:MARGIN[/HOST_MARGIN[/LINK_HOLD]]:BASE[@graphcc[:MODEL]]",
 			Help: "floor:0.05:tuned:models/tuned-joint-global.json@graphcc:models/graphcc-hosts.model: the GraphCC model (the built-in one without @…) " +
 				"held to the base policy BASE (any ECN policy spec but floor, its hosts' constants included, e.g. static:0.5,32,0.125+dcqcn:55,55,2,5,25): " +
 				"every interval each switch port, and with a host head each host, keeps the base's setting unless the model's Q value of its greedy action " +
-				"exceeds its Q value of the action nearest the base's setting by more than MARGIN (inf: the base exactly; -inf: the model, from the base's start)"},
+				"exceeds its Q value of the action nearest the base's setting by more than MARGIN (inf: the base exactly; -inf: the model, from the base's start); " +
+				"floor:30/10:…: margin 30 for the switch ports, 10 for the hosts; floor:5/5/2ms:…: besides, every port and host on the base while a link of the fabric is down and for 2 ms after the last comes back"},
 		build: func(args string) (Factory, func(scenario.Scenario) error, error) {
 			return buildFloor(ctx, env, args)
 		},
@@ -39,22 +40,23 @@ func floorDef(ctx context.Context, env Env) def {
 
 // floorArgs is a floor spec's arguments, split.
 type floorArgs struct {
-	margin      float64
+	gates       gnn.FloorGates
 	base, model string // specs
 }
 
-// parseFloorArgs splits MARGIN:BASE[@graphcc[:MODEL]]. MARGIN is a number
-// or ±inf; the base is cut at the first FloorModelMark.
+// parseFloorArgs splits GATES:BASE[@graphcc[:MODEL]]. GATES is
+// MARGIN[/HOST_MARGIN[/LINK_HOLD]] (parseFloorGates); the base is cut
+// at the first FloorModelMark.
 func parseFloorArgs(args string) (floorArgs, error) {
 	m, rest, ok := strings.Cut(args, ":")
 	if !ok {
 		return floorArgs{}, fmt.Errorf("want MARGIN:BASE[%s[:MODEL]], got %q", FloorModelMark, args)
 	}
-	x, err := strconv.ParseFloat(strings.TrimSpace(m), 64)
-	if err != nil || math.IsNaN(x) {
-		return floorArgs{}, fmt.Errorf("margin %q is not a number (nor inf or -inf)", m)
+	gates, err := parseFloorGates(m)
+	if err != nil {
+		return floorArgs{}, err
 	}
-	a := floorArgs{margin: x, base: rest, model: "graphcc"}
+	a := floorArgs{gates: gates, base: rest, model: "graphcc"}
 	if i := strings.Index(rest, FloorModelMark); i >= 0 {
 		a.base, a.model = rest[:i], rest[i+1:]
 	}
@@ -65,6 +67,45 @@ func parseFloorArgs(args string) (floorArgs, error) {
 		return floorArgs{}, fmt.Errorf("base %q: want a policy spec other than floor and graphcc", a.base)
 	}
 	return a, nil
+}
+
+// parseFloorGates parses MARGIN[/HOST_MARGIN[/LINK_HOLD]]: the switch
+// ports' margin, the host agents' (MARGIN's if not given), and the hold on
+// link events (gnn.FloorGates.HoldLinks) with its time after the last link
+// comes back (a duration; not given: no hold). Slashes, not commas: a list
+// of specs is split at commas (Split).
+func parseFloorGates(v string) (gnn.FloorGates, error) {
+	parts := strings.Split(v, "/")
+	if len(parts) > 3 {
+		return gnn.FloorGates{}, fmt.Errorf("gates %q: want MARGIN[/HOST_MARGIN[/LINK_HOLD]]", v)
+	}
+	var gs gnn.FloorGates
+	var err error
+	if gs.Margin, err = parseMargin(parts[0]); err != nil {
+		return gs, err
+	}
+	gs.HostMargin = gs.Margin
+	if len(parts) > 1 {
+		if gs.HostMargin, err = parseMargin(parts[1]); err != nil {
+			return gs, fmt.Errorf("host %w", err)
+		}
+	}
+	if len(parts) > 2 {
+		gs.HoldLinks = true
+		if gs.LinkHold, err = topo.ParseDuration("link hold", strings.TrimSpace(parts[2]), true); err != nil {
+			return gs, err
+		}
+	}
+	return gs, nil
+}
+
+// parseMargin parses one margin: a number or ±inf, not NaN.
+func parseMargin(v string) (float64, error) {
+	x, err := strconv.ParseFloat(strings.TrimSpace(v), 64)
+	if err != nil || math.IsNaN(x) {
+		return 0, fmt.Errorf("margin %q is not a number (nor inf or -inf)", v)
+	}
+	return x, nil
 }
 
 // buildFloor parses a floor spec's arguments into its factory and its
@@ -83,13 +124,13 @@ func buildFloor(ctx context.Context, env Env, args string) (Factory, func(scenar
 		return nil, nil, fmt.Errorf("model: %w", err)
 	}
 	f := func(fab *topo.Fabric, sc scenario.Scenario, seed uint64) (control.Policy, []control.ECN, error) {
-		return newFloor(fab, sc, seed, base.New, model.New, a.margin)
+		return newFloor(fab, sc, seed, base.New, model.New, a.gates)
 	}
 	return f, base.Check, nil
 }
 
 // newFloor builds one run's floor policy of the base and model factories.
-func newFloor(fab *topo.Fabric, sc scenario.Scenario, seed uint64, base, model Factory, margin float64) (control.Policy, []control.ECN, error) {
+func newFloor(fab *topo.Fabric, sc scenario.Scenario, seed uint64, base, model Factory, gates gnn.FloorGates) (control.Policy, []control.ECN, error) {
 	bp, start, err := base(fab, sc, seed)
 	if err != nil {
 		return nil, nil, fmt.Errorf("floor base: %w", err)
@@ -105,7 +146,7 @@ func newFloor(fab *topo.Fabric, sc scenario.Scenario, seed uint64, base, model F
 	if !ok {
 		return nil, nil, fmt.Errorf("floor model is a %T, not a GraphCC policy", mp)
 	}
-	fl, err := gnn.NewFloor(g, bp, start, fab, margin)
+	fl, err := gnn.NewFloor(g, bp, start, fab, gates)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -115,21 +156,39 @@ func newFloor(fab *topo.Fabric, sc scenario.Scenario, seed uint64, base, model F
 	return fl, start, nil
 }
 
-// canonicalFloor writes a floor spec's arguments with its margin in
-// strconv's shortest form and its base and model canonical (Canonical).
+// canonicalFloor writes a floor spec's arguments with its gates canonical
+// (formatFloorGates) and its base and model canonical (Canonical).
 func canonicalFloor(args string) string {
 	a, err := parseFloorArgs(args)
 	if err != nil {
 		return args
 	}
-	m := strconv.FormatFloat(a.margin, 'f', -1, 64)
-	switch {
-	case math.IsInf(a.margin, 1):
-		m = "inf"
-	case math.IsInf(a.margin, -1):
-		m = "-inf"
+	return formatFloorGates(a.gates) + ":" + Canonical(a.base) + "@" + Canonical(a.model)
+}
+
+// formatFloorGates writes gates as parseFloorGates reads them: margins in
+// strconv's shortest form or ±inf, the host margin only where it differs
+// or a hold follows, the hold only where there is one.
+func formatFloorGates(gs gnn.FloorGates) string {
+	s := formatMargin(gs.Margin)
+	if gs.HostMargin != gs.Margin || gs.HoldLinks {
+		s += "/" + formatMargin(gs.HostMargin)
 	}
-	return m + ":" + Canonical(a.base) + "@" + Canonical(a.model)
+	if gs.HoldLinks {
+		s += "/" + topo.FormatDuration(gs.LinkHold)
+	}
+	return s
+}
+
+// formatMargin writes a margin in strconv's shortest form, or inf, -inf.
+func formatMargin(x float64) string {
+	switch {
+	case math.IsInf(x, 1):
+		return "inf"
+	case math.IsInf(x, -1):
+		return "-inf"
+	}
+	return strconv.FormatFloat(x, 'f', -1, 64)
 }
 
 // floorInputs returns the inputs of a floor spec's runs: its base's and

@@ -16,6 +16,11 @@ func TestFloorSpec(t *testing.T) {
 		"floor:-Inf:static":                                   "floor:-inf:static@graphcc",
 		"floor:+inf:static:0.5,32,0.125+dcqcn:55,55,2,5,25.0": "floor:inf:static:0.5,32,0.125+dcqcn:55,55,2,5,25@graphcc",
 		"floor:5:edge:2,32,0.01:16,64,0.50@graphcc":           "floor:5:edge:2,32,0.01:16,64,0.5@graphcc",
+		"floor:30/10.0:static":                                "floor:30/10:static@graphcc",
+		"floor:5/5:static":                                    "floor:5:static@graphcc",
+		"floor:5/5/0:static":                                  "floor:5/5/0:static@graphcc",
+		"floor:5/+Inf/2000us:static":                          "floor:5/inf/2ms:static@graphcc",
+		"floor:-inf/-inf/5ms:static":                          "floor:-inf/-inf/5ms:static@graphcc",
 	} {
 		np, err := Parse(context.Background(), spec, Env{})
 		if err != nil {
@@ -32,6 +37,11 @@ func TestFloorSpec(t *testing.T) {
 		"floor:x:static":                     `margin "x" is not a number`,
 		"floor:nan:static":                   `margin "nan" is not a number`,
 		"floor:1:":                           `base ""`,
+		"floor:1/x:static":                   `host margin "x" is not a number`,
+		"floor:1/nan:static":                 `host margin "nan"`,
+		"floor:1/2/3ms/4:static":             `gates "1/2/3ms/4"`,
+		"floor:1/1/abc:static":               "link hold abc",
+		"floor:1/1/-1ms:static":              "link hold -1ms",
 		"floor:1:graphcc":                    `base "graphcc"`,
 		"floor:1:floor:1:static":             `base "floor:1:static"`,
 		"floor:1:bogus":                      `base: unknown ECN policy "bogus"`,
@@ -43,7 +53,7 @@ func TestFloorSpec(t *testing.T) {
 		"floor:1:static@graphcc+dcqcn:1,2,3": "model",
 	} {
 		_, err := Parse(context.Background(), spec, Env{})
-		if err == nil || !strings.Contains(err.Error(), want) || !strings.Contains(err.Error(), "usage: floor:MARGIN:BASE") {
+		if err == nil || !strings.Contains(err.Error(), want) || !strings.Contains(err.Error(), "usage: floor:MARGIN") {
 			t.Errorf("%s: err %v, want one containing %q and the usage", spec, err, want)
 		}
 	}

@@ -26,7 +26,7 @@ import (
 // (whose steps may carry the hosts' constants: sched:0=2,32,0.01/55,55,2,5,25:10ms=32,256,0.75/30,55,2,40,400), tuned:FILE,
 // tuned:DIR, tuned:joint, tuned:switch (ShippedTunes), graphcc, graphcc:FILE, acc, acc:FILE or ideal, any but ideal
 // followed by HostsMark and the hosts' DCQCN constants; or
-// floor:MARGIN:BASE[@graphcc[:MODEL]], whose BASE is any of those but
+// floor:MARGIN[/HOST_MARGIN[/LINK_HOLD]]:BASE[@graphcc[:MODEL]], whose BASE is any of those but
 // graphcc and ideal, its HostsMark included (floor:0.05:static:0.5,32,0.125+dcqcn:55,55,2,5,25@graphcc:m.model).
 // Specs lists them with their usage and help. Errors of Parse do not name a
 // flag; callers add it.

@@ -122,7 +122,7 @@ func TestParse(t *testing.T) {
 	notFixed := file("graphcc.json", `{"best_policy": "graphcc"}`)
 	badFixed := file("bad.json", `{"best_policy": "static:8,4,1"}`)
 	notJSON := file("notjson.json", `best_policy: static`)
-	forms := "forms: static[:KMIN_KB,KMAX_KB,PMAX], edge:KMIN_KB,KMAX_KB,PMAX:KMIN_KB,KMAX_KB,PMAX, react:Q_KB:KMIN_KB,KMAX_KB,PMAX:KMIN_KB,KMAX_KB,PMAX, hostreact:KMIN_KB,KMAX_KB,PMAX:UTIL:TIMER_US,ALPHA_US,DECREASE_US,AI_MBPS,HAI_MBPS:TIMER_US,ALPHA_US,DECREASE_US,AI_MBPS,HAI_MBPS, sched:T=KMIN_KB,KMAX_KB,PMAX[/TIMER_US,ALPHA_US,DECREASE_US,AI_MBPS,HAI_MBPS][:T=…], tuned:FILE|DIR|joint|switch, graphcc[:MODEL], acc[:MODEL], floor:MARGIN:BASE[@graphcc[:MODEL]]"
+	forms := "forms: static[:KMIN_KB,KMAX_KB,PMAX], edge:KMIN_KB,KMAX_KB,PMAX:KMIN_KB,KMAX_KB,PMAX, react:Q_KB:KMIN_KB,KMAX_KB,PMAX:KMIN_KB,KMAX_KB,PMAX, hostreact:KMIN_KB,KMAX_KB,PMAX:UTIL:TIMER_US,ALPHA_US,DECREASE_US,AI_MBPS,HAI_MBPS:TIMER_US,ALPHA_US,DECREASE_US,AI_MBPS,HAI_MBPS, sched:T=KMIN_KB,KMAX_KB,PMAX[/TIMER_US,ALPHA_US,DECREASE_US,AI_MBPS,HAI_MBPS][:T=…], tuned:FILE|DIR|joint|switch, graphcc[:MODEL], acc[:MODEL], floor:MARGIN[/HOST_MARGIN[/LINK_HOLD]]:BASE[@graphcc[:MODEL]]"
 	for _, tc := range []struct {
 		spec    string
 		control bool   // ParseControl, as the testbed

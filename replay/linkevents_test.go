@@ -69,13 +69,19 @@ func runWatching(t *testing.T, cfg Config) *Result {
 	return r
 }
 
-func TestLinkFailsMidRun(t *testing.T) {
-	f := clos(t)
-	flows := genFlows(t, f, 7, 3*topo.Millisecond)
+// firstStart returns the earliest start of flows, which must not be empty.
+func firstStart(flows []trace.Flow) int64 {
 	first := flows[0].Start
 	for _, fl := range flows {
 		first = min(first, fl.Start)
 	}
+	return first
+}
+
+func TestLinkFailsMidRun(t *testing.T) {
+	f := clos(t)
+	flows := genFlows(t, f, 7, 3*topo.Millisecond)
+	first := firstStart(flows)
 	l := link(t, f, "leaf0-spine1")
 	for _, tc := range []struct {
 		name   string
@@ -273,5 +279,36 @@ func TestLostLastAckRecovered(t *testing.T) {
 		if len(r.FCT) != len(flows) || r.Counters.Timeouts == 0 {
 			t.Errorf("pfc %v: %d of %d flows finished, %d timeouts; want all, after a timeout", pfc, len(r.FCT), len(flows), r.Counters.Timeouts)
 		}
+	}
+}
+
+// TestTelemetryLinkDown: the telemetry reports the two ports of a link
+// down in every interval that ends while it is down, and no other port
+// and no other interval.
+func TestTelemetryLinkDown(t *testing.T) {
+	f := clos(t)
+	flows := genFlows(t, f, 7, 3*topo.Millisecond)
+	first := firstStart(flows)
+	l := link(t, f, "leaf0-spine1")
+	down, up := first+topo.Millisecond, first+2*topo.Millisecond
+	var intervals, held int
+	p := policyFunc(func(tel *control.Telemetry, _ []control.ECN) {
+		intervals++
+		want := tel.Now >= down && tel.Now < up
+		if want {
+			held++
+		}
+		for i, s := range tel.Ports {
+			if s.LinkDown != (want && f.Ports[i].Link == l) {
+				t.Fatalf("at %d ps (link down from %d to %d): port %s reports LinkDown %v", tel.Now, down, up, f.PortName(topo.PortID(i)), s.LinkDown)
+			}
+		}
+	})
+	events := []topo.LinkEvent{{At: down, Link: l}, {At: up, Link: l, Up: true}}
+	if _, err := Run(Config{Fabric: f, Flows: flows, Policy: p, Seed: 7, LinkEvents: events}); err != nil {
+		t.Fatal(err)
+	}
+	if held == 0 || held == intervals {
+		t.Errorf("%d of %d intervals ended with the link down: the test shows nothing", held, intervals)
 	}
 }

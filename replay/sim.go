@@ -980,6 +980,7 @@ func (s *Sim) tick() {
 		pt := &s.ports[i]
 		ps := &s.tel.Ports[i]
 		ps.TxBytes, ps.MarkedBytes, ps.QueueBytes, ps.EnqDepthMax = pt.tx, pt.marked, pt.qBytes, pt.enqMax
+		ps.LinkDown = pt.down
 	} // EnqHist and FlowStarts are counted by forward
 	if s.inband != nil {
 		s.loop.Observe(&s.tel)
