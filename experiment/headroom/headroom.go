@@ -187,6 +187,13 @@ func (c *Config) tuneConfig() tune.Config {
 // c.Workers at a time; the result is the same whatever c.Workers and
 // whether or not the run resumed from a journal.
 func Measure(ctx context.Context, c Config) (*Result, error) {
+	return measure(ctx, c, nil)
+}
+
+// measure is Measure, with the rows that do not depend on the schedule
+// already run if rows is not nil (the evaluation of
+// measurement.rowsConfig).
+func measure(ctx context.Context, c Config, rows *experiment.Report) (*Result, error) {
 	if err := c.setDefaults(); err != nil {
 		return nil, fmt.Errorf("headroom: %w", err)
 	}
@@ -200,7 +207,7 @@ func Measure(ctx context.Context, c Config) (*Result, error) {
 	if err := m.descend(ctx); err != nil {
 		return nil, fmt.Errorf("headroom: schedule: %w", err)
 	}
-	res, err := m.report(ctx)
+	res, err := m.report(ctx, rows)
 	if err != nil {
 		return nil, fmt.Errorf("headroom: report: %w", err)
 	}
