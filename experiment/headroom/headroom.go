@@ -84,7 +84,9 @@ type Config struct {
 	// 0 means DefaultSegment. A phased scenario's segments are its phases.
 	Segment int64
 	// Candidates is the number of settings each segment may take, the
-	// search's runs of lowest score; 0 means DefaultCandidates.
+	// best constant, the best run of each other round of the search, then
+	// its runs of lowest score (candidates, schedule.go); 0 means
+	// DefaultCandidates.
 	Candidates int
 	// Passes bounds the passes of the coordinate descent; 0 means
 	// DefaultPasses.
@@ -180,7 +182,7 @@ func (c *Config) tuneConfig() tune.Config {
 
 // Measure measures the headroom of c.Scenario: the fair-share ideal, the
 // best fixed configuration (tune.Search on the selection seeds, or
-// c.Tuned), the best schedule of the search's leading configurations over
+// c.Tuned), the best schedule of configurations the search ran over
 // the scenario's segments (coordinate descent on the selection seeds) and
 // c.Policies, every one reported on the report seeds, the schedule also
 // on the selection seeds. Simulations run through experiment.Evaluate,

@@ -354,3 +354,32 @@ func TestDescend(t *testing.T) {
 		}
 	}
 }
+
+// TestCandidates checks the candidates' order: the best constant, the
+// best run of each other round by score, then the best runs left; a
+// configuration with a setting per role is never one.
+func TestCandidates(t *testing.T) {
+	run := func(round string, kmin, score float64) tune.Run {
+		c := tune.Candidate{Setting: tune.Setting{KMinKB: kmin, KMaxKB: 64, PMax: 0.1}}
+		return tune.Run{Policy: c.Spec(), Candidate: c, Round: round, Score: score}
+	}
+	roles := run("roles", 9, 0.5)
+	roles.ToSwitch = &tune.Setting{KMinKB: 1, KMaxKB: 2, PMax: 1}
+	tr := &tune.Result{Runs: []tune.Run{
+		run("grid", 0, 3), run("grid", 1, 2.5), run("refine 1", 2, 1.1), run("refine 1", 3, 1.0),
+		run("dcqcn ai", 4, 1.2), run("dcqcn ai", 5, 1.05), run("refine 1", 6, 1.01), roles,
+	}}
+	tr.Best = tr.Runs[3].Candidate
+	var got []float64
+	for _, c := range candidates(tr, 5) {
+		got = append(got, c.KMinKB)
+	}
+	// the best (3, refine 1), the best of dcqcn ai (5) and of grid (1),
+	// then the lowest scores left: 6 (1.01) and 2 (1.1)
+	if want := []float64{3, 5, 1, 6, 2}; !slices.Equal(got, want) {
+		t.Errorf("candidates by kmin %v, want %v", got, want)
+	}
+	if got := candidates(tr, 2); len(got) != 2 || got[1].KMinKB != 5 {
+		t.Errorf("two candidates %+v", got)
+	}
+}

@@ -110,21 +110,44 @@ func Segments(phaseStarts []int64, duration, segment int64) ([]int64, []string, 
 	return starts, labels, nil
 }
 
-// candidates returns the n runs of tr of lowest score (the earlier of
-// ties first) that a schedule step can play, one setting for every switch
-// port: the best constant first.
+// candidates returns n configurations of tr that a schedule step can
+// play (one setting for every switch port): the best constant first, then
+// the best run of each other round of the search, in order of score, then
+// the runs of lowest score not taken yet (the earlier of ties first).
+//
+// Why the rounds: each of tune's rounds moves the configuration along one
+// axis from the leaders so far (the grid: the switches' setting with the
+// hardware's hosts; a refinement: the switches' around the leaders; a
+// DCQCN round: one of the hosts' constants), so the best run of a round is
+// the best departure the search found along its axis. The runs of lowest
+// score alone are the leader and its nearest neighbours, mostly along the
+// last rounds' axes, and a schedule of them can only make small
+// departures from the constant.
 func candidates(tr *tune.Result, n int) []tune.Candidate {
-	runs := slices.Clone(tr.Runs)
+	runs := slices.DeleteFunc(slices.Clone(tr.Runs), func(r tune.Run) bool { return r.ToSwitch != nil })
 	slices.SortStableFunc(runs, func(a, b tune.Run) int { return cmp.Compare(a.Score, b.Score) })
 	out := []tune.Candidate{}
 	if tr.Best.ToSwitch == nil {
 		out = append(out, tr.Best)
 	}
+	taken := func(r tune.Run) bool {
+		return slices.ContainsFunc(out, func(c tune.Candidate) bool { return c.Spec() == r.Spec() })
+	}
+	rounds := map[string]bool{}
 	for _, r := range runs {
-		if len(out) == n {
-			break
+		if r.Spec() == tr.Best.Spec() {
+			rounds[r.Round] = true
 		}
-		if r.ToSwitch == nil && !slices.ContainsFunc(out, func(c tune.Candidate) bool { return c.Spec() == r.Spec() }) {
+	}
+	for _, firstOfRound := range []bool{true, false} {
+		for _, r := range runs {
+			if len(out) >= n {
+				return out
+			}
+			if taken(r) || firstOfRound && rounds[r.Round] {
+				continue
+			}
+			rounds[r.Round] = true
 			out = append(out, r.Candidate)
 		}
 	}
