@@ -98,7 +98,8 @@ func readJSON(t *testing.T, path string, v any) {
 // TestHeadroomSharded runs a headroom measurement whole, then as its two
 // sharded stages and their merges (the search's grid in 2 shards, one
 // given its index by the environment, then the rows in 3), and checks
-// that headroom.json and headroom.md are byte-identical.
+// that headroom.json and headroom.md are byte-identical, and that the
+// merge run again resumes from its journal.
 func TestHeadroomSharded(t *testing.T) {
 	dir := t.TempDir()
 	flags := []string{"--scenario", "tiny", "--segment", "500us", "--seeds", "2001", "--report-seeds", "3001,3002",
@@ -140,6 +141,10 @@ func TestHeadroomSharded(t *testing.T) {
 	}
 	if _, err := os.Stat(filepath.Join(merged, "journal.json")); err != nil {
 		t.Errorf("the merge wrote no journal: %v", err)
+	}
+	// again: resumed from its journal, the same report
+	if again := run(t, append([]string{"merge", "--out", merged, "--workers", "2"}, rows...)...); again != stdout {
+		t.Errorf("the resumed merge's report differs:\n%s\n%s", again, stdout)
 	}
 
 	for _, tc := range []struct {
