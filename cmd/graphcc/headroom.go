@@ -21,6 +21,7 @@ import (
 type headroomOpts struct {
 	eval                  evalOpts // --scenario-file, --policies, --workers, --interval, the hardware
 	scenario, grid, tuned string
+	also                  []string
 	segment, out, jsonOut string
 	shard                 shardFlag
 	c                     headroom.Config
@@ -38,9 +39,10 @@ func newHeadroomCmd(lookup lookupFunc) *cobra.Command {
 		Short: "Measure what adaptation could win on a scenario: ideal, best constant, best schedule, policies",
 		Long: `headroom reports, on --report-seeds, the fair-share ideal, the best fixed
 configuration (tune's search on --seeds, joint with the hosts' DCQCN when the
-hardware allows), the best schedule of configurations the search ran (the best
-of each of its rounds first) over the scenario's phases (or --segment
-segments), found by coordinate descent on --seeds, and --policies. It writes headroom.md, headroom.json and
+hardware allows), the best schedule over the scenario's phases (or --segment
+segments) of the best constant, --also's configurations (for instance other
+traffic's tuned constants) and the search's best runs, found by coordinate
+descent on --seeds, and --policies. It writes headroom.md, headroom.json and
 its journal to --out; run again with the same --out, it resumes. With
 --shard it runs one shard of the search's grid or, with --tune, of the rows
 that do not depend on the schedule, for graphcc merge (docs/scale-out.md).
@@ -61,7 +63,8 @@ docs/learning.md ("Headroom") describes it.`,
 	fs.BoolVar(&o.c.SwitchOnly, "switch-only", false, "search the switches' ECN setting alone, not jointly with the hosts' DCQCN constants")
 	fs.StringVar(&o.tuned, "tune", "", "a tune result of --scenario on --seeds and this hardware (graphcc tune, or graphcc merge of its --shard parts) to use instead of searching")
 	fs.StringVar(&o.segment, "segment", o.segment, "segment length of a scenario without phases")
-	fs.IntVar(&o.c.Candidates, "candidates", o.c.Candidates, "settings a segment may take: the best constant, the best run of each other round of the search, then its best runs")
+	fs.IntVar(&o.c.Candidates, "candidates", o.c.Candidates, "settings a segment may take: the best constant, --also's, then the search's best runs")
+	fs.StringSliceVar(&o.also, "also", nil, "tune results (comma-separated; repeatable) whose best configurations a segment may also take, for instance other traffic's (models/tuned-joint/*.json)")
 	fs.IntVar(&o.c.Passes, "passes", o.c.Passes, "most passes of the coordinate descent")
 	fs.IntVar(&o.eval.workers, "workers", 0, "simulations run at once (0: one per CPU)")
 	fs.StringVar(&o.out, "out", o.out, "directory of headroom.md, headroom.json and journal.json (created if missing)")
@@ -112,6 +115,13 @@ func (o *headroomOpts) config(ctx context.Context, cmd *cobra.Command) error {
 		if c.Tuned, err = headroom.LoadTuned(o.tuned); err != nil {
 			return fmt.Errorf("--tune: %w", err)
 		}
+	}
+	for _, path := range o.also {
+		tr, err := headroom.LoadTuned(path)
+		if err != nil {
+			return fmt.Errorf("--also: %w", err)
+		}
+		c.Also = append(c.Also, tr.Best)
 	}
 	return nil
 }

@@ -74,6 +74,7 @@ func TestHeadroomRefused(t *testing.T) {
 		{[]string{"--segment", "0"}, "--segment 0: must be positive"},
 		{[]string{"--grid", "fine"}, "--grid fine"},
 		{[]string{"--tune", "/nonexistent.json"}, "--tune: open /nonexistent.json"},
+		{[]string{"--also", "/nonexistent.json"}, "--also: open /nonexistent.json"},
 		{[]string{"--seeds", "2001", "--report-seeds", "2001"}, "both a selection and a report seed"},
 		{[]string{"--policies", "bogus"}, "--policies bogus"},
 	} {

@@ -83,11 +83,15 @@ type Config struct {
 	// Segment is the length of a segment of a scenario without phases;
 	// 0 means DefaultSegment. A phased scenario's segments are its phases.
 	Segment int64
-	// Candidates is the number of settings each segment may take, the
-	// best constant, the best run of each other round of the search, then
-	// its runs of lowest score (candidates, schedule.go); 0 means
-	// DefaultCandidates.
+	// Candidates is the number of settings each segment may take: the
+	// best constant, Also, then the search's runs of lowest score
+	// (candidates, schedule.go); 0 means DefaultCandidates.
 	Candidates int
+	// Also are configurations a segment may take besides the search's
+	// runs (for instance the tuned constants of other traffic), each one
+	// setting for every switch port, and without the hosts' constants
+	// unless the search is joint.
+	Also []tune.Candidate
 	// Passes bounds the passes of the coordinate descent; 0 means
 	// DefaultPasses.
 	Passes int
@@ -141,6 +145,14 @@ func (c *Config) setDefaults() error {
 	case c.Candidates < 1, c.Passes < 1, c.Top < 1:
 		return fmt.Errorf("candidates %d, passes %d, top %d: each must be at least 1", c.Candidates, c.Passes, c.Top)
 	}
+	for _, a := range c.Also {
+		switch {
+		case a.ToSwitch != nil:
+			return fmt.Errorf("%s: a setting per port role, which a schedule cannot play", a.Spec())
+		case a.DCQCN != nil && !c.Joint():
+			return fmt.Errorf("%s sets the hosts' DCQCN constants, but the search is switch-only", a.Spec())
+		}
+	}
 	if err := experiment.CheckTrainingSeeds(c.SelectSeeds); err != nil {
 		return fmt.Errorf("selection seeds: %w", err)
 	}
@@ -182,7 +194,7 @@ func (c *Config) tuneConfig() tune.Config {
 
 // Measure measures the headroom of c.Scenario: the fair-share ideal, the
 // best fixed configuration (tune.Search on the selection seeds, or
-// c.Tuned), the best schedule of configurations the search ran over
+// c.Tuned), the best schedule of the search's best runs and c.Also over
 // the scenario's segments (coordinate descent on the selection seeds) and
 // c.Policies, every one reported on the report seeds, the schedule also
 // on the selection seeds. Simulations run through experiment.Evaluate,
@@ -238,7 +250,7 @@ func (m *measurement) search(ctx context.Context) error {
 		return err
 	}
 	m.tuned = tr
-	m.cands = candidates(tr, m.c.Candidates)
+	m.cands = candidates(tr, m.c.Candidates, m.c.Also)
 	if len(m.cands) == 0 || m.cands[0].Spec() != tr.Best.Spec() {
 		return errors.New("the search's best is no configuration a schedule can take (one setting for every switch port)")
 	}

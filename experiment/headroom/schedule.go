@@ -110,45 +110,33 @@ func Segments(phaseStarts []int64, duration, segment int64) ([]int64, []string, 
 	return starts, labels, nil
 }
 
-// candidates returns n configurations of tr that a schedule step can
-// play (one setting for every switch port): the best constant first, then
-// the best run of each other round of the search, in order of score, then
-// the runs of lowest score not taken yet (the earlier of ties first).
+// candidates returns n configurations a schedule step can play (one
+// setting for every switch port): the best constant of tr first, then
+// also (configurations from elsewhere, for instance other traffic's
+// tuned constants), then the runs of tr of lowest score (the earlier of
+// ties first), each once.
 //
-// Why the rounds: each of tune's rounds moves the configuration along one
-// axis from the leaders so far (the grid: the switches' setting with the
-// hardware's hosts; a refinement: the switches' around the leaders; a
-// DCQCN round: one of the hosts' constants), so the best run of a round is
-// the best departure the search found along its axis. The runs of lowest
-// score alone are the leader and its nearest neighbours, mostly along the
-// last rounds' axes, and a schedule of them can only make small
-// departures from the constant.
-func candidates(tr *tune.Result, n int) []tune.Candidate {
-	runs := slices.DeleteFunc(slices.Clone(tr.Runs), func(r tune.Run) bool { return r.ToSwitch != nil })
+// Why also: the search's runs are the leader and its neighbours along the
+// axes the search moved (tune's rounds refine around the leaders), so a
+// schedule of its runs of lowest score can only make small departures
+// from the constant; the best run of each round instead, tried on day
+// and fb60, found less (docs/research-log.md, 2026-12-08). The departures
+// that paid by hand on day are distant constants, the regimes' own tunes,
+// which no search of day runs.
+func candidates(tr *tune.Result, n int, also []tune.Candidate) []tune.Candidate {
+	runs := slices.Clone(tr.Runs)
 	slices.SortStableFunc(runs, func(a, b tune.Run) int { return cmp.Compare(a.Score, b.Score) })
-	out := []tune.Candidate{}
-	if tr.Best.ToSwitch == nil {
-		out = append(out, tr.Best)
-	}
-	taken := func(r tune.Run) bool {
-		return slices.ContainsFunc(out, func(c tune.Candidate) bool { return c.Spec() == r.Spec() })
-	}
-	rounds := map[string]bool{}
+	all := append([]tune.Candidate{tr.Best}, also...)
 	for _, r := range runs {
-		if r.Spec() == tr.Best.Spec() {
-			rounds[r.Round] = true
-		}
+		all = append(all, r.Candidate)
 	}
-	for _, firstOfRound := range []bool{true, false} {
-		for _, r := range runs {
-			if len(out) >= n {
-				return out
-			}
-			if taken(r) || firstOfRound && rounds[r.Round] {
-				continue
-			}
-			rounds[r.Round] = true
-			out = append(out, r.Candidate)
+	out := []tune.Candidate{}
+	for _, c := range all {
+		if len(out) == n {
+			break
+		}
+		if c.ToSwitch == nil && !slices.ContainsFunc(out, func(o tune.Candidate) bool { return o.Spec() == c.Spec() }) {
+			out = append(out, c)
 		}
 	}
 	return out

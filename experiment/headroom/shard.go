@@ -56,15 +56,16 @@ func SearchRuns(c Config, s experiment.Shard) int {
 // schedule), whose experiment.PartConfig records the scenario, the report
 // seeds, the hardware and the policies.
 type partMeasurement struct {
-	Tune        *tune.Result   `json:"tune"`
-	SelectSeeds []uint64       `json:"select_seeds"`
-	Grid        []tune.Setting `json:"grid"`
-	Refine      int            `json:"refine"`
-	Top         int            `json:"top"`
-	SwitchOnly  bool           `json:"switch_only"`
-	SegmentPs   int64          `json:"segment_ps"`
-	Candidates  int            `json:"candidates"`
-	Passes      int            `json:"passes"`
+	Tune        *tune.Result     `json:"tune"`
+	SelectSeeds []uint64         `json:"select_seeds"`
+	Grid        []tune.Setting   `json:"grid"`
+	Refine      int              `json:"refine"`
+	Top         int              `json:"top"`
+	SwitchOnly  bool             `json:"switch_only"`
+	SegmentPs   int64            `json:"segment_ps"`
+	Candidates  int              `json:"candidates"`
+	Also        []tune.Candidate `json:"also,omitempty"`
+	Passes      int              `json:"passes"`
 }
 
 // rowsOf returns the measurement of c (its search done: c.Tuned) and the
@@ -116,7 +117,7 @@ func RowsPart(ctx context.Context, c Config, s experiment.Shard) (*experiment.Pa
 	p.Kind = experiment.PartHeadroom
 	c = m.c // with its defaults
 	if p.Tune, err = json.Marshal(partMeasurement{Tune: c.Tuned, SelectSeeds: c.SelectSeeds, Grid: c.Grid, Refine: c.Refine,
-		Top: c.Top, SwitchOnly: c.SwitchOnly, SegmentPs: c.Segment, Candidates: c.Candidates, Passes: c.Passes}); err != nil {
+		Top: c.Top, SwitchOnly: c.SwitchOnly, SegmentPs: c.Segment, Candidates: c.Candidates, Also: c.Also, Passes: c.Passes}); err != nil {
 		return nil, fmt.Errorf("headroom: %w", err)
 	}
 	if p.Fingerprint, err = experiment.Fingerprint(&p.Config, p.Tune); err != nil {
@@ -145,7 +146,7 @@ func ConfigOf(p *experiment.Part) (Config, error) {
 	}
 	return Config{
 		Scenario: sc, Grid: pm.Grid, Refine: pm.Refine, Top: pm.Top, SwitchOnly: pm.SwitchOnly, Tuned: pm.Tune,
-		Segment: pm.SegmentPs, Candidates: pm.Candidates, Passes: pm.Passes,
+		Segment: pm.SegmentPs, Candidates: pm.Candidates, Also: pm.Also, Passes: pm.Passes,
 		SelectSeeds: pm.SelectSeeds, ReportSeeds: slices.Clone(p.Config.Seeds),
 		Params: p.Config.Params, Interval: p.Config.IntervalPs,
 	}, nil

@@ -56,7 +56,8 @@ func TestShardedEqualsMeasure(t *testing.T) {
 	// descent keeps a schedule, and a policy
 	withPolicy := func(c Config) Config {
 		c.Grid = append(c.Grid, tune.Setting{KMinKB: 8, KMaxKB: 64, PMax: 0.1})
-		c.Candidates, c.SelectSeeds = 4, []uint64{2010, 2011, 2012}
+		c.Candidates, c.SelectSeeds = 5, []uint64{2010, 2011, 2012}
+		c.Also = []tune.Candidate{{Setting: tune.Setting{KMinKB: 1, KMaxKB: 8, PMax: 0.5}}}
 		np, err := policy.Parse(ctx, "static:4,8,0.5", policy.Env{})
 		if err != nil {
 			t.Fatal(err)
@@ -68,8 +69,8 @@ func TestShardedEqualsMeasure(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(whole.Rows) != 4 || whole.Rows[1].Name != "schedule" || whole.Rows[3].Policy != "static:4,8,0.5" {
-		t.Fatalf("rows %+v: want the constant, the schedule, the ideal and the policy", whole.Rows)
+	if len(whole.Rows) != 4 || whole.Rows[1].Name != "schedule" || whole.Rows[3].Policy != "static:4,8,0.5" || whole.Candidates[1] != "static:1,8,0.5" {
+		t.Fatalf("rows %+v, candidates %v: want the constant, the schedule, the ideal and the policy, and the one given besides second", whole.Rows, whole.Candidates)
 	}
 
 	search := parts(t, 3, func(s experiment.Shard) (*experiment.Part, error) { return SearchPart(ctx, withPolicy(tiny(1)), s) })
