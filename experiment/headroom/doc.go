@@ -20,8 +20,9 @@
 //   - Measure runs a measurement (Config) and returns its Result.
 //   - Config: the scenario, the policies, the search (grid, rounds,
 //     switch-only, or a finished search to reuse: Tuned), the segments,
-//     the descent's candidates and passes, the seeds, the simulated
-//     hardware, the journal to resume from. Config.Joint tells whether
+//     the descent's candidates (how many, and configurations besides
+//     the search's: Also) and passes, the seeds, the simulated hardware,
+//     the journal to resume from. Config.Joint tells whether
 //     the search is joint, Config.Key what names the measurement.
 //   - DefaultSegment, DefaultCandidates, DefaultPasses, DefaultRefine,
 //     DefaultTop, DefaultSelectSeeds, DefaultReportSeeds and CoarseGrid
