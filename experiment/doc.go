@@ -49,7 +49,9 @@
 //     one at a time.
 //   - Merge puts every shard's part together into the Report. CheckParts
 //     and Fingerprint are what a sharded search (experiment/tune, parts
-//     of kind PartTuneGrid) shares of it.
+//     of kind PartTuneGrid) shares of it; MergeKind is Merge of a
+//     headroom measurement's parts (experiment/headroom, PartHeadroom),
+//     whose units are an evaluation's.
 //
 // # The testbed's simulator
 //

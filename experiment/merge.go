@@ -62,7 +62,14 @@ func CheckParts(parts []*PartReader, kind, build string) ([]*PartReader, error) 
 // merges each policy's runs on a scenario as soon as it has every seed's,
 // so that it holds about one policy's records on one scenario at a time.
 func Merge(parts []*PartReader, build string) (*Report, error) {
-	byShard, err := CheckParts(parts, PartEval, build)
+	return MergeKind(parts, PartEval, build)
+}
+
+// MergeKind is Merge of parts of kind: PartEval, or PartHeadroom, whose
+// units are an evaluation's too (package experiment/headroom puts its
+// report together from theirs).
+func MergeKind(parts []*PartReader, kind, build string) (*Report, error) {
+	byShard, err := CheckParts(parts, kind, build)
 	if err != nil {
 		return nil, fmt.Errorf("merge: %w", err)
 	}

@@ -26,6 +26,11 @@ const (
 	// PartTuneGrid is a shard of the grid round of a search (package
 	// experiment/tune writes and reads its Tune and Runs).
 	PartTuneGrid = "tune-grid"
+	// PartHeadroom is a shard of the runs of a headroom measurement known
+	// before its schedule: its units are an evaluation's, as an eval
+	// part's, and package experiment/headroom writes and reads its Tune,
+	// the rest of the measurement.
+	PartHeadroom = "headroom"
 )
 
 // A Part is what one shard of an evaluation ran (EvaluatePart): the
@@ -33,7 +38,7 @@ const (
 // that ran it and every unit's result, all that Merge needs to write the
 // report Evaluate writes of the whole. docs/formats.md describes its file.
 type Part struct {
-	Kind string // PartEval or PartTuneGrid
+	Kind string // PartEval, PartTuneGrid or PartHeadroom
 	// Build identifies the graphcc build that ran the shard (the CLI
 	// records version.ID); Merge refuses parts of another.
 	Build  string
@@ -43,11 +48,12 @@ type Part struct {
 	// tune-grid part): parts of the same evaluation have the same
 	// (Fingerprint).
 	Fingerprint string
-	// Tune is the search a tune-grid part is of, as JSON, nil for an eval
-	// part; package experiment/tune writes and reads it.
+	// Tune is the search a tune-grid part is of, or the measurement a
+	// headroom part is of, as JSON, nil for an eval part; packages
+	// experiment/tune and experiment/headroom write and read it.
 	Tune json.RawMessage
-	// Units are the results of an eval part's units, in the canonical
-	// order.
+	// Units are the results of an eval or headroom part's units, in the
+	// canonical order.
 	Units []PartUnit
 	// Runs are the grid configurations a tune-grid part ran, scored, as
 	// JSON (package experiment/tune); nil for an eval part.

@@ -307,13 +307,13 @@ func (pr *PartReader) head(h partHead, runs json.RawMessage) error {
 	p := &Part{Kind: h.Kind, Build: h.Graphcc, Shard: Shard{Index: h.Shard, Count: h.Shards},
 		Config: h.Config, Fingerprint: h.Fingerprint, Tune: h.Tune, Runs: runs}
 	switch {
-	case p.Kind != PartEval && p.Kind != PartTuneGrid:
-		return fmt.Errorf("kind %q: want %s or %s", p.Kind, PartEval, PartTuneGrid)
-	case (p.Kind == PartTuneGrid) != (p.Tune != nil):
+	case p.Kind != PartEval && p.Kind != PartTuneGrid && p.Kind != PartHeadroom:
+		return fmt.Errorf("kind %q: want %s, %s or %s", p.Kind, PartEval, PartTuneGrid, PartHeadroom)
+	case (p.Kind != PartEval) != (p.Tune != nil):
 		return fmt.Errorf("a %s part with tune %v", p.Kind, p.Tune != nil)
 	case p.Kind == PartTuneGrid && pr.inUnits:
 		return fmt.Errorf("a %s part with units", p.Kind)
-	case p.Kind == PartEval && runs != nil:
+	case p.Kind != PartTuneGrid && runs != nil:
 		return fmt.Errorf("a %s part with runs", p.Kind)
 	case p.Shard == (Shard{}) || p.Shard.Check() != nil:
 		return fmt.Errorf("shard %d of %d: want 0 <= shard < shards <= %d", h.Shard, h.Shards, MaxShards)

@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"path/filepath"
 
@@ -20,7 +21,9 @@ import (
 type headroomOpts struct {
 	eval                  evalOpts // --scenario-file, --policies, --workers, --interval, the hardware
 	scenario, grid, tuned string
-	segment, out          string
+	also                  []string
+	segment, out, jsonOut string
+	shard                 shardFlag
 	c                     headroom.Config
 }
 
@@ -29,15 +32,20 @@ func newHeadroomCmd(lookup lookupFunc) *cobra.Command {
 		grid: "coarse", out: "headroom-out", c: headroom.DefaultConfig()}
 	o.segment = topo.FormatDuration(o.c.Segment)
 	cmd := &cobra.Command{
-		Use:     "headroom [flags]",
-		Example: "  graphcc headroom --scenario day --policies graphcc,graphcc:models/graphcc-hosts.model --out day-headroom",
-		Short:   "Measure what adaptation could win on a scenario: ideal, best constant, best schedule, policies",
+		Use: "headroom [flags]",
+		Example: `  graphcc headroom --scenario day --policies graphcc,graphcc:models/graphcc-hosts.model --out day-headroom
+  graphcc headroom --scenario day --shard 0/4 --json search-0.json              # then graphcc merge search-*.json --json day-tune.json
+  graphcc headroom --scenario day --tune day-tune.json --shard 0/4 --json rows-0.json  # then graphcc merge rows-*.json --out day`,
+		Short: "Measure what adaptation could win on a scenario: ideal, best constant, best schedule, policies",
 		Long: `headroom reports, on --report-seeds, the fair-share ideal, the best fixed
 configuration (tune's search on --seeds, joint with the hosts' DCQCN when the
-hardware allows), the best schedule of the search's leading configurations
-over the scenario's phases (or --segment segments), found by coordinate
+hardware allows), the best schedule over the scenario's phases (or --segment
+segments) of the best constant, --also's configurations (for instance other
+traffic's tuned constants) and the search's best runs, found by coordinate
 descent on --seeds, and --policies. It writes headroom.md, headroom.json and
-its journal to --out; run again with the same --out, it resumes.
+its journal to --out; run again with the same --out, it resumes. With
+--shard it runs one shard of the search's grid or, with --tune, of the rows
+that do not depend on the schedule, for graphcc merge (docs/scale-out.md).
 docs/learning.md ("Headroom") describes it.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error { return o.run(cmd.Context(), cmd) },
@@ -55,10 +63,13 @@ docs/learning.md ("Headroom") describes it.`,
 	fs.BoolVar(&o.c.SwitchOnly, "switch-only", false, "search the switches' ECN setting alone, not jointly with the hosts' DCQCN constants")
 	fs.StringVar(&o.tuned, "tune", "", "a tune result of --scenario on --seeds and this hardware (graphcc tune, or graphcc merge of its --shard parts) to use instead of searching")
 	fs.StringVar(&o.segment, "segment", o.segment, "segment length of a scenario without phases")
-	fs.IntVar(&o.c.Candidates, "candidates", o.c.Candidates, "settings a segment may take: the search's best")
+	fs.IntVar(&o.c.Candidates, "candidates", o.c.Candidates, "settings a segment may take: the best constant, --also's, then the search's best runs")
+	fs.StringSliceVar(&o.also, "also", nil, "tune results (comma-separated; repeatable) whose best configurations a segment may also take, for instance other traffic's (models/tuned-joint/*.json)")
 	fs.IntVar(&o.c.Passes, "passes", o.c.Passes, "most passes of the coordinate descent")
 	fs.IntVar(&o.eval.workers, "workers", 0, "simulations run at once (0: one per CPU)")
 	fs.StringVar(&o.out, "out", o.out, "directory of headroom.md, headroom.json and journal.json (created if missing)")
+	o.shard.add(fs, "the search's grid or, with --tune, of the rows that do not depend on the schedule")
+	fs.StringVar(&o.jsonOut, "json", "", "with --shard, the file of the shard's part (required)")
 	o.eval.hw.add(fs, omitECN)
 	o.eval.interval.add(fs, "")
 	return cmd
@@ -105,12 +116,25 @@ func (o *headroomOpts) config(ctx context.Context, cmd *cobra.Command) error {
 			return fmt.Errorf("--tune: %w", err)
 		}
 	}
+	for _, path := range o.also {
+		tr, err := headroom.LoadTuned(path)
+		if err != nil {
+			return fmt.Errorf("--also: %w", err)
+		}
+		c.Also = append(c.Also, tr.Best)
+	}
 	return nil
 }
 
 func (o *headroomOpts) run(ctx context.Context, cmd *cobra.Command) error {
 	if err := o.config(ctx, cmd); err != nil {
 		return err
+	}
+	if o.shard.given(cmd.Flags()) {
+		return o.runShard(ctx, cmd)
+	}
+	if o.jsonOut != "" {
+		return fmt.Errorf("--json %s: only with --shard (the report is --out's)", o.jsonOut)
 	}
 	if err := fileio.CheckOutputDir("--out", o.out); err != nil {
 		return err
@@ -119,19 +143,53 @@ func (o *headroomOpts) run(ctx context.Context, cmd *cobra.Command) error {
 	if err != nil {
 		return err
 	}
-	if err := headroom.Resume(&o.c, filepath.Join(o.out, "journal.json"), build); err != nil {
-		return fmt.Errorf("--out: %w", err)
+	if err := prepareHeadroom(cmd, &o.c, o.out, build); err != nil {
+		return err
 	}
-	o.c.Progress = func(msg string) { fmt.Fprintf(cmd.ErrOrStderr(), "graphcc: headroom: %s\n", msg) }
 	res, err := headroom.Measure(ctx, o.c)
 	if err != nil {
 		return err
 	}
-	paths, err := res.WriteDir(o.out)
+	return writeHeadroom(cmd, res, o.out)
+}
+
+// prepareHeadroom makes the measurement c resume from and journal to
+// out's journal.json, and report its progress on stderr.
+func prepareHeadroom(cmd *cobra.Command, c *headroom.Config, out, build string) error {
+	if err := headroom.Resume(c, filepath.Join(out, "journal.json"), build); err != nil {
+		return fmt.Errorf("--out: %w", err)
+	}
+	c.Progress = func(msg string) { fmt.Fprintf(cmd.ErrOrStderr(), "graphcc: headroom: %s\n", msg) }
+	return nil
+}
+
+// writeHeadroom writes res into out and its Markdown on stdout.
+func writeHeadroom(cmd *cobra.Command, res *headroom.Result, out string) error {
+	paths, err := res.WriteDir(out)
 	if err != nil {
 		return fmt.Errorf("--out: %w", err)
 	}
 	wrote := outputs{paths: paths}
 	defer wrote.report(cmd.ErrOrStderr())
 	return res.WriteMarkdown(cmd.OutOrStdout())
+}
+
+// runShard runs shard --shard of the search's grid round or, with --tune,
+// of the rows that do not depend on the schedule, and writes its part to
+// --json.
+func (o *headroomOpts) runShard(ctx context.Context, cmd *cobra.Command) error {
+	if cmd.Flags().Changed("out") {
+		return errors.New("--out with --shard: a shard writes only its part (--json); graphcc merge writes the rest")
+	}
+	o.c.Progress = func(msg string) { fmt.Fprintf(cmd.ErrOrStderr(), "graphcc: headroom: %s\n", msg) }
+	if o.c.Tuned == nil {
+		runs := func(s experiment.Shard) int { return headroom.SearchRuns(o.c, s) }
+		return o.shard.run(cmd, o.jsonOut, "headroom search", runs, func(s experiment.Shard, progress func(int, int)) (*experiment.Part, error) {
+			return headroom.SearchPart(ctx, o.c, s)
+		})
+	}
+	runs := func(s experiment.Shard) int { return headroom.RowsRuns(ctx, o.c, s) }
+	return o.shard.run(cmd, o.jsonOut, "headroom rows", runs, func(s experiment.Shard, progress func(int, int)) (*experiment.Part, error) {
+		return headroom.RowsPart(ctx, o.c, s)
+	})
 }

@@ -20,8 +20,9 @@
 //   - Measure runs a measurement (Config) and returns its Result.
 //   - Config: the scenario, the policies, the search (grid, rounds,
 //     switch-only, or a finished search to reuse: Tuned), the segments,
-//     the descent's candidates and passes, the seeds, the simulated
-//     hardware, the journal to resume from. Config.Joint tells whether
+//     the descent's candidates (how many, and configurations besides
+//     the search's: Also) and passes, the seeds, the simulated hardware,
+//     the journal to resume from. Config.Joint tells whether
 //     the search is joint, Config.Key what names the measurement.
 //   - DefaultSegment, DefaultCandidates, DefaultPasses, DefaultRefine,
 //     DefaultTop, DefaultSelectSeeds, DefaultReportSeeds and CoarseGrid
@@ -43,6 +44,20 @@
 //   - LoadTuned reads a tune result for Config.Tuned: a search sharded
 //     with graphcc tune --shard and put together by graphcc merge.
 //
+// # Sharding
+//
+// A measurement shards in two stages (shard.go says why):
+//
+//   - SearchPart runs one shard of the search's grid round (SearchRuns
+//     counts its simulations); tune.Merge of every shard's part gives
+//     the tune result Config.Tuned takes.
+//   - RowsPart runs one shard of the rows that do not depend on the
+//     schedule, with the search done (RowsRuns counts them), as a part of
+//     kind experiment.PartHeadroom; Merge puts every shard's together and
+//     measures the rest, to the result Measure returns. ConfigOf reads
+//     the measurement a part is of.
+//
 // The files by job: headroom.go the measurement, schedule.go the segments
-// and the descent, result.go the report, journal.go the journal.
+// and the descent, result.go the report, journal.go the journal, shard.go
+// the sharded stages.
 package headroom

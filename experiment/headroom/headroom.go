@@ -83,9 +83,15 @@ type Config struct {
 	// Segment is the length of a segment of a scenario without phases;
 	// 0 means DefaultSegment. A phased scenario's segments are its phases.
 	Segment int64
-	// Candidates is the number of settings each segment may take, the
-	// search's runs of lowest score; 0 means DefaultCandidates.
+	// Candidates is the number of settings each segment may take: the
+	// best constant, Also, then the search's runs of lowest score
+	// (candidates, schedule.go); 0 means DefaultCandidates.
 	Candidates int
+	// Also are configurations a segment may take besides the search's
+	// runs (for instance the tuned constants of other traffic), each one
+	// setting for every switch port, and without the hosts' constants
+	// unless the search is joint.
+	Also []tune.Candidate
 	// Passes bounds the passes of the coordinate descent; 0 means
 	// DefaultPasses.
 	Passes int
@@ -139,6 +145,14 @@ func (c *Config) setDefaults() error {
 	case c.Candidates < 1, c.Passes < 1, c.Top < 1:
 		return fmt.Errorf("candidates %d, passes %d, top %d: each must be at least 1", c.Candidates, c.Passes, c.Top)
 	}
+	for _, a := range c.Also {
+		switch {
+		case a.ToSwitch != nil:
+			return fmt.Errorf("%s: a setting per port role, which a schedule cannot play", a.Spec())
+		case a.DCQCN != nil && !c.Joint():
+			return fmt.Errorf("%s sets the hosts' DCQCN constants, but the search is switch-only", a.Spec())
+		}
+	}
 	if err := experiment.CheckTrainingSeeds(c.SelectSeeds); err != nil {
 		return fmt.Errorf("selection seeds: %w", err)
 	}
@@ -180,13 +194,20 @@ func (c *Config) tuneConfig() tune.Config {
 
 // Measure measures the headroom of c.Scenario: the fair-share ideal, the
 // best fixed configuration (tune.Search on the selection seeds, or
-// c.Tuned), the best schedule of the search's leading configurations over
+// c.Tuned), the best schedule of the search's best runs and c.Also over
 // the scenario's segments (coordinate descent on the selection seeds) and
 // c.Policies, every one reported on the report seeds, the schedule also
 // on the selection seeds. Simulations run through experiment.Evaluate,
 // c.Workers at a time; the result is the same whatever c.Workers and
 // whether or not the run resumed from a journal.
 func Measure(ctx context.Context, c Config) (*Result, error) {
+	return measure(ctx, c, nil)
+}
+
+// measure is Measure, with the rows that do not depend on the schedule
+// already run if rows is not nil (the evaluation of
+// measurement.rowsConfig).
+func measure(ctx context.Context, c Config, rows *experiment.Report) (*Result, error) {
 	if err := c.setDefaults(); err != nil {
 		return nil, fmt.Errorf("headroom: %w", err)
 	}
@@ -200,7 +221,7 @@ func Measure(ctx context.Context, c Config) (*Result, error) {
 	if err := m.descend(ctx); err != nil {
 		return nil, fmt.Errorf("headroom: schedule: %w", err)
 	}
-	res, err := m.report(ctx)
+	res, err := m.report(ctx, rows)
 	if err != nil {
 		return nil, fmt.Errorf("headroom: report: %w", err)
 	}
@@ -229,7 +250,7 @@ func (m *measurement) search(ctx context.Context) error {
 		return err
 	}
 	m.tuned = tr
-	m.cands = candidates(tr, m.c.Candidates)
+	m.cands = candidates(tr, m.c.Candidates, m.c.Also)
 	if len(m.cands) == 0 || m.cands[0].Spec() != tr.Best.Spec() {
 		return errors.New("the search's best is no configuration a schedule can take (one setting for every switch port)")
 	}

@@ -250,6 +250,12 @@ func TestRefused(t *testing.T) {
 		{"tune on other seeds", func(c *Config) {
 			c.Tuned = &tune.Result{Scenario: c.Scenario.Name, Seeds: []uint64{7}, BestPolicy: "static"}
 		}, "selected on seeds 7"},
+		{"hosts besides a switch-only search", func(c *Config) {
+			c.Also = []tune.Candidate{{Setting: tune.Setting{KMaxKB: 4, PMax: 1}, DCQCN: &tune.DCQCNSetting{IncreaseTimerUS: 55, AlphaPeriodUS: 55, DecreasePeriodUS: 4, AIMbps: 5, HAIMbps: 50}}}
+		}, "but the search is switch-only"},
+		{"a setting per role besides", func(c *Config) {
+			c.Also = []tune.Candidate{{Setting: tune.Setting{KMaxKB: 4, PMax: 1}, ToSwitch: &tune.Setting{KMaxKB: 8, PMax: 1}}}
+		}, "a setting per port role"},
 	} {
 		c := tiny(1)
 		tc.edit(&c)
@@ -351,6 +357,48 @@ func TestDescend(t *testing.T) {
 			if s.Score >= prev {
 				t.Errorf("step %+v does not lower the score %v", s, prev)
 			}
+		}
+	}
+}
+
+// TestCandidates checks the candidates' order: the best constant, the
+// configurations given besides, then the search's runs of lowest score,
+// each once; a configuration with a setting per role is never one.
+func TestCandidates(t *testing.T) {
+	cand := func(kmin float64) tune.Candidate {
+		return tune.Candidate{Setting: tune.Setting{KMinKB: kmin, KMaxKB: 64, PMax: 0.1}}
+	}
+	run := func(round string, kmin, score float64) tune.Run {
+		c := cand(kmin)
+		return tune.Run{Policy: c.Spec(), Candidate: c, Round: round, Score: score}
+	}
+	roles := run("roles", 9, 0.5)
+	roles.ToSwitch = &tune.Setting{KMinKB: 1, KMaxKB: 2, PMax: 1}
+	tr := &tune.Result{Runs: []tune.Run{
+		run("grid", 0, 3), run("grid", 1, 2.5), run("refine 1", 2, 1.1), run("refine 1", 3, 1.0),
+		run("dcqcn ai", 4, 1.2), run("dcqcn ai", 5, 1.05), run("refine 1", 6, 1.01), roles,
+	}}
+	tr.Best = tr.Runs[3].Candidate
+	perRole := cand(11)
+	perRole.ToSwitch = &tune.Setting{KMinKB: 1, KMaxKB: 2, PMax: 1}
+	kmins := func(cs []tune.Candidate) []float64 {
+		var out []float64
+		for _, c := range cs {
+			out = append(out, c.KMinKB)
+		}
+		return out
+	}
+	for _, tc := range []struct {
+		n    int
+		also []tune.Candidate
+		want []float64
+	}{
+		{5, nil, []float64{3, 6, 5, 2, 4}},
+		{5, []tune.Candidate{cand(10), perRole, cand(3), cand(6)}, []float64{3, 10, 6, 5, 2}},
+		{2, []tune.Candidate{cand(10), cand(12)}, []float64{3, 10}},
+	} {
+		if got := kmins(candidates(tr, tc.n, tc.also)); !slices.Equal(got, tc.want) {
+			t.Errorf("%d candidates with %d besides: by kmin %v, want %v", tc.n, len(tc.also), got, tc.want)
 		}
 	}
 }

@@ -94,8 +94,10 @@ type Result struct {
 }
 
 // report runs the yardsticks and policies on the report seeds, and the
-// schedule against the best constant on the selection seeds.
-func (m *measurement) report(ctx context.Context) (*Result, error) {
+// schedule against the best constant on the selection seeds. rows, if
+// not nil, is the evaluation of rowsConfig already run (Merge's, of every
+// shard's part).
+func (m *measurement) report(ctx context.Context, rows *experiment.Report) (*Result, error) {
 	res := &Result{
 		Scenario: m.c.Scenario.Name, Description: m.c.Scenario.Describe(),
 		Hardware:    policy.Hardware(m.c.Params, m.c.Interval),
@@ -107,55 +109,89 @@ func (m *measurement) report(ctx context.Context) (*Result, error) {
 	for _, c := range m.cands {
 		res.Candidates = append(res.Candidates, c.Spec())
 	}
-	specs := []string{res.BestConstant, res.Schedule}
-	role := map[string]string{res.BestConstant: "best constant"}
-	if res.Schedule == res.BestConstant {
-		role[res.BestConstant] = "best constant = schedule"
-	} else {
-		role[res.Schedule] = "schedule"
-	}
-	if len(m.c.Scenario.Events) == 0 {
-		specs, role["ideal"] = append(specs, "ideal"), "ideal"
-	}
 	m.progress("the schedule on the selection seeds, every row on the report seeds")
+	if rows == nil {
+		ec, err := m.rowsConfig(ctx)
+		if err != nil {
+			return nil, err
+		}
+		if rows, err = experiment.Evaluate(ctx, ec); err != nil {
+			return nil, err
+		}
+	} else if rows.Reference != res.BestConstant {
+		return nil, fmt.Errorf("the rows were run against %s, not the best constant %s", rows.Reference, res.BestConstant)
+	}
 	res.InSample, res.HeldOut = tune.Ratio{Value: 1}, tune.Ratio{Value: 1}
-	if res.Schedule != res.BestConstant {
-		in, err := m.evaluate(ctx, specs[:2], nil, m.c.SelectSeeds)
+	prs := rows.Scenarios[0].Policies
+	res.Rows = append(res.Rows, rowOf("best constant", prs[0]))
+	if res.Schedule == res.BestConstant {
+		res.Rows[0].Name = "best constant = schedule"
+	} else {
+		pair := []string{res.BestConstant, res.Schedule}
+		in, err := m.evaluate(ctx, pair, m.c.SelectSeeds)
 		if err != nil {
 			return nil, err
 		}
 		res.InSample = ratioOf(in.Scenarios[0].Policies[1].MeanVsRef)
-	}
-	rep, err := m.evaluate(ctx, specs, m.c.Policies, m.c.ReportSeeds)
-	if err != nil {
-		return nil, err
-	}
-	for _, pr := range rep.Scenarios[0].Policies {
-		name, ok := role[pr.Policy]
-		if !ok {
-			name = "policy"
+		out, err := m.evaluate(ctx, pair, m.c.ReportSeeds)
+		if err != nil {
+			return nil, err
 		}
-		if name == "schedule" {
-			res.HeldOut = ratioOf(pr.MeanVsRef)
+		res.Rows = append(res.Rows, rowOf("schedule", out.Scenarios[0].Policies[1]))
+		res.HeldOut = res.Rows[1].VsBest
+	}
+	for _, pr := range prs[1:] {
+		switch pr.Policy {
+		case res.Schedule: // its row is the schedule's
+		case "ideal":
+			if len(m.c.Scenario.Events) == 0 {
+				res.Rows = append(res.Rows, rowOf("ideal", pr))
+				break
+			}
+			fallthrough
+		default:
+			res.Rows = append(res.Rows, rowOf("policy", pr))
 		}
-		res.Rows = append(res.Rows, Row{Name: name, Policy: pr.Policy, MeanSlowdown: pr.Summary.Slowdown.Mean,
-			VsBest: ratioOf(pr.MeanVsRef), SmallP99: pr.SmallP99, SmallP99VsBest: ratioOf(pr.SmallP99VsRef)})
 	}
 	return res, nil
 }
 
-// evaluate runs the policies of specs and then pols (those not among
-// them already) at seeds, against the first of specs.
-func (m *measurement) evaluate(ctx context.Context, specs []string, pols []policy.Named, seeds []uint64) (*experiment.Report, error) {
+// rowOf is the row of pr, named name.
+func rowOf(name string, pr experiment.PolicyResult) Row {
+	return Row{Name: name, Policy: pr.Policy, MeanSlowdown: pr.Summary.Slowdown.Mean,
+		VsBest: ratioOf(pr.MeanVsRef), SmallP99: pr.SmallP99, SmallP99VsBest: ratioOf(pr.SmallP99VsRef)}
+}
+
+// rowsConfig is the evaluation of the rows that do not depend on the
+// schedule, on the report seeds: the best constant (the reference), the
+// ideal (unless the scenario has link events, which it does not model)
+// and c.Policies, each once.
+func (m *measurement) rowsConfig(ctx context.Context) (experiment.Config, error) {
+	specs := []string{m.cands[0].Spec()}
+	if len(m.c.Scenario.Events) == 0 {
+		specs = append(specs, "ideal")
+	}
+	return m.evalOf(ctx, specs, m.c.Policies, m.c.ReportSeeds)
+}
+
+// evaluate runs the policies of specs at seeds, against the first.
+func (m *measurement) evaluate(ctx context.Context, specs []string, seeds []uint64) (*experiment.Report, error) {
+	c, err := m.evalOf(ctx, specs, nil, seeds)
+	if err != nil {
+		return nil, err
+	}
+	return experiment.Evaluate(ctx, c)
+}
+
+// evalOf is the evaluation of the policies of specs and then pols (those
+// not among them already) at seeds, against the first of specs.
+func (m *measurement) evalOf(ctx context.Context, specs []string, pols []policy.Named, seeds []uint64) (experiment.Config, error) {
 	var all []policy.Named
 	seen := map[string]bool{}
 	for _, s := range specs {
-		if seen[s] {
-			continue // the schedule is the constant
-		}
 		np, err := policy.Parse(ctx, s, policy.Env{})
 		if err != nil {
-			return nil, fmt.Errorf("%s: %w", s, err)
+			return experiment.Config{}, fmt.Errorf("%s: %w", s, err)
 		}
 		seen[np.Name] = true
 		all = append(all, np)
@@ -168,7 +204,7 @@ func (m *measurement) evaluate(ctx context.Context, specs []string, pols []polic
 	}
 	c := m.evalConfig(all, seeds)
 	c.Reference = all[0].Name
-	return experiment.Evaluate(ctx, c)
+	return c, nil
 }
 
 // WriteDir writes r into directory dir as headroom.json (WriteJSON) and

@@ -110,22 +110,33 @@ func Segments(phaseStarts []int64, duration, segment int64) ([]int64, []string, 
 	return starts, labels, nil
 }
 
-// candidates returns the n runs of tr of lowest score (the earlier of
-// ties first) that a schedule step can play, one setting for every switch
-// port: the best constant first.
-func candidates(tr *tune.Result, n int) []tune.Candidate {
+// candidates returns n configurations a schedule step can play (one
+// setting for every switch port): the best constant of tr first, then
+// also (configurations from elsewhere, for instance other traffic's
+// tuned constants), then the runs of tr of lowest score (the earlier of
+// ties first), each once.
+//
+// Why also: the search's runs are the leader and its neighbours along the
+// axes the search moved (tune's rounds refine around the leaders), so a
+// schedule of its runs of lowest score can only make small departures
+// from the constant; the best run of each round instead, tried on day
+// and fb60, found less (docs/research-log.md, 2026-12-08). The departures
+// that paid by hand on day are distant constants, the regimes' own tunes,
+// which no search of day runs.
+func candidates(tr *tune.Result, n int, also []tune.Candidate) []tune.Candidate {
 	runs := slices.Clone(tr.Runs)
 	slices.SortStableFunc(runs, func(a, b tune.Run) int { return cmp.Compare(a.Score, b.Score) })
-	out := []tune.Candidate{}
-	if tr.Best.ToSwitch == nil {
-		out = append(out, tr.Best)
-	}
+	all := append([]tune.Candidate{tr.Best}, also...)
 	for _, r := range runs {
+		all = append(all, r.Candidate)
+	}
+	out := []tune.Candidate{}
+	for _, c := range all {
 		if len(out) == n {
 			break
 		}
-		if r.ToSwitch == nil && !slices.ContainsFunc(out, func(c tune.Candidate) bool { return c.Spec() == r.Spec() }) {
-			out = append(out, r.Candidate)
+		if c.ToSwitch == nil && !slices.ContainsFunc(out, func(o tune.Candidate) bool { return o.Spec() == c.Spec() }) {
+			out = append(out, c)
 		}
 	}
 	return out
