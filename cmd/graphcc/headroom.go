@@ -62,7 +62,7 @@ docs/learning.md ("Headroom") describes it.`,
 	fs.IntVar(&o.c.Candidates, "candidates", o.c.Candidates, "settings a segment may take: the best constant, --also's, then the search's best runs")
 	fs.StringSliceVar(&o.set.Also, "also", nil, "tune results (comma-separated; repeatable) whose best configurations a segment may also take, for instance other traffic's (models/tuned-joint/*.json)")
 	fs.IntVar(&o.c.Passes, "passes", o.c.Passes, "most passes of the coordinate descent")
-	fs.IntVar(&o.eval.workers, "workers", 0, "simulations run at once (0: one per CPU)")
+	fs.IntVar(&o.eval.set.Workers, "workers", 0, "simulations run at once (0: one per CPU)")
 	fs.StringVar(&o.out, "out", o.out, "directory of headroom.md, headroom.json and journal.json (created if missing)")
 	o.shard.add(fs, "the search's grid or, with --tune, of the rows that do not depend on the schedule")
 	fs.StringVar(&o.jsonOut, "json", "", "with --shard, the file of the shard's part (required)")
@@ -101,7 +101,7 @@ func (o *headroomOpts) config(ctx context.Context, cmd *cobra.Command) error {
 		}
 		c.Policies = ec.Policies
 	}
-	c.Workers = o.eval.workers
+	c.Workers = o.eval.set.Workers
 	return nil
 }
 
