@@ -34,6 +34,9 @@
 //     seeds ("1001-1010,2001"); MaxSeedRange bounds a range.
 //   - ParseRewards reads the rewards an evaluation scores every run under
 //     (NamedReward); DefaultRewards names the default ones.
+//   - RunSettings are the seeds, workers and rewards as a person writes
+//     them (eval's flags); RunSettings.Apply checks them (CheckSeeds)
+//     and sets them in a Config.
 //
 // # Sharded evaluations
 //
@@ -63,6 +66,7 @@
 //
 // The files by job: eval.go the harness (Evaluate), report.go the
 // report's types, specs.go the policies as written (PolicySpecs),
+// settings.go the rest of the settings as written (RunSettings),
 // yarddefault.go the default yardstick, yardstick.go and phases.go the ratios to the yardsticks
 // and by phase, seeds.go and rewards.go the seed and reward grammars,
 // shard.go, part.go, partfile.go and merge.go the sharded evaluations,

@@ -7,7 +7,6 @@ import (
 	"io"
 	"log/slog"
 	"path/filepath"
-	"slices"
 	"strings"
 	"time"
 
@@ -26,15 +25,13 @@ import (
 type evalOpts struct {
 	scenarios    string
 	scenarioFile scenarioFileFlag
-	seeds        []uint64
 	specs        experiment.PolicySpecs
+	set          experiment.RunSettings // --seeds, --workers, --rewards
 	out          string
 	jsonOut      string
-	workers      int
 	interval     intervalFlag
 	hw           hwFlags
 	accEps       int
-	rewards      string
 	list         bool
 	shard        shardFlag
 }
@@ -44,10 +41,9 @@ func newEvalCmd(logger loggerFunc, lookup lookupFunc) *cobra.Command {
 		scenarioFile: scenarioFileFlag{lookup: lookup},
 		scenarios:    scenario.Default().Name,
 		specs:        experiment.PolicySpecs{Policies: []string{"static,acc,graphcc"}},
-		seeds:        experiment.EvalSeeds(),
+		set:          experiment.RunSettings{Seeds: experiment.EvalSeeds(), Rewards: experiment.DefaultRewards()},
 		out:          "eval-out",
 		hw:           defaultHW(),
-		rewards:      experiment.DefaultRewards(),
 	}
 	cmd := &cobra.Command{
 		Use: "eval [flags]",
@@ -76,13 +72,13 @@ scenarios, the yardsticks, the rewards and sharding.`,
 	fs.StringVar(&o.scenarios, "scenarios", o.scenarios, "comma-separated scenario names, or all ("+strings.Join(scenario.Names(), ", ")+", then those of --scenario-file); a family's draws, family-N or family:A-B (--list-scenarios); with --scenario-file, the file's scenarios by default")
 	o.scenarioFile.add(fs, false)
 	fs.StringArrayVar(&o.specs.Policies, "policies", o.specs.Policies, "comma-separated ECN policies (static, static:KMIN_KB,KMAX_KB,PMAX, edge:SETTING:SETTING, react:Q_KB:SETTING:SETTING, sched:T=SETTING[/DCQCN]:T=SETTING[/DCQCN]..., tuned:FILE|DIR|joint|switch, graphcc[:MODEL], acc[:MODEL], grid for all 120 fixed settings of the action set, ideal for the fabric's fair share without queues); repeatable")
-	fs.Var(newSeedsFlag(&o.seeds), "seeds", "seeds of the traffic, the random failures and the simulation: comma-separated numbers and ranges, 1001-1010,2001")
+	fs.Var(newSeedsFlag(&o.set.Seeds), "seeds", "seeds of the traffic, the random failures and the simulation: comma-separated numbers and ranges, 1001-1010,2001")
 	fs.StringVar(&o.specs.Reference, "reference", "", "policy the report and figures normalize to (default: graphcc if evaluated, as in the paper, else the first of --policies)")
 	fs.StringVar(&o.specs.Yardsticks, "yardsticks", experiment.AutoYardsticks, "comma-separated policies to measure every policy against besides --reference, static always first (added to the runs when not among --policies): tuned:DIR, each scenario's tuned constant; tuned:FILE, one tuned constant; any spec of --policies; auto: static and the tuned constant shipped for the hardware flags, tuned:joint (or tuned:switch when only the hosts' DCQCN constants differ), none if neither was tuned on them; '' for none")
 	fs.StringVar(&o.out, "out", o.out, "directory of report.md and the figures (created if missing; its parent must exist)")
 	fs.StringVar(&o.jsonOut, "json", "", "also write the report as JSON here (per scenario and policy the simulator's summary)")
-	fs.IntVar(&o.workers, "workers", 0, "simulations run at once (0: one per CPU)")
-	fs.StringVar(&o.rewards, "rewards", o.rewards, "comma-separated training rewards to score every run with, SHAPE[:Q_KB] (linear, convex or concave; Q as train's --reward-queue-kb): the agents' mean reward 0.7*f(min(q/Q,1)) + 0.3*u per control interval over the scenario's arrival window, as a training episode sees it; given, the report shows the scores (--json has them always); \"\" for none")
+	fs.IntVar(&o.set.Workers, "workers", 0, "simulations run at once (0: one per CPU)")
+	fs.StringVar(&o.set.Rewards, "rewards", o.set.Rewards, "comma-separated training rewards to score every run with, SHAPE[:Q_KB] (linear, convex or concave; Q as train's --reward-queue-kb): the agents' mean reward 0.7*f(min(q/Q,1)) + 0.3*u per control interval over the scenario's arrival window, as a training episode sees it; given, the report shows the scores (--json has them always); \"\" for none")
 	fs.IntVar(&o.accEps, "acc-episodes", policy.DefaultACCEpisodes, "episodes ACC trains on each scenario before it is evaluated (policy acc without a model file)")
 	o.hw.add(fs, omitECN)
 	o.interval.add(fs, "")
@@ -111,16 +107,8 @@ func (o *evalOpts) config(ctx context.Context, fs *pflag.FlagSet, env policy.Env
 	if err := o.specs.Resolve(ctx, env, &c, "--"); err != nil {
 		return c, err
 	}
-	if err := experiment.CheckSeeds("--seeds", o.seeds); err != nil {
+	if err := o.set.Apply(&c, "--"); err != nil {
 		return c, err
-	}
-	c.Seeds = slices.Clone(o.seeds)
-	if o.workers < 0 {
-		return c, fmt.Errorf("--workers %d: must not be negative", o.workers)
-	}
-	c.Workers = o.workers
-	if c.Rewards, err = experiment.ParseRewards(o.rewards); err != nil {
-		return c, fmt.Errorf("--rewards %s: %w", o.rewards, err)
 	}
 	c.ShowRewards = fs.Changed("rewards")
 	return c, nil

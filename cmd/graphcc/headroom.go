@@ -10,27 +10,23 @@ import (
 
 	"graphcc/experiment"
 	"graphcc/experiment/headroom"
-	"graphcc/experiment/tune"
 	"graphcc/internal/fileio"
 	"graphcc/internal/version"
 	"graphcc/policy"
-	"graphcc/topo"
 )
 
 // headroomOpts are the flags of graphcc headroom.
 type headroomOpts struct {
-	eval                  evalOpts // --scenario-file, --policies, --workers, --interval, the hardware
-	scenario, grid, tuned string
-	also                  []string
-	segment, out, jsonOut string
-	shard                 shardFlag
-	c                     headroom.Config
+	eval                   evalOpts // --scenario-file, --policies, --workers, --interval, the hardware
+	scenario, out, jsonOut string
+	set                    headroom.Settings // --grid, --tune, --also, --segment
+	shard                  shardFlag
+	c                      headroom.Config
 }
 
 func newHeadroomCmd(lookup lookupFunc) *cobra.Command {
 	o := headroomOpts{eval: evalOpts{scenarioFile: scenarioFileFlag{lookup: lookup}, hw: defaultHW()},
-		grid: "coarse", out: "headroom-out", c: headroom.DefaultConfig()}
-	o.segment = topo.FormatDuration(o.c.Segment)
+		out: "headroom-out", set: headroom.DefaultSettings(), c: headroom.DefaultConfig()}
 	cmd := &cobra.Command{
 		Use: "headroom [flags]",
 		Example: `  graphcc headroom --scenario day --policies graphcc,graphcc:models/graphcc-hosts.model --out day-headroom
@@ -57,16 +53,16 @@ docs/learning.md ("Headroom") describes it.`,
 	fs.StringArrayVar(&o.eval.specs.Policies, "policies", nil, "comma-separated policies to report beside the yardsticks (as eval's --policies); repeatable")
 	fs.Var(newSeedsFlag(&o.c.SelectSeeds), "seeds", "seeds the search and the schedule are selected on (not 1001-1010)")
 	fs.Var(newSeedsFlag(&o.c.ReportSeeds), "report-seeds", "seeds every row is reported on, apart from --seeds")
-	fs.StringVar(&o.grid, "grid", o.grid, "the search's coarse grid: coarse (39 settings), or as tune's --grid")
+	fs.StringVar(&o.set.Grid, "grid", o.set.Grid, "the search's coarse grid: coarse (39 settings), or as tune's --grid")
 	fs.IntVar(&o.c.Refine, "refine", o.c.Refine, "the search's refinement rounds (-1: none)")
 	fs.IntVar(&o.c.Top, "top", o.c.Top, "leaders the search refines each round")
 	fs.BoolVar(&o.c.SwitchOnly, "switch-only", false, "search the switches' ECN setting alone, not jointly with the hosts' DCQCN constants")
-	fs.StringVar(&o.tuned, "tune", "", "a tune result of --scenario on --seeds and this hardware (graphcc tune, or graphcc merge of its --shard parts) to use instead of searching")
-	fs.StringVar(&o.segment, "segment", o.segment, "segment length of a scenario without phases")
+	fs.StringVar(&o.set.Tune, "tune", "", "a tune result of --scenario on --seeds and this hardware (graphcc tune, or graphcc merge of its --shard parts) to use instead of searching")
+	fs.StringVar(&o.set.Segment, "segment", o.set.Segment, "segment length of a scenario without phases")
 	fs.IntVar(&o.c.Candidates, "candidates", o.c.Candidates, "settings a segment may take: the best constant, --also's, then the search's best runs")
-	fs.StringSliceVar(&o.also, "also", nil, "tune results (comma-separated; repeatable) whose best configurations a segment may also take, for instance other traffic's (models/tuned-joint/*.json)")
+	fs.StringSliceVar(&o.set.Also, "also", nil, "tune results (comma-separated; repeatable) whose best configurations a segment may also take, for instance other traffic's (models/tuned-joint/*.json)")
 	fs.IntVar(&o.c.Passes, "passes", o.c.Passes, "most passes of the coordinate descent")
-	fs.IntVar(&o.eval.workers, "workers", 0, "simulations run at once (0: one per CPU)")
+	fs.IntVar(&o.eval.set.Workers, "workers", 0, "simulations run at once (0: one per CPU)")
 	fs.StringVar(&o.out, "out", o.out, "directory of headroom.md, headroom.json and journal.json (created if missing)")
 	o.shard.add(fs, "the search's grid or, with --tune, of the rows that do not depend on the schedule")
 	fs.StringVar(&o.jsonOut, "json", "", "with --shard, the file of the shard's part (required)")
@@ -95,7 +91,7 @@ func (o *headroomOpts) config(ctx context.Context, cmd *cobra.Command) error {
 	if c.Interval, err = o.eval.interval.parse(); err != nil {
 		return err
 	}
-	if c.Segment, err = topo.ParseDuration("--segment", o.segment, false); err != nil {
+	if err := o.set.Apply(c, "--"); err != nil {
 		return err
 	}
 	if len(o.eval.specs.Policies) > 0 {
@@ -105,24 +101,7 @@ func (o *headroomOpts) config(ctx context.Context, cmd *cobra.Command) error {
 		}
 		c.Policies = ec.Policies
 	}
-	c.Workers = o.eval.workers
-	if c.Grid = headroom.CoarseGrid(); o.grid != "coarse" {
-		if c.Grid, err = tune.ParseGrid("--grid", o.grid); err != nil {
-			return err
-		}
-	}
-	if o.tuned != "" {
-		if c.Tuned, err = headroom.LoadTuned(o.tuned); err != nil {
-			return fmt.Errorf("--tune: %w", err)
-		}
-	}
-	for _, path := range o.also {
-		tr, err := headroom.LoadTuned(path)
-		if err != nil {
-			return fmt.Errorf("--also: %w", err)
-		}
-		c.Also = append(c.Also, tr.Best)
-	}
+	c.Workers = o.eval.set.Workers
 	return nil
 }
 
@@ -159,8 +138,13 @@ func prepareHeadroom(cmd *cobra.Command, c *headroom.Config, out, build string) 
 	if err := headroom.Resume(c, filepath.Join(out, "journal.json"), build); err != nil {
 		return fmt.Errorf("--out: %w", err)
 	}
-	c.Progress = func(msg string) { fmt.Fprintf(cmd.ErrOrStderr(), "graphcc: headroom: %s\n", msg) }
+	c.Progress = headroomProgress(cmd)
 	return nil
+}
+
+// headroomProgress reports a measurement's progress on stderr.
+func headroomProgress(cmd *cobra.Command) func(string) {
+	return func(msg string) { fmt.Fprintf(cmd.ErrOrStderr(), "graphcc: headroom: %s\n", msg) }
 }
 
 // writeHeadroom writes res into out and its Markdown on stdout.
@@ -181,15 +165,14 @@ func (o *headroomOpts) runShard(ctx context.Context, cmd *cobra.Command) error {
 	if cmd.Flags().Changed("out") {
 		return errors.New("--out with --shard: a shard writes only its part (--json); graphcc merge writes the rest")
 	}
-	o.c.Progress = func(msg string) { fmt.Fprintf(cmd.ErrOrStderr(), "graphcc: headroom: %s\n", msg) }
-	if o.c.Tuned == nil {
-		runs := func(s experiment.Shard) int { return headroom.SearchRuns(o.c, s) }
-		return o.shard.run(cmd, o.jsonOut, "headroom search", runs, func(s experiment.Shard, progress func(int, int)) (*experiment.Part, error) {
-			return headroom.SearchPart(ctx, o.c, s)
-		})
+	o.c.Progress = headroomProgress(cmd)
+	stage, part := "headroom search", headroom.SearchPart
+	runs := func(s experiment.Shard) int { return headroom.SearchRuns(o.c, s) }
+	if o.c.Tuned != nil {
+		stage, part = "headroom rows", headroom.RowsPart
+		runs = func(s experiment.Shard) int { return headroom.RowsRuns(ctx, o.c, s) }
 	}
-	runs := func(s experiment.Shard) int { return headroom.RowsRuns(ctx, o.c, s) }
-	return o.shard.run(cmd, o.jsonOut, "headroom rows", runs, func(s experiment.Shard, progress func(int, int)) (*experiment.Part, error) {
-		return headroom.RowsPart(ctx, o.c, s)
+	return o.shard.run(cmd, o.jsonOut, stage, runs, func(s experiment.Shard, _ func(int, int)) (*experiment.Part, error) {
+		return part(ctx, o.c, s)
 	})
 }

@@ -7,7 +7,6 @@ import (
 	"log/slog"
 	"os"
 	"os/signal"
-	"strings"
 	"syscall"
 	"time"
 
@@ -172,30 +171,22 @@ Policies (--policies, comma-separated or repeated; --ecn is its old name):
 	return cmd
 }
 
-// specs returns the policy specs of --policies (or of the deprecated
-// --ecn) and the flag that gave them, for messages.
-func (o *testbedRunOpts) specs(fs *pflag.FlagSet) (string, []string, error) {
-	flag, values := "--policies", o.policies
-	if fs.Changed("ecn") {
-		if fs.Changed("policies") {
-			return "", nil, errors.New("--ecn and --policies: choose one (--ecn is the old name of --policies)")
-		}
-		flag, values = "--ecn", []string{o.ecn}
+// setPolicies sets the run's policies from --policies or from the
+// deprecated --ecn (testbed.RunConfig.SetPolicies).
+func (o *testbedRunOpts) setPolicies(fs *pflag.FlagSet) error {
+	if !fs.Changed("ecn") {
+		return o.c.SetPolicies("--policies", o.policies)
 	}
-	var specs []string
-	for _, v := range values {
-		specs = append(specs, policy.Split(v)...)
+	if fs.Changed("policies") {
+		return errors.New("--ecn and --policies: choose one (--ecn is the old name of --policies)")
 	}
-	if len(specs) == 0 {
-		return "", nil, fmt.Errorf("%s %q: no policy", flag, strings.Join(values, ","))
-	}
-	return flag, specs, nil
+	return o.c.SetPolicies("--ecn", []string{o.ecn})
 }
 
 func (o *testbedRunOpts) run(ctx context.Context, cmd *cobra.Command, log *slog.Logger) error {
 	c, fs := &o.c, cmd.Flags()
-	var err error
-	if c.Flag, c.Policies, err = o.specs(fs); err != nil {
+	err := o.setPolicies(fs)
+	if err != nil {
 		return err
 	}
 	c.Outputs = testbed.Outputs{Summary: o.out.summary, FCT: o.out.fct, Trace: o.out.trace}

@@ -7,15 +7,12 @@ import (
 	"io"
 	"log/slog"
 	"os"
-	"path/filepath"
 	"strings"
 	"time"
 
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 
-	"graphcc/experiment"
-	"graphcc/internal/fileio"
 	"graphcc/internal/progress"
 	"graphcc/learn"
 	"graphcc/learn/setup"
@@ -27,15 +24,12 @@ import (
 type trainOpts struct {
 	opt          setup.Options
 	scenarioFile scenarioFileFlag
-	out          string
-	curve        string
+	files        setup.Outputs // --model-out, --curve, --checkpoint, --checkpoint-every
 	hw           hwFlags
-	checkpoint   string
-	ckEvery      int
 }
 
 func newTrainCmd(logger loggerFunc, lookup lookupFunc) *cobra.Command {
-	o := trainOpts{opt: setup.DefaultOptions(), scenarioFile: scenarioFileFlag{lookup: lookup}, hw: defaultHW(), ckEvery: 25}
+	o := trainOpts{opt: setup.DefaultOptions(), scenarioFile: scenarioFileFlag{lookup: lookup}, hw: defaultHW(), files: setup.Outputs{CheckpointEvery: 25}}
 	cmd := &cobra.Command{
 		Use: "train --model-out MODEL [flags]",
 		Example: `  graphcc train --model-out my.model --curve curve.csv   # 200 episodes on fb60-incast
@@ -59,9 +53,9 @@ docs/cli.md describes checkpoints, validation, imitation and the least
 // addFlags defines train's flags on fs, into o.
 func (o *trainOpts) addFlags(fs *pflag.FlagSet) {
 	fs.SortFlags = false
-	fs.StringVar(&o.out, "model-out", "", "write the trained model here (required)")
-	addRenamed(fs, &o.out, "out", "model-out")
-	fs.StringVar(&o.curve, "curve", "", "write the training curve here as CSV, and as PNG beside it (FILE.png)")
+	fs.StringVar(&o.files.Model, "model-out", "", "write the trained model here (required)")
+	addRenamed(fs, &o.files.Model, "out", "model-out")
+	fs.StringVar(&o.files.Curve, "curve", "", "write the training curve here as CSV, and as PNG beside it (FILE.png)")
 	fs.StringVar(&o.opt.Scenario, "scenario", o.opt.Scenario, "training scenario (see graphcc eval --list-scenarios); several comma-separated on one fabric or a range of a family's training draws (family:1-200), or curriculum (the suite's on the training fabric, the held-out ones excepted), for a curriculum: each episode one of them at random; with --scenario-file, the file's only scenario by default")
 	o.scenarioFile.add(fs, false)
 	fs.StringVar(&o.opt.Config.Kind, "kind", o.opt.Config.Kind, "graphcc (the shared message-passing network) or acc (an independent network per port)")
@@ -87,22 +81,16 @@ func (o *trainOpts) addFlags(fs *pflag.FlagSet) {
 	fs.Float64Var(&o.opt.Config.EpsEnd, "eps-end", o.opt.Config.EpsEnd, "final exploration rate (it decays linearly from --eps-start)")
 	fs.Float64Var(&o.opt.Config.EpsStart, "eps-start", o.opt.Config.EpsStart, "initial exploration rate")
 	fs.Float64Var(&o.opt.Config.EpsDecay, "eps-decay", o.opt.Config.EpsDecay, "fraction of the episodes over which epsilon decays")
-	fs.StringVar(&o.checkpoint, "checkpoint", "", "save the run's whole state here (atomically) every --checkpoint-every episodes and when interrupted, to --resume it")
-	fs.IntVar(&o.ckEvery, "checkpoint-every", o.ckEvery, "episodes between checkpoints (rounded up to whole rounds of --workers episodes)")
+	fs.StringVar(&o.files.Checkpoint, "checkpoint", "", "save the run's whole state here (atomically) every --checkpoint-every episodes and when interrupted, to --resume it")
+	fs.IntVar(&o.files.CheckpointEvery, "checkpoint-every", o.files.CheckpointEvery, "episodes between checkpoints (rounded up to whole rounds of --workers episodes)")
 	fs.StringVar(&o.opt.Resume, "resume", "", "continue the run of this checkpoint (the same flags otherwise); may be --checkpoint's own file")
 	fs.Var(newSeedsFlag(&o.opt.ValidateSeeds), "validate-seeds", "seeds of validation runs, as numbers and ranges (2001-2010): --model-out gets the weights whose greedy policy had the lowest mean FCT slowdown on them (not 1001 to 1010, eval's)")
 	fs.IntVar(&o.opt.ValidateEvery, "validate-every", o.opt.ValidateEvery, "episodes between validations (rounded up to whole rounds), with --validate-seeds")
 	o.hw.add(fs, omitECN)
 }
 
-// curvePNG is where the training curve's PNG goes: beside the CSV at path,
-// its extension replaced by .png.
-func curvePNG(path string) string {
-	return strings.TrimSuffix(path, filepath.Ext(path)) + ".png"
-}
-
 func (o *trainOpts) run(ctx context.Context, cmd *cobra.Command, log *slog.Logger) error {
-	if err := o.checkOutputs(); err != nil {
+	if err := o.files.Check(o.opt.Resume, "--"); err != nil {
 		return err
 	}
 	r, err := o.resolve(ctx, cmd.Flags(), log)
@@ -111,14 +99,14 @@ func (o *trainOpts) run(ctx context.Context, cmd *cobra.Command, log *slog.Logge
 	}
 	c := r.Config
 	saved := -1 // episodes of the last checkpoint saved
-	if o.checkpoint != "" {
-		c.CheckpointEvery = o.ckEvery
+	if ckPath := o.files.Checkpoint; ckPath != "" {
+		c.CheckpointEvery = o.files.CheckpointEvery
 		c.Checkpoint = func(ck *learn.Checkpoint) error {
-			if err := ck.Save(o.checkpoint); err != nil {
+			if err := ck.Save(ckPath); err != nil {
 				return err
 			}
 			saved = ck.Episodes
-			log.Info("checkpoint", "episodes", ck.Episodes, "file", o.checkpoint)
+			log.Info("checkpoint", "episodes", ck.Episodes, "file", ckPath)
 			return nil
 		}
 	}
@@ -131,7 +119,7 @@ func (o *trainOpts) run(ctx context.Context, cmd *cobra.Command, log *slog.Logge
 	res, err := learn.Train(ctx, c)
 	bar.Done()
 	if err != nil && saved >= 0 && ctx.Err() != nil && !errors.Is(err, learn.ErrNoUpdates) {
-		return fmt.Errorf("%w; the state after %d episodes is in %s: continue with the same flags and --resume %s", err, saved, o.checkpoint, o.checkpoint)
+		return fmt.Errorf("%w; the state after %d episodes is in %s: continue with the same flags and --resume %s", err, saved, o.files.Checkpoint, o.files.Checkpoint)
 	}
 	if err != nil {
 		return r.Explain(err)
@@ -161,47 +149,19 @@ func (o *trainOpts) resolve(ctx context.Context, fs *pflag.FlagSet, log *slog.Lo
 	return r, o.hw.checkScenarios(r.Scenarios)
 }
 
-// checkOutputs refuses, before anything runs, outputs that could not be
-// written: the model, the curve and its PNG, the checkpoint.
-func (o *trainOpts) checkOutputs() error {
-	if o.out == "" {
-		return fmt.Errorf("--model-out: required")
-	}
-	png := ""
-	if o.curve != "" {
-		if png = curvePNG(o.curve); png == o.curve {
-			return fmt.Errorf("--curve %s: the curve's PNG goes beside the CSV as FILE.png: give the CSV another name", o.curve)
-		}
-	}
-	if err := fileio.CheckOutputs(nil, "--model-out", o.out, "--curve", o.curve, "--curve", png, "--checkpoint", o.checkpoint); err != nil {
-		return err
-	}
-	// The checkpoint may be the file resumed from; the model and curve not.
-	if err := fileio.CheckDistinct([]string{"--model-out", o.out, "--curve", o.curve, "--curve", png}, []string{"--resume", o.opt.Resume}); err != nil {
-		return err
-	}
-	if o.ckEvery < 1 {
-		return fmt.Errorf("--checkpoint-every %d: must be at least 1", o.ckEvery)
-	}
-	return nil
-}
-
 // save writes the model of the run r (res, in wall time) with its
 // metadata, and the curve, and says what it wrote on out.
 func (o *trainOpts) save(out io.Writer, r *setup.Run, res *learn.Result, wall time.Duration) error {
 	c := r.Config
-	if err := res.ModelFile(c, r.Info.ModelMeta(c.Resume)).Save(o.out); err != nil {
+	if err := res.ModelFile(c, r.Info.ModelMeta(c.Resume)).Save(o.files.Model); err != nil {
 		return fmt.Errorf("--model-out: %w", err)
 	}
-	wrote := o.out
-	if o.curve != "" {
-		if err := fileio.WriteAtomic(o.curve, func(w io.Writer) error { return learn.WriteCurve(w, res.Stats) }); err != nil {
-			return fmt.Errorf("--curve: %w", err)
-		}
-		if err := experiment.WriteCurvePNG(curvePNG(o.curve), res.Stats); err != nil {
-			return fmt.Errorf("--curve: %w", err)
-		}
-		wrote += ", " + o.curve + ", " + curvePNG(o.curve)
+	if err := o.files.WriteCurve(res.Stats, "--"); err != nil {
+		return err
+	}
+	wrote := o.files.Model
+	if o.files.Curve != "" {
+		wrote += ", " + o.files.Curve + ", " + o.files.CurvePNG()
 	}
 	return res.WriteSummary(out, c, r.Info.Scenario, o.opt.HostActions, wrote, wall)
 }

@@ -24,7 +24,8 @@
 //     policy spec in turn (controller.RunPolicies): each policy's trace,
 //     last step, FCT and summary files (Outputs, PolicyPath), its summary
 //     table, the simulator's run beside it (--compare-sim) and the
-//     comparison of them all. RunConfig.CheckOutputs checks its files
+//     comparison of them all. RunConfig.SetPolicies sets its policy specs
+//     from a flag's values, RunConfig.CheckOutputs checks its files
 //     first. Session.Traffic gives the scenario and its flows (from a
 //     flow file, or generated from a scenario.Settings, with FitFanIn
 //     fitting an incast to the lab).

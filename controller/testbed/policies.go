@@ -17,6 +17,20 @@ import (
 	"graphcc/topo"
 )
 
+// SetPolicies sets c.Policies to the specs of values, each one or several
+// comma-separated (policy.Split), and c.Flag to flag, the flag that gave
+// them, for messages. It refuses values without a spec.
+func (c *RunConfig) SetPolicies(flag string, values []string) error {
+	c.Flag, c.Policies = flag, nil
+	for _, v := range values {
+		c.Policies = append(c.Policies, policy.Split(v)...)
+	}
+	if len(c.Policies) == 0 {
+		return fmt.Errorf("%s %q: no policy", flag, strings.Join(values, ","))
+	}
+	return nil
+}
+
 // parsePolicies resolves the run's policy specs into the runs of
 // RunPolicies, keeping the policies in r.
 func (r *run) parsePolicies(ctx context.Context) ([]controller.PolicyRun, error) {

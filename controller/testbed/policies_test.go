@@ -4,6 +4,7 @@ import (
 	"context"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -162,5 +163,35 @@ func TestParsePolicies(t *testing.T) {
 	}
 	if _, err := newRun("bogus").parsePolicies(context.Background()); err == nil || !strings.HasPrefix(err.Error(), "--policies bogus: ") {
 		t.Errorf("an unknown policy: %v", err)
+	}
+}
+
+// TestSetPolicies splits a run's policy values into specs, keeping a
+// schedule's commas, and refuses values without one, naming the flag.
+func TestSetPolicies(t *testing.T) {
+	const sched = "sched:0=2,32,0.01:500us=static"
+	for _, tc := range []struct {
+		flag   string
+		values []string
+		want   []string
+		err    string
+	}{
+		{"--policies", []string{"static"}, []string{"static"}, ""},
+		{"--policies", []string{"static,graphcc", "acc:m.model"}, []string{"static", "graphcc", "acc:m.model"}, ""},
+		{"--ecn", []string{"static:2,32,0.01," + sched}, []string{"static:2,32,0.01", sched}, ""},
+		{"--policies", nil, nil, `--policies "": no policy`},
+		{"--ecn", []string{}, nil, `--ecn "": no policy`},
+	} {
+		c := RunConfig{Policies: []string{"old"}}
+		err := c.SetPolicies(tc.flag, tc.values)
+		if tc.err != "" {
+			if err == nil || err.Error() != tc.err {
+				t.Errorf("SetPolicies(%s, %q): %v; want %q", tc.flag, tc.values, err, tc.err)
+			}
+			continue
+		}
+		if err != nil || c.Flag != tc.flag || !slices.Equal(c.Policies, tc.want) {
+			t.Errorf("SetPolicies(%s, %q) = %s %q, %v; want %q", tc.flag, tc.values, c.Flag, c.Policies, err, tc.want)
+		}
 	}
 }

@@ -28,6 +28,9 @@
 //     DefaultTop, DefaultSelectSeeds, DefaultReportSeeds and CoarseGrid
 //     are its defaults.
 //   - Segments returns the segments of a trace.
+//   - Settings are the settings a person writes (graphcc headroom's
+//     --grid, --tune, --also and --segment; DefaultSettings);
+//     Settings.Apply checks them and sets them in a Config.
 //
 // # Results
 //
@@ -59,5 +62,5 @@
 //
 // The files by job: headroom.go the measurement, schedule.go the segments
 // and the descent, result.go the report, journal.go the journal, shard.go
-// the sharded stages.
+// the sharded stages, settings.go the settings as written.
 package headroom

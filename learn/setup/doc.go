@@ -15,6 +15,13 @@
 // (learn.RunInfo). Every error names the setting at fault with a prefix
 // ("--" gives train's flags).
 //
+// # Outputs
+//
+// Outputs are the run's files (the model, the curve, the checkpoint and
+// how often it is saved); Outputs.Check refuses, before the run, files
+// that could not be written, Outputs.CurvePNG names the curve's figure and
+// Outputs.WriteCurve writes the curve and its figure.
+//
 // # Errors of a run
 //
 // Run.Explain words an error of learn.Train on the run in the settings:
