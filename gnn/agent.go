@@ -81,6 +81,7 @@ func NewSwitchView(f *topo.Fabric, n topo.NodeID) (SwitchView, error) {
 type Agent struct {
 	view     SwitchView
 	set      ActionSet     // the model's action table
+	htab     HostTable     // the model's host action table
 	ports    []topo.PortID // the egress ports, the view's order
 	rates    []int64       // their rates, bps
 	w        *inferCore    // the weights, shape and kernels only
@@ -155,7 +156,7 @@ func newAgent(m *Model, v SwitchView, c FeatureConfig, asm bool) *Agent {
 	w := &inferCore{shape: s, asm: asm && s.Hidden == 24}
 	w.allocWeights()
 	w.load(m)
-	ag := &Agent{view: v, set: m.ActionSet, w: w, nOwn: len(v.Ports), next: 1}
+	ag := &Agent{view: v, set: m.ActionSet, htab: m.HostTable, w: w, nOwn: len(v.Ports), next: 1}
 	for _, p := range v.Ports {
 		ag.ports = append(ag.ports, p.Port)
 		ag.rates = append(ag.rates, p.Rate)

@@ -45,13 +45,11 @@ type Floor struct {
 	held    bool          // the last Decide held every agent on the base (links)
 	start   []control.ECN // the base's initial settings, by topo.PortID
 	ecn     []control.ECN // the base's current settings, by topo.PortID
-	near    []int         // per agent: the action nearest to nearOf
-	nearOf  []control.ECN // per agent: the base setting near was computed for
+	ports   portGate      // the switch ports' gate
 	hosts   []control.HostParams
-	hnear   []int // per host agent: the host action nearest to hnearOf
-	hnearOf []control.HostParams
-	hostsOK bool   // hosts holds the base's constants, hnear their actions
-	model   []bool // per agent, then per host agent: the model's choice applied at the last step
+	hgate   hostGate // the host agents' gate
+	hostsOK bool     // hosts holds the base's constants
+	model   []bool   // per agent, then per host agent: the model's choice applied at the last step
 }
 
 // NewFloor returns the policy that holds g's agents at base's settings
@@ -77,16 +75,11 @@ func NewFloor(g *GraphCC, base control.Policy, start []control.ECN, f *topo.Fabr
 	}
 	fl := &Floor{
 		g: g, base: base, gates: gates, start: slices.Clone(start), ecn: slices.Clone(start),
-		near: make([]int, len(g.agents)), nearOf: make([]control.ECN, len(g.agents)),
-		hosts: make([]control.HostParams, len(start)),
-		hnear: make([]int, len(g.hosts)), hnearOf: make([]control.HostParams, len(g.hosts)),
+		ports: newPortGate(g.m.ActionSet, g.agents, g.rates, start),
+		hosts: make([]control.HostParams, len(start)), hgate: newHostGate(len(g.hosts)),
 		model: make([]bool, len(g.agents)+len(g.hosts)),
 	}
 	fl.baseHD, _ = control.HostDeciderOf(base)
-	for i, p := range g.agents {
-		fl.nearOf[i] = fl.ecn[p]
-		fl.near[i] = g.m.ActionSet.Nearest(fl.ecn[p], g.rates[i])
-	}
 	return fl, nil
 }
 
@@ -108,19 +101,9 @@ func (fl *Floor) Decide(t *control.Telemetry, ecn []control.ECN) {
 	g.inf.Greedy(g.fz.Features(), g.actions)
 	copy(ecn, fl.ecn)
 	fl.held = fl.gates.HoldLinks && fl.links.holds(t, fl.gates.LinkHold)
-	q, na := g.inf.Q(), g.m.Actions
-	for i, p := range g.agents {
-		if fl.ecn[p] != fl.nearOf[i] {
-			fl.nearOf[i] = fl.ecn[p]
-			fl.near[i] = g.m.ActionSet.Nearest(fl.ecn[p], g.rates[i])
-		}
-		row := q[i*na : (i+1)*na]
-		a := g.actions[i]
-		fl.model[i] = !fl.held && Gate(row[a], row[fl.near[i]], fl.gates.Margin)
-		if fl.model[i] {
-			ecn[p] = g.m.ActionSet.Setting(a, g.rates[i])
-		}
-	}
+	n := len(g.agents)
+	fl.ports.decide(g.m.ActionSet, g.m.Actions, g.agents, g.rates, g.inf.Q(), g.actions[:n],
+		fl.ecn, fl.gates.Margin, fl.held, fl.model[:n], ecn)
 }
 
 // DecidesHosts reports whether the model has a host head or the base
@@ -134,8 +117,7 @@ func (fl *Floor) DecidesHosts() bool { return fl.g.DecidesHosts() || fl.baseHD !
 func (fl *Floor) DecideHosts(t *control.Telemetry, hosts []control.HostParams) {
 	g := fl.g
 	checkLen("host settings", len(hosts), len(fl.hosts))
-	first := !fl.hostsOK
-	if first {
+	if !fl.hostsOK {
 		copy(fl.hosts, hosts)
 		fl.hostsOK = true
 	}
@@ -146,25 +128,9 @@ func (fl *Floor) DecideHosts(t *control.Telemetry, hosts []control.HostParams) {
 	if !g.DecidesHosts() {
 		return
 	}
-	q, na, nh := g.inf.Q(), g.m.Actions, g.m.HostActions
-	q = q[len(g.agents)*na:]
-	for j, p := range g.hosts {
-		if first || fl.hosts[p] != fl.hnearOf[j] {
-			fl.hnearOf[j] = fl.hosts[p]
-			fl.hnear[j] = g.m.HostTable.Nearest(fl.hosts[p])
-		}
-		row := q[j*nh : (j+1)*nh]
-		a := g.actions[len(g.agents)+j]
-		k := len(g.agents) + j
-		wasModel := fl.model[k]
-		fl.model[k] = !fl.held && Gate(row[a], row[fl.hnear[j]], fl.gates.HostMargin)
-		switch {
-		case fl.model[k]:
-			hosts[p] = g.m.HostTable.Action(a)
-		case wasModel:
-			hosts[p] = fl.hosts[p]
-		}
-	}
+	n := len(g.agents)
+	fl.hgate.decide(g.m.HostTable, g.m.HostActions, g.hosts, g.inf.Q()[n*g.m.Actions:], g.actions[n:],
+		fl.hosts, fl.gates.HostMargin, fl.held, fl.model[n:], hosts)
 }
 
 // HostParams returns the base's fixed hosts' constants, if it has them
@@ -179,7 +145,7 @@ func (fl *Floor) Reset() {
 	copy(fl.ecn, fl.start)
 	clear(fl.model)
 	fl.links, fl.held = linkGate{}, false
-	fl.hostsOK = false
+	fl.hostsOK, fl.hgate.set = false, false
 }
 
 // Departed returns, for the last step, whether each agent (in the order

@@ -2,6 +2,7 @@ package gnn
 
 import (
 	"fmt"
+	"slices"
 
 	"graphcc/agentmsg"
 	"graphcc/control"
@@ -59,16 +60,21 @@ type InBandConfig struct {
 // for amortized growth of the latency samples.
 type InBand struct {
 	ps     *PerSwitch
-	shadow *GraphCC
-	cfg    InBandConfig
-	static []control.ECN // by PortID
-	want   []control.ECN // the shadow's settings of the step, by PortID
-	chosen []control.ECN // the agents' models' settings of the step, by PortID
-	ecn    []control.ECN // the agents' settings in force, by PortID
-	// With a host head: the shadow's hosts' constants of the step, and
-	// the hosts' constants at the run's start (set at the first commit).
-	wantH, hostBase []control.HostParams
-	baseSet         bool
+	shadow control.Policy // the central step: a GraphCC, or the Floor of NewInBandFloor
+	// shadowH is shadow's host step with a host head: it decides from
+	// shadow's last Decide and reads no telemetry (GraphCC's, and a
+	// Floor's whose base decides no hosts, which NewInBandFloor requires).
+	shadowH control.HostDecider
+	cfg     InBandConfig
+	static  []control.ECN // what an agent falls back to, by PortID: the static settings, or a floor's base
+	want    []control.ECN // the shadow's settings of the step, by PortID
+	chosen  []control.ECN // the agents' models' settings of the step, by PortID
+	ecn     []control.ECN // the agents' settings in force, by PortID
+	// With a host head: the shadow's hosts' constants of the step, the
+	// hosts' constants at the run's start (set at the first commit) and
+	// the agents' choices of the step.
+	wantH, hostBase, chosenH []control.HostParams
+	baseSet                  bool
 
 	link   []int32       // per PortID: its directed switch-to-switch link, or -1
 	from   []topo.PortID // per link: the sending port
@@ -112,15 +118,8 @@ type agentRun struct {
 // It fails as NewPerSwitch, on a negative deadline or compute time and on
 // a negative miss limit.
 func NewInBand(m *Model, f *topo.Fabric, c FeatureConfig, cfg InBandConfig) (*InBand, error) {
-	if cfg.Deadline < 0 || cfg.Compute < 0 {
-		return nil, fmt.Errorf("per-switch agents: round deadline %s and compute time %s must not be negative",
-			topo.FormatDuration(cfg.Deadline), topo.FormatDuration(cfg.Compute))
-	}
-	if err := control.CheckMissLimit(cfg.Misses); err != nil {
-		return nil, fmt.Errorf("per-switch agents: %w", err)
-	}
-	if cfg.Deadline == 0 {
-		cfg.Deadline = DefaultRoundDeadline
+	if err := cfg.check(); err != nil {
+		return nil, err
 	}
 	ps, err := NewPerSwitch(m, f, c)
 	if err != nil {
@@ -130,8 +129,46 @@ func NewInBand(m *Model, f *topo.Fabric, c FeatureConfig, cfg InBandConfig) (*In
 	if err != nil {
 		return nil, err
 	}
-	ib := &InBand{ps: ps, shadow: shadow, cfg: cfg, static: control.StaticSettings(f),
-		want: control.StaticSettings(f), chosen: control.StaticSettings(f), ecn: control.StaticSettings(f),
+	return newInBand(ps, shadow, control.StaticSettings(f), f, cfg), nil
+}
+
+// NewInBandFloor returns fl's per-switch agents (NewPerSwitchFloor) whose
+// messages are packets, as NewInBand: fl itself is their shadow, and an
+// agent that falls back (Misses) holds its ports on fl's base settings and
+// its hosts on their starting constants, the base's. It fails as
+// NewPerSwitchFloor and NewInBand.
+func NewInBandFloor(fl *Floor, f *topo.Fabric, cfg InBandConfig) (*InBand, error) {
+	if err := cfg.check(); err != nil {
+		return nil, err
+	}
+	ps, err := NewPerSwitchFloor(fl, f)
+	if err != nil {
+		return nil, err
+	}
+	return newInBand(ps, fl, fl.start, f, cfg), nil
+}
+
+// check reports a negative deadline, compute time or miss limit.
+func (cfg InBandConfig) check() error {
+	if cfg.Deadline < 0 || cfg.Compute < 0 {
+		return fmt.Errorf("per-switch agents: round deadline %s and compute time %s must not be negative",
+			topo.FormatDuration(cfg.Deadline), topo.FormatDuration(cfg.Compute))
+	}
+	if err := control.CheckMissLimit(cfg.Misses); err != nil {
+		return fmt.Errorf("per-switch agents: %w", err)
+	}
+	return nil
+}
+
+// newInBand returns the in-band agents of ps with shadow, falling back to
+// static (by PortID).
+func newInBand(ps *PerSwitch, shadow control.Policy, static []control.ECN, f *topo.Fabric, cfg InBandConfig) *InBand {
+	if cfg.Deadline == 0 {
+		cfg.Deadline = DefaultRoundDeadline
+	}
+	m := ps.m
+	ib := &InBand{ps: ps, shadow: shadow, cfg: cfg, static: slices.Clone(static),
+		want: control.StaticSettings(f), chosen: control.StaticSettings(f), ecn: slices.Clone(static),
 		link: make([]int32, len(f.Ports)), in: make([][]int32, len(ps.agents)), agents: make([]agentRun, len(ps.agents))}
 	for a := range ib.agents {
 		ib.agents[a].fb.Limit = cfg.Misses
@@ -158,10 +195,12 @@ func NewInBand(m *Model, f *topo.Fabric, c FeatureConfig, cfg InBandConfig) (*In
 		ib.slots[i].h = make([]float32, m.Hidden)
 	}
 	if m.HostActions > 0 {
-		ib.wantH, ib.hostBase = make([]control.HostParams, len(f.Ports)), make([]control.HostParams, len(f.Ports))
+		ib.shadowH, _ = control.HostDeciderOf(shadow)
+		n := len(f.Ports)
+		ib.wantH, ib.hostBase, ib.chosenH = make([]control.HostParams, n), make([]control.HostParams, n), make([]control.HostParams, n)
 	}
 	ib.resetStats()
-	return ib, nil
+	return ib
 }
 
 // Decide runs the step with ideal delivery (PerSwitch.Decide), for a
@@ -170,6 +209,10 @@ func (ib *InBand) Decide(t *control.Telemetry, ecn []control.ECN) { ib.ps.Decide
 
 // DecidesHosts reports whether the model has a host head.
 func (ib *InBand) DecidesHosts() bool { return ib.ps.DecidesHosts() }
+
+// HostParams returns the hosts' fixed constants of a floor's base, if it
+// has them (PerSwitch.HostParams): the hosts start with them.
+func (ib *InBand) HostParams() (control.HostParams, bool) { return ib.ps.HostParams() }
 
 // DecideHosts writes the hosts' DCQCN constants the leaves' agents chose
 // last (PerSwitch.DecideHosts).
@@ -197,9 +240,6 @@ func (ib *InBand) Start(net control.Net, t *control.Telemetry) bool {
 	ib.t0 = net.Now()
 	ib.stats.Steps++
 	ib.shadow.Decide(t, ib.want)
-	if ib.wantH != nil {
-		ib.shadow.DecideHosts(t, ib.wantH)
-	}
 	ib.ps.observe(t)
 	for i := range ib.slots {
 		ib.slots[i].arrived = false
@@ -373,7 +413,7 @@ func (ib *InBand) complete(net control.Net, a int) {
 func (ib *InBand) decide(net control.Net, a int) {
 	ag, r := ib.ps.agents[a], &ib.agents[a]
 	r.done = true
-	ag.Settings(ib.chosen)
+	ib.ps.settings(a, ib.chosen)
 	ports := ag.OwnPorts()
 	for _, p := range ports {
 		if ib.chosen[p] != ib.want[p] {
@@ -397,7 +437,7 @@ func (ib *InBand) decide(net control.Net, a int) {
 // a host head, the hosts' constants: those the leaves chose, or for a leaf
 // on the static settings those the hosts started the run with (hosts as
 // the first call finds them), counting those that differ from the
-// shadow's.
+// shadow's, which decides them here from its Decide of the step.
 func (ib *InBand) Settings(ecn []control.ECN, hosts []control.HostParams) {
 	for _, ag := range ib.ps.agents {
 		for _, vp := range ag.view.Ports {
@@ -409,12 +449,15 @@ func (ib *InBand) Settings(ecn []control.ECN, hosts []control.HostParams) {
 	}
 	if !ib.baseSet {
 		copy(ib.hostBase, hosts)
+		copy(ib.wantH, hosts)
+		copy(ib.chosenH, hosts)
 		ib.baseSet = true
 	}
+	ib.shadowH.DecideHosts(nil, ib.wantH)
 	for a, ag := range ib.ps.agents {
-		acts := ag.Actions()[ag.nOwn:]
-		for j, p := range ag.Hosts() {
-			h := ib.ps.m.HostTable.Action(acts[j])
+		ib.ps.hostSettings(a, ib.chosenH)
+		for _, p := range ag.Hosts() {
+			h := ib.chosenH[p]
 			if ib.agents[a].fb.Static() {
 				h = ib.hostBase[p]
 			}
@@ -446,7 +489,9 @@ func (ib *InBand) AgentStats() metrics.AgentStats {
 // run.
 func (ib *InBand) Reset() {
 	ib.ps.Reset()
-	ib.shadow.Reset()
+	if r, ok := ib.shadow.(interface{ Reset() }); ok {
+		r.Reset()
+	}
 	for a := range ib.agents {
 		ib.agents[a] = agentRun{fb: control.Fallback{Limit: ib.cfg.Misses}}
 	}
@@ -462,4 +507,7 @@ func (ib *InBand) resetStats() {
 	ib.hostMismatches = 0
 }
 
-var _ control.InBand = (*InBand)(nil)
+var (
+	_ control.InBand    = (*InBand)(nil)
+	_ control.HostTuner = (*InBand)(nil)
+)

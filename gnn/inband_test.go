@@ -13,18 +13,22 @@ import (
 )
 
 // inBandCheck is an InBand that also decides every step with a central
-// GraphCC of its own on the step's telemetry and compares the settings the
-// agents commit with it, port by port: a check independent of the
-// InBand's shadow.
+// GraphCC (or Floor) of its own on the step's telemetry and compares the
+// settings the agents commit with it, port by port: a check independent
+// of the InBand's shadow.
 type inBandCheck struct {
 	*InBand
-	central  *GraphCC
+	central  control.HostDecider
+	g        *GraphCC // central's model policy: its agents and hosts
 	want     []control.ECN
 	wantH    []control.HostParams
 	steps    int
 	diff     int // port-steps whose committed setting differs, and host-steps
 	hostSet  int // host-steps whose constants were committed
 	hostDiff int // host-steps whose committed constants differ
+	// With a floor: the agents' port- and host-steps on the model's
+	// choice and on the base's.
+	departed, kept int
 	// committed are the hosts' constants each step committed (with a host
 	// head), by step then PortID.
 	committed [][]control.HostParams
@@ -36,9 +40,21 @@ func (c *inBandCheck) Start(net control.Net, t *control.Telemetry) bool {
 }
 
 func (c *inBandCheck) Settings(ecn []control.ECN, hosts []control.HostParams) {
+	if c.steps == 0 && hosts != nil {
+		copy(c.wantH, hosts) // a Floor's base constants: the hosts' at the start
+	}
 	c.InBand.Settings(ecn, hosts)
 	c.steps++
-	for _, p := range c.central.Agents() {
+	for _, af := range c.ps.Floors() {
+		for _, d := range af.Departed() {
+			if d {
+				c.departed++
+			} else {
+				c.kept++
+			}
+		}
+	}
+	for _, p := range c.g.Agents() {
 		if ecn[p] != c.want[p] {
 			c.diff++
 		}
@@ -48,7 +64,7 @@ func (c *inBandCheck) Settings(ecn []control.ECN, hosts []control.HostParams) {
 	}
 	c.committed = append(c.committed, slices.Clone(hosts))
 	c.central.DecideHosts(nil, c.wantH)
-	for _, p := range c.central.Hosts() {
+	for _, p := range c.g.Hosts() {
 		c.hostSet++
 		if hosts[p] != c.wantH[p] {
 			c.diff++
@@ -82,9 +98,17 @@ func inBandRunModel(t *testing.T, m *Model, f *topo.Fabric, cfg InBandConfig, lo
 	if err != nil {
 		t.Fatal(err)
 	}
-	c := &inBandCheck{InBand: ib, central: mustGraphCC(t, m, f, FeatureConfig{}), want: control.StaticSettings(f),
+	g := mustGraphCC(t, m, f, FeatureConfig{})
+	c := &inBandCheck{InBand: ib, central: g, g: g, want: control.StaticSettings(f),
 		wantH: make([]control.HostParams, len(f.Ports))}
-	res, err := replay.Run(replay.Config{Fabric: f, Flows: flows, Policy: c, Seed: 1, MessageLoss: loss})
+	return inBandSimulate(t, f, flows, c, nil, loss)
+}
+
+// inBandSimulate runs flows on f under c's agents, starting from settings
+// ecn (nil: the static ones), with message loss.
+func inBandSimulate(t *testing.T, f *topo.Fabric, flows []trace.Flow, c *inBandCheck, ecn []control.ECN, loss float64) (*replay.Result, *inBandCheck) {
+	t.Helper()
+	res, err := replay.Run(replay.Config{Fabric: f, Flows: flows, Policy: c, ECN: ecn, Seed: 1, MessageLoss: loss})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -1,6 +1,7 @@
 package gnn
 
 import (
+	"errors"
 	"fmt"
 	"math/rand/v2"
 
@@ -18,6 +19,9 @@ import (
 type PerSwitch struct {
 	m      *Model
 	agents []*Agent
+	floors []*AgentFloor      // per agent, with a floor (NewPerSwitchFloor); nil without
+	hp     control.HostParams // with hpOK, the floor's base's hosts' constants (HostParams)
+	hpOK   bool
 	byNode []int32             // per NodeID: the agent's index, -1 for a host
 	local  [][]topo.PortID     // per agent: the ports of its telemetry rows
 	tels   []control.Telemetry // per agent: its telemetry
@@ -77,6 +81,40 @@ func newPerSwitch(m *Model, f *topo.Fabric, c FeatureConfig, asm bool) (*PerSwit
 	return ps, nil
 }
 
+// NewPerSwitchFloor returns fl run as one Agent per switch with ideal
+// delivery, each agent held to fl's base by its AgentFloor: the same
+// decisions as fl step by step on the same telemetry, but for the hold on
+// link events, which is each switch's own (AgentFloor). fl's base must be
+// fixed: its settings are fl's starting ones for the whole run, and its
+// hosts' constants those the hosts start with (its own if it is a
+// control.HostTuner, which the policy forwards). A base that decides the
+// hosts' constants every interval is refused; that the base's settings
+// never change is the caller's to know (policy.WithAgents admits static,
+// edge and tuned constants only).
+func NewPerSwitchFloor(fl *Floor, f *topo.Fabric) (*PerSwitch, error) {
+	if fl == nil {
+		return nil, errors.New("per-switch floor: no floor")
+	}
+	if _, ok := control.HostDeciderOf(fl.base); ok {
+		return nil, fmt.Errorf("per-switch floor: the base %T decides the hosts' constants every interval, the agents hold to fixed ones", fl.base)
+	}
+	ps, err := NewPerSwitch(fl.g.Model(), f, fl.g.Featurizer().Config())
+	if err != nil {
+		return nil, err
+	}
+	if len(fl.start) != ps.ports {
+		return nil, fmt.Errorf("per-switch floor: %d base settings for %d ports", len(fl.start), ps.ports)
+	}
+	ps.floors = make([]*AgentFloor, len(ps.agents))
+	for i, ag := range ps.agents {
+		if ps.floors[i], err = NewAgentFloor(ag, fl.start, fl.gates); err != nil {
+			return nil, err
+		}
+	}
+	ps.hp, ps.hpOK = fl.HostParams()
+	return ps, nil
+}
+
 // Shuffle makes every round deliver its messages in an order drawn from
 // a PCG source seeded with seed (the order of arrival must not matter;
 // tests check that it does not). Without it they go in the agents' order.
@@ -92,8 +130,38 @@ func (ps *PerSwitch) Decide(t *control.Telemetry, ecn []control.ECN) {
 	for k := 1; k <= ps.m.K; k++ {
 		ps.exchange(k)
 	}
-	for _, ag := range ps.agents {
-		ag.Settings(ecn)
+	for i := range ps.agents {
+		ps.settings(i, ecn)
+	}
+}
+
+// settings writes agent i's settings of its last step into ecn: its
+// model's, or with a floor the gated ones (AgentFloor.Settings).
+func (ps *PerSwitch) settings(i int, ecn []control.ECN) {
+	if ps.floors != nil {
+		ps.floors[i].Settings(ecn)
+		return
+	}
+	ps.agents[i].Settings(ecn)
+}
+
+// hostSettings writes the constants agent i chose for its hosts at its
+// last step into hosts (by topo.PortID): its model's host actions, or with
+// a floor the gated ones (AgentFloor.HostSettings, whose base constants
+// are those hosts holds at its first call). A model without a host head
+// writes nothing.
+func (ps *PerSwitch) hostSettings(i int, hosts []control.HostParams) {
+	if ps.m.HostActions == 0 {
+		return
+	}
+	if ps.floors != nil {
+		ps.floors[i].HostSettings(hosts)
+		return
+	}
+	ag := ps.agents[i]
+	acts := ag.Actions()[ag.nOwn:]
+	for j, p := range ag.Hosts() {
+		hosts[p] = ps.m.HostTable.Action(acts[j])
 	}
 }
 
@@ -106,7 +174,11 @@ func (ps *PerSwitch) observe(t *control.Telemetry) {
 		for j, p := range ps.local[i] {
 			lt.Ports[j] = t.Ports[p]
 		}
-		ag.Observe(lt)
+		if ps.floors != nil {
+			ps.floors[i].Observe(lt)
+		} else {
+			ag.Observe(lt)
+		}
 	}
 }
 
@@ -150,27 +222,39 @@ func (ps *PerSwitch) Agents() []*Agent { return ps.agents }
 func (ps *PerSwitch) DecidesHosts() bool { return ps.m.HostActions > 0 }
 
 // DecideHosts writes into hosts (by topo.PortID) the DCQCN constants of
-// every host's action of the last Decide, as the leaf's agent chose it.
+// every host's action of the last Decide, as the leaf's agent chose it
+// (with a floor, gated: the base's constants are those hosts holds at the
+// first call, the hosts' starting constants).
 func (ps *PerSwitch) DecideHosts(_ *control.Telemetry, hosts []control.HostParams) {
 	checkLen("host settings", len(hosts), ps.ports)
-	if ps.m.HostActions == 0 {
-		return
-	}
-	for _, ag := range ps.agents {
-		acts := ag.Actions()[ag.nOwn:]
-		for j, p := range ag.Hosts() {
-			hosts[p] = ps.m.HostTable.Action(acts[j])
-		}
+	for i := range ps.agents {
+		ps.hostSettings(i, hosts)
 	}
 }
 
-// Reset forgets every agent's feature history, for a new run, and
-// re-snapshots the model's parameters.
+// HostParams returns, with a floor whose base sets the hosts' constants
+// (control.HostTuner), those constants: the hosts start with them.
+func (ps *PerSwitch) HostParams() (control.HostParams, bool) { return ps.hp, ps.hpOK }
+
+// Floors returns the agents' floors, one per agent in the order of
+// Agents, or nil without a floor. The slice is the policy's own.
+func (ps *PerSwitch) Floors() []*AgentFloor { return ps.floors }
+
+// Reset forgets every agent's feature history (and with a floor its hold
+// and hosts' base constants), for a new run, and re-snapshots the model's
+// parameters.
 func (ps *PerSwitch) Reset() {
-	for _, ag := range ps.agents {
-		ag.Reset()
+	for i, ag := range ps.agents {
+		if ps.floors != nil {
+			ps.floors[i].Reset()
+		} else {
+			ag.Reset()
+		}
 		ag.Load(ps.m)
 	}
 }
 
-var _ control.HostDecider = (*PerSwitch)(nil)
+var (
+	_ control.HostDecider = (*PerSwitch)(nil)
+	_ control.HostTuner   = (*PerSwitch)(nil)
+)
