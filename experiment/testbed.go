@@ -127,12 +127,16 @@ func SimulateLikeTestbed(ctx context.Context, np policy.Named, f *topo.Fabric, s
 	return r, nil
 }
 
-// testbedAgents returns pol, a GraphCC policy, as the simulator's
-// per-switch in-band agents configured as the testbed's (c.InBandConfig).
+// testbedAgents returns pol, a GraphCC policy or a floor over a fixed
+// base, as the simulator's per-switch in-band agents configured as the
+// testbed's (c.InBandConfig).
 func testbedAgents(pol control.Policy, f *topo.Fabric, c TestbedSim) (control.Policy, error) {
 	g, ok := pol.(*gnn.GraphCC)
+	if fl, isFloor := pol.(*gnn.Floor); isFloor {
+		g, ok = fl.GraphCC(), true
+	}
 	if !ok {
-		return nil, fmt.Errorf("per-switch agents run a graphcc policy, not %T", pol)
+		return nil, fmt.Errorf("per-switch agents run a graphcc policy or a floor over a fixed base, not %T", pol)
 	}
 	cfg, err := c.InBandConfig(g.Model().K)
 	if err != nil {

@@ -157,6 +157,16 @@ func (fl *Floor) Departed() []bool { return fl.model }
 // GraphCC returns the model's policy.
 func (fl *Floor) GraphCC() *GraphCC { return fl.g }
 
+// Base returns the base policy.
+func (fl *Floor) Base() control.Policy { return fl.base }
+
+// Gates returns the floor's gates.
+func (fl *Floor) Gates() FloorGates { return fl.gates }
+
+// Start returns the base's initial settings, by topo.PortID. The slice is
+// the policy's own: read it, do not change it.
+func (fl *Floor) Start() []control.ECN { return fl.start }
+
 var (
 	_ control.HostDecider = (*Floor)(nil)
 	_ control.HostTuner   = (*Floor)(nil)

@@ -23,6 +23,7 @@
 // (learn.Config.Teacher), on each episode's scenario.
 // RunSpec is one simulator run's control as a person writes it (sim's
 // policy, agents and interval flags); RunSpec.Resolve builds its
-// RunControl: the policy run as its agents say (WithAgents), its
+// RunControl: the policy run as its agents say (WithAgents: a graphcc
+// policy, or a floor over a fixed base, FixedBase, as per-switch agents), its
 // starting settings, or ideal's run in place of the simulator.
 package policy

@@ -159,8 +159,13 @@ const (
 
 // WithAgents returns p run as agents says: p itself for AgentsCentral,
 // and for AgentsPerSwitch (with cfg) or AgentsIdeal the per-switch
-// decomposition of p, which must be a GraphCC policy (gnn.GraphCC) on f.
-// Any other value is an error.
+// decomposition of p, which must be a GraphCC policy (gnn.GraphCC) on f,
+// or a GraphCC model held to a fixed base (a gnn.Floor whose base is
+// static, edge or tuned constants, with or without the hosts' constants of
+// +dcqcn:; FixedBase): each switch's agent then gates its own ports and
+// hosts (gnn.NewPerSwitchFloor, gnn.NewInBandFloor). Any other value is an
+// error, and so is a floor whose base changes over time (sched, react,
+// hostreact, acc), named.
 func WithAgents(p control.Policy, f *topo.Fabric, agents string, cfg gnn.InBandConfig) (control.Policy, error) {
 	if agents == AgentsCentral {
 		return p, nil
@@ -168,12 +173,56 @@ func WithAgents(p control.Policy, f *topo.Fabric, agents string, cfg gnn.InBandC
 	if agents != AgentsPerSwitch && agents != AgentsIdeal {
 		return nil, fmt.Errorf("unknown agents %q (want %s, %s or %s)", agents, AgentsCentral, AgentsPerSwitch, AgentsIdeal)
 	}
+	if fl, ok := p.(*gnn.Floor); ok {
+		if err := FixedBase(fl); err != nil {
+			return nil, err
+		}
+		if agents == AgentsIdeal {
+			return gnn.NewPerSwitchFloor(fl, f)
+		}
+		return gnn.NewInBandFloor(fl, f, cfg)
+	}
 	g, ok := p.(*gnn.GraphCC)
 	if !ok {
-		return nil, fmt.Errorf("per-switch agents run a graphcc policy, not %T", p)
+		return nil, fmt.Errorf("per-switch agents run a graphcc policy or a floor over a fixed base, not %T", p)
 	}
 	if agents == AgentsIdeal {
 		return gnn.NewPerSwitch(g.Model(), f, g.Featurizer().Config())
 	}
 	return gnn.NewInBand(g.Model(), f, g.Featurizer().Config(), cfg)
+}
+
+// FixedBase checks that fl's base is a fixed configuration, which per-switch
+// agents can hold to: settings that never change (static, edge, tuned
+// constants: control.Static from its starting settings), with or without
+// fixed hosts' constants (+dcqcn:). A base that changes its settings or
+// the hosts' constants over time is an error naming it: each agent would
+// need the base's decision of its ports every interval, which only a
+// central step has.
+func FixedBase(fl *gnn.Floor) error {
+	b := fl.Base()
+	if h, ok := b.(hostTuned); ok {
+		b = h.Policy
+	}
+	if _, ok := b.(control.Static); ok {
+		return nil
+	}
+	return fmt.Errorf("per-switch agents hold a floor to a fixed base (static, edge, tuned constants, +dcqcn:), not to %s, whose settings change over time", baseName(b))
+}
+
+// baseName names a floor's base policy by its spec's name.
+func baseName(p control.Policy) string {
+	switch p.(type) {
+	case *schedPolicy:
+		return "sched (a schedule of settings)"
+	case *reactive:
+		return "react"
+	case *hostReact:
+		return "hostreact"
+	case *gnn.ACC:
+		return "acc"
+	case *gnn.GraphCC, *gnn.Floor:
+		return "a graphcc model"
+	}
+	return fmt.Sprintf("a %T", p)
 }

@@ -89,7 +89,7 @@ Policies (--policy; --ecn is its old name):
 	o.out.add(fs)
 	fs.StringVar(&o.ctl.Spec, "policy", o.ctl.Spec, "the ECN control policy (see Policies below), or ideal, the fabric's max-min fair share without queues instead of the packet-level simulator")
 	addRenamed(fs, &o.ctl.Spec, "ecn", "policy")
-	fs.StringVar(&o.ctl.Agents, "agents", o.ctl.Agents, "how a graphcc policy's step runs: central (one computation), per-switch (one agent per switch; hidden-state messages are packets on the links, in the priority queue, so settings take effect a few µs after the tick) or per-switch-ideal (messages delivered within the step: central's decisions at central's time); see docs/agents.md")
+	fs.StringVar(&o.ctl.Agents, "agents", o.ctl.Agents, "how a graphcc policy's step (or a floor's over a fixed base) runs: central (one computation), per-switch (one agent per switch; hidden-state messages are packets on the links, in the priority queue, so settings take effect a few µs after the tick) or per-switch-ideal (messages delivered within the step: central's decisions at central's time); see docs/agents.md")
 	addInBandFlags(fs, &o.ctl.InBand)
 	o.hw.add(fs, 0)
 	(*intervalFlag)(&o.ctl.Interval).add(fs, "")

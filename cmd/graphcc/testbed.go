@@ -161,7 +161,7 @@ Policies (--policies, comma-separated or repeated; --ecn is its old name):
 	fs.StringVar(&o.drain, "drain", o.drain, "stop this long (fabric time) after the last flow starts, finished or not")
 	o.hw.add(fs, omitECN|omitSwitch)
 	fs.BoolVar(&o.c.CompareSim, "compare-sim", false, "also run every policy on the same fabric and trace in the simulator, serving ACKs first as the testbed's switches do (--ack-high-prio), and print its figures beside the testbed's")
-	fs.StringVar(&o.c.Agents.Mode, "agents", o.c.Agents.Mode, "how a graphcc policy's step runs: central (this process reads, decides and writes every switch) or per-switch (one agent process per switch, hidden states exchanged in-band, the central step run as a shadow that counts decision_mismatches; docs/agents.md)")
+	fs.StringVar(&o.c.Agents.Mode, "agents", o.c.Agents.Mode, "how a graphcc policy's step (or a floor's over a fixed base) runs: central (this process reads, decides and writes every switch) or per-switch (one agent process per switch, hidden states exchanged in-band, the central step run as a shadow that counts decision_mismatches; docs/agents.md)")
 	fs.DurationVar(&o.c.Agents.RoundTimeout, "agent-round-timeout", 0, "with --agents per-switch: round k of a step ends k times this (real time) after the step is due, and the neighbours' messages missing then are replaced by the fallback (0: a quarter of the real control interval over K)")
 	fs.IntVar(&o.c.Agents.MissLimit, "agent-misses", o.c.Agents.MissLimit, "with --agents per-switch: steps in a row with a message late after which an agent holds its ports on the static settings until its messages return; 0 never (as sim's --agent-misses)")
 	addRenamedInt(fs, &o.c.Agents.MissLimit, "agent-miss-limit", "agent-misses")
