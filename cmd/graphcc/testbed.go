@@ -272,9 +272,8 @@ func newTestbedAgentCmd(logger loggerFunc) *cobra.Command {
 		Use:     "agent [flags]",
 		Example: `  graphcc testbed agent --lab tba --switch leaf0 --model agent-model.json --clock-start 1796000000000000000 --clock-scale 10000 --epoch-ps 0 --interval-ps 100000000`,
 		Short:   "Run one switch's GraphCC agent (testbed run --agents per-switch starts one per switch)",
-		Long: `agent is one switch's GraphCC agent on a live lab (docs/agents.md):
-testbed run --agents per-switch starts one per switch; it is not meant to
-be run by hand.`,
+		Long: `agent is one switch's GraphCC agent on a live lab (docs/agents.md): testbed run
+--agents per-switch starts one per switch; it is not meant to be run by hand.`,
 		Hidden: true,
 		Args:   cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
@@ -295,6 +294,7 @@ func addAgentFlags(fs *pflag.FlagSet, c *testbed.AgentConfig) {
 	addLabFlags(fs, &c.Lab, &c.Dir)
 	fs.StringVar(&c.Switch, "switch", "", "the switch, by name (leaf0, spine1, …)")
 	fs.StringVar(&c.Model, "model", "", "GraphCC model file; default the one built in")
+	fs.StringVar(&c.Floor, "floor", "", "a floored policy's floor file (testbed run writes it): the gates and the base the agent holds its ports and hosts to")
 	fs.Int64Var(&c.ClockStart, "clock-start", 0, "the real instant of fabric time 0, Unix nanoseconds")
 	fs.Float64Var(&c.ClockScale, "clock-scale", 0, "real time per fabric time (the lab's scale)")
 	fs.Int64Var(&c.Epoch, "epoch-ps", 0, "fabric time, ps, of the steps' origin: step j is due at epoch + (j+1) x interval")

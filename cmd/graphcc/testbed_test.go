@@ -140,7 +140,7 @@ func TestTestbedRunFlagErrors(t *testing.T) {
 func TestTestbedAgentArgs(t *testing.T) {
 	for _, want := range []testbed.AgentConfig{
 		{Lab: "tb", Switch: "leaf1", Model: "/run/graphcc/tb/agent-model.json", MissLimit: control.DefaultMissLimit, Election: testbed.AgentElectionID},
-		{Lab: "small", Dir: "/tmp/lab", Switch: "spine0", Model: "m.json", RoundTimeout: 1500 * time.Microsecond, MissLimit: 0, Election: 12,
+		{Lab: "small", Dir: "/tmp/lab", Switch: "spine0", Model: "m.json", Floor: "/run/graphcc/small/agent-floor.json", RoundTimeout: 1500 * time.Microsecond, MissLimit: 0, Election: 12,
 			QueueScale: 25000.5, Pipeline: testbed.Pipeline{JSON: "graphcc.json", P4Info: "graphcc.p4info.txtpb"}},
 	} {
 		start := time.Unix(1796000000, 123)

@@ -2,6 +2,7 @@ package agent
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"log/slog"
 	"slices"
@@ -68,6 +69,11 @@ type Config struct {
 	MissLimit int
 	// Steps bounds the steps run (0: until ctx ends).
 	Steps int
+	// Floor, if set, holds the agent to a floored policy's fixed base
+	// (gnn.AgentFloor): its report's Chosen and Hosts are the gated
+	// settings and constants, and its ports start on and fall back to
+	// Floor.Base, which replaces Static.
+	Floor *Floor
 	Log   *slog.Logger
 }
 
@@ -137,7 +143,9 @@ type agentRun struct {
 	c      Config
 	sw     Switch
 	ag     *gnn.Agent
-	loop   *control.Loop // the control step on the switch's own ports
+	floor  *gnn.AgentFloor      // with Config.Floor; nil without
+	hosts  []control.HostParams // with a floor and a host head: its hosts' gated constants, by PortID
+	loop   *control.Loop        // the control step on the switch's own ports
 	act    *switchWriter
 	fb     control.Fallback
 	name   string
@@ -203,6 +211,12 @@ func newRun(c Config, sw Switch) (*agentRun, error) {
 	if c.Interval <= 0 {
 		return nil, fmt.Errorf("agent: interval %d ps is not positive", c.Interval)
 	}
+	if c.Floor != nil {
+		if err := c.Floor.check(f); err != nil {
+			return nil, fmt.Errorf("agent: floor: %w", err)
+		}
+		c.Static = c.Floor.Base
+	}
 	if len(c.Static) != len(f.Ports) {
 		return nil, fmt.Errorf("agent: %d static settings for %d ports", len(c.Static), len(f.Ports))
 	}
@@ -231,12 +245,36 @@ func newRun(c Config, sw Switch) (*agentRun, error) {
 	if err != nil {
 		return nil, fmt.Errorf("agent: %w", err)
 	}
+	if err := r.setFloor(); err != nil {
+		return nil, err
+	}
 	for _, p := range v.Ports {
 		r.rows = append(r.rows, p.Port)
 	}
 	r.rows = append(r.rows, ag.Hosts()...)
 	r.tel.Ports = make([]control.PortSample, len(r.rows))
 	return r, nil
+}
+
+// setFloor holds the agent to c.Floor, if set: its base settings, and
+// with a host head its hosts' base constants (the Floor's Hosts, which it
+// then needs).
+func (r *agentRun) setFloor() error {
+	fl := r.c.Floor
+	if fl == nil {
+		return nil
+	}
+	var err error
+	if r.floor, err = gnn.NewAgentFloor(r.ag, fl.Base, fl.Gates); err != nil {
+		return fmt.Errorf("agent: %w", err)
+	}
+	if r.c.Model.HostActions > 0 && len(r.ag.Hosts()) > 0 {
+		if fl.Hosts == nil {
+			return errors.New("agent: floor: a host-head model's floor needs the hosts' base constants")
+		}
+		r.hosts = slices.Clone(fl.Hosts)
+	}
+	return nil
 }
 
 // receive decodes the switch's in-band frames into r.in until ctx ends or

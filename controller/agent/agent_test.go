@@ -189,6 +189,9 @@ type agentsRun struct {
 	hosts   *fakeHosts
 	applied map[string][][]control.HostParams
 	central *centralHosts
+	// floor, if set, holds the agents to a fixed base (Config.Floor; its
+	// Hosts are filled in) and the central step is the gnn.Floor of it.
+	floor *Floor
 }
 
 // base is the hosts' starting constants in a run with a host head.
@@ -233,17 +236,19 @@ func (a *agentsRun) run(t *testing.T, steps int, real time.Duration) {
 	a.net = newFakeNet(a.f)
 	sws := a.f.Switches()
 	a.shadow = NewShadow(a.f, len(sws), nil, nil)
-	g, err := gnn.NewGraphCC(a.m, a.f, gnn.FeatureConfig{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	lc := controller.LoopConfig{Fabric: a.f, Runtime: a.shadow, Policy: g,
+	lc := controller.LoopConfig{Fabric: a.f, Runtime: a.shadow, Policy: a.centralPolicy(t),
 		Clock: clock, Interval: interval, Static: control.StaticSettings(a.f)}
 	if a.m.HostActions > 0 {
 		a.hosts, a.applied = &fakeHosts{cur: base(a.f)}, map[string][][]control.HostParams{}
 		a.shadow = NewShadow(a.f, len(sws), a.hosts, base(a.f))
 		a.central = &centralHosts{shadow: a.shadow}
 		lc.Runtime, lc.Hosts, lc.HostStart = a.shadow, a.central, base(a.f)
+		if a.floor != nil {
+			a.floor.Hosts = base(a.f)
+		}
+	}
+	if a.floor != nil {
+		lc.Static, a.shadow.static = a.floor.Base, a.floor.Base
 	}
 	lc.Policy = a.shadow.LoopPolicy(lc.Policy)
 	a.reports, a.errs = map[string][]*Report{}, map[string]error{}
@@ -254,7 +259,7 @@ func (a *agentsRun) run(t *testing.T, steps int, real time.Duration) {
 	for i, n := range sws {
 		sw := a.net.sws[n]
 		c := Config{Fabric: a.f, Switch: n, Model: a.m, Static: control.StaticSettings(a.f), Clock: clock,
-			Epoch: epoch, Interval: interval, RoundTimeout: a.roundOut, MissLimit: control.DefaultMissLimit, Steps: steps}
+			Epoch: epoch, Interval: interval, RoundTimeout: a.roundOut, MissLimit: control.DefaultMissLimit, Steps: steps, Floor: a.floor}
 		wg.Go(func() {
 			err := Run(ctx, c, sw, func(r *Report) error { return a.report(ctx, i, sw, r) })
 			a.shadow.End(i)
@@ -282,6 +287,23 @@ func (a *agentsRun) run(t *testing.T, steps int, real time.Duration) {
 	}
 	a.stats = st
 	wg.Wait()
+}
+
+// centralPolicy is the run's central step: the model's GraphCC, or with a
+// floor the gnn.Floor over its base.
+func (a *agentsRun) centralPolicy(t *testing.T) control.Policy {
+	g, err := gnn.NewGraphCC(a.m, a.f, gnn.FeatureConfig{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if a.floor == nil {
+		return g
+	}
+	fl, err := gnn.NewFloor(g, control.Static{}, a.floor.Base, a.f, a.floor.Gates)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return fl
 }
 
 func embedded(t *testing.T) *gnn.Model {

@@ -8,6 +8,7 @@ import (
 	"log/slog"
 	"os"
 	"os/exec"
+	"slices"
 	"strconv"
 	"sync"
 	"syscall"
@@ -38,8 +39,14 @@ type ProcessConfig struct {
 	Backup []*p4rt.Switch
 	Info   *p4rt.P4Info
 	Static []control.ECN
-	Stderr io.Writer // the agents' logs; nil: os.Stderr
-	Log    *slog.Logger
+	// Floor, with a floored policy, holds the agents to its base: Start
+	// writes it, with the hosts' starting constants (AgentStart.HostBase)
+	// as its Hosts, to the file FloorFile before the agents start, and
+	// Command must pass that file to them. Static must then be its Base.
+	Floor     *Floor
+	FloorFile string
+	Stderr    io.Writer // the agents' logs; nil: os.Stderr
+	Log       *slog.Logger
 }
 
 // Processes runs one agent process per switch of a lab, and shadows them
@@ -87,6 +94,18 @@ func (p *Processes) Start(ctx context.Context, s controller.AgentStart) (control
 	}
 	n := len(p.c.Plan.Switches)
 	p.shadow = NewShadow(p.c.Plan.Fabric, n, s.Hosts, s.HostBase)
+	if p.c.Static != nil {
+		p.shadow.static = slices.Clone(p.c.Static)
+	}
+	if fl := p.c.Floor; fl != nil {
+		fl := *fl
+		if s.Hosts != nil {
+			fl.Hosts = s.HostBase
+		}
+		if err := WriteFloor(p.c.FloorFile, &fl); err != nil {
+			return p.shadow, err
+		}
+	}
 	clockArgs := ClockArgs(s.Clock.At(0), sc.Scale(), s.Epoch, s.Interval)
 	for i := range n {
 		prog, args := p.c.Command(i)

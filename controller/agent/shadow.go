@@ -31,7 +31,7 @@ import (
 // readers.
 type Shadow struct {
 	f      *topo.Fabric
-	static []control.ECN        // what an ended agent's switch goes back to, by PortID
+	static []control.ECN        // what an ended agent's switch goes back to, by PortID: the static settings, or a floor's base
 	hosts  controller.Hosts     // nil: no host head
 	base   []control.HostParams // the hosts' constants at the start, by PortID
 
@@ -336,7 +336,12 @@ func (s *Shadow) SetDCQCN(_ context.Context, hosts []control.HostParams) error {
 func (s *Shadow) LoopPolicy(central control.Policy) control.Policy {
 	p := &shadowPolicy{s: s, central: central, want: control.StaticSettings(s.f)}
 	if d, ok := control.HostDeciderOf(central); ok {
+		// the hosts' starting constants, which a floor's central step
+		// (gnn.Floor) takes as its base at its first host step
 		p.hosts, p.wantH = d, make([]control.HostParams, len(s.f.Ports))
+		if s.base != nil {
+			copy(p.wantH, s.base)
+		}
 	}
 	return p
 }

@@ -37,7 +37,11 @@ func (r *agentRun) step(ctx context.Context, j uint32, now int64) (*Report, erro
 		rep.Samples[i] = r.full.Ports[p]
 	}
 	r.tel.Now, r.tel.Interval = now, r.c.Interval
-	r.ag.Observe(&r.tel)
+	if r.floor != nil {
+		r.floor.Observe(&r.tel)
+	} else {
+		r.ag.Observe(&r.tel)
+	}
 	if r.ag.Step() != j {
 		return nil, fmt.Errorf("the model is at step %d", r.ag.Step())
 	}
@@ -140,20 +144,8 @@ func (r *agentRun) frame(j uint32, k int, from topo.PortID, h []float32) ([]byte
 // ports there (control.Fallback). rep.Applied are the settings as the
 // loop applied them.
 func (r *agentRun) commit(ctx context.Context, rep *Report) error {
-	m := r.c.Model
 	ports := r.ag.OwnPorts()
-	r.ag.Settings(r.chosen)
-	rep.Chosen = make([]control.ECN, len(ports))
-	for i, p := range ports {
-		rep.Chosen[i] = r.chosen[p]
-	}
-	if m.HostActions > 0 {
-		acts := r.ag.Actions()[len(ports):]
-		rep.Hosts = make([]control.HostParams, len(r.ag.Hosts()))
-		for j := range rep.Hosts {
-			rep.Hosts[j] = m.HostTable.Action(acts[j])
-		}
-	}
+	r.choose(rep)
 	rep.DecidedNS = time.Now().UnixNano()
 	static, changed := r.fb.Step(rep.Late > 0)
 	switch {
@@ -172,6 +164,38 @@ func (r *agentRun) commit(ctx context.Context, rep *Report) error {
 		rep.Applied[i] = r.loop.ECN()[p]
 	}
 	return err
+}
+
+// choose records in rep the settings of the switch's ports and, with a
+// host head, its hosts' DCQCN constants of the step: the model's, or with
+// a floor the gated ones (gnn.AgentFloor).
+func (r *agentRun) choose(rep *Report) {
+	m := r.c.Model
+	ports := r.ag.OwnPorts()
+	if r.floor != nil {
+		r.floor.Settings(r.chosen)
+	} else {
+		r.ag.Settings(r.chosen)
+	}
+	rep.Chosen = make([]control.ECN, len(ports))
+	for i, p := range ports {
+		rep.Chosen[i] = r.chosen[p]
+	}
+	if m.HostActions == 0 {
+		return
+	}
+	rep.Hosts = make([]control.HostParams, len(r.ag.Hosts()))
+	if r.floor != nil && r.hosts != nil {
+		r.floor.HostSettings(r.hosts)
+		for j, p := range r.ag.Hosts() {
+			rep.Hosts[j] = r.hosts[p]
+		}
+		return
+	}
+	acts := r.ag.Actions()[len(ports):]
+	for j := range rep.Hosts {
+		rep.Hosts[j] = m.HostTable.Action(acts[j])
+	}
 }
 
 // switchWriter is an agent loop's control.Actuator: its switch's ECN

@@ -18,6 +18,7 @@ import (
 	"graphcc/controller/lab"
 	"graphcc/gnn"
 	"graphcc/hostgen"
+	"graphcc/policy"
 )
 
 // The per-switch agents of a run with AgentsConfig.Mode
@@ -31,8 +32,10 @@ const (
 	// backups.
 	AgentElectionID = 10
 	// agentModelFile is the model file Run writes into the lab directory
-	// for its agents.
+	// for its agents, and agentFloorFile, with a floored policy, the
+	// floor (agent.WriteFloor).
 	agentModelFile = "agent-model.json"
+	agentFloorFile = "agent-floor.json"
 )
 
 // AgentConfig configures RunAgent: one switch's agent on a live lab, as
@@ -43,6 +46,10 @@ type AgentConfig struct {
 	Lab, Dir, Switch string
 	// Model is the GraphCC model file; "" the one built in.
 	Model string
+	// Floor is, with a floored policy, the floor file the run wrote
+	// (agent.WriteFloor): the agent holds its ports and hosts to the
+	// base's, which are also what it falls back to; "" none.
+	Floor string
 	// ClockStart is the real instant of fabric time 0, Unix nanoseconds,
 	// and ClockScale the real time per fabric time (the lab's scale).
 	ClockStart int64
@@ -99,10 +106,16 @@ func RunAgent(ctx context.Context, c AgentConfig) error {
 		return fmt.Errorf("agent of %s: %w", c.Switch, err)
 	}
 	defer sw.Close()
+	var floor *agent.Floor
+	if c.Floor != "" {
+		if floor, err = agent.ReadFloor(c.Floor, plan.Fabric); err != nil {
+			return fmt.Errorf("--floor: %w", err)
+		}
+	}
 	enc := json.NewEncoder(c.Out)
 	a := agent.Config{
 		Fabric: plan.Fabric, Switch: plan.Switches[index].Node, Model: m, Features: gnn.FeatureConfig{QueueScale: c.QueueScale}, Static: control.StaticSettings(plan.Fabric),
-		Clock: clock, Epoch: c.Epoch, Interval: c.Interval, RoundTimeout: c.RoundTimeout, MissLimit: c.MissLimit, Log: c.Log,
+		Clock: clock, Epoch: c.Epoch, Interval: c.Interval, RoundTimeout: c.RoundTimeout, MissLimit: c.MissLimit, Floor: floor, Log: c.Log,
 	}
 	return agent.Run(ctx, a, sw, func(r *agent.Report) error { return enc.Encode(r) })
 }
@@ -123,19 +136,27 @@ func loadAgentModel(path string) (*gnn.Model, error) {
 // perSwitchAgents returns the agents of a run of policy pol under
 // per-switch agents: pol must be a GraphCC policy (with a host head or
 // not: the leaves' agents then report their hosts' constants, which the
-// controller applies to its hostgen hosts); its model goes into the lab
-// directory for the agent processes, which dial the switches above the
-// run's clients r.rt.
+// controller applies to its hostgen hosts), or a floor over a fixed base
+// (policy.FixedBase), whose gates and base settings go into the lab
+// directory as the agents' floor file (the hosts' base constants are
+// added as the agents start); its model goes into the lab directory for
+// the agent processes, which dial the switches above the run's clients
+// r.rt. The policy must start from the settings the agents fall back to:
+// the static ones, or a floor's base.
 func (r *run) perSwitchAgents(pol control.Policy, static []control.ECN, plan *lab.Plan) (controller.Agents, error) {
-	g, ok := pol.(*gnn.GraphCC)
-	if !ok {
-		return nil, fmt.Errorf("--agents per-switch runs a graphcc policy, not %T", pol)
+	g, floor, err := agentPolicy(pol, plan)
+	if err != nil {
+		return nil, err
+	}
+	fallback := control.StaticSettings(plan.Fabric)
+	if floor != nil {
+		fallback = floor.Base
+	}
+	if !slices.Equal(static, fallback) {
+		return nil, fmt.Errorf("--agents per-switch: the policy starts from settings other than those the agents fall back to")
 	}
 	m := g.Model()
 	queueScale := g.Featurizer().Config().QueueScale
-	if !slices.Equal(static, control.StaticSettings(plan.Fabric)) {
-		return nil, fmt.Errorf("--agents per-switch: the policy starts from settings other than the static ones the agents fall back to")
-	}
 	path := filepath.Join(r.s.Lab.Dir(), agentModelFile)
 	if err := m.File(m.ActionSet.TableID(), nil).Save(path); err != nil {
 		return nil, err
@@ -144,19 +165,42 @@ func (r *run) perSwitchAgents(pol control.Policy, static []control.ECN, plan *la
 	if err != nil {
 		return nil, fmt.Errorf("--agents per-switch: %w", err)
 	}
+	var floorPath string
+	if floor != nil {
+		floorPath = filepath.Join(r.s.Lab.Dir(), agentFloorFile)
+	}
 	s, a := r.s, r.c.Agents
 	return agent.NewProcesses(agent.ProcessConfig{
 		Command: func(i int) (string, []string) {
-			c := AgentConfig{Lab: s.name, Dir: s.dir, Switch: plan.Switches[i].Name, Model: path, RoundTimeout: a.RoundTimeout, MissLimit: a.MissLimit,
+			c := AgentConfig{Lab: s.name, Dir: s.dir, Switch: plan.Switches[i].Name, Model: path, Floor: floorPath, RoundTimeout: a.RoundTimeout, MissLimit: a.MissLimit,
 				Election: AgentElectionID, QueueScale: queueScale, Pipeline: s.pipe}
 			return self, append([]string{"testbed", "agent"}, c.Args()...)
 		},
-		Plan: plan, Backup: r.rt.Switches(), Info: s.info, Static: static, Log: r.c.Log,
+		Plan: plan, Backup: r.rt.Switches(), Info: s.info, Static: static, Floor: floor, FloorFile: floorPath, Log: r.c.Log,
 	}), nil
 }
 
+// agentPolicy returns the model of pol, a GraphCC policy or a floor over
+// a fixed base, and for a floor the agents' floor (its hosts' constants
+// not yet known).
+func agentPolicy(pol control.Policy, plan *lab.Plan) (*gnn.GraphCC, *agent.Floor, error) {
+	switch p := pol.(type) {
+	case *gnn.GraphCC:
+		return p, nil, nil
+	case *gnn.Floor:
+		if err := policy.FixedBase(p); err != nil {
+			return nil, nil, fmt.Errorf("--agents per-switch: %w", err)
+		}
+		if len(p.Start()) != len(plan.Fabric.Ports) {
+			return nil, nil, fmt.Errorf("--agents per-switch: a floor of %d ports on a lab of %d", len(p.Start()), len(plan.Fabric.Ports))
+		}
+		return p.GraphCC(), &agent.Floor{Gates: p.Gates(), Base: slices.Clone(p.Start())}, nil
+	}
+	return nil, nil, fmt.Errorf("--agents per-switch runs a graphcc policy or a floor over a fixed base, not %T", pol)
+}
+
 // Args returns the flags of graphcc testbed agent that give c's lab,
-// switch, model, round timeout, miss limit, election id, queue scale and
+// switch, model, floor file (with one), round timeout, miss limit, election id, queue scale and
 // pipeline (the pipeline's files only when it is not the built-in one).
 // The clock and schedule flags are agent.ClockArgs', which
 // agent.Processes adds; Out and Log are the process's own.
@@ -167,6 +211,9 @@ func (c *AgentConfig) Args() []string {
 		"--queue-scale", strconv.FormatFloat(c.QueueScale, 'g', -1, 64)}
 	if c.Dir != "" {
 		args = append(args, "--dir", c.Dir)
+	}
+	if c.Floor != "" {
+		args = append(args, "--floor", c.Floor)
 	}
 	if c.Pipeline.P4Info != "" {
 		args = append(args, "--p4info", c.Pipeline.P4Info, "--p4-json", c.Pipeline.JSON)
