@@ -60,5 +60,8 @@
 // (NewAgent) is one switch's share of GraphCC's step, SwitchView and
 // ViewPort what it sees; PerSwitch runs every switch's agent within the step
 // and InBand (InBandConfig, or InBandSettings as written) exchanges their
-// messages as packets on the simulator's links (docs/agents.md).
+// messages as packets on the simulator's links (docs/agents.md). A Floor
+// over a fixed base runs as per-switch agents too (NewPerSwitchFloor,
+// NewInBandFloor): each Agent held to the base by its AgentFloor, the
+// Floor's gate on its own ports and hosts, its hold on its own links.
 package gnn

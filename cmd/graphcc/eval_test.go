@@ -514,18 +514,21 @@ func TestEvalListScenarios(t *testing.T) {
 func TestSimAgents(t *testing.T) {
 	dir := t.TempDir()
 	a, b := filepath.Join(dir, "a.fct"), filepath.Join(dir, "b.fct")
-	run(t, args(append([]string{"sim"}, tiny...), "--policy", "graphcc", "--fct-out", a)...)
-	run(t, args(append([]string{"sim"}, tiny...), "--policy", "graphcc", "--agents", "per-switch-ideal", "--fct-out", b)...)
-	fa, err := os.ReadFile(a)
-	if err != nil {
-		t.Fatal(err)
-	}
-	fb, err := os.ReadFile(b)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if len(fa) == 0 || !bytes.Equal(fa, fb) {
-		t.Errorf("per-switch FCTs (%d bytes) differ from central (%d bytes)", len(fb), len(fa))
+	for _, pol := range []string{"graphcc", "floor:10:static",
+		"floor:30/10/5ms:tuned:../../models/tuned-joint-global.json@graphcc:../../models/graphcc-hosts.model"} {
+		run(t, args(append([]string{"sim"}, tiny...), "--policy", pol, "--fct-out", a)...)
+		run(t, args(append([]string{"sim"}, tiny...), "--policy", pol, "--agents", "per-switch-ideal", "--fct-out", b)...)
+		fa, err := os.ReadFile(a)
+		if err != nil {
+			t.Fatal(err)
+		}
+		fb, err := os.ReadFile(b)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(fa) == 0 || !bytes.Equal(fa, fb) {
+			t.Errorf("%s: per-switch FCTs (%d bytes) differ from central (%d bytes)", pol, len(fb), len(fa))
+		}
 	}
 	for _, tc := range []struct {
 		args []string
