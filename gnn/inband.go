@@ -49,9 +49,10 @@ type InBandConfig struct {
 // round k when its round-k messages are all in, or at the round's deadline
 // with the last messages of the missing ones (counted late), sends round
 // k+1, and after round K puts its ports' settings in force. Computing
-// takes no fabric time. A shadow central GraphCC on the same model decides
-// on the same telemetry, and every agent port's setting that differs from
-// it is counted (decision_mismatches). With a host head the leaves'
+// takes no fabric time. A shadow central GraphCC on the same model (with a
+// floor, NewInBandFloor, the central Floor) decides on the same telemetry,
+// and every agent port's setting that differs from it is counted
+// (decision_mismatches). With a host head the leaves'
 // choices of their hosts' DCQCN constants are committed with the step, an
 // agent on the static settings puts its hosts on the constants they
 // started the run with, and every host whose committed constants differ

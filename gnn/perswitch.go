@@ -13,7 +13,9 @@ import (
 // delivery: every control interval each agent observes its own switch's
 // telemetry, the agents exchange their K rounds of messages within the
 // interval (no loss, no delay), and each sets its own ports. It decides
-// exactly as GraphCC on the same model and telemetry (docs/agents.md).
+// exactly as GraphCC on the same model and telemetry (docs/agents.md);
+// with a floor (NewPerSwitchFloor), as the Floor but for its hold on link
+// events.
 // It is a control.Policy (and a control.HostDecider with a host head);
 // Decide does not allocate.
 type PerSwitch struct {
