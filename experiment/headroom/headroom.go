@@ -261,6 +261,9 @@ func (m *measurement) search(ctx context.Context) error {
 		}
 	}
 	m.journal.Scores[tr.Best.Spec()] = tr.Score
+	if i := slices.IndexFunc(tr.Runs, func(r tune.Run) bool { return r.Policy == tr.BestPolicy }); i >= 0 {
+		m.journal.keepLOO(tr.Best.Spec(), tr.Runs[i].ScenarioLOO(0))
+	}
 	return nil
 }
 

@@ -402,3 +402,63 @@ func TestCandidates(t *testing.T) {
 		}
 	}
 }
+
+// TestReportFromRunsMade checks that the report compares the schedule with
+// the best constant from the runs the search, the descent and the rows
+// made, as an evaluation of the two together gives it (in-sample on the
+// selection seeds, held out on the report seeds), with or without the
+// search's values leaving out each seed (a search read from a file).
+func TestReportFromRunsMade(t *testing.T) {
+	ctx := context.Background()
+	c := tiny(2)
+	c.Grid = []tune.Setting{{KMinKB: 32, KMaxKB: 256, PMax: 0.01}, {KMinKB: 16, KMaxKB: 128, PMax: 0.01},
+		{KMinKB: 32, KMaxKB: 256, PMax: 0.05}, {KMinKB: 64, KMaxKB: 512, PMax: 0.01}, {KMinKB: 8, KMaxKB: 256, PMax: 0.02}}
+	c.Candidates = 5
+	var last *Journal
+	c.Checkpoint = func(j *Journal) error { last = j; return nil }
+	res, err := Measure(ctx, c)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Schedule == res.BestConstant || len(res.Rows) < 2 {
+		t.Fatalf("the descent kept no schedule (%s): the test needs one", res.Schedule)
+	}
+	if last.LOO[res.Schedule] == nil || last.LOO[res.BestConstant] == nil {
+		t.Errorf("the journal lacks the schedule's or the constant's values leaving out each seed: %v", last.LOO)
+	}
+	pair := func(seeds []uint64) experiment.PolicyResult {
+		m := &measurement{c: c}
+		rep, err := m.evaluate(ctx, []string{res.BestConstant, res.Schedule}, seeds)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return rep.Scenarios[0].Policies[1]
+	}
+	asJSON := func(v any) string {
+		b, err := json.Marshal(v)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return string(b)
+	}
+	if in := ratioOf(pair(c.SelectSeeds).MeanVsRef); in.Lo == nil || asJSON(in) != asJSON(res.InSample) {
+		t.Errorf("in-sample %s, evaluated together %s", asJSON(res.InSample), asJSON(in))
+	}
+	if out := rowOf("schedule", pair(c.ReportSeeds)); out.SmallP99VsBest.Lo == nil || asJSON(out) != asJSON(res.Rows[1]) {
+		t.Errorf("schedule's row %s, evaluated together %s", asJSON(res.Rows[1]), asJSON(out))
+	}
+
+	// the search from a file (no values leaving out each seed), the
+	// descent from the journal
+	r := c
+	r.Checkpoint, r.Tuned = nil, new(tune.Result)
+	if err := json.Unmarshal([]byte(asJSON(last.Tune)), r.Tuned); err != nil {
+		t.Fatal(err)
+	}
+	r.Journal = &Journal{Key: last.Key, Scores: last.Scores}
+	if again, err := Measure(ctx, r); err != nil {
+		t.Fatal(err)
+	} else if jsonOf(t, again) != jsonOf(t, res) {
+		t.Errorf("from a file and whole differ:\n%s\n%s", jsonOf(t, again), jsonOf(t, res))
+	}
+}
