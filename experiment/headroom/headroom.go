@@ -111,6 +111,10 @@ type Config struct {
 	Checkpoint func(*Journal) error
 	// Progress, if not nil, is told what the measurement is doing.
 	Progress func(msg string)
+	// RunProgress, if not nil, is called after each simulation of a
+	// shard (SearchPart, RowsPart) with the shard's simulations finished
+	// and their total (SearchRuns, RowsRuns).
+	RunProgress func(done, total int)
 }
 
 // setDefaults fills c's defaults and checks it.
