@@ -220,6 +220,7 @@ func (p *scenarioParser) scenario(n *yaml.Node) (Scenario, error) {
 	}
 	s.Description = ""
 	var evs []eventAt
+	var tr traceSpec
 	err = p.fields(n, func(key string, v *yaml.Node) error {
 		var err error
 		switch key {
@@ -249,12 +250,16 @@ func (p *scenarioParser) scenario(n *yaml.Node) (Scenario, error) {
 			s.Topology, s.TopologyName, err = p.topology(v)
 		case "fail":
 			s.Fail, err = stringList(v)
+		case "flows":
+			tr.spec, err = scalarString(v)
+		case "window":
+			tr.window, err = scalarPositive(v, topo.ParseDelay)
 		case "fail_random":
 			if s.FailRandom, err = scalarInt(v); err == nil && s.FailRandom < 0 {
 				err = fmt.Errorf("%d is negative", s.FailRandom)
 			}
 		default:
-			err = errors.New("unknown field (want name, description, base, workload, load, duration, incast, phases, events, clos, topology, fail, fail_random)")
+			err = errors.New("unknown field (want name, description, base, workload, load, duration, incast, phases, flows, window, events, clos, topology, fail, fail_random)")
 		}
 		return err
 	})
@@ -273,6 +278,9 @@ func (p *scenarioParser) scenario(n *yaml.Node) (Scenario, error) {
 	}
 	if !has(n, "description") {
 		s.Description = "from " + filepath.Base(p.file)
+	}
+	if err := p.trace(n, &s, tr); err != nil {
+		return Scenario{}, err
 	}
 	if err := checkScenario(s); err != nil {
 		var ge *workload.GenError
@@ -469,6 +477,9 @@ func checkScenario(s Scenario) error {
 		if _, err := f.FailRandom(s.FailRandom, 0); err != nil {
 			return fmt.Errorf("fail_random %d: %s", s.FailRandom, strings.TrimPrefix(err.Error(), "fail random: "))
 		}
+	}
+	if s.Trace != nil { // its flows were checked against the fabric as read
+		return nil
 	}
 	return s.Gen.Check(f)
 }

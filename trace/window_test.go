@@ -1,0 +1,117 @@
+package trace
+
+import (
+	"bytes"
+	"slices"
+	"strconv"
+	"strings"
+	"testing"
+
+	"graphcc/topo"
+)
+
+// fiveFlows starts at 2 s, 2.0005, 2.0012, 2.0019, 2.0021 and 2.0031 s:
+// in windows of 1 ms from 2 s, 2, 2, 1 and 1 flows.
+const fiveFlows = "6\n0 1 3 100 1000 2\n1 2 3 100 2000 2.0005\n2 3 3 100 3000 2.0012\n\n3 0 3 200 4000 2.0019\n1 0 3 100 500 2.0021\n0 2 3 100 5000 2.0031\n"
+
+func TestReadWindows(t *testing.T) {
+	ms := topo.Millisecond
+	w, err := ReadWindows(strings.NewReader(fiveFlows), "t.txt", nil, ms)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if w.Count() != 4 || w.Length() != ms {
+		t.Fatalf("%d windows of %d ps, want 4 of 1 ms", w.Count(), w.Length())
+	}
+	for k, want := range [][]int64{{0, ms / 2}, {ms / 5, 9 * ms / 10}, {ms / 10}, {ms / 10}} {
+		flows, err := w.Window(uint64(k + 1))
+		if err != nil {
+			t.Fatal(err)
+		}
+		var starts []int64
+		for _, fl := range flows {
+			starts = append(starts, fl.Start)
+		}
+		if !slices.Equal(starts, want) {
+			t.Errorf("window %d starts %v, want %v", k+1, starts, want)
+		}
+	}
+	for _, k := range []uint64{0, 5} {
+		if _, err := w.Window(k); err == nil || !strings.Contains(err.Error(), "has 4 windows of 1ms (seed k plays window k: seeds 1 to 4)") {
+			t.Errorf("window %d: %v", k, err)
+		}
+	}
+	// the trace written back reads to the same windows
+	var b bytes.Buffer
+	if err := WriteFlows(&b, w.Flows()); err != nil {
+		t.Fatal(err)
+	}
+	again, err := ReadWindows(&b, "again", nil, ms)
+	if err != nil || !slices.Equal(again.flows, w.flows) || !slices.Equal(again.first, w.first) {
+		t.Errorf("written back: %v, %+v, want %+v", err, again, w)
+	}
+}
+
+func TestReadWindowsRefused(t *testing.T) {
+	f, err := topo.Clos(topo.DefaultClos())
+	if err != nil {
+		t.Fatal(err)
+	}
+	h := f.Hosts()
+	sw := slices.IndexFunc(f.Nodes, func(n topo.Node) bool { return n.Switch })
+	a, b := strconv.Itoa(int(h[0])), strconv.Itoa(int(h[1]))
+	for _, tc := range []struct{ text, want string }{
+		{"2\n" + a + " " + b + " 3 100 1000 2\n" + b + " " + a + " 3 100 10 1.9\n", "t.txt:3: start 1.900000000 s is before the flow before's, 2.000000000 s"},
+		{"2\n" + a + " " + b + " 3 100 1000 2\n" + b + " " + a + " 3 100 10 2.0025\n", "t.txt:3: window 2 (1ms to 2ms after the first flow) is empty"},
+		{"2\n" + a + " " + b + " 3 100 1000 2\n" + b + " " + a + " 3 100 0 2.0005\n", "t.txt:3: zero size"},
+		{"1\n" + a + " 99999 3 100 1000 2\n", "t.txt:2: dst: unknown node 99999"},
+		{"1\n" + a + " " + strconv.Itoa(sw) + " 3 100 1000 2\n", "t.txt:2: dst: node " + strconv.Itoa(sw)},
+		{"0\n", "t.txt: no flow, so no window"},
+	} {
+		if _, err := ReadWindows(strings.NewReader(tc.text), "t.txt", f, topo.Millisecond); err == nil || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("%q: %v, want %q", tc.text, err, tc.want)
+		}
+	}
+	if _, err := ReadWindows(strings.NewReader(fiveFlows), "t.txt", nil, 0); err == nil {
+		t.Error("windows of 0 taken")
+	}
+}
+
+// FuzzReadWindows checks that any input is refused or read to windows
+// that hold every flow once, in start order, each non-empty and within
+// its window, and that the trace written back reads to the same.
+func FuzzReadWindows(f *testing.F) {
+	f.Add(fiveFlows, int64(topo.Millisecond))
+	f.Add("2\n0 1 3 100 1000 2\n1 0 3 100 10 2.0025\n", int64(topo.Millisecond))
+	f.Add("1\n0 1 3 100 1 0\n", int64(1))
+	f.Fuzz(func(t *testing.T, text string, length int64) {
+		w, err := ReadWindows(strings.NewReader(text), "f", nil, length)
+		if err != nil {
+			return
+		}
+		n := 0
+		for k := 1; k <= w.Count(); k++ {
+			flows, err := w.Window(uint64(k))
+			if err != nil || len(flows) == 0 {
+				t.Fatalf("window %d of %d: %d flows, %v", k, w.Count(), len(flows), err)
+			}
+			for i, fl := range flows {
+				if fl.Start < 0 || fl.Start >= length || i > 0 && fl.Start < flows[i-1].Start {
+					t.Fatalf("window %d: flow %d starts at %d ps, windows of %d", k, i, fl.Start, length)
+				}
+			}
+			n += len(flows)
+		}
+		if n != len(w.flows) {
+			t.Fatalf("the windows hold %d flows, the trace %d", n, len(w.flows))
+		}
+		var b bytes.Buffer
+		if err := WriteFlows(&b, w.Flows()); err != nil {
+			t.Fatal(err)
+		}
+		again, err := ReadWindows(&b, "again", nil, length)
+		if err != nil || !slices.Equal(again.flows, w.flows) || !slices.Equal(again.first, w.first) {
+			t.Fatalf("written back: %v", err)
+		}
+	})
+}
