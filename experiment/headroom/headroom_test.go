@@ -16,6 +16,7 @@ import (
 	"graphcc/policy"
 	"graphcc/scenario"
 	"graphcc/topo"
+	"graphcc/trace"
 	"graphcc/workload"
 )
 
@@ -460,5 +461,46 @@ func TestReportFromRunsMade(t *testing.T) {
 		t.Fatal(err)
 	} else if jsonOf(t, again) != jsonOf(t, res) {
 		t.Errorf("from a file and whole differ:\n%s\n%s", jsonOf(t, again), jsonOf(t, res))
+	}
+}
+
+// TestMeasureTrace checks a measurement of a recorded trace (a scenario
+// file's flows: seed k plays window k): it has no phases, so its segments
+// are of Config.Segment over one window, and its rows are reported on the
+// report windows.
+func TestMeasureTrace(t *testing.T) {
+	ctx := context.Background()
+	gen := testfabric.TinyScenario()
+	gen.Gen.Duration = 6 * topo.Millisecond
+	f, flows, err := gen.Build(7)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var b bytes.Buffer
+	if err := trace.WriteFlows(&b, flows); err != nil {
+		t.Fatal(err)
+	}
+	sc := gen
+	sc.Name, sc.TraceName, sc.Gen = "tinytrace", "tiny.txt", workload.GenConfig{Duration: topo.Millisecond}
+	if sc.Trace, err = trace.ReadWindows(&b, "tiny.txt", f, topo.Millisecond); err != nil {
+		t.Fatal(err)
+	}
+	if sc.Trace.Count() != 6 {
+		t.Fatalf("%d windows, want 6", sc.Trace.Count())
+	}
+	c := tiny(2)
+	c.Scenario, c.Segment = sc, topo.Millisecond/2
+	c.SelectSeeds, c.ReportSeeds = []uint64{1, 2, 3}, []uint64{4, 5, 6}
+	res, err := Measure(ctx, c)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !slices.Equal(res.Segments, []string{"from 0", "from 500us"}) || len(res.Rows) < 2 || res.Rows[len(res.Rows)-1].VsBest.Lo == nil {
+		t.Errorf("segments %v, rows %+v", res.Segments, res.Rows)
+	}
+	t.Logf("schedule %s; rows %+v", res.Schedule, res.Rows)
+	c.ReportSeeds = []uint64{4, 5, 7}
+	if _, err := Measure(ctx, c); err == nil || !strings.Contains(err.Error(), "window 7: the trace has 6 windows of 1ms") {
+		t.Errorf("a report seed past the last window: %v", err)
 	}
 }
