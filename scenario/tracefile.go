@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"slices"
+	"strings"
 
 	"gopkg.in/yaml.v3"
 
@@ -17,7 +18,8 @@ import (
 //
 //	  - name: mine
 //	    topology: fabric.txt        # or a clos (or a base's): the fabric whose hosts the flows name
-//	    flows: flow.txt             # an HPCC flow.txt, relative to this file, flows in start order
+//	    flows: flow.txt             # an HPCC flow.txt, relative to this file, flows in start order,
+//	                                # or a .csv of start,src,dst,size (trace.ReadWindowsCSV)
 //	    window: 10ms                # the length of the windows the trace is cut into
 //
 // Window 1 starts at the trace's first flow, window k (k-1) windows
@@ -66,7 +68,11 @@ func (p *scenarioParser) trace(n *yaml.Node, s *Scenario, tr traceSpec) error {
 		return p.errorf(fk, "flows", err)
 	}
 	defer file.Close()
-	w, err := trace.ReadWindows(file, path, f, tr.window)
+	read := trace.ReadWindows
+	if strings.HasSuffix(strings.ToLower(tr.spec), ".csv") {
+		read = trace.ReadWindowsCSV
+	}
+	w, err := read(file, path, f, tr.window)
 	if err != nil {
 		return p.errorf(fk, "flows", err)
 	}

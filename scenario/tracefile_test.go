@@ -66,6 +66,18 @@ func TestReadTraceScenario(t *testing.T) {
 	if _, _, err := s.Build(4); err == nil || !strings.Contains(err.Error(), "flows.txt: window 4: the trace has 3 windows of 1ms (seed k plays window k: seeds 1 to 3)") {
 		t.Errorf("seed 4: %v", err)
 	}
+	// the same flows as a CSV
+	csv := "start,src,dst,size\n2,0,1,1000\n2.0005,1,2,2000\n2.0012,2,3,3000\n2.0021,3,0,4000\n"
+	if err := os.WriteFile(filepath.Join(dir, "flows.csv"), []byte(csv), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	ss, err = Read(strings.NewReader(strings.Replace(text, "flows.txt", "flows.csv", 1)), "s.yaml", dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := ss[0].Trace.Flows(); len(got) != 4 || got[3].Start != s.Trace.Flows()[3].Start || got[3].Size != 4000 {
+		t.Errorf("from the CSV: %+v", got)
+	}
 	// the Clos of the base names the hosts, by default
 	var b bytes.Buffer
 	_, flows, err := Default().Build(1)

@@ -1,10 +1,13 @@
 package trace
 
 import (
+	"bufio"
 	"fmt"
 	"io"
 	"math"
 	"slices"
+	"strconv"
+	"strings"
 
 	"graphcc/topo"
 )
@@ -26,12 +29,20 @@ type Windows struct {
 // zero size, a start before the flow before's, and an empty window (at
 // the line of the first flow after it).
 func ReadWindows(r io.Reader, name string, f *topo.Fabric, length int64) (*Windows, error) {
+	return cutWindows(name, length, func(start func(int64), each func(Flow, int) error) error {
+		return scanFlows(r, name, f, start, each)
+	})
+}
+
+// cutWindows cuts the flows scan gives (as scanFlows does) into windows
+// of length ps, as ReadWindows does.
+func cutWindows(name string, length int64, scan func(start func(count int64), each func(fl Flow, line int) error) error) (*Windows, error) {
 	if length <= 0 {
 		return nil, fmt.Errorf("%s: window %s: must be positive", name, topo.FormatDuration(length))
 	}
 	w := &Windows{length: length}
 	var t0 int64
-	err := scanFlows(r, name, f, func(count int64) { w.flows = make([]Flow, 0, min(count, 1<<16)) }, func(fl Flow, _ int) error {
+	err := scan(func(count int64) { w.flows = make([]Flow, 0, min(count, 1<<16)) }, func(fl Flow, _ int) error {
 		if len(w.flows) == 0 {
 			t0 = fl.Start
 		}
@@ -61,6 +72,63 @@ func ReadWindows(r io.Reader, name string, f *topo.Fabric, length int64) (*Windo
 	}
 	w.first = append(w.first, len(w.flows))
 	return w, nil
+}
+
+// CSVHeader is the first line of a flow CSV (ReadWindowsCSV).
+const CSVHeader = "start,src,dst,size"
+
+// ReadWindowsCSV is ReadWindows of a flow CSV: a first line CSVHeader,
+// then one flow per line, its start in seconds (an exact decimal, as
+// flow.txt's), its source and destination hosts by node id and its size
+// in bytes, separated by commas (spaces around them allowed). Blank lines
+// and lines starting with # are skipped. Its flows are background flows
+// of DefaultPG and DPortBackground.
+func ReadWindowsCSV(r io.Reader, name string, f *topo.Fabric, length int64) (*Windows, error) {
+	return cutWindows(name, length, func(start func(int64), each func(Flow, int) error) error {
+		return scanCSV(r, name, f, start, each)
+	})
+}
+
+// scanCSV reads a flow CSV as scanFlows reads a flow.txt.
+func scanCSV(r io.Reader, name string, f *topo.Fabric, start func(int64), each func(Flow, int) error) error {
+	sc := bufio.NewScanner(r)
+	sc.Buffer(make([]byte, 0, 4096), 1<<20)
+	header := false
+	start(0)
+	for line := 1; sc.Scan(); line++ {
+		text := strings.TrimSpace(sc.Text())
+		if text == "" || strings.HasPrefix(text, "#") {
+			continue
+		}
+		cols := strings.Split(text, ",")
+		for i := range cols {
+			cols[i] = strings.TrimSpace(cols[i])
+		}
+		if !header {
+			if strings.Join(cols, ",") != CSVHeader {
+				return fmt.Errorf("%s:%d: want the header %s", name, line, CSVHeader)
+			}
+			header = true
+			continue
+		}
+		if len(cols) != 4 {
+			return fmt.Errorf("%s:%d: want 4 fields (%s), got %d", name, line, CSVHeader, len(cols))
+		}
+		fl, err := parseFlow([]string{cols[1], cols[2], strconv.Itoa(DefaultPG), strconv.Itoa(DPortBackground), cols[3], cols[0]}, f)
+		if err == nil {
+			err = each(fl, line)
+		}
+		if err != nil {
+			return fmt.Errorf("%s:%d: %w", name, line, err)
+		}
+	}
+	if err := sc.Err(); err != nil {
+		return fmt.Errorf("%s: %w", name, err)
+	}
+	if !header {
+		return fmt.Errorf("%s:1: want the header %s", name, CSVHeader)
+	}
+	return nil
 }
 
 // Length returns the windows' length, ps.

@@ -115,3 +115,53 @@ func FuzzReadWindows(f *testing.F) {
 		}
 	})
 }
+
+// TestReadWindowsCSV checks that a flow CSV reads to the windows of the
+// same flows in flow.txt, and its faults are refused with their line.
+func TestReadWindowsCSV(t *testing.T) {
+	csv := "# the flows of fiveFlows\nstart, src, dst, size\n2,0,1,1000\n2.0005,1,2,2000\n2.0012,2,3,3000\n\n2.0019,3,0,4000\n2.0021,1,0,500\n2.0031,0,2,5000\n"
+	w, err := ReadWindowsCSV(strings.NewReader(csv), "t.csv", nil, topo.Millisecond)
+	if err != nil {
+		t.Fatal(err)
+	}
+	txt, err := ReadWindows(strings.NewReader(strings.ReplaceAll(fiveFlows, " 3 200 ", " 3 100 ")), "t.txt", nil, topo.Millisecond)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !slices.Equal(w.flows, txt.flows) || !slices.Equal(w.first, txt.first) {
+		t.Errorf("csv %+v, flow.txt %+v", w, txt)
+	}
+	for _, tc := range []struct{ text, want string }{
+		{"2,0,1,1000\n", "t.csv:1: want the header start,src,dst,size"},
+		{"", "t.csv:1: want the header"},
+		{"start,src,dst,size\n2,0,1\n", "t.csv:2: want 4 fields"},
+		{"start,src,dst,size\n2,0,1,1000\n1,1,0,10\n", "t.csv:3: start 1.000000000 s is before"},
+		{"start,src,dst,size\n2,0,1,0\n", "t.csv:2: zero size"},
+		{"start,src,dst,size\n", "t.csv: no flow"},
+	} {
+		if _, err := ReadWindowsCSV(strings.NewReader(tc.text), "t.csv", nil, topo.Millisecond); err == nil || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("%q: %v, want %q", tc.text, err, tc.want)
+		}
+	}
+}
+
+// FuzzReadWindowsCSV checks that any CSV is refused or read to windows
+// that flow.txt reads back the same.
+func FuzzReadWindowsCSV(f *testing.F) {
+	f.Add("start,src,dst,size\n2,0,1,1000\n2.0005,1,2,2000\n", int64(topo.Millisecond))
+	f.Add("# x\nstart , src,dst,size\n0,0,1,1\n", int64(1))
+	f.Fuzz(func(t *testing.T, text string, length int64) {
+		w, err := ReadWindowsCSV(strings.NewReader(text), "f", nil, length)
+		if err != nil {
+			return
+		}
+		var b bytes.Buffer
+		if err := WriteFlows(&b, w.Flows()); err != nil {
+			t.Fatal(err)
+		}
+		again, err := ReadWindows(&b, "again", nil, length)
+		if err != nil || !slices.Equal(again.flows, w.flows) || !slices.Equal(again.first, w.first) {
+			t.Fatalf("written back: %v", err)
+		}
+	})
+}
