@@ -220,11 +220,10 @@ func (p *scenarioParser) scenario(n *yaml.Node) (Scenario, error) {
 	}
 	s.Description = ""
 	var evs []eventAt
-	var tr traceSpec
 	err = p.fields(n, func(key string, v *yaml.Node) error {
 		var err error
 		switch key {
-		case "base", "phases": // base first, phases last (resolvePhases)
+		case "base", "phases", "flows", "window": // base first, the traffic last (resolvePhases)
 		case "events":
 			evs, err = p.events(v, "events", 0, 0)
 		case "name":
@@ -250,10 +249,6 @@ func (p *scenarioParser) scenario(n *yaml.Node) (Scenario, error) {
 			s.Topology, s.TopologyName, err = p.topology(v)
 		case "fail":
 			s.Fail, err = stringList(v)
-		case "flows":
-			tr.spec, err = scalarString(v)
-		case "window":
-			tr.window, err = scalarPositive(v, topo.ParseDelay)
 		case "fail_random":
 			if s.FailRandom, err = scalarInt(v); err == nil && s.FailRandom < 0 {
 				err = fmt.Errorf("%d is negative", s.FailRandom)
@@ -278,9 +273,6 @@ func (p *scenarioParser) scenario(n *yaml.Node) (Scenario, error) {
 	}
 	if !has(n, "description") {
 		s.Description = "from " + filepath.Base(p.file)
-	}
-	if err := p.trace(n, &s, tr); err != nil {
-		return Scenario{}, err
 	}
 	if err := checkScenario(s); err != nil {
 		var ge *workload.GenError
@@ -309,7 +301,11 @@ func has(n *yaml.Node, k string) bool {
 // it has one, and returns their events. A phase inherits every field but
 // duration from the scenario (after n's own fields); the phases replace a
 // phased base's, and n may not set its base's traffic fields without them.
+// With flows or a window, n's traffic is instead a recorded trace (trace).
 func (p *scenarioParser) resolvePhases(n *yaml.Node, s *Scenario) ([]eventAt, error) {
+	if has(n, "flows") || has(n, "window") {
+		return nil, p.trace(n, s)
+	}
 	key, list := mapEntry(n, "phases")
 	if key == nil {
 		traffic := slices.ContainsFunc([]string{"workload", "load", "duration", "incast"}, func(k string) bool { return has(n, k) })

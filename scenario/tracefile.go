@@ -9,6 +9,7 @@ import (
 
 	"gopkg.in/yaml.v3"
 
+	"graphcc/topo"
 	"graphcc/trace"
 	"graphcc/workload"
 )
@@ -30,22 +31,16 @@ import (
 // flows takes none of workload, load, duration, incast and phases (the
 // trace is its traffic) and inherits no base's phases.
 
-// traceSpec is a scenario mapping's flows and window, as written.
-type traceSpec struct {
-	spec   string
-	window int64
-}
-
 // trafficKeys are the keys of generated traffic, which a scenario with
 // flows may not have.
 var trafficKeys = []string{"workload", "load", "duration", "incast", "phases"}
 
-// trace gives scenario s, of mapping n, the trace tr names, if any: its
-// flows read on s's fabric before failures and cut into windows. Errors
-// name the flow file's line, or the scenario file's.
-func (p *scenarioParser) trace(n *yaml.Node, s *Scenario, tr traceSpec) error {
-	fk, _ := mapEntry(n, "flows")
-	wk, _ := mapEntry(n, "window")
+// trace gives scenario s, of mapping n, the trace of n's flows and
+// window, if any: its flows read on s's fabric before failures and cut
+// into windows. Errors name the flow file's line, or the scenario file's.
+func (p *scenarioParser) trace(n *yaml.Node, s *Scenario) error {
+	fk, fv := mapEntry(n, "flows")
+	wk, wv := mapEntry(n, "window")
 	switch {
 	case fk == nil && wk == nil:
 		return nil
@@ -53,6 +48,14 @@ func (p *scenarioParser) trace(n *yaml.Node, s *Scenario, tr traceSpec) error {
 		return p.errorf(wk, "window", errors.New("a window of no trace: give flows too"))
 	case wk == nil:
 		return p.errorf(fk, "flows", errors.New("give window too: the length of the windows the trace is cut into (seed k plays window k)"))
+	}
+	spec, err := scalarString(fv)
+	if err != nil {
+		return p.errorf(fk, "flows", err)
+	}
+	window, err := scalarPositive(wv, topo.ParseDelay)
+	if err != nil {
+		return p.errorf(wk, "window", err)
 	}
 	if i := slices.IndexFunc(trafficKeys, func(k string) bool { return has(n, k) }); i >= 0 {
 		k, _ := mapEntry(n, trafficKeys[i])
@@ -62,22 +65,22 @@ func (p *scenarioParser) trace(n *yaml.Node, s *Scenario, tr traceSpec) error {
 	if err != nil {
 		return p.errorf(n, "", fmt.Errorf("scenario %s: %w", s.Name, err))
 	}
-	path := p.path(tr.spec)
+	path := p.path(spec)
 	file, err := os.Open(path)
 	if err != nil {
 		return p.errorf(fk, "flows", err)
 	}
 	defer file.Close()
 	read := trace.ReadWindows
-	if strings.HasSuffix(strings.ToLower(tr.spec), ".csv") {
+	if strings.HasSuffix(strings.ToLower(spec), ".csv") {
 		read = trace.ReadWindowsCSV
 	}
-	w, err := read(file, path, f, tr.window)
+	w, err := read(file, path, f, window)
 	if err != nil {
 		return p.errorf(fk, "flows", err)
 	}
-	s.Trace, s.TraceName = w, tr.spec
-	s.Gen = workload.GenConfig{Duration: tr.window}
+	s.Trace, s.TraceName = w, spec
+	s.Gen = workload.GenConfig{Duration: window}
 	s.HeldOut = false // the file's own traffic
 	return nil
 }
