@@ -41,15 +41,7 @@ func TestReadWindows(t *testing.T) {
 			t.Errorf("window %d: %v", k, err)
 		}
 	}
-	// the trace written back reads to the same windows
-	var b bytes.Buffer
-	if err := WriteFlows(&b, w.Flows()); err != nil {
-		t.Fatal(err)
-	}
-	again, err := ReadWindows(&b, "again", nil, ms)
-	if err != nil || !slices.Equal(again.flows, w.flows) || !slices.Equal(again.first, w.first) {
-		t.Errorf("written back: %v, %+v, want %+v", err, again, w)
-	}
+	checkWrittenBack(t, w)
 }
 
 func TestReadWindowsRefused(t *testing.T) {
