@@ -514,7 +514,7 @@ func setRatios(sr *ScenarioResult, ref int, loos []*metrics.Jackknife) {
 			pr.meanLOO = metrics.JackknifeRatios(lp.Mean, lr.Mean)
 		}
 		if lp != nil {
-			pr.slowdownLOO = lp.Mean
+			pr.slowdownLOO, pr.smallLOO = lp.Mean, lp.SmallP99
 		}
 		pr.BinVsRef = make([]BinRatios, len(pr.SlowdownByBin))
 		for b := range pr.BinVsRef {

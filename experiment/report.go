@@ -84,9 +84,10 @@ type PolicyResult struct {
 	// the mean slowdown of the flows that start in it (Summary.Phases)
 	// divided by the reference policy's, with their intervals.
 	PhaseVsRef []metrics.Ratio
-	// meanLOO are MeanVsRef's values leaving out each seed in turn, and
-	// slowdownLOO the mean slowdown's (nil without intervals).
-	meanLOO, slowdownLOO []float64
+	// meanLOO are MeanVsRef's values leaving out each seed in turn,
+	// slowdownLOO the mean slowdown's and smallLOO SmallP99's (nil
+	// without intervals; smallLOO also where its tail is too thin).
+	meanLOO, slowdownLOO, smallLOO []float64
 	// VsYardsticks are the policy's ratios to each policy of
 	// Report.Yardsticks, in that order.
 	VsYardsticks []YardstickRatios
@@ -121,6 +122,17 @@ func (r *Report) NormalizedMeanSlowdown(s, p int) float64 {
 // SlowdownLOO returns the policy's mean slowdown leaving out each seed in
 // turn (metrics.Jackknife), nil without intervals.
 func (pr *PolicyResult) SlowdownLOO() []float64 { return pr.slowdownLOO }
+
+// VsOther returns pr's mean slowdown and SmallP99 divided by ref's, a
+// policy run in another evaluation of the same scenario at the same seeds,
+// with the intervals (or none) that one evaluation of both against ref
+// would give pr's MeanVsRef and SmallP99VsRef: a comparison with a run
+// already made, without running it again.
+func (pr *PolicyResult) VsOther(ref *PolicyResult) (mean, smallP99 metrics.Ratio) {
+	mean = jackRatio(metrics.Normalize(pr.Summary.Slowdown.Mean, ref.Summary.Slowdown.Mean), pr.slowdownLOO, ref.slowdownLOO)
+	smallP99 = jackRatio(metrics.Normalize(pr.SmallP99, ref.SmallP99), pr.smallLOO, ref.smallLOO)
+	return mean, smallP99
+}
 
 // GeoMeanSlowdown returns policy p's mean slowdown, or with several
 // scenarios the geometric mean over them of its mean slowdowns.

@@ -1,7 +1,7 @@
 // Package scenario describes what an experiment runs on: a Scenario is a
 // fabric (a Clos or an HPCC topology file, with fixed or random link
 // failures) and the traffic generated on it for a seed, stationary or in
-// phases.
+// phases, or a window of a recorded trace.
 //
 // It provides:
 //   - the built-in evaluation suite (Suite, ByName): the paper's scenarios
@@ -14,7 +14,9 @@
 //     (FirstTrainingDraw, FirstEvaluationDraw), ranges of draws in lists
 //     of names ("family:1-200"; ParseFamilyDraws, ExpandNames) and a
 //     held-out configuration (family-held);
-//   - scenario files (YAML; docs/formats.md, "Scenario files": Load, Read);
+//   - scenario files (YAML; docs/formats.md, "Scenario files": Load, Read),
+//     whose scenarios may carry a recorded trace cut into windows instead
+//     of generated traffic (Scenario.Trace: seed k plays window k);
 //   - a Set, which resolves names through a scenario file first, then the
 //     suite and the families, resolves lists of them (Set.Resolve) and
 //     lists them (Set.WriteList), and picks one or a file's only one

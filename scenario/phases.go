@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	"graphcc/topo"
+	"graphcc/trace"
 	"graphcc/workload"
 )
 
@@ -13,8 +14,12 @@ import (
 // workloads (workload.Mix), each phase weighted by the background flows it
 // is expected to make (its load times its duration over its mean flow
 // size), named "mix of FB_Hadoop, WebSearch" after the workloads in the
-// order of their first phase. It is nil if s has no workload.
+// order of their first phase; for a recorded trace, the sizes of all its
+// flows (traceCDF). It is nil if s has no workload.
 func (s Scenario) SizeCDF() *workload.CDF {
+	if s.Trace != nil {
+		return traceCDF(s.TraceName, s.Trace.Flows())
+	}
 	if len(s.Gen.Phases) == 0 {
 		return s.Gen.Workload
 	}
@@ -142,4 +147,21 @@ func phasedSuite() []Scenario {
 			phase(8, "googlerpc", 0.6, false),
 			phase(4, "websearch", 0.9, false)),
 	}
+}
+
+// traceCDF is the distribution of the sizes of flows (not empty), named
+// name: its percentiles 0 to 100, the p-th the size of the flow of rank
+// ceil(p/100 · (n-1)) in increasing size.
+func traceCDF(name string, flows []trace.Flow) *workload.CDF {
+	sizes := make([]int64, len(flows))
+	for i, fl := range flows {
+		sizes[i] = fl.Size
+	}
+	slices.Sort(sizes)
+	c := &workload.CDF{Name: name}
+	for p := 0; p <= 100; p++ {
+		i := (p*(len(sizes)-1) + 99) / 100
+		c.Points = append(c.Points, workload.CDFPoint{Bytes: float64(sizes[i]), Percent: float64(p)})
+	}
+	return c
 }

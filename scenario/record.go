@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"graphcc/topo"
+	"graphcc/trace"
 	"graphcc/workload"
 )
 
@@ -35,7 +36,13 @@ type Record struct {
 	Incast         IncastRecord  `json:"incast"`
 	Phases         []PhaseRecord `json:"phases,omitempty"`
 	Events         []EventRecord `json:"events,omitempty"`
-	HeldOut        bool          `json:"held_out,omitempty"`
+	// Flows is a recorded trace's flow.txt (Scenario.Trace, every flow,
+	// from its first's start), TraceName its name and WindowPs the
+	// windows' length; absent for generated traffic.
+	Flows     string `json:"flows,omitempty"`
+	TraceName string `json:"trace_name,omitempty"`
+	WindowPs  int64  `json:"window_ps,omitempty"`
+	HeldOut   bool   `json:"held_out,omitempty"`
 	// HeldOutWhy is why training refuses a HeldOut scenario, if it says
 	// (a family's evaluation draw: Scenario.CheckTraining).
 	HeldOutWhy string `json:"held_out_why,omitempty"`
@@ -97,6 +104,13 @@ func NewRecord(s Scenario) (Record, error) {
 		}
 		r.Topology, r.TopologyBuffer = b.String(), s.Topology.Buffer
 	}
+	if s.Trace != nil {
+		var b strings.Builder
+		if err := trace.WriteFlows(&b, s.Trace.Flows()); err != nil {
+			return Record{}, fmt.Errorf("scenario %s: %w", s.Name, err)
+		}
+		r.Flows, r.TraceName, r.WindowPs = b.String(), s.TraceName, s.Trace.Length()
+	}
 	for _, p := range s.Gen.Phases {
 		r.Phases = append(r.Phases, PhaseRecord{DurationPs: p.Duration, Workload: cdfRecord(p.Workload), Load: p.Load, Incast: IncastRecord(p.Incast)})
 	}
@@ -155,6 +169,16 @@ func (r Record) Scenario() (Scenario, error) {
 	}
 	for _, e := range r.Events {
 		s.Events = append(s.Events, Event{At: e.AtPs, Link: e.Link, Up: e.Up})
+	}
+	if r.Flows != "" {
+		f, err := s.BaseFabric()
+		if err != nil {
+			return Scenario{}, fmt.Errorf("scenario %s: %w", r.Name, err)
+		}
+		if s.Trace, err = trace.ReadWindows(strings.NewReader(r.Flows), "scenario "+r.Name+" flows", f, r.WindowPs); err != nil {
+			return Scenario{}, err
+		}
+		s.TraceName = r.TraceName
 	}
 	return s, nil
 }

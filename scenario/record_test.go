@@ -8,6 +8,8 @@ import (
 	"testing"
 
 	"graphcc/topo"
+	"graphcc/trace"
+	"graphcc/workload"
 )
 
 // TestRecordFields fails when Scenario, workload.GenConfig or
@@ -17,7 +19,7 @@ func TestRecordFields(t *testing.T) {
 		typ  reflect.Type
 		want int
 	}{
-		{reflect.TypeFor[Scenario](), 11},
+		{reflect.TypeFor[Scenario](), 13},
 		{reflect.TypeFor[Scenario]().Field(7).Type, 7}, // Gen: Seed is not recorded
 		{reflect.TypeFor[PhaseRecord](), 4},
 		{reflect.TypeFor[Event](), 3},
@@ -29,7 +31,7 @@ func TestRecordFields(t *testing.T) {
 }
 
 // TestRecordRoundTrip records every built-in scenario, one on a topology
-// file, a phased one with failures and a family's draw, through JSON and
+// file, a phased one with failures, a family's draw and a recorded trace, through JSON and
 // back: the same
 // scenario, and the same JSON again.
 func TestRecordRoundTrip(t *testing.T) {
@@ -47,7 +49,8 @@ func TestRecordRoundTrip(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, s := range append(Suite(), onTopo, failing, drawn) {
+	recorded := traceScenario(t, 5*topo.Millisecond)
+	for _, s := range append(Suite(), onTopo, failing, drawn, recorded) {
 		t.Run(s.Name, func(t *testing.T) {
 			r, err := NewRecord(s)
 			if err != nil {
@@ -104,4 +107,24 @@ func TestRecordErrors(t *testing.T) {
 			}
 		})
 	}
+}
+
+// traceScenario is the default scenario with, for traffic, its flows of
+// seed 1 in windows of length.
+func traceScenario(t *testing.T, length int64) Scenario {
+	t.Helper()
+	s := Default()
+	f, flows, err := s.Build(1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var b bytes.Buffer
+	if err := trace.WriteFlows(&b, flows); err != nil {
+		t.Fatal(err)
+	}
+	if s.Trace, err = trace.ReadWindows(&b, "flow.txt", f, length); err != nil {
+		t.Fatal(err)
+	}
+	s.Name, s.TraceName, s.Gen = "recorded", "flow.txt", workload.GenConfig{Duration: length}
+	return s
 }

@@ -37,6 +37,13 @@ type Scenario struct {
 	// Gen is the traffic; its Seed is ignored (Build sets it). With
 	// Gen.Phases the traffic is phased: the phases one after another.
 	Gen workload.GenConfig
+	// Trace, if not nil, is the traffic instead of Gen's: a recorded
+	// trace cut into windows, seed k playing window k (1-based, see
+	// Traffic), named by TraceName in descriptions. Gen then holds only
+	// the windows' length as its Duration. It is only read, so scenarios
+	// and their runs may share it.
+	Trace     *trace.Windows
+	TraceName string
 	// Events are links failing and coming back during every run, in time
 	// order (see LinkEvents). The links are named on the fabric after
 	// Fail (and FailRandom, per seed).
@@ -98,8 +105,21 @@ func (s Scenario) Fabric(seed uint64) (*topo.Fabric, error) {
 }
 
 // Traffic generates the flows of s on fabric f (one of s's, from Fabric)
-// for seed: workload.Generate with Gen and Gen.Seed = seed.
+// for seed: workload.Generate with Gen and Gen.Seed = seed. With a Trace,
+// they are instead its window seed (seed k plays window k, from 1; a seed
+// past the last window is an error that counts them), shifted to start at
+// ArrivalStart as generated traffic does.
 func (s Scenario) Traffic(f *topo.Fabric, seed uint64) ([]trace.Flow, error) {
+	if s.Trace != nil {
+		flows, err := s.Trace.Window(seed)
+		if err != nil {
+			return nil, &BuildError{s.Name, "Trace", fmt.Errorf("%s: %w", s.TraceName, err)}
+		}
+		for i := range flows {
+			flows[i].Start += s.ArrivalStart()
+		}
+		return flows, nil
+	}
 	g := s.Gen
 	g.Seed = seed
 	flows, err := workload.Generate(f, g)
@@ -160,6 +180,9 @@ func (s Scenario) BaseFabric() (*topo.Fabric, error) {
 func (s Scenario) Describe() string {
 	g := s.Gen
 	what := describeTraffic(g.Workload, g.Load, g.Incast) + ", "
+	if s.Trace != nil {
+		what = fmt.Sprintf("the flows of %s in %d windows (seed k plays window k), ", s.TraceName, s.Trace.Count())
+	}
 	if len(g.Phases) > 0 {
 		parts := make([]string, len(g.Phases))
 		for i, p := range g.Phases {

@@ -223,7 +223,7 @@ func (p *scenarioParser) scenario(n *yaml.Node) (Scenario, error) {
 	err = p.fields(n, func(key string, v *yaml.Node) error {
 		var err error
 		switch key {
-		case "base", "phases": // base first, phases last (resolvePhases)
+		case "base", "phases", "flows", "window": // base first, the traffic last (resolvePhases)
 		case "events":
 			evs, err = p.events(v, "events", 0, 0)
 		case "name":
@@ -254,7 +254,7 @@ func (p *scenarioParser) scenario(n *yaml.Node) (Scenario, error) {
 				err = fmt.Errorf("%d is negative", s.FailRandom)
 			}
 		default:
-			err = errors.New("unknown field (want name, description, base, workload, load, duration, incast, phases, events, clos, topology, fail, fail_random)")
+			err = errors.New("unknown field (want name, description, base, workload, load, duration, incast, phases, flows, window, events, clos, topology, fail, fail_random)")
 		}
 		return err
 	})
@@ -301,7 +301,11 @@ func has(n *yaml.Node, k string) bool {
 // it has one, and returns their events. A phase inherits every field but
 // duration from the scenario (after n's own fields); the phases replace a
 // phased base's, and n may not set its base's traffic fields without them.
+// With flows or a window, n's traffic is instead a recorded trace (trace).
 func (p *scenarioParser) resolvePhases(n *yaml.Node, s *Scenario) ([]eventAt, error) {
+	if has(n, "flows") || has(n, "window") {
+		return nil, p.trace(n, s)
+	}
 	key, list := mapEntry(n, "phases")
 	if key == nil {
 		traffic := slices.ContainsFunc([]string{"workload", "load", "duration", "incast"}, func(k string) bool { return has(n, k) })
@@ -469,6 +473,9 @@ func checkScenario(s Scenario) error {
 		if _, err := f.FailRandom(s.FailRandom, 0); err != nil {
 			return fmt.Errorf("fail_random %d: %s", s.FailRandom, strings.TrimPrefix(err.Error(), "fail random: "))
 		}
+	}
+	if s.Trace != nil { // its flows were checked against the fabric as read
+		return nil
 	}
 	return s.Gen.Check(f)
 }

@@ -372,10 +372,9 @@ func FuzzReadScenarios(f *testing.F) {
 	f.Add(testEventsFile)
 	f.Add("scenarios:\n  - name: e\n    events: [{at: 1us, fail: leaf1-spine1}, {at: 2us, restore: leaf1-spine1}]\n")
 	f.Add("scenarios:\n  - {name: b, base: day, clos: {hosts_per_leaf: 5}}\n")
-	dir := f.TempDir()
-	if err := os.WriteFile(filepath.Join(dir, "topo.txt"), []byte(testTopology), 0o644); err != nil {
-		f.Fatal(err)
-	}
+	f.Add("scenarios:\n  - name: r\n    topology: topo.txt\n    flows: flows.txt\n    window: 1ms\n")
+	f.Add("scenarios:\n  - {name: r, topology: topo.txt, flows: flows.txt, window: 500us, fail_random: 1}\n")
+	dir := writeTraceFiles(f)
 	f.Fuzz(func(t *testing.T, text string) {
 		if manyDigits.MatchString(text) {
 			// a Clos of hundreds of hosts is valid but slow to build and
@@ -405,6 +404,11 @@ func FuzzReadScenarios(f *testing.F) {
 			}
 			if i, err := checkEvents(f, s.Events); err != nil {
 				t.Errorf("accepted scenario %s: event %d: %v", s.Name, i, err)
+			}
+			for k := 1; s.Trace != nil && k <= s.Trace.Count(); k++ {
+				if _, flows, err := s.Build(uint64(k)); err != nil || len(flows) == 0 {
+					t.Errorf("scenario %s, window %d of %d: %d flows, %v", s.Name, k, s.Trace.Count(), len(flows), err)
+				}
 			}
 			if !slices.IsSortedFunc(s.Events, func(a, b Event) int { return cmp.Compare(a.At, b.At) }) {
 				t.Errorf("scenario %s: events out of order: %v", s.Name, s.Events)

@@ -73,6 +73,19 @@ func WindowEnd(flows []Flow, d int64) int64 {
 //
 // Errors have the form "name:line: reason".
 func ReadFlows(r io.Reader, name string, f *topo.Fabric) ([]Flow, error) {
+	var flows []Flow
+	err := scanFlows(r, name, f, func(count int64) { flows = make([]Flow, 0, min(count, 1<<16)) },
+		func(fl Flow, _ int) error { flows = append(flows, fl); return nil })
+	if err != nil {
+		return nil, err
+	}
+	return flows, nil
+}
+
+// scanFlows reads an HPCC flow.txt as ReadFlows does, calling start with
+// the declared count and then each with every flow and its line; an
+// error of each is returned as "name:line: error".
+func scanFlows(r io.Reader, name string, f *topo.Fabric, start func(count int64), each func(fl Flow, line int) error) error {
 	sc := bufio.NewScanner(r)
 	sc.Buffer(make([]byte, 0, 4096), 1<<20)
 	line := 0
@@ -95,33 +108,35 @@ func ReadFlows(r io.Reader, name string, f *topo.Fabric) ([]Flow, error) {
 	fields, ok := next()
 	if !ok {
 		if err := scanErr(); err != nil {
-			return nil, err
+			return err
 		}
-		return nil, fmt.Errorf("%s:%d: missing flow count line", name, max(line, 1))
+		return fmt.Errorf("%s:%d: missing flow count line", name, max(line, 1))
 	}
 	if len(fields) != 1 {
-		return nil, fmt.Errorf("%s:%d: want 1 field (flow count), got %d", name, line, len(fields))
+		return fmt.Errorf("%s:%d: want 1 field (flow count), got %d", name, line, len(fields))
 	}
 	count, err := strconv.ParseInt(fields[0], 10, 64)
 	if err != nil || count < 0 {
-		return nil, fmt.Errorf("%s:%d: bad flow count %q", name, line, fields[0])
+		return fmt.Errorf("%s:%d: bad flow count %q", name, line, fields[0])
 	}
-	flows := make([]Flow, 0, min(count, 1<<16))
-	for int64(len(flows)) < count {
+	start(count)
+	for n := int64(0); n < count; n++ {
 		fields, ok := next()
 		if !ok {
 			if err := scanErr(); err != nil {
-				return nil, err
+				return err
 			}
-			return nil, fmt.Errorf("%s:%d: count mismatch: header declares %d flows, file has %d", name, line, count, len(flows))
+			return fmt.Errorf("%s:%d: count mismatch: header declares %d flows, file has %d", name, line, count, n)
 		}
 		fl, err := parseFlow(fields, f)
-		if err != nil {
-			return nil, fmt.Errorf("%s:%d: %w", name, line, err)
+		if err == nil {
+			err = each(fl, line)
 		}
-		flows = append(flows, fl)
+		if err != nil {
+			return fmt.Errorf("%s:%d: %w", name, line, err)
+		}
 	}
-	return flows, nil
+	return nil
 }
 
 // parseFlow parses the fields of one flow.txt line.

@@ -153,8 +153,7 @@ func writeHeadroom(cmd *cobra.Command, res *headroom.Result, out string) error {
 	if err != nil {
 		return fmt.Errorf("--out: %w", err)
 	}
-	wrote := outputs{paths: paths}
-	defer wrote.report(cmd.ErrOrStderr())
+	defer (&outputs{paths: paths}).report(cmd.ErrOrStderr())
 	return res.WriteMarkdown(cmd.OutOrStdout())
 }
 
@@ -172,7 +171,8 @@ func (o *headroomOpts) runShard(ctx context.Context, cmd *cobra.Command) error {
 		stage, part = "headroom rows", headroom.RowsPart
 		runs = func(s experiment.Shard) int { return headroom.RowsRuns(ctx, o.c, s) }
 	}
-	return o.shard.run(cmd, o.jsonOut, stage, runs, func(s experiment.Shard, _ func(int, int)) (*experiment.Part, error) {
+	return o.shard.run(cmd, o.jsonOut, stage, runs, func(s experiment.Shard, progress func(int, int)) (*experiment.Part, error) {
+		o.c.RunProgress = progress
 		return part(ctx, o.c, s)
 	})
 }

@@ -42,7 +42,9 @@
 // # Resuming
 //
 //   - Journal holds what a measurement simulated so far: the search's
-//     result and every schedule's score. ReadJournal reads one; Resume
+//     result and every schedule's score (with its values leaving out
+//     each seed, from which the report's in-sample gain takes its
+//     interval without running anything again). ReadJournal reads one; Resume
 //     makes a Config resume from and save to a journal file.
 //   - LoadTuned reads a tune result for Config.Tuned: a search sharded
 //     with graphcc tune --shard and put together by graphcc merge.

@@ -111,6 +111,10 @@ type Config struct {
 	Checkpoint func(*Journal) error
 	// Progress, if not nil, is told what the measurement is doing.
 	Progress func(msg string)
+	// RunProgress, if not nil, is called after each simulation of a
+	// shard (SearchPart, RowsPart) with the shard's simulations finished
+	// and their total (SearchRuns, RowsRuns).
+	RunProgress func(done, total int)
 }
 
 // setDefaults fills c's defaults and checks it.
@@ -261,6 +265,9 @@ func (m *measurement) search(ctx context.Context) error {
 		}
 	}
 	m.journal.Scores[tr.Best.Spec()] = tr.Score
+	if i := slices.IndexFunc(tr.Runs, func(r tune.Run) bool { return r.Policy == tr.BestPolicy }); i >= 0 {
+		m.journal.keepLOO(tr.Best.Spec(), tr.Runs[i].ScenarioLOO(0))
+	}
 	return nil
 }
 

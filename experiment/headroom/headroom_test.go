@@ -16,6 +16,7 @@ import (
 	"graphcc/policy"
 	"graphcc/scenario"
 	"graphcc/topo"
+	"graphcc/trace"
 	"graphcc/workload"
 )
 
@@ -400,5 +401,106 @@ func TestCandidates(t *testing.T) {
 		if got := kmins(candidates(tr, tc.n, tc.also)); !slices.Equal(got, tc.want) {
 			t.Errorf("%d candidates with %d besides: by kmin %v, want %v", tc.n, len(tc.also), got, tc.want)
 		}
+	}
+}
+
+// TestReportFromRunsMade checks that the report compares the schedule with
+// the best constant from the runs the search, the descent and the rows
+// made, as an evaluation of the two together gives it (in-sample on the
+// selection seeds, held out on the report seeds), with or without the
+// search's values leaving out each seed (a search read from a file).
+func TestReportFromRunsMade(t *testing.T) {
+	ctx := context.Background()
+	c := tiny(2)
+	c.Grid = []tune.Setting{{KMinKB: 32, KMaxKB: 256, PMax: 0.01}, {KMinKB: 16, KMaxKB: 128, PMax: 0.01},
+		{KMinKB: 32, KMaxKB: 256, PMax: 0.05}, {KMinKB: 64, KMaxKB: 512, PMax: 0.01}, {KMinKB: 8, KMaxKB: 256, PMax: 0.02}}
+	c.Candidates = 5
+	var last *Journal
+	c.Checkpoint = func(j *Journal) error { last = j; return nil }
+	res, err := Measure(ctx, c)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Schedule == res.BestConstant || len(res.Rows) < 2 {
+		t.Fatalf("the descent kept no schedule (%s): the test needs one", res.Schedule)
+	}
+	if last.LOO[res.Schedule] == nil || last.LOO[res.BestConstant] == nil {
+		t.Errorf("the journal lacks the schedule's or the constant's values leaving out each seed: %v", last.LOO)
+	}
+	pair := func(seeds []uint64) experiment.PolicyResult {
+		m := &measurement{c: c}
+		rep, err := m.evaluate(ctx, []string{res.BestConstant, res.Schedule}, seeds)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return rep.Scenarios[0].Policies[1]
+	}
+	asJSON := func(v any) string {
+		b, err := json.Marshal(v)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return string(b)
+	}
+	if in := ratioOf(pair(c.SelectSeeds).MeanVsRef); in.Lo == nil || asJSON(in) != asJSON(res.InSample) {
+		t.Errorf("in-sample %s, evaluated together %s", asJSON(res.InSample), asJSON(in))
+	}
+	if out := rowOf("schedule", pair(c.ReportSeeds)); out.SmallP99VsBest.Lo == nil || asJSON(out) != asJSON(res.Rows[1]) {
+		t.Errorf("schedule's row %s, evaluated together %s", asJSON(res.Rows[1]), asJSON(out))
+	}
+
+	// the search from a file (no values leaving out each seed), the
+	// descent from the journal
+	r := c
+	r.Checkpoint, r.Tuned = nil, new(tune.Result)
+	if err := json.Unmarshal([]byte(asJSON(last.Tune)), r.Tuned); err != nil {
+		t.Fatal(err)
+	}
+	r.Journal = &Journal{Key: last.Key, Scores: last.Scores}
+	if again, err := Measure(ctx, r); err != nil {
+		t.Fatal(err)
+	} else if jsonOf(t, again) != jsonOf(t, res) {
+		t.Errorf("from a file and whole differ:\n%s\n%s", jsonOf(t, again), jsonOf(t, res))
+	}
+}
+
+// TestMeasureTrace checks a measurement of a recorded trace (a scenario
+// file's flows: seed k plays window k): it has no phases, so its segments
+// are of Config.Segment over one window, and its rows are reported on the
+// report windows.
+func TestMeasureTrace(t *testing.T) {
+	ctx := context.Background()
+	gen := testfabric.TinyScenario()
+	gen.Gen.Duration = 6 * topo.Millisecond
+	f, flows, err := gen.Build(7)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var b bytes.Buffer
+	if err := trace.WriteFlows(&b, flows); err != nil {
+		t.Fatal(err)
+	}
+	sc := gen
+	sc.Name, sc.TraceName, sc.Gen = "tinytrace", "tiny.txt", workload.GenConfig{Duration: topo.Millisecond}
+	if sc.Trace, err = trace.ReadWindows(&b, "tiny.txt", f, topo.Millisecond); err != nil {
+		t.Fatal(err)
+	}
+	if sc.Trace.Count() != 6 {
+		t.Fatalf("%d windows, want 6", sc.Trace.Count())
+	}
+	c := tiny(2)
+	c.Scenario, c.Segment = sc, topo.Millisecond/2
+	c.SelectSeeds, c.ReportSeeds = []uint64{1, 2, 3}, []uint64{4, 5, 6}
+	res, err := Measure(ctx, c)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !slices.Equal(res.Segments, []string{"from 0", "from 500us"}) || len(res.Rows) < 2 || res.Rows[len(res.Rows)-1].VsBest.Lo == nil {
+		t.Errorf("segments %v, rows %+v", res.Segments, res.Rows)
+	}
+	t.Logf("schedule %s; rows %+v", res.Schedule, res.Rows)
+	c.ReportSeeds = []uint64{4, 5, 7}
+	if _, err := Measure(ctx, c); err == nil || !strings.Contains(err.Error(), "window 7: the trace has 6 windows of 1ms") {
+		t.Errorf("a report seed past the last window: %v", err)
 	}
 }

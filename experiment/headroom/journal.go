@@ -7,8 +7,10 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math"
 	"os"
 	"path/filepath"
+	"slices"
 
 	"graphcc/experiment/tune"
 	"graphcc/internal/fileio"
@@ -33,6 +35,24 @@ type Journal struct {
 	Tune *tune.Result `json:"tune,omitempty"`
 	// Scores are the schedules' scores by spec.
 	Scores map[string]float64 `json:"scores"`
+	// LOO are, by spec, the mean slowdowns leaving out each selection
+	// seed in turn of the schedules the descent ran and of the best
+	// constant, where known: the in-sample gain's interval takes the
+	// schedule's and the constant's from here instead of running them
+	// again. Absent from journals written before it was recorded.
+	LOO map[string][]float64 `json:"loo,omitempty"`
+}
+
+// keepLOO records loo as spec's in j, unless it is nil or has a NaN (a
+// seed whose others ran no flow), which JSON cannot hold.
+func (j *Journal) keepLOO(spec string, loo []float64) {
+	if loo == nil || slices.ContainsFunc(loo, math.IsNaN) {
+		return
+	}
+	if j.LOO == nil {
+		j.LOO = map[string][]float64{}
+	}
+	j.LOO[spec] = loo
 }
 
 // ReadJournal reads a journal written by WriteJSON.

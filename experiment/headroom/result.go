@@ -93,10 +93,10 @@ type Result struct {
 	Rows []Row `json:"rows"`
 }
 
-// report runs the yardsticks and policies on the report seeds, and the
-// schedule against the best constant on the selection seeds. rows, if
-// not nil, is the evaluation of rowsConfig already run (Merge's, of every
-// shard's part).
+// report runs the yardsticks and policies on the report seeds, and
+// compares the schedule with the best constant on the selection seeds.
+// rows, if not nil, is the evaluation of rowsConfig already run (Merge's,
+// of every shard's part).
 func (m *measurement) report(ctx context.Context, rows *experiment.Report) (*Result, error) {
 	res := &Result{
 		Scenario: m.c.Scenario.Name, Description: m.c.Scenario.Describe(),
@@ -109,7 +109,7 @@ func (m *measurement) report(ctx context.Context, rows *experiment.Report) (*Res
 	for _, c := range m.cands {
 		res.Candidates = append(res.Candidates, c.Spec())
 	}
-	m.progress("the schedule on the selection seeds, every row on the report seeds")
+	m.progress("every row on the report seeds")
 	if rows == nil {
 		ec, err := m.rowsConfig(ctx)
 		if err != nil {
@@ -127,17 +127,19 @@ func (m *measurement) report(ctx context.Context, rows *experiment.Report) (*Res
 	if res.Schedule == res.BestConstant {
 		res.Rows[0].Name = "best constant = schedule"
 	} else {
-		pair := []string{res.BestConstant, res.Schedule}
-		in, err := m.evaluate(ctx, pair, m.c.SelectSeeds)
+		in, err := m.inSample(ctx, res.BestConstant, res.Schedule)
 		if err != nil {
 			return nil, err
 		}
-		res.InSample = ratioOf(in.Scenarios[0].Policies[1].MeanVsRef)
-		out, err := m.evaluate(ctx, pair, m.c.ReportSeeds)
+		res.InSample = ratioOf(in)
+		// the best constant ran on the report seeds among the rows
+		out, err := m.evaluate(ctx, []string{res.Schedule}, m.c.ReportSeeds)
 		if err != nil {
 			return nil, err
 		}
-		res.Rows = append(res.Rows, rowOf("schedule", out.Scenarios[0].Policies[1]))
+		pr := out.Scenarios[0].Policies[0]
+		pr.MeanVsRef, pr.SmallP99VsRef = pr.VsOther(&prs[0])
+		res.Rows = append(res.Rows, rowOf("schedule", pr))
 		res.HeldOut = res.Rows[1].VsBest
 	}
 	for _, pr := range prs[1:] {
@@ -154,6 +156,36 @@ func (m *measurement) report(ctx context.Context, rows *experiment.Report) (*Res
 		}
 	}
 	return res, nil
+}
+
+// inSample returns the mean slowdown of the schedule sched over the best
+// constant's (best) on the selection seeds, with the interval that an
+// evaluation of both there gives it: from the scores and the values
+// leaving out each seed that the search and the descent journaled, running
+// again only those missing (a search read from a file, a journal of a run
+// interrupted before they were recorded).
+func (m *measurement) inSample(ctx context.Context, best, sched string) (metrics.Ratio, error) {
+	v := metrics.Normalize(m.score, m.tuned.Score)
+	if len(m.c.SelectSeeds) < metrics.MinIntervalSeeds {
+		return metrics.Ratio{Value: v}, nil
+	}
+	loo := map[string][]float64{best: m.journal.LOO[best], sched: m.journal.LOO[sched]}
+	var todo []string
+	for _, s := range []string{best, sched} {
+		if loo[s] == nil {
+			todo = append(todo, s)
+		}
+	}
+	if len(todo) > 0 {
+		rep, err := m.evaluate(ctx, todo, m.c.SelectSeeds)
+		if err != nil {
+			return metrics.Ratio{}, err
+		}
+		for k, s := range todo {
+			loo[s] = rep.Scenarios[0].Policies[k].SlowdownLOO()
+		}
+	}
+	return metrics.LogInterval(v, metrics.Logs(metrics.JackknifeRatios(loo[sched], loo[best]))), nil
 }
 
 // rowOf is the row of pr, named name.

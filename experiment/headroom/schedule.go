@@ -256,7 +256,8 @@ func (m *measurement) scores(ctx context.Context, scheds [][]int) ([]float64, er
 }
 
 // simulateScores returns the mean slowdown of each of pols over the
-// flows of every selection seed, all run in one evaluation.
+// flows of every selection seed, all run in one evaluation, and journals
+// their values leaving out each seed (Journal.LOO).
 func (m *measurement) simulateScores(ctx context.Context, pols []policy.Named) ([]float64, error) {
 	rep, err := experiment.Evaluate(ctx, m.evalConfig(pols, m.c.SelectSeeds))
 	if err != nil {
@@ -264,7 +265,9 @@ func (m *measurement) simulateScores(ctx context.Context, pols []policy.Named) (
 	}
 	out := make([]float64, len(pols))
 	for k := range pols {
-		out[k] = rep.Scenarios[0].Policies[k].Summary.Slowdown.Mean
+		pr := &rep.Scenarios[0].Policies[k]
+		out[k] = pr.Summary.Slowdown.Mean
+		m.journal.keepLOO(pols[k].Name, pr.SlowdownLOO())
 	}
 	return out, nil
 }

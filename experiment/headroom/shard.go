@@ -39,7 +39,9 @@ func SearchPart(ctx context.Context, c Config, s experiment.Shard) (*experiment.
 	if c.Tuned != nil {
 		return nil, errors.New("headroom: the search is done (Tuned): shard the rows (RowsPart)")
 	}
-	return tune.GridPart(ctx, c.tuneConfig(), s)
+	t := c.tuneConfig()
+	t.RunProgress = c.RunProgress
+	return tune.GridPart(ctx, t, s)
 }
 
 // SearchRuns returns the number of simulations of shard s of c's
@@ -110,6 +112,7 @@ func RowsPart(ctx context.Context, c Config, s experiment.Shard) (*experiment.Pa
 	if err != nil {
 		return nil, fmt.Errorf("headroom: %w", err)
 	}
+	ec.Progress = c.RunProgress
 	p, err := experiment.EvaluatePart(ctx, ec, s)
 	if err != nil {
 		return nil, fmt.Errorf("headroom: %w", err)

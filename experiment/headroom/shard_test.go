@@ -117,3 +117,36 @@ func TestShardedEqualsMeasure(t *testing.T) {
 		t.Errorf("search parts merged as rows: %v", err)
 	}
 }
+
+// TestShardProgress checks that each stage's shard reports its runs as
+// they finish, up to the count SearchRuns and RowsRuns give (what graphcc
+// headroom --shard's meter shows).
+func TestShardProgress(t *testing.T) {
+	ctx := context.Background()
+	var last [2]int
+	calls := 0
+	c := tiny(1)
+	c.RunProgress = func(done, total int) { last, calls = [2]int{done, total}, calls+1 }
+	check := func(stage string, n int) {
+		t.Helper()
+		if n == 0 || calls != n || last != [2]int{n, n} {
+			t.Errorf("%s: %d calls, last %v, want %d up to %d of %[3]d", stage, calls, last, n, n)
+		}
+		calls, last = 0, [2]int{}
+	}
+	search := parts(t, 2, func(s experiment.Shard) (*experiment.Part, error) {
+		p, err := SearchPart(ctx, c, s)
+		check(fmt.Sprintf("search shard %s", s), SearchRuns(c, s))
+		return p, err
+	})
+	tr, err := tune.Merge(ctx, search, "test", tune.MergeOptions{Workers: 2})
+	if err != nil {
+		t.Fatal(err)
+	}
+	c.Tuned, calls = tr, 0
+	s := experiment.Shard{Index: 1, Count: 2}
+	if _, err := RowsPart(ctx, c, s); err != nil {
+		t.Fatal(err)
+	}
+	check("rows shard 1/2", RowsRuns(ctx, c, s))
+}

@@ -52,6 +52,18 @@ type Ratio struct {
 	Hi    *float64 `json:"hi,omitempty"`
 }
 
+// ScenarioLOO returns the run's mean slowdown on scenario j (in Config
+// order) leaving out each validation seed in turn, exactly as
+// experiment.PolicyResult.SlowdownLOO gives it; nil where this search did
+// not simulate it (a run read from a file, a merge's grid, a prior's
+// score) or without intervals.
+func (r Run) ScenarioLOO(j int) []float64 {
+	if j >= len(r.per) || r.per[j].prior {
+		return nil
+	}
+	return r.per[j].loo
+}
+
 func ratio(r metrics.Ratio) Ratio {
 	t := Ratio{Value: r.Value}
 	if r.HasInterval() {
