@@ -9,6 +9,8 @@ import (
 	"testing"
 
 	"graphcc/control"
+	"graphcc/gnn"
+	"graphcc/models"
 	"graphcc/replay"
 	"graphcc/scenario"
 	"graphcc/topo"
@@ -86,4 +88,51 @@ func runTuned(t *testing.T, spec string, fab *topo.Fabric, sc scenario.Scenario)
 		t.Fatal(err)
 	}
 	return r
+}
+
+// TestShippedGraphCC checks the GraphCC policies graphcc ships: the
+// embedded model is models.GraphCCFile byte for byte; graphcc and
+// graphcc:switch run byte for byte as their floor specs (DefaultGraphCC,
+// SwitchGraphCC) and otherwise than their bare models; graphcc:bare runs
+// as the model file; the built-in names hold from a directory where a
+// file of that name exists, which graphcc:./NAME reads.
+func TestShippedGraphCC(t *testing.T) {
+	disk, err := os.ReadFile(filepath.Join("..", models.GraphCCFile))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !bytes.Equal(models.GraphCC(), disk) {
+		t.Errorf("the embedded model is not %s byte for byte", models.GraphCCFile)
+	}
+	file := "graphcc:" + filepath.Join("..", models.GraphCCFile)
+	for _, c := range []struct {
+		spec, same, other string
+	}{
+		{"graphcc", DefaultGraphCC, "graphcc:bare"},
+		{"graphcc:switch", SwitchGraphCC, "graphcc:bare-switch"},
+		{"graphcc:bare", file, "graphcc:bare-switch"},
+	} {
+		got := runSpec(t, c.spec, false)
+		if same := runSpec(t, c.same, false); !bytes.Equal(got.bytes, same.bytes) {
+			t.Errorf("%s runs otherwise than %s", c.spec, c.same)
+		}
+		if other := runSpec(t, c.other, false); bytes.Equal(got.bytes, other.bytes) {
+			t.Errorf("%s runs as %s", c.spec, c.other)
+		}
+	}
+	bare := runSpec(t, "graphcc:bare", false)
+	t.Chdir(t.TempDir())
+	gnnModel, err := gnn.EmbeddedFile()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := gnnModel.Save(GraphCCBare); err != nil {
+		t.Fatal(err)
+	}
+	if a := runSpec(t, "graphcc:bare", false); !bytes.Equal(a.bytes, bare.bytes) {
+		t.Error("graphcc:bare beside a file named bare runs otherwise than the built-in model")
+	}
+	if a, b := runSpec(t, "graphcc:./bare", false), runSpec(t, "graphcc:bare-switch", false); !bytes.Equal(a.bytes, b.bytes) {
+		t.Error("graphcc:./bare runs otherwise than the file ./bare (the switch-only model)")
+	}
 }

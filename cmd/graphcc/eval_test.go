@@ -508,14 +508,14 @@ func TestEvalListScenarios(t *testing.T) {
 	}
 }
 
-// sim --agents per-switch: the shipped model run as one agent per switch
-// writes the very FCT file the central step writes; other policies and
-// values are refused.
+// sim --agents per-switch: the built-in switch-only model run as one
+// agent per switch writes the very FCT file the central step writes; other
+// policies and values are refused.
 func TestSimAgents(t *testing.T) {
 	dir := t.TempDir()
 	a, b := filepath.Join(dir, "a.fct"), filepath.Join(dir, "b.fct")
-	run(t, args(append([]string{"sim"}, tiny...), "--policy", "graphcc", "--fct-out", a)...)
-	run(t, args(append([]string{"sim"}, tiny...), "--policy", "graphcc", "--agents", "per-switch-ideal", "--fct-out", b)...)
+	run(t, args(append([]string{"sim"}, tiny...), "--policy", "graphcc:bare-switch", "--fct-out", a)...)
+	run(t, args(append([]string{"sim"}, tiny...), "--policy", "graphcc:bare-switch", "--agents", "per-switch-ideal", "--fct-out", b)...)
 	fa, err := os.ReadFile(a)
 	if err != nil {
 		t.Fatal(err)
