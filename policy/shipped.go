@@ -97,9 +97,11 @@ const (
 const DefaultGraphCC = "floor:30/10/5ms:tuned:joint@graphcc:bare"
 
 // SwitchGraphCC is the floor spec graphcc:switch runs: the switch-only
-// model held to the switch-only tuned constant, with gates chosen on
-// training draws (docs/learning.md, "The shipped default").
-const SwitchGraphCC = "floor:15:tuned:switch@graphcc:bare-switch"
+// model held to the switch-only tuned constant, a switch port leaving it
+// at a Q-gap above 5, every port on it while a link is down and for 5 ms
+// after; gates chosen on training draws (docs/learning.md, "The shipped
+// default").
+const SwitchGraphCC = "floor:5/5/5ms:tuned:switch@graphcc:bare-switch"
 
 // shippedFloor returns the floor spec graphcc:model runs, and false if
 // model names no floor (a bare model or a file).

@@ -3,6 +3,7 @@ package policy
 import (
 	"bytes"
 	"context"
+	"math/rand/v2"
 	"os"
 	"path/filepath"
 	"slices"
@@ -10,6 +11,7 @@ import (
 
 	"graphcc/control"
 	"graphcc/gnn"
+	"graphcc/internal/testfabric"
 	"graphcc/models"
 	"graphcc/replay"
 	"graphcc/scenario"
@@ -134,5 +136,44 @@ func TestShippedGraphCC(t *testing.T) {
 	}
 	if a, b := runSpec(t, "graphcc:./bare", false), runSpec(t, "graphcc:bare-switch", false); !bytes.Equal(a.bytes, b.bytes) {
 		t.Error("graphcc:./bare runs otherwise than the file ./bare (the switch-only model)")
+	}
+}
+
+// BenchmarkGraphCCStep is one control step of each built-in GraphCC
+// policy on the default Clos (40 switch ports' agents, and the 24 hosts'
+// with a host head): Decide, and DecideHosts where the policy sets the
+// hosts' constants. The default,
+// graphcc, runs the model's two heads and its base, tuned:joint, then the
+// gates.
+func BenchmarkGraphCCStep(b *testing.B) {
+	fab, err := topo.Clos(topo.DefaultClos())
+	if err != nil {
+		b.Fatal(err)
+	}
+	r := rand.New(rand.NewPCG(1, 2))
+	tel := &control.Telemetry{Interval: testfabric.SampleInterval, Ports: make([]control.PortSample, len(fab.Ports))}
+	for i := range tel.Ports {
+		tel.Ports[i] = testfabric.Sample(r.Float64(), r.Float64()/10, int64(r.IntN(300_000)), fab.Ports[i].Rate)
+	}
+	for _, spec := range []string{"graphcc", "graphcc:bare", "graphcc:switch", "graphcc:bare-switch"} {
+		b.Run(spec, func(b *testing.B) {
+			p, start, err := must(Parse(context.Background(), spec, Env{})).New(fab, scenario.Default(), 1)
+			if err != nil {
+				b.Fatal(err)
+			}
+			ecn := start
+			if ecn == nil {
+				ecn = control.StaticSettings(fab)
+			}
+			hosts := make([]control.HostParams, len(fab.Ports))
+			hd, withHosts := control.HostDeciderOf(p)
+			b.ReportAllocs()
+			for b.Loop() {
+				p.Decide(tel, ecn)
+				if withHosts {
+					hd.DecideHosts(tel, hosts)
+				}
+			}
+		})
 	}
 }
