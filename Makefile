@@ -136,8 +136,9 @@ $(TUNED_GLOBAL): $(patsubst %,$(TUNED_DIR)/%.json,$(YARDSTICK_SCENARIOS))
 	$(MAKE) --no-print-directory build
 	$(BIN) tune --scenario all --grid paper --reuse $(TUNED_DIR) $(TUNE_FLAGS) --json $@
 
-# The shipped model, embedded in the binary (docs/learning.md, "The shipped
-# model"): imitation, on the scenarios of CURRICULUM, of each one's best
+# The switch-only model, embedded in the binary (graphcc:bare-switch, and
+# held to tuned:switch graphcc:switch; the default graphcc until 2026-12-08;
+# docs/learning.md, "The shipped model"): imitation, on the scenarios of CURRICULUM, of each one's best
 # setting of the rpc action table, in $(TEACHER_DIR)/NAME.json: tune on
 # that table's 120 settings (--grid actions:rpc --refine 0), whose scores
 # the extended searches of $(TUNED_DIR) already hold but for the 1 KB kmax
@@ -161,8 +162,10 @@ $(SHIPPED_MODEL): $(patsubst %,$(TEACHER_DIR)/%.json,$(CURRICULUM))
 		--objective imitate --teacher tuned:$(TEACHER_DIR) --episodes 150 --seed 1 --workers 2 \
 		--validate-seeds 2001-2002 --validate-every 25 --model-out $@
 
-# The host-head model kept beside the shipped one (docs/learning.md, "The
-# host-head model kept"): imitation of $(TEACHER_JOINT_DIR), the joint tunes
+# The default's model, embedded in the binary by package models
+# (graphcc:bare, and held to tuned:joint the default graphcc;
+# docs/learning.md, "The host-head model kept" and "The shipped default"):
+# imitation of $(TEACHER_JOINT_DIR), the joint tunes
 # of $(TUNED_JOINT_DIR) copied, with three labels made by hand (each file's
 # "note" says which and why), on the scenarios of HOSTS_CURRICULUM. About 7
 # minutes on 2 cores; the same flags give the same weights.

@@ -109,7 +109,7 @@ func TestCompareSimAgents(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	np, err := policy.ParseControl(context.Background(), "graphcc", policy.Env{})
+	np, err := policy.ParseControl(context.Background(), "graphcc:bare-switch", policy.Env{})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -45,8 +45,9 @@
 //
 // File is a model file: a JSON Header and the parameters (Read, Load,
 // Unmarshal, with an Expect such as GraphCCExpect or ACCExpect; MLPNetsFile
-// for ACC's networks). EmbeddedModel and EmbeddedFile are the model built
-// into the binary.
+// for ACC's networks). EmbeddedModel and EmbeddedFile are the switch-only
+// model built into the binary (policy's graphcc:bare-switch; the default
+// graphcc's model is package models').
 //
 // # Policies
 //

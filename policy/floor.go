@@ -24,7 +24,7 @@ const FloorModelMark = "@graphcc"
 func floorDef(ctx context.Context, env Env) def {
 	return def{
 		Spec: Spec{Name: "floor", Usage: "floor:MARGIN[/HOST_MARGIN[/LINK_HOLD]]:BASE[@graphcc[:MODEL]]",
-			Help: "floor:0.05:tuned:models/tuned-joint-global.json@graphcc:models/graphcc-hosts.model: the GraphCC model (the built-in one without @…) " +
+			Help: "floor:0.05:tuned:models/tuned-joint-global.json@graphcc:models/graphcc-hosts.model: the GraphCC model (the built-in switch-only one, graphcc:bare-switch, without @… or with @graphcc; @graphcc:bare: the built-in host-head one) " +
 				"held to the base policy BASE (any ECN policy spec but floor, its hosts' constants included, e.g. static:0.5,32,0.125+dcqcn:55,55,2,5,25): " +
 				"every interval each switch port, and with a host head each host, keeps the base's setting unless the model's Q value of its greedy action " +
 				"exceeds its Q value of the action nearest the base's setting by more than MARGIN (inf: the base exactly; -inf: the model, from the base's start); " +
@@ -60,13 +60,24 @@ func parseFloorArgs(args string) (floorArgs, error) {
 	if i := strings.Index(rest, FloorModelMark); i >= 0 {
 		a.base, a.model = rest[:i], rest[i+1:]
 	}
-	if name, _, _ := strings.Cut(a.model, ":"); name != "graphcc" {
-		return floorArgs{}, fmt.Errorf("model %q: want graphcc or graphcc:FILE", a.model)
+	if name, m, _ := strings.Cut(a.model, ":"); name != "graphcc" || m == GraphCCSwitch {
+		return floorArgs{}, fmt.Errorf("model %q: want graphcc (the built-in switch-only model), graphcc:%s, graphcc:%s or graphcc:FILE", a.model, GraphCCBare, GraphCCBareSwitch)
 	}
 	if name, _, _ := strings.Cut(a.base, ":"); name == "floor" || name == "graphcc" || name == "" {
 		return floorArgs{}, fmt.Errorf("base %q: want a policy spec other than floor and graphcc", a.base)
 	}
 	return a, nil
+}
+
+// modelSpec returns the spec of the unfloored policy of a's model: with
+// the model graphcc, the built-in switch-only model (as before graphcc
+// named a floor itself), so that floor specs written before 2026-12-08
+// run what they ran.
+func (a floorArgs) modelSpec() string {
+	if a.model == "graphcc" {
+		return "graphcc:" + GraphCCBareSwitch
+	}
+	return a.model
 }
 
 // parseFloorGates parses MARGIN[/HOST_MARGIN[/LINK_HOLD]]: the switch
@@ -119,7 +130,7 @@ func buildFloor(ctx context.Context, env Env, args string) (Factory, func(scenar
 	if err != nil {
 		return nil, nil, fmt.Errorf("base: %w", err)
 	}
-	model, err := ParseControl(ctx, a.model, env)
+	model, err := ParseControl(ctx, a.modelSpec(), env)
 	if err != nil {
 		return nil, nil, fmt.Errorf("model: %w", err)
 	}
@@ -205,7 +216,7 @@ func floorInputs(ctx context.Context, env Env) func(args string) func(scenario.S
 			in   func(scenario.Scenario) (string, error)
 		}
 		var parts []part
-		for _, spec := range []string{a.base, a.model} {
+		for _, spec := range []string{a.base, a.modelSpec()} {
 			base, _, _ := strings.Cut(spec, HostsMark)
 			name, sub, _ := strings.Cut(base, ":")
 			for _, d := range ds {

@@ -49,6 +49,7 @@ func TestFloorSpec(t *testing.T) {
 		"floor:1:static:1,2":                 "base: static:1,2: want 3",
 		"floor:1:static@graphcc:/no/such":    "model: graphcc:/no/such",
 		"floor:1:static@graphccx":            `model "graphccx"`,
+		"floor:1:static@graphcc:switch":      `model "graphcc:switch": want graphcc (the built-in switch-only model), graphcc:bare, graphcc:bare-switch or graphcc:FILE`,
 		"floor:1:static+dcqcn:1,2@graphcc":   "base: static+dcqcn:1,2",
 		"floor:1:static@graphcc+dcqcn:1,2,3": "model",
 	} {
@@ -68,12 +69,12 @@ func TestFloorRunsAsItsBounds(t *testing.T) {
 	if a, b := runSpec(t, "floor:inf:"+base, false), runSpec(t, base, false); !bytes.Equal(a.bytes, b.bytes) {
 		t.Errorf("floor:inf:%s runs otherwise than %s", base, base)
 	}
-	model, static := runSpec(t, "graphcc", false), runSpec(t, "static", false)
+	model, static := runSpec(t, "graphcc:bare-switch", false), runSpec(t, "static", false)
 	if bytes.Equal(model.bytes, static.bytes) {
-		t.Fatal("graphcc runs as static: the test shows nothing")
+		t.Fatal("graphcc:bare-switch runs as static: the test shows nothing")
 	}
 	if a := runSpec(t, "floor:-inf:static", false); !bytes.Equal(a.bytes, model.bytes) {
-		t.Error("floor:-inf:static runs otherwise than graphcc")
+		t.Error("floor:-inf:static runs otherwise than graphcc:bare-switch")
 	}
 	hosts := "@graphcc:../models/graphcc-hosts.model"
 	if a, b := runSpec(t, "floor:inf:"+base+hosts, false), runSpec(t, base, false); !bytes.Equal(a.bytes, b.bytes) {

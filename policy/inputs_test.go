@@ -55,7 +55,10 @@ func TestInputs(t *testing.T) {
 	}{
 		{spec: "static", sc: fb60},
 		{spec: "static:2,32,0.01+dcqcn:55,1,4,5,50", sc: fb60},
-		{spec: "graphcc", sc: fb60},
+		{spec: "graphcc", sc: fb60, want: "tuned:joint=best_policy static:0.5,32,0.125+dcqcn:55,55,2,5,25"},
+		{spec: "graphcc:switch", sc: fb60, want: "tuned:switch=best_policy static:"},
+		{spec: "graphcc:bare", sc: fb60},
+		{spec: "graphcc:bare-switch", sc: fb60},
 		{spec: "ideal", sc: fb60},
 		{spec: "graphcc:" + modelPath, sc: fb60, want: modelDigest},
 		{spec: "acc", sc: fb60, want: fmt.Sprintf("trained on the scenario: 100 episodes, GOMAXPROCS %d", runtime.GOMAXPROCS(0))},

@@ -10,28 +10,19 @@ import (
 	"graphcc/control"
 	"graphcc/gnn"
 	"graphcc/learn"
+	"graphcc/models"
 	"graphcc/scenario"
 	"graphcc/topo"
 )
 
-// GraphCC is the learned GraphCC policy of the model file at path, or with
-// path "" of the model built into the binary (gnn.EmbeddedModel). The model
-// is loaded once; the runs share its weights, read-only, each with its own
+// GraphCC is the learned GraphCC policy, unfloored, of model: one of the
+// models built into the binary by its name (GraphCCBare, the host-head
+// model of package models; GraphCCBareSwitch, the switch-only
+// gnn.EmbeddedModel) or the path of a model file. The model is loaded
+// once; the runs share its weights, read-only, each with its own
 // workspace.
-func GraphCC(path string) (Factory, error) {
-	var m *gnn.Model
-	var err error
-	if path == "" {
-		m, err = gnn.EmbeddedModel()
-	} else {
-		var file *gnn.File
-		if file, err = gnn.Load(path, gnn.GraphCCExpect()); err == nil {
-			m, err = file.Model()
-		}
-	}
-	if err == nil {
-		err = gnn.CheckPolicyModel(m)
-	}
+func GraphCC(model string) (Factory, error) {
+	m, err := loadGraphCC(model)
 	if err != nil {
 		return nil, err
 	}
@@ -42,6 +33,31 @@ func GraphCC(path string) (Factory, error) {
 		}
 		return g, nil, nil
 	}, nil
+}
+
+// loadGraphCC loads the GraphCC model GraphCC's model names and checks
+// that a policy can run it.
+func loadGraphCC(model string) (*gnn.Model, error) {
+	var file *gnn.File
+	var err error
+	switch model {
+	case "":
+		return nil, fmt.Errorf("want a model: %s, %s or the path of a model file", GraphCCBare, GraphCCBareSwitch)
+	case GraphCCBare:
+		file, err = gnn.Unmarshal(models.GraphCC(), "built-in "+models.GraphCCFile, gnn.GraphCCExpect())
+	case GraphCCBareSwitch:
+		file, err = gnn.EmbeddedFile()
+	default:
+		file, err = gnn.Load(model, gnn.GraphCCExpect())
+	}
+	if err != nil {
+		return nil, err
+	}
+	m, err := file.Model()
+	if err == nil {
+		err = gnn.CheckPolicyModel(m)
+	}
+	return m, err
 }
 
 // ACCFile is the ACC baseline of agents trained by graphcc train --kind

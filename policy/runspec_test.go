@@ -31,13 +31,13 @@ func TestRunSpecResolve(t *testing.T) {
 	if rc, err = resolve(spec("ideal", AgentsCentral)); err != nil || rc.Run == nil || rc.Policy != nil {
 		t.Errorf("ideal: %+v, %v", rc, err)
 	}
-	s := spec("graphcc", AgentsPerSwitch)
+	s := spec("graphcc:bare-switch", AgentsPerSwitch)
 	s.InBand.Loss = 0.1
 	rc, err = resolve(s)
 	if _, ok := rc.Policy.(*gnn.InBand); err != nil || !ok || rc.Loss != 0.1 {
 		t.Errorf("graphcc per-switch: %T, loss %g, %v", rc.Policy, rc.Loss, err)
 	}
-	if rc, err = resolve(spec("graphcc", AgentsCentral)); err != nil || rc.Loss != 0 {
+	if rc, err = resolve(spec("graphcc:bare-switch", AgentsCentral)); err != nil || rc.Loss != 0 {
 		t.Errorf("graphcc central: %T, loss %g, %v", rc.Policy, rc.Loss, err)
 	}
 	for _, c := range []struct {
@@ -51,7 +51,7 @@ func TestRunSpecResolve(t *testing.T) {
 		{func(s *RunSpec) { s.Spec, s.Agents = "ideal", AgentsIdeal }, "--agents per-switch-ideal: --policy ideal runs no agents"},
 		{func(s *RunSpec) { s.Agents = AgentsPerSwitch }, "--agents per-switch with --policy static: per-switch agents run a graphcc policy"},
 		{func(s *RunSpec) { s.Agents = "some" }, `--agents some with --policy static: unknown agents "some"`},
-		{func(s *RunSpec) { s.Spec, s.Agents, s.InBand.Deadline = "graphcc", AgentsPerSwitch, "60us" },
+		{func(s *RunSpec) { s.Spec, s.Agents, s.InBand.Deadline = "graphcc:bare-switch", AgentsPerSwitch, "60us" },
 			"--agent-deadline 60us, --agent-compute 0: 2 rounds of their sum must end within --interval 100us"},
 	} {
 		s := spec("static", AgentsCentral)

@@ -72,3 +72,45 @@ func loadShipped(name string) (tunedResult, bool, error) {
 	}
 	return tunedResult{}, false, nil
 }
+
+// The names of the GraphCC policies built into graphcc: what follows
+// graphcc: in a spec (graphcc alone is the default, DefaultGraphCC). A
+// model file of one of these names is ./NAME.
+const (
+	// GraphCCBare is the shipped model unfloored (models.GraphCC, with a
+	// host head).
+	GraphCCBare = "bare"
+	// GraphCCSwitch is the switch-only model held to the switch-only
+	// tuned constant, SwitchGraphCC: for NICs whose DCQCN constants
+	// cannot be set.
+	GraphCCSwitch = "switch"
+	// GraphCCBareSwitch is the switch-only model unfloored
+	// (gnn.EmbeddedModel), what graphcc named before 2026-12-08.
+	GraphCCBareSwitch = "bare-switch"
+)
+
+// DefaultGraphCC is the floor spec the default graphcc runs: the shipped
+// model held to the tuned joint constant, a switch port leaving it at a
+// Q-gap above 30, a host at one above 10, every port and host on it while
+// a link is down and for 5 ms after (docs/learning.md, "The shipped
+// default").
+const DefaultGraphCC = "floor:30/10/5ms:tuned:joint@graphcc:bare"
+
+// SwitchGraphCC is the floor spec graphcc:switch runs: the switch-only
+// model held to the switch-only tuned constant, a switch port leaving it
+// at a Q-gap above 5, every port on it while a link is down and for 5 ms
+// after; gates chosen on training draws (docs/learning.md, "The shipped
+// default").
+const SwitchGraphCC = "floor:5/5/5ms:tuned:switch@graphcc:bare-switch"
+
+// shippedFloor returns the floor spec graphcc:model runs, and false if
+// model names no floor (a bare model or a file).
+func shippedFloor(model string) (string, bool) {
+	switch model {
+	case "":
+		return DefaultGraphCC, true
+	case GraphCCSwitch:
+		return SwitchGraphCC, true
+	}
+	return "", false
+}

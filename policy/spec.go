@@ -14,6 +14,7 @@ import (
 
 	"graphcc/control"
 	"graphcc/gnn"
+	"graphcc/models"
 	"graphcc/replay"
 	"graphcc/replay/ideal"
 	"graphcc/scenario"
@@ -24,7 +25,8 @@ import (
 // NAME or NAME:ARGS, such as static, static:10,40,0.2, edge:2,32,0.01:16,64,0.5,
 // react:8:32,128,0.5:2,16,1, hostreact:2,32,0.01:0.5:300,1,4,5,50:55,1,4,5,50, sched:0=2,32,0.01:10ms=32,256,0.75
 // (whose steps may carry the hosts' constants: sched:0=2,32,0.01/55,55,2,5,25:10ms=32,256,0.75/30,55,2,40,400), tuned:FILE,
-// tuned:DIR, tuned:joint, tuned:switch (ShippedTunes), graphcc, graphcc:FILE, acc, acc:FILE or ideal, any but ideal
+// tuned:DIR, tuned:joint, tuned:switch (ShippedTunes), graphcc, graphcc:bare, graphcc:switch, graphcc:bare-switch
+// (DefaultGraphCC and the other built-in ones), graphcc:FILE, acc, acc:FILE or ideal, any but ideal
 // followed by HostsMark and the hosts' DCQCN constants; or
 // floor:MARGIN[/HOST_MARGIN[/LINK_HOLD]]:BASE[@graphcc[:MODEL]], whose BASE is any of those but
 // graphcc and ideal, its HostsMark included (floor:0.05:static:0.5,32,0.125+dcqcn:55,55,2,5,25@graphcc:m.model).
@@ -237,12 +239,7 @@ func defs(ctx context.Context, env Env, withIdeal bool) []def {
 			build:  func(args string) (Factory, func(scenario.Scenario) error, error) { return buildTuned(args, env) },
 			inputs: tunedInputs,
 		},
-		{
-			Spec: Spec{Name: "graphcc", Usage: "graphcc[:MODEL]",
-				Help: "graphcc: the GraphCC model built into the binary; graphcc:FILE: a model trained by graphcc train"},
-			build:  plain(func(args string) (Factory, error) { return GraphCC(args) }),
-			inputs: fileInputs,
-		},
+		graphccDef(ctx, env),
 		{
 			Spec: Spec{Name: "acc", Usage: "acc[:MODEL]",
 				Help: "acc: ACC agents trained first on the scenario they run on (eval's scenarios, with --acc-episodes; sim --scenario; " +
@@ -267,6 +264,42 @@ func defs(ctx context.Context, env Env, withIdeal bool) []def {
 		d = append(d, idealDef())
 	}
 	return d
+}
+
+// graphccDef is the registry's entry of graphcc: the GraphCC policies
+// built in (the default, DefaultGraphCC, and GraphCCBare, GraphCCSwitch,
+// GraphCCBareSwitch) and a model file's.
+func graphccDef(ctx context.Context, env Env) def {
+	return def{
+		Spec: Spec{Name: "graphcc", Usage: "graphcc[:bare|switch|bare-switch|MODEL]",
+			Help: "graphcc: the default, the GraphCC model built into the binary (" + models.GraphCCFile + ", with a host head) held to tuned:joint, " +
+				DefaultGraphCC + "; graphcc:bare: that model alone; " +
+				"graphcc:switch: for NICs whose DCQCN constants cannot be set, the built-in switch-only model held to tuned:switch, " +
+				SwitchGraphCC + "; graphcc:bare-switch: that model alone (graphcc before 2026-12-08); " +
+				"graphcc:FILE: a model trained by graphcc train, alone; a file named bare, switch or bare-switch is ./NAME"},
+		build: func(args string) (Factory, func(scenario.Scenario) error, error) {
+			if fl, ok := shippedFloor(args); ok {
+				return buildFloor(ctx, env, strings.TrimPrefix(fl, "floor:"))
+			}
+			f, err := GraphCC(args)
+			return f, nil, err
+		},
+		inputs: func(args string) func(scenario.Scenario) (string, error) {
+			if fl, ok := shippedFloor(args); ok {
+				return floorInputs(ctx, env)(strings.TrimPrefix(fl, "floor:"))
+			}
+			if args == GraphCCBare || args == GraphCCBareSwitch {
+				return nil
+			}
+			return fileInputs(args)
+		},
+		setsHosts: func(args string) (bool, string) {
+			if args == "" || args == GraphCCBare {
+				return true, " (its host head sets them)"
+			}
+			return false, ""
+		},
+	}
 }
 
 // idealDef is the registry's entry of ideal, which only the simulator

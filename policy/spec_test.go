@@ -122,7 +122,7 @@ func TestParse(t *testing.T) {
 	notFixed := file("graphcc.json", `{"best_policy": "graphcc"}`)
 	badFixed := file("bad.json", `{"best_policy": "static:8,4,1"}`)
 	notJSON := file("notjson.json", `best_policy: static`)
-	forms := "forms: static[:KMIN_KB,KMAX_KB,PMAX], edge:KMIN_KB,KMAX_KB,PMAX:KMIN_KB,KMAX_KB,PMAX, react:Q_KB:KMIN_KB,KMAX_KB,PMAX:KMIN_KB,KMAX_KB,PMAX, hostreact:KMIN_KB,KMAX_KB,PMAX:UTIL:TIMER_US,ALPHA_US,DECREASE_US,AI_MBPS,HAI_MBPS:TIMER_US,ALPHA_US,DECREASE_US,AI_MBPS,HAI_MBPS, sched:T=KMIN_KB,KMAX_KB,PMAX[/TIMER_US,ALPHA_US,DECREASE_US,AI_MBPS,HAI_MBPS][:T=…], tuned:FILE|DIR|joint|switch, graphcc[:MODEL], acc[:MODEL], floor:MARGIN[/HOST_MARGIN[/LINK_HOLD]]:BASE[@graphcc[:MODEL]]"
+	forms := "forms: static[:KMIN_KB,KMAX_KB,PMAX], edge:KMIN_KB,KMAX_KB,PMAX:KMIN_KB,KMAX_KB,PMAX, react:Q_KB:KMIN_KB,KMAX_KB,PMAX:KMIN_KB,KMAX_KB,PMAX, hostreact:KMIN_KB,KMAX_KB,PMAX:UTIL:TIMER_US,ALPHA_US,DECREASE_US,AI_MBPS,HAI_MBPS:TIMER_US,ALPHA_US,DECREASE_US,AI_MBPS,HAI_MBPS, sched:T=KMIN_KB,KMAX_KB,PMAX[/TIMER_US,ALPHA_US,DECREASE_US,AI_MBPS,HAI_MBPS][:T=…], tuned:FILE|DIR|joint|switch, graphcc[:bare|switch|bare-switch|MODEL], acc[:MODEL], floor:MARGIN[/HOST_MARGIN[/LINK_HOLD]]:BASE[@graphcc[:MODEL]]"
 	for _, tc := range []struct {
 		spec    string
 		control bool   // ParseControl, as the testbed
@@ -160,6 +160,10 @@ func TestParse(t *testing.T) {
 		{spec: "hostreact:8,4,1:0.5:300,1,4,5,50:55,1,4,5,50", err: "switches' setting: ecn: kmax"},
 		{spec: "hostreact:2,32,0.01:0.5:300,1,4,5,50:55,1,4,5,50+dcqcn:55,1,4,5,50", err: "hostreact sets the hosts' DCQCN itself"},
 		{spec: "graphcc", name: "graphcc"},
+		{spec: "graphcc:bare", name: "graphcc:bare"},
+		{spec: "graphcc:switch", name: "graphcc:switch"},
+		{spec: "graphcc:bare-switch", name: "graphcc:bare-switch"},
+		{spec: "graphcc:bare/", err: "bare/"},
 		{spec: "acc", control: true, name: "acc"},
 		{spec: "ideal", name: "ideal"},
 		{spec: "bogus", err: `unknown ECN policy "bogus" (have: static, edge, react, hostreact, sched, tuned, graphcc, acc, floor, ideal); ` + forms + ", ideal"},
@@ -200,7 +204,7 @@ func TestParse(t *testing.T) {
 			if !slices.Equal(got, want) {
 				t.Errorf("%s: settings differ from static:0,4,1's", tc.spec)
 			}
-		case tc.name == "static" || tc.name == "graphcc":
+		case tc.name == "static" || strings.HasPrefix(tc.name, "graphcc"):
 			if _, _, err := np.New(fab, scenario.Scenario{}, 1); err != nil {
 				t.Errorf("%s: New: %v", tc.spec, err)
 			}

@@ -43,9 +43,9 @@ func agentLab(t *testing.T) (bin, name, dir string) {
 }
 
 // agentRunArgs are the arguments of a short per-switch run on the lab of
-// policy (graphcc: the shipped model).
+// policy (graphcc:bare-switch: the built-in switch-only model).
 func agentRunArgs(name, dir, summary string, policy ...string) []string {
-	pol := "graphcc"
+	pol := "graphcc:bare-switch"
 	if len(policy) > 0 {
 		pol = policy[0]
 	}

@@ -61,7 +61,7 @@ func TestCLILinkEvents(t *testing.T) {
 		t.Errorf("steady: %v drops, %v flows (flap: %v): want none, and flap's traffic", c["drops"], c["flows"], a["flows"])
 	}
 
-	sim("flap", "d.json", "--policy", "graphcc", "--agents", "per-switch")
+	sim("flap", "d.json", "--policy", "graphcc:bare-switch", "--agents", "per-switch")
 	d := summaryOf(t, filepath.Join(dir, "d.json"))
 	if d["completed"] != d["flows"] || d["agent_messages_lost"].(float64) == 0 || d["late_messages"].(float64) == 0 {
 		t.Errorf("per-switch agents: %v of %v flows, %v messages lost, %v late: want all flows, and lost and late messages",

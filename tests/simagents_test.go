@@ -20,7 +20,7 @@ func TestCLISimAgents(t *testing.T) {
 	bin := graphccBinary(t)
 	dir := t.TempDir()
 	small := []string{"sim", "--leaves", "2", "--spines", "2", "--hosts-per-leaf", "2", "--incast-fanin", "3",
-		"--duration", "2ms", "--seed", "7", "--policy", "graphcc"}
+		"--duration", "2ms", "--seed", "7", "--policy", "graphcc:bare-switch"}
 	run := func(name string, extra ...string) map[string]any {
 		out := mustRun(t, bin, dir, append(append(small, extra...), "--fct-out", name+".fct", "--summary-out", name+".json")...)
 		if len(extra) > 1 && !strings.Contains(out, "decision mismatches") {

@@ -508,13 +508,13 @@ func TestEvalListScenarios(t *testing.T) {
 	}
 }
 
-// sim --agents per-switch: the shipped model run as one agent per switch
-// writes the very FCT file the central step writes; other policies and
-// values are refused.
+// sim --agents per-switch: the built-in switch-only model run as one
+// agent per switch writes the very FCT file the central step writes; other
+// policies and values are refused.
 func TestSimAgents(t *testing.T) {
 	dir := t.TempDir()
 	a, b := filepath.Join(dir, "a.fct"), filepath.Join(dir, "b.fct")
-	for _, pol := range []string{"graphcc", "floor:10:static",
+	for _, pol := range []string{"graphcc:bare-switch", "graphcc", "floor:10:static",
 		"floor:30/10/5ms:tuned:../../models/tuned-joint-global.json@graphcc:../../models/graphcc-hosts.model"} {
 		run(t, args(append([]string{"sim"}, tiny...), "--policy", pol, "--fct-out", a)...)
 		run(t, args(append([]string{"sim"}, tiny...), "--policy", pol, "--agents", "per-switch-ideal", "--fct-out", b)...)

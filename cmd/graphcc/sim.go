@@ -58,9 +58,9 @@ func newSimCmd(logger loggerFunc, lookup lookupFunc) *cobra.Command {
 		Use: "sim [flags]",
 		Example: `  graphcc sim                                   # the training scenario under static DCQCN
   graphcc sim --policy graphcc --fct-out graphcc.fct --summary-out s.json
-  graphcc sim --policy graphcc --agents per-switch   # one agent per switch, messages as packets
-  graphcc sim --policy graphcc --agents per-switch --agent-loss 0.01 --summary-out s.json
-  graphcc sim --policy graphcc --agents per-switch-ideal   # messages within the step: central's FCTs
+  graphcc sim --policy graphcc:bare-switch --agents per-switch   # one agent per switch, messages as packets
+  graphcc sim --policy graphcc:bare-switch --agents per-switch --agent-loss 0.01 --summary-out s.json
+  graphcc sim --policy graphcc:bare-switch --agents per-switch-ideal   # messages within the step: central's FCTs
   graphcc sim --topo topology.txt --flows flow.txt --policy static:2,32,0.01
   graphcc sim --scenario fail1 --seed 1001 --policy acc   # trains ACC on fail1 first
   graphcc sim --policy ideal                    # the fabric's fair share, no queues
