@@ -128,7 +128,7 @@ func ReadRatios(path string) (base string, ratios map[string]map[string]float64,
 	return r.Reference, ratios, nil
 }
 
-// fixedSteps returns the sched step of a fixed configuration's label
+// fixedStep returns the sched step of a fixed configuration's label
 // "static:KMIN,KMAX,PMAX+dcqcn:C1,...,C5" (or without the hosts'
 // constants): "KMIN,KMAX,PMAX/C1,...,C5".
 func fixedStep(label string) (string, error) {

@@ -1,10 +1,10 @@
 // Command regimeteacher builds a regime teacher (package learn/regime)
 // for graphcc train --teacher tuned:DIR, in three steps that the Makefile's
-// models/teacher-family target runs with graphcc eval between the first
-// two:
+// targets models/family-regimes.json (the first two, with graphcc eval
+// between them) and models/teacher-family (the third) run:
 //
 //	go run ./internal/cmd/regimeteacher scenarios -out regimes.yaml
-//	graphcc eval --scenario-file regimes.yaml --scenarios all --reference J --policies J,CANDIDATES --json regimes.json ...
+//	graphcc eval --scenario-file regimes.yaml --reference J --policies J,CANDIDATES --json regimes.json ...
 //	go run ./internal/cmd/regimeteacher table -eval regimes.json -base J.json -margin 0.02 -out table.json
 //	go run ./internal/cmd/regimeteacher write -table table.json -scenarios family:1-64 -copy models/teacher-joint -out DIR
 //
