@@ -203,3 +203,41 @@ $(TUNED_JOINT_GLOBAL): $(patsubst %,$(TUNED_JOINT_DIR)/%.json,$(YARDSTICK_SCENAR
 	@mkdir -p $(dir $(TUNED_JOINT_GLOBAL))
 	$(MAKE) --no-print-directory build
 	$(BIN) tune --scenario all --grid paper --dcqcn --reuse $(TUNED_JOINT_DIR) $(TUNE_FLAGS) --json $@
+
+# A teacher that knows the traffic family's regimes (docs/learning.md,
+# "Labels that know the family's traffic"): each regime of
+# graphcc/learn/regime (workload x load band x incasts) measured as a
+# stationary scenario under the global joint constant and the stationary
+# labels of $(TEACHER_JOINT_DIR); a regime keeps the constant unless a
+# label beats it by more than FAMILY_MARGIN. The teacher of each training
+# draw of FAMILY_DRAWS is the sched: of its phases' labels; the suite's
+# scenarios keep $(TEACHER_JOINT_DIR)'s. Then the host-head model imitating
+# it on the suite's curriculum and those draws.
+FAMILY_REGIMES    ?= models/family-regimes.json
+FAMILY_TEACHER    ?= models/teacher-family
+FAMILY_MODEL      ?= models/graphcc-family.model
+FAMILY_DRAWS      ?= family:17-48
+FAMILY_MARGIN     ?= 0.02
+FAMILY_CANDIDATES ?= fb60-incast fb60 fb80 fb90 websearch60 alistorage60 googlerpc60
+REGIME_OUT        ?= /tmp/graphcc-regimes
+
+$(FAMILY_REGIMES): $(wildcard $(TEACHER_JOINT_DIR)/*.json)
+	$(MAKE) --no-print-directory build
+	@mkdir -p $(REGIME_OUT)
+	$(GO) run ./internal/cmd/regimeteacher scenarios -out $(REGIME_OUT)/regimes.yaml
+	$(BIN) eval --scenario-file $(REGIME_OUT)/regimes.yaml --seeds 2001-2002 --rewards '' --workers 2 \
+		--yardsticks '' --reference tuned:$(TUNED_JOINT_GLOBAL) --out $(REGIME_OUT) --json $(REGIME_OUT)/regimes.json \
+		--policies "tuned:$(TUNED_JOINT_GLOBAL),$$(for s in $(FAMILY_CANDIDATES); do sed -n 's/.*"best_policy": "\(.*\)".*/\1/p' $(TEACHER_JOINT_DIR)/$$s.json; done | paste -sd,)"
+	$(GO) run ./internal/cmd/regimeteacher table -eval $(REGIME_OUT)/regimes.json -base $(TUNED_JOINT_GLOBAL) \
+		-margin $(FAMILY_MARGIN) -out $@
+
+$(FAMILY_TEACHER): $(FAMILY_REGIMES)
+	rm -rf $@
+	$(GO) run ./internal/cmd/regimeteacher write -table $(FAMILY_REGIMES) -scenarios $(FAMILY_DRAWS) \
+		-copy $(TEACHER_JOINT_DIR) -copy-scenarios $(HOSTS_CURRICULUM) -out $@
+
+$(FAMILY_MODEL): $(FAMILY_TEACHER)
+	$(MAKE) --no-print-directory build
+	$(BIN) train --scenario $(HOSTS_CURRICULUM),$(FAMILY_DRAWS) --hosts --host-actions tuned:$(FAMILY_TEACHER) \
+		--features flowmix --actions extended --objective imitate --teacher tuned:$(FAMILY_TEACHER) \
+		--episodes 150 --seed 1 --workers 2 --model-out $@
