@@ -36,12 +36,12 @@ type Shadow struct {
 	base   []control.HostParams // the hosts' constants at the start, by PortID
 
 	mu      sync.Mutex
+	putMu   sync.Mutex    // orders the hosts' SetDCQCN calls (putHosts); never held with mu held
 	wake    chan struct{} // closed and replaced when a report or an end comes
 	reports [][]*Report   // per agent, by step
 	ended   []bool
 
 	applied          []control.HostParams // the hosts' constants in force, by PortID
-	hostGen          int                  // changes of applied
 	hostDelay, hopNS []time.Duration
 
 	started        bool
@@ -90,7 +90,6 @@ func (s *Shadow) Add(ctx context.Context, i int, r *Report) error {
 				s.applied[p] = r.Hosts[k]
 			}
 		}
-		s.hostGen++
 	}
 	s.mu.Unlock()
 	if !hosts {
@@ -135,24 +134,19 @@ func (s *Shadow) check(r *Report) error {
 }
 
 // putHosts puts the hosts' constants s.applied holds in force without
-// holding s.mu across the hosts' SetDCQCN: it copies them under the lock
-// and calls with the copy, and again if another report changed them
-// meanwhile, so that the last call made carries the latest constants.
+// holding s.mu across the hosts' SetDCQCN. The calls are made one at a
+// time (putMu), each with a copy of s.applied taken once the call before
+// it returned, so no call can put back constants older than those an
+// earlier call put in force: when putHosts returns, the constants of
+// every change made before it was called are in force, and they stay so
+// until a later change.
 func (s *Shadow) putHosts(ctx context.Context) error {
-	for {
-		s.mu.Lock()
-		gen, hosts := s.hostGen, slices.Clone(s.applied)
-		s.mu.Unlock()
-		if err := s.hosts.SetDCQCN(ctx, hosts); err != nil {
-			return err
-		}
-		s.mu.Lock()
-		stale := s.hostGen != gen
-		s.mu.Unlock()
-		if !stale {
-			return nil
-		}
-	}
+	s.putMu.Lock()
+	defer s.putMu.Unlock()
+	s.mu.Lock()
+	hosts := slices.Clone(s.applied)
+	s.mu.Unlock()
+	return s.hosts.SetDCQCN(ctx, hosts)
 }
 
 // timeHosts records the hop of report r's hosts' constants, now in force.
@@ -182,7 +176,6 @@ func (s *Shadow) HostsToBase(ctx context.Context, i int) error {
 	for _, p := range r.Ports[len(r.Chosen):] {
 		s.applied[p] = s.base[p]
 	}
-	s.hostGen++
 	s.mu.Unlock()
 	if err := s.putHosts(ctx); err != nil {
 		return fmt.Errorf("agent %d (%s): hosts back on the base DCQCN constants: %w", i, r.Switch, err)
